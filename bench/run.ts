@@ -1,0 +1,88 @@
+// npm run bench: mcpx's server against the floor, in one run, on this machine. Writes docs/performance.md.
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { type Figures, fmt, httpLoad, startProcess, stdioLoad, stop } from './lib';
+
+const root = join(__dirname, '..', '..');
+const cli = join(root, 'dist', 'cli.js');
+const floorJs = join(__dirname, 'floor.js');
+const MS = Number(process.env.BENCH_MS ?? 3000);
+
+const legacyHeaders = { 'Content-Type': 'application/json', Accept: 'application/json' };
+const ping = (id: number) => `{"jsonrpc":"2.0","id":${id},"method":"ping"}`;
+const modernCall = (id: number) =>
+  JSON.stringify({
+    jsonrpc: '2.0',
+    id,
+    method: 'tools/call',
+    params: {
+      name: 'mcpx_servers',
+      arguments: {},
+      _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} },
+    },
+  });
+const modernHeaders = { ...legacyHeaders, 'MCP-Protocol-Version': '2026-07-28', 'Mcp-Method': 'tools/call', 'Mcp-Name': 'mcpx_servers' };
+
+interface Row {
+  what: string;
+  clients: number;
+  mcpx: Figures;
+  floor: Figures;
+}
+
+async function main(): Promise<void> {
+  const rows: Row[] = [];
+  const floor = await startProcess(process.execPath, [floorJs], /listening on (\S+)/);
+  const mcpx = await startProcess(process.execPath, [cli, 'daemon', '--port', '0'], /listening on (\S+)/);
+  let id = 1;
+  try {
+    for (const clients of [1, 16]) {
+      for (const [what, body, headers] of [
+        ['ping (2025-03-26, headerless)', () => ping(id++), legacyHeaders],
+        ['tools/call (2026-07-28)', () => modernCall(id++), modernHeaders],
+      ] as const) {
+        await httpLoad(mcpx.match, body, headers, clients, 300); // warm-up
+        const m = await httpLoad(mcpx.match, body, headers, clients, MS);
+        const f = await httpLoad(floor.match, body, headers, clients, MS);
+        rows.push({ what: `HTTP ${what}`, clients, mcpx: m, floor: f });
+        process.stdout.write(`HTTP ${what} x${clients}: mcpx ${fmt(m)} | floor ${fmt(f)}\n`);
+      }
+    }
+  } finally {
+    await stop(mcpx.child);
+    await stop(floor.child);
+  }
+  for (const clients of [1, 16]) {
+    const { spawn } = await import('node:child_process');
+    const m = spawn(process.execPath, [cli, 'serve', '--transport', 'stdio'], { stdio: ['pipe', 'pipe', 'inherit'] });
+    const f = spawn(process.execPath, [floorJs, '--stdio'], { stdio: ['pipe', 'pipe', 'inherit'] });
+    await stdioLoad(m, ping, clients, 300);
+    const mf = await stdioLoad(m, ping, clients, MS);
+    const ff = await stdioLoad(f, ping, clients, MS);
+    m.stdin.end();
+    f.stdin.end();
+    await Promise.all([stop(m), stop(f)]);
+    rows.push({ what: 'stdio ping', clients, mcpx: mf, floor: ff });
+    process.stdout.write(`stdio ping x${clients}: mcpx ${fmt(mf)} | floor ${fmt(ff)}\n`);
+  }
+  const lines = [
+    '# Performance',
+    '',
+    `Written by \`npm run bench\` (bench/run.ts) on ${new Date().toISOString().slice(0, 10)}, ${MS} ms per cell, on this project's 2-core machine.`,
+    'The floor is a trivial node:http (or stdio) responder driven by the same client in the same run; the',
+    'ratio is what matters, not the absolute numbers (these machines are noisy).',
+    '',
+    '| what | clients | mcpx req/s | floor req/s | floor/mcpx | mcpx p50 ms | mcpx p99 ms | floor p50 ms | floor p99 ms |',
+    '| --- | --- | --- | --- | --- | --- | --- | --- | --- |',
+    ...rows.map((r) =>
+      `| ${r.what} | ${r.clients} | ${r.mcpx.rps.toFixed(0)} | ${r.floor.rps.toFixed(0)} | ${(r.floor.rps / r.mcpx.rps).toFixed(2)}x | ${r.mcpx.p50.toFixed(2)} | ${r.mcpx.p99.toFixed(2)} | ${r.floor.p50.toFixed(2)} | ${r.floor.p99.toFixed(2)} |`,
+    ),
+    '',
+  ];
+  writeFileSync(join(root, 'docs', 'performance.md'), lines.join('\n'));
+}
+
+main().catch((e) => {
+  process.stderr.write(`bench: ${(e as Error).stack}\n`);
+  process.exit(1);
+});

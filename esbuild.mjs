@@ -1,0 +1,33 @@
+// Builds the extension and the CLI into dist/ (dependencies bundled, `vscode` external), and with
+// --tests every test, fixture and benchmark into build/ (packages left external).
+import { build } from 'esbuild';
+import { readdirSync, statSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+
+const args = new Set(process.argv.slice(2));
+const common = { bundle: true, platform: 'node', target: 'node20', format: 'cjs', sourcemap: true, logLevel: 'warning' };
+
+function files(dir, pred) {
+  let out = [];
+  for (const name of readdirSync(dir)) {
+    const p = join(dir, name);
+    if (statSync(p).isDirectory()) out = out.concat(files(p, pred));
+    else if (pred(p)) out.push(p);
+  }
+  return out;
+}
+
+await Promise.all([
+  build({ ...common, entryPoints: ['src/extension.ts'], outfile: 'dist/extension.js', external: ['vscode'] }),
+  build({ ...common, entryPoints: ['src/cli.ts'], outfile: 'dist/cli.js', banner: { js: '#!/usr/bin/env node' } }),
+]);
+
+if (args.has('--tests')) {
+  rmSync('build', { recursive: true, force: true });
+  const entries = [
+    ...files('test', (p) => p.endsWith('.test.ts') || p.startsWith(join('test', 'fixtures')) && p.endsWith('.ts')),
+    ...files('bench', (p) => p.endsWith('.ts') && !p.endsWith('.d.ts')),
+    ...files('scripts', (p) => p.endsWith('.ts')),
+  ];
+  await build({ ...common, entryPoints: entries, outdir: 'build', outbase: '.', packages: 'external' });
+}

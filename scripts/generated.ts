@@ -1,0 +1,72 @@
+// Generated parts of the docs and the manifest, from the tables in code. `npm run gen` writes them;
+// test/docs.test.ts fails when a file on disk differs from what this produces.
+import { CACHE_SCOPE } from '../src/protocol/envelope';
+import { CODE_TABLE } from '../src/protocol/errors';
+import { BATCHES, CLIENT_METHODS, CONTENT_TYPES, FIELDS, META_KEYS, REVISIONS, type Span, eraOf, inSpan } from '../src/protocol/revisions';
+import { SETTINGS, envName, type SettingDef } from '../src/config/settings';
+import { HANDLERS } from '../src/server/handlers';
+import { NOTIFICATIONS_HANDLED } from '../src/server/server';
+
+const revs = (s: Span) => REVISIONS.filter((r) => inSpan(r, s));
+const span = (s: Span) => {
+  const r = revs(s);
+  if (r.length === REVISIONS.length) return 'all';
+  return r.length === 1 ? r[0]! : `${r[0]}..${r.at(-1)}`;
+};
+const row = (cells: string[]) => `| ${cells.join(' | ')} |`;
+
+export function protocolTables(): string {
+  const out: string[] = [];
+  out.push('### Revisions', '', row(['revision', 'era', 'how a peer states it']), row(['---', '---', '---']));
+  for (const r of REVISIONS) out.push(row([r, eraOf(r), eraOf(r) === 'modern' ? 'per-request `_meta`' : 'initialize']));
+  out.push('', '### Methods a client may send', '', row(['method', 'defined in', 'accepted from', 'kind', 'handled now']), row(['---', '---', '---', '---', '---']));
+  for (const [m, s] of Object.entries(CLIENT_METHODS)) {
+    const handled = s.kind === 'notification' ? NOTIFICATIONS_HANDLED.includes(m) : m in HANDLERS;
+    out.push(row([`\`${m}\``, span(s), span(s.accepted ?? s), s.kind, handled ? 'yes' : s.kind === 'request' ? 'not yet (-32601)' : 'ignored']));
+  }
+  out.push('', '### Fields that exist only in some revisions', '', row(['shape', 'field', 'sent to']), row(['---', '---', '---']));
+  for (const [shape, fields] of Object.entries(FIELDS)) for (const [f, s] of Object.entries(fields)) out.push(row([shape, `\`${f}\``, span(s)]));
+  for (const [k, s] of Object.entries(META_KEYS)) out.push(row(['_meta', `\`${k}\``, span(s)]));
+  out.push('', '### Content block types', '', row(['type', 'defined in']), row(['---', '---']));
+  for (const [t, s] of Object.entries(CONTENT_TYPES)) out.push(row([`\`${t}\``, span(s)]));
+  out.push('', '### Error codes', '', row(['code', 'name', 'sent to', 'HTTP status (legacy)', 'HTTP status (2026-07-28)']), row(['---', '---', '---', '---', '---']));
+  for (const [c, r] of Object.entries(CODE_TABLE)) out.push(row([c, r.name, span(r.span), String(r.http.legacy), String(r.http.modern)]));
+  out.push('', '### Cache hints (2026-07-28)', '', row(['method', 'cacheScope', 'ttlMs from']), row(['---', '---', '---']));
+  for (const [m, s] of Object.entries(CACHE_SCOPE)) out.push(row([`\`${m}\``, s, m === 'resources/read' ? '`protoMessages.readMaxAge`' : '`protoMessages.listMaxAge`']));
+  out.push('', `JSON-RPC batches are accepted from: ${span(BATCHES)}.`);
+  return out.join('\n');
+}
+
+function fmtDefault(d: SettingDef): string {
+  if (d.kind === 'duration') return `${String(d.default)} ms`;
+  return `\`${JSON.stringify(d.default)}\``;
+}
+
+export function settingsTable(): string {
+  const out = [row(['key', 'default', 'environment', 'description']), row(['---', '---', '---', '---'])];
+  for (const d of SETTINGS) out.push(row([`\`${d.key}\``, fmtDefault(d), [envName(d.key), ...(d.env ?? [])].map((e) => `\`${e}\``).join(', '), d.description]));
+  return out.join('\n');
+}
+
+/** contributes.configuration of package.json: every setting as `mcpx.<key>`. */
+export function configurationContribution(): Record<string, unknown> {
+  const properties: Record<string, unknown> = {};
+  for (const d of SETTINGS) {
+    const type = d.kind === 'integer' ? 'integer' : d.kind === 'boolean' ? 'boolean' : d.kind === 'list' || d.kind === 'revisions' ? 'array' : 'string';
+    const p: Record<string, unknown> = { type, default: d.kind === 'duration' ? `${String(d.default)}ms` : d.default, markdownDescription: d.description };
+    if (type === 'array') p.items = { type: 'string' };
+    if (d.kind === 'duration') p.pattern = '^\\d+(\\.\\d+)?(ms|s|m|h)?$';
+    properties[`mcpx.${d.key}`] = p;
+  }
+  return { title: 'mcpx', properties };
+}
+
+/** Replace what stands between `<!-- generated:NAME -->` and `<!-- /generated:NAME -->`. */
+export function fill(text: string, name: string, content: string): string {
+  const open = `<!-- generated:${name} -->`;
+  const close = `<!-- /generated:${name} -->`;
+  const a = text.indexOf(open);
+  const b = text.indexOf(close);
+  if (a < 0 || b < a) throw new Error(`markers for ${name} not found`);
+  return text.slice(0, a + open.length) + '\n' + content + '\n' + text.slice(b);
+}

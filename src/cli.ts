@@ -1,0 +1,141 @@
+// The headless surface: `mcpx daemon`, `mcpx serve --transport stdio`, `mcpx settings`.
+import { type Listening, isLoopback, listen, makeServer } from './app';
+import { type Config, loadConfig } from './config/file';
+import { SETTINGS, Settings, envLayer, envName, SettingError } from './config/settings';
+import { Gateway } from './gateway/gateway';
+import { StdioTransport } from './transport/stdio';
+
+const USAGE = `usage:
+  mcpx daemon [--port N] [--address ADDR] [--config FILE] [--passthrough a,b] [--mcp-spec REV] [--set key=value]
+  mcpx serve --transport stdio [--config FILE] [--passthrough a,b] [--mcp-spec REV] [--set key=value]
+  mcpx settings [--config FILE] [...flags]`;
+
+/** Flags that are settings, by flag name. */
+const FLAG_SETTINGS: Record<string, string> = {
+  port: 'port',
+  address: 'address',
+  passthrough: 'mcp.passthrough',
+  'mcp-spec': 'spec.first',
+};
+
+interface Args {
+  command: string;
+  config?: string;
+  transport?: string;
+  flags: Record<string, unknown>;
+}
+
+export function parseArgs(argv: string[]): Args {
+  const [command = 'help', ...rest] = argv;
+  const a: Args = { command, flags: {} };
+  for (let i = 0; i < rest.length; i++) {
+    const arg = rest[i]!;
+    const eq = arg.indexOf('=');
+    const name = arg.startsWith('--') ? (eq > 0 ? arg.slice(2, eq) : arg.slice(2)) : undefined;
+    if (name === undefined) throw new SettingError(arg, `unexpected argument\n${USAGE}`);
+    const value = eq > 0 ? arg.slice(eq + 1) : rest[++i];
+    if (value === undefined) throw new SettingError(`--${name}`, 'needs a value');
+    if (name === 'config') a.config = value;
+    else if (name === 'transport') a.transport = value;
+    else if (name === 'set') {
+      const j = value.indexOf('=');
+      if (j <= 0) throw new SettingError('--set', `expected key=value, got ${JSON.stringify(value)}`);
+      a.flags[value.slice(0, j)] = value.slice(j + 1);
+    } else if (FLAG_SETTINGS[name]) a.flags[FLAG_SETTINGS[name]!] = value;
+    else throw new SettingError(`--${name}`, `unknown flag\n${USAGE}`);
+  }
+  return a;
+}
+
+function settingsFor(config: Config, a: Args, env: NodeJS.ProcessEnv): Settings {
+  return new Settings([
+    { source: 'config', values: config.settings },
+    { source: 'env', values: envLayer(env) },
+    { source: 'flag', values: a.flags },
+  ]);
+}
+
+function reportIssues(config: Config): void {
+  for (const i of config.issues) process.stderr.write(`mcpx: config ${config.source}: ${i.path || '(file)'}: ${i.message}\n`);
+}
+
+async function daemon(a: Args): Promise<void> {
+  const config = loadConfig(a.config, { env: process.env, workspaceFolder: process.cwd() });
+  reportIssues(config);
+  const settings = settingsFor(config, a, process.env);
+  const gateway = new Gateway(config, settings, { log: (l) => process.stderr.write(l + '\n') });
+  const address = settings.get<string>('address');
+  if (!isLoopback(address)) {
+    process.stderr.write(`mcpx: WARNING: listening on ${address}, beyond loopback: anything that can reach this port can run tools as you.\n`);
+  }
+  let l: Listening;
+  try {
+    l = await listen({ provider: gateway, settings, routes: gateway.routes(), log: (x) => process.stderr.write(x + '\n') });
+  } catch (e) {
+    const err = e as NodeJS.ErrnoException;
+    const why = err.code === 'EADDRINUSE' ? `port ${settings.get('port')} is in use (use --port 0 for a free one)` : err.message;
+    throw new Error(`cannot listen on ${address}: ${why}`);
+  }
+  process.stdout.write(`mcpx listening on ${l.url}\n`);
+  const stop = async () => {
+    await l.close();
+    await gateway.close();
+    process.exit(0);
+  };
+  process.once('SIGINT', () => void stop());
+  process.once('SIGTERM', () => void stop());
+}
+
+async function serve(a: Args): Promise<void> {
+  if (a.transport !== 'stdio') {
+    throw new Error(
+      a.transport === 'http'
+        ? 'serve --transport http is removed: run `mcpx daemon` and use its /mcp endpoint (http://127.0.0.1:8899/mcp by default)'
+        : `serve needs --transport stdio\n${USAGE}`,
+    );
+  }
+  const config = loadConfig(a.config, { env: process.env, workspaceFolder: process.cwd() });
+  reportIssues(config);
+  const settings = settingsFor(config, a, process.env);
+  const gateway = new Gateway(config, settings, { log: (l) => process.stderr.write(l + '\n') });
+  const server = makeServer(gateway, settings);
+  const t = new StdioTransport({ server, input: process.stdin, output: process.stdout, drainMs: settings.duration('transport.stdioDrain') });
+  await t.closed;
+  await gateway.close();
+  process.exit(0);
+}
+
+function showSettings(a: Args): void {
+  const config = loadConfig(a.config, { env: process.env, workspaceFolder: process.cwd() });
+  const settings = settingsFor(config, a, process.env);
+  const width = Math.max(...SETTINGS.map((s) => s.key.length));
+  for (const [key, r] of settings.entries()) {
+    process.stdout.write(`${key.padEnd(width)}  ${JSON.stringify(r.value)}  (${r.source}${r.source === 'env' ? ': ' + envName(key) : ''})\n`);
+  }
+  process.stdout.write(`config: ${config.source}\n`);
+}
+
+export async function main(argv: string[]): Promise<void> {
+  const a = parseArgs(argv);
+  switch (a.command) {
+    case 'daemon':
+      return daemon(a);
+    case 'serve':
+      return serve(a);
+    case 'settings':
+      return showSettings(a);
+    case 'help':
+    case '--help':
+      process.stdout.write(USAGE + '\n');
+      return;
+    default:
+      throw new Error(`unknown command ${JSON.stringify(a.command)}\n${USAGE}`);
+  }
+}
+
+if (require.main === module) {
+  main(process.argv.slice(2)).catch((e: Error) => {
+    process.stderr.write(`mcpx: ${e.message}\n`);
+    process.exit(2);
+  });
+}

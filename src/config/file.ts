@@ -1,0 +1,85 @@
+// The config file: servers, roots and settings. Headless reads --config FILE, else
+// $XDG_CONFIG_HOME/mcpx/mcp.json, else the embedded default; the extension feeds the same loader.
+import { existsSync, readFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import { type ConfigIssue, type ServerDef, parseServers } from './servers';
+
+export interface Config {
+  servers: ServerDef[];
+  roots: Array<{ uri: string; name?: string }>;
+  settings: Record<string, unknown>;
+  issues: ConfigIssue[];
+  /** Where it came from: a path, or "embedded default". */
+  source: string;
+}
+
+export interface SubstitutionContext {
+  env: NodeJS.ProcessEnv;
+  workspaceFolder?: string;
+}
+
+/** ${env:NAME} and ${workspaceFolder}, in every string of the file. An unknown variable is an issue. */
+function substitute(v: unknown, ctx: SubstitutionContext, path: string, issues: ConfigIssue[]): unknown {
+  if (typeof v === 'string') {
+    return v.replace(/\$\{([^}]+)\}/g, (whole, name: string) => {
+      if (name.startsWith('env:')) return ctx.env[name.slice(4)] ?? '';
+      if (name === 'workspaceFolder' && ctx.workspaceFolder !== undefined) return ctx.workspaceFolder;
+      if (name === 'userHome') return homedir();
+      issues.push({ path, message: `unknown variable ${whole}` });
+      return whole;
+    });
+  }
+  if (Array.isArray(v)) return v.map((x, i) => substitute(x, ctx, `${path}.${i}`, issues));
+  if (typeof v === 'object' && v !== null) {
+    return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, substitute(x, ctx, path ? `${path}.${k}` : k, issues)]));
+  }
+  return v;
+}
+
+export function parseConfig(value: unknown, source: string, ctx: SubstitutionContext): Config {
+  const issues: ConfigIssue[] = [];
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    return { servers: [], roots: [], settings: {}, issues: [{ path: '', message: 'expected a JSON object' }], source };
+  }
+  const file = substitute(value, ctx, '', issues) as Record<string, unknown>;
+  const { servers, issues: serverIssues } = parseServers(file);
+  issues.push(...serverIssues);
+  const roots: Config['roots'] = [];
+  if (Array.isArray(file.roots)) {
+    file.roots.forEach((r, i) => {
+      if (typeof r === 'string') roots.push({ uri: r.startsWith('file://') ? r : `file://${r}` });
+      else if (r && typeof r === 'object' && typeof (r as { uri?: unknown }).uri === 'string') roots.push(r as { uri: string; name?: string });
+      else issues.push({ path: `roots.${i}`, message: 'expected a path or {uri, name}' });
+    });
+  } else if (file.roots !== undefined) issues.push({ path: 'roots', message: 'expected an array' });
+  let settings: Record<string, unknown> = {};
+  if (file.settings !== undefined) {
+    if (typeof file.settings === 'object' && file.settings !== null && !Array.isArray(file.settings)) settings = file.settings as Record<string, unknown>;
+    else issues.push({ path: 'settings', message: 'expected an object' });
+  }
+  return { servers, roots, settings, issues, source };
+}
+
+/** The embedded default: no upstreams; the gateway's own tools only. */
+export const DEFAULT_CONFIG = { servers: {} };
+
+export function defaultConfigPath(env: NodeJS.ProcessEnv): string {
+  return join(env.XDG_CONFIG_HOME || join(homedir(), '.config'), 'mcpx', 'mcp.json');
+}
+
+/** Read a config file. A missing explicit file is an error; a missing default one is the embedded default. */
+export function loadConfig(path: string | undefined, ctx: SubstitutionContext): Config {
+  const p = path ?? defaultConfigPath(ctx.env);
+  if (!existsSync(p)) {
+    if (path !== undefined) throw new Error(`config file not found: ${path}`);
+    return parseConfig(DEFAULT_CONFIG, 'embedded default', ctx);
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(readFileSync(p, 'utf8'));
+  } catch (e) {
+    return { servers: [], roots: [], settings: {}, issues: [{ path: '', message: `${p} is not valid JSON: ${(e as Error).message}` }], source: p };
+  }
+  return parseConfig(value, p, ctx);
+}

@@ -1,0 +1,104 @@
+// Upstream server definitions in the format VS Code users already have in .vscode/mcp.json (also the
+// Claude-style `mcpServers`), plus mcpx's own per-server fields. Each server is validated on its own,
+// so one bad entry names its exact path and the rest still load.
+import { z } from 'zod';
+
+const auth = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('bearer'), token: z.string() }).strict(),
+  z.object({ type: z.literal('basic'), username: z.string(), password: z.string() }).strict(),
+  z.object({ type: z.literal('header'), name: z.string(), value: z.string() }).strict(),
+  z.object({ type: z.literal('query'), name: z.string(), value: z.string() }).strict(),
+  z.object({ type: z.literal('env'), name: z.string(), value: z.string() }).strict(),
+  z.object({ type: z.literal('oauth') }).passthrough(),
+]);
+
+const toolFilter = z.object({ allow: z.array(z.string()).optional(), deny: z.array(z.string()).optional() }).strict();
+
+const common = {
+  auth: auth.optional(),
+  tools: toolFilter.optional(),
+  /** shared: one instance for everyone; identity: one per client identity (stateful servers). */
+  scope: z.enum(['shared', 'identity']).default('shared'),
+  disabled: z.boolean().optional(),
+  /** VS Code's mcp.json fields mcpx does not use are accepted and ignored. */
+  dev: z.unknown().optional(),
+  gallery: z.unknown().optional(),
+  version: z.unknown().optional(),
+};
+
+const stdio = z
+  .object({
+    type: z.literal('stdio').optional(),
+    command: z.string().min(1),
+    args: z.array(z.string()).default([]),
+    env: z.record(z.union([z.string(), z.number(), z.null()])).default({}),
+    envFile: z.string().optional(),
+    cwd: z.string().optional(),
+    ...common,
+  })
+  .strict();
+
+const http = z
+  .object({
+    type: z.enum(['http', 'sse', 'streamable-http']).optional(),
+    url: z.string().url(),
+    headers: z.record(z.string()).default({}),
+    ...common,
+  })
+  .strict();
+
+export type StdioServer = z.infer<typeof stdio> & { type: 'stdio' };
+export type HttpServer = z.infer<typeof http> & { type: 'http' | 'sse' };
+export type ServerDef = (StdioServer | HttpServer) & { name: string };
+export type Auth = z.infer<typeof auth>;
+
+/** A problem with one place in a config file, named by its path. */
+export interface ConfigIssue {
+  path: string;
+  message: string;
+}
+
+function issuesOf(prefix: string, e: z.ZodError): ConfigIssue[] {
+  return e.issues.map((i) => ({ path: [prefix, ...i.path].join('.'), message: i.message.toLowerCase() }));
+}
+
+/** Validate one server definition. `command` present means stdio; `url` means http. */
+export function parseServer(name: string, raw: unknown, prefix: string): { def?: ServerDef; issues: ConfigIssue[] } {
+  const at = `${prefix}.${name}`;
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return { issues: [{ path: at, message: 'expected an object' }] };
+  const r = raw as Record<string, unknown>;
+  const isStdio = r.type === 'stdio' || (r.type === undefined && 'command' in r);
+  const schema = isStdio ? stdio : http;
+  const parsed = schema.safeParse(raw);
+  if (!parsed.success) return { issues: issuesOf(at, parsed.error) };
+  const d = parsed.data as Record<string, unknown>;
+  if ((d.auth as Auth | undefined)?.type === 'oauth') {
+    return { issues: [{ path: `${at}.auth.type`, message: 'oauth is not supported yet: use bearer, basic, header, query or env' }] };
+  }
+  const type = isStdio ? 'stdio' : d.type === 'sse' ? 'sse' : 'http';
+  return { def: { ...(d as object), name, type } as ServerDef, issues: [] };
+}
+
+/** The server map of a config file: `servers` (VS Code) or `mcpServers` (Claude-style). */
+export function parseServers(file: Record<string, unknown>): { servers: ServerDef[]; issues: ConfigIssue[] } {
+  const servers: ServerDef[] = [];
+  const issues: ConfigIssue[] = [];
+  for (const key of ['servers', 'mcpServers'] as const) {
+    const map = file[key];
+    if (map === undefined) continue;
+    if (typeof map !== 'object' || map === null || Array.isArray(map)) {
+      issues.push({ path: key, message: 'expected an object mapping names to server definitions' });
+      continue;
+    }
+    for (const [name, raw] of Object.entries(map)) {
+      if (servers.some((s) => s.name === name)) {
+        issues.push({ path: `${key}.${name}`, message: `a server named ${JSON.stringify(name)} is already defined` });
+        continue;
+      }
+      const r = parseServer(name, raw, key);
+      issues.push(...r.issues);
+      if (r.def) servers.push(r.def);
+    }
+  }
+  return { servers, issues };
+}

@@ -1,0 +1,180 @@
+// Every setting, its default and how it is read, in one registry. Sources, weakest first: the default,
+// the config file's `settings` object, VS Code's `mcpx.<key>`, an `MCPX_<KEY>` environment variable,
+// a command-line flag.
+import { NEWEST_FIRST, REVISIONS, type Revision, isRevision } from '../protocol/revisions';
+
+export type Source = 'default' | 'config' | 'vscode' | 'env' | 'flag';
+
+type Kind = 'duration' | 'integer' | 'boolean' | 'string' | 'list' | 'revisions' | 'revision';
+
+export interface SettingDef {
+  readonly key: string;
+  readonly kind: Kind;
+  readonly default: unknown;
+  readonly description: string;
+  /** Extra environment variable names (seeds spell some differently). */
+  readonly env?: readonly string[];
+  readonly min?: number;
+}
+
+const D = (key: string, kind: Kind, def: unknown, description: string, extra: Partial<SettingDef> = {}): SettingDef => ({
+  key,
+  kind,
+  default: def,
+  description,
+  ...extra,
+});
+
+
+
+export const SETTINGS: readonly SettingDef[] = [
+  D('port', 'integer', 8899, 'Loopback port of the gateway (the next free one if taken, in VS Code).', { min: 0 }),
+  D('address', 'string', '127.0.0.1', 'Address the gateway binds. Beyond loopback, anything that can reach it can run tools as you.'),
+  D('spec.precedence', 'revisions', [...NEWEST_FIRST], 'Revisions in the order their rules win where revisions conflict; a partial list is completed newest first.'),
+  D('spec.first', 'revision', '', 'Moves one revision to the front of spec.precedence (--mcp-spec).', { env: ['MCPX_MCP_SPEC'] }),
+  D('spec.lenient', 'revisions', [], 'Revisions mcpx does not hold strictly.'),
+  D('transport.sseKeepAlive', 'duration', 15_000, 'Interval of SSE keep-alive comments on every stream mcpx serves.'),
+  D('transport.allowedOrigins', 'list', [], 'Origins allowed besides loopback and the gateway\'s own address.'),
+  D('transport.stdioDrain', 'duration', 5_000, 'How long requests in flight may finish after stdin ends.'),
+  D('transport.maxBodyBytes', 'integer', 4 * 1024 * 1024, 'Largest request body accepted over HTTP (413 beyond).', { min: 1024 }),
+  D('transport.sessionIdleTimeout', 'duration', 3_600_000, 'A legacy HTTP session unused this long (and with no stream open) is ended.'),
+  D('mcp.pageSize', 'integer', 100, 'Items per page of a list result.', { min: 1 }),
+  D('mcp.passthrough', 'list', [], 'Servers whose tools, prompts and resources are offered under their own names.'),
+  D('pool.callTimeout', 'duration', 120_000, 'Longest an upstream call may run; a caller may lower it per call, never raise it.'),
+  D('pool.idleTimeout', 'duration', 600_000, 'An upstream unused this long is stopped.'),
+  D('proto.native', 'boolean', true, 'Ask the calling client first when an upstream asks a question.'),
+  D('proto.askTimeout', 'duration', 600_000, 'Longest one client request may be held for a question.'),
+  D('proto.askRounds', 'integer', 8, 'How many times one call may come back asking.', { min: 1 }),
+  D('proto.stateTTL', 'duration', 1_800_000, 'How long a requestState may be resumed with.'),
+  D('proto.askTTL', 'duration', 900_000, 'A background call still waiting after this is cancelled; a finished one\'s result is kept this long.'),
+  D('protoMessages.listMaxAge', 'duration', 60_000, 'ttlMs of list results and server/discover (2026-07-28).'),
+  D('protoMessages.readMaxAge', 'duration', 0, 'ttlMs of resources/read results (2026-07-28).'),
+  D('protoMessages.taskAfter', 'duration', 5_000, 'A call that declared no task support becomes a task after this long.'),
+  D('log.level', 'string', 'info', 'Gateway log level: debug, info, warning, error.'),
+];
+
+export const SETTING_KEYS = SETTINGS.map((s) => s.key);
+const byKey = new Map(SETTINGS.map((s) => [s.key, s]));
+export const settingDef = (key: string): SettingDef | undefined => byKey.get(key);
+
+/** MCPX_ + the key in upper snake case: `transport.sseKeepAlive` -> MCPX_TRANSPORT_SSE_KEEP_ALIVE. */
+export function envName(key: string): string {
+  return 'MCPX_' + key.replace(/([a-z0-9])([A-Z])/g, '$1_$2').replace(/\./g, '_').toUpperCase();
+}
+
+export class SettingError extends Error {
+  constructor(
+    readonly key: string,
+    message: string,
+  ) {
+    super(`${key}: ${message}`);
+    this.name = 'SettingError';
+  }
+}
+
+const DURATION = /^(\d+(?:\.\d+)?)(ms|s|m|h)?$/;
+const UNIT: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
+
+export function parseDuration(v: string | number): number | undefined {
+  if (typeof v === 'number') return Number.isFinite(v) && v >= 0 ? v : undefined;
+  const m = DURATION.exec(v.trim());
+  if (!m) return undefined;
+  return Math.round(Number(m[1]) * UNIT[m[2] ?? 'ms']!);
+}
+
+function revisionsError(bad: string): string {
+  return `unknown revision "${bad}"; valid revisions: ${REVISIONS.join(', ')}`;
+}
+
+/** Parse a value of a setting from a string (env, flag) or a JSON value (config file, VS Code). */
+export function parseSetting(def: SettingDef, raw: unknown): unknown {
+  const fail = (why: string): never => {
+    throw new SettingError(def.key, why);
+  };
+  const list = (): string[] =>
+    Array.isArray(raw)
+      ? raw.map((x) => (typeof x === 'string' ? x.trim() : fail(`expected strings, got ${JSON.stringify(x)}`)))
+      : typeof raw === 'string'
+        ? raw.split(',').map((s) => s.trim()).filter(Boolean)
+        : fail(`expected a list or a comma-separated string, got ${JSON.stringify(raw)}`);
+  switch (def.kind) {
+    case 'duration': {
+      const d = typeof raw === 'string' || typeof raw === 'number' ? parseDuration(raw) : undefined;
+      return d ?? fail(`expected a duration like 500ms, 15s, 2m or 1h, got ${JSON.stringify(raw)}`);
+    }
+    case 'integer': {
+      const n = typeof raw === 'number' ? raw : typeof raw === 'string' && raw.trim() !== '' ? Number(raw) : NaN;
+      if (!Number.isInteger(n)) fail(`expected an integer, got ${JSON.stringify(raw)}`);
+      if (def.min !== undefined && n < def.min) fail(`must be at least ${def.min}, got ${n}`);
+      return n;
+    }
+    case 'boolean':
+      if (typeof raw === 'boolean') return raw;
+      if (raw === 'true' || raw === '1') return true;
+      if (raw === 'false' || raw === '0') return false;
+      return fail(`expected true or false, got ${JSON.stringify(raw)}`);
+    case 'string':
+      return typeof raw === 'string' ? raw : fail(`expected a string, got ${JSON.stringify(raw)}`);
+    case 'list':
+      return list();
+    case 'revisions': {
+      const l = list();
+      for (const r of l) if (!isRevision(r)) fail(revisionsError(r));
+      return l;
+    }
+    case 'revision': {
+      if (raw === '' || raw === undefined) return '';
+      return isRevision(raw) ? raw : fail(revisionsError(String(raw)));
+    }
+  }
+}
+
+export interface Resolved {
+  value: unknown;
+  source: Source;
+}
+
+/** The effective settings. Each layer is a map of key -> raw value; later layers win. */
+export class Settings {
+  private readonly values = new Map<string, Resolved>();
+
+  constructor(layers: ReadonlyArray<{ source: Source; values: Readonly<Record<string, unknown>> }> = []) {
+    for (const def of SETTINGS) this.values.set(def.key, { value: def.default, source: 'default' });
+    for (const layer of layers) {
+      for (const [key, raw] of Object.entries(layer.values)) {
+        const def = byKey.get(key);
+        if (!def) throw new SettingError(key, `unknown setting; known settings: ${SETTING_KEYS.join(', ')}`);
+        if (raw === undefined) continue;
+        this.values.set(key, { value: parseSetting(def, raw), source: layer.source });
+      }
+    }
+  }
+
+  get<T>(key: string): T {
+    const r = this.values.get(key);
+    if (!r) throw new SettingError(key, 'unknown setting');
+    return r.value as T;
+  }
+  duration(key: string): number {
+    return this.get<number>(key);
+  }
+  resolved(key: string): Resolved {
+    return this.values.get(key)!;
+  }
+  entries(): Array<[string, Resolved]> {
+    return SETTINGS.map((d) => [d.key, this.values.get(d.key)!]);
+  }
+}
+
+/** The environment layer: every MCPX_<KEY> (and alias) that is set. */
+export function envLayer(env: NodeJS.ProcessEnv): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const def of SETTINGS) {
+    for (const name of [envName(def.key), ...(def.env ?? [])]) {
+      if (env[name] !== undefined && env[name] !== '') out[def.key] = env[name];
+    }
+  }
+  return out;
+}
+
+export type { Revision };

@@ -1,0 +1,39 @@
+// The 2026-07-28 envelope (seeds 000 "The modern envelope"; 2026-07-28 server/utilities/caching).
+import type { JsonObject } from './jsonrpc';
+import { isObject } from './jsonrpc';
+import { META } from './meta';
+
+/** Cacheable results and their scope: public where the answer follows configuration, private where
+ *  it may include the caller's own artifacts. */
+export const CACHE_SCOPE: Readonly<Record<string, 'public' | 'private'>> = {
+  'server/discover': 'public',
+  'tools/list': 'public',
+  'prompts/list': 'public',
+  'resources/templates/list': 'public',
+  'resources/list': 'private',
+  'resources/read': 'private',
+};
+
+export interface EnvelopeOptions {
+  serverInfo: JsonObject;
+  listMaxAgeMs: number;
+  readMaxAgeMs: number;
+}
+
+/** A copy of `result` with resultType, serverInfo in _meta and, on complete cacheable results, ttlMs
+ *  and cacheScope. An input_required or task result carries no cache hints (it is interim). */
+export function envelope(method: string, result: JsonObject, opts: EnvelopeOptions): JsonObject {
+  const out: JsonObject = { ...result };
+  const resultType = typeof out.resultType === 'string' ? out.resultType : 'complete';
+  out.resultType = resultType;
+  out._meta = { ...(isObject(result._meta) ? result._meta : {}), [META.serverInfo]: opts.serverInfo };
+  const scope = CACHE_SCOPE[method];
+  if (scope && resultType === 'complete') {
+    out.ttlMs = method === 'resources/read' ? opts.readMaxAgeMs : opts.listMaxAgeMs;
+    out.cacheScope = scope;
+  } else {
+    delete out.ttlMs;
+    delete out.cacheScope;
+  }
+  return out;
+}

@@ -1,0 +1,120 @@
+// JSON-RPC error codes, which revisions may receive each, and the HTTP status each gets per era.
+import { type Era, type Revision, type Span, eraOf, inSpan } from './revisions';
+
+export const CODES = {
+  ParseError: -32700,
+  InvalidRequest: -32600,
+  MethodNotFound: -32601,
+  InvalidParams: -32602,
+  InternalError: -32603,
+  ResourceNotFoundLegacy: -32002,
+  HeaderMismatch: -32020,
+  MissingRequiredClientCapability: -32021,
+  UnsupportedProtocolVersion: -32022,
+  UrlElicitationRequired: -32042,
+} as const;
+export type Code = (typeof CODES)[keyof typeof CODES];
+
+interface CodeRow {
+  readonly name: string;
+  readonly span: Span;
+  /** HTTP status of a response carrying this error, per era of the request it answers. */
+  readonly http: Readonly<Record<Era, number>>;
+}
+
+// Legacy Streamable HTTP (2025-03-26..2025-11-25): a message the server cannot accept is an HTTP error
+// (400); any other JSON-RPC error is an ordinary response to an accepted request (200).
+// 2026-07-28: the status is a function of the code (streamable-http "Request Metadata",
+// "Server Validation"; basic/index "Error Codes").
+export const CODE_TABLE: Readonly<Record<number, CodeRow>> = {
+  [CODES.ParseError]: { name: 'Parse error', span: { since: '2024-11-05' }, http: { legacy: 400, modern: 400 } },
+  [CODES.InvalidRequest]: { name: 'Invalid request', span: { since: '2024-11-05' }, http: { legacy: 400, modern: 400 } },
+  [CODES.MethodNotFound]: { name: 'Method not found', span: { since: '2024-11-05' }, http: { legacy: 200, modern: 404 } },
+  [CODES.InvalidParams]: { name: 'Invalid params', span: { since: '2024-11-05' }, http: { legacy: 200, modern: 400 } },
+  [CODES.InternalError]: { name: 'Internal error', span: { since: '2024-11-05' }, http: { legacy: 200, modern: 500 } },
+  [CODES.ResourceNotFoundLegacy]: {
+    name: 'Resource not found',
+    span: { since: '2024-11-05', removedIn: '2026-07-28' }, // 2026-07-28 basic/index: MUST NOT emit
+    http: { legacy: 200, modern: 400 },
+  },
+  [CODES.HeaderMismatch]: { name: 'Header mismatch', span: { since: '2026-07-28' }, http: { legacy: 400, modern: 400 } },
+  [CODES.MissingRequiredClientCapability]: {
+    name: 'Missing required client capability',
+    span: { since: '2026-07-28' },
+    http: { legacy: 400, modern: 400 },
+  },
+  [CODES.UnsupportedProtocolVersion]: {
+    name: 'Unsupported protocol version',
+    span: { since: '2026-07-28' },
+    http: { legacy: 400, modern: 400 },
+  },
+  [CODES.UrlElicitationRequired]: {
+    name: 'URL elicitation required',
+    span: { since: '2025-11-25', removedIn: '2026-07-28' },
+    http: { legacy: 200, modern: 400 },
+  },
+};
+
+/** May a server send this code to a peer of revision `rev`? */
+export function mayEmit(code: number, rev: Revision): boolean {
+  const row = CODE_TABLE[code];
+  return row !== undefined && inSpan(rev, row.span);
+}
+
+export function httpStatus(code: number, rev: Revision): number {
+  return CODE_TABLE[code]?.http[eraOf(rev)] ?? 500;
+}
+
+export interface WireError {
+  code: number;
+  message: string;
+  data?: unknown;
+}
+
+/** An error meant for the wire: carries the JSON-RPC code chosen for the peer's era. */
+export class ProtocolError extends Error {
+  constructor(
+    readonly code: number,
+    message: string,
+    readonly data?: unknown,
+  ) {
+    super(message);
+    this.name = 'ProtocolError';
+  }
+  toWire(): WireError {
+    return this.data === undefined
+      ? { code: this.code, message: this.message }
+      : { code: this.code, message: this.message, data: this.data };
+  }
+}
+
+/** A local failure that never crosses the wire as itself; at the edge it becomes -32603. */
+export class GatewayError extends Error {
+  constructor(
+    message: string,
+    override readonly cause?: unknown,
+  ) {
+    super(message);
+    this.name = 'GatewayError';
+  }
+}
+
+export const invalidParams = (message: string, data?: unknown) => new ProtocolError(CODES.InvalidParams, message, data);
+export const invalidRequest = (message: string) => new ProtocolError(CODES.InvalidRequest, message);
+export const methodNotFound = (method: string) =>
+  new ProtocolError(CODES.MethodNotFound, `Method not found: ${method}`);
+
+/** Resource not found: -32002 to legacy, -32602 to 2026-07-28, both with data.uri (seeds 000). */
+export function resourceNotFound(rev: Revision, uri: string, why = 'Resource not found'): ProtocolError {
+  const code = mayEmit(CODES.ResourceNotFoundLegacy, rev) ? CODES.ResourceNotFoundLegacy : CODES.InvalidParams;
+  return new ProtocolError(code, `${why}: ${uri}`, { uri });
+}
+
+/** The wire form of any thrown value, for revision `rev`: a code the revision may not receive
+ *  becomes -32603, so nothing outside the table ever reaches a peer. */
+export function toWireError(err: unknown, rev: Revision): WireError {
+  if (err instanceof ProtocolError && mayEmit(err.code, rev)) return err.toWire();
+  if (err instanceof ProtocolError) return { code: CODES.InternalError, message: err.message };
+  const message = err instanceof Error ? err.message : String(err);
+  return { code: CODES.InternalError, message: `Internal error: ${message}` };
+}

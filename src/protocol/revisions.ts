@@ -1,0 +1,169 @@
+// The revisions mcpx serves, as data. Every question "does revision R have X?" is answered here,
+// by the index of R in REVISIONS; nothing else in the project compares revision dates.
+
+export const REVISIONS = ['2024-11-05', '2025-03-26', '2025-06-18', '2025-11-25', '2026-07-28'] as const;
+export type Revision = (typeof REVISIONS)[number];
+export type Era = 'legacy' | 'modern';
+/** Supported versions, newest first (server/discover, -32022's data.supported). */
+export const NEWEST_FIRST: readonly Revision[] = [...REVISIONS].reverse();
+
+/** The one modern revision: per-request `_meta`, server/discover, no sessions. */
+export const MODERN: Revision = '2026-07-28';
+/** Newest revision negotiated by initialize; the counter-offer to an unknown or modern version. */
+export const LATEST_LEGACY: Revision = '2025-11-25';
+/** What a stdio client that declared nothing is spelled for (seeds 001 §1: guessing downward is safe). */
+export const OLDEST: Revision = '2024-11-05';
+/** A headerless Streamable HTTP request or a stdio batch before initialize (seeds 000, "Per-revision fields"). */
+export const HEADERLESS: Revision = '2025-03-26';
+
+export function isRevision(v: unknown): v is Revision {
+  return typeof v === 'string' && (REVISIONS as readonly string[]).includes(v);
+}
+
+export function eraOf(rev: Revision): Era {
+  return rev === MODERN ? 'modern' : 'legacy';
+}
+
+const index = (rev: Revision): number => REVISIONS.indexOf(rev);
+
+/** A feature exists from `since` until (not including) `removedIn`. */
+export interface Span {
+  readonly since: Revision;
+  readonly removedIn?: Revision;
+}
+
+export function inSpan(rev: Revision, span: Span): boolean {
+  return index(rev) >= index(span.since) && (span.removedIn === undefined || index(rev) < index(span.removedIn));
+}
+
+const all: Span = { since: '2024-11-05' };
+const legacyOnly: Span = { since: '2024-11-05', removedIn: '2026-07-28' };
+const from = (since: Revision, removedIn?: Revision): Span => (removedIn ? { since, removedIn } : { since });
+
+/** Methods a client may send to a server. `accepted` widens what mcpx answers beyond the
+ *  defining revisions ("accept liberally", seeds 001 §2.1); a removal is never widened. */
+export interface MethodRow extends Span {
+  readonly kind: 'request' | 'notification';
+  readonly accepted?: Span;
+}
+
+export const CLIENT_METHODS: Readonly<Record<string, MethodRow>> = {
+  initialize: { ...legacyOnly, kind: 'request' },
+  ping: { ...legacyOnly, kind: 'request' },
+  'logging/setLevel': { ...legacyOnly, kind: 'request' },
+  'resources/subscribe': { ...legacyOnly, kind: 'request' },
+  'resources/unsubscribe': { ...legacyOnly, kind: 'request' },
+  'server/discover': { ...from('2026-07-28'), kind: 'request' },
+  'subscriptions/listen': { ...from('2026-07-28'), kind: 'request', accepted: all },
+  'tools/list': { ...all, kind: 'request' },
+  'tools/call': { ...all, kind: 'request' },
+  'prompts/list': { ...all, kind: 'request' },
+  'prompts/get': { ...all, kind: 'request' },
+  'resources/list': { ...all, kind: 'request' },
+  'resources/read': { ...all, kind: 'request' },
+  'resources/templates/list': { ...all, kind: 'request' },
+  'completion/complete': { ...all, kind: 'request' },
+  'tasks/get': { ...from('2025-11-25'), kind: 'request' },
+  'tasks/result': { ...from('2025-11-25', '2026-07-28'), kind: 'request' },
+  'tasks/list': { ...from('2025-11-25', '2026-07-28'), kind: 'request' },
+  'tasks/cancel': { ...from('2025-11-25'), kind: 'request' },
+  'notifications/initialized': { ...legacyOnly, kind: 'notification' },
+  'notifications/cancelled': { ...all, kind: 'notification' },
+  'notifications/progress': { ...legacyOnly, kind: 'notification' },
+  'notifications/roots/list_changed': { ...legacyOnly, kind: 'notification' },
+};
+
+/** Whether a method is answered for a request of revision `rev`. */
+export function methodAnswered(method: string, rev: Revision): boolean {
+  const row = CLIENT_METHODS[method];
+  if (!row) return false;
+  if (row.removedIn && !inSpan(rev, { since: OLDEST, removedIn: row.removedIn })) return false;
+  return inSpan(rev, row.accepted ?? row);
+}
+
+/** Methods whose 2026-07-28 requests must carry `Mcp-Name` (streamable-http, "Standard Request Headers"),
+ *  and the params field it mirrors. */
+export const MCP_NAME_SOURCE: Readonly<Record<string, 'name' | 'uri'>> = {
+  'tools/call': 'name',
+  'prompts/get': 'name',
+  'resources/read': 'uri',
+};
+
+/** Optional fields of the shapes mcpx sends, with the revisions that define them. A field not named
+ *  here exists in every revision that has its shape. Checked against each revision's schema.json. */
+export const FIELDS: Readonly<Record<string, Readonly<Record<string, Span>>>> = {
+  Tool: {
+    title: from('2025-06-18'),
+    outputSchema: from('2025-06-18'),
+    annotations: from('2025-03-26'),
+    execution: from('2025-11-25', '2026-07-28'), // 2026-07-28 moved it to the tasks extension
+    icons: from('2025-11-25'),
+    _meta: from('2025-06-18'),
+  },
+  Resource: { title: from('2025-06-18'), icons: from('2025-11-25'), _meta: from('2025-06-18') },
+  ResourceTemplate: { title: from('2025-06-18'), icons: from('2025-11-25'), _meta: from('2025-06-18') },
+  Prompt: { title: from('2025-06-18'), icons: from('2025-11-25'), _meta: from('2025-06-18') },
+  PromptArgument: { title: from('2025-06-18') },
+  Implementation: {
+    title: from('2025-06-18'),
+    icons: from('2025-11-25'),
+    description: from('2025-11-25'),
+    websiteUrl: from('2025-11-25'),
+  },
+  Annotations: { lastModified: from('2025-06-18') },
+  Content: { _meta: from('2025-06-18') },
+  ResourceContents: { _meta: from('2025-06-18') },
+  ServerCapabilities: {
+    completions: from('2025-03-26'),
+    tasks: from('2025-11-25', '2026-07-28'), // core tasks; 2026-07-28 has the extension instead
+    extensions: from('2026-07-28'),
+  },
+  Result: {
+    resultType: from('2026-07-28'),
+    ttlMs: from('2026-07-28'),
+    cacheScope: from('2026-07-28'),
+  },
+  CallToolResult: { structuredContent: from('2025-06-18') },
+  ProgressParams: { message: from('2025-03-26') },
+};
+
+/** Reserved `_meta` keys that only a revision's own envelope may carry. */
+export const META_KEYS: Readonly<Record<string, Span>> = {
+  'io.modelcontextprotocol/serverInfo': from('2026-07-28'),
+  'io.modelcontextprotocol/subscriptionId': from('2026-07-28'),
+};
+
+/** Content block types and the revision that introduced each. */
+export const CONTENT_TYPES: Readonly<Record<string, Span>> = {
+  text: all,
+  image: all,
+  resource: all,
+  audio: from('2025-03-26'),
+  resource_link: from('2025-06-18'),
+};
+
+/** Revisions that accept a JSON-RPC batch (2025-03-26 basic/index "Batching"; removed 2025-06-18). */
+export const BATCHES: Span = from('2025-03-26', '2025-06-18');
+
+/** structuredContent must be an object from 2025-06-18 to 2025-11-25; any JSON value in 2026-07-28. */
+export const STRUCTURED_ANY_VALUE: Span = from('2026-07-28');
+
+/** The MCP-Protocol-Version header exists from 2025-06-18 (2025-06-18 transports). */
+export const VERSION_HEADER: Span = from('2025-06-18');
+
+export function hasField(shape: string, field: string, rev: Revision): boolean {
+  const span = FIELDS[shape]?.[field];
+  return span === undefined || inSpan(rev, span);
+}
+
+/** The revision table as plain JSON, for GET /v1/protocol and docs/protocol.md. */
+export function revisionTable() {
+  return {
+    revisions: REVISIONS.map((rev) => ({ revision: rev, era: eraOf(rev) })),
+    methods: CLIENT_METHODS,
+    fields: FIELDS,
+    metaKeys: META_KEYS,
+    contentTypes: CONTENT_TYPES,
+    batches: BATCHES,
+  };
+}

@@ -1,0 +1,59 @@
+// One connection: what belongs to it and nothing that belongs to a request. A stdio process is one
+// Conn; so is a legacy HTTP session; a sessionless HTTP request gets a Conn of its own.
+import type { Id, JsonObject, Notification } from '../protocol/jsonrpc';
+import type { LogLevel } from '../protocol/meta';
+import type { Revision } from '../protocol/revisions';
+
+export type TransportKind = 'stdio' | 'http';
+
+export class Conn {
+  /** Revision negotiated by initialize (legacy only). */
+  revision?: Revision;
+  clientCapabilities: JsonObject = {};
+  clientInfo?: JsonObject;
+  /** Level set by logging/setLevel (legacy). */
+  logLevel?: LogLevel;
+  initialized = false;
+  /** Requests in flight, each with its own abort. */
+  readonly inflight = new Map<Id, AbortController>();
+  private closed = false;
+
+  constructor(
+    readonly transport: TransportKind,
+    /** Identity when the client names none: the process on stdio, the session id over HTTP. */
+    readonly defaultIdentity: string,
+    /** Unsolicited messages (legacy push): stdio's pipe, a session's GET stream; absent otherwise. */
+    public push?: (msg: Notification) => boolean,
+    readonly sessionId?: string,
+  ) {}
+
+  /** Whether mcpx can send this connection something nobody asked for (seeds 001 §2.2). */
+  get canPush(): boolean {
+    return this.push !== undefined && !this.closed;
+  }
+
+  track(id: Id, ctl: AbortController): void {
+    this.inflight.set(id, ctl);
+  }
+  untrack(id: Id, ctl: AbortController): void {
+    if (this.inflight.get(id) === ctl) this.inflight.delete(id);
+  }
+  cancel(id: Id, reason: string): boolean {
+    const ctl = this.inflight.get(id);
+    if (!ctl) return false;
+    ctl.abort(new Error(reason));
+    return true;
+  }
+
+  /** Settles everything: every request in flight is aborted. */
+  close(reason = 'connection closed'): void {
+    if (this.closed) return;
+    this.closed = true;
+    for (const ctl of this.inflight.values()) ctl.abort(new Error(reason));
+    this.inflight.clear();
+    this.push = undefined;
+  }
+  get isClosed(): boolean {
+    return this.closed;
+  }
+}

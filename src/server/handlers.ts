@@ -1,0 +1,127 @@
+// One handler per method. Each returns its result in the newest shape; server.spell() does the rest.
+import type { Conn } from './conn';
+import type { CallContext, Provider } from './provider';
+import type { McpServer } from './server';
+import { downgradeCapabilities, downgradeImplementation } from '../protocol/downgrade';
+import { invalidParams, methodNotFound } from '../protocol/errors';
+import type { Id, JsonObject } from '../protocol/jsonrpc';
+import { PARAMS, readParams } from '../protocol/messages';
+import { isLogLevel } from '../protocol/meta';
+import { LATEST_LEGACY, NEWEST_FIRST, type Revision, eraOf, isRevision } from '../protocol/revisions';
+import { paginate } from './paging';
+
+export interface HandlerContext {
+  call: CallContext;
+  conn: Conn;
+  server: McpServer;
+  rev: Revision;
+  id: Id;
+}
+
+type Handler = (ctx: HandlerContext, params: JsonObject) => Promise<JsonObject>;
+
+const provider = (ctx: HandlerContext): Provider => ctx.server.opts.provider;
+
+/** What mcpx declares: exactly what the provider delivers (seeds 001 §2.2). listChanged and subscribe
+ *  are not declared: nothing in this server sends those notifications yet. */
+export function serverCapabilities(p: Provider): JsonObject {
+  const c = p.capabilities();
+  const caps: JsonObject = {};
+  if (c.tools) caps.tools = {};
+  if (c.prompts) caps.prompts = {};
+  if (c.resources) caps.resources = {};
+  if (c.completions) caps.completions = {};
+  if (c.logging) caps.logging = {};
+  return caps;
+}
+
+/** A list method: the provider's whole list, one page of it per request. */
+function list(key: string, get: (p: Provider) => ((ctx: CallContext) => Promise<JsonObject[]>) | undefined, method: string): Handler {
+  return async (ctx, params) => {
+    const fn = get(provider(ctx));
+    if (!fn) throw methodNotFound(method);
+    const { cursor } = readParams(PARAMS.list, params);
+    // An empty cursor is no cursor to a legacy client; in 2026-07-28 it is a cursor we never issued.
+    const c = cursor === '' && eraOf(ctx.rev) === 'legacy' ? undefined : cursor;
+    const items = await fn.call(provider(ctx), ctx.call);
+    const { page, nextCursor } = paginate(method, items, c, ctx.server.opts.settings.get<number>('mcp.pageSize'));
+    return nextCursor === undefined ? { [key]: page } : { [key]: page, nextCursor };
+  };
+}
+
+function need<K extends keyof Provider>(ctx: HandlerContext, key: K, method: string): NonNullable<Provider[K]> {
+  const fn = provider(ctx)[key];
+  if (!fn) throw methodNotFound(method);
+  return fn as NonNullable<Provider[K]>;
+}
+
+export const HANDLERS: Readonly<Record<string, Handler>> = {
+  async initialize(ctx, params) {
+    const p = readParams(PARAMS.initialize, params);
+    // Every legacy lifecycle page: a version the server does not support gets one it does (counter-offer),
+    // never -32022, which a legacy client cannot read (seeds 000 "initialize").
+    const rev: Revision = isRevision(p.protocolVersion) && eraOf(p.protocolVersion) === 'legacy' ? p.protocolVersion : LATEST_LEGACY;
+    ctx.conn.revision = rev;
+    ctx.conn.clientCapabilities = p.capabilities;
+    ctx.conn.clientInfo = p.clientInfo;
+    const info = ctx.server.opts.serverInfo;
+    const result: JsonObject = {
+      protocolVersion: rev,
+      capabilities: downgradeCapabilities(serverCapabilities(provider(ctx)), rev),
+      serverInfo: downgradeImplementation({ ...info }, rev),
+    };
+    const instructions = provider(ctx).instructions?.();
+    if (instructions) result.instructions = instructions;
+    return result;
+  },
+
+  async ping() {
+    return {};
+  },
+
+  async 'server/discover'(ctx) {
+    const result: JsonObject = {
+      supportedVersions: [...NEWEST_FIRST],
+      capabilities: serverCapabilities(provider(ctx)),
+    };
+    const instructions = provider(ctx).instructions?.();
+    if (instructions) result.instructions = instructions;
+    return result;
+  },
+
+  async 'logging/setLevel'(ctx, params) {
+    const { level } = readParams(PARAMS['logging/setLevel'], params);
+    if (!isLogLevel(level)) throw invalidParams(`Invalid params: unknown log level ${JSON.stringify(level)}`);
+    ctx.conn.logLevel = level;
+    return {};
+  },
+
+  'tools/list': list('tools', (p) => p.listTools, 'tools/list'),
+  'prompts/list': list('prompts', (p) => p.listPrompts, 'prompts/list'),
+  'resources/list': list('resources', (p) => p.listResources, 'resources/list'),
+  'resources/templates/list': list('resourceTemplates', (p) => p.listResourceTemplates, 'resources/templates/list'),
+
+  async 'tools/call'(ctx, params) {
+    const fn = need(ctx, 'callTool', 'tools/call');
+    const p = readParams(PARAMS['tools/call'], params);
+    return fn.call(provider(ctx), p.name, p.arguments ?? {}, ctx.call);
+  },
+
+  async 'prompts/get'(ctx, params) {
+    const fn = need(ctx, 'getPrompt', 'prompts/get');
+    const p = readParams(PARAMS['prompts/get'], params);
+    return fn.call(provider(ctx), p.name, p.arguments ?? {}, ctx.call);
+  },
+
+  async 'resources/read'(ctx, params) {
+    const fn = need(ctx, 'readResource', 'resources/read');
+    const p = readParams(PARAMS['resources/read'], params);
+    return fn.call(provider(ctx), p.uri, ctx.call);
+  },
+
+  async 'completion/complete'(ctx, params) {
+    const fn = need(ctx, 'complete', 'completion/complete');
+    readParams(PARAMS['completion/complete'], params);
+    return fn.call(provider(ctx), params, ctx.call);
+  },
+};

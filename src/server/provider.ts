@@ -1,0 +1,46 @@
+// What the server serves, supplied by the gateway (or by a test). Everything is in the newest shape;
+// the server spells it down at the edge.
+import type { JsonObject } from '../protocol/jsonrpc';
+import type { LogLevel } from '../protocol/meta';
+import type { Revision } from '../protocol/revisions';
+
+/** What one request knows about its caller, and how it talks back while it runs. */
+export interface CallContext {
+  readonly rev: Revision;
+  readonly signal: AbortSignal;
+  /** Who the request is from (seeds 001 §2.4). */
+  readonly identity: string;
+  /** Capabilities the client declared: per request (2026-07-28) or at initialize (legacy). */
+  readonly clientCapabilities: JsonObject;
+  /** The request's own `_meta` (trace context and the like travel in it). */
+  readonly meta: JsonObject;
+  /** Report progress, if the request asked for it (a progressToken). */
+  progress(progress: number, total?: number, message?: string): void;
+  /** Send a log message, if the client asked for this level or a more verbose one. */
+  log(level: LogLevel, data: unknown, logger?: string): void;
+}
+
+/** What the provider delivers; the server declares exactly this and nothing more (seeds 001 §2.2). */
+export interface ProviderCapabilities {
+  tools?: boolean;
+  prompts?: boolean;
+  resources?: boolean;
+  completions?: boolean;
+  /** The provider sends log messages through CallContext.log. */
+  logging?: boolean;
+}
+
+export interface Provider {
+  capabilities(): ProviderCapabilities;
+  instructions?(): string | undefined;
+  listTools?(ctx: CallContext): Promise<JsonObject[]>;
+  /** Throws ProtocolError(-32602, "no tool named ...") for an unknown tool. */
+  callTool?(name: string, args: JsonObject, ctx: CallContext): Promise<JsonObject>;
+  listPrompts?(ctx: CallContext): Promise<JsonObject[]>;
+  getPrompt?(name: string, args: Record<string, string>, ctx: CallContext): Promise<JsonObject>;
+  listResources?(ctx: CallContext): Promise<JsonObject[]>;
+  listResourceTemplates?(ctx: CallContext): Promise<JsonObject[]>;
+  /** Throws the resource-not-found error (errors.resourceNotFound) for an unknown URI. */
+  readResource?(uri: string, ctx: CallContext): Promise<JsonObject>;
+  complete?(params: JsonObject, ctx: CallContext): Promise<JsonObject>;
+}

@@ -1,0 +1,189 @@
+// mcpx as a server: decides each request's revision, validates it, runs its handler, and spells the
+// result for that revision at the one edge. Transports call handle() and notify().
+import { randomUUID } from 'node:crypto';
+import type { Policy } from '../config/policy';
+import type { Settings } from '../config/settings';
+import { downgradeNotification, downgradeResult } from '../protocol/downgrade';
+import { envelope } from '../protocol/envelope';
+import { CODES, ProtocolError, invalidParams, methodNotFound, toWireError } from '../protocol/errors';
+import {
+  type Id,
+  type JsonObject,
+  type Notification,
+  type Request,
+  type Response,
+  errorResponse,
+  isObject,
+  notificationMsg,
+  resultResponse,
+} from '../protocol/jsonrpc';
+import { readParams, PARAMS } from '../protocol/messages';
+import { META, type LogLevel, atLeastLevel, isLogLevel } from '../protocol/meta';
+import { MODERN, NEWEST_FIRST, type Revision, eraOf, isRevision, methodAnswered } from '../protocol/revisions';
+import type { Conn } from './conn';
+import { HANDLERS, type HandlerContext } from './handlers';
+import type { CallContext, Provider } from './provider';
+
+export interface ServerInfo {
+  name: string;
+  version: string;
+  title?: string;
+}
+
+export interface ServerOptions {
+  provider: Provider;
+  settings: Settings;
+  policy: Policy;
+  serverInfo: ServerInfo;
+}
+
+/** One request as a transport hands it over. */
+export interface Incoming {
+  conn: Conn;
+  req: Request;
+  /** The revision the transport settled on: a header, the session's, or its era default. */
+  rev: Revision;
+  signal: AbortSignal;
+  /** Sends a notification related to this request (progress, log) on its channel. */
+  emit(n: Notification): void;
+}
+
+export interface Outcome {
+  response: Response;
+  /** The revision the response was spelled for (picks the HTTP status). */
+  rev: Revision;
+  /** Set when a legacy initialize succeeded (HTTP mints a session on it). */
+  initialized?: boolean;
+}
+
+
+/** Client notifications the server acts on; any other is read and ignored. */
+export const NOTIFICATIONS_HANDLED = ['notifications/initialized', 'notifications/cancelled'];
+
+export class McpServer {
+  constructor(readonly opts: ServerOptions) {}
+
+  /** The revision a request is read in: 2026-07-28 if its _meta names it, else the transport's. An
+   *  unknown per-request version is -32022 (2026-07-28 versioning: modern requests only). */
+  revisionOf(req: Request, fallback: Revision): Revision {
+    const meta = isObject(req.params) && isObject(req.params._meta) ? req.params._meta : undefined;
+    const pv = meta?.[META.protocolVersion];
+    if (pv === undefined || pv === MODERN) return pv === MODERN ? MODERN : fallback;
+    if (typeof pv === 'string' && isRevision(pv)) return fallback;
+    throw new ProtocolError(CODES.UnsupportedProtocolVersion, `Unsupported protocol version: ${String(pv)}`, {
+      requested: String(pv),
+      supported: NEWEST_FIRST,
+    });
+  }
+
+  async handle(inc: Incoming): Promise<Outcome> {
+    const { req } = inc;
+    let rev: Revision = inc.rev;
+    try {
+      rev = this.revisionOf(req, inc.rev);
+      if (!methodAnswered(req.method, rev) || !HANDLERS[req.method]) throw methodNotFound(req.method);
+      const ctx = this.context(inc, rev);
+      const result = await HANDLERS[req.method]!(ctx, isObject(req.params) ? req.params : {});
+      ctx.finish();
+      // initialize is answered in the revision it negotiated, not the one it arrived under.
+      if (req.method === 'initialize' && inc.conn.revision) rev = inc.conn.revision;
+      return { response: resultResponse(req.id, this.spell(req.method, result, rev)), rev, initialized: req.method === 'initialize' };
+    } catch (err) {
+      return { response: errorResponse(req.id, toWireError(this.abortReason(err, inc.signal), rev)), rev };
+    }
+  }
+
+  /** A request aborted while running surfaces as the abort's own error, not what the handler made of it. */
+  private abortReason(err: unknown, signal: AbortSignal): unknown {
+    if (err instanceof ProtocolError || !signal.aborted) return err;
+    return new ProtocolError(CODES.InternalError, `Request cancelled: ${(signal.reason as Error)?.message ?? 'aborted'}`);
+  }
+
+  /** Notifications from the client: initialized, cancelled; anything else is ignored (JSON-RPC: a
+   *  notification is never answered). */
+  notify(conn: Conn, n: Notification): void {
+    if (n.method === 'notifications/initialized') conn.initialized = true;
+    if (n.method === 'notifications/cancelled') {
+      try {
+        const p = readParams(PARAMS['notifications/cancelled'], n.params);
+        conn.cancel(p.requestId, p.reason ?? 'cancelled by the client');
+      } catch {
+        // A malformed cancellation names nothing to cancel.
+      }
+    }
+  }
+
+  /** The result spelled for `rev`: the modern envelope, or a legacy copy without what `rev` lacks. */
+  spell(method: string, result: JsonObject, rev: Revision): JsonObject {
+    if (eraOf(rev) === 'modern') {
+      return envelope(method, downgradeResult(method, result, rev), {
+        serverInfo: { ...this.opts.serverInfo },
+        listMaxAgeMs: this.opts.settings.duration('protoMessages.listMaxAge'),
+        readMaxAgeMs: this.opts.settings.duration('protoMessages.readMaxAge'),
+      });
+    }
+    return downgradeResult(method, result, rev);
+  }
+
+  private context(inc: Incoming, rev: Revision): HandlerContext & { finish(): void } {
+    const { conn, req } = inc;
+    const params = isObject(req.params) ? req.params : {};
+    const meta = isObject(params._meta) ? params._meta : {};
+    let clientCapabilities = conn.clientCapabilities;
+    let logLevel: LogLevel | undefined = conn.logLevel;
+    let identity = conn.defaultIdentity;
+    if (eraOf(rev) === 'modern') {
+      // 2026-07-28 basic/index: capabilities, version and log level are per request; nothing is read
+      // from earlier requests on the connection.
+      const caps = meta[META.clientCapabilities];
+      if (!isObject(params._meta)) throw invalidParams('Invalid params: params._meta is required in 2026-07-28');
+      if (typeof meta[META.protocolVersion] !== 'string') throw invalidParams(`Invalid params: params._meta["${META.protocolVersion}"] is required`);
+      if (!isObject(caps)) throw invalidParams(`Invalid params: params._meta["${META.clientCapabilities}"] is required (an object)`);
+      const level = meta[META.logLevel];
+      if (level !== undefined && !isLogLevel(level)) throw invalidParams(`Invalid params: unknown log level ${JSON.stringify(level)}`);
+      clientCapabilities = caps;
+      logLevel = level as LogLevel | undefined;
+      identity = `request:${randomUUID()}`;
+    }
+    if (typeof meta[META.session] === 'string' && meta[META.session] !== '') identity = `client:${String(meta[META.session])}`;
+    let done = false;
+    const emit = (method: string, p: JsonObject) => {
+      if (done || inc.signal.aborted) return;
+      const spelled = downgradeNotification(method, p, rev, { stripProgressMessage: this.opts.policy.governs('2024-11-05') });
+      inc.emit(notificationMsg(method, spelled));
+    };
+    const token = meta.progressToken;
+    let lastProgress = -Infinity;
+    const call: CallContext = {
+      rev,
+      signal: inc.signal,
+      identity,
+      clientCapabilities,
+      meta,
+      progress(progress, total, message) {
+        // Progress MUST increase (basic/utilities/progress); a report that does not is not sent.
+        if ((typeof token !== 'string' && typeof token !== 'number') || progress <= lastProgress) return;
+        lastProgress = progress;
+        const p: JsonObject = { progressToken: token, progress };
+        if (total !== undefined) p.total = total;
+        if (message !== undefined) p.message = message;
+        emit('notifications/progress', p);
+      },
+      log(level, data, logger) {
+        // No level requested, no messages (2026-07-28 MUST NOT; mcpx takes the same reading for legacy).
+        if (!logLevel || !atLeastLevel(level, logLevel)) return;
+        emit('notifications/message', logger === undefined ? { level, data } : { level, logger, data });
+      },
+    };
+    return {
+      call,
+      conn,
+      server: this,
+      rev,
+      id: req.id as Id,
+      finish: () => {
+        done = true;
+      },
+    };
+  }
+}

@@ -1,0 +1,409 @@
+// Streamable HTTP on node:http, both eras on one endpoint (seeds 001 §2.4, §5).
+import { randomUUID } from 'node:crypto';
+import { type IncomingMessage, type Server, type ServerResponse, createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Settings } from '../config/settings';
+import { CODES, ProtocolError, httpStatus, invalidRequest } from '../protocol/errors';
+import {
+  type Classified,
+  type JsonObject,
+  type Message,
+  type Request,
+  type Response,
+  classify,
+  errorResponse,
+  isObject,
+  parseJson,
+} from '../protocol/jsonrpc';
+import { META } from '../protocol/meta';
+import {
+  BATCHES,
+  HEADERLESS,
+  MCP_NAME_SOURCE,
+  MODERN,
+  NEWEST_FIRST,
+  type Revision,
+  eraOf,
+  inSpan,
+  isRevision,
+} from '../protocol/revisions';
+import { Conn } from '../server/conn';
+import type { McpServer } from '../server/server';
+import { decodeHeaderValue } from './headers';
+import { checkOrigin } from './origin';
+import { SseStream } from './sse';
+
+export const MCP_PATH = '/mcp';
+
+interface Session {
+  readonly id: string;
+  readonly conn: Conn;
+  stream?: SseStream;
+  lastSeen: number;
+}
+
+/** Extra routes (the /v1 API) mounted on the same listener: return true when handled. */
+export type Route = (req: IncomingMessage, res: ServerResponse, url: URL) => boolean | Promise<boolean>;
+
+export interface HttpOptions {
+  server: McpServer;
+  settings: Settings;
+  routes?: Route[];
+  log?: (line: string) => void;
+}
+
+const h = (req: IncomingMessage, name: string): string | undefined => {
+  const v = req.headers[name];
+  return Array.isArray(v) ? v[0] : v;
+};
+
+function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+  if (res.headersSent) return void res.end();
+  const text = JSON.stringify(body);
+  res.writeHead(status, { ...headers, 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(text) });
+  res.end(text);
+}
+
+/** An HTTP-level refusal that still carries a JSON-RPC error (no id: the request was not read). */
+class HttpRefusal extends Error {
+  constructor(
+    readonly status: number,
+    readonly error: ProtocolError,
+    readonly id?: string | number,
+  ) {
+    super(error.message);
+  }
+}
+
+export class HttpTransport {
+  private http?: Server;
+  private readonly sessions = new Map<string, Session>();
+  private sweeper?: NodeJS.Timeout;
+  private address = '127.0.0.1';
+
+  constructor(private readonly opts: HttpOptions) {}
+
+  get sessionCount(): number {
+    return this.sessions.size;
+  }
+
+  async listen(port: number, address: string): Promise<{ url: string; port: number; address: string }> {
+    this.address = address;
+    const http = createServer((req, res) => void this.route(req, res));
+    http.keepAliveTimeout = 60_000;
+    this.http = http;
+    await new Promise<void>((resolve, reject) => {
+      http.once('error', reject);
+      http.listen(port, address, () => {
+        http.off('error', reject);
+        resolve();
+      });
+    });
+    const a = http.address() as AddressInfo;
+    // Sessions nobody has used for a long time are ended, so the table stays bounded.
+    this.sweeper = setInterval(() => this.sweep(), 60_000);
+    this.sweeper.unref();
+    const host = a.family === 'IPv6' ? `[${a.address}]` : a.address;
+    return { url: `http://${host}:${a.port}${MCP_PATH}`, port: a.port, address: a.address };
+  }
+
+  async close(): Promise<void> {
+    if (this.sweeper) clearInterval(this.sweeper);
+    for (const s of this.sessions.values()) this.endSession(s, 'gateway stopping');
+    const http = this.http;
+    this.http = undefined;
+    if (!http) return;
+    await new Promise<void>((resolve) => {
+      http.close(() => resolve());
+      http.closeAllConnections();
+    });
+  }
+
+  private sweep(): void {
+    const idle = this.opts.settings.duration('transport.sessionIdleTimeout');
+    const now = Date.now();
+    for (const s of this.sessions.values()) {
+      if (now - s.lastSeen > idle && s.conn.inflight.size === 0 && !s.stream) this.endSession(s, 'session idle');
+    }
+  }
+
+  private endSession(s: Session, reason: string): void {
+    this.sessions.delete(s.id);
+    s.stream?.end();
+    s.conn.close(reason);
+  }
+
+  private async route(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    try {
+      const refused = checkOrigin(
+        { origin: h(req, 'origin'), host: h(req, 'host') },
+        { address: this.address, allowedOrigins: this.opts.settings.get<string[]>('transport.allowedOrigins') },
+      );
+      if (refused) throw new HttpRefusal(403, invalidRequest(`Forbidden: ${refused}`));
+      const url = new URL(req.url ?? '/', 'http://localhost');
+      if (url.pathname === MCP_PATH) return await this.mcp(req, res);
+      for (const r of this.opts.routes ?? []) if (await r(req, res, url)) return;
+      sendJson(res, 404, { error: `No route for ${req.method} ${url.pathname}; the MCP endpoint is ${MCP_PATH}` });
+    } catch (e) {
+      if (e instanceof HttpRefusal) {
+        sendJson(res, e.status, errorResponse(e.id, e.error.toWire()));
+      } else {
+        this.opts.log?.(`http: ${(e as Error).stack ?? String(e)}`);
+        sendJson(res, 500, errorResponse(undefined, { code: CODES.InternalError, message: 'Internal error' }));
+      }
+    }
+  }
+
+  private async mcp(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    switch (req.method) {
+      case 'POST':
+        return this.post(req, res);
+      case 'GET':
+        return this.openPushStream(req, res);
+      case 'DELETE':
+        return this.deleteSession(req, res);
+      default:
+        res.setHeader('Allow', 'GET, POST, DELETE');
+        throw new HttpRefusal(405, invalidRequest(`Method ${req.method} is not allowed on ${MCP_PATH}`));
+    }
+  }
+
+  private session(req: IncomingMessage): Session | undefined {
+    const id = h(req, 'mcp-session-id');
+    if (id === undefined) return undefined;
+    const s = this.sessions.get(id);
+    // 2025-03-26..2025-11-25 transports: an unknown or ended session is 404; the client re-initializes.
+    if (!s) throw new HttpRefusal(404, invalidRequest(`Session not found: ${id} is unknown or has ended; initialize again`));
+    s.lastSeen = Date.now();
+    return s;
+  }
+
+  /** GET opens a legacy session's push stream; without a session there is none (405). */
+  private openPushStream(req: IncomingMessage, res: ServerResponse): void {
+    const hv = h(req, 'mcp-protocol-version');
+    const s = hv === MODERN ? undefined : this.session(req);
+    if (!s) {
+      res.setHeader('Allow', 'POST');
+      throw new HttpRefusal(405, invalidRequest('No stream to open: GET needs a legacy session (2026-07-28 clients use subscriptions/listen)'));
+    }
+    if (!(h(req, 'accept') ?? '').includes('text/event-stream')) {
+      throw new HttpRefusal(406, invalidRequest('GET opens an event stream: Accept must include text/event-stream'));
+    }
+    s.stream?.end();
+    const stream = new SseStream(res, this.opts.settings.duration('transport.sseKeepAlive'));
+    s.stream = stream;
+    stream.start();
+    s.conn.push = (msg) => stream.send(msg);
+    res.on('close', () => {
+      if (s.stream === stream) {
+        s.stream = undefined;
+        s.conn.push = undefined;
+      }
+      stream.end();
+    });
+  }
+
+  private deleteSession(req: IncomingMessage, res: ServerResponse): void {
+    if (h(req, 'mcp-session-id') === undefined) {
+      throw new HttpRefusal(400, invalidRequest('DELETE ends a session: the Mcp-Session-Id header is required'));
+    }
+    const s = this.session(req)!;
+    this.endSession(s, 'session deleted by the client');
+    res.writeHead(204).end();
+  }
+
+  private readBody(req: IncomingMessage): Promise<string> {
+    const max = this.opts.settings.get<number>('transport.maxBodyBytes');
+    return new Promise((resolve, reject) => {
+      const chunks: Buffer[] = [];
+      let size = 0;
+      req.on('data', (c: Buffer) => {
+        size += c.length;
+        if (size <= max) chunks.push(c);
+        // Past 16x the limit the rest is not worth reading: drop the connection.
+        else if (size > max * 16) req.destroy();
+      });
+      req.on('end', () => {
+        if (size > max) {
+          reject(new HttpRefusal(413, invalidRequest(`Request body too large: ${size} bytes; the limit is ${max} (transport.maxBodyBytes)`)));
+        } else resolve(Buffer.concat(chunks).toString('utf8'));
+      });
+      req.on('error', reject);
+    });
+  }
+
+  private async post(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const ct = h(req, 'content-type');
+    if (ct !== undefined && !ct.toLowerCase().includes('json')) {
+      throw new HttpRefusal(415, invalidRequest(`Unsupported Content-Type ${JSON.stringify(ct)}: send application/json`));
+    }
+    const body = await this.readBody(req);
+    let value: unknown;
+    try {
+      value = parseJson(body);
+    } catch (e) {
+      throw new HttpRefusal(400, e as ProtocolError);
+    }
+    const hv = h(req, 'mcp-protocol-version');
+    // A body that names a per-request version other than a legacy one is a modern request, whatever
+    // its headers say: its errors (-32020, -32022) are modern ones.
+    const bv = bodyVersion(value);
+    const modernBody = bv !== undefined && !(isRevision(bv) && eraOf(bv) === 'legacy');
+    if (hv === MODERN || modernBody) return this.postModern(req, res, value, hv);
+    return this.postLegacy(req, res, value, hv);
+  }
+
+  /** 2026-07-28: no sessions, headers must agree with the body, the status follows the code. */
+  private async postModern(req: IncomingMessage, res: ServerResponse, value: unknown, hv: string | undefined): Promise<void> {
+    if (Array.isArray(value)) throw new HttpRefusal(400, invalidRequest('Invalid request: batches are not accepted in 2026-07-28'));
+    const c = classify(value);
+    if (c.kind === 'invalid') throw new HttpRefusal(400, c.error, c.id);
+    if (c.kind === 'response') throw new HttpRefusal(400, invalidRequest('Invalid request: 2026-07-28 clients send no responses'));
+    const msg = c.msg;
+    const id = c.kind === 'request' ? c.msg.id : undefined;
+    const mismatch = (why: string) => new HttpRefusal(400, new ProtocolError(CODES.HeaderMismatch, `Header mismatch: ${why}`), id);
+    if (hv === undefined) throw mismatch('the MCP-Protocol-Version header is required');
+    const bv = bodyVersion(value);
+    if (bv !== undefined && bv !== hv) throw mismatch(`MCP-Protocol-Version header ${JSON.stringify(hv)} does not match the body's ${JSON.stringify(bv)}`);
+    if (c.kind === 'request') this.checkRequestHeaders(req, c.msg, mismatch);
+    const conn = new Conn('http', `http:${randomUUID()}`);
+    if (c.kind === 'notification') {
+      this.opts.server.notify(conn, c.msg);
+      return void res.writeHead(202).end();
+    }
+    await this.run(req, res, conn, msg as Request, MODERN, true);
+  }
+
+  /** Mcp-Method on every request, Mcp-Name where the method names something (2026-07-28 streamable-http). */
+  private checkRequestHeaders(req: IncomingMessage, msg: Request, mismatch: (why: string) => HttpRefusal): void {
+    const method = h(req, 'mcp-method');
+    if (method === undefined) throw mismatch('the Mcp-Method header is required');
+    if (method !== msg.method) throw mismatch(`Mcp-Method header ${JSON.stringify(method)} does not match the body's ${JSON.stringify(msg.method)}`);
+    const field = MCP_NAME_SOURCE[msg.method];
+    if (!field) return;
+    const raw = h(req, 'mcp-name');
+    const bodyName = isObject(msg.params) ? msg.params[field] : undefined;
+    if (raw === undefined) throw mismatch(`the Mcp-Name header is required for ${msg.method}`);
+    const name = decodeHeaderValue(raw);
+    if (name === undefined) throw mismatch(`Mcp-Name header ${JSON.stringify(raw)} is not a valid header value`);
+    if (name !== bodyName) throw mismatch(`Mcp-Name header ${JSON.stringify(name)} does not match the body's params.${field} ${JSON.stringify(bodyName)}`);
+  }
+
+  private async postLegacy(req: IncomingMessage, res: ServerResponse, value: unknown, hv: string | undefined): Promise<void> {
+    if (hv !== undefined && !isRevision(hv)) {
+      // 2025-06-18+ transports: an invalid or unsupported MCP-Protocol-Version is 400.
+      throw new HttpRefusal(400, invalidRequest(`Unsupported MCP-Protocol-Version ${JSON.stringify(hv)}; supported: ${NEWEST_FIRST.join(', ')}`));
+    }
+    const session = this.session(req);
+    if (session && hv !== undefined && session.conn.revision !== undefined && hv !== session.conn.revision) {
+      throw new HttpRefusal(400, invalidRequest(`MCP-Protocol-Version ${hv} does not match the session's negotiated ${session.conn.revision}`));
+    }
+    const rev: Revision = (hv as Revision | undefined) ?? session?.conn.revision ?? HEADERLESS;
+    if (Array.isArray(value)) return this.batch(res, value, rev, session);
+    const c = classify(value);
+    if (c.kind === 'invalid') throw new HttpRefusal(400, c.error, c.id);
+    if (c.kind === 'response') {
+      // Answers to requests mcpx sent on a session are routed by the questions layer (a later round).
+      if (!session) throw new HttpRefusal(400, invalidRequest('Invalid request: a response outside a session answers nothing'));
+      return void res.writeHead(202).end();
+    }
+    if (c.kind === 'notification') {
+      if (session) this.opts.server.notify(session.conn, c.msg);
+      return void res.writeHead(202).end();
+    }
+    const conn = session?.conn ?? new Conn('http', `http:${randomUUID()}`);
+    // Within a session a dropped connection is not a cancellation (2025-03-26..2025-11-25: SHOULD NOT);
+    // outside one nothing else could ever cancel the request, so it is.
+    await this.run(req, res, conn, c.msg, rev, session === undefined);
+  }
+
+  private async batch(res: ServerResponse, items: unknown[], rev: Revision, session?: Session): Promise<void> {
+    if (!inSpan(rev, BATCHES)) {
+      throw new HttpRefusal(400, invalidRequest(`Invalid request: JSON-RPC batches are accepted in 2025-03-26 only, not ${rev}`));
+    }
+    if (items.length === 0) throw new HttpRefusal(400, invalidRequest('Invalid request: an empty batch'));
+    const conn = session?.conn ?? new Conn('http', `http:${randomUUID()}`);
+    const ctl = new AbortController();
+    const onClose = () => !res.writableFinished && !session && ctl.abort(new Error('client disconnected'));
+    res.on('close', onClose);
+    const out = await Promise.all(items.map((item) => this.batchItem(conn, classify(item), rev, ctl.signal)));
+    res.off('close', onClose);
+    const responses = out.filter((r): r is Response => r !== undefined);
+    if (responses.length === 0) return void res.writeHead(202).end();
+    sendJson(res, 200, responses);
+  }
+
+  private async batchItem(conn: Conn, c: Classified, rev: Revision, signal: AbortSignal): Promise<Response | undefined> {
+    if (c.kind === 'invalid') return errorResponse(c.id, c.error.toWire());
+    if (c.kind === 'notification') return void this.opts.server.notify(conn, c.msg);
+    if (c.kind === 'response') return undefined;
+    // 2025-03-26 lifecycle: "The initialize request MUST NOT be part of a JSON-RPC batch".
+    if (c.msg.method === 'initialize') {
+      return errorResponse(c.msg.id, invalidRequest('Invalid request: initialize must not be part of a batch').toWire());
+    }
+    // Notifications a batched request emits have no stream to ride on; they are dropped.
+    const o = await this.opts.server.handle({ conn, req: c.msg, rev, signal, emit: () => undefined });
+    return o.response;
+  }
+
+  /** Runs one request; the response is JSON, or an SSE stream once something must be streamed. */
+  private async run(req: IncomingMessage, res: ServerResponse, conn: Conn, msg: Request, rev: Revision, disconnectCancels: boolean): Promise<void> {
+    const ctl = new AbortController();
+    const acceptsSse = (h(req, 'accept') ?? '').includes('text/event-stream');
+    const stream = new SseStream(res, this.opts.settings.duration('transport.sseKeepAlive'));
+    // A slow answer to a client that accepts SSE becomes a stream with keep-alive comments, so idle
+    // timeouts on the way do not end a call that is still running (seeds 001 §3.2).
+    if (acceptsSse) stream.keepAlive();
+    const onClose = () => {
+      if (res.writableFinished) return;
+      if (disconnectCancels) ctl.abort(new Error('client closed the stream'));
+    };
+    res.on('close', onClose);
+    conn.track(msg.id, ctl);
+    try {
+      const outcome = await this.opts.server.handle({
+        conn,
+        req: msg,
+        rev,
+        signal: ctl.signal,
+        emit: (n) => {
+          if (acceptsSse) stream.send(n);
+        },
+      });
+      if (ctl.signal.aborted && disconnectCancels) return; // 2026-07-28: nothing more for a cancelled request
+      if (outcome.initialized && eraOf(outcome.rev) === 'legacy' && !('error' in outcome.response)) {
+        const id = this.mint(conn);
+        if (!stream.isStarted) res.setHeader('Mcp-Session-Id', id);
+      }
+      if (stream.isStarted) {
+        stream.send(outcome.response);
+        stream.end();
+      } else {
+        stream.end();
+        const code = 'error' in outcome.response ? outcome.response.error.code : undefined;
+        sendJson(res, code === undefined ? 200 : httpStatus(code, outcome.rev), outcome.response);
+      }
+    } finally {
+      conn.untrack(msg.id, ctl);
+      res.off('close', onClose);
+    }
+  }
+
+  private mint(conn: Conn): string {
+    const existing = [...this.sessions.values()].find((s) => s.conn === conn);
+    if (existing) return existing.id;
+    const id = randomUUID();
+    const s: Session = { id, conn, lastSeen: Date.now() };
+    this.sessions.set(id, s);
+    return id;
+  }
+}
+
+/** The per-request version a body names in `_meta`, if any. */
+function bodyVersion(value: unknown): string | undefined {
+  if (!isObject(value) || !isObject(value.params) || !isObject(value.params._meta)) return undefined;
+  const v = value.params._meta[META.protocolVersion];
+  return typeof v === 'string' ? v : undefined;
+}
+
+export type { JsonObject, Message };

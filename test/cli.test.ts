@@ -1,0 +1,75 @@
+// The headless command line as a user runs it: dist/cli.js in a real process.
+import assert from 'node:assert/strict';
+import { execFile, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { after, describe, test } from 'node:test';
+import { repoRoot } from './harness/gateway';
+import { HttpClient, type Json, StdioClient } from './harness/wire';
+
+const cli = join(repoRoot(), 'dist', 'cli.js');
+const dir = mkdtempSync(join(tmpdir(), 'mcpx-cli-'));
+after(() => rmSync(dir, { recursive: true, force: true }));
+// An isolated XDG config home, so a user's own ~/.config/mcpx/mcp.json never leaks into a test.
+const env = { ...process.env, XDG_CONFIG_HOME: dir, MCPX_PORT: '' };
+
+function run(args: string[], extraEnv: Record<string, string> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile(process.execPath, [cli, ...args], { env: { ...env, ...extraEnv } }, (err, stdout, stderr) => {
+      resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr });
+    });
+  });
+}
+
+describe('mcpx CLI', () => {
+  test('daemon --port 0 prints its endpoint, serves MCP, and stops on SIGTERM', async () => {
+    const config = join(dir, 'c.json');
+    writeFileSync(config, JSON.stringify({ servers: { a: { command: 'true' } }, settings: { 'mcp.pageSize': 7 } }));
+    const child = spawn(process.execPath, [cli, 'daemon', '--port', '0', '--config', config], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const line = await new Promise<string>((resolve) => createInterface({ input: child.stdout }).once('line', resolve));
+    const url = /mcpx listening on (http:\/\/127\.0\.0\.1:\d+\/mcp)/.exec(line)?.[1];
+    assert.ok(url, line);
+    const c = new HttpClient(url, '2026-07-28');
+    const r = await c.request('tools/call', { name: 'mcpx_servers', arguments: {} });
+    assert.deepEqual((r.result!.structuredContent as Json).servers, [{ name: 'a', transport: 'stdio' }]);
+    child.kill('SIGTERM');
+    assert.equal(await new Promise((r2) => child.on('exit', r2)), 0);
+  });
+
+  test('serve --transport stdio speaks MCP on its own stdin/stdout', async () => {
+    const c = new StdioClient(process.execPath, [cli, 'serve', '--transport', 'stdio'], '2025-11-25');
+    const init = await c.initialize();
+    assert.equal((init.result as Json).protocolVersion, '2025-11-25');
+    const tools = (await c.request('tools/list')).result as Json;
+    assert.equal((tools.tools as Json[])[0]!.name, 'mcpx_servers');
+    assert.equal(await c.close(), 0);
+  });
+
+  test('serve --transport http is refused with where to go instead', async () => {
+    const r = await run(['serve', '--transport', 'http']);
+    assert.equal(r.code, 2);
+    assert.match(r.stderr, /mcpx daemon/);
+  });
+
+  test('settings shows each value and where it came from', async () => {
+    const r = await run(['settings', '--mcp-spec', '2025-06-18', '--set', 'mcp.pageSize=9'], { MCPX_POOL_CALL_TIMEOUT: '30s' });
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stdout, /^pool\.callTimeout\s+30000\s+\(env: MCPX_POOL_CALL_TIMEOUT\)$/m);
+    assert.match(r.stdout, /^spec\.first\s+"2025-06-18"\s+\(flag\)$/m);
+    assert.match(r.stdout, /^mcp\.pageSize\s+9\s+\(flag\)$/m);
+    assert.match(r.stdout, /^transport\.sseKeepAlive\s+15000\s+\(default\)$/m);
+    assert.match(r.stdout, /^config: embedded default$/m);
+  });
+
+  test('an unknown revision is refused with the valid ones; so is an unknown flag', async () => {
+    const bad = await run(['daemon', '--port', '0', '--mcp-spec', '2030-01-01']);
+    assert.equal(bad.code, 2);
+    assert.match(bad.stderr, /spec\.first: unknown revision "2030-01-01"; valid revisions: 2024-11-05, 2025-03-26, 2025-06-18, 2025-11-25, 2026-07-28/);
+    const env2 = await run(['settings'], { MCPX_SPEC_PRECEDENCE: '2025-06-18,nope' });
+    assert.match(env2.stderr, /spec\.precedence: unknown revision "nope"/);
+    const flag = await run(['daemon', '--frobnicate', '1']);
+    assert.match(flag.stderr, /--frobnicate: unknown flag/);
+  });
+});

@@ -1,0 +1,99 @@
+// The bundled extension (dist/extension.js) activated against a hand-written fake of the few VS Code
+// APIs it touches: it starts the gateway on mcpx.port (the next free one if taken), shows the endpoint
+// in the status bar, copies it, and disposing the extension closes the server. The same bundle runs in
+// a real VS Code extension host in the editor integration tests.
+import assert from 'node:assert/strict';
+import { createServer } from 'node:net';
+import Module from 'node:module';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { repoRoot } from './harness/gateway';
+import { HttpClient } from './harness/wire';
+
+interface Disposable {
+  dispose(): unknown;
+}
+
+function fakeVscode(port: number) {
+  const state = { clipboard: '', statusText: '', messages: [] as string[], commands: new Map<string, () => unknown>() };
+  class EventEmitter<T> {
+    private ls: Array<(v: T) => void> = [];
+    event = (l: (v: T) => void) => {
+      this.ls.push(l);
+      return { dispose: () => (this.ls = this.ls.filter((x) => x !== l)) };
+    };
+    fire(v: T) {
+      for (const l of this.ls) l(v);
+    }
+    dispose() {
+      this.ls = [];
+    }
+  }
+  const api = {
+    EventEmitter,
+    StatusBarAlignment: { Left: 1, Right: 2 },
+    Disposable: { from: (...ds: Disposable[]) => ({ dispose: () => ds.forEach((d) => d.dispose()) }) },
+    workspace: {
+      workspaceFolders: undefined,
+      getConfiguration: () => ({ inspect: (key: string) => (key === 'port' ? { globalValue: port } : undefined) }),
+    },
+    window: {
+      createOutputChannel: () => ({ info() {}, error() {}, warn() {}, dispose() {} }),
+      createStatusBarItem: () => {
+        const item = {
+          name: '',
+          command: '',
+          tooltip: '',
+          show() {},
+          dispose() {},
+          set text(t: string) {
+            state.statusText = t;
+          },
+        };
+        return item;
+      },
+      showInformationMessage: (m: string) => state.messages.push(m),
+      showWarningMessage: (m: string) => state.messages.push(m),
+      showErrorMessage: (m: string) => state.messages.push(m),
+    },
+    commands: {
+      registerCommand: (id: string, fn: () => unknown) => {
+        state.commands.set(id, fn);
+        return { dispose: () => state.commands.delete(id) };
+      },
+    },
+    env: { clipboard: { writeText: async (t: string) => void (state.clipboard = t) } },
+  };
+  return { api, state };
+}
+
+test('activate: gateway on the next free port, endpoint in the status bar and clipboard; dispose closes it', async () => {
+  // Occupy a port so the extension has to take the next one.
+  const blocker = createServer();
+  await new Promise<void>((r) => blocker.listen(0, '127.0.0.1', r));
+  const taken = (blocker.address() as { port: number }).port;
+  const { api, state } = fakeVscode(taken);
+  const load = (Module as unknown as { _load: (req: string, ...rest: unknown[]) => unknown })._load;
+  (Module as unknown as { _load: unknown })._load = (req: string, ...rest: unknown[]) => (req === 'vscode' ? api : load(req, ...rest));
+  try {
+    const ext = require(join(repoRoot(), 'dist', 'extension.js')) as { activate(ctx: unknown): Promise<{ endpoint(): string | undefined }> };
+    const subscriptions: Disposable[] = [];
+    const handle = await ext.activate({ subscriptions });
+    const url = handle.endpoint();
+    assert.ok(url);
+    const port = Number(new URL(url).port);
+    assert.notEqual(port, taken);
+    assert.ok(port > taken && port < taken + 20);
+    assert.equal(state.statusText, `$(plug) mcpx :${port}`);
+    await state.commands.get('mcpx.copyEndpoint')!();
+    assert.equal(state.clipboard, url);
+    const c = new HttpClient(url, '2026-07-28');
+    assert.equal((await c.request('server/discover')).reply.status, 200);
+    for (const d of subscriptions) d.dispose();
+    await new Promise((r) => setTimeout(r, 50));
+    await assert.rejects(fetch(url, { method: 'POST' }), 'the server is closed on dispose');
+  } finally {
+    (Module as unknown as { _load: unknown })._load = load;
+    blocker.close();
+  }
+});

@@ -1,0 +1,72 @@
+// The settings registry: sources in order, env names, refusals that list the valid values.
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { Settings, envLayer, envName, parseDuration } from '../src/config/settings';
+import { parseConfig } from '../src/config/file';
+
+describe('settings', () => {
+  test('defaults in one place, and later sources win', () => {
+    const s = new Settings([
+      { source: 'config', values: { 'pool.callTimeout': '30s', 'mcp.pageSize': 10 } },
+      { source: 'env', values: envLayer({ MCPX_POOL_CALL_TIMEOUT: '1m', MCPX_MCP_PASSTHROUGH: 'a, b' }) },
+      { source: 'flag', values: { 'mcp.pageSize': '5' } },
+    ]);
+    assert.deepEqual(s.resolved('pool.callTimeout'), { value: 60_000, source: 'env' });
+    assert.deepEqual(s.resolved('mcp.pageSize'), { value: 5, source: 'flag' });
+    assert.deepEqual(s.resolved('mcp.passthrough'), { value: ['a', 'b'], source: 'env' });
+    assert.deepEqual(s.resolved('protoMessages.listMaxAge'), { value: 60_000, source: 'default' });
+    assert.equal(s.duration('proto.askTimeout'), 600_000);
+  });
+
+  test('env names follow the keys; --mcp-spec has the seeds\' MCPX_MCP_SPEC', () => {
+    assert.equal(envName('transport.sseKeepAlive'), 'MCPX_TRANSPORT_SSE_KEEP_ALIVE');
+    assert.equal(envName('mcp.passthrough'), 'MCPX_MCP_PASSTHROUGH');
+    assert.deepEqual(envLayer({ MCPX_MCP_SPEC: '2025-06-18' }), { 'spec.first': '2025-06-18' });
+  });
+
+  test('an unknown revision is refused with the list of valid ones, in every revision setting', () => {
+    for (const [key, v] of [['spec.precedence', '2025-13-01'], ['spec.lenient', ['2024-11-05', 'draft']], ['spec.first', 'latest']] as const) {
+      assert.throws(() => new Settings([{ source: 'flag', values: { [key]: v } }]), (e: Error) => {
+        assert.match(e.message, new RegExp(`^${key.replace('.', '\\.')}: unknown revision`));
+        assert.match(e.message, /valid revisions: 2024-11-05, 2025-03-26, 2025-06-18, 2025-11-25, 2026-07-28/);
+        return true;
+      });
+    }
+  });
+
+  test('bad values and unknown keys are named', () => {
+    assert.throws(() => new Settings([{ source: 'flag', values: { 'pool.callTimeout': 'soon' } }]), /pool\.callTimeout: expected a duration/);
+    assert.throws(() => new Settings([{ source: 'flag', values: { 'pool.nope': 1 } }]), /pool\.nope: unknown setting/);
+    assert.throws(() => new Settings([{ source: 'flag', values: { 'proto.askRounds': 0 } }]), /at least 1/);
+    assert.equal(parseDuration('1.5s'), 1500);
+    assert.equal(parseDuration('250'), 250);
+  });
+});
+
+describe('config file', () => {
+  test('a bad server names its exact path; the other servers still load; substitution applies', () => {
+    const c = parseConfig(
+      {
+        servers: {
+          github: { type: 'stdio', command: 42 },
+          ok: { command: 'node', args: ['${workspaceFolder}/s.js'], env: { T: '${env:TOKEN}' } },
+          web: { type: 'http', url: 'http://127.0.0.1:1/mcp', auth: { type: 'oauth' } },
+          remote: { url: 'http://127.0.0.1:2/mcp', headers: { A: 'b' } },
+        },
+        mcpServers: { claude: { command: 'x' } },
+        settings: { 'mcp.pageSize': 3 },
+      },
+      'test',
+      { env: { TOKEN: 't0k' }, workspaceFolder: '/ws' },
+    );
+    assert.deepEqual(c.issues.map((i) => `${i.path}: ${i.message}`), [
+      'servers.github.command: expected string, received number',
+      'servers.web.auth.type: oauth is not supported yet: use bearer, basic, header, query or env',
+    ]);
+    assert.deepEqual(c.servers.map((s) => `${s.name}:${s.type}`), ['ok:stdio', 'remote:http', 'claude:stdio']);
+    const ok = c.servers[0]!;
+    assert.equal(ok.type === 'stdio' && ok.args[0], '/ws/s.js');
+    assert.equal(ok.type === 'stdio' && ok.env.T, 't0k');
+    assert.deepEqual(c.settings, { 'mcp.pageSize': 3 });
+  });
+});

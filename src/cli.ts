@@ -1,6 +1,6 @@
 // The headless surface: `mcpx daemon`, `mcpx serve --transport stdio`, `mcpx settings`.
 import { type Listening, isLoopback, listen, makeServer } from './app';
-import { type Config, loadConfig } from './config/file';
+import { type Config, defaultStateDir, loadConfig } from './config/file';
 import { SETTINGS, Settings, envLayer, envName, SettingError } from './config/settings';
 import { Gateway } from './gateway/gateway';
 import { StdioTransport } from './transport/stdio';
@@ -63,7 +63,7 @@ async function daemon(a: Args): Promise<void> {
   const config = loadConfig(a.config, { env: process.env, workspaceFolder: process.cwd() });
   reportIssues(config);
   const settings = settingsFor(config, a, process.env);
-  const gateway = new Gateway(config, settings, { log: (l) => process.stderr.write(l + '\n') });
+  const gateway = new Gateway(config, settings, { log: (l) => process.stderr.write(l + '\n'), stateDir: defaultStateDir(process.env) });
   const address = settings.get<string>('address');
   if (!isLoopback(address)) {
     process.stderr.write(`mcpx: WARNING: listening on ${address}, beyond loopback: anything that can reach this port can run tools as you.\n`);
@@ -97,7 +97,7 @@ async function serve(a: Args): Promise<void> {
   const config = loadConfig(a.config, { env: process.env, workspaceFolder: process.cwd() });
   reportIssues(config);
   const settings = settingsFor(config, a, process.env);
-  const gateway = new Gateway(config, settings, { log: (l) => process.stderr.write(l + '\n') });
+  const gateway = new Gateway(config, settings, { log: (l) => process.stderr.write(l + '\n'), stateDir: defaultStateDir(process.env) });
   const server = makeServer(gateway, settings);
   const t = new StdioTransport({ server, input: process.stdin, output: process.stdout, drainMs: settings.duration('transport.stdioDrain') });
   await t.closed;

@@ -5,7 +5,7 @@ import { statusBar } from './vscode/statusBar';
 
 export async function activate(context: vscode.ExtensionContext): Promise<{ endpoint(): string | undefined }> {
   const log = vscode.window.createOutputChannel('mcpx', { log: true });
-  const host = new GatewayHost(log);
+  const host = new GatewayHost(log, context.globalStorageUri?.fsPath);
   context.subscriptions.push(log, host, statusBar(host));
   context.subscriptions.push(
     vscode.commands.registerCommand('mcpx.copyEndpoint', async () => {

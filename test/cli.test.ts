@@ -13,7 +13,7 @@ const cli = join(repoRoot(), 'dist', 'cli.js');
 const dir = mkdtempSync(join(tmpdir(), 'mcpx-cli-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
 // An isolated XDG config home, so a user's own ~/.config/mcpx/mcp.json never leaks into a test.
-const env = { ...process.env, XDG_CONFIG_HOME: dir, MCPX_PORT: '' };
+const env = { ...process.env, XDG_CONFIG_HOME: dir, XDG_STATE_HOME: dir, MCPX_PORT: '' };
 
 function run(args: string[], extraEnv: Record<string, string> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
@@ -28,23 +28,30 @@ describe('mcpx CLI', () => {
     const config = join(dir, 'c.json');
     writeFileSync(config, JSON.stringify({ servers: { a: { command: 'true' } }, settings: { 'mcp.pageSize': 7 } }));
     const child = spawn(process.execPath, [cli, 'daemon', '--port', '0', '--config', config], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-    const line = await new Promise<string>((resolve) => createInterface({ input: child.stdout }).once('line', resolve));
-    const url = /mcpx listening on (http:\/\/127\.0\.0\.1:\d+\/mcp)/.exec(line)?.[1];
-    assert.ok(url, line);
-    const c = new HttpClient(url, '2026-07-28');
-    const r = await c.request('tools/call', { name: 'mcpx_servers', arguments: {} });
-    assert.deepEqual((r.result!.structuredContent as Json).servers, [{ name: 'a', transport: 'stdio' }]);
-    child.kill('SIGTERM');
-    assert.equal(await new Promise((r2) => child.on('exit', r2)), 0);
+    const exited = new Promise((r2) => child.on('exit', r2));
+    try {
+      const line = await new Promise<string>((resolve) => createInterface({ input: child.stdout }).once('line', resolve));
+      const url = /mcpx listening on (http:\/\/127\.0\.0\.1:\d+\/mcp)/.exec(line)?.[1];
+      assert.ok(url, line);
+      const c = new HttpClient(url, '2026-07-28');
+      const r = await c.request('tools/call', { name: 'mcpx_servers', arguments: {} });
+      assert.deepEqual((r.result!.structuredContent as Json).servers, [{ name: 'a', scope: 'shared', state: 'stopped', transport: 'stdio', passthrough: false }]);
+    } finally {
+      child.kill('SIGTERM');
+    }
+    assert.equal(await exited, 0);
   });
 
   test('serve --transport stdio speaks MCP on its own stdin/stdout', async () => {
     const c = new StdioClient(process.execPath, [cli, 'serve', '--transport', 'stdio'], '2025-11-25');
-    const init = await c.initialize();
-    assert.equal((init.result as Json).protocolVersion, '2025-11-25');
-    const tools = (await c.request('tools/list')).result as Json;
-    assert.equal((tools.tools as Json[])[0]!.name, 'mcpx_servers');
-    assert.equal(await c.close(), 0);
+    try {
+      const init = await c.initialize();
+      assert.equal((init.result as Json).protocolVersion, '2025-11-25');
+      const tools = (await c.request('tools/list')).result as Json;
+      assert.deepEqual((tools.tools as Json[]).map((t) => t.name), ['mcpx_call', 'mcpx_servers', 'mcpx_tools', 'mcpx_describe']);
+    } finally {
+      assert.equal(await c.close(), 0);
+    }
   });
 
   test('serve --transport http is refused with where to go instead', async () => {

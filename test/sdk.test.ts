@@ -6,37 +6,9 @@ import { after, before, describe, test } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { Listening } from '../src/app';
 import { fixture, startTestServer } from './harness/gateway';
-import { assertServerFrame, type Revision } from './harness/schema';
-
-/** Wrap a transport so every incoming frame is validated against the revision negotiated. */
-function validating(t: Transport): { transport: Transport; frames: unknown[] } {
-  const frames: unknown[] = [];
-  const methods = new Map<unknown, string>();
-  const send = t.send.bind(t);
-  t.send = (msg, opts) => {
-    if ('method' in msg && 'id' in msg) methods.set(msg.id, msg.method);
-    return send(msg, opts);
-  };
-  const wrap = () => {
-    const inner = t.onmessage;
-    t.onmessage = (msg, extra) => {
-      const rev = ((t as { protocolVersion?: string }).protocolVersion ?? '2025-11-25') as Revision;
-      const method = 'id' in msg ? methods.get(msg.id) : undefined;
-      assertServerFrame(method === 'initialize' ? ((msg as { result?: { protocolVersion?: Revision } }).result?.protocolVersion ?? rev) : rev, msg, method);
-      frames.push(msg);
-      inner?.(msg, extra);
-    };
-  };
-  const start = t.start.bind(t);
-  t.start = async () => {
-    wrap();
-    return start();
-  };
-  return { transport: t, frames };
-}
+import { validating } from './harness/sdk';
 
 async function exercise(client: Client): Promise<void> {
   const tools = await client.listTools();

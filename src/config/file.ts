@@ -64,6 +64,11 @@ export function parseConfig(value: unknown, source: string, ctx: SubstitutionCon
 /** The embedded default: no upstreams; the gateway's own tools only. */
 export const DEFAULT_CONFIG = { servers: {} };
 
+/** Headless state (the era cache, stored questions): $XDG_STATE_HOME/mcpx, else ~/.local/state/mcpx. */
+export function defaultStateDir(env: NodeJS.ProcessEnv): string {
+  return join(env.XDG_STATE_HOME || join(homedir(), '.local', 'state'), 'mcpx');
+}
+
 export function defaultConfigPath(env: NodeJS.ProcessEnv): string {
   return join(env.XDG_CONFIG_HOME || join(homedir(), '.config'), 'mcpx', 'mcp.json');
 }

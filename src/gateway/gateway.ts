@@ -1,48 +1,393 @@
-// The gateway: the Provider the server serves. This first version carries the gateway's own discovery
-// of configured servers; upstream connections are added by the gateway issue.
+// The gateway: the Provider the server serves. Configured upstreams behind one surface — through the
+// gateway's own tools, prompts as <server>_<prompt>, resources as mcpx://<server>/<uri> — or, for the
+// servers named in mcp.passthrough, under their own names (seeds 001 §2.5).
+import { join } from 'node:path';
 import type { Config } from '../config/file';
+import { type Policy, policyFrom } from '../config/policy';
+import type { ServerDef } from '../config/servers';
 import type { Settings } from '../config/settings';
-import { invalidParams } from '../protocol/errors';
-import type { JsonObject } from '../protocol/jsonrpc';
+import { CODES, ProtocolError, invalidParams, resourceNotFound } from '../protocol/errors';
+import { type JsonObject, isObject } from '../protocol/jsonrpc';
+import { INPUT_ERROR_AS_RESULT, inSpan } from '../protocol/revisions';
 import type { CallContext, Provider, ProviderCapabilities } from '../server/provider';
 import type { Route } from '../transport/http';
+import { type ClientHooks, UpstreamError } from '../upstream/client';
+import { EraCache } from '../upstream/eras';
+import { Pool } from '../upstream/pool';
+import { Catalogue, INVALIDATES } from './catalogue';
+import { safeName, toolAllowed } from './names';
+import { FIXED_NAMES, FIXED_TOOLS, jsonResult } from './tools';
+import { parseGatewayUri, resolveInner, toGatewayTemplate, toGatewayUri } from './uris';
+import { schemaMismatch } from './validate';
 
 export interface GatewayOptions {
   log?: (line: string) => void;
+  /** Where <state>/upstream-eras.json lives; none keeps the era cache in memory only. */
+  stateDir?: string;
+  clientInfo?: JsonObject;
 }
 
+/** Trace context passed upstream unchanged (seeds 001 §4.4). */
+const TRACE_KEYS = ['traceparent', 'tracestate', 'baggage'];
+
+/** What mcpx itself can answer when an upstream asks; declared to upstreams (seeds 001 §6, #210). */
+const MCPX_CAPABILITIES: JsonObject = { roots: { listChanged: true } };
+
 export class Gateway implements Provider {
+  readonly pool: Pool;
+  readonly catalogue: Catalogue;
+  readonly policy: Policy;
+  private readonly defs: Map<string, ServerDef>;
+  readonly passthrough: string[];
+  private readonly log: (line: string) => void;
+
   constructor(
     readonly config: Config,
     readonly settings: Settings,
     readonly opts: GatewayOptions = {},
-  ) {}
+  ) {
+    this.log = opts.log ?? (() => undefined);
+    this.policy = policyFrom(settings);
+    this.defs = new Map(config.servers.filter((s) => !s.disabled).map((s) => [s.name, s]));
+    this.passthrough = settings.get<string[]>('mcp.passthrough');
+    for (const p of this.passthrough) {
+      if (!this.defs.has(p)) this.log(`mcp.passthrough names ${JSON.stringify(p)}, which is not a configured server; ignored`);
+    }
+    this.passthrough = this.passthrough.filter((p) => this.defs.has(p));
+    this.pool = new Pool(this.defs, {
+      eras: new EraCache(opts.stateDir ? join(opts.stateDir, 'upstream-eras.json') : undefined),
+      policy: this.policy,
+      settings,
+      clientInfo: opts.clientInfo ?? { name: 'mcpx', version: '0.1.0' },
+      capabilities: MCPX_CAPABILITIES,
+      hooks: (def) => this.hooks(def),
+      log: this.log,
+    });
+    this.catalogue = new Catalogue(this.pool);
+  }
+
+  private hooks(def: ServerDef): ClientHooks {
+    return {
+      // One function answers an upstream's questions in both eras (seeds 001 §4.1). Questions are
+      // routed by the questions layer; until it exists mcpx declares neither elicitation nor sampling.
+      onRequest: async (method) => {
+        if (method === 'roots/list') return { roots: this.config.roots };
+        if (method === 'elicitation/create') return { action: 'decline' };
+        throw new ProtocolError(CODES.MethodNotFound, `mcpx did not declare ${method} to ${def.name}`);
+      },
+      onNotification: (n) => {
+        const kinds = INVALIDATES[n.method];
+        if (kinds) this.catalogue.invalidate(def.name, kinds);
+      },
+      log: this.log,
+    };
+  }
 
   capabilities(): ProviderCapabilities {
-    return { tools: true };
-  }
-
-  async listTools(): Promise<JsonObject[]> {
-    return [
-      {
-        name: 'mcpx_servers',
-        title: 'Configured MCP servers',
-        description: 'Every configured upstream server with its transport.',
-        inputSchema: { type: 'object', properties: {} },
-        annotations: { readOnlyHint: true },
-      },
-    ];
-  }
-
-  async callTool(name: string, _args: JsonObject, _ctx: CallContext): Promise<JsonObject> {
-    if (name !== 'mcpx_servers') throw invalidParams(`no tool named ${JSON.stringify(name)}`);
-    const servers = this.config.servers.map((s) => ({ name: s.name, transport: s.type }));
-    return { content: [{ type: 'text', text: JSON.stringify({ servers }, null, 2) }], structuredContent: { servers } };
+    return { tools: true, prompts: true, resources: true, completions: true };
   }
 
   routes(): Route[] {
     return [];
   }
 
-  async close(): Promise<void> {}
+  // ---- tools ---------------------------------------------------------------------------------
+
+  /** Pass-through tools: name shown -> (server, upstream name, tool). Two servers offering one name
+   *  fail the list with an error naming both (seeds 001 §2.5). */
+  private async passthroughTools(identity: string): Promise<Map<string, { server: string; name: string; tool: JsonObject }>> {
+    const out = new Map<string, { server: string; name: string; tool: JsonObject }>();
+    for (const server of this.passthrough) {
+      const def = this.defs.get(server)!;
+      for (const tool of await this.catalogue.list(server, 'tools', identity)) {
+        const name = String(tool.name);
+        if (!toolAllowed(name, def.tools)) continue;
+        const shown = safeName(name);
+        const other = out.get(shown);
+        if (other) throw new ProtocolError(CODES.InternalError, `tool ${JSON.stringify(shown)} is offered by both ${other.server} and ${server}; rename or filter one (tools.deny)`);
+        out.set(shown, { server, name, tool });
+      }
+    }
+    return out;
+  }
+
+  async listTools(ctx: CallContext): Promise<JsonObject[]> {
+    const pt = await this.passthroughTools(ctx.identity);
+    const upstream = [...pt.entries()].sort(([a], [b]) => a.localeCompare(b)).map(([shown, e]) => ({ ...e.tool, name: shown }));
+    // A gateway tool an upstream also names is hidden over MCP: the upstream wins.
+    return [...upstream, ...FIXED_TOOLS.filter((t) => !pt.has(String(t.name)))];
+  }
+
+  async callTool(name: string, args: JsonObject, ctx: CallContext): Promise<JsonObject> {
+    const pt = this.passthrough.length ? await this.passthroughTools(ctx.identity) : new Map();
+    const hit = pt.get(name);
+    if (hit) return this.forwardCall(hit.server, hit.name, args, ctx, hit.tool);
+    if (FIXED_NAMES.has(name)) return this.fixedTool(name, args, ctx);
+    // Names a pass-through server does not list are still forwarded: it says whether they exist.
+    if (this.passthrough.length) return this.forwardCall(this.passthrough[0]!, name, args, ctx, undefined);
+    throw invalidParams(`no tool named ${JSON.stringify(name)}`);
+  }
+
+  /** Input validation failed: a protocol error up to 2025-06-18, an isError result from 2025-11-25. */
+  private inputError(ctx: CallContext, message: string): JsonObject {
+    if (!inSpan(ctx.rev, INPUT_ERROR_AS_RESULT)) throw invalidParams(message);
+    return { content: [{ type: 'text', text: message }], isError: true };
+  }
+
+  private async fixedTool(name: string, args: JsonObject, ctx: CallContext): Promise<JsonObject> {
+    const def = FIXED_TOOLS.find((t) => t.name === name)!;
+    const bad = schemaMismatch(def.inputSchema, args);
+    if (bad) return this.inputError(ctx, `Invalid arguments for ${name}: ${bad}`);
+    switch (name) {
+      case 'mcpx_call': {
+        const server = String(args.server);
+        const tool = String(args.tool);
+        const d = this.pool.def(server);
+        if (!toolAllowed(tool, d.tools)) throw invalidParams(`tool ${JSON.stringify(tool)} of ${server} is not allowed by its tools filter`);
+        const listed = (await this.catalogue.list(server, 'tools', ctx.identity)).find((t) => t.name === tool);
+        const timeout = typeof args.timeoutSec === 'number' ? args.timeoutSec * 1000 : undefined;
+        const result = await this.forwardCall(server, tool, isObject(args.arguments) ? args.arguments : {}, ctx, listed, timeout);
+        return this.passthrough.includes(server) ? result : rewriteUris(server, result);
+      }
+      case 'mcpx_servers':
+        return jsonResult({ servers: this.serverStatuses() });
+      case 'mcpx_tools':
+        return jsonResult(await this.findTools(ctx, typeof args.query === 'string' ? args.query : undefined, typeof args.server === 'string' ? args.server : undefined));
+      case 'mcpx_describe': {
+        const server = String(args.server);
+        const tool = (await this.catalogue.list(server, 'tools', ctx.identity)).find((t) => t.name === args.tool);
+        if (!tool) throw invalidParams(`server ${server} has no tool named ${JSON.stringify(args.tool)}`);
+        return jsonResult({ server, tool: { ...tool, qualifiedName: safeName(`${server}_${String(tool.name)}`) } });
+      }
+    }
+    throw invalidParams(`no tool named ${JSON.stringify(name)}`);
+  }
+
+  serverStatuses(): JsonObject[] {
+    const issues = this.config.issues;
+    return this.pool.statuses().map((s) => ({
+      ...s,
+      passthrough: this.passthrough.includes(s.name),
+      ...(issues.some((i) => i.path.includes(`.${s.name}.`)) ? { configIssues: issues.filter((i) => i.path.includes(`.${s.name}.`)) } : {}),
+    })) as unknown as JsonObject[]; // UpstreamStatus is plain JSON
+  }
+
+  private async findTools(ctx: CallContext, query?: string, server?: string): Promise<JsonObject> {
+    const servers = server ? [this.pool.def(server).name] : [...this.defs.keys()];
+    const q = query?.toLowerCase();
+    const tools: JsonObject[] = [];
+    const errors: JsonObject[] = [];
+    await Promise.all(
+      servers.map(async (s) => {
+        try {
+          for (const t of await this.catalogue.list(s, 'tools', ctx.identity)) {
+            const name = String(t.name);
+            if (!toolAllowed(name, this.defs.get(s)!.tools)) continue;
+            const text = `${name} ${String(t.title ?? '')} ${String(t.description ?? '')}`.toLowerCase();
+            if (q && !text.includes(q)) continue;
+            const shown = this.passthrough.includes(s) ? safeName(name) : safeName(`${s}_${name}`);
+            tools.push({ server: s, tool: name, name: shown, ...(t.title ? { title: t.title } : {}), ...(t.description ? { description: t.description } : {}) });
+          }
+        } catch (e) {
+          errors.push({ server: s, error: (e as Error).message });
+        }
+      }),
+    );
+    tools.sort((a, b) => String(a.name).localeCompare(String(b.name)));
+    return errors.length ? { tools, errors } : { tools };
+  }
+
+  /** The upstream call: arguments checked against the input schema first, the result against the
+   *  output schema after; the result is the upstream's own (a JSON-RPC error stays that error). */
+  private async forwardCall(server: string, tool: string, args: JsonObject, ctx: CallContext, listed: JsonObject | undefined, requestedTimeoutMs?: number): Promise<JsonObject> {
+    if (listed) {
+      const bad = schemaMismatch(listed.inputSchema, args);
+      if (bad) return this.inputError(ctx, `Invalid arguments for ${server}/${tool}: ${bad}`);
+    }
+    const result = await this.pool.request(server, ctx.identity, 'tools/call', { name: tool, arguments: args }, {
+      signal: ctx.signal,
+      meta: this.forwardMeta(ctx),
+      clientCapabilities: this.narrowed(ctx),
+      requestedTimeoutMs,
+    });
+    if (listed && 'outputSchema' in listed && 'structuredContent' in result && !result.isError) {
+      const bad = schemaMismatch(listed.outputSchema, result.structuredContent);
+      if (bad) {
+        const warning = `structuredContent of ${server}/${tool} does not match its outputSchema: ${bad}`;
+        this.log(`[${server}] ${warning}`);
+        return { ...result, _meta: { ...(isObject(result._meta) ? result._meta : {}), 'dev.mcpx/warnings': [warning] } };
+      }
+    }
+    return result;
+  }
+
+  /** `_meta` carried upstream: trace context, unchanged. */
+  private forwardMeta(ctx: CallContext): JsonObject {
+    const meta: JsonObject = {};
+    for (const k of TRACE_KEYS) if (k in ctx.meta) meta[k] = ctx.meta[k];
+    return meta;
+  }
+
+  /** A client's capabilities narrowed to what mcpx itself has: never declare upstream what the client
+   *  did not (seeds 001 §2.5). */
+  private narrowed(ctx: CallContext): JsonObject {
+    const out: JsonObject = {};
+    for (const k of Object.keys(MCPX_CAPABILITIES)) if (k in ctx.clientCapabilities) out[k] = MCPX_CAPABILITIES[k];
+    return out;
+  }
+
+  // ---- prompts -------------------------------------------------------------------------------
+
+  private async promptIndex(identity: string): Promise<Map<string, { server: string; name: string; prompt: JsonObject }>> {
+    const out = new Map<string, { server: string; name: string; prompt: JsonObject }>();
+    const lists = await this.allLists('prompts', identity);
+    for (const [server, prompts] of lists) {
+      for (const p of prompts) {
+        const name = String(p.name);
+        const shown = this.passthrough.includes(server) ? name : safeName(`${server}_${name}`);
+        const other = out.get(shown);
+        if (other) throw new ProtocolError(CODES.InternalError, `prompt ${JSON.stringify(shown)} is offered by both ${other.server} and ${server}`);
+        out.set(shown, { server, name, prompt: p });
+      }
+    }
+    return out;
+  }
+
+  /** Every server's list of one kind; a server that cannot be reached is logged and left out. */
+  private async allLists(kind: 'prompts' | 'resources' | 'resourceTemplates', identity: string): Promise<Array<[string, JsonObject[]]>> {
+    const servers = [...this.defs.keys()];
+    const lists = await Promise.all(
+      servers.map((s) =>
+        this.catalogue.list(s, kind, identity).catch((e: Error) => {
+          this.log(`[${s}] ${kind} unavailable: ${e.message}`);
+          return [] as JsonObject[];
+        }),
+      ),
+    );
+    return servers.map((s, i) => [s, lists[i]!]);
+  }
+
+  async listPrompts(ctx: CallContext): Promise<JsonObject[]> {
+    return [...(await this.promptIndex(ctx.identity)).entries()].map(([shown, e]) => ({ ...e.prompt, name: shown }));
+  }
+
+  async getPrompt(name: string, args: Record<string, string>, ctx: CallContext): Promise<JsonObject> {
+    const hit = (await this.promptIndex(ctx.identity)).get(name);
+    if (!hit) throw invalidParams(`no prompt named ${JSON.stringify(name)}`);
+    const result = await this.pool.request(hit.server, ctx.identity, 'prompts/get', { name: hit.name, arguments: args }, { signal: ctx.signal, meta: this.forwardMeta(ctx), clientCapabilities: this.narrowed(ctx) });
+    return this.passthrough.includes(hit.server) ? result : rewriteUris(hit.server, result);
+  }
+
+  // ---- resources -----------------------------------------------------------------------------
+
+  async listResources(ctx: CallContext): Promise<JsonObject[]> {
+    return (await this.allLists('resources', ctx.identity)).flatMap(([server, rs]) =>
+      this.passthrough.includes(server) ? rs : rs.map((r) => ({ ...r, uri: toGatewayUri(server, String(r.uri)) })),
+    );
+  }
+
+  async listResourceTemplates(ctx: CallContext): Promise<JsonObject[]> {
+    return (await this.allLists('resourceTemplates', ctx.identity)).flatMap(([server, ts]) =>
+      this.passthrough.includes(server) ? ts : ts.map((t) => ({ ...t, uriTemplate: toGatewayTemplate(server, String(t.uriTemplate)) })),
+    );
+  }
+
+  /** The four not-found causes of seeds 000 map to resource-not-found; anything else is -32603. */
+  async readResource(uri: string, ctx: CallContext): Promise<JsonObject> {
+    const target = await this.resolveResource(uri, ctx);
+    try {
+      const result = await this.pool.request(target.server, ctx.identity, 'resources/read', { uri: target.uri }, { signal: ctx.signal, meta: this.forwardMeta(ctx), clientCapabilities: this.narrowed(ctx) });
+      if (!target.gateway) return result;
+      const contents = Array.isArray(result.contents) ? result.contents : [];
+      return { ...result, contents: contents.map((c) => (isObject(c) && c.uri === target.uri ? { ...c, uri } : isObject(c) && typeof c.uri === 'string' ? { ...c, uri: toGatewayUri(target.server, c.uri) } : c)) };
+    } catch (e) {
+      if (e instanceof UpstreamError && (e.code === CODES.ResourceNotFoundLegacy || e.code === CODES.InvalidParams)) {
+        throw resourceNotFound(ctx.rev, uri, `Resource not found (${target.server} said: ${e.message})`);
+      }
+      if (e instanceof UpstreamError) throw e;
+      throw new ProtocolError(CODES.InternalError, `reading ${uri} failed: ${(e as Error).message}`);
+    }
+  }
+
+  private async resolveResource(uri: string, ctx: CallContext): Promise<{ server: string; uri: string; gateway: boolean }> {
+    const parsed = parseGatewayUri(uri);
+    if (parsed) {
+      if (!parsed.server) throw resourceNotFound(ctx.rev, uri, 'Resource not found: the mcpx:// URI names no server');
+      if (!this.defs.has(parsed.server)) throw resourceNotFound(ctx.rev, uri, `Resource not found: no server named ${JSON.stringify(parsed.server)} is configured`);
+      const known = new Set((await this.catalogue.list(parsed.server, 'resources', ctx.identity).catch(() => [] as JsonObject[])).map((r) => String(r.uri)));
+      return { server: parsed.server, uri: resolveInner(parsed.inner, known), gateway: true };
+    }
+    if (this.passthrough.length === 0) throw resourceNotFound(ctx.rev, uri, 'Resource not found: not an mcpx:// URI');
+    // A bare URI goes to the first pass-through server that lists it or has a template for it; one none
+    // of them lists goes to the first (seeds 001 §2.5).
+    for (const server of this.passthrough) {
+      const rs = await this.catalogue.list(server, 'resources', ctx.identity).catch(() => [] as JsonObject[]);
+      if (rs.some((r) => r.uri === uri)) return { server, uri, gateway: false };
+      const ts = await this.catalogue.list(server, 'resourceTemplates', ctx.identity).catch(() => [] as JsonObject[]);
+      if (ts.some((t) => templateMatches(String(t.uriTemplate), uri))) return { server, uri, gateway: false };
+    }
+    return { server: this.passthrough[0]!, uri, gateway: false };
+  }
+
+  // ---- completion ----------------------------------------------------------------------------
+
+  async complete(params: JsonObject, ctx: CallContext): Promise<JsonObject> {
+    const ref = params.ref as JsonObject;
+    let server: string | undefined;
+    let upstreamRef: JsonObject = ref;
+    if (ref.type === 'ref/prompt') {
+      const hit = (await this.promptIndex(ctx.identity)).get(String(ref.name));
+      if (!hit) throw invalidParams(`no prompt named ${JSON.stringify(ref.name)}`);
+      server = hit.server;
+      upstreamRef = { ...ref, name: hit.name };
+    } else if (ref.type === 'ref/resource') {
+      const parsed = parseGatewayUri(String(ref.uri));
+      server = parsed?.server || this.passthrough[0];
+      if (parsed) upstreamRef = { ...ref, uri: parsed.inner };
+    }
+    if (!server || !this.defs.has(server)) throw invalidParams(`nothing to complete for ${JSON.stringify(ref)}`);
+    const client = await this.pool.client(server, ctx.identity);
+    const declared = 'completions' in client.negotiated.capabilities;
+    // 2024-11-05 had no completions capability: such a server is asked anyway (seeds 002 C/C9).
+    const askAnyway = client.negotiated.revision === '2024-11-05';
+    const fromCache = (reason: string): JsonObject => ({
+      completion: { values: [], total: 0, hasMore: false },
+      _meta: { 'dev.mcpx/source': 'cache', 'dev.mcpx/reason': reason },
+    });
+    if (!declared && !askAnyway) return fromCache(`${server} does not declare completions`);
+    try {
+      const { ref: _r, ...rest } = params;
+      void _r;
+      return await this.pool.request(server, ctx.identity, 'completion/complete', { ...rest, ref: upstreamRef }, { signal: ctx.signal, clientCapabilities: this.narrowed(ctx) });
+    } catch (e) {
+      if (askAnyway && e instanceof UpstreamError && e.code === CODES.MethodNotFound) return fromCache(`${server} (2024-11-05) has no completion/complete`);
+      throw e;
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.pool.close();
+  }
+}
+
+/** A URI template (RFC 6570 level 1) matched loosely: each {var} matches one or more characters. */
+function templateMatches(template: string, uri: string): boolean {
+  const re = new RegExp('^' + template.split(/\{[^}]*\}/).map((p) => p.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('.+') + '$');
+  return re.test(uri);
+}
+
+/** Resource URIs inside a result, rewritten so a client can read them back through mcpx. A copy. */
+function rewriteUris(server: string, result: JsonObject): JsonObject {
+  const block = (b: unknown): unknown => {
+    if (!isObject(b)) return b;
+    if (b.type === 'resource_link' && typeof b.uri === 'string') return { ...b, uri: toGatewayUri(server, b.uri) };
+    if (b.type === 'resource' && isObject(b.resource) && typeof b.resource.uri === 'string') {
+      return { ...b, resource: { ...b.resource, uri: toGatewayUri(server, b.resource.uri) } };
+    }
+    return b;
+  };
+  const out: JsonObject = { ...result };
+  if (Array.isArray(result.content)) out.content = result.content.map(block);
+  if (Array.isArray(result.messages)) out.messages = result.messages.map((m) => (isObject(m) ? { ...m, content: block(m.content) } : m));
+  return out;
 }

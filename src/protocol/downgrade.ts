@@ -25,6 +25,7 @@ const TREE: Readonly<Record<string, Readonly<Record<string, string>>>> = {
   ReadResourceResult: { contents: 'ResourceContents[]' },
   Content: { annotations: 'Annotations', resource: 'ResourceContents' },
   InitializeResult: { serverInfo: 'Implementation', capabilities: 'ServerCapabilities' },
+  ClientCapabilities: { roots: 'RootsCapability', elicitation: 'ElicitationCapability', sampling: 'SamplingCapability' },
 };
 
 /** The result shape of each method whose results carry nested shapes. */
@@ -128,6 +129,11 @@ export function downgradeResult(method: string, result: JsonObject, rev: Revisio
  *  completions from 2025-03-26). */
 export function downgradeCapabilities(caps: JsonObject, rev: Revision): JsonObject {
   return spell('ServerCapabilities', caps, rev);
+}
+
+/** Client capabilities spelled for the revision of the server they are declared to (mcpx as a client). */
+export function downgradeClientCapabilities(caps: JsonObject, rev: Revision): JsonObject {
+  return spell('ClientCapabilities', caps, rev);
 }
 
 export function downgradeImplementation(impl: JsonObject, rev: Revision): JsonObject {

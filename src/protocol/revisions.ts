@@ -118,6 +118,14 @@ export const FIELDS: Readonly<Record<string, Readonly<Record<string, Span>>>> = 
     tasks: from('2025-11-25', '2026-07-28'), // core tasks; 2026-07-28 has the extension instead
     extensions: from('2026-07-28'),
   },
+  ClientCapabilities: {
+    elicitation: from('2025-06-18'),
+    tasks: from('2025-11-25', '2026-07-28'),
+    extensions: from('2026-07-28'),
+  },
+  RootsCapability: { listChanged: from('2024-11-05', '2026-07-28') }, // 2026-07-28 removed roots/list_changed
+  ElicitationCapability: { form: from('2025-11-25'), url: from('2025-11-25') },
+  SamplingCapability: { context: from('2025-11-25'), tools: from('2025-11-25') },
   Result: {
     resultType: from('2026-07-28'),
     ttlMs: from('2026-07-28'),
@@ -147,6 +155,10 @@ export const BATCHES: Span = from('2025-03-26', '2025-06-18');
 
 /** structuredContent must be an object from 2025-06-18 to 2025-11-25; any JSON value in 2026-07-28. */
 export const STRUCTURED_ANY_VALUE: Span = from('2026-07-28');
+
+/** Tool input validation errors are an isError result from 2025-11-25 on, a protocol error (-32602)
+ *  before (2025-11-25 server/tools "Error Handling"; seeds 002 headline 5). */
+export const INPUT_ERROR_AS_RESULT: Span = from('2025-11-25');
 
 /** The MCP-Protocol-Version header exists from 2025-06-18 (2025-06-18 transports). */
 export const VERSION_HEADER: Span = from('2025-06-18');

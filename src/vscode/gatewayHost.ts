@@ -14,7 +14,10 @@ export class GatewayHost implements vscode.Disposable {
   private readonly changed = new vscode.EventEmitter<void>();
   readonly onDidChange = this.changed.event;
 
-  constructor(private readonly log: vscode.LogOutputChannel) {}
+  constructor(
+    private readonly log: vscode.LogOutputChannel,
+    private readonly stateDir?: string,
+  ) {}
 
   get endpoint(): string | undefined {
     return this.listening?.url;
@@ -28,7 +31,7 @@ export class GatewayHost implements vscode.Disposable {
       { source: 'vscode', values: vscodeLayer() },
       { source: 'env', values: envLayer(process.env) },
     ]);
-    const gateway = new Gateway(config, settings, { log: (l) => this.log.info(l) });
+    const gateway = new Gateway(config, settings, { log: (l) => this.log.info(l), stateDir: this.stateDir });
     const first = settings.get<number>('port');
     let lastError: unknown;
     for (let port = first; port < first + PORT_TRIES; port++) {

@@ -1,0 +1,54 @@
+// The gateway's own tools, in their written order (seeds 000 "tools/list order"): mcpx_call first,
+// then discovery. Pass-through tools come ahead of them.
+import type { JsonObject } from '../protocol/jsonrpc';
+
+const obj = (properties: JsonObject, required: string[] = []): JsonObject => ({ type: 'object', properties, ...(required.length ? { required } : {}) });
+
+export const FIXED_TOOLS: readonly JsonObject[] = [
+  {
+    name: 'mcpx_call',
+    title: 'Call a tool of a configured server',
+    description: "Call `tool` on the configured MCP server `server` with `arguments`. The result is the upstream's own, verbatim. `timeoutSec` may lower the gateway's call timeout for this call, never raise it.",
+    inputSchema: obj(
+      {
+        server: { type: 'string', description: 'A configured server name (see mcpx_servers).' },
+        tool: { type: 'string', description: 'The tool name as the server lists it (see mcpx_tools).' },
+        arguments: { type: 'object', description: "The tool's arguments.", additionalProperties: true },
+        timeoutSec: { type: 'number', exclusiveMinimum: 0, description: 'A shorter timeout for this call, in seconds.' },
+      },
+      ['server', 'tool'],
+    ),
+    annotations: { openWorldHint: true },
+  },
+  {
+    name: 'mcpx_servers',
+    title: 'Configured MCP servers',
+    description: 'Every configured server with its state, era, protocol revision, transport and last error.',
+    inputSchema: obj({}),
+    outputSchema: obj({ servers: { type: 'array', items: { type: 'object' } } }, ['servers']),
+    annotations: { readOnlyHint: true },
+  },
+  {
+    name: 'mcpx_tools',
+    title: 'Find tools across servers',
+    description: 'List the tools of every server (or one), optionally filtered by a case-insensitive `query` on name, title and description.',
+    inputSchema: obj({ query: { type: 'string' }, server: { type: 'string' } }),
+    outputSchema: obj({ tools: { type: 'array', items: { type: 'object' } }, errors: { type: 'array', items: { type: 'object' } } }, ['tools']),
+    annotations: { readOnlyHint: true },
+  },
+  {
+    name: 'mcpx_describe',
+    title: 'Describe one tool',
+    description: "One tool's title, description, input and output schemas and annotations.",
+    inputSchema: obj({ server: { type: 'string' }, tool: { type: 'string' } }, ['server', 'tool']),
+    outputSchema: obj({ server: { type: 'string' }, tool: { type: 'object' } }, ['server', 'tool']),
+    annotations: { readOnlyHint: true },
+  },
+];
+
+export const FIXED_NAMES = new Set(FIXED_TOOLS.map((t) => String(t.name)));
+
+/** A result carrying `value` both as structuredContent and as its JSON text. */
+export function jsonResult(value: JsonObject): JsonObject {
+  return { content: [{ type: 'text', text: JSON.stringify(value, null, 2) }], structuredContent: value };
+}

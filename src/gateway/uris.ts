@@ -1,0 +1,54 @@
+// Resource URIs through the gateway: mcpx://<server>/<upstream uri>, percent-encoded where a path may
+// not carry a character, so a client can read them back. An upstream URI that is an absolute path
+// (/abs/doc) is listed without its leading slash (mcpx://demo/abs/doc) and matched in both forms
+// (seeds 001 §4.3).
+const PREFIX = 'mcpx://';
+
+/** Characters that may stand in a URI path as they are (RFC 3986 pchar and "/"), plus `%` only as part
+ *  of an escape the upstream already made. */
+const KEEP = /[A-Za-z0-9\-._~!$&'()*+,;=:@/]/;
+
+function encodePath(s: string): string {
+  let out = '';
+  for (const ch of s) out += KEEP.test(ch) ? ch : encodeURIComponent(ch);
+  return out;
+}
+
+export function toGatewayUri(server: string, uri: string): string {
+  return `${PREFIX}${encodeURIComponent(server)}/${encodePath(uri.startsWith('/') ? uri.slice(1) : uri)}`;
+}
+
+/** A template keeps its {variables} unencoded. */
+export function toGatewayTemplate(server: string, template: string): string {
+  const t = template.startsWith('/') ? template.slice(1) : template;
+  return `${PREFIX}${encodeURIComponent(server)}/` + t.split(/(\{[^}]*\})/).map((part) => (part.startsWith('{') ? part : encodePath(part))).join('');
+}
+
+export interface ParsedGatewayUri {
+  server: string;
+  /** The upstream URI as written after the namespace (percent-decoded). */
+  inner: string;
+}
+
+/** Parse mcpx://<server>/<inner>; undefined for any other URI. `server` is empty when none is named. */
+export function parseGatewayUri(uri: string): ParsedGatewayUri | undefined {
+  if (!uri.startsWith(PREFIX)) return undefined;
+  const rest = uri.slice(PREFIX.length);
+  const slash = rest.indexOf('/');
+  const server = decodeURIComponent(slash < 0 ? rest : rest.slice(0, slash));
+  let inner = slash < 0 ? '' : rest.slice(slash + 1);
+  try {
+    inner = decodeURIComponent(inner);
+  } catch {
+    // a stray % is kept as written
+  }
+  return { server, inner };
+}
+
+/** The upstream URI for `inner`: as written, or with its leading slash restored when the server lists
+ *  the absolute-path form. */
+export function resolveInner(inner: string, known: ReadonlySet<string>): string {
+  if (known.has(inner)) return inner;
+  if (known.has('/' + inner)) return '/' + inner;
+  return inner;
+}

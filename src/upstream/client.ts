@@ -1,0 +1,244 @@
+// mcpx as a client of one upstream, in the era the upstream speaks. Per-request `_meta` for 2026-07-28,
+// negotiated capabilities for legacy; pagination; cancellation per era; the upstream's own questions
+// (legacy wire requests and 2026-07-28 input_required results) resolved by one function.
+import type { Policy } from '../config/policy';
+import { downgradeClientCapabilities } from '../protocol/downgrade';
+import { CODES, ProtocolError } from '../protocol/errors';
+import { type Id, type JsonObject, type Notification, type Request, type Response, isObject } from '../protocol/jsonrpc';
+import { META } from '../protocol/meta';
+import { MCP_NAME_SOURCE, MODERN, type Era, type Revision } from '../protocol/revisions';
+import { encodeHeaderValue } from '../transport/headers';
+import { StreamBroken } from './http';
+import type { UpstreamTransport } from './transport';
+
+/** What the gateway supplies: the one function that answers an upstream's questions, and a sink for
+ *  its notifications. */
+export interface ClientHooks {
+  onRequest(method: string, params: JsonObject, signal: AbortSignal): Promise<JsonObject>;
+  onNotification(n: Notification): void;
+  log(line: string): void;
+}
+
+/** An error the upstream answered with; relayed as that error (seeds 001 §2.5). */
+export class UpstreamError extends ProtocolError {
+  constructor(
+    readonly server: string,
+    code: number,
+    message: string,
+    data?: unknown,
+  ) {
+    super(code, message, data);
+    this.name = 'UpstreamError';
+  }
+}
+
+export interface RequestOptions {
+  signal?: AbortSignal;
+  timeoutMs?: number;
+  /** Extra `_meta` for this request (progressToken, trace context). */
+  meta?: JsonObject;
+  /** 2026-07-28: the capabilities declared for this request (narrowed from the calling client's). */
+  clientCapabilities?: JsonObject;
+  /** Bound on input_required rounds (proto.askRounds). */
+  askRounds?: number;
+}
+
+/** Methods that may be sent again on a new id when a modern stream breaks (seeds 002 B/C10: never a
+ *  non-idempotent tools/call). */
+const IDEMPOTENT = new Set(['server/discover', 'tools/list', 'prompts/list', 'resources/list', 'resources/templates/list', 'resources/read', 'prompts/get', 'completion/complete']);
+
+export interface Negotiated {
+  era: Era;
+  revision: Revision;
+  capabilities: JsonObject;
+  serverInfo: JsonObject;
+  instructions?: string;
+}
+
+export class UpstreamClient {
+  private nextId: number;
+  /** Server-initiated requests being answered, for their cancellation. */
+  private readonly answering = new Map<Id, AbortController>();
+  private closed = false;
+  inflight = 0;
+
+  constructor(
+    readonly name: string,
+    readonly transport: UpstreamTransport,
+    readonly negotiated: Negotiated,
+    private readonly hooks: ClientHooks,
+    private readonly policy: Policy,
+    /** Capabilities declared to a 2026-07-28 upstream when a request names none. */
+    private readonly defaultCapabilities: JsonObject,
+    private readonly clientInfo: JsonObject,
+    firstId = 1,
+  ) {
+    this.nextId = firstId;
+    transport.onIncoming = (msg) => this.incoming(msg);
+  }
+
+  get era(): Era {
+    return this.negotiated.era;
+  }
+
+  /** Request ids are unique per direction and never reused (legacy: within the session). */
+  mintId(): number {
+    return this.nextId++;
+  }
+
+  private incoming(msg: Request | Notification): void {
+    if ('id' in msg) return void this.answer(msg);
+    if (msg.method === 'notifications/cancelled') {
+      const id = isObject(msg.params) ? (msg.params.requestId as Id) : undefined;
+      const ctl = id === undefined ? undefined : this.answering.get(id);
+      if (ctl) {
+        ctl.abort(new Error(String((msg.params as JsonObject).reason ?? 'withdrawn by the upstream')));
+        this.hooks.log(`[${this.name}] withdrew request ${String(id)}: ${String((msg.params as JsonObject).reason ?? '')}`);
+      }
+      return;
+    }
+    this.hooks.onNotification(msg);
+  }
+
+  /** A request from the upstream. 2026-07-28 servers send none: not answered while that revision is
+   *  held strictly (seeds 002 headline 2; 2026-07-28 stdio: the client MUST NOT respond). */
+  private async answer(req: Request): Promise<void> {
+    if (this.era === 'modern' && this.policy.strict(MODERN)) {
+      this.hooks.log(`[${this.name}] a 2026-07-28 server sent a request (${req.method}); not answered (2026-07-28 is strict)`);
+      return;
+    }
+    const ctl = new AbortController();
+    this.answering.set(req.id, ctl);
+    let response: Response;
+    try {
+      const result = req.method === 'ping' ? {} : await this.hooks.onRequest(req.method, isObject(req.params) ? req.params : {}, ctl.signal);
+      response = { jsonrpc: '2.0', id: req.id, result };
+    } catch (e) {
+      const err = e instanceof ProtocolError ? e.toWire() : { code: CODES.InternalError, message: (e as Error).message };
+      response = { jsonrpc: '2.0', id: req.id, error: err };
+    } finally {
+      this.answering.delete(req.id);
+    }
+    if (ctl.signal.aborted || this.closed) return; // withdrawn: no response is sent
+    await this.transport.respond(response).catch((e: Error) => this.hooks.log(`[${this.name}] could not answer ${req.method}: ${e.message}`));
+  }
+
+  /** Params with the request's `_meta`: per-request version and capabilities for 2026-07-28. */
+  private withMeta(params: JsonObject, o: RequestOptions): JsonObject {
+    const meta: JsonObject = { ...(isObject(params._meta) ? params._meta : {}), ...o.meta };
+    if (this.era === 'modern') {
+      meta[META.protocolVersion] = MODERN;
+      meta[META.clientCapabilities] = downgradeClientCapabilities(o.clientCapabilities ?? this.defaultCapabilities, MODERN);
+      meta[META.clientInfo] = this.clientInfo;
+    }
+    return Object.keys(meta).length ? { ...params, _meta: meta } : params;
+  }
+
+  private headersFor(method: string, params: JsonObject): Record<string, string> | undefined {
+    if (this.era !== 'modern' || this.transport.kind !== 'http') return undefined;
+    const h: Record<string, string> = { 'MCP-Protocol-Version': MODERN, 'Mcp-Method': method };
+    const field = MCP_NAME_SOURCE[method];
+    const v = field ? params[field] : undefined;
+    if (typeof v === 'string') h['Mcp-Name'] = encodeHeaderValue(v);
+    return h;
+  }
+
+  /** Send one request and return its result; a JSON-RPC error becomes an UpstreamError. */
+  async request(method: string, params: JsonObject = {}, o: RequestOptions = {}): Promise<JsonObject> {
+    if (this.closed) throw new ProtocolError(CODES.InternalError, `upstream ${this.name} is closed`);
+    const signals = [o.signal, o.timeoutMs ? AbortSignal.timeout(o.timeoutMs) : undefined].filter((s): s is AbortSignal => !!s);
+    const signal = signals.length ? AbortSignal.any(signals) : undefined;
+    this.inflight++;
+    try {
+      let p = this.withMeta(params, o);
+      for (let round = 0; ; round++) {
+        const result = await this.once(method, p, signal, o);
+        const type = result.resultType;
+        if (type === undefined || type === 'complete') return result;
+        if (type !== 'input_required') {
+          // seeds 002 A/C22: a value mcpx did not ask for is not guessed at.
+          throw new ProtocolError(CODES.InternalError, `upstream ${this.name} answered ${method} with an unknown resultType ${JSON.stringify(type)}`);
+        }
+        if (round + 1 >= (o.askRounds ?? 8)) {
+          throw new ProtocolError(CODES.InternalError, `upstream ${this.name} was still asking for input after ${o.askRounds ?? 8} rounds (proto.askRounds)`);
+        }
+        p = { ...p, inputResponses: await this.inputResponses(result, signal), ...(typeof result.requestState === 'string' ? { requestState: result.requestState } : {}) };
+        if (typeof result.requestState !== 'string') delete p.requestState;
+      }
+    } catch (e) {
+      if (signal?.aborted && !(e instanceof UpstreamError)) {
+        const why = o.signal?.aborted ? 'cancelled' : `did not answer ${method} within ${o.timeoutMs} ms (pool.callTimeout)`;
+        throw new ProtocolError(CODES.InternalError, `upstream ${this.name} ${why}`);
+      }
+      throw e;
+    } finally {
+      this.inflight--;
+    }
+  }
+
+  /** 2026-07-28 input requests, answered by the same function as a legacy wire request. */
+  private async inputResponses(result: JsonObject, signal?: AbortSignal): Promise<JsonObject> {
+    const reqs = isObject(result.inputRequests) ? result.inputRequests : {};
+    const out: JsonObject = {};
+    const ctl = new AbortController();
+    const s = signal ? AbortSignal.any([signal, ctl.signal]) : ctl.signal;
+    for (const [key, r] of Object.entries(reqs)) {
+      if (!isObject(r) || typeof r.method !== 'string') continue;
+      out[key] = await this.hooks.onRequest(r.method, isObject(r.params) ? r.params : {}, s);
+    }
+    return out;
+  }
+
+  private async once(method: string, params: JsonObject, signal: AbortSignal | undefined, o: RequestOptions, reissued = false): Promise<JsonObject> {
+    const id = this.mintId();
+    const req: Request = { jsonrpc: '2.0', id, method, params };
+    const onAbort = () => {
+      // Cancellation per era: notifications/cancelled on stdio and legacy HTTP; on 2026-07-28 HTTP the
+      // closed stream is the cancellation.
+      if (this.era === 'modern' && this.transport.kind === 'http') return;
+      const reason = o.signal?.aborted ? 'cancelled by the caller' : 'timed out';
+      void this.transport.notify({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: id, reason } }).catch(() => undefined);
+    };
+    signal?.addEventListener('abort', onAbort, { once: true });
+    let res: Response;
+    try {
+      res = await this.transport.request(req, { signal, headers: this.headersFor(method, params) });
+    } catch (e) {
+      if (e instanceof StreamBroken && IDEMPOTENT.has(method) && !reissued) {
+        this.hooks.log(`[${this.name}] ${e.message}; sending ${method} again on a new id`);
+        return this.once(method, params, signal, o, true);
+      }
+      throw e;
+    } finally {
+      signal?.removeEventListener('abort', onAbort);
+    }
+    if ('error' in res) throw new UpstreamError(this.name, res.error.code, res.error.message, res.error.data);
+    return res.result;
+  }
+
+  async notify(method: string, params?: JsonObject): Promise<void> {
+    await this.transport.notify(params === undefined ? { jsonrpc: '2.0', method } : { jsonrpc: '2.0', method, params });
+  }
+
+  /** A whole list, page by page. A missing cursor ends it; in 2026-07-28 an empty string is a cursor
+   *  (seeds 002 headline 8), before it, the end. */
+  async listAll(method: string, key: string, o: RequestOptions = {}): Promise<JsonObject[]> {
+    const items: JsonObject[] = [];
+    let cursor: string | undefined;
+    for (let page = 0; page < 1000; page++) {
+      const r = await this.request(method, cursor === undefined ? {} : { cursor }, o);
+      if (Array.isArray(r[key])) items.push(...(r[key] as JsonObject[]));
+      const next = r.nextCursor;
+      if (typeof next !== 'string' || (next === '' && this.era === 'legacy')) return items;
+      cursor = next;
+    }
+    throw new ProtocolError(CODES.InternalError, `upstream ${this.name}: ${method} did not end after 1000 pages`);
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    for (const ctl of this.answering.values()) ctl.abort(new Error('closing'));
+    await this.transport.close();
+  }
+}

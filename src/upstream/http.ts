@@ -1,0 +1,181 @@
+// An upstream over Streamable HTTP (fetch + eventsource-parser). Legacy: the session the server mints
+// on initialize, the GET stream for unsolicited messages (resumed with Last-Event-ID), a 404 on a
+// session read as "session ended". 2026-07-28: no sessions, per-request headers, closing the stream
+// is the cancellation.
+import { EventSourceParserStream } from 'eventsource-parser/stream';
+import { type JsonObject, type Notification, type Request, type Response, classify } from '../protocol/jsonrpc';
+import { HttpStatusError, type SendOptions, TransportClosed, type UpstreamTransport } from './transport';
+
+/** The session ended (legacy 404 on a session): the client initializes again. */
+export class SessionExpired extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'SessionExpired';
+  }
+}
+
+export interface HttpUpstreamOptions {
+  url: string;
+  headers: Record<string, string>;
+  log: (line: string) => void;
+}
+
+export class HttpUpstream implements UpstreamTransport {
+  readonly kind = 'http' as const;
+  sessionId?: string;
+  /** Sent as MCP-Protocol-Version once a legacy revision is negotiated (2025-06-18+). */
+  protocolVersion?: string;
+  get isClosed(): boolean {
+    return this.ctl.signal.aborted;
+  }
+  onIncoming?: (msg: Request | Notification) => void;
+  onClose?: (reason: Error) => void;
+  private readonly ctl = new AbortController();
+  private streamCtl?: AbortController;
+  private lastEventId?: string;
+
+  constructor(
+    readonly name: string,
+    private readonly opts: HttpUpstreamOptions,
+  ) {}
+
+  private headers(extra?: Record<string, string>): Record<string, string> {
+    const h: Record<string, string> = {
+      ...this.opts.headers,
+      'Content-Type': 'application/json',
+      Accept: 'application/json, text/event-stream',
+    };
+    if (this.sessionId) h['Mcp-Session-Id'] = this.sessionId;
+    if (this.protocolVersion) h['MCP-Protocol-Version'] = this.protocolVersion;
+    return { ...h, ...extra };
+  }
+
+  private async post(body: unknown, opts: SendOptions = {}): Promise<globalThis.Response> {
+    const signal = opts.signal ? AbortSignal.any([opts.signal, this.ctl.signal]) : this.ctl.signal;
+    let res: globalThis.Response;
+    try {
+      res = await fetch(this.opts.url, { method: 'POST', headers: this.headers(opts.headers), body: JSON.stringify(body), signal });
+    } catch (e) {
+      if (signal.aborted) throw signal.reason instanceof Error ? signal.reason : new Error('aborted');
+      throw new TransportClosed(`upstream ${this.name} at ${this.opts.url} could not be reached: ${(e as Error).cause ?? (e as Error).message}`);
+    }
+    const sid = res.headers.get('mcp-session-id');
+    if (sid) this.sessionId = sid;
+    if (res.status === 404 && this.sessionId && !opts.headers?.['MCP-Protocol-Version']?.startsWith('2026')) {
+      await res.body?.cancel();
+      this.sessionId = undefined;
+      throw new SessionExpired(`upstream ${this.name}: the session ended (HTTP 404)`);
+    }
+    return res;
+  }
+
+  /** Reads JSON-RPC messages from a JSON or SSE body. */
+  private async *messages(res: globalThis.Response, track = false): AsyncGenerator<unknown> {
+    const type = res.headers.get('content-type') ?? '';
+    if (type.includes('text/event-stream') && res.body) {
+      const events = res.body.pipeThrough(new TextDecoderStream()).pipeThrough(new EventSourceParserStream());
+      for await (const ev of events) {
+        if (track && ev.id) this.lastEventId = ev.id;
+        if (!ev.data) continue; // a priming event (2025-11-25) carries an id and no data
+        try {
+          yield JSON.parse(ev.data);
+        } catch {
+          this.opts.log(`[${this.name}] SSE event that is not JSON skipped`);
+        }
+      }
+      return;
+    }
+    const text = await res.text();
+    if (!text) return;
+    try {
+      yield JSON.parse(text);
+    } catch {
+      throw new HttpStatusError(res.status, text);
+    }
+  }
+
+  async request(req: Request, opts: SendOptions = {}): Promise<Response> {
+    const res = await this.post(req, opts);
+    const type = res.headers.get('content-type') ?? '';
+    if (!res.ok && !type.includes('json') && !type.includes('event-stream')) {
+      throw new HttpStatusError(res.status, await res.text());
+    }
+    if (res.status === 202) throw new HttpStatusError(202, 'a request was answered with 202 and no response');
+    for await (const v of this.messages(res)) {
+      const c = classify(v);
+      if (c.kind === 'response' && c.msg.id === req.id) {
+        void res.body?.cancel().catch(() => undefined);
+        return c.msg;
+      }
+      if (c.kind === 'request' || c.kind === 'notification') this.onIncoming?.(c.msg);
+      else if (c.kind === 'response' && !res.ok) {
+        // An error without our id (an HTTP-level refusal): surface it with its status.
+        throw new HttpStatusError(res.status, JSON.stringify(v), v as JsonObject);
+      }
+    }
+    // 2026-07-28 changelog: a stream that ends before its response is broken; the caller decides
+    // whether to re-issue (seeds 002 B/C10).
+    throw new StreamBroken(`upstream ${this.name}: the response stream ended before the response to ${req.method}`);
+  }
+
+  async notify(n: Notification, opts: SendOptions = {}): Promise<void> {
+    const res = await this.post(n, opts);
+    await res.body?.cancel();
+  }
+
+  async respond(r: Response): Promise<void> {
+    const res = await this.post(r);
+    await res.body?.cancel();
+  }
+
+  /** Legacy: the GET stream for what the server sends unasked. 405 means the server offers none. */
+  openStream(): void {
+    if (this.streamCtl || !this.sessionId) return;
+    const ctl = new AbortController();
+    this.streamCtl = ctl;
+    const loop = async () => {
+      for (let attempt = 0; attempt < 5 && !ctl.signal.aborted; attempt++) {
+        try {
+          const h = this.headers({ Accept: 'text/event-stream' });
+          delete h['Content-Type'];
+          if (this.lastEventId) h['Last-Event-ID'] = this.lastEventId;
+          const res = await fetch(this.opts.url, { method: 'GET', headers: h, signal: AbortSignal.any([ctl.signal, this.ctl.signal]) });
+          if (res.status === 405 || !res.ok) {
+            await res.body?.cancel();
+            return;
+          }
+          attempt = 0;
+          for await (const v of this.messages(res, true)) {
+            const c = classify(v);
+            if (c.kind === 'request' || c.kind === 'notification') this.onIncoming?.(c.msg);
+          }
+        } catch {
+          if (ctl.signal.aborted) return;
+        }
+        await new Promise((r) => setTimeout(r, 200 * (attempt + 1)));
+      }
+    };
+    void loop().finally(() => {
+      if (this.streamCtl === ctl) this.streamCtl = undefined;
+    });
+  }
+
+  async close(): Promise<void> {
+    const sid = this.sessionId;
+    this.streamCtl?.abort();
+    this.ctl.abort(new TransportClosed(`upstream ${this.name} is stopping`));
+    if (sid) {
+      // Legacy: end the session politely; a server without DELETE answers 405, which is fine.
+      await fetch(this.opts.url, { method: 'DELETE', headers: { ...this.opts.headers, 'Mcp-Session-Id': sid }, signal: AbortSignal.timeout(1000) })
+        .then((r) => r.body?.cancel())
+        .catch(() => undefined);
+    }
+  }
+}
+
+export class StreamBroken extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'StreamBroken';
+  }
+}

@@ -1,0 +1,241 @@
+// One live connection per (server, scope), each with an explicit state machine and a restart policy
+// written as data. Upstreams start lazily, in parallel; idle ones are reaped; none while a call or a
+// subscription holds it; a crash fails the calls in flight at once and the next call restarts it.
+import type { Policy } from '../config/policy';
+import type { ServerDef } from '../config/servers';
+import type { Settings } from '../config/settings';
+import { CODES, ProtocolError } from '../protocol/errors';
+import type { JsonObject } from '../protocol/jsonrpc';
+import type { ClientHooks, RequestOptions, UpstreamClient } from './client';
+import type { EraCache } from './eras';
+import { connect } from './probe';
+
+export type UpstreamState = 'starting' | 'running' | 'failed' | 'stopping' | 'stopped';
+
+/** When to restart, and when to give up with a visible error. */
+export const RESTART_POLICY = {
+  /** Crashes (or failed starts) within windowMs after which the upstream is given up on. */
+  maxCrashes: 5,
+  windowMs: 60_000,
+  /** Wait before the n-th consecutive restart (the last value repeats). */
+  backoffMs: [0, 200, 1000, 3000],
+} as const;
+
+export interface UpstreamStatus {
+  name: string;
+  scope: string;
+  state: UpstreamState;
+  era?: string;
+  revision?: string;
+  transport: string;
+  lastError?: string;
+  pid?: number;
+}
+
+class Entry {
+  state: UpstreamState = 'stopped';
+  client?: UpstreamClient;
+  starting?: Promise<UpstreamClient>;
+  lastError?: string;
+  lastUsed = Date.now();
+  /** Subscriptions (and the like) that keep it from being reaped. */
+  holds = 0;
+  calls = 0;
+  readonly failures: number[] = [];
+
+  constructor(
+    readonly def: ServerDef,
+    readonly scope: string,
+  ) {}
+}
+
+export interface PoolOptions {
+  eras: EraCache;
+  policy: Policy;
+  settings: Settings;
+  clientInfo: JsonObject;
+  capabilities: JsonObject;
+  /** Hooks for one upstream connection (its questions and notifications). */
+  hooks(def: ServerDef, scope: string): ClientHooks;
+  log(line: string): void;
+  onStateChange?(s: UpstreamStatus): void;
+}
+
+export class Pool {
+  private readonly entries = new Map<string, Entry>();
+  private readonly reaper: NodeJS.Timeout;
+  private closed = false;
+
+  constructor(
+    private readonly defs: ReadonlyMap<string, ServerDef>,
+    private readonly o: PoolOptions,
+  ) {
+    const idle = o.settings.duration('pool.idleTimeout');
+    this.reaper = setInterval(() => void this.reap(), Math.max(1000, Math.min(idle / 2, 30_000)));
+    this.reaper.unref();
+  }
+
+  def(server: string): ServerDef {
+    const d = this.defs.get(server);
+    if (!d) throw new ProtocolError(CODES.InvalidParams, `no server named ${JSON.stringify(server)}; configured: ${[...this.defs.keys()].join(', ') || 'none'}`);
+    return d;
+  }
+
+  /** The scope key of a call: one shared instance, or one per client identity. */
+  scopeOf(def: ServerDef, identity: string): string {
+    return def.scope === 'identity' ? identity : 'shared';
+  }
+
+  private entry(def: ServerDef, scope: string): Entry {
+    const k = `${def.name}\u0000${scope}`;
+    let e = this.entries.get(k);
+    if (!e) this.entries.set(k, (e = new Entry(def, scope)));
+    return e;
+  }
+
+  private status(e: Entry): UpstreamStatus {
+    const n = e.client?.negotiated;
+    const t = e.client?.transport as { pid?: number; kind: string } | undefined;
+    return { name: e.def.name, scope: e.scope, state: e.state, era: n?.era, revision: n?.revision, transport: t?.kind ?? e.def.type, lastError: e.lastError, pid: t?.pid };
+  }
+
+  private setState(e: Entry, s: UpstreamState, error?: string): void {
+    e.state = s;
+    if (error !== undefined) e.lastError = error;
+    this.o.onStateChange?.(this.status(e));
+  }
+
+  /** A running client for (server, scope), started on first use. */
+  async client(server: string, identity: string): Promise<UpstreamClient> {
+    if (this.closed) throw new ProtocolError(CODES.InternalError, 'the gateway is stopping');
+    const def = this.def(server);
+    const e = this.entry(def, this.scopeOf(def, identity));
+    e.lastUsed = Date.now();
+    if (e.client && e.state === 'running') return e.client;
+    if (e.starting) return e.starting;
+    const now = Date.now();
+    const recent = e.failures.filter((t) => now - t < RESTART_POLICY.windowMs);
+    if (recent.length >= RESTART_POLICY.maxCrashes) {
+      throw new ProtocolError(
+        CODES.InternalError,
+        `upstream ${server} failed ${recent.length} times within ${RESTART_POLICY.windowMs / 1000} s and is given up on for now: ${e.lastError ?? 'no error recorded'}`,
+      );
+    }
+    e.starting = this.start(e, recent.length);
+    try {
+      return await e.starting;
+    } finally {
+      e.starting = undefined;
+    }
+  }
+
+  private async start(e: Entry, consecutive: number): Promise<UpstreamClient> {
+    const wait = RESTART_POLICY.backoffMs[Math.min(consecutive, RESTART_POLICY.backoffMs.length - 1)]!;
+    if (wait) await new Promise((r) => setTimeout(r, wait));
+    this.setState(e, 'starting');
+    try {
+      const client = await connect({
+        def: e.def,
+        hooks: this.o.hooks(e.def, e.scope),
+        eras: this.o.eras,
+        policy: this.o.policy,
+        clientInfo: this.o.clientInfo,
+        capabilities: this.o.capabilities,
+        timeoutMs: this.o.settings.duration('pool.startTimeout'),
+        probeTimeoutMs: this.o.settings.duration('pool.probeTimeout'),
+      });
+      if (this.closed) {
+        await client.close();
+        throw new ProtocolError(CODES.InternalError, 'the gateway is stopping');
+      }
+      client.transport.onClose = (reason) => {
+        if (e.client !== client) return;
+        e.client = undefined;
+        e.failures.push(Date.now());
+        this.o.log(`[${e.def.name}] ${reason.message}`);
+        this.setState(e, 'failed', reason.message);
+      };
+      e.client = client;
+      this.setState(e, 'running');
+      return client;
+    } catch (err) {
+      e.failures.push(Date.now());
+      const msg = (err as Error).message;
+      this.setState(e, 'failed', msg);
+      throw err instanceof ProtocolError ? err : new ProtocolError(CODES.InternalError, `upstream ${e.def.name} could not start: ${msg}`);
+    }
+  }
+
+  /** The per-call timeout: pool.callTimeout, or less if the caller asks for less; never more. */
+  callTimeout(requestedMs?: number): number {
+    const max = this.o.settings.duration('pool.callTimeout');
+    return requestedMs !== undefined && requestedMs > 0 ? Math.min(requestedMs, max) : max;
+  }
+
+  /** Send one request to (server, scope), starting it if needed. */
+  async request(server: string, identity: string, method: string, params: JsonObject, o: RequestOptions & { requestedTimeoutMs?: number } = {}): Promise<JsonObject> {
+    const client = await this.client(server, identity);
+    const def = this.def(server);
+    const e = this.entry(def, this.scopeOf(def, identity));
+    e.calls++;
+    try {
+      return await client.request(method, params, {
+        ...o,
+        timeoutMs: this.callTimeout(o.requestedTimeoutMs),
+        askRounds: this.o.settings.get<number>('proto.askRounds'),
+      });
+    } finally {
+      e.calls--;
+      e.lastUsed = Date.now();
+    }
+  }
+
+  hold(server: string, identity: string, delta: 1 | -1): void {
+    const def = this.def(server);
+    this.entry(def, this.scopeOf(def, identity)).holds += delta;
+  }
+
+  statuses(): UpstreamStatus[] {
+    const out: UpstreamStatus[] = [];
+    for (const def of this.defs.values()) {
+      const es = [...this.entries.values()].filter((e) => e.def === def);
+      if (es.length === 0) out.push({ name: def.name, scope: 'shared', state: 'stopped', transport: def.type });
+      for (const e of es) out.push(this.status(e));
+    }
+    return out;
+  }
+
+  async stop(server: string): Promise<void> {
+    await Promise.all([...this.entries.values()].filter((e) => e.def.name === server).map((e) => this.stopEntry(e)));
+  }
+
+  private async stopEntry(e: Entry): Promise<void> {
+    const c = e.client;
+    if (!c) return;
+    e.client = undefined;
+    this.setState(e, 'stopping');
+    await c.close().catch(() => undefined);
+    this.setState(e, 'stopped');
+  }
+
+  private async reap(): Promise<void> {
+    const idle = this.o.settings.duration('pool.idleTimeout');
+    const now = Date.now();
+    for (const e of this.entries.values()) {
+      if (e.state === 'running' && e.calls === 0 && e.holds === 0 && (e.client?.inflight ?? 0) === 0 && now - e.lastUsed > idle) {
+        this.o.log(`[${e.def.name}] idle for ${Math.round((now - e.lastUsed) / 1000)} s: stopping`);
+        await this.stopEntry(e);
+      }
+    }
+  }
+
+  /** Stops every upstream; no child outlives this. */
+  async close(): Promise<void> {
+    this.closed = true;
+    clearInterval(this.reaper);
+    await Promise.all([...this.entries.values()].map(async (e) => {
+      await e.starting?.catch(() => undefined);
+      await this.stopEntry(e);
+    }));
+  }
+}

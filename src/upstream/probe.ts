@@ -1,0 +1,143 @@
+// Connecting to an upstream: modern first (server/discover), then initialize, then — for a URL — the
+// 2024-11-05 HTTP+SSE transport, per the 2026-07-28 versioning and transport pages. The answer is
+// cached per configuration; a cached answer that turns out wrong is re-probed once.
+import type { Policy } from '../config/policy';
+import type { ServerDef } from '../config/servers';
+import { downgradeClientCapabilities } from '../protocol/downgrade';
+import { CODES, ProtocolError } from '../protocol/errors';
+import { type JsonObject, isObject } from '../protocol/jsonrpc';
+import { META } from '../protocol/meta';
+import { LATEST_LEGACY, MODERN, type Revision, VERSION_HEADER, eraOf, inSpan, isRevision } from '../protocol/revisions';
+import { type ClientHooks, UpstreamClient, UpstreamError } from './client';
+import type { EraCache, EraRecord } from './eras';
+import { HttpUpstream } from './http';
+import { openTransport } from './transports';
+import { HttpStatusError, TransportClosed, type UpstreamTransport } from './transport';
+
+export interface ConnectOptions {
+  def: ServerDef;
+  hooks: ClientHooks;
+  eras: EraCache;
+  policy: Policy;
+  clientInfo: JsonObject;
+  /** What mcpx declares: at initialize to legacy, per request to 2026-07-28 (seeds 001 §6). */
+  capabilities: JsonObject;
+  /** How long the handshake may take. */
+  timeoutMs: number;
+  /** How long server/discover may go unanswered before the server is taken as legacy. */
+  probeTimeoutMs: number;
+}
+
+/** Errors only a 2026-07-28 server sends: the server is modern, do not fall back (versioning page). */
+const MODERN_CODES = new Set<number>([CODES.HeaderMismatch, CODES.MissingRequiredClientCapability, CODES.UnsupportedProtocolVersion]);
+
+/** The probe uses ids 0 (discover) and 1 (initialize); the client continues after them, so no id is
+ *  reused within a legacy session. */
+const PROBE_IDS = 2;
+
+type Attempt = { kind: 'ok'; client: UpstreamClient } | { kind: 'not-this-era'; why: string };
+
+export async function connect(o: ConnectOptions): Promise<UpstreamClient> {
+  const cached = o.eras.get(o.def);
+  const first: EraRecord['era'] = cached?.era ?? 'modern';
+  const via = o.def.type === 'stdio' ? 'stdio' : o.def.type === 'sse' ? 'sse' : cached?.transport === 'sse' ? 'sse' : 'http';
+  const order: Array<'modern' | 'legacy'> = first === 'modern' ? ['modern', 'legacy'] : ['legacy', 'modern'];
+  const why: string[] = [];
+  let transport: UpstreamTransport | undefined;
+  for (const era of order) {
+    transport = transport && !transport.isClosed ? transport : await openTransport(o.def, via, o.hooks.log);
+    const a = era === 'modern' && via !== 'sse' ? await tryModern(o, transport) : await tryLegacy(o, transport);
+    if (a.kind === 'ok') return remember(o, a.client, cached);
+    why.push(a.why);
+    if (era === 'legacy' && via === 'http') {
+      // Streamable HTTP refused initialize with a status that is not a modern error: the deprecated
+      // HTTP+SSE transport is the last resort (2026-07-28 streamable-http "Backward Compatibility").
+      await transport.close();
+      transport = undefined;
+      try {
+        const sse = await openTransport(o.def, 'sse', o.hooks.log);
+        const b = await tryLegacy(o, sse);
+        if (b.kind === 'ok') return remember(o, b.client, cached);
+        why.push(b.why);
+        await sse.close();
+      } catch (e) {
+        why.push(`HTTP+SSE: ${(e as Error).message}`);
+      }
+    }
+  }
+  await transport?.close();
+  o.eras.forget(o.def);
+  throw new ProtocolError(CODES.InternalError, `upstream ${o.def.name} could not be connected: ${why.join('; ')}`);
+}
+
+function remember(o: ConnectOptions, client: UpstreamClient, cached?: EraRecord): UpstreamClient {
+  const r: EraRecord = { era: client.era, transport: client.transport.kind, revision: client.negotiated.revision };
+  if (cached && cached.era !== r.era) o.hooks.log(`[${o.def.name}] cached era ${cached.era} was wrong; now ${r.era}`);
+  o.eras.set(o.def, r);
+  return client;
+}
+
+async function tryModern(o: ConnectOptions, t: UpstreamTransport): Promise<Attempt> {
+  const params = {
+    _meta: { [META.protocolVersion]: MODERN, [META.clientCapabilities]: downgradeClientCapabilities(o.capabilities, MODERN), [META.clientInfo]: o.clientInfo },
+  };
+  const headers = t.kind === 'http' ? { 'MCP-Protocol-Version': MODERN, 'Mcp-Method': 'server/discover' } : undefined;
+  try {
+    const res = await t.request({ jsonrpc: '2.0', id: 0, method: 'server/discover', params }, { signal: AbortSignal.timeout(o.probeTimeoutMs), headers });
+    if ('error' in res) {
+      if (MODERN_CODES.has(res.error.code)) {
+        throw new ProtocolError(CODES.InternalError, `upstream ${o.def.name} is a 2026-07-28-era server that refused server/discover: ${res.error.message}`);
+      }
+      return { kind: 'not-this-era', why: `server/discover: ${res.error.code} ${res.error.message}` };
+    }
+    const r = res.result;
+    const versions = Array.isArray(r.supportedVersions) ? (r.supportedVersions as unknown[]) : [];
+    if (!versions.includes(MODERN)) return { kind: 'not-this-era', why: `server/discover listed no ${MODERN} (${JSON.stringify(versions)})` };
+    const meta = isObject(r._meta) ? r._meta : {};
+    const negotiated = {
+      era: 'modern' as const,
+      revision: MODERN,
+      capabilities: isObject(r.capabilities) ? r.capabilities : {},
+      serverInfo: isObject(meta[META.serverInfo]) ? (meta[META.serverInfo] as JsonObject) : { name: o.def.name, version: '' },
+      instructions: typeof r.instructions === 'string' ? r.instructions : undefined,
+    };
+    return { kind: 'ok', client: new UpstreamClient(o.def.name, t, negotiated, o.hooks, o.policy, o.capabilities, o.clientInfo, PROBE_IDS) };
+  } catch (e) {
+    if (e instanceof ProtocolError) throw e;
+    if (e instanceof HttpStatusError && e.json && isObject(e.json.error) && MODERN_CODES.has(Number(e.json.error.code))) {
+      throw new ProtocolError(CODES.InternalError, `upstream ${o.def.name} refused server/discover: ${String(e.json.error.message)}`);
+    }
+    // Any other error, or no answer in time: a legacy server (2026-07-28 stdio "Backward Compatibility").
+    return { kind: 'not-this-era', why: `server/discover: ${(e as Error).message}` };
+  }
+}
+
+async function tryLegacy(o: ConnectOptions, t: UpstreamTransport): Promise<Attempt> {
+  const params = { protocolVersion: LATEST_LEGACY, capabilities: downgradeClientCapabilities(o.capabilities, LATEST_LEGACY), clientInfo: o.clientInfo };
+  try {
+    const res = await t.request({ jsonrpc: '2.0', id: 1, method: 'initialize', params }, { signal: AbortSignal.timeout(o.timeoutMs) });
+    if ('error' in res) return { kind: 'not-this-era', why: `initialize: ${res.error.code} ${res.error.message}` };
+    const r = res.result;
+    const v = r.protocolVersion;
+    if (!isRevision(v) || eraOf(v) !== 'legacy') {
+      await t.close();
+      throw new ProtocolError(CODES.InternalError, `upstream ${o.def.name} answered initialize with ${JSON.stringify(v)}, a version mcpx does not speak`);
+    }
+    if (t instanceof HttpUpstream && inSpan(v, VERSION_HEADER)) t.protocolVersion = v;
+    const negotiated = {
+      era: 'legacy' as const,
+      revision: v as Revision,
+      capabilities: isObject(r.capabilities) ? r.capabilities : {},
+      serverInfo: isObject(r.serverInfo) ? r.serverInfo : { name: o.def.name, version: '' },
+      instructions: typeof r.instructions === 'string' ? r.instructions : undefined,
+    };
+    const client = new UpstreamClient(o.def.name, t, negotiated, o.hooks, o.policy, o.capabilities, o.clientInfo, PROBE_IDS);
+    await t.notify({ jsonrpc: '2.0', method: 'notifications/initialized' });
+    if (t instanceof HttpUpstream) t.openStream();
+    return { kind: 'ok', client };
+  } catch (e) {
+    if (e instanceof ProtocolError && !(e instanceof UpstreamError)) throw e;
+    if (e instanceof TransportClosed) return { kind: 'not-this-era', why: `initialize: ${e.message}` };
+    return { kind: 'not-this-era', why: `initialize: ${(e as Error).message}` };
+  }
+}

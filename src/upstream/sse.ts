@@ -1,0 +1,110 @@
+// An upstream over the 2024-11-05 HTTP+SSE transport (deprecated since 2025-03-26, reached only by the
+// fallback rules): GET opens a stream whose first event names the endpoint to POST to; responses come
+// back on the stream.
+import { EventSourceParserStream } from 'eventsource-parser/stream';
+import { type Notification, type Request, type Response, classify } from '../protocol/jsonrpc';
+import { Correlator } from './correlator';
+import { HttpStatusError, type SendOptions, TransportClosed, type UpstreamTransport } from './transport';
+
+export class SseUpstream implements UpstreamTransport {
+  readonly kind = 'sse' as const;
+  get isClosed(): boolean {
+    return this.ctl.signal.aborted || this.lost;
+  }
+  onIncoming?: (msg: Request | Notification) => void;
+  onClose?: (reason: Error) => void;
+  private readonly pending = new Correlator();
+  private readonly ctl = new AbortController();
+  private endpoint?: string;
+  private lost = false;
+
+  private constructor(
+    readonly name: string,
+    private readonly url: string,
+    private readonly headers: Record<string, string>,
+    private readonly log: (line: string) => void,
+  ) {}
+
+  /** Open the stream and wait for its endpoint event. */
+  static async open(name: string, url: string, headers: Record<string, string>, log: (l: string) => void, timeoutMs = 10_000): Promise<SseUpstream> {
+    const t = new SseUpstream(name, url, headers, log);
+    const res = await fetch(url, { headers: { ...headers, Accept: 'text/event-stream' }, signal: t.ctl.signal });
+    if (!res.ok || !(res.headers.get('content-type') ?? '').includes('text/event-stream') || !res.body) {
+      await res.body?.cancel();
+      throw new HttpStatusError(res.status, `upstream ${name}: GET ${url} did not open an event stream`);
+    }
+    const ready = new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`upstream ${name}: no endpoint event within ${timeoutMs} ms`)), timeoutMs);
+      void t.read(res.body!, () => {
+        clearTimeout(timer);
+        resolve();
+      });
+    });
+    await ready;
+    return t;
+  }
+
+  private async read(body: ReadableStream<Uint8Array>, onEndpoint: () => void): Promise<void> {
+    try {
+      const events = body.pipeThrough(new TextDecoderStream()).pipeThrough(new EventSourceParserStream());
+      for await (const ev of events) {
+        if (ev.event === 'endpoint') {
+          this.endpoint = new URL(ev.data.trim(), this.url).toString();
+          onEndpoint();
+          continue;
+        }
+        let v: unknown;
+        try {
+          v = JSON.parse(ev.data);
+        } catch {
+          this.log(`[${this.name}] SSE event that is not JSON skipped`);
+          continue;
+        }
+        const c = classify(v);
+        if (c.kind === 'response') this.pending.settle(c.msg);
+        else if (c.kind === 'request' || c.kind === 'notification') this.onIncoming?.(c.msg);
+      }
+    } catch {
+      // the stream broke or was aborted
+    }
+    this.lost = true;
+    const reason = new TransportClosed(`upstream ${this.name}: the event stream ended`);
+    this.pending.close(reason);
+    if (!this.ctl.signal.aborted) this.onClose?.(reason);
+  }
+
+  private async post(msg: unknown, signal?: AbortSignal): Promise<void> {
+    if (!this.endpoint) throw new TransportClosed(`upstream ${this.name}: no endpoint`);
+    const res = await fetch(this.endpoint, {
+      method: 'POST',
+      headers: { ...this.headers, 'Content-Type': 'application/json' },
+      body: JSON.stringify(msg),
+      signal: signal ? AbortSignal.any([signal, this.ctl.signal]) : this.ctl.signal,
+    });
+    const text = await res.text();
+    if (!res.ok) throw new HttpStatusError(res.status, text);
+  }
+
+  async request(req: Request, opts: SendOptions = {}): Promise<Response> {
+    const p = this.pending.wait(req.id, opts.signal);
+    try {
+      await this.post(req, opts.signal);
+    } catch (e) {
+      this.pending.forget(req.id);
+      throw e;
+    }
+    return p;
+  }
+
+  notify(n: Notification): Promise<void> {
+    return this.post(n);
+  }
+  respond(r: Response): Promise<void> {
+    return this.post(r);
+  }
+
+  async close(): Promise<void> {
+    this.ctl.abort(new TransportClosed(`upstream ${this.name} is stopping`));
+    this.pending.close(new TransportClosed(`upstream ${this.name} is stopping`));
+  }
+}

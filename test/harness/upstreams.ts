@@ -1,0 +1,66 @@
+// Gateways over fixture upstreams (real processes, real pipes and loopback HTTP), and the check that
+// every frame mcpx sent an upstream was valid for that upstream's revision.
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { type Listening, listen } from '../../src/app';
+import { parseConfig } from '../../src/config/file';
+import { Settings } from '../../src/config/settings';
+import { Gateway } from '../../src/gateway/gateway';
+import { SERVER_JS } from '../fixtures/upstream/client';
+import { assertClientFrame, type Revision } from './schema';
+
+export { startHttpFixture, killAll } from '../fixtures/upstream/client';
+
+export const fixtureCommand = (args: string[]) => ({ command: process.execPath, args: [SERVER_JS(), ...args] });
+
+export interface TestGateway {
+  url: string;
+  g: Gateway;
+  dir: string;
+  close(): Promise<void>;
+}
+
+export async function gatewayFor(servers: Record<string, unknown>, values: Record<string, unknown> = {}, extra: Record<string, unknown> = {}): Promise<TestGateway> {
+  const dir = mkdtempSync(join(tmpdir(), 'mcpx-gw-'));
+  const config = parseConfig({ servers, ...extra }, 'test', { env: process.env });
+  if (config.issues.length) throw new Error(JSON.stringify(config.issues));
+  const settings = new Settings([{ source: 'flag', values: { 'pool.probeTimeout': '1s', 'pool.startTimeout': '5s', ...values } }]);
+  const g = new Gateway(config, settings, { stateDir: dir });
+  const l: Listening = await listen({ provider: g, settings, port: 0, address: '127.0.0.1' });
+  return {
+    url: l.url,
+    g,
+    dir,
+    close: async () => {
+      await l.close();
+      await g.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+interface RecordLine {
+  dir: 'in' | 'out';
+  frame: Record<string, unknown>;
+}
+
+/** Every frame a fixture received (what mcpx sent it), validated against `rev`. Returns them. */
+export function checkRecorded(file: string, rev: Revision): Array<Record<string, unknown>> {
+  const lines = readFileSync(file, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as RecordLine);
+  const asked = new Map<unknown, string>();
+  for (const l of lines) if (l.dir === 'out' && 'method' in l.frame && 'id' in l.frame) asked.set(l.frame.id, String(l.frame.method));
+  const received = lines.filter((l) => l.dir === 'in').map((l) => l.frame);
+  for (const f of received) {
+    // The probe's server/discover is a 2026-07-28 request by design: it is how mcpx learns the era.
+    if (f.method === 'server/discover') {
+      assertClientFrame('2026-07-28', f);
+      continue;
+    }
+    // initialize is spelled for the revision it asks for; the server may then counter-offer an older one.
+    const params = f.params as { protocolVersion?: Revision } | undefined;
+    const as = f.method === 'initialize' && params?.protocolVersion ? params.protocolVersion : rev;
+    assertClientFrame(as, f, 'id' in f && !('method' in f) ? asked.get(f.id) : undefined);
+  }
+  return received;
+}

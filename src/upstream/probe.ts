@@ -35,7 +35,11 @@ const MODERN_CODES = new Set<number>([CODES.HeaderMismatch, CODES.MissingRequire
  *  reused within a legacy session. */
 const PROBE_IDS = 2;
 
-type Attempt = { kind: 'ok'; client: UpstreamClient } | { kind: 'not-this-era'; why: string };
+type Attempt = { kind: 'ok'; client: UpstreamClient } | { kind: 'not-this-era'; why: string; status?: number };
+
+/** Statuses of a refused Streamable HTTP initialize that send the client on to HTTP+SSE (2025-11-25 and
+ *  2026-07-28 transports; 401/403 no longer do — seeds 002 B/C9). */
+const SSE_FALLBACK = new Set([400, 404, 405]);
 
 export async function connect(o: ConnectOptions): Promise<UpstreamClient> {
   const cached = o.eras.get(o.def);
@@ -49,7 +53,7 @@ export async function connect(o: ConnectOptions): Promise<UpstreamClient> {
     const a = era === 'modern' && via !== 'sse' ? await tryModern(o, transport) : await tryLegacy(o, transport);
     if (a.kind === 'ok') return remember(o, a.client, cached);
     why.push(a.why);
-    if (era === 'legacy' && via === 'http') {
+    if (era === 'legacy' && via === 'http' && a.status !== undefined && SSE_FALLBACK.has(a.status)) {
       // Streamable HTTP refused initialize with a status that is not a modern error: the deprecated
       // HTTP+SSE transport is the last resort (2026-07-28 streamable-http "Backward Compatibility").
       await transport.close();
@@ -138,6 +142,6 @@ async function tryLegacy(o: ConnectOptions, t: UpstreamTransport): Promise<Attem
   } catch (e) {
     if (e instanceof ProtocolError && !(e instanceof UpstreamError)) throw e;
     if (e instanceof TransportClosed) return { kind: 'not-this-era', why: `initialize: ${e.message}` };
-    return { kind: 'not-this-era', why: `initialize: ${(e as Error).message}` };
+    return { kind: 'not-this-era', why: `initialize: ${(e as Error).message}`, status: e instanceof HttpStatusError ? e.status : undefined };
   }
 }

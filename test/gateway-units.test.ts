@@ -1,0 +1,94 @@
+// Pieces of the gateway on their own: mcpx:// URIs, safe names, globs, schema checks; and completion
+// forwarding per the completions capability (with fixture upstreams).
+import assert from 'node:assert/strict';
+import { after, describe, test } from 'node:test';
+import { safeName, toolAllowed, validToolName } from '../src/gateway/names';
+import { parseGatewayUri, resolveInner, toGatewayTemplate, toGatewayUri } from '../src/gateway/uris';
+import { schemaMismatch } from '../src/gateway/validate';
+import { fixtureCommand, gatewayFor, killAll } from './harness/upstreams';
+import { HttpClient, type Json } from './harness/wire';
+
+after(() => killAll());
+
+describe('mcpx:// URIs', () => {
+  test('percent-encoding where a path cannot carry a character; a round trip gives the upstream URI back', () => {
+    for (const uri of ['fixture://doc', 'file:///a b#c?d', 'x://ü/é', 'plain', 'a%20already']) {
+      const g = toGatewayUri('demo', uri);
+      assert.doesNotMatch(g.slice('mcpx://'.length), /[ #?]/, g);
+      assert.equal(parseGatewayUri(g)!.inner, uri);
+      assert.equal(parseGatewayUri(g)!.server, 'demo');
+    }
+    assert.equal(toGatewayUri('demo', 'file:///a b#c?d'), 'mcpx://demo/file:///a%20b%23c%3Fd');
+    assert.equal(parseGatewayUri('mcpx://demo/file:///a%20b%23c%3Fd')!.inner, 'file:///a b#c?d');
+    assert.equal(toGatewayUri('my server', 'x://y'), 'mcpx://my%20server/x://y');
+  });
+
+  test('an absolute path is listed without its slash and matched in both forms (seeds 001 §4.3)', () => {
+    assert.equal(toGatewayUri('demo', '/abs/doc'), 'mcpx://demo/abs/doc');
+    const { inner } = parseGatewayUri('mcpx://demo/abs/doc')!;
+    assert.equal(resolveInner(inner, new Set(['/abs/doc'])), '/abs/doc');
+    assert.equal(resolveInner(inner, new Set(['abs/doc'])), 'abs/doc');
+    assert.equal(resolveInner('/abs/doc'.slice(1), new Set()), 'abs/doc');
+  });
+
+  test('templates keep their variables', () => {
+    assert.equal(toGatewayTemplate('demo', 'fixture://items/{id}'), 'mcpx://demo/fixture://items/{id}');
+    assert.equal(toGatewayTemplate('demo', 'x://a b/{q}'), 'mcpx://demo/x://a%20b/{q}');
+    assert.equal(parseGatewayUri('mcpx:///x')!.server, '');
+    assert.equal(parseGatewayUri('file:///x'), undefined);
+  });
+});
+
+describe('names and filters', () => {
+  test('safe names are stable, within 128 characters of [A-Za-z0-9_.-], and distinct for names that clean up alike', () => {
+    for (const n of ['a/b', 'a:b', 'ü', 'x'.repeat(300), 'ok_name-1.2']) {
+      const s = safeName(n);
+      assert.ok(validToolName(s), s);
+      assert.equal(safeName(n), s);
+    }
+    assert.equal(safeName('ok_name-1.2'), 'ok_name-1.2');
+    assert.notEqual(safeName('a/b'), safeName('a:b'));
+  });
+  test('deny wins over allow; globs match with *', () => {
+    assert.equal(toolAllowed('read_file', { allow: ['read_*'] }), true);
+    assert.equal(toolAllowed('write_file', { allow: ['read_*'] }), false);
+    assert.equal(toolAllowed('read_secret', { allow: ['read_*'], deny: ['*secret*'] }), false);
+    assert.equal(toolAllowed('anything'), true);
+  });
+});
+
+describe('schema checks', () => {
+  test('draft-07 and 2020-12 schemas; a broken schema does not block calls', () => {
+    assert.match(schemaMismatch({ type: 'object', properties: { n: { type: 'integer' } }, required: ['n'] }, {})!, /must have required property 'n'/);
+    assert.equal(schemaMismatch({ $schema: 'http://json-schema.org/draft-07/schema#', type: 'object', properties: { a: { type: 'string' } } }, { a: 'x' }), undefined);
+    assert.match(schemaMismatch({ type: 'object', prefixItems: [], properties: { t: { type: 'array', prefixItems: [{ type: 'string' }] } } }, { t: [1] })!, /\/t\/0 must be string/);
+    assert.equal(schemaMismatch({ type: 'nonsense-type' }, { a: 1 }), undefined);
+  });
+});
+
+describe('completion/complete', () => {
+  test('forwarded where declared; 2024-11-05 asked anyway; otherwise answered from cache, saying why', async () => {
+    const gw = await gatewayFor({
+      modern: fixtureCommand(['--rev', '2025-11-25']),
+      quiet: fixtureCommand(['--rev', '2025-11-25', '--no-completions']),
+      old: fixtureCommand(['--rev', '2024-11-05']),
+      oldquiet: fixtureCommand(['--rev', '2024-11-05', '--no-completions']),
+    });
+    try {
+      const c = new HttpClient(gw.url, '2025-11-25');
+      await c.initialize();
+      const ask = async (server: string) =>
+        (await c.request('completion/complete', { ref: { type: 'ref/prompt', name: `${server}_greet` }, argument: { name: 'who', value: 'b' } })).result!;
+      assert.deepEqual(((await ask('modern')).completion as Json).values, ['bob']);
+      assert.deepEqual(((await ask('old')).completion as Json).values, ['bob']);
+      const quiet = await ask('quiet');
+      assert.deepEqual((quiet.completion as Json).values, []);
+      assert.deepEqual(quiet._meta, { 'dev.mcpx/source': 'cache', 'dev.mcpx/reason': 'quiet does not declare completions' });
+      const oldquiet = await ask('oldquiet');
+      assert.equal((oldquiet._meta as Json)['dev.mcpx/source'], 'cache');
+      assert.match(String((oldquiet._meta as Json)['dev.mcpx/reason']), /2024-11-05/);
+    } finally {
+      await gw.close();
+    }
+  });
+});

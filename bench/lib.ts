@@ -1,6 +1,8 @@
 // Load drivers shared by the benchmarks: the same client code drives mcpx and each floor.
 import { type ChildProcess, spawn } from 'node:child_process';
-import { Agent, request } from 'node:http';
+import { readFileSync, readdirSync } from 'node:fs';
+import { Agent, type IncomingHttpHeaders, request } from 'node:http';
+import { type AddressInfo, createServer as createNetServer } from 'node:net';
 import { createInterface } from 'node:readline';
 
 export interface Figures {
@@ -109,3 +111,215 @@ export async function stop(child: ChildProcess): Promise<void> {
 }
 
 export const fmt = (f: Figures) => `${f.rps.toFixed(0)} req/s, p50 ${f.p50.toFixed(2)} ms, p99 ${f.p99.toFixed(2)} ms`;
+
+// ---- Drivers for the gateway benchmark (bench/gateway.ts) --------------------------------------
+
+export interface HttpAnswer {
+  status: number;
+  headers: IncomingHttpHeaders;
+  body: string;
+}
+
+/** One HTTP client on its own keep-alive connection, with its own headers (a session id, say). */
+export class HttpClient {
+  private readonly agent = new Agent({ keepAlive: true, maxSockets: 1 });
+  readonly headers: Record<string, string>;
+
+  constructor(
+    readonly url: URL,
+    headers: Record<string, string>,
+  ) {
+    this.headers = { ...headers };
+  }
+
+  send(method: 'POST' | 'DELETE', body?: string, extra: Record<string, string> = {}): Promise<HttpAnswer> {
+    return new Promise((resolve, reject) => {
+      const req = request(
+        { host: this.url.hostname, port: this.url.port, path: this.url.pathname, method, agent: this.agent, headers: { ...this.headers, ...extra } },
+        (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (c: Buffer) => chunks.push(c));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') }));
+          res.on('error', reject);
+        },
+      );
+      req.on('error', reject);
+      req.end(body);
+    });
+  }
+
+  post(body: string, extra?: Record<string, string>): Promise<HttpAnswer> {
+    return this.send('POST', body, extra);
+  }
+
+  close(): void {
+    this.agent.destroy();
+  }
+}
+
+/** Every client POSTs `body(id)` back to back for `ms`; an answer `check` rejects fails the run. */
+export async function clientsLoad(clients: HttpClient[], body: (id: number) => string, ms: number, check: (a: HttpAnswer) => boolean): Promise<Figures> {
+  const latencies: number[] = [];
+  let id = 1;
+  const start = performance.now();
+  const end = start + ms;
+  await Promise.all(
+    clients.map(async (c) => {
+      while (performance.now() < end) {
+        const t0 = performance.now();
+        const a = await c.post(body(id++));
+        if (!check(a)) throw new Error(`unexpected answer from ${c.url.href}: HTTP ${a.status} ${a.body.slice(0, 300)}`);
+        latencies.push(performance.now() - t0);
+      }
+    }),
+  );
+  return figures(latencies, performance.now() - start);
+}
+
+/** A JSON-RPC peer over a child's newline-delimited stdio: requests by id, any number in flight. */
+export class StdioRpc {
+  private readonly pending = new Map<number, (line: string) => void>();
+  private nextId = 1;
+
+  constructor(readonly child: ChildProcess) {
+    createInterface({ input: child.stdout! }).on('line', (line) => {
+      const m = /^\{"jsonrpc":"2\.0","id":(\d+)/.exec(line.slice(0, 48));
+      let id = m ? Number(m[1]) : undefined;
+      if (id === undefined) {
+        try {
+          const v = JSON.parse(line) as { id?: unknown };
+          if (typeof v.id === 'number') id = v.id;
+        } catch {
+          return;
+        }
+      }
+      if (id === undefined) return;
+      const done = this.pending.get(id);
+      this.pending.delete(id);
+      done?.(line);
+    });
+  }
+
+  /** Sends `msg(id)` with a fresh id; resolves with the raw response line. */
+  call(msg: (id: number) => string): Promise<string> {
+    const id = this.nextId++;
+    return new Promise((resolve) => {
+      this.pending.set(id, resolve);
+      this.child.stdin!.write(msg(id) + '\n');
+    });
+  }
+
+  request(method: string, params: Record<string, unknown>): Promise<string> {
+    return this.call((id) => JSON.stringify({ jsonrpc: '2.0', id, method, params }));
+  }
+
+  notify(method: string): void {
+    this.child.stdin!.write(JSON.stringify({ jsonrpc: '2.0', method }) + '\n');
+  }
+
+  /** `concurrency` requests kept in flight on the one pipe for `ms`. */
+  async load(msg: (id: number) => string, concurrency: number, ms: number, check: (line: string) => boolean): Promise<Figures> {
+    const latencies: number[] = [];
+    const start = performance.now();
+    const end = start + ms;
+    await Promise.all(
+      Array.from({ length: concurrency }, async () => {
+        while (performance.now() < end) {
+          const t0 = performance.now();
+          const line = await this.call(msg);
+          if (!check(line)) throw new Error(`unexpected answer on stdio: ${line.slice(0, 300)}`);
+          latencies.push(performance.now() - t0);
+        }
+      }),
+    );
+    return figures(latencies, performance.now() - start);
+  }
+}
+
+/** Every live descendant of `pid` (children first), from /proc. */
+export function descendants(pid: number): number[] {
+  const parent = new Map<number, number>();
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
+      // pid (comm) state ppid ...: comm may hold spaces and parentheses, so read after the last ')'.
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      parent.set(Number(name), ppid);
+    } catch {
+      // gone meanwhile
+    }
+  }
+  const out: number[] = [];
+  const walk = (p: number) => {
+    for (const [c, pp] of parent) {
+      if (pp === p) {
+        out.push(c);
+        walk(c);
+      }
+    }
+  };
+  walk(pid);
+  return out;
+}
+
+export function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Stop `child` by its pid (TERM, KILL after 3 s), then make sure whatever it had started (its
+ *  upstreams) is gone too: each is given 2.5 s to exit on its own, then signalled by its pid. */
+export async function stopTree(child: ChildProcess): Promise<void> {
+  const kids = child.pid !== undefined && child.exitCode === null && child.signalCode === null ? descendants(child.pid) : [];
+  if (child.exitCode === null && child.signalCode === null) await stop(child);
+  const deadline = performance.now() + 2500;
+  while (kids.some(alive) && performance.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+  for (const sig of ['SIGTERM', 'SIGKILL'] as const) {
+    const left = kids.filter(alive);
+    if (left.length === 0) return;
+    for (const p of left) {
+      try {
+        process.kill(p, sig);
+      } catch {
+        // exited meanwhile
+      }
+    }
+    await new Promise((r) => setTimeout(r, 300));
+  }
+}
+
+/** A field of /proc/<pid>/status in kB (VmRSS: resident now; VmHWM: peak resident). */
+export function procStatusKb(pid: number, field: 'VmRSS' | 'VmHWM'): number {
+  const m = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  if (!m) throw new Error(`no ${field} in /proc/${pid}/status`);
+  return Number(m[1]);
+}
+
+/** A port free on 127.0.0.1 right now (for a program that cannot be told to pick one itself). */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createNetServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address() as AddressInfo;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+/** GET `url` on a fresh connection; the status, or 0 when nothing answers. */
+export function probeGet(url: string): Promise<number> {
+  return new Promise((resolve) => {
+    const req = request(url, { agent: false }, (res) => {
+      res.resume();
+      res.on('end', () => resolve(res.statusCode ?? 0));
+    });
+    req.on('error', () => resolve(0));
+    req.end();
+  });
+}

@@ -259,3 +259,22 @@ describe('names', () => {
     }
   });
 });
+
+describe('legacy sessions', () => {
+  test('a session the upstream no longer knows (404) is re-initialized and the request sent again', async () => {
+    const record = join(dir, 'session.jsonl');
+    const { url } = await startHttpFixture(['--rev', '2025-11-25', '--transport', 'http', '--record', record]);
+    const gw = await gatewayFor({ web: { type: 'http', url } });
+    try {
+      const c = await client(gw.url);
+      assert.equal(text((await call(c, 'web', 'echo', { text: 'one' })).result), 'one');
+      const sid = (readFileSync(record, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as { headers?: Record<string, string> }).find((l) => l.headers?.['mcp-session-id'])!.headers!)['mcp-session-id']!;
+      assert.equal((await fetch(url, { method: 'DELETE', headers: { 'Mcp-Session-Id': sid, 'MCP-Protocol-Version': '2025-11-25' } })).status, 200);
+      assert.equal(text((await call(c, 'web', 'echo', { text: 'two' })).result), 'two');
+      const inits = readFileSync(record, 'utf8').split('\n').filter((l) => l.includes('"method":"initialize"') && l.includes('"dir":"in"'));
+      assert.equal(inits.length, 2);
+    } finally {
+      await gw.close();
+    }
+  });
+});

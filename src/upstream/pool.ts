@@ -8,6 +8,7 @@ import { CODES, ProtocolError } from '../protocol/errors';
 import type { JsonObject } from '../protocol/jsonrpc';
 import type { ClientHooks, RequestOptions, UpstreamClient } from './client';
 import type { EraCache } from './eras';
+import { SessionExpired } from './http';
 import { connect } from './probe';
 
 export type UpstreamState = 'starting' | 'running' | 'failed' | 'stopping' | 'stopped';
@@ -174,16 +175,22 @@ export class Pool {
 
   /** Send one request to (server, scope), starting it if needed. */
   async request(server: string, identity: string, method: string, params: JsonObject, o: RequestOptions & { requestedTimeoutMs?: number } = {}): Promise<JsonObject> {
-    const client = await this.client(server, identity);
     const def = this.def(server);
     const e = this.entry(def, this.scopeOf(def, identity));
+    const opts = { ...o, timeoutMs: this.callTimeout(o.requestedTimeoutMs), askRounds: this.o.settings.get<number>('proto.askRounds') };
     e.calls++;
     try {
-      return await client.request(method, params, {
-        ...o,
-        timeoutMs: this.callTimeout(o.requestedTimeoutMs),
-        askRounds: this.o.settings.get<number>('proto.askRounds'),
-      });
+      const client = await this.client(server, identity);
+      try {
+        return await client.request(method, params, opts);
+      } catch (err) {
+        // A legacy session the server no longer knows (HTTP 404): it did not see the request, so the
+        // client initializes again and sends it once more (2025-03-26..2025-11-25 transports).
+        if (!(err instanceof SessionExpired)) throw err;
+        this.o.log(`[${server}] ${err.message}; initializing again`);
+        if (e.client === client) await this.stopEntry(e);
+        return await (await this.client(server, identity)).request(method, params, opts);
+      }
     } finally {
       e.calls--;
       e.lastUsed = Date.now();

@@ -51,6 +51,12 @@ for (const c of CASES) {
         assert.match(err.error!.message, /bad thing/);
         const fail = await call('fail');
         assert.equal(fail.result?.isError, true);
+        if (atLeast(c.rev, '2025-06-18')) {
+          // Resource URIs inside a result are rewritten so the client can read them back through mcpx.
+          const rich = await call('rich');
+          const link = (rich.result!.content as Json[]).find((b) => b.type === 'resource_link')!;
+          assert.equal(link.uri, 'mcpx://up/fixture://doc');
+        }
         if (c.rev !== '2026-07-28') {
           const roots = await call('roots');
           assert.match(JSON.stringify(roots.result?.content), /root-a/, 'roots/list answered with the configured roots');

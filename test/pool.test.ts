@@ -260,6 +260,24 @@ describe('names', () => {
   });
 });
 
+describe('idle upstreams', () => {
+  test('an upstream unused for pool.idleTimeout is stopped, and started again on the next call', async () => {
+    const gw = await gatewayFor({ up: fx() }, { 'pool.idleTimeout': '1s' });
+    try {
+      const c = await client(gw.url);
+      const first = text((await call(c, 'up', 'whoami')).result);
+      const state = async () => ((await c.request('tools/call', { name: 'mcpx_servers', arguments: {} })).result!.structuredContent as { servers: Json[] }).servers[0]!.state;
+      assert.equal(await state(), 'running');
+      const deadline = Date.now() + 5000;
+      while ((await state()) !== 'stopped' && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+      assert.equal(await state(), 'stopped');
+      assert.notEqual(text((await call(c, 'up', 'whoami')).result), first);
+    } finally {
+      await gw.close();
+    }
+  });
+});
+
 describe('legacy sessions', () => {
   test('a session the upstream no longer knows (404) is re-initialized and the request sent again', async () => {
     const record = join(dir, 'session.jsonl');

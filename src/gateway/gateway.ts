@@ -62,6 +62,8 @@ export class Gateway implements Provider {
       capabilities: MCPX_CAPABILITIES,
       hooks: (def) => this.hooks(def),
       log: this.log,
+      // A (re)started upstream may offer other lists than the one before it.
+      onStateChange: (st) => st.state === 'starting' && this.catalogue?.invalidate(st.name),
     });
     this.catalogue = new Catalogue(this.pool);
   }
@@ -99,7 +101,13 @@ export class Gateway implements Provider {
     const out = new Map<string, { server: string; name: string; tool: JsonObject }>();
     for (const server of this.passthrough) {
       const def = this.defs.get(server)!;
-      for (const tool of await this.catalogue.list(server, 'tools', identity)) {
+      // An upstream that cannot start is left out of the list (and logged); its names still forward,
+      // and the call says why it failed. The rest of the surface stays usable.
+      const tools = await this.catalogue.list(server, 'tools', identity).catch((e: Error) => {
+        this.log(`[${server}] tools unavailable: ${e.message}`);
+        return [] as JsonObject[];
+      });
+      for (const tool of tools) {
         const name = String(tool.name);
         if (!toolAllowed(name, def.tools)) continue;
         const shown = safeName(name);

@@ -23,6 +23,20 @@ export function parseSse(text: string): unknown[] {
   return out;
 }
 
+/** Request params with `meta`; in 2026-07-28 also the per-request version and capabilities. */
+function withMeta(rev: Revision, params: Json, meta: Json, capabilities: Json, extra: Json = {}): Json {
+  if (rev !== MODERN) return Object.keys(meta).length ? { ...params, _meta: meta } : params;
+  return {
+    ...params,
+    _meta: {
+      'io.modelcontextprotocol/protocolVersion': MODERN,
+      'io.modelcontextprotocol/clientCapabilities': capabilities,
+      ...extra,
+      ...meta,
+    },
+  };
+}
+
 export interface HttpReply {
   status: number;
   headers: Headers;
@@ -125,16 +139,7 @@ export class HttpClient {
 
   /** The params of a request, with this client's per-request _meta in 2026-07-28. */
   params(params: Json = {}, meta: Json = {}): Json {
-    if (this.rev !== MODERN) return Object.keys(meta).length ? { ...params, _meta: meta } : params;
-    return {
-      ...params,
-      _meta: {
-        'io.modelcontextprotocol/protocolVersion': MODERN,
-        'io.modelcontextprotocol/clientCapabilities': this.opts.capabilities ?? {},
-        'io.modelcontextprotocol/clientInfo': CLIENT_INFO,
-        ...meta,
-      },
-    };
+    return withMeta(this.rev, params, meta, this.opts.capabilities ?? {}, { 'io.modelcontextprotocol/clientInfo': CLIENT_INFO });
   }
 
   async request(method: string, params: Json = {}, o: { meta?: Json; headers?: Record<string, string>; signal?: AbortSignal } = {}): Promise<Exchange> {
@@ -221,15 +226,7 @@ export class StdioClient {
   }
 
   params(params: Json = {}, meta: Json = {}): Json {
-    if (this.rev !== MODERN) return Object.keys(meta).length ? { ...params, _meta: meta } : params;
-    return {
-      ...params,
-      _meta: {
-        'io.modelcontextprotocol/protocolVersion': MODERN,
-        'io.modelcontextprotocol/clientCapabilities': this.capabilities,
-        ...meta,
-      },
-    };
+    return withMeta(this.rev, params, meta, this.capabilities);
   }
 
   /** Send a request and resolve with its response frame. */

@@ -109,8 +109,11 @@ describe('what a modern client declares goes upstream narrowed; trace context un
       const trace = { traceparent: '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01', tracestate: 'k=v', baggage: 'a=b' };
       const r = await client.request('tools/call', { name: 'meta', arguments: {} }, { meta: trace });
       const seen = JSON.parse(String((r.result!.content as Json[])[0]!.text)) as Json;
-      assert.deepEqual(seen['io.modelcontextprotocol/clientCapabilities'], { roots: {} }, 'sampling and elicitation are narrowed away; listChanged is not 2026-07-28');
+      assert.deepEqual(seen['io.modelcontextprotocol/clientCapabilities'], { roots: {}, elicitation: {}, sampling: {} }, 'listChanged is not 2026-07-28');
       for (const [k, v] of Object.entries(trace)) assert.equal(seen[k], v, k);
+      const formOnly = new HttpClient(gw.url, '2026-07-28', { capabilities: { elicitation: { form: {} }, experimental: { x: {} } } });
+      const r3 = await formOnly.request('tools/call', { name: 'meta', arguments: {} });
+      assert.deepEqual((JSON.parse(String((r3.result!.content as Json[])[0]!.text)) as Json)['io.modelcontextprotocol/clientCapabilities'], { elicitation: { form: {} } }, 'exactly what the client declared, nothing mcpx lacks');
       const none = new HttpClient(gw.url, '2026-07-28', { capabilities: {} });
       const r2 = await none.request('tools/call', { name: 'meta', arguments: {} });
       assert.deepEqual((JSON.parse(String((r2.result!.content as Json[])[0]!.text)) as Json)['io.modelcontextprotocol/clientCapabilities'], {});

@@ -14,6 +14,8 @@ import type { Route } from '../transport/http';
 import { type ClientHooks, UpstreamError } from '../upstream/client';
 import { EraCache } from '../upstream/eras';
 import { Pool } from '../upstream/pool';
+import { declares } from '../protocol/questions';
+import { Broker } from './broker';
 import { Catalogue, INVALIDATES } from './catalogue';
 import { safeName, toolAllowed } from './names';
 import { FIXED_NAMES, FIXED_TOOLS, jsonResult } from './tools';
@@ -25,13 +27,18 @@ export interface GatewayOptions {
   /** Where <state>/upstream-eras.json lives; none keeps the era cache in memory only. */
   stateDir?: string;
   clientInfo?: JsonObject;
+  /** A question's deadline at the broker (elicit.ttl, 120 s; tests shorten it). */
+  questionTtlMs?: number;
 }
 
 /** Trace context passed upstream unchanged (seeds 001 §4.4). */
 const TRACE_KEYS = ['traceparent', 'tracestate', 'baggage'];
 
-/** What mcpx itself can answer when an upstream asks; declared to upstreams (seeds 001 §6, #210). */
-const MCPX_CAPABILITIES: JsonObject = { roots: { listChanged: true } };
+/** What mcpx itself can answer when an upstream asks; declared to upstreams (seeds 001 §6, #210):
+ *  roots always; elicitation and sampling because a question always has an answerer — the calling
+ *  client where it declared the capability, else the broker, which any answerer can reach until the
+ *  question's deadline. Spelled per revision by the edge (downgradeClientCapabilities). */
+const MCPX_CAPABILITIES: JsonObject = { roots: { listChanged: true }, elicitation: { form: {}, url: {} }, sampling: {} };
 
 export class Gateway implements Provider {
   readonly pool: Pool;
@@ -39,7 +46,10 @@ export class Gateway implements Provider {
   readonly policy: Policy;
   private readonly defs: Map<string, ServerDef>;
   readonly passthrough: string[];
+  readonly broker: Broker;
   private readonly log: (line: string) => void;
+  /** Calls in flight per (server, scope): who a question arriving there belongs to (seeds 001 §3.4). */
+  private readonly calls = new Map<string, Set<CallContext>>();
 
   constructor(
     readonly config: Config,
@@ -47,6 +57,7 @@ export class Gateway implements Provider {
     readonly opts: GatewayOptions = {},
   ) {
     this.log = opts.log ?? (() => undefined);
+    this.broker = new Broker(opts.questionTtlMs);
     this.policy = policyFrom(settings);
     this.defs = new Map(config.servers.filter((s) => !s.disabled).map((s) => [s.name, s]));
     this.passthrough = settings.get<string[]>('mcp.passthrough');
@@ -60,7 +71,7 @@ export class Gateway implements Provider {
       settings,
       clientInfo: opts.clientInfo ?? { name: 'mcpx', version: '0.1.0' },
       capabilities: MCPX_CAPABILITIES,
-      hooks: (def) => this.hooks(def),
+      hooks: (def, scope) => this.hooks(def, scope),
       log: this.log,
       // A (re)started upstream may offer other lists than the one before it.
       onStateChange: (st) => st.state === 'starting' && this.catalogue?.invalidate(st.name),
@@ -68,21 +79,57 @@ export class Gateway implements Provider {
     this.catalogue = new Catalogue(this.pool);
   }
 
-  private hooks(def: ServerDef): ClientHooks {
+  private hooks(def: ServerDef, scope: string): ClientHooks {
     return {
-      // One function answers an upstream's questions in both eras (seeds 001 §4.1). Questions are
-      // routed by the questions layer; until it exists mcpx declares neither elicitation nor sampling.
-      onRequest: async (method) => {
-        if (method === 'roots/list') return { roots: this.config.roots };
-        if (method === 'elicitation/create') return { action: 'decline' };
-        throw new ProtocolError(CODES.MethodNotFound, `mcpx did not declare ${method} to ${def.name}`);
-      },
+      // One function answers an upstream's questions in both eras (seeds 001 §4.1).
+      onRequest: (method, params, signal) => this.question(def, scope, method, params, signal),
       onNotification: (n) => {
         const kinds = INVALIDATES[n.method];
         if (kinds) this.catalogue.invalidate(def.name, kinds);
       },
       log: this.log,
     };
+  }
+
+  /** Who answers a question an upstream asks: the calling client first (proto.native) if it declared
+   *  exactly this capability and can be asked on its request; otherwise the broker. A question on a
+   *  connection several calls share is ambiguous and goes to the broker, never to a guess. */
+  private async question(def: ServerDef, scope: string, method: string, params: JsonObject, signal: AbortSignal): Promise<JsonObject> {
+    const key = `${def.name}\u0000${scope}`;
+    const calls = this.calls.get(key);
+    const owner = calls?.size === 1 && this.pool.inflightOn(def.name, scope) === 1 ? [...calls][0]! : undefined;
+    const native = this.settings.get<boolean>('proto.native');
+    const asked = method === 'elicitation/create' && typeof params.message === 'string' ? { ...params, message: `${def.name} (via mcpx) asks: ${params.message}` } : params;
+    if (owner?.ask && native && declares(owner.clientCapabilities, method, params, owner.rev)) {
+      try {
+        return await owner.ask(method, asked, signal);
+      } catch (e) {
+        // A question the client's revision cannot carry goes to the broker; the client's own error is its answer.
+        if (!(e instanceof ProtocolError) || e.code !== CODES.InternalError || !/cannot be put/.test(e.message)) throw e;
+      }
+    }
+    if (method === 'roots/list') return { roots: this.config.roots };
+    const reason = !owner ? (calls && calls.size > 1 ? 'several calls share the connection' : 'no call in flight') : !native ? 'proto.native is off' : 'the calling client cannot take it';
+    return this.broker.ask(def.name, method, asked, signal, reason);
+  }
+
+  /** Run an upstream request on behalf of a call, registered as in flight on its (server, scope). */
+  private async upstream(server: string, ctx: CallContext, method: string, params: JsonObject, requestedTimeoutMs?: number): Promise<JsonObject> {
+    const key = `${server}\u0000${this.pool.scopeOf(this.pool.def(server), ctx.identity)}`;
+    let set = this.calls.get(key);
+    if (!set) this.calls.set(key, (set = new Set()));
+    set.add(ctx);
+    try {
+      return await this.pool.request(server, ctx.identity, method, params, {
+        signal: ctx.signal,
+        meta: this.forwardMeta(ctx),
+        clientCapabilities: this.narrowed(ctx),
+        requestedTimeoutMs,
+      });
+    } finally {
+      set.delete(ctx);
+      if (set.size === 0) this.calls.delete(key);
+    }
   }
 
   capabilities(): ProviderCapabilities {
@@ -212,12 +259,7 @@ export class Gateway implements Provider {
       const bad = schemaMismatch(listed.inputSchema, args);
       if (bad) return this.inputError(ctx, `Invalid arguments for ${server}/${tool}: ${bad}`);
     }
-    const result = await this.pool.request(server, ctx.identity, 'tools/call', { name: tool, arguments: args }, {
-      signal: ctx.signal,
-      meta: this.forwardMeta(ctx),
-      clientCapabilities: this.narrowed(ctx),
-      requestedTimeoutMs,
-    });
+    const result = await this.upstream(server, ctx, 'tools/call', { name: tool, arguments: args }, requestedTimeoutMs);
     if (listed && 'outputSchema' in listed && 'structuredContent' in result && !result.isError) {
       const bad = schemaMismatch(listed.outputSchema, result.structuredContent);
       if (bad) {
@@ -240,7 +282,12 @@ export class Gateway implements Provider {
    *  did not (seeds 001 §2.5). */
   private narrowed(ctx: CallContext): JsonObject {
     const out: JsonObject = {};
-    for (const k of Object.keys(MCPX_CAPABILITIES)) if (k in ctx.clientCapabilities) out[k] = MCPX_CAPABILITIES[k];
+    for (const k of Object.keys(MCPX_CAPABILITIES)) {
+      if (!(k in ctx.clientCapabilities)) continue;
+      // roots: mcpx answers them itself (its own listChanged); elicitation and sampling: exactly what
+      // the client declared (form vs url, tools, context), since the question may go to it.
+      out[k] = k === 'roots' ? MCPX_CAPABILITIES[k] : ctx.clientCapabilities[k];
+    }
     return out;
   }
 
@@ -282,7 +329,7 @@ export class Gateway implements Provider {
   async getPrompt(name: string, args: Record<string, string>, ctx: CallContext): Promise<JsonObject> {
     const hit = (await this.promptIndex(ctx.identity)).get(name);
     if (!hit) throw invalidParams(`no prompt named ${JSON.stringify(name)}`);
-    const result = await this.pool.request(hit.server, ctx.identity, 'prompts/get', { name: hit.name, arguments: args }, { signal: ctx.signal, meta: this.forwardMeta(ctx), clientCapabilities: this.narrowed(ctx) });
+    const result = await this.upstream(hit.server, ctx, 'prompts/get', { name: hit.name, arguments: args });
     return this.passthrough.includes(hit.server) ? result : rewriteUris(hit.server, result);
   }
 
@@ -304,7 +351,7 @@ export class Gateway implements Provider {
   async readResource(uri: string, ctx: CallContext): Promise<JsonObject> {
     const target = await this.resolveResource(uri, ctx);
     try {
-      const result = await this.pool.request(target.server, ctx.identity, 'resources/read', { uri: target.uri }, { signal: ctx.signal, meta: this.forwardMeta(ctx), clientCapabilities: this.narrowed(ctx) });
+      const result = await this.upstream(target.server, ctx, 'resources/read', { uri: target.uri });
       if (!target.gateway) return result;
       const contents = Array.isArray(result.contents) ? result.contents : [];
       return { ...result, contents: contents.map((c) => (isObject(c) && c.uri === target.uri ? { ...c, uri } : isObject(c) && typeof c.uri === 'string' ? { ...c, uri: toGatewayUri(target.server, c.uri) } : c)) };
@@ -374,6 +421,7 @@ export class Gateway implements Provider {
   }
 
   async close(): Promise<void> {
+    this.broker.close();
     await this.pool.close();
   }
 }

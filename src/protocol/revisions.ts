@@ -126,6 +126,8 @@ export const FIELDS: Readonly<Record<string, Readonly<Record<string, Span>>>> = 
   RootsCapability: { listChanged: from('2024-11-05', '2026-07-28') }, // 2026-07-28 removed roots/list_changed
   ElicitationCapability: { form: from('2025-11-25'), url: from('2025-11-25') },
   SamplingCapability: { context: from('2025-11-25'), tools: from('2025-11-25') },
+  ElicitParams: { mode: from('2025-11-25'), elicitationId: from('2025-11-25', '2026-07-28') },
+  SamplingParams: { tools: from('2025-11-25'), toolChoice: from('2025-11-25') },
   Result: {
     resultType: from('2026-07-28'),
     ttlMs: from('2026-07-28'),
@@ -159,6 +161,16 @@ export const STRUCTURED_ANY_VALUE: Span = from('2026-07-28');
 /** Tool input validation errors are an isError result from 2025-11-25 on, a protocol error (-32602)
  *  before (2025-11-25 server/tools "Error Handling"; seeds 002 headline 5). */
 export const INPUT_ERROR_AS_RESULT: Span = from('2025-11-25');
+
+/** Questions a server may put to a client, and the revision that introduced each. */
+export const QUESTIONS: Readonly<Record<string, Span>> = {
+  'roots/list': all,
+  'sampling/createMessage': all,
+  'elicitation/create': from('2025-06-18'),
+};
+
+/** Sampling message content may be an array of blocks from 2025-11-25; before, one block. */
+export const SAMPLING_MULTI_CONTENT: Span = from('2025-11-25');
 
 /** The MCP-Protocol-Version header exists from 2025-06-18 (2025-06-18 transports). */
 export const VERSION_HEADER: Span = from('2025-06-18');

@@ -3,6 +3,7 @@
 import type { Id, JsonObject, Notification } from '../protocol/jsonrpc';
 import type { LogLevel } from '../protocol/meta';
 import type { Revision } from '../protocol/revisions';
+import { Correlator } from '../transport/correlator';
 
 export type TransportKind = 'stdio' | 'http';
 
@@ -16,6 +17,11 @@ export class Conn {
   initialized = false;
   /** Requests in flight, each with its own abort. */
   readonly inflight = new Map<Id, AbortController>();
+  /** Requests mcpx sent this client (questions), waiting for its answers. */
+  readonly asked = new Correlator();
+  /** Server-sent ids are negative, so no client keying one table by id mistakes them for its own
+   *  (seeds 001 §3.2). */
+  private nextAskId = -1;
   private closed = false;
 
   constructor(
@@ -30,6 +36,10 @@ export class Conn {
   /** Whether mcpx can send this connection something nobody asked for (seeds 001 §2.2). */
   get canPush(): boolean {
     return this.push !== undefined && !this.closed;
+  }
+
+  mintAskId(): number {
+    return this.nextAskId--;
   }
 
   track(id: Id, ctl: AbortController): void {
@@ -51,6 +61,7 @@ export class Conn {
     this.closed = true;
     for (const ctl of this.inflight.values()) ctl.abort(new Error(reason));
     this.inflight.clear();
+    this.asked.close();
     this.push = undefined;
   }
   get isClosed(): boolean {

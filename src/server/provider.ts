@@ -18,6 +18,11 @@ export interface CallContext {
   progress(progress: number, total?: number, message?: string): void;
   /** Send a log message, if the client asked for this level or a more verbose one. */
   log(level: LogLevel, data: unknown, logger?: string): void;
+  /** Put a question (elicitation/create, sampling/createMessage, roots/list) to the calling client,
+   *  where it can be asked on this request: a legacy client on stdio or in an HTTP session. Absent
+   *  otherwise. Throws ProtocolError with the client's error, or when the question cannot be said in
+   *  the client's revision. */
+  ask?(method: string, params: JsonObject, signal: AbortSignal): Promise<JsonObject>;
 }
 
 /** What the provider delivers; the server declares exactly this and nothing more (seeds 001 §2.2). */

@@ -18,6 +18,7 @@ import {
   resultResponse,
 } from '../protocol/jsonrpc';
 import { readParams, PARAMS } from '../protocol/messages';
+import { spellQuestion } from '../protocol/questions';
 import { META, type LogLevel, atLeastLevel, isLogLevel } from '../protocol/meta';
 import { MODERN, NEWEST_FIRST, type Revision, eraOf, isRevision, methodAnswered } from '../protocol/revisions';
 import type { Conn } from './conn';
@@ -46,6 +47,9 @@ export interface Incoming {
   signal: AbortSignal;
   /** Sends a notification related to this request (progress, log) on its channel. */
   emit(n: Notification): void;
+  /** Sends a request to the client on this request's channel, where there is one (legacy stdio, a
+   *  legacy HTTP session whose client accepts SSE). */
+  send?(req: Request): void;
 }
 
 export interface Outcome {
@@ -113,6 +117,30 @@ export class McpServer {
     }
   }
 
+  /** A question put to the client on the request's own channel (a legacy wire request, negative id).
+   *  Bounded by proto.askTimeout per question and proto.askRounds per request (seeds 001 §3.5). */
+  private async ask(inc: Incoming, rev: Revision, method: string, params: JsonObject, signal: AbortSignal, count: () => number): Promise<JsonObject> {
+    const max = this.opts.settings.get<number>('proto.askRounds');
+    if (count() >= max) throw new ProtocolError(CODES.InternalError, `the call asked more than ${max} questions (proto.askRounds)`);
+    const spelled = spellQuestion(method, params, rev, () => randomUUID());
+    if (!spelled) throw new ProtocolError(CODES.InternalError, `${method} cannot be put to a ${rev} client as asked`);
+    const conn = inc.conn;
+    const id = conn.mintAskId();
+    const all = AbortSignal.any([signal, inc.signal, AbortSignal.timeout(this.opts.settings.duration('proto.askTimeout'))]);
+    const answer = conn.asked.wait(id, all);
+    // A question withdrawn (upstream cancelled, call ended, timed out) is withdrawn from the client too.
+    const onAbort = () => inc.emit(notificationMsg('notifications/cancelled', { requestId: id, reason: 'withdrawn by mcpx' }));
+    all.addEventListener('abort', onAbort, { once: true });
+    try {
+      inc.send!({ jsonrpc: '2.0', id, method, params: spelled });
+      const r = await answer;
+      if ('error' in r) throw new ProtocolError(r.error.code, r.error.message, r.error.data);
+      return r.result;
+    } finally {
+      all.removeEventListener('abort', onAbort);
+    }
+  }
+
   /** The result spelled for `rev`: the modern envelope, or a legacy copy without what `rev` lacks. */
   spell(method: string, result: JsonObject, rev: Revision): JsonObject {
     if (eraOf(rev) === 'modern') {
@@ -175,6 +203,8 @@ export class McpServer {
         emit('notifications/message', logger === undefined ? { level, data } : { level, logger, data });
       },
     };
+    if (inc.send && eraOf(rev) === 'legacy') call.ask = (method, params, signal) => this.ask(inc, rev, method, params, signal, () => rounds++);
+    let rounds = 0;
     return {
       call,
       conn,

@@ -303,8 +303,9 @@ export class HttpTransport {
     const c = classify(value);
     if (c.kind === 'invalid') throw new HttpRefusal(400, c.error, c.id);
     if (c.kind === 'response') {
-      // Answers to requests mcpx sent on a session are routed by the questions layer (a later round).
+      // The answer to a question mcpx put on one of this session's streams (seeds 001 §3.2, step 3).
       if (!session) throw new HttpRefusal(400, invalidRequest('Invalid request: a response outside a session answers nothing'));
+      session.conn.asked.settle(c.msg);
       return void res.writeHead(202).end();
     }
     if (c.kind === 'notification') {
@@ -314,7 +315,7 @@ export class HttpTransport {
     const conn = session?.conn ?? new Conn('http', `http:${randomUUID()}`);
     // Within a session a dropped connection is not a cancellation (2025-03-26..2025-11-25: SHOULD NOT);
     // outside one nothing else could ever cancel the request, so it is.
-    await this.run(req, res, conn, c.msg, rev, session === undefined);
+    await this.run(req, res, conn, c.msg, rev, session === undefined, session !== undefined);
   }
 
   private async batch(res: ServerResponse, items: unknown[], rev: Revision, session?: Session): Promise<void> {
@@ -347,7 +348,7 @@ export class HttpTransport {
   }
 
   /** Runs one request; the response is JSON, or an SSE stream once something must be streamed. */
-  private async run(req: IncomingMessage, res: ServerResponse, conn: Conn, msg: Request, rev: Revision, disconnectCancels: boolean): Promise<void> {
+  private async run(req: IncomingMessage, res: ServerResponse, conn: Conn, msg: Request, rev: Revision, disconnectCancels: boolean, canAsk = false): Promise<void> {
     const ctl = new AbortController();
     const acceptsSse = (h(req, 'accept') ?? '').includes('text/event-stream');
     const stream = new SseStream(res, this.opts.settings.duration('transport.sseKeepAlive'));
@@ -369,6 +370,9 @@ export class HttpTransport {
         emit: (n) => {
           if (acceptsSse) stream.send(n);
         },
+        // A question turns this POST's response into an event stream lazily; the answer comes back on
+        // a separate POST in the same session. Outside a session nothing could route it back.
+        send: canAsk && acceptsSse ? (q) => void stream.send(q) : undefined,
       });
       if (ctl.signal.aborted && disconnectCancels) return; // 2026-07-28: nothing more for a cancelled request
       if (outcome.initialized && eraOf(outcome.rev) === 'legacy' && !('error' in outcome.response)) {

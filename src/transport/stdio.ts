@@ -57,7 +57,7 @@ export class StdioTransport {
     if (Array.isArray(value)) return this.track(after.then(() => this.batch(value)));
     const c = classify(value);
     if (c.kind === 'invalid') return void this.write(errorResponse(c.id, c.error.toWire()));
-    if (c.kind === 'response') return; // answers to mcpx's own requests: routed by the questions layer
+    if (c.kind === 'response') return void this.conn.asked.settle(c.msg); // an answer to a question mcpx asked
     if (c.kind === 'notification') return this.track(after.then(() => this.opts.server.notify(this.conn, c.msg)));
     const p = after.then(() => this.request(c.msg, this.rev));
     if (c.msg.method === 'initialize') this.barrier = p.catch(() => undefined);
@@ -86,7 +86,7 @@ export class StdioTransport {
     }
     this.conn.track(req.id, ctl);
     try {
-      const o = await this.opts.server.handle({ conn: this.conn, req, rev, signal: ctl.signal, emit: (n) => this.write(n) });
+      const o = await this.opts.server.handle({ conn: this.conn, req, rev, signal: ctl.signal, emit: (n) => this.write(n), send: (q) => this.write(q) });
       return o.response;
     } finally {
       this.conn.untrack(req.id, ctl);

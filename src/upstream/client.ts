@@ -61,6 +61,10 @@ export class UpstreamClient {
   private readonly answering = new Map<Id, AbortController>();
   private closed = false;
   inflight = 0;
+  /** Questions from the upstream being answered: pool.callTimeout does not run meanwhile (#229). */
+  private questions = 0;
+  private pauseStarted?: number;
+  private pausedTotal = 0;
 
   constructor(
     readonly name: string,
@@ -100,6 +104,35 @@ export class UpstreamClient {
     this.hooks.onNotification(msg);
   }
 
+  private questionStarted(): void {
+    if (this.questions++ === 0) this.pauseStarted = Date.now();
+  }
+  private questionEnded(): void {
+    if (--this.questions === 0 && this.pauseStarted !== undefined) {
+      this.pausedTotal += Date.now() - this.pauseStarted;
+      this.pauseStarted = undefined;
+    }
+  }
+  /** Time spent answering questions so far, on this connection. */
+  private paused(): number {
+    return this.pausedTotal + (this.pauseStarted !== undefined ? Date.now() - this.pauseStarted : 0);
+  }
+
+  /** An abort signal that fires after `ms` of time not spent on questions. */
+  private callClock(ms: number): { signal: AbortSignal; clear(): void } {
+    const ctl = new AbortController();
+    const start = Date.now();
+    const pausedAtStart = this.paused();
+    let timer: NodeJS.Timeout;
+    const check = () => {
+      const elapsed = Date.now() - start - (this.paused() - pausedAtStart);
+      if (elapsed >= ms && this.questions === 0) return ctl.abort(new Error('timeout'));
+      timer = setTimeout(check, Math.max(ms - elapsed, 50));
+    };
+    timer = setTimeout(check, ms);
+    return { signal: ctl.signal, clear: () => clearTimeout(timer) };
+  }
+
   /** A request from the upstream. 2026-07-28 servers send none: not answered while that revision is
    *  held strictly (seeds 002 headline 2; 2026-07-28 stdio: the client MUST NOT respond). */
   private async answer(req: Request): Promise<void> {
@@ -110,6 +143,7 @@ export class UpstreamClient {
     const ctl = new AbortController();
     this.answering.set(req.id, ctl);
     let response: Response;
+    this.questionStarted();
     try {
       const result = req.method === 'ping' ? {} : await this.hooks.onRequest(req.method, isObject(req.params) ? req.params : {}, ctl.signal);
       response = { jsonrpc: '2.0', id: req.id, result };
@@ -118,6 +152,7 @@ export class UpstreamClient {
       response = { jsonrpc: '2.0', id: req.id, error: err };
     } finally {
       this.answering.delete(req.id);
+      this.questionEnded();
     }
     if (ctl.signal.aborted || this.closed) return; // withdrawn: no response is sent
     await this.transport.respond(response).catch((e: Error) => this.hooks.log(`[${this.name}] could not answer ${req.method}: ${e.message}`));
@@ -146,7 +181,8 @@ export class UpstreamClient {
   /** Send one request and return its result; a JSON-RPC error becomes an UpstreamError. */
   async request(method: string, params: JsonObject = {}, o: RequestOptions = {}): Promise<JsonObject> {
     if (this.closed) throw new ProtocolError(CODES.InternalError, `upstream ${this.name} is closed`);
-    const signals = [o.signal, o.timeoutMs ? AbortSignal.timeout(o.timeoutMs) : undefined].filter((s): s is AbortSignal => !!s);
+    const clock = o.timeoutMs ? this.callClock(o.timeoutMs) : undefined;
+    const signals = [o.signal, clock?.signal].filter((s): s is AbortSignal => !!s);
     const signal = signals.length ? AbortSignal.any(signals) : undefined;
     this.inflight++;
     try {
@@ -172,6 +208,7 @@ export class UpstreamClient {
       }
       throw e;
     } finally {
+      clock?.clear();
       this.inflight--;
     }
   }
@@ -182,9 +219,14 @@ export class UpstreamClient {
     const out: JsonObject = {};
     const ctl = new AbortController();
     const s = signal ? AbortSignal.any([signal, ctl.signal]) : ctl.signal;
-    for (const [key, r] of Object.entries(reqs)) {
-      if (!isObject(r) || typeof r.method !== 'string') continue;
-      out[key] = await this.hooks.onRequest(r.method, isObject(r.params) ? r.params : {}, s);
+    this.questionStarted();
+    try {
+      for (const [key, r] of Object.entries(reqs)) {
+        if (!isObject(r) || typeof r.method !== 'string') continue;
+        out[key] = await this.hooks.onRequest(r.method, isObject(r.params) ? r.params : {}, s);
+      }
+    } finally {
+      this.questionEnded();
     }
     return out;
   }

@@ -197,6 +197,11 @@ export class Pool {
     }
   }
 
+  /** Upstream requests in flight on (server, scope), whoever made them (seeds 001 §3.4). */
+  inflightOn(server: string, scope: string): number {
+    return this.entries.get(`${server}\u0000${scope}`)?.client?.inflight ?? 0;
+  }
+
   hold(server: string, identity: string, delta: 1 | -1): void {
     const def = this.def(server);
     this.entry(def, this.scopeOf(def, identity)).holds += delta;

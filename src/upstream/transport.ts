@@ -23,13 +23,7 @@ export interface UpstreamTransport {
   close(): Promise<void>;
 }
 
-/** The peer went away: every request in flight is rejected with this. */
-export class TransportClosed extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'TransportClosed';
-  }
-}
+export { TransportClosed } from '../transport/correlator';
 
 /** An HTTP-level answer that is not a JSON-RPC response (the era probe reads these). */
 export class HttpStatusError extends Error {

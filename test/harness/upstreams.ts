@@ -21,12 +21,17 @@ export interface TestGateway {
   close(): Promise<void>;
 }
 
-export async function gatewayFor(servers: Record<string, unknown>, values: Record<string, unknown> = {}, extra: Record<string, unknown> = {}): Promise<TestGateway> {
+export async function gatewayFor(
+  servers: Record<string, unknown>,
+  values: Record<string, unknown> = {},
+  extra: Record<string, unknown> = {},
+  options: { questionTtlMs?: number } = {},
+): Promise<TestGateway> {
   const dir = mkdtempSync(join(tmpdir(), 'mcpx-gw-'));
   const config = parseConfig({ servers, ...extra }, 'test', { env: process.env });
   if (config.issues.length) throw new Error(JSON.stringify(config.issues));
   const settings = new Settings([{ source: 'flag', values: { 'pool.probeTimeout': '1s', 'pool.startTimeout': '5s', ...values } }]);
-  const g = new Gateway(config, settings, { stateDir: dir });
+  const g = new Gateway(config, settings, { stateDir: dir, ...options });
   const l: Listening = await listen({ provider: g, settings, port: 0, address: '127.0.0.1' });
   return {
     url: l.url,

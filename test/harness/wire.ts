@@ -204,9 +204,15 @@ export class StdioClient {
       assertServerFrame(this.rev, v, m);
     }
     for (const f of frames) {
-      const w = 'id' in f ? this.waiting.get(f.id) : undefined;
+      const isRequest = 'id' in f && typeof f.method === 'string';
+      const w = 'id' in f && !isRequest ? this.waiting.get(f.id) : undefined;
       assertServerFrame(this.rev, f, w?.method);
       this.frames.push(f);
+      if (isRequest) {
+        // A question from the server: answered by the test's hook.
+        void Promise.resolve(this.answer(f)).then((result) => this.send({ jsonrpc: '2.0', id: f.id, result }));
+        continue;
+      }
       if (w) {
         this.waiting.delete(f.id);
         w.resolve(f);
@@ -216,6 +222,8 @@ export class StdioClient {
   }
 
   private batchWaiters: Array<(v: Json[]) => void> = [];
+  /** Answers the server's requests (questions); default: an empty result. */
+  answer: (req: Json) => Json | Promise<Json> = () => ({});
 
   id(): number {
     return this.nextId++;

@@ -1,7 +1,13 @@
 // Requests in flight on one connection: one map id -> pending, ids minted here and never reused, one
 // close(cause) that settles everything. Abort listeners are added once and removed on every exit.
 import type { Id, Response } from '../protocol/jsonrpc';
-import { TransportClosed } from './transport';
+/** The peer went away: every request in flight is rejected with this. */
+export class TransportClosed extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'TransportClosed';
+  }
+}
 
 interface Pending {
   resolve(r: Response): void;

@@ -1,0 +1,88 @@
+// The broker: questions nobody on the wire could take (no calling client that declared the capability,
+// or an ambiguous attribution) wait here for any answerer until their deadline. Expiry answers
+// `cancel`, never `decline`: dismissed without choosing is not refused (seeds 001 §3.5).
+import { randomUUID } from 'node:crypto';
+import { CODES, ProtocolError } from '../protocol/errors';
+import { type JsonObject, isObject } from '../protocol/jsonrpc';
+import { schemaMismatch } from './validate';
+
+/** elicit.ttl: a question's own deadline (a built-in, not a user setting). */
+export const ELICIT_TTL_MS = 120_000;
+
+export interface Question {
+  id: string;
+  server: string;
+  method: string;
+  params: JsonObject;
+  createdAt: number;
+  deadline: number;
+  /** Why it is here rather than with the calling client. */
+  reason: string;
+}
+
+interface Pending {
+  q: Question;
+  resolve(r: JsonObject): void;
+  reject(e: Error): void;
+}
+
+export class Broker {
+  private readonly pending = new Map<string, Pending>();
+
+  constructor(
+    private readonly ttlMs = ELICIT_TTL_MS,
+    private readonly onChange?: (event: 'asked' | 'settled', q: Question) => void,
+  ) {}
+
+  list(): Question[] {
+    return [...this.pending.values()].map((p) => p.q);
+  }
+
+  /** Hold a question until it is answered, withdrawn (signal) or expires. */
+  ask(server: string, method: string, params: JsonObject, signal: AbortSignal, reason: string): Promise<JsonObject> {
+    const now = Date.now();
+    const q: Question = { id: randomUUID(), server, method, params, createdAt: now, deadline: now + this.ttlMs, reason };
+    return new Promise<JsonObject>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        // Expiry: elicitation is answered cancel; anything else has no such answer and fails.
+        if (method === 'elicitation/create') settle(() => resolve({ action: 'cancel' }));
+        else settle(() => reject(new ProtocolError(CODES.InternalError, `nobody answered ${method} from ${server} before its deadline`)));
+      }, this.ttlMs);
+      timer.unref();
+      const onAbort = () => settle(() => reject(signal.reason instanceof Error ? signal.reason : new Error('withdrawn')));
+      const settle = (fn: () => void) => {
+        if (!this.pending.delete(q.id)) return;
+        clearTimeout(timer);
+        signal.removeEventListener('abort', onAbort);
+        this.onChange?.('settled', q);
+        fn();
+      };
+      if (signal.aborted) return reject(signal.reason);
+      signal.addEventListener('abort', onAbort, { once: true });
+      this.pending.set(q.id, { q, resolve: (r) => settle(() => resolve(r)), reject: (e) => settle(() => reject(e)) });
+      this.onChange?.('asked', q);
+    });
+  }
+
+  /** Answer a question. An elicitation's accepted content is checked against the requested schema
+   *  first: an invalid answer is refused with the reason, not forwarded. Returns the refusal, if any. */
+  answer(id: string, result: JsonObject): string | undefined {
+    const p = this.pending.get(id);
+    if (!p) return `no pending question ${id} (answered, withdrawn or expired)`;
+    if (p.q.method === 'elicitation/create') {
+      const action = result.action;
+      if (action !== 'accept' && action !== 'decline' && action !== 'cancel') return 'action must be accept, decline or cancel';
+      if (action === 'accept' && isObject(p.q.params.requestedSchema)) {
+        const bad = schemaMismatch(p.q.params.requestedSchema, result.content ?? {});
+        if (bad) return `the answer does not match the requested schema: ${bad}`;
+      }
+    }
+    p.resolve(result);
+    return undefined;
+  }
+
+  /** Every pending question is withdrawn (the gateway is stopping). */
+  close(): void {
+    for (const p of [...this.pending.values()]) p.reject(new Error('the gateway is stopping'));
+  }
+}

@@ -1,0 +1,54 @@
+// Questions (elicitation, sampling, roots) put to a client: whether it declared exactly what this
+// question needs, and the question spelled for its revision (seeds 001 §3.1; 000 "Elicitation").
+import { type JsonObject, isObject } from './jsonrpc';
+import { QUESTIONS, SAMPLING_MULTI_CONTENT, type Revision, hasField, inSpan } from './revisions';
+
+/** Did the client declare the capability for exactly this question? Declaring one is not declaring
+ *  the other: form vs url elicitation, sampling vs sampling.tools / sampling.context. */
+export function declares(caps: JsonObject, method: string, params: JsonObject, rev: Revision): boolean {
+  const span = QUESTIONS[method];
+  if (!span || !inSpan(rev, span)) return false;
+  if (method === 'roots/list') return isObject(caps.roots);
+  if (method === 'elicitation/create') {
+    const e = caps.elicitation;
+    if (!isObject(e)) return false;
+    const mode = params.mode === 'url' ? 'url' : 'form';
+    // An empty elicitation object means form support (2025-11-25 client/elicitation, backward compat).
+    if (mode === 'url') return hasField('ElicitationCapability', 'url', rev) && isObject(e.url);
+    return Object.keys(e).length === 0 || isObject(e.form) || !hasField('ElicitationCapability', 'form', rev);
+  }
+  if (method === 'sampling/createMessage') {
+    const s = caps.sampling;
+    if (!isObject(s)) return false;
+    if ((params.tools !== undefined || params.toolChoice !== undefined) && !isObject(s.tools)) return false;
+    const ctx = params.includeContext;
+    if (ctx !== undefined && ctx !== 'none' && !isObject(s.context)) return false;
+    return true;
+  }
+  return false;
+}
+
+/** The question's params spelled for `rev`, or undefined when it cannot be said in that revision
+ *  (several content blocks in one sampling message before 2025-11-25). A copy, never an edit. */
+export function spellQuestion(method: string, params: JsonObject, rev: Revision, mintId: () => string): JsonObject | undefined {
+  const out: JsonObject = { ...params };
+  if (method === 'elicitation/create') {
+    for (const f of ['mode', 'elicitationId']) if (!hasField('ElicitParams', f, rev)) delete out[f];
+    // 2025-11-25 url mode REQUIRES an elicitationId; one relayed without it gets mcpx-<id> (seeds 000).
+    if (out.mode === 'url' && hasField('ElicitParams', 'elicitationId', rev) && typeof out.elicitationId !== 'string') out.elicitationId = `mcpx-${mintId()}`;
+  }
+  if (method === 'sampling/createMessage') {
+    for (const f of ['tools', 'toolChoice']) if (!hasField('SamplingParams', f, rev)) delete out[f];
+    if (!inSpan(rev, SAMPLING_MULTI_CONTENT) && Array.isArray(out.messages)) {
+      const msgs: JsonObject[] = [];
+      for (const m of out.messages as unknown[]) {
+        if (!isObject(m)) return undefined;
+        if (!Array.isArray(m.content)) msgs.push(m);
+        else if (m.content.length === 1) msgs.push({ ...m, content: m.content[0] });
+        else return undefined;
+      }
+      out.messages = msgs;
+    }
+  }
+  return out;
+}

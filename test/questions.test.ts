@@ -1,0 +1,133 @@
+// Questions relayed across eras (first part of the questions work): an upstream's elicitation, sampling
+// and roots request reach a legacy calling client that declared exactly that capability — on stdio and
+// in a Streamable HTTP session — and otherwise wait at the broker until answered or expired (cancel).
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, describe, test } from 'node:test';
+import { HttpPeer } from './fixtures/upstream/client';
+import { repoRoot } from './harness/gateway';
+import type { Revision } from './harness/schema';
+import { fixtureCommand, gatewayFor, killAll } from './harness/upstreams';
+import { type Json, StdioClient } from './harness/wire';
+
+const dir = mkdtempSync(join(tmpdir(), 'mcpx-q-'));
+after(() => {
+  killAll();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const ALL = { elicitation: {}, sampling: {}, roots: {} };
+const answers = (req: Json): Json => {
+  if (req.method === 'elicitation/create') return { action: 'accept', content: { answer: 'forty-two' } };
+  if (req.method === 'sampling/createMessage') return { role: 'assistant', content: { type: 'text', text: 'sampled!' }, model: 'test-model' };
+  return { roots: [{ uri: 'file:///client/root', name: 'client root' }] };
+};
+const textOf = (r: Json) => String(((((r.result as Json)?.content as Json[]) ?? [])[0] as Json)?.text ?? JSON.stringify(r.error));
+
+for (const upstreamRev of ['2025-11-25', '2026-07-28'] as Revision[]) {
+  describe(`a legacy HTTP session client, ${upstreamRev} upstream`, () => {
+    for (const clientRev of ['2025-06-18', '2025-11-25'] as Revision[]) {
+      test(`${clientRev} client: elicitation and sampling go to the calling client, named, with negative ids`, async () => {
+        const gw = await gatewayFor({ up: fixtureCommand(['--rev', upstreamRev, '--name', 'up']) });
+        try {
+          const peer = new HttpPeer(clientRev, gw.url);
+          peer.answer = answers;
+          await peer.initialize(ALL);
+          const call = (tool: string, text?: string) => peer.request('tools/call', { name: 'mcpx_call', arguments: { server: 'up', tool, arguments: text ? { text } : {} } });
+          const e = await call('elicit', 'Which number?');
+          assert.match(textOf(e), /"action":"accept".*forty-two/);
+          const s = await call('sample', 'Say hi');
+          assert.match(textOf(s), /sampled!/);
+          const asked = peer.frames.filter((f) => typeof f.method === 'string' && 'id' in f);
+          assert.deepEqual(asked.map((f) => f.method), ['elicitation/create', 'sampling/createMessage']);
+          assert.ok(asked.every((f) => (f.id as number) < 0), 'server-sent ids are negative');
+          assert.equal((asked[0]!.params as Json).message, 'up (via mcpx) asks: Which number?');
+          if (upstreamRev !== '2026-07-28') {
+            const r = await call('roots');
+            assert.match(textOf(r), /client\/root/, "roots: the client that declared roots is asked");
+          }
+          assert.deepEqual(peer.problems, [], 'every frame valid for the client revision');
+        } finally {
+          await gw.close();
+        }
+      });
+    }
+  });
+}
+
+describe('declaring one is not declaring the other; the broker takes the rest', () => {
+  test('a client that declared only sampling is never sent an elicitation; the broker holds it until answered', async () => {
+    const gw = await gatewayFor({ up: fixtureCommand(['--rev', '2025-11-25', '--name', 'up']) }, {}, {}, { questionTtlMs: 5000 });
+    try {
+      const peer = new HttpPeer('2025-11-25', gw.url);
+      peer.answer = answers;
+      await peer.initialize({ sampling: {} });
+      const pending = peer.request('tools/call', { name: 'mcpx_call', arguments: { server: 'up', tool: 'elicit', arguments: { text: 'Secret?' } } });
+      let q = gw.g.broker.list();
+      for (let i = 0; q.length === 0 && i < 100; i++) {
+        await new Promise((r) => setTimeout(r, 20));
+        q = gw.g.broker.list();
+      }
+      assert.equal(q.length, 1);
+      assert.equal(q[0]!.method, 'elicitation/create');
+      assert.equal(q[0]!.reason, 'the calling client cannot take it');
+      // An invalid answer is refused to the answerer with the reason, not forwarded.
+      assert.match(gw.g.broker.answer(q[0]!.id, { action: 'accept', content: { answer: 7 } })!, /does not match the requested schema/);
+      assert.equal(gw.g.broker.answer(q[0]!.id, { action: 'accept', content: { answer: 'seven' } }), undefined);
+      assert.match(textOf(await pending), /seven/);
+      assert.equal(peer.frames.filter((f) => f.method === 'elicitation/create').length, 0, 'never sent to this client');
+    } finally {
+      await gw.close();
+    }
+  });
+
+  test('a question nobody answers expires as cancel, never decline', async () => {
+    const gw = await gatewayFor({ up: fixtureCommand(['--rev', '2025-11-25', '--name', 'up']) }, {}, {}, { questionTtlMs: 300 });
+    try {
+      const peer = new HttpPeer('2025-11-25', gw.url);
+      await peer.initialize({});
+      const r = await peer.request('tools/call', { name: 'mcpx_call', arguments: { server: 'up', tool: 'elicit', arguments: {} } });
+      assert.match(textOf(r), /"action":"cancel"/);
+      assert.equal(gw.g.broker.list().length, 0);
+    } finally {
+      await gw.close();
+    }
+  });
+
+  test('pool.callTimeout does not run while a question is pending', async () => {
+    const gw = await gatewayFor({ up: fixtureCommand(['--rev', '2025-11-25', '--name', 'up']) }, { 'pool.callTimeout': '300ms' });
+    try {
+      const peer = new HttpPeer('2025-11-25', gw.url);
+      peer.answer = async (req: Json) => {
+        await new Promise((r) => setTimeout(r, 700));
+        return answers(req);
+      };
+      await peer.initialize(ALL);
+      const r = await peer.request('tools/call', { name: 'mcpx_call', arguments: { server: 'up', tool: 'elicit', arguments: {} } });
+      assert.match(textOf(r), /forty-two/, 'a person may take longer than the call timeout to answer');
+    } finally {
+      await gw.close();
+    }
+  });
+});
+
+describe('a legacy stdio client (mcpx serve)', () => {
+  test('the question goes down the pipe while the call is open, and the answer comes back up', async () => {
+    const config = join(dir, 'serve.json');
+    writeFileSync(config, JSON.stringify({ servers: { up: fixtureCommand(['--rev', '2025-11-25', '--name', 'up']) } }));
+    const c = new StdioClient(process.execPath, [join(repoRoot(), 'dist', 'cli.js'), 'serve', '--transport', 'stdio', '--config', config], '2025-11-25', ALL);
+    try {
+      c.answer = answers;
+      await c.initialize();
+      const r = await c.request('tools/call', { name: 'mcpx_call', arguments: { server: 'up', tool: 'elicit', arguments: { text: 'Name?' } } });
+      assert.match(textOf(r), /forty-two/);
+      const q = c.frames.find((f) => f.method === 'elicitation/create')!;
+      assert.ok((q.id as number) < 0);
+      assert.equal((q.params as Json).message, 'up (via mcpx) asks: Name?');
+    } finally {
+      await c.close();
+    }
+  });
+});

@@ -34,7 +34,15 @@ export async function listen(opts: {
   const server = makeServer(opts.provider, opts.settings, policy);
   const http = new HttpTransport({ server, settings: opts.settings, routes: [protocolRoute(policy), ...(opts.routes ?? [])], log: opts.log });
   const a = await http.listen(opts.port ?? opts.settings.get<number>('port'), opts.address ?? opts.settings.get<string>('address'));
-  return { ...a, server, http, close: () => http.close() };
+  return {
+    ...a,
+    server,
+    http,
+    close: async () => {
+      await http.close();
+      server.close();
+    },
+  };
 }
 
 /** Loopback addresses, for the warning about binding beyond them. */

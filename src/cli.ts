@@ -101,6 +101,7 @@ async function serve(a: Args): Promise<void> {
   const server = makeServer(gateway, settings);
   const t = new StdioTransport({ server, input: process.stdin, output: process.stdout, drainMs: settings.duration('transport.stdioDrain') });
   await t.closed;
+  server.close();
   await gateway.close();
   process.exit(0);
 }

@@ -10,7 +10,7 @@ import { HttpPeer } from './fixtures/upstream/client';
 import { repoRoot } from './harness/gateway';
 import type { Revision } from './harness/schema';
 import { fixtureCommand, gatewayFor, killAll } from './harness/upstreams';
-import { type Json, StdioClient } from './harness/wire';
+import { HttpClient, type Json, StdioClient } from './harness/wire';
 
 const dir = mkdtempSync(join(tmpdir(), 'mcpx-q-'));
 after(() => {
@@ -131,3 +131,27 @@ describe('a legacy stdio client (mcpx serve)', () => {
     }
   });
 });
+
+for (const upstreamRev of ['2025-11-25', '2026-07-28'] as Revision[]) {
+  describe(`a 2026-07-28 client, ${upstreamRev} upstream: input_required and the retry`, () => {
+    test('elicitation and sampling come back as inputRequests; the retry carries the answers upstream', async () => {
+      const gw = await gatewayFor({ up: fixtureCommand(['--rev', upstreamRev, '--name', 'up']) });
+      try {
+        const c = new HttpClient(gw.url, '2026-07-28', { capabilities: { elicitation: {}, sampling: {} } });
+        for (const tool of ['elicit', 'sample']) {
+          const args = { name: 'mcpx_call', arguments: { server: 'up', tool, arguments: { text: 'Q?' } } };
+          const r1 = (await c.request('tools/call', args)).result!;
+          assert.equal(r1.resultType, 'input_required', tool);
+          const [key, q] = Object.entries(r1.inputRequests as Record<string, Json>)[0]!;
+          assert.equal(q.method, tool === 'elicit' ? 'elicitation/create' : 'sampling/createMessage');
+          if (tool === 'elicit') assert.equal((q.params as Json).message, 'up (via mcpx) asks: Q?');
+          const r2 = (await c.request('tools/call', { ...args, inputResponses: { [key]: answers(q) }, requestState: r1.requestState })).result!;
+          assert.equal(r2.resultType, 'complete');
+          assert.match(textOf({ result: r2 }), tool === 'elicit' ? /forty-two/ : /sampled!/);
+        }
+      } finally {
+        await gw.close();
+      }
+    });
+  });
+}

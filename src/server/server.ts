@@ -18,7 +18,8 @@ import {
   resultResponse,
 } from '../protocol/jsonrpc';
 import { readParams, PARAMS } from '../protocol/messages';
-import { spellQuestion } from '../protocol/questions';
+import { declares, spellQuestion } from '../protocol/questions';
+import { BackgroundCall, BackgroundCalls, MRTR_METHODS, RequestStates, bindingOf } from './mrtr';
 import { META, type LogLevel, atLeastLevel, isLogLevel } from '../protocol/meta';
 import { MODERN, NEWEST_FIRST, type Revision, eraOf, isRevision, methodAnswered } from '../protocol/revisions';
 import type { Conn } from './conn';
@@ -65,7 +66,17 @@ export interface Outcome {
 export const NOTIFICATIONS_HANDLED = ['notifications/initialized', 'notifications/cancelled'];
 
 export class McpServer {
-  constructor(readonly opts: ServerOptions) {}
+  /** Background calls of 2026-07-28 clients (the task store MRTR resumes from). */
+  readonly background: BackgroundCalls;
+  private readonly states = new RequestStates();
+
+  constructor(readonly opts: ServerOptions) {
+    this.background = new BackgroundCalls(() => opts.settings.duration('proto.askTTL'));
+  }
+
+  close(): void {
+    this.background.close();
+  }
 
   /** The revision a request is read in: 2026-07-28 if its _meta names it, else the transport's. An
    *  unknown per-request version is -32022 (2026-07-28 versioning: modern requests only). */
@@ -86,6 +97,10 @@ export class McpServer {
     try {
       rev = this.revisionOf(req, inc.rev);
       if (!methodAnswered(req.method, rev) || !HANDLERS[req.method]) throw methodNotFound(req.method);
+      if (eraOf(rev) === 'modern' && MRTR_METHODS.has(req.method)) {
+        const result = await this.roundTrip(inc, rev);
+        return { response: resultResponse(req.id, this.spell(req.method, result, rev)), rev };
+      }
       const ctx = this.context(inc, rev);
       const result = await HANDLERS[req.method]!(ctx, isObject(req.params) ? req.params : {});
       ctx.finish();
@@ -115,6 +130,64 @@ export class McpServer {
         // A malformed cancellation names nothing to cancel.
       }
     }
+  }
+
+  /** One round of a 2026-07-28 call that may ask (seeds 001 §3.3): a fresh request starts the call in
+   *  the background; a retry verifies its requestState, delivers its inputResponses and resumes it. The
+   *  round ends with the call's result, or with input_required carrying the open questions. */
+  private async roundTrip(inc: Incoming, rev: Revision): Promise<JsonObject> {
+    const { req } = inc;
+    const params = isObject(req.params) ? req.params : {};
+    const binding = bindingOf(req.method, params);
+    let call: BackgroundCall;
+    let rounds = 0;
+    if (typeof params.requestState === 'string') {
+      const state = this.states.verify(params.requestState, binding);
+      const found = this.background.get(state.c);
+      if (!found) throw invalidParams('Invalid params: the call behind this requestState is gone (collected, or abandoned after proto.askTTL)');
+      call = found;
+      rounds = state.r;
+    } else {
+      call = new BackgroundCall(req.method, binding);
+      const ctx = this.context(inc, rev, call);
+      this.background.add(call);
+      call.run(HANDLERS[req.method]!(ctx, params));
+      // Progress and log messages ride this request's stream only while it is open.
+      void call.settle().then(() => ctx.finish());
+    }
+    if (isObject(params.inputResponses)) call.deliver(params.inputResponses);
+    // Closing the stream cancels this request (2026-07-28): a call nobody has been asked about yet ends
+    // with it; one that already asked waits for its retry until proto.askTTL.
+    const cancelled = new Promise<'cancelled'>((resolve) => inc.signal.addEventListener('abort', () => resolve('cancelled'), { once: true }));
+    const ev = await Promise.race([call.settle(), cancelled]);
+    if (ev === 'cancelled') {
+      if (rounds === 0) {
+        call.abort.abort(new Error('cancelled by the client'));
+        this.background.delete(call.id);
+      }
+      throw new ProtocolError(CODES.InternalError, 'Request cancelled');
+    }
+    if (ev.kind === 'done') {
+      this.background.delete(call.id);
+      if (ev.error !== undefined) throw ev.error;
+      return ev.result!;
+    }
+    const max = this.opts.settings.get<number>('proto.askRounds');
+    if (rounds + 1 > max) {
+      call.abort.abort(new Error('too many rounds'));
+      this.background.delete(call.id);
+      throw new ProtocolError(CODES.InternalError, `the call was still asking for input after ${max} rounds (proto.askRounds); abandoned`);
+    }
+    // Never an inputRequests kind the client did not declare on this request (mrtr MUST).
+    const caps = (isObject(params._meta) ? params._meta[META.clientCapabilities] : undefined) as JsonObject | undefined;
+    const asked = call.inputRequests();
+    const inputRequests: JsonObject = {};
+    for (const [k, q] of Object.entries(asked)) {
+      const r = q as { method: string; params: JsonObject };
+      if (declares(caps ?? {}, r.method, r.params, rev)) inputRequests[k] = q;
+    }
+    const requestState = this.states.sign({ c: call.id, b: binding, e: Date.now() + this.opts.settings.duration('proto.stateTTL'), r: rounds + 1 });
+    return { resultType: 'input_required', inputRequests, requestState };
   }
 
   /** A question put to the client on the request's own channel (a legacy wire request, negative id).
@@ -153,7 +226,7 @@ export class McpServer {
     return downgradeResult(method, result, rev);
   }
 
-  private context(inc: Incoming, rev: Revision): HandlerContext & { finish(): void } {
+  private context(inc: Incoming, rev: Revision, background?: BackgroundCall): HandlerContext & { finish(): void } {
     const { conn, req } = inc;
     const params = isObject(req.params) ? req.params : {};
     const meta = isObject(params._meta) ? params._meta : {};
@@ -184,7 +257,8 @@ export class McpServer {
     let lastProgress = -Infinity;
     const call: CallContext = {
       rev,
-      signal: inc.signal,
+      // A background call (MRTR) outlives the request that started it: its own signal, not the request's.
+      signal: background ? background.abort.signal : inc.signal,
       identity,
       clientCapabilities,
       meta,
@@ -204,6 +278,13 @@ export class McpServer {
       },
     };
     if (inc.send && eraOf(rev) === 'legacy') call.ask = (method, params, signal) => this.ask(inc, rev, method, params, signal, () => rounds++);
+    if (background) {
+      call.ask = (method, params, signal) => {
+        const spelled = spellQuestion(method, params, rev, () => randomUUID());
+        if (!spelled) return Promise.reject(new ProtocolError(CODES.InternalError, `${method} cannot be put to a ${rev} client as asked`));
+        return background.ask(method, spelled, AbortSignal.any([signal, background.abort.signal]));
+      };
+    }
     let rounds = 0;
     return {
       call,

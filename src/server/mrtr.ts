@@ -1,0 +1,205 @@
+// 2026-07-28 multi round-trip requests (MRTR): a question a modern client must answer comes back as an
+// `input_required` result; the call behind it runs on as a background call, and the client's retry
+// carrying `inputResponses` and the signed `requestState` resumes it (seeds 001 §3.3).
+import { createHash, createHmac, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
+import { invalidParams } from '../protocol/errors';
+import { type JsonObject, isObject } from '../protocol/jsonrpc';
+
+/** Only these may answer input_required (2026-07-28 basic/patterns/mrtr). */
+export const MRTR_METHODS = new Set(['tools/call', 'prompts/get', 'resources/read']);
+
+interface Outstanding {
+  method: string;
+  params: JsonObject;
+  resolve(r: JsonObject): void;
+  reject(e: Error): void;
+}
+
+/** What a round ends in: the call's outcome, or questions for the client. */
+type Event = { kind: 'done'; result?: JsonObject; error?: unknown } | { kind: 'ask' };
+
+/** One upstream call running on behind a modern client's requests: the gateway's task store holds it,
+ *  collectable by id. */
+export class BackgroundCall {
+  readonly id = randomUUID();
+  readonly abort = new AbortController();
+  readonly startedAt = Date.now();
+  rounds = 0;
+  private next = 0;
+  private readonly outstanding = new Map<string, Outstanding>();
+  /** inputResponses that arrived before their question, matched by key when it is asked. */
+  private readonly held = new Map<string, JsonObject>();
+  private outcome?: { result?: JsonObject; error?: unknown };
+  private waiter?: (e: Event) => void;
+  finishedAt?: number;
+
+  constructor(
+    readonly method: string,
+    readonly binding: string,
+  ) {}
+
+  /** The handler's question: answered by a later retry (or a held response). */
+  ask(method: string, params: JsonObject, signal: AbortSignal): Promise<JsonObject> {
+    const key = `${method.split('/')[0]}-${++this.next}`;
+    const held = this.held.get(key);
+    if (held) {
+      this.held.delete(key);
+      return Promise.resolve(held);
+    }
+    return new Promise<JsonObject>((resolve, reject) => {
+      const onAbort = () => {
+        this.outstanding.delete(key);
+        reject(signal.reason instanceof Error ? signal.reason : new Error('withdrawn'));
+      };
+      signal.addEventListener('abort', onAbort, { once: true });
+      this.outstanding.set(key, {
+        method,
+        params,
+        resolve: (r) => (signal.removeEventListener('abort', onAbort), resolve(r)),
+        reject: (e) => (signal.removeEventListener('abort', onAbort), reject(e)),
+      });
+      this.waiter?.({ kind: 'ask' });
+    });
+  }
+
+  run(work: Promise<JsonObject>): void {
+    work.then(
+      (result) => this.finish({ result }),
+      (error: unknown) => this.finish({ error }),
+    );
+  }
+
+  private finish(o: { result?: JsonObject; error?: unknown }): void {
+    this.outcome = o;
+    this.finishedAt = Date.now();
+    for (const q of this.outstanding.values()) q.reject(new Error('the call ended'));
+    this.outstanding.clear();
+    this.waiter?.({ kind: 'done', ...o });
+  }
+
+  /** Deliver a retry's inputResponses: answered keys leave; unknown keys are held (they may match a
+   *  question not asked yet) — keys that never match are ignored. */
+  deliver(responses: JsonObject): void {
+    for (const [key, value] of Object.entries(responses)) {
+      if (!isObject(value)) continue;
+      const q = this.outstanding.get(key);
+      if (q) {
+        this.outstanding.delete(key);
+        q.resolve(value);
+      } else if (this.held.size < 64) this.held.set(key, value);
+    }
+  }
+
+  /** Wait until the call finishes or has a question outstanding. */
+  settle(): Promise<Event> {
+    if (this.outcome) return Promise.resolve({ kind: 'done', ...this.outcome });
+    if (this.outstanding.size) return Promise.resolve({ kind: 'ask' });
+    return new Promise((resolve) => {
+      this.waiter = (e) => {
+        this.waiter = undefined;
+        resolve(e);
+      };
+    });
+  }
+
+  /** The questions still open, keyed as the client must answer them. A missing key is asked again. */
+  inputRequests(): JsonObject {
+    const out: JsonObject = {};
+    for (const [k, q] of this.outstanding) out[k] = { method: q.method, params: q.params };
+    return out;
+  }
+}
+
+/** The task store for background calls, bounded in time (proto.askTTL) and in size. */
+export class BackgroundCalls {
+  private readonly calls = new Map<string, BackgroundCall>();
+  private readonly sweeper: NodeJS.Timeout;
+
+  constructor(private readonly ttlMs: () => number, private readonly max = 1000) {
+    this.sweeper = setInterval(() => this.sweep(), 30_000);
+    this.sweeper.unref();
+  }
+
+  add(call: BackgroundCall): void {
+    if (this.calls.size >= this.max) this.sweep(true);
+    this.calls.set(call.id, call);
+  }
+  get(id: string): BackgroundCall | undefined {
+    return this.calls.get(id);
+  }
+  delete(id: string): void {
+    this.calls.delete(id);
+  }
+  get size(): number {
+    return this.calls.size;
+  }
+
+  /** A call still waiting after askTTL is cancelled; a finished one's result is kept that long. */
+  private sweep(force = false): void {
+    const now = Date.now();
+    for (const [id, c] of this.calls) {
+      const age = now - (c.finishedAt ?? c.startedAt);
+      if (force || age > this.ttlMs()) {
+        c.abort.abort(new Error('abandoned: no retry within proto.askTTL'));
+        this.calls.delete(id);
+        if (force && this.calls.size < this.max) break;
+      }
+    }
+  }
+
+  close(): void {
+    clearInterval(this.sweeper);
+    for (const c of this.calls.values()) c.abort.abort(new Error('the gateway is stopping'));
+    this.calls.clear();
+  }
+}
+
+/** The request binding: the method and a SHA-256 of its params without _meta, inputResponses and
+ *  requestState (seeds 000 "requestState"). */
+export function bindingOf(method: string, params: JsonObject): string {
+  const { _meta: _m, inputResponses: _i, requestState: _s, ...rest } = params;
+  void _m;
+  void _i;
+  void _s;
+  return `${method}:${createHash('sha256').update(canonical(rest)).digest('base64url')}`;
+}
+
+/** JSON with sorted keys, so equal params hash equally whatever their key order. */
+function canonical(v: unknown): string {
+  if (Array.isArray(v)) return `[${v.map(canonical).join(',')}]`;
+  if (isObject(v)) return `{${Object.keys(v).sort().map((k) => `${JSON.stringify(k)}:${canonical(v[k])}`).join(',')}}`;
+  return JSON.stringify(v);
+}
+
+interface StatePayload {
+  c: string; // call id
+  b: string; // binding
+  e: number; // expiry (ms since epoch)
+  r: number; // rounds so far
+}
+
+/** base64url(payload).HMAC-SHA256 under a key made per process and never persisted. Replayable by
+ *  whoever holds it, on the same request, within its TTL (documented in docs/questions.md). */
+export class RequestStates {
+  private readonly key = randomBytes(32);
+
+  sign(p: StatePayload): string {
+    const body = Buffer.from(JSON.stringify(p)).toString('base64url');
+    return `${body}.${createHmac('sha256', this.key).update(body).digest('base64url')}`;
+  }
+
+  /** The payload of a state presented with `binding`, or a -32602 saying exactly what is wrong. */
+  verify(state: string, binding: string): StatePayload {
+    const [body, mac] = state.split('.');
+    if (!body || !mac) throw invalidParams('Invalid params: requestState is not one mcpx issued');
+    const want = createHmac('sha256', this.key).update(body).digest();
+    const got = Buffer.from(mac, 'base64url');
+    if (got.length !== want.length || !timingSafeEqual(got, want)) {
+      throw invalidParams('Invalid params: requestState failed verification (tampered with, or issued by another mcpx process)');
+    }
+    const p = JSON.parse(Buffer.from(body, 'base64url').toString('utf8')) as StatePayload;
+    if (Date.now() > p.e) throw invalidParams(`Invalid params: requestState expired at ${new Date(p.e).toISOString()} (proto.stateTTL)`);
+    if (p.b !== binding) throw invalidParams('Invalid params: requestState was issued for a different request (method or params differ)');
+    return p;
+  }
+}

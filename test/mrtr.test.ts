@@ -1,0 +1,97 @@
+// 2026-07-28 multi round-trip requests through the server core: input_required with a signed
+// requestState, the call running on in the background, retries resuming it, every way a state can be
+// wrong (each with its own message), the round bound, and held responses.
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import type { Listening } from '../src/app';
+import { startTestServer } from './harness/gateway';
+import { HttpClient, type Json } from './harness/wire';
+
+let gw: Listening;
+before(async () => {
+  gw = await startTestServer({ 'proto.askRounds': 3 });
+});
+after(() => gw.close());
+
+const asker = () => new HttpClient(gw.url, '2026-07-28', { capabilities: { elicitation: {} } });
+const ask = (c: HttpClient, times: number, extra: Json = {}) => c.request('tools/call', { name: 'ask', arguments: { times }, ...extra });
+
+describe('MRTR (2026-07-28)', () => {
+  test('a question comes back as input_required; the retry with inputResponses and requestState resumes the call', async () => {
+    const c = asker();
+    const r1 = (await ask(c, 2)).result!;
+    assert.equal(r1.resultType, 'input_required');
+    assert.equal('ttlMs' in r1, false, 'an interim result carries no cache hints');
+    const reqs = r1.inputRequests as Record<string, Json>;
+    const [k1] = Object.keys(reqs);
+    assert.deepEqual(reqs[k1!], {
+      method: 'elicitation/create',
+      params: { mode: 'form', message: 'question 1', requestedSchema: { type: 'object', properties: { n: { type: 'number' } }, required: ['n'] } },
+    });
+    const r2 = (await ask(c, 2, { inputResponses: { [k1!]: { action: 'accept', content: { n: 1 } } }, requestState: r1.requestState })).result!;
+    assert.equal(r2.resultType, 'input_required');
+    const [k2] = Object.keys(r2.inputRequests as Json);
+    assert.notEqual(k2, k1);
+    const r3 = (await ask(c, 2, { inputResponses: { [k2!]: { action: 'decline' } }, requestState: r2.requestState })).result!;
+    assert.equal(r3.resultType, 'complete');
+    assert.deepEqual(JSON.parse(String((r3.content as Json[])[0]!.text)), [{ action: 'accept', content: { n: 1 } }, { action: 'decline' }]);
+  });
+
+  test('a missing key is asked again; keys that match nothing are ignored', async () => {
+    const c = asker();
+    const r1 = (await ask(c, 1)).result!;
+    const again = (await ask(c, 1, { inputResponses: { nonsense: { action: 'accept', content: {} } }, requestState: r1.requestState })).result!;
+    assert.equal(again.resultType, 'input_required');
+    assert.deepEqual(Object.keys(again.inputRequests as Json), Object.keys(r1.inputRequests as Json));
+  });
+
+  test('inputResponses sent up front are held and matched by key when the question is asked', async () => {
+    const c = asker();
+    const r = (await ask(c, 1, { inputResponses: { 'elicitation-1': { action: 'accept', content: { n: 9 } } } })).result!;
+    assert.equal(r.resultType, 'complete');
+    assert.match(String((r.content as Json[])[0]!.text), /"n":9/);
+  });
+
+  test('a tampered, foreign or misplaced requestState is -32602, each with its own message', async () => {
+    const c = asker();
+    const r1 = (await ask(c, 1)).result!;
+    const state = String(r1.requestState);
+    const [body, mac] = state.split('.');
+    const tampered = `${Buffer.from(Buffer.from(body!, 'base64url').toString().replace('"r":1', '"r":0')).toString('base64url')}.${mac}`;
+    const cases: Array<[Json, RegExp]> = [
+      [{ requestState: tampered }, /failed verification/],
+      [{ requestState: 'garbage' }, /not one mcpx issued/],
+      [{ requestState: state, arguments: { times: 2 } }, /issued for a different request/],
+    ];
+    for (const [extra, why] of cases) {
+      const r = await c.request('tools/call', { name: 'ask', arguments: { times: 1 }, ...extra });
+      assert.equal(r.error?.code, -32602, String(why));
+      assert.equal(r.reply.status, 400);
+      assert.match(r.error!.message, why);
+    }
+  });
+
+  test('a call still asking after proto.askRounds is abandoned with an error naming the bound', async () => {
+    const c = asker();
+    let r = (await ask(c, 10)).result!;
+    for (let i = 0; i < 2; i++) {
+      const [k] = Object.keys(r.inputRequests as Json);
+      r = (await ask(c, 10, { inputResponses: { [k!]: { action: 'accept', content: { n: i } } }, requestState: r.requestState })).result!;
+    }
+    const [k] = Object.keys(r.inputRequests as Json);
+    const last = await ask(c, 10, { inputResponses: { [k!]: { action: 'accept', content: { n: 3 } } }, requestState: r.requestState });
+    assert.equal(last.error?.code, -32603);
+    assert.match(last.error!.message, /after 3 rounds \(proto\.askRounds\)/);
+    // The call is gone: its state resumes nothing now.
+    const gone = await ask(c, 10, { requestState: r.requestState });
+    assert.match(gone.error!.message, /is gone/);
+  });
+
+  test('a client that did not declare elicitation is never sent one in inputRequests', async () => {
+    const c = new HttpClient(gw.url, '2026-07-28', { capabilities: { sampling: {} } });
+    const r = (await ask(c, 1)).result!;
+    assert.equal(r.resultType, 'input_required');
+    assert.deepEqual(r.inputRequests, {});
+    assert.equal(typeof r.requestState, 'string', 'at least one of inputRequests or requestState');
+  });
+});

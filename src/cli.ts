@@ -8,7 +8,9 @@ import { StdioTransport } from './transport/stdio';
 const USAGE = `usage:
   mcpx daemon [--port N] [--address ADDR] [--config FILE] [--passthrough a,b] [--mcp-spec REV] [--set key=value]
   mcpx serve --transport stdio [--config FILE] [--passthrough a,b] [--mcp-spec REV] [--set key=value]
-  mcpx settings [--config FILE] [...flags]`;
+  mcpx settings [--config FILE] [...flags]
+  mcpx elicit [--endpoint URL]                       list the questions waiting at a running gateway
+  mcpx elicit answer ID 'JSON' [--endpoint URL]      answer one, e.g. '{"action":"accept","content":{"name":"x"}}'`;
 
 /** Flags that are settings, by flag name. */
 const FLAG_SETTINGS: Record<string, string> = {
@@ -22,20 +24,27 @@ interface Args {
   command: string;
   config?: string;
   transport?: string;
+  endpoint?: string;
+  positional: string[];
   flags: Record<string, unknown>;
 }
 
 export function parseArgs(argv: string[]): Args {
   const [command = 'help', ...rest] = argv;
-  const a: Args = { command, flags: {} };
+  const a: Args = { command, flags: {}, positional: [] };
   for (let i = 0; i < rest.length; i++) {
     const arg = rest[i]!;
     const eq = arg.indexOf('=');
     const name = arg.startsWith('--') ? (eq > 0 ? arg.slice(2, eq) : arg.slice(2)) : undefined;
-    if (name === undefined) throw new SettingError(arg, `unexpected argument\n${USAGE}`);
+    if (name === undefined) {
+      if (command !== 'elicit') throw new SettingError(arg, `unexpected argument\n${USAGE}`);
+      a.positional.push(arg);
+      continue;
+    }
     const value = eq > 0 ? arg.slice(eq + 1) : rest[++i];
     if (value === undefined) throw new SettingError(`--${name}`, 'needs a value');
     if (name === 'config') a.config = value;
+    else if (name === 'endpoint') a.endpoint = value;
     else if (name === 'transport') a.transport = value;
     else if (name === 'set') {
       const j = value.indexOf('=');
@@ -116,6 +125,28 @@ function showSettings(a: Args): void {
   process.stdout.write(`config: ${config.source}\n`);
 }
 
+/** `mcpx elicit`: the broker's questions at a running gateway, through its /v1 API. */
+async function elicit(a: Args): Promise<void> {
+  const base = new URL(a.endpoint ?? `http://127.0.0.1:${process.env.MCPX_PORT || 8899}/mcp`);
+  const at = (path: string) => new URL(path, base).toString();
+  const [verb, id, answer] = a.positional;
+  if (verb === undefined || verb === 'list') {
+    const res = await fetch(at('/v1/questions'));
+    const { questions } = (await res.json()) as { questions: Array<{ id: string; server: string; method: string; params: { message?: string }; deadline: number }> };
+    if (questions.length === 0) return void process.stdout.write('no questions waiting\n');
+    for (const q of questions) {
+      const left = Math.max(0, Math.round((q.deadline - Date.now()) / 1000));
+      process.stdout.write(`${q.id}  ${q.server}  ${q.method}  ${q.params.message ?? ''}  (${left} s left)\n`);
+    }
+    return;
+  }
+  if (verb !== 'answer' || !id || !answer) throw new Error(`usage: mcpx elicit answer ID 'JSON'\n${USAGE}`);
+  const res = await fetch(at(`/v1/questions/${id}`), { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: answer });
+  const out = (await res.json()) as { error?: string };
+  if (!res.ok) throw new Error(out.error ?? `HTTP ${res.status}`);
+  process.stdout.write(`answered ${id}\n`);
+}
+
 export async function main(argv: string[]): Promise<void> {
   const a = parseArgs(argv);
   switch (a.command) {
@@ -125,6 +156,8 @@ export async function main(argv: string[]): Promise<void> {
       return serve(a);
     case 'settings':
       return showSettings(a);
+    case 'elicit':
+      return elicit(a);
     case 'help':
     case '--help':
       process.stdout.write(USAGE + '\n');

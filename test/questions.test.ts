@@ -155,3 +155,35 @@ for (const upstreamRev of ['2025-11-25', '2026-07-28'] as Revision[]) {
     });
   });
 }
+
+describe('headless: mcpx elicit answers what waits at the broker, through /v1', () => {
+  test('list, refuse an invalid answer, accept a valid one; stored owner-only and pruned', async () => {
+    const { execFile } = await import('node:child_process');
+    const { statSync, readdirSync } = await import('node:fs');
+    const gw = await gatewayFor({ up: fixtureCommand(['--rev', '2025-11-25', '--name', 'up']) }, {}, {}, { questionTtlMs: 10_000 });
+    const cli = (...args: string[]) =>
+      new Promise<{ code: number; out: string; err: string }>((resolve) =>
+        execFile(process.execPath, [join(repoRoot(), 'dist', 'cli.js'), 'elicit', ...args, '--endpoint', gw.url], (e, out, err) => resolve({ code: e ? 1 : 0, out, err })),
+      );
+    try {
+      const peer = new HttpPeer('2025-11-25', gw.url);
+      await peer.initialize({});
+      const pending = peer.request('tools/call', { name: 'mcpx_call', arguments: { server: 'up', tool: 'elicit', arguments: { text: 'Your name?' } } });
+      let listed = await cli();
+      for (let i = 0; !/elicitation\/create/.test(listed.out) && i < 100; i++) listed = await cli();
+      assert.match(listed.out, /up {2}elicitation\/create {2}up \(via mcpx\) asks: Your name\?/, listed.err);
+      const id = listed.out.split(/\s+/)[0]!;
+      const stored = join(gw.dir, 'questions', `${id}.json`);
+      assert.equal(statSync(stored).mode & 0o777, 0o600, 'owner-only');
+      const bad = await cli('answer', id, '{"action":"accept","content":{"answer":1}}');
+      assert.equal(bad.code, 1);
+      assert.match(bad.err, /does not match the requested schema/);
+      const ok = await cli('answer', id, '{"action":"accept","content":{"answer":"Ada"}}');
+      assert.equal(ok.code, 0, ok.err);
+      assert.match(textOf(await pending), /Ada/);
+      assert.deepEqual(readdirSync(join(gw.dir, 'questions')), [], 'pruned once answered');
+    } finally {
+      await gw.close();
+    }
+  });
+});

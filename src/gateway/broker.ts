@@ -2,6 +2,8 @@
 // or an ambiguous attribution) wait here for any answerer until their deadline. Expiry answers
 // `cancel`, never `decline`: dismissed without choosing is not refused (seeds 001 §3.5).
 import { randomUUID } from 'node:crypto';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { CODES, ProtocolError } from '../protocol/errors';
 import { type JsonObject, isObject } from '../protocol/jsonrpc';
 import { schemaMismatch } from './validate';
@@ -31,8 +33,20 @@ export class Broker {
 
   constructor(
     private readonly ttlMs = ELICIT_TTL_MS,
+    /** <state>/questions: each pending question stored owner-only, removed when it settles. */
+    private readonly dir?: string,
     private readonly onChange?: (event: 'asked' | 'settled', q: Question) => void,
   ) {}
+
+  private store(q: Question): void {
+    if (!this.dir) return;
+    mkdirSync(this.dir, { recursive: true, mode: 0o700 });
+    writeFileSync(join(this.dir, `${q.id}.json`), JSON.stringify(q, null, 2), { mode: 0o600 });
+  }
+
+  private prune(q: Question): void {
+    if (this.dir) rmSync(join(this.dir, `${q.id}.json`), { force: true });
+  }
 
   list(): Question[] {
     return [...this.pending.values()].map((p) => p.q);
@@ -52,6 +66,7 @@ export class Broker {
       const onAbort = () => settle(() => reject(signal.reason instanceof Error ? signal.reason : new Error('withdrawn')));
       const settle = (fn: () => void) => {
         if (!this.pending.delete(q.id)) return;
+        this.prune(q);
         clearTimeout(timer);
         signal.removeEventListener('abort', onAbort);
         this.onChange?.('settled', q);
@@ -60,6 +75,7 @@ export class Broker {
       if (signal.aborted) return reject(signal.reason);
       signal.addEventListener('abort', onAbort, { once: true });
       this.pending.set(q.id, { q, resolve: (r) => settle(() => resolve(r)), reject: (e) => settle(() => reject(e)) });
+      this.store(q);
       this.onChange?.('asked', q);
     });
   }

@@ -16,6 +16,7 @@ import { EraCache } from '../upstream/eras';
 import { Pool } from '../upstream/pool';
 import { declares } from '../protocol/questions';
 import { Broker } from './broker';
+import { questionsRoute } from './v1';
 import { Catalogue, INVALIDATES } from './catalogue';
 import { safeName, toolAllowed } from './names';
 import { FIXED_NAMES, FIXED_TOOLS, jsonResult } from './tools';
@@ -57,7 +58,7 @@ export class Gateway implements Provider {
     readonly opts: GatewayOptions = {},
   ) {
     this.log = opts.log ?? (() => undefined);
-    this.broker = new Broker(opts.questionTtlMs);
+    this.broker = new Broker(opts.questionTtlMs, opts.stateDir ? join(opts.stateDir, 'questions') : undefined);
     this.policy = policyFrom(settings);
     this.defs = new Map(config.servers.filter((s) => !s.disabled).map((s) => [s.name, s]));
     this.passthrough = settings.get<string[]>('mcp.passthrough');
@@ -136,8 +137,9 @@ export class Gateway implements Provider {
     return { tools: true, prompts: true, resources: true, completions: true };
   }
 
+  /** /v1/questions: the broker's pending questions, and answering one (what `mcpx elicit` uses). */
   routes(): Route[] {
-    return [];
+    return [questionsRoute(this.broker)];
   }
 
   // ---- tools ---------------------------------------------------------------------------------

@@ -32,7 +32,7 @@ export async function gatewayFor(
   if (config.issues.length) throw new Error(JSON.stringify(config.issues));
   const settings = new Settings([{ source: 'flag', values: { 'pool.probeTimeout': '1s', 'pool.startTimeout': '5s', ...values } }]);
   const g = new Gateway(config, settings, { stateDir: dir, ...options });
-  const l: Listening = await listen({ provider: g, settings, port: 0, address: '127.0.0.1' });
+  const l: Listening = await listen({ provider: g, settings, port: 0, address: '127.0.0.1', routes: g.routes() });
   return {
     url: l.url,
     g,

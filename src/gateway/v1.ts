@@ -1,0 +1,60 @@
+// /v1 routes of the gateway: GET /v1/questions lists what waits at the broker; POST /v1/questions/{id}
+// answers one (an invalid answer is refused with the reason, 400).
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { isObject } from '../protocol/jsonrpc';
+import type { Route } from '../transport/http';
+import type { Broker } from './broker';
+
+function json(res: ServerResponse, status: number, body: unknown): void {
+  const text = JSON.stringify(body, null, 2);
+  res.writeHead(status, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(text) });
+  res.end(text);
+}
+
+function body(req: IncomingMessage, max = 1024 * 1024): Promise<unknown> {
+  return new Promise((resolve, reject) => {
+    let size = 0;
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => {
+      size += c.length;
+      if (size > max) req.destroy(new Error('body too large'));
+      else chunks.push(c);
+    });
+    req.on('end', () => {
+      try {
+        resolve(JSON.parse(Buffer.concat(chunks).toString('utf8')));
+      } catch {
+        reject(new Error('the body is not JSON'));
+      }
+    });
+    req.on('error', reject);
+  });
+}
+
+export function questionsRoute(broker: Broker): Route {
+  return async (req, res, url) => {
+    if (url.pathname === '/v1/questions' && req.method === 'GET') {
+      json(res, 200, { questions: broker.list() });
+      return true;
+    }
+    const m = /^\/v1\/questions\/([0-9a-f-]{36})$/.exec(url.pathname);
+    if (!m) return false;
+    if (req.method !== 'POST') {
+      res.setHeader('Allow', 'POST');
+      json(res, 405, { error: 'POST an answer to a question' });
+      return true;
+    }
+    let answer: unknown;
+    try {
+      answer = await body(req);
+    } catch (e) {
+      json(res, 400, { error: (e as Error).message });
+      return true;
+    }
+    if (!isObject(answer)) return json(res, 400, { error: 'the answer must be a JSON object' }), true;
+    const refused = broker.answer(m[1]!, answer);
+    if (refused === undefined) json(res, 200, { answered: m[1] });
+    else json(res, /no pending question/.test(refused) ? 404 : 400, { error: refused });
+    return true;
+  };
+}

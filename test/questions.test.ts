@@ -187,3 +187,55 @@ describe('headless: mcpx elicit answers what waits at the broker, through /v1', 
     }
   });
 });
+
+describe('answers the client gets wrong, or never gives', () => {
+  test('an invalid answer is refused with the reason and asked again; it never reaches the upstream', async () => {
+    const gw = await gatewayFor({ up: fixtureCommand(['--rev', '2025-11-25', '--name', 'up']) });
+    try {
+      const peer = new HttpPeer('2025-11-25', gw.url);
+      let n = 0;
+      peer.answer = () => (++n === 1 ? { action: 'accept', content: { answer: 12 } } : { action: 'accept', content: { answer: 'twelve' } });
+      await peer.initialize(ALL);
+      const r = await peer.request('tools/call', { name: 'mcpx_call', arguments: { server: 'up', tool: 'elicit', arguments: { text: 'N?' } } });
+      assert.match(textOf(r), /twelve/);
+      assert.doesNotMatch(textOf(r), /12/);
+      const asked = peer.frames.filter((f) => f.method === 'elicitation/create').map((f) => String((f.params as Json).message));
+      assert.equal(asked.length, 2);
+      assert.match(asked[1]!, /^Your answer was not accepted \(the answer does not match the requested schema: \/answer must be string\)\. up \(via mcpx\) asks: N\?$/);
+    } finally {
+      await gw.close();
+    }
+  });
+
+  test('a client that does not answer within proto.askTimeout: the question is withdrawn and the upstream gets cancel', async () => {
+    const gw = await gatewayFor({ up: fixtureCommand(['--rev', '2025-11-25', '--name', 'up']) }, { 'proto.askTimeout': '300ms' });
+    try {
+      const peer = new HttpPeer('2025-11-25', gw.url);
+      peer.answer = () => new Promise(() => undefined); // never answers
+      await peer.initialize(ALL);
+      const r = await peer.request('tools/call', { name: 'mcpx_call', arguments: { server: 'up', tool: 'elicit', arguments: {} } });
+      assert.match(textOf(r), /"action":"cancel"/);
+      const q = peer.frames.find((f) => f.method === 'elicitation/create')!;
+      const withdrawn = peer.frames.find((f) => f.method === 'notifications/cancelled')!;
+      assert.equal((withdrawn.params as Json).requestId, q.id, 'the question is withdrawn from the client');
+    } finally {
+      await gw.close();
+    }
+  });
+
+  test('2026-07-28: an invalid inputResponse is asked again with the reason', async () => {
+    const gw = await gatewayFor({ up: fixtureCommand(['--rev', '2025-11-25', '--name', 'up']) });
+    try {
+      const c = new HttpClient(gw.url, '2026-07-28', { capabilities: { elicitation: {} } });
+      const args = { name: 'mcpx_call', arguments: { server: 'up', tool: 'elicit', arguments: { text: 'N?' } } };
+      const r1 = (await c.request('tools/call', args)).result!;
+      const [k1] = Object.keys(r1.inputRequests as Json);
+      const r2 = (await c.request('tools/call', { ...args, inputResponses: { [k1!]: { action: 'accept', content: {} } }, requestState: r1.requestState })).result!;
+      assert.equal(r2.resultType, 'input_required');
+      const [q2] = Object.values(r2.inputRequests as Record<string, Json>);
+      assert.match(String((q2!.params as Json).message), /^Your answer was not accepted \(.*must have required property 'answer'\)/);
+    } finally {
+      await gw.close();
+    }
+  });
+});

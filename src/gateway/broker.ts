@@ -28,6 +28,19 @@ interface Pending {
   reject(e: Error): void;
 }
 
+/** Why an answer cannot go upstream, or undefined when it can: an elicitation's action must be one of
+ *  the three, and accepted content must match the requested schema. */
+export function answerProblem(method: string, params: JsonObject, result: JsonObject): string | undefined {
+  if (method !== 'elicitation/create') return undefined;
+  const action = result.action;
+  if (action !== 'accept' && action !== 'decline' && action !== 'cancel') return 'action must be accept, decline or cancel';
+  if (action === 'accept' && isObject(params.requestedSchema)) {
+    const bad = schemaMismatch(params.requestedSchema, result.content ?? {});
+    if (bad) return `the answer does not match the requested schema: ${bad}`;
+  }
+  return undefined;
+}
+
 export class Broker {
   private readonly pending = new Map<string, Pending>();
 
@@ -85,14 +98,8 @@ export class Broker {
   answer(id: string, result: JsonObject): string | undefined {
     const p = this.pending.get(id);
     if (!p) return `no pending question ${id} (answered, withdrawn or expired)`;
-    if (p.q.method === 'elicitation/create') {
-      const action = result.action;
-      if (action !== 'accept' && action !== 'decline' && action !== 'cancel') return 'action must be accept, decline or cancel';
-      if (action === 'accept' && isObject(p.q.params.requestedSchema)) {
-        const bad = schemaMismatch(p.q.params.requestedSchema, result.content ?? {});
-        if (bad) return `the answer does not match the requested schema: ${bad}`;
-      }
-    }
+    const bad = answerProblem(p.q.method, p.q.params, result);
+    if (bad) return bad;
     p.resolve(result);
     return undefined;
   }

@@ -15,7 +15,7 @@ import { type ClientHooks, UpstreamError } from '../upstream/client';
 import { EraCache } from '../upstream/eras';
 import { Pool } from '../upstream/pool';
 import { declares } from '../protocol/questions';
-import { Broker } from './broker';
+import { Broker, answerProblem } from './broker';
 import { questionsRoute } from './v1';
 import { Catalogue, INVALIDATES } from './catalogue';
 import { safeName, toolAllowed } from './names';
@@ -102,11 +102,24 @@ export class Gateway implements Provider {
     const native = this.settings.get<boolean>('proto.native');
     const asked = method === 'elicitation/create' && typeof params.message === 'string' ? { ...params, message: `${def.name} (via mcpx) asks: ${params.message}` } : params;
     if (owner?.ask && native && declares(owner.clientCapabilities, method, params, owner.rev)) {
-      try {
-        return await owner.ask(method, asked, signal);
-      } catch (e) {
-        // A question the client's revision cannot carry goes to the broker; the client's own error is its answer.
-        if (!(e instanceof ProtocolError) || e.code !== CODES.InternalError || !/cannot be put/.test(e.message)) throw e;
+      let prompt = asked;
+      for (;;) {
+        let answer: JsonObject;
+        try {
+          answer = await owner.ask(method, prompt, signal);
+        } catch (e) {
+          // A question the client's revision cannot carry goes to the broker.
+          if (e instanceof ProtocolError && e.code === CODES.InternalError && /cannot be put/.test(e.message)) break;
+          // Not answered in time (proto.askTimeout) or the client went away: for an elicitation that is a
+          // dismissal — cancel, never decline. Withdrawn by the upstream: nothing to answer.
+          if (!signal.aborted && method === 'elicitation/create' && !(e instanceof ProtocolError)) return { action: 'cancel' };
+          throw e;
+        }
+        // An invalid answer is refused to the answerer with the reason (asked again, within
+        // proto.askRounds), never forwarded.
+        const bad = answerProblem(method, params, answer);
+        if (!bad) return answer;
+        prompt = { ...asked, message: `Your answer was not accepted (${bad}). ${String(asked.message)}` };
       }
     }
     if (method === 'roots/list') return { roots: this.config.roots };

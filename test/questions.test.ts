@@ -239,3 +239,31 @@ describe('answers the client gets wrong, or never gives', () => {
     }
   });
 });
+
+describe('URL-mode elicitation', () => {
+  for (const upstreamRev of ['2025-11-25', '2026-07-28'] as Revision[]) {
+    test(`${upstreamRev} upstream: to a 2025-11-25 client that declared url mode, with an elicitationId; never to one that declared only form`, async () => {
+      const gw = await gatewayFor({ up: fixtureCommand(['--rev', upstreamRev, '--name', 'up']) }, {}, {}, { questionTtlMs: 400 });
+      try {
+        const url = new HttpPeer('2025-11-25', gw.url);
+        url.answer = () => ({ action: 'accept' });
+        await url.initialize({ elicitation: { url: {} } });
+        const r = await url.request('tools/call', { name: 'mcpx_call', arguments: { server: 'up', tool: 'elicit_url', arguments: { text: 'Connect your account' } } });
+        assert.match(textOf(r), /"action":"accept"/);
+        const q = url.frames.find((f) => f.method === 'elicitation/create')!.params as Json;
+        assert.equal(q.mode, 'url');
+        assert.equal(q.url, 'https://auth.example/connect?state=fixture');
+        assert.match(String(q.elicitationId), upstreamRev === '2026-07-28' ? /^mcpx-[0-9a-f-]{36}$/ : /^fx-/, 'supplied where the upstream gave none');
+        assert.deepEqual(url.problems, []);
+        const form = new HttpPeer('2025-11-25', gw.url);
+        form.answer = () => ({ action: 'accept' });
+        await form.initialize({ elicitation: { form: {} } });
+        const r2 = await form.request('tools/call', { name: 'mcpx_call', arguments: { server: 'up', tool: 'elicit_url', arguments: {} } });
+        assert.match(textOf(r2), /"action":"cancel"/, 'held by the broker until it expired');
+        assert.equal(form.frames.filter((f) => f.method === 'elicitation/create').length, 0);
+      } finally {
+        await gw.close();
+      }
+    });
+  }
+});

@@ -267,3 +267,39 @@ describe('URL-mode elicitation', () => {
     });
   }
 });
+
+describe('no question ever reaches a client that did not declare the capability', () => {
+  test('across client eras and upstream eras, every kind of question', async () => {
+    const gw = await gatewayFor(
+      { legacy: fixtureCommand(['--rev', '2025-11-25', '--name', 'legacy']), modern: fixtureCommand(['--rev', '2026-07-28', '--name', 'modern']) },
+      {},
+      { roots: ['/configured/root'] },
+      { questionTtlMs: 250 },
+    );
+    try {
+      const tools = ['elicit', 'elicit_url', 'sample', 'roots'];
+      for (const clientRev of ['2025-06-18', '2025-11-25'] as Revision[]) {
+        const peer = new HttpPeer(clientRev, gw.url);
+        await peer.initialize({});
+        for (const server of ['legacy', 'modern']) {
+          for (const tool of tools) {
+            const r = await peer.request('tools/call', { name: 'mcpx_call', arguments: { server, tool, arguments: {} } });
+            if (tool === 'roots' && server === 'legacy') assert.match(textOf(r), /configured\/root/, "mcpx's own roots");
+            if (tool.startsWith('elicit')) assert.match(textOf(r), /"action":"cancel"/);
+          }
+        }
+        assert.deepEqual(peer.frames.filter((f) => typeof f.method === 'string' && 'id' in f), [], `${clientRev}: no request was sent`);
+        assert.deepEqual(peer.problems, []);
+      }
+      const modern = new HttpClient(gw.url, '2026-07-28', { capabilities: {} });
+      for (const server of ['legacy', 'modern']) {
+        for (const tool of tools) {
+          const r = await modern.request('tools/call', { name: 'mcpx_call', arguments: { server, tool, arguments: {} } });
+          assert.notEqual(r.result?.resultType, 'input_required', `${server}/${tool}: never input_required to a client that declared nothing`);
+        }
+      }
+    } finally {
+      await gw.close();
+    }
+  });
+});

@@ -137,7 +137,9 @@ export class Gateway implements Provider {
       return await this.pool.request(server, ctx.identity, method, params, {
         signal: ctx.signal,
         meta: this.forwardMeta(ctx),
-        clientCapabilities: this.narrowed(ctx),
+        // Pass-through: the client's own declarations, narrowed (seeds 001 §2.5). Through the gateway's
+        // tools mcpx is the client, and declares what it can answer.
+        clientCapabilities: this.passthrough.includes(server) ? this.narrowed(ctx) : undefined,
         requestedTimeoutMs,
       });
     } finally {
@@ -428,7 +430,7 @@ export class Gateway implements Provider {
     try {
       const { ref: _r, ...rest } = params;
       void _r;
-      return await this.pool.request(server, ctx.identity, 'completion/complete', { ...rest, ref: upstreamRef }, { signal: ctx.signal, clientCapabilities: this.narrowed(ctx) });
+      return await this.pool.request(server, ctx.identity, 'completion/complete', { ...rest, ref: upstreamRef }, { signal: ctx.signal, clientCapabilities: this.passthrough.includes(server) ? this.narrowed(ctx) : undefined });
     } catch (e) {
       if (askAnyway && e instanceof UpstreamError && e.code === CODES.MethodNotFound) return fromCache(`${server} (2024-11-05) has no completion/complete`);
       throw e;

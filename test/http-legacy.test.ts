@@ -57,7 +57,7 @@ for (const rev of LEGACY) {
       const c = await session(rev);
       const tools = await listAll(c, 'tools/list', 'tools');
       assert.equal((tools as unknown as { pages: number }).pages, 2);
-      assert.deepEqual(tools.map((t) => t.name), ['echo', 'add', 'scalar', 'rich', 'slow', 'fail']);
+      assert.deepEqual(tools.map((t) => t.name), ['echo', 'add', 'scalar', 'rich', 'slow', 'fail', 'ask']);
       const add = tools.find((t) => t.name === 'add')!;
       assert.equal('annotations' in add, atLeast(rev, '2025-03-26'));
       assert.equal('title' in add, atLeast(rev, '2025-06-18'));

@@ -41,6 +41,7 @@ export const SETTINGS: readonly SettingDef[] = [
   D('mcp.pageSize', 'integer', 100, 'Items per page of a list result.', { min: 1 }),
   D('mcp.passthrough', 'list', [], 'Servers whose tools, prompts and resources are offered under their own names.'),
   D('pool.callTimeout', 'duration', 120_000, 'Longest an upstream call may run; a caller may lower it per call, never raise it.'),
+  D('pool.maxCallTime', 'duration', 1_800_000, 'Progress from an upstream extends pool.callTimeout, never beyond this from the start of the call.'),
   D('pool.startTimeout', 'duration', 10_000, 'How long connecting to an upstream (era probe and handshake) may take.'),
   D('pool.probeTimeout', 'duration', 3_000, 'How long server/discover may go unanswered before an upstream is taken as legacy.'),
   D('pool.idleTimeout', 'duration', 600_000, 'An upstream unused this long is stopped.'),

@@ -9,6 +9,7 @@ import type { Settings } from '../config/settings';
 import { CODES, ProtocolError, invalidParams, resourceNotFound } from '../protocol/errors';
 import { type JsonObject, isObject } from '../protocol/jsonrpc';
 import { INPUT_ERROR_AS_RESULT, inSpan } from '../protocol/revisions';
+import { type LogLevel, atLeastLevel, isLogLevel } from '../protocol/meta';
 import type { CallContext, Provider, ProviderCapabilities } from '../server/provider';
 import type { Route } from '../transport/http';
 import { type ClientHooks, UpstreamError } from '../upstream/client';
@@ -32,6 +33,9 @@ export interface GatewayOptions {
   questionTtlMs?: number;
 }
 
+/** Progress reports per token are passed on no more often than this, except the final one. */
+const PROGRESS_MIN_INTERVAL_MS = 20;
+
 /** Trace context passed upstream unchanged (seeds 001 §4.4). */
 const TRACE_KEYS = ['traceparent', 'tracestate', 'baggage'];
 
@@ -51,6 +55,9 @@ export class Gateway implements Provider {
   private readonly log: (line: string) => void;
   /** Calls in flight per (server, scope): who a question arriving there belongs to (seeds 001 §3.4). */
   private readonly calls = new Map<string, Set<CallContext>>();
+  /** mcpx's own progress tokens upstream -> the call whose host token they stand for. */
+  private readonly progress = new Map<string, { ctx: CallContext; lastAt: number; done: boolean }>();
+  private progressSeq = 0;
 
   constructor(
     readonly config: Config,
@@ -87,6 +94,8 @@ export class Gateway implements Provider {
       onNotification: (n) => {
         const kinds = INVALIDATES[n.method];
         if (kinds) this.catalogue.invalidate(def.name, kinds);
+        if (n.method === 'notifications/progress') this.relayProgress(n.params ?? {});
+        if (n.method === 'notifications/message') this.relayLog(`${def.name}\u0000${scope}`, n.params ?? {});
       },
       log: this.log,
     };
@@ -127,29 +136,63 @@ export class Gateway implements Provider {
     return this.broker.ask(def.name, method, asked, signal, reason);
   }
 
+  /** An upstream's progress for one of mcpx's tokens, relayed to the host under its own token: only for a
+   *  call in flight, never backwards (CallContext.progress), nothing after total, at most one report per
+   *  20 ms except the final one (seeds 001 §4.4). */
+  private relayProgress(p: JsonObject): void {
+    const r = this.progress.get(String(p.progressToken));
+    if (!r || r.done || typeof p.progress !== 'number') return;
+    const total = typeof p.total === 'number' ? p.total : undefined;
+    const final = total !== undefined && p.progress >= total;
+    const now = Date.now();
+    if (!final && now - r.lastAt < PROGRESS_MIN_INTERVAL_MS) return;
+    r.lastAt = now;
+    r.done = final;
+    r.ctx.progress(p.progress, total, typeof p.message === 'string' ? p.message : undefined);
+  }
+
+  /** A log message names no request: it goes to every call in flight on that connection whose host asked
+   *  for its level (CallContext.log filters; no level, no messages). */
+  private relayLog(key: string, p: JsonObject): void {
+    if (!isLogLevel(p.level)) return;
+    for (const ctx of this.calls.get(key) ?? []) ctx.log(p.level, p.data, typeof p.logger === 'string' ? p.logger : undefined);
+  }
+
   /** Run an upstream request on behalf of a call, registered as in flight on its (server, scope). */
   private async upstream(server: string, ctx: CallContext, method: string, params: JsonObject, requestedTimeoutMs?: number): Promise<JsonObject> {
     const key = `${server}\u0000${this.pool.scopeOf(this.pool.def(server), ctx.identity)}`;
     let set = this.calls.get(key);
     if (!set) this.calls.set(key, (set = new Set()));
     set.add(ctx);
+    // The host's progressToken is replaced upstream by one of mcpx's own, unique on that connection.
+    const meta = this.forwardMeta(ctx);
+    const token = ctx.meta.progressToken !== undefined ? `mcpx-${++this.progressSeq}` : undefined;
+    if (token) {
+      meta.progressToken = token;
+      this.progress.set(token, { ctx, lastAt: 0, done: false });
+    }
+    // Upstream logs at the host's level, or the gateway's own if that is more verbose.
+    const own = this.settings.get<string>('log.level');
+    const logLevel: LogLevel | undefined = ctx.logLevel && isLogLevel(own) && atLeastLevel(ctx.logLevel, own) ? own : ctx.logLevel;
     try {
       return await this.pool.request(server, ctx.identity, method, params, {
         signal: ctx.signal,
-        meta: this.forwardMeta(ctx),
+        meta,
+        logLevel,
         // Pass-through: the client's own declarations, narrowed (seeds 001 §2.5). Through the gateway's
         // tools mcpx is the client, and declares what it can answer.
         clientCapabilities: this.passthrough.includes(server) ? this.narrowed(ctx) : undefined,
         requestedTimeoutMs,
       });
     } finally {
+      if (token) this.progress.delete(token);
       set.delete(ctx);
       if (set.size === 0) this.calls.delete(key);
     }
   }
 
   capabilities(): ProviderCapabilities {
-    return { tools: true, prompts: true, resources: true, completions: true };
+    return { tools: true, prompts: true, resources: true, completions: true, logging: true };
   }
 
   /** /v1/questions: the broker's pending questions, and answering one (what `mcpx elicit` uses). */

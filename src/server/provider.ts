@@ -14,6 +14,8 @@ export interface CallContext {
   readonly clientCapabilities: JsonObject;
   /** The request's own `_meta` (trace context and the like travel in it). */
   readonly meta: JsonObject;
+  /** The log level this request asked for: per request (2026-07-28) or set with logging/setLevel. */
+  readonly logLevel?: LogLevel;
   /** Report progress, if the request asked for it (a progressToken). */
   progress(progress: number, total?: number, message?: string): void;
   /** Send a log message, if the client asked for this level or a more verbose one. */

@@ -262,6 +262,7 @@ export class McpServer {
       identity,
       clientCapabilities,
       meta,
+      logLevel,
       progress(progress, total, message) {
         // Progress MUST increase (basic/utilities/progress); a report that does not is not sent.
         if ((typeof token !== 'string' && typeof token !== 'number') || progress <= lastProgress) return;

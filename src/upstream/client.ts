@@ -5,7 +5,7 @@ import type { Policy } from '../config/policy';
 import { downgradeClientCapabilities } from '../protocol/downgrade';
 import { CODES, ProtocolError } from '../protocol/errors';
 import { type Id, type JsonObject, type Notification, type Request, type Response, isObject } from '../protocol/jsonrpc';
-import { META } from '../protocol/meta';
+import { META, type LogLevel, atLeastLevel } from '../protocol/meta';
 import { MCP_NAME_SOURCE, MODERN, type Era, type Revision } from '../protocol/revisions';
 import { encodeHeaderValue } from '../transport/headers';
 import { StreamBroken } from './http';
@@ -41,6 +41,10 @@ export interface RequestOptions {
   clientCapabilities?: JsonObject;
   /** Bound on input_required rounds (proto.askRounds). */
   askRounds?: number;
+  /** Progress extends the timeout, but never past this from the start (pool.maxCallTime). */
+  maxTotalMs?: number;
+  /** The log level wanted for this request: per request to 2026-07-28, logging/setLevel to legacy. */
+  logLevel?: LogLevel;
 }
 
 /** Methods that may be sent again on a new id when a modern stream breaks (seeds 002 B/C10: never a
@@ -92,6 +96,7 @@ export class UpstreamClient {
 
   private incoming(msg: Request | Notification): void {
     if ('id' in msg) return void this.answer(msg);
+    if (msg.method === 'notifications/progress' && isObject(msg.params)) this.progressClocks.get(msg.params.progressToken)?.extend();
     if (msg.method === 'notifications/cancelled') {
       const id = isObject(msg.params) ? (msg.params.requestId as Id) : undefined;
       const ctl = id === undefined ? undefined : this.answering.get(id);
@@ -119,19 +124,32 @@ export class UpstreamClient {
   }
 
   /** An abort signal that fires after `ms` of time not spent on questions. */
-  private callClock(ms: number): { signal: AbortSignal; clear(): void } {
+  /** `extend()` restarts the clock (progress from the upstream), never past `maxTotalMs` from the start. */
+  private callClock(ms: number, maxTotalMs: number): { signal: AbortSignal; clear(): void; extend(): void } {
     const ctl = new AbortController();
-    const start = Date.now();
-    const pausedAtStart = this.paused();
+    const first = Date.now();
+    let start = first;
+    let pausedAtStart = this.paused();
     let timer: NodeJS.Timeout;
     const check = () => {
-      const elapsed = Date.now() - start - (this.paused() - pausedAtStart);
-      if (elapsed >= ms && this.questions === 0) return ctl.abort(new Error('timeout'));
-      timer = setTimeout(check, Math.max(ms - elapsed, 50));
+      const now = Date.now();
+      const elapsed = now - start - (this.paused() - pausedAtStart);
+      if ((elapsed >= ms && this.questions === 0) || now - first >= maxTotalMs) return ctl.abort(new Error('timeout'));
+      timer = setTimeout(check, Math.max(Math.min(ms - elapsed, maxTotalMs - (now - first)), 50));
     };
     timer = setTimeout(check, ms);
-    return { signal: ctl.signal, clear: () => clearTimeout(timer) };
+    return {
+      signal: ctl.signal,
+      clear: () => clearTimeout(timer),
+      extend: () => {
+        start = Date.now();
+        pausedAtStart = this.paused();
+      },
+    };
   }
+
+  /** Progress tokens of requests in flight -> their clock (progress extends the call timeout). */
+  private readonly progressClocks = new Map<unknown, { extend(): void }>();
 
   /** A request from the upstream. 2026-07-28 servers send none: not answered while that revision is
    *  held strictly (seeds 002 headline 2; 2026-07-28 stdio: the client MUST NOT respond). */
@@ -162,6 +180,7 @@ export class UpstreamClient {
   private withMeta(params: JsonObject, o: RequestOptions): JsonObject {
     const meta: JsonObject = { ...(isObject(params._meta) ? params._meta : {}), ...o.meta };
     if (this.era === 'modern') {
+      if (o.logLevel) meta[META.logLevel] = o.logLevel;
       meta[META.protocolVersion] = MODERN;
       meta[META.clientCapabilities] = downgradeClientCapabilities(o.clientCapabilities ?? this.defaultCapabilities, MODERN);
       meta[META.clientInfo] = this.clientInfo;
@@ -181,11 +200,14 @@ export class UpstreamClient {
   /** Send one request and return its result; a JSON-RPC error becomes an UpstreamError. */
   async request(method: string, params: JsonObject = {}, o: RequestOptions = {}): Promise<JsonObject> {
     if (this.closed) throw new ProtocolError(CODES.InternalError, `upstream ${this.name} is closed`);
-    const clock = o.timeoutMs ? this.callClock(o.timeoutMs) : undefined;
+    const clock = o.timeoutMs ? this.callClock(o.timeoutMs, o.maxTotalMs ?? Infinity) : undefined;
+    const token = o.meta?.progressToken;
+    if (clock && token !== undefined) this.progressClocks.set(token, clock);
     const signals = [o.signal, clock?.signal].filter((s): s is AbortSignal => !!s);
     const signal = signals.length ? AbortSignal.any(signals) : undefined;
     this.inflight++;
     try {
+      if (o.logLevel) await this.ensureLevel(o.logLevel);
       let p = this.withMeta(params, o);
       for (let round = 0; ; round++) {
         const result = await this.once(method, p, signal, o);
@@ -209,6 +231,7 @@ export class UpstreamClient {
       throw e;
     } finally {
       clock?.clear();
+      if (token !== undefined) this.progressClocks.delete(token);
       this.inflight--;
     }
   }
@@ -256,6 +279,16 @@ export class UpstreamClient {
     }
     if ('error' in res) throw new UpstreamError(this.name, res.error.code, res.error.message, res.error.data);
     return res.result;
+  }
+
+  /** The level a legacy upstream logs at: lowered with logging/setLevel when a call wants more, never
+   *  raised again (each host still gets only what it asked for). */
+  private level?: LogLevel;
+  private async ensureLevel(level: LogLevel): Promise<void> {
+    if (this.era !== 'legacy' || !('logging' in this.negotiated.capabilities)) return;
+    if (this.level && atLeastLevel(level, this.level)) return;
+    this.level = level;
+    await this.request('logging/setLevel', { level }).catch((e: Error) => this.hooks.log(`[${this.name}] logging/setLevel ${level}: ${e.message}`));
   }
 
   async notify(method: string, params?: JsonObject): Promise<void> {

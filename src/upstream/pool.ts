@@ -177,7 +177,12 @@ export class Pool {
   async request(server: string, identity: string, method: string, params: JsonObject, o: RequestOptions & { requestedTimeoutMs?: number } = {}): Promise<JsonObject> {
     const def = this.def(server);
     const e = this.entry(def, this.scopeOf(def, identity));
-    const opts = { ...o, timeoutMs: this.callTimeout(o.requestedTimeoutMs), askRounds: this.o.settings.get<number>('proto.askRounds') };
+    const opts = {
+      ...o,
+      timeoutMs: this.callTimeout(o.requestedTimeoutMs),
+      maxTotalMs: this.o.settings.duration('pool.maxCallTime'),
+      askRounds: this.o.settings.get<number>('proto.askRounds'),
+    };
     e.calls++;
     try {
       const client = await this.client(server, identity);

@@ -39,8 +39,10 @@ export async function listen(opts: {
     server,
     http,
     close: async () => {
-      await http.close();
+      // Listen streams end first (their results written), then the sockets close.
       server.close();
+      await new Promise((r) => setImmediate(r));
+      await http.close();
     },
   };
 }

@@ -109,6 +109,11 @@ async function serve(a: Args): Promise<void> {
   const gateway = new Gateway(config, settings, { log: (l) => process.stderr.write(l + '\n'), stateDir: defaultStateDir(process.env) });
   const server = makeServer(gateway, settings);
   const t = new StdioTransport({ server, input: process.stdin, output: process.stdout, drainMs: settings.duration('transport.stdioDrain') });
+  process.once('SIGTERM', () => {
+    // Listen streams end first (notifications/cancelled, then the result), then the upstreams stop.
+    server.close();
+    setTimeout(() => void gateway.close().then(() => process.exit(0)), 100);
+  });
   await t.closed;
   server.close();
   await gateway.close();

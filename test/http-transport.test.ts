@@ -91,7 +91,7 @@ describe('sessions', () => {
     await new Promise((r) => setTimeout(r, 60));
     assert.equal((await c.notify('notifications/cancelled', { requestId: id, reason: 'test' })).status, 202);
     const reply = await running;
-    assert.equal((reply.frames.at(-1)!.error as Json).code, -32603);
+    assert.deepEqual(reply.frames, [], 'a cancelled request is not answered: its POST gets an empty stream');
     await waitFor(() => cancelled.length === n + 1);
     // Sessionless: the disconnect is the only cancellation there can be.
     const s = new HttpClient(gw.url, '2025-03-26');

@@ -10,7 +10,7 @@ import { CODES, ProtocolError, invalidParams, resourceNotFound } from '../protoc
 import { type JsonObject, isObject } from '../protocol/jsonrpc';
 import { INPUT_ERROR_AS_RESULT, inSpan } from '../protocol/revisions';
 import { type LogLevel, atLeastLevel, isLogLevel } from '../protocol/meta';
-import type { CallContext, Provider, ProviderCapabilities } from '../server/provider';
+import type { CallContext, ListKind, Provider, ProviderCapabilities } from '../server/provider';
 import type { Route } from '../transport/http';
 import { type ClientHooks, UpstreamError } from '../upstream/client';
 import { EraCache } from '../upstream/eras';
@@ -93,7 +93,12 @@ export class Gateway implements Provider {
       onRequest: (method, params, signal) => this.question(def, scope, method, params, signal),
       onNotification: (n) => {
         const kinds = INVALIDATES[n.method];
-        if (kinds) this.catalogue.invalidate(def.name, kinds);
+        if (kinds) {
+          this.catalogue.invalidate(def.name, kinds);
+          // Relayed where the list shown really changes: tools only for a pass-through server.
+          const kind = n.method.split('/')[1] as ListKind;
+          if (kind !== 'tools' || this.passthrough.includes(def.name)) this.changed?.(kind);
+        }
         if (n.method === 'notifications/progress') this.relayProgress(n.params ?? {});
         if (n.method === 'notifications/message') this.relayLog(`${def.name}\u0000${scope}`, n.params ?? {});
       },
@@ -192,7 +197,14 @@ export class Gateway implements Provider {
   }
 
   capabilities(): ProviderCapabilities {
-    return { tools: true, prompts: true, resources: true, completions: true, logging: true };
+    // Gateway mode's own tools never change; the namespaced prompts and resources change with their
+    // upstreams. In pass-through the tools are the upstreams' and change with them (seeds 001 §2.2).
+    return { tools: true, prompts: true, resources: true, completions: true, logging: true, listChanged: { tools: this.passthrough.length > 0, prompts: true, resources: true } };
+  }
+
+  private changed?: (kind: ListKind) => void;
+  onListChanged(listener: (kind: ListKind) => void): void {
+    this.changed = listener;
   }
 
   /** /v1/questions: the broker's pending questions, and answering one (what `mcpx elicit` uses). */

@@ -7,6 +7,15 @@ import { Correlator } from '../transport/correlator';
 
 export type TransportKind = 'stdio' | 'http';
 
+/** The client cancelled the request (notifications/cancelled): it is not answered (every revision's
+ *  cancellation page: the receiver SHOULD NOT send a response). */
+export class ClientCancelled extends Error {
+  constructor(reason: string) {
+    super(reason);
+    this.name = 'ClientCancelled';
+  }
+}
+
 export class Conn {
   /** Revision negotiated by initialize (legacy only). */
   revision?: Revision;
@@ -51,7 +60,7 @@ export class Conn {
   cancel(id: Id, reason: string): boolean {
     const ctl = this.inflight.get(id);
     if (!ctl) return false;
-    ctl.abort(new Error(reason));
+    ctl.abort(new ClientCancelled(reason));
     return true;
   }
 

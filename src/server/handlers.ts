@@ -4,7 +4,7 @@ import type { CallContext, Provider } from './provider';
 import type { McpServer } from './server';
 import { downgradeCapabilities, downgradeImplementation } from '../protocol/downgrade';
 import { invalidParams, methodNotFound } from '../protocol/errors';
-import type { Id, JsonObject } from '../protocol/jsonrpc';
+import { type Id, type JsonObject, isObject } from '../protocol/jsonrpc';
 import { PARAMS, readParams } from '../protocol/messages';
 import { isLogLevel } from '../protocol/meta';
 import { LATEST_LEGACY, NEWEST_FIRST, type Revision, eraOf, isRevision } from '../protocol/revisions';
@@ -16,6 +16,8 @@ export interface HandlerContext {
   server: McpServer;
   rev: Revision;
   id: Id;
+  /** A notification related to this request, on its own channel, spelled for its revision. */
+  notify(method: string, params: JsonObject): void;
 }
 
 type Handler = (ctx: HandlerContext, params: JsonObject) => Promise<JsonObject>;
@@ -27,9 +29,10 @@ const provider = (ctx: HandlerContext): Provider => ctx.server.opts.provider;
 export function serverCapabilities(p: Provider): JsonObject {
   const c = p.capabilities();
   const caps: JsonObject = {};
-  if (c.tools) caps.tools = {};
-  if (c.prompts) caps.prompts = {};
-  if (c.resources) caps.resources = {};
+  const lc = c.listChanged ?? {};
+  if (c.tools) caps.tools = lc.tools ? { listChanged: true } : {};
+  if (c.prompts) caps.prompts = lc.prompts ? { listChanged: true } : {};
+  if (c.resources) caps.resources = lc.resources ? { listChanged: true } : {};
   if (c.completions) caps.completions = {};
   if (c.logging) caps.logging = {};
   return caps;
@@ -117,6 +120,14 @@ export const HANDLERS: Readonly<Record<string, Handler>> = {
     const fn = need(ctx, 'readResource', 'resources/read');
     const p = readParams(PARAMS['resources/read'], params);
     return fn.call(provider(ctx), p.uri, ctx.call);
+  },
+
+  /** A long-lived stream of the change notifications the client opts in to (2026-07-28; accepted from
+   *  legacy clients too). The acknowledgement comes first; the request stays open until the client
+   *  closes it (HTTP) or cancels it (stdio), or mcpx ends it. */
+  async 'subscriptions/listen'(ctx, params) {
+    const filter = isObject(params.notifications) ? params.notifications : {};
+    return ctx.server.listen(ctx, filter);
   },
 
   async 'completion/complete'(ctx, params) {

@@ -35,7 +35,11 @@ export interface ProviderCapabilities {
   completions?: boolean;
   /** The provider sends log messages through CallContext.log. */
   logging?: boolean;
+  /** Lists that really change, announced through onListChanged (seeds 001 §2.2). */
+  listChanged?: { tools?: boolean; prompts?: boolean; resources?: boolean };
 }
+
+export type ListKind = 'tools' | 'prompts' | 'resources';
 
 export interface Provider {
   capabilities(): ProviderCapabilities;
@@ -50,4 +54,6 @@ export interface Provider {
   /** Throws the resource-not-found error (errors.resourceNotFound) for an unknown URI. */
   readResource?(uri: string, ctx: CallContext): Promise<JsonObject>;
   complete?(params: JsonObject, ctx: CallContext): Promise<JsonObject>;
+  /** Register the one listener the server uses to announce list changes to its clients. */
+  onListChanged?(listener: (kind: ListKind) => void): void;
 }

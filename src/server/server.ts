@@ -22,9 +22,9 @@ import { declares, spellQuestion } from '../protocol/questions';
 import { BackgroundCall, BackgroundCalls, MRTR_METHODS, RequestStates, bindingOf } from './mrtr';
 import { META, type LogLevel, atLeastLevel, isLogLevel } from '../protocol/meta';
 import { MODERN, NEWEST_FIRST, type Revision, eraOf, isRevision, methodAnswered } from '../protocol/revisions';
-import type { Conn } from './conn';
+import { ClientCancelled, type Conn } from './conn';
 import { HANDLERS, type HandlerContext } from './handlers';
-import type { CallContext, Provider } from './provider';
+import type { CallContext, ListKind, Provider } from './provider';
 
 export interface ServerInfo {
   name: string;
@@ -54,7 +54,8 @@ export interface Incoming {
 }
 
 export interface Outcome {
-  response: Response;
+  /** Absent when the client cancelled the request: nothing is sent for it. */
+  response: Response | undefined;
   /** The revision the response was spelled for (picks the HTTP status). */
   rev: Revision;
   /** Set when a legacy initialize succeeded (HTTP mints a session on it). */
@@ -72,10 +73,64 @@ export class McpServer {
 
   constructor(readonly opts: ServerOptions) {
     this.background = new BackgroundCalls(() => opts.settings.duration('proto.askTTL'));
+    opts.provider.onListChanged?.((kind) => this.announce(kind));
   }
 
   close(): void {
+    this.closing.abort(new Error('the gateway is stopping'));
     this.background.close();
+  }
+
+  /** Listen streams open on every connection (seeds 000 "subscriptions/listen": any number per
+   *  connection, keyed by request id). */
+  private readonly listeners = new Set<{ filter: JsonObject; send(method: string): void }>();
+  /** Legacy connections that can be pushed to (stdio, a session with its GET stream open). */
+  private readonly pushable = new Set<Conn>();
+  private readonly closing = new AbortController();
+
+  registerPush(conn: Conn): void {
+    this.pushable.add(conn);
+  }
+
+  /** A list changed: every legacy connection that can be pushed to gets it unsolicited (it was declared
+   *  at initialize); every listen stream that asked for it gets it tagged with its id. */
+  announce(kind: ListKind): void {
+    const method = `notifications/${kind}/list_changed`;
+    for (const conn of this.pushable) {
+      if (conn.isClosed) this.pushable.delete(conn);
+      else if (conn.initialized && conn.canPush) conn.push!(notificationMsg(method));
+    }
+    for (const l of this.listeners) if (l.filter[`${kind}ListChanged`] === true) l.send(method);
+  }
+
+  /** subscriptions/listen: acknowledge with the agreed filter, then hold the stream. When mcpx ends it
+   *  (seeds 002 headline 1, the recorded reading): on stdio notifications/cancelled, then the result;
+   *  over HTTP the result, then the stream closes. */
+  async listen(ctx: HandlerContext, filter: JsonObject): Promise<JsonObject> {
+    const caps = this.opts.provider.capabilities();
+    const lc = caps.listChanged ?? {};
+    const agreed: JsonObject = {};
+    for (const kind of ['tools', 'prompts', 'resources'] as const) {
+      if (filter[`${kind}ListChanged`] === true && caps[kind] && lc[kind]) agreed[`${kind}ListChanged`] = true;
+    }
+    // resourceSubscriptions: none is delivered yet, so none is agreed (the acknowledgement lists only
+    // URIs whose updates will arrive).
+    const tag = { [META.subscriptionId]: ctx.id };
+    if (eraOf(ctx.rev) === 'modern') ctx.notify('notifications/subscriptions/acknowledged', { notifications: agreed, _meta: tag });
+    const listener = { filter: agreed, send: (method: string) => ctx.notify(method, { _meta: tag }) };
+    this.listeners.add(listener);
+    try {
+      await new Promise<void>((resolve) => {
+        const done = () => resolve();
+        ctx.call.signal.addEventListener('abort', done, { once: true });
+        this.closing.signal.addEventListener('abort', done, { once: true });
+      });
+    } finally {
+      this.listeners.delete(listener);
+    }
+    if (ctx.call.signal.aborted) throw new ProtocolError(CODES.InternalError, 'Request cancelled');
+    if (ctx.conn.transport === 'stdio') ctx.notify('notifications/cancelled', { requestId: ctx.id, reason: 'mcpx is ending the subscription' });
+    return { _meta: tag };
   }
 
   /** The revision a request is read in: 2026-07-28 if its _meta names it, else the transport's. An
@@ -108,6 +163,7 @@ export class McpServer {
       if (req.method === 'initialize' && inc.conn.revision) rev = inc.conn.revision;
       return { response: resultResponse(req.id, this.spell(req.method, result, rev)), rev, initialized: req.method === 'initialize' };
     } catch (err) {
+      if (inc.signal.aborted && inc.signal.reason instanceof ClientCancelled) return { response: undefined, rev };
       return { response: errorResponse(req.id, toWireError(this.abortReason(err, inc.signal), rev)), rev };
     }
   }
@@ -293,6 +349,7 @@ export class McpServer {
       server: this,
       rev,
       id: req.id as Id,
+      notify: (method, p) => emit(method, p),
       finish: () => {
         done = true;
       },

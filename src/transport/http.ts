@@ -344,7 +344,7 @@ export class HttpTransport {
     }
     // Notifications a batched request emits have no stream to ride on; they are dropped.
     const o = await this.opts.server.handle({ conn, req: c.msg, rev, signal, emit: () => undefined });
-    return o.response;
+    return o.response ?? undefined;
   }
 
   /** Runs one request; the response is JSON, or an SSE stream once something must be streamed. */
@@ -375,6 +375,11 @@ export class HttpTransport {
         send: canAsk && acceptsSse ? (q) => void stream.send(q) : undefined,
       });
       if (ctl.signal.aborted && disconnectCancels) return; // 2026-07-28: nothing more for a cancelled request
+      if (!outcome.response) {
+        // Cancelled by notifications/cancelled: no response; the POST gets an empty event stream.
+        stream.start();
+        return stream.end();
+      }
       if (outcome.initialized && eraOf(outcome.rev) === 'legacy' && !('error' in outcome.response)) {
         const id = this.mint(conn);
         if (!stream.isStarted) res.setHeader('Mcp-Session-Id', id);
@@ -399,6 +404,7 @@ export class HttpTransport {
     const id = randomUUID();
     const s: Session = { id, conn, lastSeen: Date.now() };
     this.sessions.set(id, s);
+    this.opts.server.registerPush(conn);
     return id;
   }
 }

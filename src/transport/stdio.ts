@@ -27,6 +27,7 @@ export class StdioTransport {
 
   constructor(private readonly opts: StdioOptions) {
     this.conn = new Conn('stdio', opts.identity ?? `stdio:${process.pid}`, (msg) => this.write(msg));
+    opts.server.registerPush(this.conn);
     const rl = createInterface({ input: opts.input, crlfDelay: Infinity });
     rl.on('line', (line) => this.line(line));
     this.closed = new Promise((resolve) => rl.on('close', () => void this.drain().then(resolve)));
@@ -76,10 +77,10 @@ export class StdioTransport {
 
   private async request(req: Request, rev: Revision): Promise<void> {
     const response = await this.answer(req, rev);
-    this.write(response);
+    if (response) this.write(response); // none for a request the client cancelled
   }
 
-  private async answer(req: Request, rev: Revision): Promise<Response> {
+  private async answer(req: Request, rev: Revision): Promise<Response | undefined> {
     const ctl = new AbortController();
     if (this.conn.inflight.has(req.id)) {
       return errorResponse(req.id, invalidRequest(`Invalid request: id ${JSON.stringify(req.id)} is already in use by a request in flight`).toWire());

@@ -19,6 +19,7 @@ import { declares } from '../protocol/questions';
 import { Broker, answerProblem } from './broker';
 import { questionsRoute } from './v1';
 import { Catalogue, INVALIDATES } from './catalogue';
+import { Watches } from './watches';
 import { safeName, toolAllowed } from './names';
 import { FIXED_NAMES, FIXED_TOOLS, jsonResult } from './tools';
 import { parseGatewayUri, resolveInner, toGatewayTemplate, toGatewayUri } from './uris';
@@ -32,6 +33,9 @@ export interface GatewayOptions {
   /** A question's deadline at the broker (elicit.ttl, 120 s; tests shorten it). */
   questionTtlMs?: number;
 }
+
+/** The identity subscriptions are held under (the shared instance, for a shared server). */
+const WATCH_IDENTITY = 'mcpx:watches';
 
 /** Progress reports per token are passed on no more often than this, except the final one. */
 const PROGRESS_MIN_INTERVAL_MS = 20;
@@ -81,10 +85,63 @@ export class Gateway implements Provider {
       capabilities: MCPX_CAPABILITIES,
       hooks: (def, scope) => this.hooks(def, scope),
       log: this.log,
-      // A (re)started upstream may offer other lists than the one before it.
-      onStateChange: (st) => st.state === 'starting' && this.catalogue?.invalidate(st.name),
+      onStateChange: (st) => {
+        // A (re)started upstream may offer other lists than the one before it.
+        if (st.state === 'starting') this.catalogue?.invalidate(st.name);
+        const wanted = this.watches?.wanted(st.name) ?? [];
+        if (wanted.length === 0 || st.scope !== this.pool?.scopeOf(this.defs.get(st.name)!, WATCH_IDENTITY)) return;
+        // Subscriptions still wanted: a crashed upstream is restarted at once, a restarted one resubscribed.
+        if (st.state === 'failed') void this.pool.client(st.name, WATCH_IDENTITY).catch((e: Error) => this.log(`[${st.name}] restart failed: ${e.message}`));
+        if (st.state === 'running') {
+          for (const uri of wanted) void this.pool.request(st.name, WATCH_IDENTITY, 'resources/subscribe', { uri }).catch((e: Error) => this.log(`[${st.name}] resubscribing ${uri}: ${e.message}`));
+        }
+      },
     });
     this.catalogue = new Catalogue(this.pool);
+    this.watches = new Watches({
+      subscribe: (server, uri) => this.pool.request(server, WATCH_IDENTITY, 'resources/subscribe', { uri }).then(() => undefined),
+      unsubscribe: (server, uri) => this.pool.request(server, WATCH_IDENTITY, 'resources/unsubscribe', { uri }).then(() => undefined),
+      hold: (server, delta) => this.pool.hold(server, WATCH_IDENTITY, delta),
+      log: this.log,
+    });
+  }
+
+  readonly watches: Watches;
+
+  /** Watch a resource for a client (seeds 001 §4.3). Never subscribes upstream where the server did not
+   *  declare resources.subscribe; says so, and why, instead. */
+  async subscribe(uri: string, deliver: (uri: string) => void): Promise<{ deliverable: boolean; reason?: string; release(): void }> {
+    const none = (reason: string) => {
+      this.log(`warning: no updates will be delivered for ${uri}: ${reason}`);
+      return { deliverable: false, reason, release: () => undefined };
+    };
+    let server: string;
+    let upstreamUri: string;
+    const parsed = parseGatewayUri(uri);
+    if (parsed) {
+      if (!parsed.server || !this.defs.has(parsed.server)) return none('no configured server owns it');
+      server = parsed.server;
+      const known = new Set((await this.catalogue.list(server, 'resources', WATCH_IDENTITY).catch(() => [] as JsonObject[])).map((r) => String(r.uri)));
+      upstreamUri = resolveInner(parsed.inner, known);
+    } else if (this.passthrough.length) {
+      server = this.passthrough[0]!;
+      upstreamUri = uri;
+      for (const s of this.passthrough) {
+        const rs = await this.catalogue.list(s, 'resources', WATCH_IDENTITY).catch(() => [] as JsonObject[]);
+        if (rs.some((r) => r.uri === uri)) server = s;
+      }
+    } else return none('not an mcpx:// URI');
+    let client;
+    try {
+      client = await this.pool.client(server, WATCH_IDENTITY);
+    } catch (e) {
+      return none(`${server} is not running: ${(e as Error).message}`);
+    }
+    const res = client.negotiated.capabilities.resources;
+    if (!isObject(res) || res.subscribe !== true) return none(`${server} does not declare resources.subscribe`);
+    if (client.era === 'modern') return none(`${server} is a 2026-07-28 server; mcpx does not open listen streams upstream yet`);
+    const release = await this.watches.add({ server, uri: upstreamUri, clientUri: uri, deliver });
+    return { deliverable: true, release };
   }
 
   private hooks(def: ServerDef, scope: string): ClientHooks {
@@ -100,6 +157,7 @@ export class Gateway implements Provider {
           if (kind !== 'tools' || this.passthrough.includes(def.name)) this.changed?.(kind);
         }
         if (n.method === 'notifications/progress') this.relayProgress(n.params ?? {});
+        if (n.method === 'notifications/resources/updated') this.watches.updated(def.name, n.params ?? {});
         if (n.method === 'notifications/message') this.relayLog(`${def.name}\u0000${scope}`, n.params ?? {});
       },
       log: this.log,

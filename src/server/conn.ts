@@ -26,6 +26,8 @@ export class Conn {
   initialized = false;
   /** Requests in flight, each with its own abort. */
   readonly inflight = new Map<Id, AbortController>();
+  /** Legacy resources/subscribe watches of this connection, released when it ends. */
+  readonly watches = new Map<string, () => void>();
   /** Requests mcpx sent this client (questions), waiting for its answers. */
   readonly asked = new Correlator();
   /** Server-sent ids are negative, so no client keying one table by id mistakes them for its own
@@ -71,6 +73,8 @@ export class Conn {
     for (const ctl of this.inflight.values()) ctl.abort(new Error(reason));
     this.inflight.clear();
     this.asked.close();
+    for (const release of this.watches.values()) release();
+    this.watches.clear();
     this.push = undefined;
   }
   get isClosed(): boolean {

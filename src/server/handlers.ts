@@ -32,7 +32,10 @@ export function serverCapabilities(p: Provider): JsonObject {
   const lc = c.listChanged ?? {};
   if (c.tools) caps.tools = lc.tools ? { listChanged: true } : {};
   if (c.prompts) caps.prompts = lc.prompts ? { listChanged: true } : {};
-  if (c.resources) caps.resources = lc.resources ? { listChanged: true } : {};
+  if (c.resources) {
+    caps.resources = lc.resources ? { listChanged: true } : {};
+    if (p.subscribe) (caps.resources as JsonObject).subscribe = true;
+  }
   if (c.completions) caps.completions = {};
   if (c.logging) caps.logging = {};
   return caps;
@@ -120,6 +123,26 @@ export const HANDLERS: Readonly<Record<string, Handler>> = {
     const fn = need(ctx, 'readResource', 'resources/read');
     const p = readParams(PARAMS['resources/read'], params);
     return fn.call(provider(ctx), p.uri, ctx.call);
+  },
+
+  /** Legacy subscribe: succeeds even where no update will come (the reason is logged), since a
+   *  subscription is a standing interest, not a lookup (seeds 001 §4.3). Updates go on the connection's
+   *  push channel (stdio, or the session's GET stream). */
+  async 'resources/subscribe'(ctx, params) {
+    const fn = need(ctx, 'subscribe', 'resources/subscribe');
+    const { uri } = readParams(PARAMS['resources/read'], params);
+    if (ctx.conn.watches.has(uri)) return {};
+    const conn = ctx.conn;
+    const w = await fn.call(provider(ctx), uri, (u) => void conn.push?.({ jsonrpc: '2.0', method: 'notifications/resources/updated', params: { uri: u } }));
+    conn.watches.set(uri, w.release);
+    return {};
+  },
+
+  async 'resources/unsubscribe'(ctx, params) {
+    const { uri } = readParams(PARAMS['resources/read'], params);
+    ctx.conn.watches.get(uri)?.();
+    ctx.conn.watches.delete(uri);
+    return {};
   },
 
   /** A long-lived stream of the change notifications the client opts in to (2026-07-28; accepted from

@@ -113,10 +113,23 @@ export class McpServer {
     for (const kind of ['tools', 'prompts', 'resources'] as const) {
       if (filter[`${kind}ListChanged`] === true && caps[kind] && lc[kind]) agreed[`${kind}ListChanged`] = true;
     }
-    // resourceSubscriptions: none is delivered yet, so none is agreed (the acknowledgement lists only
-    // URIs whose updates will arrive).
     const tag = { [META.subscriptionId]: ctx.id };
+    let acked = false;
+    // resourceSubscriptions: the acknowledgement lists only the URIs whose updates will arrive.
+    const releases: Array<() => void> = [];
+    const provider = this.opts.provider;
+    if (Array.isArray(filter.resourceSubscriptions) && provider.subscribe) {
+      const agreedUris: string[] = [];
+      for (const uri of filter.resourceSubscriptions.filter((u): u is string => typeof u === 'string')) {
+        // Nothing goes on the stream before its acknowledgement (2026-07-28 subscriptions).
+        const w = await provider.subscribe(uri, (u) => acked && ctx.notify('notifications/resources/updated', { uri: u, _meta: tag }));
+        releases.push(w.release);
+        if (w.deliverable) agreedUris.push(uri);
+      }
+      agreed.resourceSubscriptions = agreedUris;
+    }
     if (eraOf(ctx.rev) === 'modern') ctx.notify('notifications/subscriptions/acknowledged', { notifications: agreed, _meta: tag });
+    acked = true;
     const listener = { filter: agreed, send: (method: string) => ctx.notify(method, { _meta: tag }) };
     this.listeners.add(listener);
     try {
@@ -127,6 +140,7 @@ export class McpServer {
       });
     } finally {
       this.listeners.delete(listener);
+      for (const release of releases) release();
     }
     if (ctx.call.signal.aborted) throw new ProtocolError(CODES.InternalError, 'Request cancelled');
     if (ctx.conn.transport === 'stdio') ctx.notify('notifications/cancelled', { requestId: ctx.id, reason: 'mcpx is ending the subscription' });

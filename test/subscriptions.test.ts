@@ -114,3 +114,30 @@ describe('2026-07-28 listen with resourceSubscriptions', () => {
     }
   });
 });
+
+describe('GET /v1/events', () => {
+  test('server state, resource updates and the "no updates will be delivered" warning on one stream', async () => {
+    const gw = await gatewayFor({ up: fixtureCommand(['--rev', '2025-11-25', '--name', 'up']) });
+    const ctl = new AbortController();
+    try {
+      const res = await fetch(new URL('/v1/events', gw.url), { signal: ctl.signal });
+      assert.equal(res.headers.get('content-type'), 'text/event-stream');
+      const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
+      let text = '';
+      const a = new HttpPeer('2025-11-25', gw.url);
+      await a.initialize({});
+      await a.request('resources/subscribe', { uri: DOC });
+      await a.request('resources/subscribe', { uri: 'mcpx://nowhere/x' });
+      await a.request('tools/call', { name: 'mcpx_call', arguments: { server: 'up', tool: 'touch', arguments: { uri: 'fixture://doc' } } });
+      const events = () => parseSse(text) as Json[];
+      while (!events().some((e) => e.type === 'resource.updated')) text += (await reader.read()).value ?? '';
+      const types = events().map((e) => e.type);
+      assert.ok(types.includes('server.state'));
+      assert.ok(events().some((e) => e.type === 'server.log' && /no updates will be delivered for mcpx:\/\/nowhere\/x/.test(String(e.data))));
+      assert.deepEqual(events().find((e) => e.type === 'resource.updated')!.uri, 'fixture://doc');
+    } finally {
+      ctl.abort();
+      await gw.close();
+    }
+  });
+});

@@ -17,7 +17,8 @@ import { EraCache } from '../upstream/eras';
 import { Pool } from '../upstream/pool';
 import { declares } from '../protocol/questions';
 import { Broker, answerProblem } from './broker';
-import { questionsRoute } from './v1';
+import { EventBus } from './events';
+import { eventsRoute, questionsRoute } from './v1';
 import { Catalogue, INVALIDATES } from './catalogue';
 import { Watches } from './watches';
 import { safeName, toolAllowed } from './names';
@@ -56,6 +57,7 @@ export class Gateway implements Provider {
   private readonly defs: Map<string, ServerDef>;
   readonly passthrough: string[];
   readonly broker: Broker;
+  readonly events = new EventBus();
   private readonly log: (line: string) => void;
   /** Calls in flight per (server, scope): who a question arriving there belongs to (seeds 001 §3.4). */
   private readonly calls = new Map<string, Set<CallContext>>();
@@ -86,6 +88,7 @@ export class Gateway implements Provider {
       hooks: (def, scope) => this.hooks(def, scope),
       log: this.log,
       onStateChange: (st) => {
+        this.events?.emit({ type: 'server.state', server: st.name, state: st.state, ...(st.lastError && st.state === 'failed' ? { error: st.lastError } : {}) });
         // A (re)started upstream may offer other lists than the one before it.
         if (st.state === 'starting') this.catalogue?.invalidate(st.name);
         const wanted = this.watches?.wanted(st.name) ?? [];
@@ -113,6 +116,7 @@ export class Gateway implements Provider {
   async subscribe(uri: string, deliver: (uri: string) => void): Promise<{ deliverable: boolean; reason?: string; release(): void }> {
     const none = (reason: string) => {
       this.log(`warning: no updates will be delivered for ${uri}: ${reason}`);
+      this.events.emit({ type: 'server.log', server: 'mcpx', level: 'warning', data: `no updates will be delivered for ${uri}: ${reason}` });
       return { deliverable: false, reason, release: () => undefined };
     };
     let server: string;
@@ -152,12 +156,22 @@ export class Gateway implements Provider {
         const kinds = INVALIDATES[n.method];
         if (kinds) {
           this.catalogue.invalidate(def.name, kinds);
+          this.events.emit({ type: 'list.changed', server: def.name, list: n.method.split('/')[1]! });
           // Relayed where the list shown really changes: tools only for a pass-through server.
           const kind = n.method.split('/')[1] as ListKind;
           if (kind !== 'tools' || this.passthrough.includes(def.name)) this.changed?.(kind);
         }
         if (n.method === 'notifications/progress') this.relayProgress(n.params ?? {});
-        if (n.method === 'notifications/resources/updated') this.watches.updated(def.name, n.params ?? {});
+        if (n.method === 'notifications/resources/updated') {
+          this.watches.updated(def.name, n.params ?? {});
+          this.events.emit({ type: 'resource.updated', server: def.name, uri: String(n.params?.uri) });
+        }
+        if (n.method === 'notifications/message' && isObject(n.params)) {
+          this.events.emit({ type: 'server.log', server: def.name, level: String(n.params.level), data: n.params.data, ...(typeof n.params.logger === 'string' ? { logger: n.params.logger } : {}) });
+        }
+        if (n.method === 'notifications/progress' && isObject(n.params) && typeof n.params.progress === 'number') {
+          this.events.emit({ type: 'progress', server: def.name, progress: n.params.progress, ...(typeof n.params.total === 'number' ? { total: n.params.total } : {}) });
+        }
         if (n.method === 'notifications/message') this.relayLog(`${def.name}\u0000${scope}`, n.params ?? {});
       },
       log: this.log,
@@ -267,7 +281,7 @@ export class Gateway implements Provider {
 
   /** /v1/questions: the broker's pending questions, and answering one (what `mcpx elicit` uses). */
   routes(): Route[] {
-    return [questionsRoute(this.broker)];
+    return [questionsRoute(this.broker), eventsRoute(this.events, () => this.settings.duration('transport.sseKeepAlive'))];
   }
 
   // ---- tools ---------------------------------------------------------------------------------

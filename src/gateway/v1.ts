@@ -3,7 +3,9 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { isObject } from '../protocol/jsonrpc';
 import type { Route } from '../transport/http';
+import { SseStream } from '../transport/sse';
 import type { Broker } from './broker';
+import type { EventBus } from './events';
 
 function json(res: ServerResponse, status: number, body: unknown): void {
   const text = JSON.stringify(body, null, 2);
@@ -29,6 +31,29 @@ function body(req: IncomingMessage, max = 1024 * 1024): Promise<unknown> {
     });
     req.on('error', reject);
   });
+}
+
+/** GET /v1/events: the gateway's events as an SSE stream, held open with keep-alive comments. */
+export function eventsRoute(bus: EventBus, keepAliveMs: () => number): Route {
+  return (req, res, url) => {
+    if (url.pathname !== '/v1/events') return false;
+    if (req.method !== 'GET') {
+      res.setHeader('Allow', 'GET');
+      json(res, 405, { error: 'GET opens the event stream' });
+      return true;
+    }
+    const stream = new SseStream(res, keepAliveMs());
+    stream.start();
+    const off = bus.on((e) => {
+      if (!stream.isOpen) return;
+      res.write(`event: ${e.type}\ndata: ${JSON.stringify(e)}\n\n`);
+    });
+    res.on('close', () => {
+      off();
+      stream.end();
+    });
+    return true;
+  };
 }
 
 export function questionsRoute(broker: Broker): Route {

@@ -289,16 +289,23 @@ export class Gateway implements Provider {
   /** Pass-through tools: name shown -> (server, upstream name, tool). Two servers offering one name
    *  fail the list with an error naming both (seeds 001 §2.5). */
   private async passthroughTools(identity: string): Promise<Map<string, { server: string; name: string; tool: JsonObject }>> {
+    // An upstream that cannot start is left out of the list (and logged); its names still forward,
+    // and the call says why it failed. The rest of the surface stays usable.
+    const lists = await Promise.all(
+      this.passthrough.map((server) =>
+        this.catalogue.list(server, 'tools', identity).catch((e: Error) => {
+          this.log(`[${server}] tools unavailable: ${e.message}`);
+          return [] as JsonObject[];
+        }),
+      ),
+    );
+    // The index is rebuilt only when one of the lists it was built from changed.
+    const cached = this.toolIndex;
+    if (cached && cached.lists.length === lists.length && cached.lists.every((l, i) => l === lists[i])) return cached.index;
     const out = new Map<string, { server: string; name: string; tool: JsonObject }>();
-    for (const server of this.passthrough) {
+    for (const [i, server] of this.passthrough.entries()) {
       const def = this.defs.get(server)!;
-      // An upstream that cannot start is left out of the list (and logged); its names still forward,
-      // and the call says why it failed. The rest of the surface stays usable.
-      const tools = await this.catalogue.list(server, 'tools', identity).catch((e: Error) => {
-        this.log(`[${server}] tools unavailable: ${e.message}`);
-        return [] as JsonObject[];
-      });
-      for (const tool of tools) {
+      for (const tool of lists[i]!) {
         const name = String(tool.name);
         if (!toolAllowed(name, def.tools)) continue;
         const shown = safeName(name);
@@ -307,8 +314,11 @@ export class Gateway implements Provider {
         out.set(shown, { server, name, tool });
       }
     }
+    this.toolIndex = { lists, index: out };
     return out;
   }
+
+  private toolIndex?: { lists: JsonObject[][]; index: Map<string, { server: string; name: string; tool: JsonObject }> };
 
   async listTools(ctx: CallContext): Promise<JsonObject[]> {
     const pt = await this.passthroughTools(ctx.identity);

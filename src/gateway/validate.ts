@@ -14,8 +14,18 @@ addFormats(draft2020);
 
 const cache = new Map<string, ValidateFunction | Error>();
 const MAX_CACHED = 500;
+/** The same schema object (a cached tools/list entry) skips even the cache key. */
+const byObject = new WeakMap<object, ValidateFunction | Error>();
 
 function compile(schema: object): ValidateFunction | Error {
+  const known = byObject.get(schema);
+  if (known) return known;
+  const v = compileByText(schema);
+  byObject.set(schema, v);
+  return v;
+}
+
+function compileByText(schema: object): ValidateFunction | Error {
   const key = JSON.stringify(schema);
   const hit = cache.get(key);
   if (hit) return hit;

@@ -33,10 +33,7 @@ export class BackgroundCall {
   private waiter?: (e: Event) => void;
   finishedAt?: number;
 
-  constructor(
-    readonly method: string,
-    readonly binding: string,
-  ) {}
+  constructor(readonly method: string) {}
 
   /** The handler's question: answered by a later retry (or a held response). */
   ask(method: string, params: JsonObject, signal: AbortSignal): Promise<JsonObject> {

@@ -208,17 +208,18 @@ export class McpServer {
   private async roundTrip(inc: Incoming, rev: Revision): Promise<JsonObject> {
     const { req } = inc;
     const params = isObject(req.params) ? req.params : {};
-    const binding = bindingOf(req.method, params);
+    // Computed only when a state is checked or issued: a call that asks nothing pays nothing for it.
+    const binding = () => bindingOf(req.method, params);
     let call: BackgroundCall;
     let rounds = 0;
     if (typeof params.requestState === 'string') {
-      const state = this.states.verify(params.requestState, binding);
+      const state = this.states.verify(params.requestState, binding());
       const found = this.background.get(state.c);
       if (!found) throw invalidParams('Invalid params: the call behind this requestState is gone (collected, or abandoned after proto.askTTL)');
       call = found;
       rounds = state.r;
     } else {
-      call = new BackgroundCall(req.method, binding);
+      call = new BackgroundCall(req.method);
       const ctx = this.context(inc, rev, call);
       this.background.add(call);
       call.run(HANDLERS[req.method]!(ctx, params));
@@ -256,7 +257,7 @@ export class McpServer {
       const r = q as { method: string; params: JsonObject };
       if (declares(caps ?? {}, r.method, r.params, rev)) inputRequests[k] = q;
     }
-    const requestState = this.states.sign({ c: call.id, b: binding, e: Date.now() + this.opts.settings.duration('proto.stateTTL'), r: rounds + 1 });
+    const requestState = this.states.sign({ c: call.id, b: binding(), e: Date.now() + this.opts.settings.duration('proto.stateTTL'), r: rounds + 1 });
     return { resultType: 'input_required', inputRequests, requestState };
   }
 

@@ -1,0 +1,181 @@
+// The client leg of `npm run conformance`: mcpx's own upstream client — connect() from
+// src/upstream/probe.ts and UpstreamClient, the code the gateway uses to talk to upstreams — driven
+// against the official conformance suite's mock servers. Not part of the product: bundled to
+// dist/conformance-client.js and run by scripts/conformance.ts as
+//
+//   conformance client --command "node dist/conformance-client.js" --scenario <name>
+//
+// The suite appends the mock server's URL and names the scenario in MCP_CONFORMANCE_SCENARIO
+// (MCP_CONFORMANCE_CONTEXT: scenario data; MCP_CONFORMANCE_PROTOCOL_VERSION: the revision asked for).
+// The client does what the gateway does with an upstream: connect (era probe or the era it is told),
+// list, call, read and get, answering the server's questions the way a user would (elicitation:
+// accept, with the schema's defaults; sampling: a canned completion; roots: one root).
+import { makePolicy } from '../config/policy';
+import { parseServer } from '../config/servers';
+import { CODES, ProtocolError } from '../protocol/errors';
+import { type JsonObject, isObject } from '../protocol/jsonrpc';
+import { NEWEST_FIRST, isRevision, eraOf } from '../protocol/revisions';
+import type { ClientHooks, UpstreamClient } from '../upstream/client';
+import { EraCache } from '../upstream/eras';
+import { connect } from '../upstream/probe';
+
+const CLIENT_INFO = { name: 'mcpx-conformance-client', version: '0.1.0' };
+/** What the client can answer: everything the gateway can, spelled per revision by connect(). */
+const CAPABILITIES: JsonObject = { roots: { listChanged: true }, elicitation: { form: {} }, sampling: {} };
+
+function log(line: string): void {
+  process.stderr.write(`[mcpx-conformance-client] ${line}\n`);
+}
+
+/** A value for a schema: its default, else the first of its enum/const, else one of its type. */
+function valueFor(schema: unknown): unknown {
+  if (!isObject(schema)) return 'value';
+  if ('default' in schema) return schema.default;
+  if ('const' in schema) return schema.const;
+  if (Array.isArray(schema.enum) && schema.enum.length) return schema.enum[0];
+  if (Array.isArray(schema.oneOf) && isObject(schema.oneOf[0]) && 'const' in schema.oneOf[0]) return schema.oneOf[0].const;
+  switch (schema.type) {
+    case 'number':
+    case 'integer':
+      return 1;
+    case 'boolean':
+      return true;
+    case 'array':
+      return isObject(schema.items) ? [valueFor(schema.items)].filter((v) => v !== undefined) : [];
+    case 'object':
+      return argumentsFor(schema);
+    default:
+      return 'value';
+  }
+}
+
+/** Arguments for a tool's input schema: every required property, plus every one with a default. */
+function argumentsFor(schema: unknown): JsonObject {
+  const out: JsonObject = {};
+  if (!isObject(schema) || !isObject(schema.properties)) return out;
+  const required = Array.isArray(schema.required) ? schema.required.map(String) : [];
+  for (const [k, p] of Object.entries(schema.properties)) {
+    if (required.includes(k) || (isObject(p) && 'default' in p)) out[k] = valueFor(p);
+  }
+  return out;
+}
+
+/** How a user answers: elicitation accepted with the form's defaults (SEP-1034); sampling with a
+ *  canned completion; roots with one root. */
+const hooks: ClientHooks = {
+  async onRequest(method, params) {
+    if (method === 'elicitation/create') {
+      const content = isObject(params.requestedSchema) ? argumentsFor({ ...params.requestedSchema, required: Object.keys(isObject(params.requestedSchema.properties) ? params.requestedSchema.properties : {}) }) : {};
+      return { action: 'accept', content };
+    }
+    if (method === 'sampling/createMessage') {
+      return { role: 'assistant', content: { type: 'text', text: 'A completion from the mcpx conformance client.' }, model: 'mcpx-conformance', stopReason: 'endTurn' };
+    }
+    if (method === 'roots/list') return { roots: [{ uri: 'file:///tmp/mcpx-conformance', name: 'mcpx-conformance' }] };
+    throw new ProtocolError(CODES.MethodNotFound, `Method not found: ${method}`);
+  },
+  onNotification(n) {
+    log(`notification ${n.method}`);
+  },
+  log,
+};
+
+interface Call {
+  name: string;
+  arguments: JsonObject;
+}
+
+/** The calls to make: the scenario's own (MCP_CONFORMANCE_CONTEXT.toolCalls), else every listed tool
+ *  once with arguments from its schema. A tool that takes a `schema` object is given the input schema
+ *  of the tool listed before it (json-schema-2020-12-preservation's echo). */
+function plan(tools: JsonObject[], context: JsonObject): Call[] {
+  if (Array.isArray(context.toolCalls)) {
+    return context.toolCalls.filter(isObject).map((c) => ({ name: String(c.name), arguments: isObject(c.arguments) ? c.arguments : {} }));
+  }
+  return tools.map((t, i) => {
+    const args = argumentsFor(t.inputSchema);
+    const props = isObject(t.inputSchema) && isObject(t.inputSchema.properties) ? t.inputSchema.properties : {};
+    if (isObject(props.schema) && props.schema.type === 'object' && i > 0) args.schema = tools[i - 1]!.inputSchema ?? {};
+    return { name: String(t.name), arguments: args };
+  });
+}
+
+async function exercise(client: UpstreamClient, context: JsonObject): Promise<void> {
+  const caps = client.negotiated.capabilities;
+  const tools = isObject(caps.tools) || client.era === 'legacy' ? await client.listAll('tools/list', 'tools') : [];
+  log(`${tools.length} tool(s): ${tools.map((t) => String(t.name)).join(', ')}`);
+  for (const call of plan(tools, context)) {
+    try {
+      const r = await client.request('tools/call', { name: call.name, arguments: call.arguments }, { timeoutMs: 20_000 });
+      log(`tools/call ${call.name}: ${JSON.stringify(r).slice(0, 300)}`);
+    } catch (e) {
+      log(`tools/call ${call.name} failed: ${(e as Error).message}`);
+    }
+  }
+  if (isObject(caps.resources)) {
+    const resources = await client.listAll('resources/list', 'resources');
+    const first = resources[0];
+    if (first) await client.request('resources/read', { uri: first.uri }).catch((e: Error) => log(`resources/read failed: ${e.message}`));
+  }
+  if (isObject(caps.prompts)) {
+    const prompts = await client.listAll('prompts/list', 'prompts');
+    const first = prompts[0];
+    if (first) {
+      const args: JsonObject = {};
+      for (const a of Array.isArray(first.arguments) ? first.arguments.filter(isObject) : []) if (a.required) args[String(a.name)] = 'value';
+      await client.request('prompts/get', { name: first.name, arguments: args }).catch((e: Error) => log(`prompts/get failed: ${(e as Error).message}`));
+    }
+  }
+}
+
+async function main(): Promise<number> {
+  const url = process.argv[process.argv.length - 1];
+  if (!url || !/^https?:\/\//.test(url)) {
+    log('usage: conformance-client <server URL> (the conformance suite appends it)');
+    return 2;
+  }
+  const scenario = process.env.MCP_CONFORMANCE_SCENARIO ?? '';
+  let context: JsonObject = {};
+  try {
+    const raw: unknown = JSON.parse(process.env.MCP_CONFORMANCE_CONTEXT ?? '{}');
+    if (isObject(raw)) context = raw;
+  } catch {
+    log('MCP_CONFORMANCE_CONTEXT is not JSON; ignored');
+  }
+  const parsed = parseServer('conformance', { type: 'http', url }, 'servers');
+  if (!parsed.def) {
+    log(`bad server URL: ${parsed.issues.map((i) => i.message).join('; ')}`);
+    return 2;
+  }
+  const def = parsed.def;
+  const eras = new EraCache();
+  // Told the revision: the era is known, as the gateway's era cache would know it; no probe.
+  const asked = process.env.MCP_CONFORMANCE_PROTOCOL_VERSION;
+  if (asked && isRevision(asked)) eras.set(def, { era: eraOf(asked), transport: 'http', revision: asked });
+  log(`scenario ${scenario || '(none)'} at ${url}${asked ? ` (revision ${asked})` : ''}`);
+  const client = await connect({
+    def,
+    hooks,
+    eras,
+    policy: makePolicy(NEWEST_FIRST, []),
+    clientInfo: CLIENT_INFO,
+    capabilities: CAPABILITIES,
+    timeoutMs: 10_000,
+    probeTimeoutMs: 3_000,
+  });
+  log(`connected: ${client.era} ${client.negotiated.revision}`);
+  try {
+    await exercise(client, context);
+  } finally {
+    await client.close();
+  }
+  return 0;
+}
+
+main().then(
+  (code) => process.exit(code),
+  (e: unknown) => {
+    log(`failed: ${e instanceof Error ? e.message : String(e)}`);
+    process.exit(1);
+  },
+);

@@ -144,6 +144,8 @@ export class HttpClient {
         },
       );
       req.on('error', reject);
+      // A server that stops answering fails the run instead of hanging it.
+      req.setTimeout(30_000, () => req.destroy(new Error(`no answer from ${this.url.href} within 30 s`)));
       req.end(body);
     });
   }
@@ -157,31 +159,67 @@ export class HttpClient {
   }
 }
 
+/** Latencies of one run and how long it took: runs of one path can be added up (see `Samples`). */
+export interface Run {
+  latencies: number[];
+  elapsed: number;
+}
+
+/** Runs of one path added up, so that paths can take turns and share the machine's noise. */
+export class Samples {
+  private readonly latencies: number[] = [];
+  private elapsed = 0;
+
+  add(r: Run): void {
+    for (const l of r.latencies) this.latencies.push(l);
+    this.elapsed += r.elapsed;
+  }
+
+  figures(): Figures {
+    return figures(this.latencies, this.elapsed);
+  }
+}
+
+let nextHttpId = 1;
+
 /** Every client POSTs `body(id)` back to back for `ms`; an answer `check` rejects fails the run. */
-export async function clientsLoad(clients: HttpClient[], body: (id: number) => string, ms: number, check: (a: HttpAnswer) => boolean): Promise<Figures> {
+export async function clientsRun(clients: HttpClient[], body: (id: number) => string, ms: number, check: (a: HttpAnswer) => boolean): Promise<Run> {
   const latencies: number[] = [];
-  let id = 1;
   const start = performance.now();
   const end = start + ms;
   await Promise.all(
     clients.map(async (c) => {
       while (performance.now() < end) {
         const t0 = performance.now();
-        const a = await c.post(body(id++));
+        const a = await c.post(body(nextHttpId++));
         if (!check(a)) throw new Error(`unexpected answer from ${c.url.href}: HTTP ${a.status} ${a.body.slice(0, 300)}`);
         latencies.push(performance.now() - t0);
       }
     }),
   );
-  return figures(latencies, performance.now() - start);
+  return { latencies, elapsed: performance.now() - start };
+}
+
+export async function clientsLoad(clients: HttpClient[], body: (id: number) => string, ms: number, check: (a: HttpAnswer) => boolean): Promise<Figures> {
+  const r = await clientsRun(clients, body, ms, check);
+  return figures(r.latencies, r.elapsed);
 }
 
 /** A JSON-RPC peer over a child's newline-delimited stdio: requests by id, any number in flight. */
 export class StdioRpc {
   private readonly pending = new Map<number, (line: string) => void>();
   private nextId = 1;
+  private exited = false;
 
   constructor(readonly child: ChildProcess) {
+    // A peer that exits answers everything still pending, and everything after, with an empty line
+    // (which no check accepts), so the run fails instead of hanging.
+    child.stdin!.on('error', () => undefined);
+    child.once('exit', () => {
+      this.exited = true;
+      for (const done of this.pending.values()) done('');
+      this.pending.clear();
+    });
     createInterface({ input: child.stdout! }).on('line', (line) => {
       const m = /^\{"jsonrpc":"2\.0","id":(\d+)/.exec(line.slice(0, 48));
       let id = m ? Number(m[1]) : undefined;
@@ -203,6 +241,7 @@ export class StdioRpc {
   /** Sends `msg(id)` with a fresh id; resolves with the raw response line. */
   call(msg: (id: number) => string): Promise<string> {
     const id = this.nextId++;
+    if (this.exited) return Promise.resolve('');
     return new Promise((resolve) => {
       this.pending.set(id, resolve);
       this.child.stdin!.write(msg(id) + '\n');
@@ -219,6 +258,11 @@ export class StdioRpc {
 
   /** `concurrency` requests kept in flight on the one pipe for `ms`. */
   async load(msg: (id: number) => string, concurrency: number, ms: number, check: (line: string) => boolean): Promise<Figures> {
+    const r = await this.run(msg, concurrency, ms, check);
+    return figures(r.latencies, r.elapsed);
+  }
+
+  async run(msg: (id: number) => string, concurrency: number, ms: number, check: (line: string) => boolean): Promise<Run> {
     const latencies: number[] = [];
     const start = performance.now();
     const end = start + ms;
@@ -232,7 +276,7 @@ export class StdioRpc {
         }
       }),
     );
-    return figures(latencies, performance.now() - start);
+    return { latencies, elapsed: performance.now() - start };
   }
 }
 

@@ -1,6 +1,8 @@
-// npm run bench: mcpx's server against the floor, in one run, on this machine. Writes docs/performance.md.
+// npm run bench: mcpx's server against the floor, then the gateway (bench/gateway.ts: through an upstream,
+// against mcp-proxy), in one run, on this machine. Writes docs/performance.md with both sections.
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { gatewayBench } from './gateway';
 import { type Figures, fmt, httpLoad, startProcess, stdioLoad, stop } from './lib';
 
 const root = join(__dirname, '..', '..');
@@ -65,12 +67,17 @@ async function main(): Promise<void> {
     rows.push({ what: 'stdio ping', clients, mcpx: mf, floor: ff });
     process.stdout.write(`stdio ping x${clients}: mcpx ${fmt(mf)} | floor ${fmt(ff)}\n`);
   }
+  const gateway = await gatewayBench(MS);
   const lines = [
     '# Performance',
     '',
-    `Written by \`npm run bench\` (bench/run.ts) on ${new Date().toISOString().slice(0, 10)}, ${MS} ms per cell, on this project's 2-core machine.`,
-    'The floor is a trivial node:http (or stdio) responder driven by the same client in the same run; the',
+    `Written by \`npm run bench\` (bench/run.ts, then bench/gateway.ts) on ${new Date().toISOString().slice(0, 10)}: generated, do not edit.`,
+    'Each floor is a trivial node:http (or stdio) responder driven by the same client in the same run; the',
     'ratio is what matters, not the absolute numbers (these machines are noisy).',
+    '',
+    '## Server core (bench/run.ts)',
+    '',
+    `${MS} ms per cell, on this project's 2-core machine; mcpx here has no upstream (ping, and its own tool mcpx_servers).`,
     '',
     '| what | clients | mcpx req/s | floor req/s | floor/mcpx | mcpx p50 ms | mcpx p99 ms | floor p50 ms | floor p99 ms |',
     '| --- | --- | --- | --- | --- | --- | --- | --- | --- |',
@@ -78,6 +85,7 @@ async function main(): Promise<void> {
       `| ${r.what} | ${r.clients} | ${r.mcpx.rps.toFixed(0)} | ${r.floor.rps.toFixed(0)} | ${(r.floor.rps / r.mcpx.rps).toFixed(2)}x | ${r.mcpx.p50.toFixed(2)} | ${r.mcpx.p99.toFixed(2)} | ${r.floor.p50.toFixed(2)} | ${r.floor.p99.toFixed(2)} |`,
     ),
     '',
+    ...gateway,
   ];
   writeFileSync(join(root, 'docs', 'performance.md'), lines.join('\n'));
 }

@@ -7,10 +7,16 @@ import addFormats from 'ajv-formats';
 import type { ErrorObject, ValidateFunction } from 'ajv';
 
 const opts = { strict: false, allErrors: true, validateSchema: false } as const;
-const draft07 = new Ajv(opts);
-const draft2020 = new Ajv2020(opts);
-addFormats(draft07);
-addFormats(draft2020);
+// Built on first use: building them costs start-up time a gateway that has not been called yet need not pay.
+let ajvs: { draft07: Ajv; draft2020: Ajv2020 } | undefined;
+function instances(): { draft07: Ajv; draft2020: Ajv2020 } {
+  if (!ajvs) {
+    ajvs = { draft07: new Ajv(opts), draft2020: new Ajv2020(opts) };
+    addFormats(ajvs.draft07);
+    addFormats(ajvs.draft2020);
+  }
+  return ajvs;
+}
 
 const cache = new Map<string, ValidateFunction | Error>();
 const MAX_CACHED = 500;
@@ -30,7 +36,7 @@ function compileByText(schema: object): ValidateFunction | Error {
   const hit = cache.get(key);
   if (hit) return hit;
   const dialect = String((schema as { $schema?: unknown }).$schema ?? '');
-  const ajv = /draft-0[4-7]/.test(dialect) ? draft07 : draft2020;
+  const ajv = /draft-0[4-7]/.test(dialect) ? instances().draft07 : instances().draft2020;
   let v: ValidateFunction | Error;
   try {
     // ajv keeps schemas it compiled by $id; a copy without it avoids clashes between tools.

@@ -51,12 +51,13 @@ describe('sessions', () => {
     assert.equal((await fake.request('ping')).reply.status, 404);
   });
 
-  test('a header that disagrees with the session, or names no revision, is 400', async () => {
+  test('a header naming another supported revision is served for the session; one naming none is 400', async () => {
     const c = new HttpClient(gw.url, '2025-06-18');
     await c.initialize();
-    const body = { jsonrpc: '2.0', id: 9, method: 'ping' };
-    const wrong = await c.post(body, { ...c.headers(body), 'MCP-Protocol-Version': '2025-11-25' });
-    assert.equal(wrong.status, 400);
+    const body = { jsonrpc: '2.0', id: 9, method: 'tools/call', params: { name: 'add', arguments: { a: 1, b: 2 } } };
+    const other = await c.post(body, { ...c.headers(body), 'MCP-Protocol-Version': '2025-03-26' });
+    assert.equal(other.status, 200);
+    assert.deepEqual((other.frames[0]!.result as Json).structuredContent, { sum: 3 }, 'spelled for the negotiated 2025-06-18');
     const garbage = await c.post(body, { ...c.headers(), 'MCP-Protocol-Version': 'v1' });
     assert.equal(garbage.status, 400);
     assert.match(String((garbage.frames[0]!.error as Json).message), /Unsupported MCP-Protocol-Version "v1"/);

@@ -56,7 +56,7 @@ describe('list_changed through the gateway', () => {
       await until(() => parseSse(text).length >= 1);
       const ack = parseSse(text)[0] as Json;
       assert.equal(ack.method, 'notifications/subscriptions/acknowledged');
-      assert.deepEqual((ack.params as Json).notifications, { toolsListChanged: true }, 'resource updates are not delivered yet: not agreed');
+      assert.deepEqual((ack.params as Json).notifications, { toolsListChanged: true, resourceSubscriptions: ['x://y'] }, 'the pass-through upstream declares resources.subscribe');
       assert.equal(((ack.params as Json)._meta as Json)[SID], 'L1');
       // A change: call mutate from another client.
       const other = new HttpPeer('2026-07-28', gw.url);

@@ -295,10 +295,9 @@ export class HttpTransport {
       throw new HttpRefusal(400, invalidRequest(`Unsupported MCP-Protocol-Version ${JSON.stringify(hv)}; supported: ${NEWEST_FIRST.join(', ')}`));
     }
     const session = this.session(req);
-    if (session && hv !== undefined && session.conn.revision !== undefined && hv !== session.conn.revision) {
-      throw new HttpRefusal(400, invalidRequest(`MCP-Protocol-Version ${hv} does not match the session's negotiated ${session.conn.revision}`));
-    }
-    const rev: Revision = (hv as Revision | undefined) ?? session?.conn.revision ?? HEADERLESS;
+    // Within a session the negotiated revision governs; a header naming another revision mcpx serves is
+    // accepted (liberally) and the answer is spelled for the session, which the client negotiated.
+    const rev: Revision = session?.conn.revision ?? (hv as Revision | undefined) ?? HEADERLESS;
     if (Array.isArray(value)) return this.batch(res, value, rev, session);
     const c = classify(value);
     if (c.kind === 'invalid') throw new HttpRefusal(400, c.error, c.id);

@@ -8,7 +8,7 @@ import { type Id, type JsonObject, type Notification, type Request, type Respons
 import { META, type LogLevel, atLeastLevel } from '../protocol/meta';
 import { MCP_NAME_SOURCE, MODERN, type Era, type Revision } from '../protocol/revisions';
 import { encodeHeaderValue } from '../transport/headers';
-import { StreamBroken } from './http';
+import { HttpUpstream, StreamBroken } from './http';
 import type { UpstreamTransport } from './transport';
 
 /** What the gateway supplies: the one function that answers an upstream's questions, and a sink for
@@ -233,6 +233,9 @@ export class UpstreamClient {
       clock?.clear();
       if (token !== undefined) this.progressClocks.delete(token);
       this.inflight--;
+      // A legacy HTTP session's GET stream (what the server sends unasked) opens after the first request
+      // is answered, not at connect: a reconnection of a polled POST stream is then the only GET in flight.
+      if (this.era === 'legacy' && this.transport instanceof HttpUpstream) this.transport.openStream();
     }
   }
 

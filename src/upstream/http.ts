@@ -69,13 +69,15 @@ export class HttpUpstream implements UpstreamTransport {
     return res;
   }
 
-  /** Reads JSON-RPC messages from a JSON or SSE body. */
-  private async *messages(res: globalThis.Response, track = false): AsyncGenerator<unknown> {
+  /** Reads JSON-RPC messages from a JSON or SSE body. `cursor` collects the stream's last event id and
+   *  retry interval (2025-11-25 SSE polling, SEP-1699). */
+  private async *messages(res: globalThis.Response, cursor?: { lastEventId?: string; retryMs?: number }): AsyncGenerator<unknown> {
     const type = res.headers.get('content-type') ?? '';
     if (type.includes('text/event-stream') && res.body) {
-      const events = res.body.pipeThrough(new TextDecoderStream()).pipeThrough(new EventSourceParserStream());
+      const parser = new EventSourceParserStream({ onRetry: (ms) => cursor && (cursor.retryMs = ms) });
+      const events = res.body.pipeThrough(new TextDecoderStream()).pipeThrough(parser);
       for await (const ev of events) {
-        if (track && ev.id) this.lastEventId = ev.id;
+        if (cursor && ev.id) cursor.lastEventId = ev.id;
         if (!ev.data) continue; // a priming event (2025-11-25) carries an id and no data
         try {
           yield JSON.parse(ev.data);
@@ -95,27 +97,43 @@ export class HttpUpstream implements UpstreamTransport {
   }
 
   async request(req: Request, opts: SendOptions = {}): Promise<Response> {
-    const res = await this.post(req, opts);
+    let res = await this.post(req, opts);
     const type = res.headers.get('content-type') ?? '';
     if (!res.ok && !type.includes('json') && !type.includes('event-stream')) {
       throw new HttpStatusError(res.status, await res.text());
     }
     if (res.status === 202) throw new HttpStatusError(202, 'a request was answered with 202 and no response');
-    for await (const v of this.messages(res)) {
-      const c = classify(v);
-      if (c.kind === 'response' && c.msg.id === req.id) {
-        void res.body?.cancel().catch(() => undefined);
-        return c.msg;
+    const cursor: { lastEventId?: string; retryMs?: number } = {};
+    const modern = opts.headers?.['MCP-Protocol-Version'] === '2026-07-28';
+    for (let attempt = 0; ; attempt++) {
+      for await (const v of this.messages(res, cursor)) {
+        const c = classify(v);
+        if (c.kind === 'response' && c.msg.id === req.id) {
+          void res.body?.cancel().catch(() => undefined);
+          return c.msg;
+        }
+        if (c.kind === 'request' || c.kind === 'notification') this.onIncoming?.(c.msg);
+        else if (c.kind === 'response' && !res.ok) {
+          // An error without our id (an HTTP-level refusal): surface it with its status.
+          throw new HttpStatusError(res.status, JSON.stringify(v), v as JsonObject);
+        }
       }
-      if (c.kind === 'request' || c.kind === 'notification') this.onIncoming?.(c.msg);
-      else if (c.kind === 'response' && !res.ok) {
-        // An error without our id (an HTTP-level refusal): surface it with its status.
-        throw new HttpStatusError(res.status, JSON.stringify(v), v as JsonObject);
-      }
+      // The stream ended before its response. Legacy (2025-11-25): a stream that gave an event id may be
+      // resumed — after the retry interval, a GET with Last-Event-ID. 2026-07-28 has no resumption: the
+      // stream is broken and the caller decides whether to re-issue (seeds 002 B/C10).
+      if (modern || cursor.lastEventId === undefined || attempt >= 5 || opts.signal?.aborted) break;
+      await new Promise((r) => setTimeout(r, cursor.retryMs ?? 1000));
+      res = await this.resume(cursor.lastEventId, opts.signal);
+      if (!res.ok) break;
     }
-    // 2026-07-28 changelog: a stream that ends before its response is broken; the caller decides
-    // whether to re-issue (seeds 002 B/C10).
     throw new StreamBroken(`upstream ${this.name}: the response stream ended before the response to ${req.method}`);
+  }
+
+  /** GET the stream again from after `lastEventId` (2025-11-25 transports, "Resumability"). */
+  private async resume(lastEventId: string, signal?: AbortSignal): Promise<globalThis.Response> {
+    const h = this.headers({ Accept: 'text/event-stream', 'Last-Event-ID': lastEventId });
+    delete h['Content-Type'];
+    return fetch(this.opts.url, { method: 'GET', headers: h, signal: signal ? AbortSignal.any([signal, this.ctl.signal]) : this.ctl.signal });
   }
 
   async notify(n: Notification, opts: SendOptions = {}): Promise<void> {
@@ -145,7 +163,9 @@ export class HttpUpstream implements UpstreamTransport {
             return;
           }
           attempt = 0;
-          for await (const v of this.messages(res, true)) {
+          const cursor = { lastEventId: this.lastEventId };
+          for await (const v of this.messages(res, cursor)) {
+            this.lastEventId = cursor.lastEventId;
             const c = classify(v);
             if (c.kind === 'request' || c.kind === 'notification') this.onIncoming?.(c.msg);
           }

@@ -137,7 +137,6 @@ async function tryLegacy(o: ConnectOptions, t: UpstreamTransport): Promise<Attem
     };
     const client = new UpstreamClient(o.def.name, t, negotiated, o.hooks, o.policy, o.capabilities, o.clientInfo, PROBE_IDS);
     await t.notify({ jsonrpc: '2.0', method: 'notifications/initialized' });
-    if (t instanceof HttpUpstream) t.openStream();
     return { kind: 'ok', client };
   } catch (e) {
     if (e instanceof ProtocolError && !(e instanceof UpstreamError)) throw e;

@@ -89,6 +89,11 @@ async function tryModern(o: ConnectOptions, t: UpstreamTransport): Promise<Attem
   try {
     const res = await t.request({ jsonrpc: '2.0', id: 0, method: 'server/discover', params }, { signal: AbortSignal.timeout(o.probeTimeoutMs), headers });
     if ('error' in res) {
+      // -32022 lists what the server supports: a legacy revision mcpx speaks is worth an initialize.
+      const supported = isObject(res.error.data) && Array.isArray(res.error.data.supported) ? (res.error.data.supported as unknown[]) : [];
+      if (res.error.code === CODES.UnsupportedProtocolVersion && supported.some((v) => isRevision(v) && eraOf(v) === 'legacy')) {
+        return { kind: 'not-this-era', why: `server/discover: it supports ${JSON.stringify(supported)}` };
+      }
       if (MODERN_CODES.has(res.error.code)) {
         throw new ProtocolError(CODES.InternalError, `upstream ${o.def.name} is a 2026-07-28-era server that refused server/discover: ${res.error.message}`);
       }

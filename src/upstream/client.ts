@@ -9,6 +9,7 @@ import { META, type LogLevel, atLeastLevel } from '../protocol/meta';
 import { MCP_NAME_SOURCE, MODERN, type Era, type Revision } from '../protocol/revisions';
 import { encodeHeaderValue } from '../transport/headers';
 import { HttpUpstream, StreamBroken } from './http';
+import { type HeaderParam, headerParams, paramHeaders } from './paramHeaders';
 import type { UpstreamTransport } from './transport';
 
 /** What the gateway supplies: the one function that answers an upstream's questions, and a sink for
@@ -188,13 +189,33 @@ export class UpstreamClient {
     return Object.keys(meta).length ? { ...params, _meta: meta } : params;
   }
 
+  /** x-mcp-header parameters of the tools this upstream listed (2026-07-28 HTTP only). */
+  private readonly toolHeaders = new Map<string, HeaderParam[]>();
+
   private headersFor(method: string, params: JsonObject): Record<string, string> | undefined {
     if (this.era !== 'modern' || this.transport.kind !== 'http') return undefined;
     const h: Record<string, string> = { 'MCP-Protocol-Version': MODERN, 'Mcp-Method': method };
     const field = MCP_NAME_SOURCE[method];
     const v = field ? params[field] : undefined;
     if (typeof v === 'string') h['Mcp-Name'] = encodeHeaderValue(v);
+    const annotated = method === 'tools/call' && typeof params.name === 'string' ? this.toolHeaders.get(params.name) : undefined;
+    if (annotated) Object.assign(h, paramHeaders(annotated, isObject(params.arguments) ? params.arguments : {}));
     return h;
+  }
+
+  /** A 2026-07-28 HTTP upstream's tools: one whose x-mcp-header annotations break the rules is left out
+   *  (with a warning); the others' annotations are remembered for their calls. */
+  private screenTools(tools: JsonObject[]): JsonObject[] {
+    if (this.era !== 'modern' || this.transport.kind !== 'http') return tools;
+    return tools.filter((t) => {
+      const r = headerParams(t.inputSchema);
+      if ('reason' in r) {
+        this.hooks.log(`[${this.name}] tool ${JSON.stringify(t.name)} rejected: ${r.reason}`);
+        return false;
+      }
+      if (r.params.length) this.toolHeaders.set(String(t.name), r.params);
+      return true;
+    });
   }
 
   /** Send one request and return its result; a JSON-RPC error becomes an UpstreamError. */
@@ -305,7 +326,7 @@ export class UpstreamClient {
     let cursor: string | undefined;
     for (let page = 0; page < 1000; page++) {
       const r = await this.request(method, cursor === undefined ? {} : { cursor }, o);
-      if (Array.isArray(r[key])) items.push(...(r[key] as JsonObject[]));
+      if (Array.isArray(r[key])) items.push(...(method === 'tools/list' ? this.screenTools(r[key] as JsonObject[]) : (r[key] as JsonObject[])));
       const next = r.nextCursor;
       if (typeof next !== 'string' || (next === '' && this.era === 'legacy')) return items;
       cursor = next;

@@ -20,6 +20,8 @@ function files(dir, pred) {
 await Promise.all([
   build({ ...common, entryPoints: ['src/extension.ts'], outfile: 'dist/extension.js', external: ['vscode'] }),
   build({ ...common, entryPoints: ['src/cli.ts'], outfile: 'dist/cli.js', banner: { js: '#!/usr/bin/env node' } }),
+  // The client leg of `npm run conformance` (scripts/conformance.ts): mcpx's upstream client.
+  build({ ...common, entryPoints: ['src/conformance/client.ts'], outfile: 'dist/conformance-client.js' }),
 ]);
 
 if (args.has('--tests')) {

@@ -181,10 +181,12 @@ export class Gateway implements Provider {
   /** Who answers a question an upstream asks: the calling client first (proto.native) if it declared
    *  exactly this capability and can be asked on its request; otherwise the broker. A question on a
    *  connection several calls share is ambiguous and goes to the broker, never to a guess. */
-  private async question(def: ServerDef, scope: string, method: string, params: JsonObject, signal: AbortSignal): Promise<JsonObject> {
+  private async question(def: ServerDef, scope: string, method: string, params: JsonObject, signal: AbortSignal, known?: CallContext): Promise<JsonObject> {
     const key = `${def.name}\u0000${scope}`;
     const calls = this.calls.get(key);
-    const owner = calls?.size === 1 && this.pool.inflightOn(def.name, scope) === 1 ? [...calls][0]! : undefined;
+    // A 2026-07-28 upstream's question is the result of one request: its call is known. A legacy wire
+    // request arrives on the connection and is attributed only when nobody else is on it.
+    const owner = known ?? (calls?.size === 1 && this.pool.inflightOn(def.name, scope) === 1 ? [...calls][0]! : undefined);
     const native = this.settings.get<boolean>('proto.native');
     const asked = method === 'elicitation/create' && typeof params.message === 'string' ? { ...params, message: `${def.name} (via mcpx) asks: ${params.message}` } : params;
     if (owner?.ask && native && declares(owner.clientCapabilities, method, params, owner.rev)) {
@@ -256,6 +258,7 @@ export class Gateway implements Provider {
         signal: ctx.signal,
         meta,
         logLevel,
+        onQuestion: (m, p, sig) => this.question(this.pool.def(server), this.pool.scopeOf(this.pool.def(server), ctx.identity), m, p, sig, ctx),
         // Pass-through: the client's own declarations, narrowed (seeds 001 §2.5). Through the gateway's
         // tools mcpx is the client, and declares what it can answer.
         clientCapabilities: this.passthrough.includes(server) ? this.narrowed(ctx) : undefined,

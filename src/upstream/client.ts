@@ -46,6 +46,9 @@ export interface RequestOptions {
   maxTotalMs?: number;
   /** The log level wanted for this request: per request to 2026-07-28, logging/setLevel to legacy. */
   logLevel?: LogLevel;
+  /** Who answers a 2026-07-28 upstream's input_required for this request. Such a question belongs to this
+   *  request exactly (it is its result), so it needs no attribution; defaults to hooks.onRequest. */
+  onQuestion?: (method: string, params: JsonObject, signal: AbortSignal) => Promise<JsonObject>;
 }
 
 /** Methods that may be sent again on a new id when a modern stream breaks (seeds 002 B/C10: never a
@@ -241,7 +244,7 @@ export class UpstreamClient {
         if (round + 1 >= (o.askRounds ?? 8)) {
           throw new ProtocolError(CODES.InternalError, `upstream ${this.name} was still asking for input after ${o.askRounds ?? 8} rounds (proto.askRounds)`);
         }
-        p = { ...p, inputResponses: await this.inputResponses(result, signal), ...(typeof result.requestState === 'string' ? { requestState: result.requestState } : {}) };
+        p = { ...p, inputResponses: await this.inputResponses(result, signal, o.onQuestion), ...(typeof result.requestState === 'string' ? { requestState: result.requestState } : {}) };
         if (typeof result.requestState !== 'string') delete p.requestState;
       }
     } catch (e) {
@@ -261,7 +264,7 @@ export class UpstreamClient {
   }
 
   /** 2026-07-28 input requests, answered by the same function as a legacy wire request. */
-  private async inputResponses(result: JsonObject, signal?: AbortSignal): Promise<JsonObject> {
+  private async inputResponses(result: JsonObject, signal?: AbortSignal, answer = this.hooks.onRequest): Promise<JsonObject> {
     const reqs = isObject(result.inputRequests) ? result.inputRequests : {};
     const out: JsonObject = {};
     const ctl = new AbortController();
@@ -270,7 +273,7 @@ export class UpstreamClient {
     try {
       for (const [key, r] of Object.entries(reqs)) {
         if (!isObject(r) || typeof r.method !== 'string') continue;
-        out[key] = await this.hooks.onRequest(r.method, isObject(r.params) ? r.params : {}, s);
+        out[key] = await answer(r.method, isObject(r.params) ? r.params : {}, s);
       }
     } finally {
       this.questionEnded();

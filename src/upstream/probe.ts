@@ -81,7 +81,7 @@ function remember(o: ConnectOptions, client: UpstreamClient, cached?: EraRecord)
   return client;
 }
 
-async function tryModern(o: ConnectOptions, t: UpstreamTransport): Promise<Attempt> {
+async function tryModern(o: ConnectOptions, t: UpstreamTransport, retried = false): Promise<Attempt> {
   const params = {
     _meta: { [META.protocolVersion]: MODERN, [META.clientCapabilities]: downgradeClientCapabilities(o.capabilities, MODERN), [META.clientInfo]: o.clientInfo },
   };
@@ -94,6 +94,8 @@ async function tryModern(o: ConnectOptions, t: UpstreamTransport): Promise<Attem
       if (res.error.code === CODES.UnsupportedProtocolVersion && supported.some((v) => isRevision(v) && eraOf(v) === 'legacy')) {
         return { kind: 'not-this-era', why: `server/discover: it supports ${JSON.stringify(supported)}` };
       }
+      // It lists 2026-07-28 after all: retry once with a version from its list (versioning page SHOULD).
+      if (res.error.code === CODES.UnsupportedProtocolVersion && supported.includes(MODERN) && !retried) return tryModern(o, t, true);
       if (MODERN_CODES.has(res.error.code)) {
         throw new ProtocolError(CODES.InternalError, `upstream ${o.def.name} is a 2026-07-28-era server that refused server/discover: ${res.error.message}`);
       }

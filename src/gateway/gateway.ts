@@ -181,9 +181,8 @@ export class Gateway implements Provider {
   /** Who answers a question an upstream asks: the calling client first (proto.native) if it declared
    *  exactly this capability and can be asked on its request; otherwise the broker. A question on a
    *  connection several calls share is ambiguous and goes to the broker, never to a guess. */
-  private async question(def: ServerDef, scope: string, method: string, params: JsonObject, signal: AbortSignal, known?: CallContext): Promise<JsonObject> {
-    const key = `${def.name}\u0000${scope}`;
-    const calls = this.calls.get(key);
+  private async question(def: ServerDef, scope: string, method: string, params: JsonObject, signal: AbortSignal, known?: CallContext, inputKey?: string): Promise<JsonObject> {
+    const calls = this.calls.get(`${def.name}\u0000${scope}`);
     // A 2026-07-28 upstream's question is the result of one request: its call is known. A legacy wire
     // request arrives on the connection and is attributed only when nobody else is on it.
     const owner = known ?? (calls?.size === 1 && this.pool.inflightOn(def.name, scope) === 1 ? [...calls][0]! : undefined);
@@ -194,7 +193,7 @@ export class Gateway implements Provider {
       for (;;) {
         let answer: JsonObject;
         try {
-          answer = await owner.ask(method, prompt, signal);
+          answer = await owner.ask(method, prompt, signal, prompt === asked ? inputKey : undefined);
         } catch (e) {
           // A question the client's revision cannot carry goes to the broker.
           if (e instanceof ProtocolError && e.code === CODES.InternalError && /cannot be put/.test(e.message)) break;
@@ -258,7 +257,7 @@ export class Gateway implements Provider {
         signal: ctx.signal,
         meta,
         logLevel,
-        onQuestion: (m, p, sig) => this.question(this.pool.def(server), this.pool.scopeOf(this.pool.def(server), ctx.identity), m, p, sig, ctx),
+        onQuestion: (m, p, sig, key) => this.question(this.pool.def(server), this.pool.scopeOf(this.pool.def(server), ctx.identity), m, p, sig, ctx, key),
         // Pass-through: the client's own declarations, narrowed (seeds 001 §2.5). Through the gateway's
         // tools mcpx is the client, and declares what it can answer.
         clientCapabilities: this.passthrough.includes(server) ? this.narrowed(ctx) : undefined,

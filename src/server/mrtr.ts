@@ -29,6 +29,8 @@ export class BackgroundCall {
   private readonly outstanding = new Map<string, Outstanding>();
   /** inputResponses that arrived before their question, matched by key when it is asked. */
   private readonly held = new Map<string, JsonObject>();
+  /** Keys already given out in this call: a question asked again (its answer refused) gets a new one. */
+  private readonly used = new Set<string>();
   private outcome?: { result?: JsonObject; error?: unknown };
   private waiter?: (e: Event) => void;
   finishedAt?: number;
@@ -36,8 +38,10 @@ export class BackgroundCall {
   constructor(readonly method: string) {}
 
   /** The handler's question: answered by a later retry (or a held response). */
-  ask(method: string, params: JsonObject, signal: AbortSignal): Promise<JsonObject> {
-    const key = `${method.split('/')[0]}-${++this.next}`;
+  ask(method: string, params: JsonObject, signal: AbortSignal, preferred?: string): Promise<JsonObject> {
+    // The upstream's own key where it has one and it is free (seeds 001 §2.5); else one of ours.
+    const key = preferred && !this.outstanding.has(preferred) && !this.used.has(preferred) ? preferred : `${method.split('/')[0]}-${++this.next}`;
+    this.used.add(key);
     const held = this.held.get(key);
     if (held) {
       this.held.delete(key);

@@ -23,8 +23,9 @@ export interface CallContext {
   /** Put a question (elicitation/create, sampling/createMessage, roots/list) to the calling client,
    *  where it can be asked on this request: a legacy client on stdio or in an HTTP session. Absent
    *  otherwise. Throws ProtocolError with the client's error, or when the question cannot be said in
-   *  the client's revision. */
-  ask?(method: string, params: JsonObject, signal: AbortSignal): Promise<JsonObject>;
+   *  the client's revision. `key` is kept as the inputRequests key where it can be (a 2026-07-28
+   *  upstream's own key, relayed as it was). */
+  ask?(method: string, params: JsonObject, signal: AbortSignal, key?: string): Promise<JsonObject>;
 }
 
 /** What the provider delivers; the server declares exactly this and nothing more (seeds 001 §2.2). */

@@ -351,10 +351,10 @@ export class McpServer {
     };
     if (inc.send && eraOf(rev) === 'legacy') call.ask = (method, params, signal) => this.ask(inc, rev, method, params, signal, () => rounds++);
     if (background) {
-      call.ask = (method, params, signal) => {
+      call.ask = (method, params, signal, key) => {
         const spelled = spellQuestion(method, params, rev, () => randomUUID());
         if (!spelled) return Promise.reject(new ProtocolError(CODES.InternalError, `${method} cannot be put to a ${rev} client as asked`));
-        return background.ask(method, spelled, AbortSignal.any([signal, background.abort.signal]));
+        return background.ask(method, spelled, AbortSignal.any([signal, background.abort.signal]), key);
       };
     }
     let rounds = 0;

@@ -48,7 +48,7 @@ export interface RequestOptions {
   logLevel?: LogLevel;
   /** Who answers a 2026-07-28 upstream's input_required for this request. Such a question belongs to this
    *  request exactly (it is its result), so it needs no attribution; defaults to hooks.onRequest. */
-  onQuestion?: (method: string, params: JsonObject, signal: AbortSignal) => Promise<JsonObject>;
+  onQuestion?: (method: string, params: JsonObject, signal: AbortSignal, key?: string) => Promise<JsonObject>;
 }
 
 /** Methods that may be sent again on a new id when a modern stream breaks (seeds 002 B/C10: never a
@@ -264,17 +264,24 @@ export class UpstreamClient {
   }
 
   /** 2026-07-28 input requests, answered by the same function as a legacy wire request. */
-  private async inputResponses(result: JsonObject, signal?: AbortSignal, answer = this.hooks.onRequest): Promise<JsonObject> {
+  private async inputResponses(
+    result: JsonObject,
+    signal?: AbortSignal,
+    answer: (method: string, params: JsonObject, signal: AbortSignal, key?: string) => Promise<JsonObject> = this.hooks.onRequest,
+  ): Promise<JsonObject> {
     const reqs = isObject(result.inputRequests) ? result.inputRequests : {};
     const out: JsonObject = {};
     const ctl = new AbortController();
     const s = signal ? AbortSignal.any([signal, ctl.signal]) : ctl.signal;
     this.questionStarted();
     try {
-      for (const [key, r] of Object.entries(reqs)) {
-        if (!isObject(r) || typeof r.method !== 'string') continue;
-        out[key] = await answer(r.method, isObject(r.params) ? r.params : {}, s);
-      }
+      // Asked together, so a client asked in turn sees every question of the round at once.
+      await Promise.all(
+        Object.entries(reqs).map(async ([key, r]) => {
+          if (!isObject(r) || typeof r.method !== 'string') return;
+          out[key] = await answer(r.method, isObject(r.params) ? r.params : {}, s, key);
+        }),
+      );
     } finally {
       this.questionEnded();
     }

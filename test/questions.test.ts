@@ -303,3 +303,35 @@ describe('no question ever reaches a client that did not declare the capability'
     }
   });
 });
+
+describe('the host port: the person answers what the calling client cannot', () => {
+  test('a client that declared nothing: the question goes to the person (named), not the broker', async () => {
+    const { Gateway } = await import('../src/gateway/gateway');
+    const { parseConfig } = await import('../src/config/file');
+    const { Settings } = await import('../src/config/settings');
+    const { listen } = await import('../src/app');
+    const seen: Json[] = [];
+    const g = new Gateway(parseConfig({ servers: { up: fixtureCommand(['--rev', '2025-11-25', '--name', 'up']) } }, 't', { env: process.env }), new Settings(), {
+      person: {
+        can: (method) => method === 'elicitation/create',
+        ask: async (q) => {
+          seen.push(q as unknown as Json);
+          return { action: 'accept', content: { answer: 'from the person' } };
+        },
+      },
+    });
+    const l = await listen({ provider: g, settings: new Settings(), port: 0, address: '127.0.0.1' });
+    try {
+      const peer = new HttpPeer('2025-11-25', l.url);
+      await peer.initialize({});
+      const r = await peer.request('tools/call', { name: 'mcpx_call', arguments: { server: 'up', tool: 'elicit', arguments: { text: 'Who?' } } });
+      assert.match(textOf(r), /from the person/);
+      assert.equal(seen.length, 1);
+      assert.equal((seen[0]!.params as Json).message, 'up (via mcpx) asks: Who?');
+      assert.equal(g.broker.list().length, 0);
+    } finally {
+      await l.close();
+      await g.close();
+    }
+  });
+});

@@ -33,6 +33,16 @@ export interface GatewayOptions {
   clientInfo?: JsonObject;
   /** A question's deadline at the broker (elicit.ttl, 120 s; tests shorten it). */
   questionTtlMs?: number;
+  /** The person, through the host (VS Code implements it; headless has none). */
+  person?: PersonPort;
+}
+
+/** The host port for asking a person: form and URL elicitation, and sampling (with a model the person
+ *  picks and reviews). Resolves with the answer in the protocol's shape; rejects when the host cannot
+ *  take this kind of question, which then waits at the broker. */
+export interface PersonPort {
+  can(method: string, params: JsonObject): boolean;
+  ask(question: { server: string; method: string; params: JsonObject }, signal: AbortSignal): Promise<JsonObject>;
 }
 
 /** The identity subscriptions are held under (the shared instance, for a shared server). */
@@ -210,6 +220,14 @@ export class Gateway implements Provider {
       }
     }
     if (method === 'roots/list') return { roots: this.config.roots };
+    // Next, the person in the editor; what they answer is checked like any other answer.
+    const person = this.opts.person;
+    if (person?.can(method, params)) {
+      const answer = await person.ask({ server: def.name, method, params: asked }, signal);
+      const bad = answerProblem(method, params, answer);
+      if (!bad) return answer;
+      this.log(`[${def.name}] the answer given in the editor was refused: ${bad}`);
+    }
     const reason = !owner ? (calls && calls.size > 1 ? 'several calls share the connection' : 'no call in flight') : !native ? 'proto.native is off' : 'the calling client cannot take it';
     return this.broker.ask(def.name, method, asked, signal, reason);
   }

@@ -15,15 +15,16 @@ import type { Route } from '../transport/http';
 import { type ClientHooks, UpstreamError } from '../upstream/client';
 import { EraCache } from '../upstream/eras';
 import { Pool } from '../upstream/pool';
-import { declares } from '../protocol/questions';
-import { Broker, answerProblem } from './broker';
+import { Broker } from './broker';
+import { type PersonPort, routeQuestion } from './questions';
+import { ProgressRelay } from './relay';
 import { EventBus } from './events';
 import { eventsRoute, questionsRoute } from './v1';
 import { Catalogue, INVALIDATES } from './catalogue';
 import { Watches } from './watches';
 import { safeName, toolAllowed } from './names';
 import { FIXED_NAMES, FIXED_TOOLS, jsonResult } from './tools';
-import { parseGatewayUri, resolveInner, toGatewayTemplate, toGatewayUri } from './uris';
+import { parseGatewayUri, resolveInner, rewriteUris, templateMatches, toGatewayTemplate, toGatewayUri } from './uris';
 import { schemaMismatch } from './validate';
 
 export interface GatewayOptions {
@@ -37,19 +38,10 @@ export interface GatewayOptions {
   person?: PersonPort;
 }
 
-/** The host port for asking a person: form and URL elicitation, and sampling (with a model the person
- *  picks and reviews). Resolves with the answer in the protocol's shape; rejects when the host cannot
- *  take this kind of question, which then waits at the broker. */
-export interface PersonPort {
-  can(method: string, params: JsonObject): boolean;
-  ask(question: { server: string; method: string; params: JsonObject }, signal: AbortSignal): Promise<JsonObject>;
-}
+export type { PersonPort };
 
 /** The identity subscriptions are held under (the shared instance, for a shared server). */
 const WATCH_IDENTITY = 'mcpx:watches';
-
-/** Progress reports per token are passed on no more often than this, except the final one. */
-const PROGRESS_MIN_INTERVAL_MS = 20;
 
 /** Trace context passed upstream unchanged (seeds 001 §4.4). */
 const TRACE_KEYS = ['traceparent', 'tracestate', 'baggage'];
@@ -71,9 +63,7 @@ export class Gateway implements Provider {
   private readonly log: (line: string) => void;
   /** Calls in flight per (server, scope): who a question arriving there belongs to (seeds 001 §3.4). */
   private readonly calls = new Map<string, Set<CallContext>>();
-  /** mcpx's own progress tokens upstream -> the call whose host token they stand for. */
-  private readonly progress = new Map<string, { ctx: CallContext; lastAt: number; done: boolean }>();
-  private progressSeq = 0;
+  private readonly progress = new ProgressRelay();
 
   constructor(
     readonly config: Config,
@@ -171,7 +161,7 @@ export class Gateway implements Provider {
           const kind = n.method.split('/')[1] as ListKind;
           if (kind !== 'tools' || this.passthrough.includes(def.name)) this.changed?.(kind);
         }
-        if (n.method === 'notifications/progress') this.relayProgress(n.params ?? {});
+        if (n.method === 'notifications/progress') this.progress.relay(n.params ?? {});
         if (n.method === 'notifications/resources/updated') {
           this.watches.updated(def.name, n.params ?? {});
           this.events.emit({ type: 'resource.updated', server: def.name, uri: String(n.params?.uri) });
@@ -188,63 +178,17 @@ export class Gateway implements Provider {
     };
   }
 
-  /** Who answers a question an upstream asks: the calling client first (proto.native) if it declared
-   *  exactly this capability and can be asked on its request; otherwise the broker. A question on a
-   *  connection several calls share is ambiguous and goes to the broker, never to a guess. */
-  private async question(def: ServerDef, scope: string, method: string, params: JsonObject, signal: AbortSignal, known?: CallContext, inputKey?: string): Promise<JsonObject> {
+  /** Who answers a question an upstream asks (src/gateway/questions.ts). */
+  private question(def: ServerDef, scope: string, method: string, params: JsonObject, signal: AbortSignal, known?: CallContext, inputKey?: string): Promise<JsonObject> {
     const calls = this.calls.get(`${def.name}\u0000${scope}`);
     // A 2026-07-28 upstream's question is the result of one request: its call is known. A legacy wire
     // request arrives on the connection and is attributed only when nobody else is on it.
     const owner = known ?? (calls?.size === 1 && this.pool.inflightOn(def.name, scope) === 1 ? [...calls][0]! : undefined);
-    const native = this.settings.get<boolean>('proto.native');
-    const asked = method === 'elicitation/create' && typeof params.message === 'string' ? { ...params, message: `${def.name} (via mcpx) asks: ${params.message}` } : params;
-    if (owner?.ask && native && declares(owner.clientCapabilities, method, params, owner.rev)) {
-      let prompt = asked;
-      for (;;) {
-        let answer: JsonObject;
-        try {
-          answer = await owner.ask(method, prompt, signal, prompt === asked ? inputKey : undefined);
-        } catch (e) {
-          // A question the client's revision cannot carry goes to the broker.
-          if (e instanceof ProtocolError && e.code === CODES.InternalError && /cannot be put/.test(e.message)) break;
-          // Not answered in time (proto.askTimeout) or the client went away: for an elicitation that is a
-          // dismissal — cancel, never decline. Withdrawn by the upstream: nothing to answer.
-          if (!signal.aborted && method === 'elicitation/create' && !(e instanceof ProtocolError)) return { action: 'cancel' };
-          throw e;
-        }
-        // An invalid answer is refused to the answerer with the reason (asked again, within
-        // proto.askRounds), never forwarded.
-        const bad = answerProblem(method, params, answer);
-        if (!bad) return answer;
-        prompt = { ...asked, message: `Your answer was not accepted (${bad}). ${String(asked.message)}` };
-      }
-    }
-    if (method === 'roots/list') return { roots: this.config.roots };
-    // Next, the person in the editor; what they answer is checked like any other answer.
-    const person = this.opts.person;
-    if (person?.can(method, params)) {
-      const answer = await person.ask({ server: def.name, method, params: asked }, signal);
-      const bad = answerProblem(method, params, answer);
-      if (!bad) return answer;
-      this.log(`[${def.name}] the answer given in the editor was refused: ${bad}`);
-    }
-    const reason = !owner ? (calls && calls.size > 1 ? 'several calls share the connection' : 'no call in flight') : !native ? 'proto.native is off' : 'the calling client cannot take it';
-    return this.broker.ask(def.name, method, asked, signal, reason);
-  }
-
-  /** An upstream's progress for one of mcpx's tokens, relayed to the host under its own token: only for a
-   *  call in flight, never backwards (CallContext.progress), nothing after total, at most one report per
-   *  20 ms except the final one (seeds 001 §4.4). */
-  private relayProgress(p: JsonObject): void {
-    const r = this.progress.get(String(p.progressToken));
-    if (!r || r.done || typeof p.progress !== 'number') return;
-    const total = typeof p.total === 'number' ? p.total : undefined;
-    const final = total !== undefined && p.progress >= total;
-    const now = Date.now();
-    if (!final && now - r.lastAt < PROGRESS_MIN_INTERVAL_MS) return;
-    r.lastAt = now;
-    r.done = final;
-    r.ctx.progress(p.progress, total, typeof p.message === 'string' ? p.message : undefined);
+    const why = calls && calls.size > 1 ? 'several calls share the connection' : 'no call in flight';
+    return routeQuestion(
+      { native: this.settings.get<boolean>('proto.native'), person: this.opts.person, broker: this.broker, roots: this.config.roots, log: this.log },
+      { server: def.name, method, params, signal, owner, unowned: why, inputKey },
+    );
   }
 
   /** A log message names no request: it goes to every call in flight on that connection whose host asked
@@ -262,11 +206,8 @@ export class Gateway implements Provider {
     set.add(ctx);
     // The host's progressToken is replaced upstream by one of mcpx's own, unique on that connection.
     const meta = this.forwardMeta(ctx);
-    const token = ctx.meta.progressToken !== undefined ? `mcpx-${++this.progressSeq}` : undefined;
-    if (token) {
-      meta.progressToken = token;
-      this.progress.set(token, { ctx, lastAt: 0, done: false });
-    }
+    const token = this.progress.track(ctx);
+    if (token) meta.progressToken = token;
     // Upstream logs at the host's level, or the gateway's own if that is more verbose.
     const own = this.settings.get<string>('log.level');
     const logLevel: LogLevel | undefined = ctx.logLevel && isLogLevel(own) && atLeastLevel(ctx.logLevel, own) ? own : ctx.logLevel;
@@ -282,7 +223,7 @@ export class Gateway implements Provider {
         requestedTimeoutMs,
       });
     } finally {
-      if (token) this.progress.delete(token);
+      if (token) this.progress.release(token);
       set.delete(ctx);
       if (set.size === 0) this.calls.delete(key);
     }
@@ -598,26 +539,4 @@ export class Gateway implements Provider {
     this.broker.close();
     await this.pool.close();
   }
-}
-
-/** A URI template (RFC 6570 level 1) matched loosely: each {var} matches one or more characters. */
-function templateMatches(template: string, uri: string): boolean {
-  const re = new RegExp('^' + template.split(/\{[^}]*\}/).map((p) => p.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('.+') + '$');
-  return re.test(uri);
-}
-
-/** Resource URIs inside a result, rewritten so a client can read them back through mcpx. A copy. */
-function rewriteUris(server: string, result: JsonObject): JsonObject {
-  const block = (b: unknown): unknown => {
-    if (!isObject(b)) return b;
-    if (b.type === 'resource_link' && typeof b.uri === 'string') return { ...b, uri: toGatewayUri(server, b.uri) };
-    if (b.type === 'resource' && isObject(b.resource) && typeof b.resource.uri === 'string') {
-      return { ...b, resource: { ...b.resource, uri: toGatewayUri(server, b.resource.uri) } };
-    }
-    return b;
-  };
-  const out: JsonObject = { ...result };
-  if (Array.isArray(result.content)) out.content = result.content.map(block);
-  if (Array.isArray(result.messages)) out.messages = result.messages.map((m) => (isObject(m) ? { ...m, content: block(m.content) } : m));
-  return out;
 }

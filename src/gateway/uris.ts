@@ -1,3 +1,5 @@
+import { type JsonObject, isObject } from '../protocol/jsonrpc';
+
 // Resource URIs through the gateway: mcpx://<server>/<upstream uri>, percent-encoded where a path may
 // not carry a character, so a client can read them back. An upstream URI that is an absolute path
 // (/abs/doc) is listed without its leading slash (mcpx://demo/abs/doc) and matched in both forms
@@ -51,4 +53,26 @@ export function resolveInner(inner: string, known: ReadonlySet<string>): string 
   if (known.has(inner)) return inner;
   if (known.has('/' + inner)) return '/' + inner;
   return inner;
+}
+
+/** A URI template (RFC 6570 level 1) matched loosely: each {var} matches one or more characters. */
+export function templateMatches(template: string, uri: string): boolean {
+  const re = new RegExp('^' + template.split(/\{[^}]*\}/).map((p) => p.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('.+') + '$');
+  return re.test(uri);
+}
+
+/** Resource URIs inside a result, rewritten so a client can read them back through mcpx. A copy. */
+export function rewriteUris(server: string, result: JsonObject): JsonObject {
+  const block = (b: unknown): unknown => {
+    if (!isObject(b)) return b;
+    if (b.type === 'resource_link' && typeof b.uri === 'string') return { ...b, uri: toGatewayUri(server, b.uri) };
+    if (b.type === 'resource' && isObject(b.resource) && typeof b.resource.uri === 'string') {
+      return { ...b, resource: { ...b.resource, uri: toGatewayUri(server, b.resource.uri) } };
+    }
+    return b;
+  };
+  const out: JsonObject = { ...result };
+  if (Array.isArray(result.content)) out.content = result.content.map(block);
+  if (Array.isArray(result.messages)) out.messages = result.messages.map((m) => (isObject(m) ? { ...m, content: block(m.content) } : m));
+  return out;
 }

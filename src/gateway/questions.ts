@@ -1,0 +1,72 @@
+// Who answers a question an upstream asks (seeds 001 §3): the calling client first (proto.native) if it
+// declared exactly this capability and can be asked on its request; then the person through the host
+// port; roots from mcpx's own; otherwise the broker. Every answer is checked before it goes upstream.
+import { CODES, ProtocolError } from '../protocol/errors';
+import type { JsonObject } from '../protocol/jsonrpc';
+import { declares } from '../protocol/questions';
+import type { CallContext } from '../server/provider';
+import { type Broker, answerProblem } from './broker';
+
+/** The host port for asking a person: form and URL elicitation, and sampling (with a model the person
+ *  picks and reviews). Resolves with the answer in the protocol's shape; `can` says which kinds the
+ *  host takes at all (the rest wait at the broker). */
+export interface PersonPort {
+  can(method: string, params: JsonObject): boolean;
+  ask(question: { server: string; method: string; params: JsonObject }, signal: AbortSignal): Promise<JsonObject>;
+}
+
+export interface Answerers {
+  native: boolean;
+  person?: PersonPort;
+  broker: Broker;
+  roots: Array<{ uri: string; name?: string }>;
+  log(line: string): void;
+}
+
+export interface Asked {
+  server: string;
+  method: string;
+  params: JsonObject;
+  signal: AbortSignal;
+  /** The call the question belongs to, where it can be attributed. */
+  owner?: CallContext;
+  /** Why it has no owner, for the broker's record. */
+  unowned: string;
+  /** A 2026-07-28 upstream's own inputRequests key, kept where it can be. */
+  inputKey?: string;
+}
+
+export async function routeQuestion(a: Answerers, q: Asked): Promise<JsonObject> {
+  const { server, method, params, signal, owner } = q;
+  const asked = method === 'elicitation/create' && typeof params.message === 'string' ? { ...params, message: `${server} (via mcpx) asks: ${params.message}` } : params;
+  if (owner?.ask && a.native && declares(owner.clientCapabilities, method, params, owner.rev)) {
+    let prompt = asked;
+    for (;;) {
+      let answer: JsonObject;
+      try {
+        answer = await owner.ask(method, prompt, signal, prompt === asked ? q.inputKey : undefined);
+      } catch (e) {
+        // A question the client's revision cannot carry goes on to the next answerer.
+        if (e instanceof ProtocolError && e.code === CODES.InternalError && /cannot be put/.test(e.message)) break;
+        // Not answered in time (proto.askTimeout) or the client went away: for an elicitation that is a
+        // dismissal — cancel, never decline. Withdrawn by the upstream: nothing to answer.
+        if (!signal.aborted && method === 'elicitation/create' && !(e instanceof ProtocolError)) return { action: 'cancel' };
+        throw e;
+      }
+      // An invalid answer is refused to the answerer with the reason (asked again, within
+      // proto.askRounds), never forwarded.
+      const bad = answerProblem(method, params, answer);
+      if (!bad) return answer;
+      prompt = { ...asked, message: `Your answer was not accepted (${bad}). ${String(asked.message)}` };
+    }
+  }
+  if (method === 'roots/list') return { roots: a.roots };
+  if (a.person?.can(method, params)) {
+    const answer = await a.person.ask({ server, method, params: asked }, signal);
+    const bad = answerProblem(method, params, answer);
+    if (!bad) return answer;
+    a.log(`[${server}] the answer given in the editor was refused: ${bad}`);
+  }
+  const reason = !owner ? q.unowned : !a.native ? 'proto.native is off' : 'the calling client cannot take it';
+  return a.broker.ask(server, method, asked, signal, reason);
+}

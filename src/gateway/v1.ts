@@ -3,15 +3,12 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { isObject } from '../protocol/jsonrpc';
 import type { Route } from '../transport/http';
+import { sendJson } from '../transport/json';
 import { SseStream } from '../transport/sse';
 import type { Broker } from './broker';
 import type { EventBus } from './events';
 
-function json(res: ServerResponse, status: number, body: unknown): void {
-  const text = JSON.stringify(body, null, 2);
-  res.writeHead(status, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(text) });
-  res.end(text);
-}
+const json = (res: ServerResponse, status: number, body: unknown) => sendJson(res, status, body, { pretty: true });
 
 function body(req: IncomingMessage, max = 1024 * 1024): Promise<unknown> {
   return new Promise((resolve, reject) => {

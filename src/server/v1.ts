@@ -3,12 +3,9 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Policy } from '../config/policy';
 import { revisionTable } from '../protocol/revisions';
 import type { Route } from '../transport/http';
+import { sendJson } from '../transport/json';
 
-function json(res: ServerResponse, status: number, body: unknown): void {
-  const text = JSON.stringify(body, null, 2);
-  res.writeHead(status, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(text) });
-  res.end(text);
-}
+const json = (res: ServerResponse, status: number, body: unknown) => sendJson(res, status, body, { pretty: true });
 
 /** GET /v1/protocol: the revision table and the effective spec policy (seeds 001 §1.1). */
 export function protocolRoute(policy: Policy): Route {

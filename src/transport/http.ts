@@ -6,8 +6,6 @@ import type { Settings } from '../config/settings';
 import { CODES, ProtocolError, httpStatus, invalidRequest } from '../protocol/errors';
 import {
   type Classified,
-  type JsonObject,
-  type Message,
   type Request,
   type Response,
   classify,
@@ -30,6 +28,7 @@ import {
 import { Conn } from '../server/conn';
 import type { McpServer } from '../server/server';
 import { decodeHeaderValue } from './headers';
+import { sendJson } from './json';
 import { checkOrigin } from './origin';
 import { SseStream } from './sse';
 
@@ -56,13 +55,6 @@ const h = (req: IncomingMessage, name: string): string | undefined => {
   const v = req.headers[name];
   return Array.isArray(v) ? v[0] : v;
 };
-
-function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
-  if (res.headersSent) return void res.end();
-  const text = JSON.stringify(body);
-  res.writeHead(status, { ...headers, 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(text) });
-  res.end(text);
-}
 
 /** An HTTP-level refusal that still carries a JSON-RPC error (no id: the request was not read). */
 class HttpRefusal extends Error {
@@ -415,4 +407,3 @@ function bodyVersion(value: unknown): string | undefined {
   return typeof v === 'string' ? v : undefined;
 }
 
-export type { JsonObject, Message };

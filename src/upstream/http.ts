@@ -146,7 +146,8 @@ export class HttpUpstream implements UpstreamTransport {
     await res.body?.cancel();
   }
 
-  /** Legacy: the GET stream for what the server sends unasked. 405 means the server offers none. */
+  /** Legacy: the GET stream for what the server sends unasked. 405 means the server offers none. Tried
+   *  once per connection: a server that refused it (or a stream given up on) is not asked on every call. */
   openStream(): void {
     if (this.streamCtl || !this.sessionId) return;
     const ctl = new AbortController();
@@ -175,9 +176,7 @@ export class HttpUpstream implements UpstreamTransport {
         await new Promise((r) => setTimeout(r, 200 * (attempt + 1)));
       }
     };
-    void loop().finally(() => {
-      if (this.streamCtl === ctl) this.streamCtl = undefined;
-    });
+    void loop();
   }
 
   async close(): Promise<void> {

@@ -5,6 +5,8 @@ import { after, describe, test } from 'node:test';
 import { safeName, toolAllowed, validToolName } from '../src/gateway/names';
 import { parseGatewayUri, resolveInner, toGatewayTemplate, toGatewayUri } from '../src/gateway/uris';
 import { schemaMismatch } from '../src/gateway/validate';
+import { ProgressRelay } from '../src/gateway/relay';
+import type { CallContext } from '../src/server/provider';
 import { fixtureCommand, gatewayFor, killAll } from './harness/upstreams';
 import { HttpClient, type Json } from './harness/wire';
 
@@ -90,5 +92,39 @@ describe('completion/complete', () => {
     } finally {
       await gw.close();
     }
+  });
+});
+
+describe('ProgressRelay: reports within 20 ms are held and coalesced, never dropped out of order', () => {
+  const sink = () => {
+    const got: number[] = [];
+    const ctx = { meta: { progressToken: 'host' }, progress: (p: number) => got.push(p) } as unknown as CallContext;
+    return { got, ctx };
+  };
+  test('a burst: the first goes at once, the newest held goes just before the final one', () => {
+    const { got, ctx } = sink();
+    const relay = new ProgressRelay();
+    const token = relay.track(ctx)!;
+    for (const progress of [1, 2, 3]) relay.relay({ progressToken: token, progress, total: 10 });
+    assert.deepEqual(got, [1]);
+    relay.relay({ progressToken: token, progress: 10, total: 10 });
+    assert.deepEqual(got, [1, 3, 10]);
+    relay.relay({ progressToken: token, progress: 11, total: 10 });
+    assert.deepEqual(got, [1, 3, 10], 'nothing after total');
+    relay.release(token);
+  });
+  test('a held report goes out when the interval ends; none for a released token', async () => {
+    const { got, ctx } = sink();
+    const relay = new ProgressRelay();
+    const token = relay.track(ctx)!;
+    relay.relay({ progressToken: token, progress: 1 });
+    relay.relay({ progressToken: token, progress: 2 });
+    await new Promise((r) => setTimeout(r, 60));
+    assert.deepEqual(got, [1, 2]);
+    relay.relay({ progressToken: token, progress: 3 });
+    relay.relay({ progressToken: token, progress: 4 });
+    relay.release(token);
+    await new Promise((r) => setTimeout(r, 60));
+    assert.deepEqual(got, [1, 2, 3], 'the call ended: its held report is not sent');
   });
 });

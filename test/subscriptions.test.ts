@@ -100,7 +100,7 @@ describe('2026-07-28 listen with resourceSubscriptions', () => {
       };
       await until(() => frames().length >= 1);
       const ack = frames()[0]!;
-      assert.deepEqual((ack.params as Json).notifications, { resourceSubscriptions: [DOC] }, 'only the URI whose updates will arrive');
+      assert.deepEqual((ack.params as Json).notifications, { resourceSubscriptions: [DOC, 'mcpx://modern/fixture://doc'] }, 'only the URIs whose updates will arrive (both upstream eras; no server owns the third)');
       const other = new HttpClient(gw.url, '2026-07-28');
       await other.request('tools/call', { name: 'mcpx_call', arguments: { server: 'up', tool: 'touch', arguments: { uri: 'fixture://doc' } } });
       await until(() => frames().some((f) => f.method === 'notifications/resources/updated'));

@@ -7,7 +7,7 @@ import { type Policy, policyFrom } from '../config/policy';
 import type { ServerDef } from '../config/servers';
 import type { Settings } from '../config/settings';
 import { CODES, ProtocolError, invalidParams, resourceNotFound } from '../protocol/errors';
-import { type JsonObject, isObject } from '../protocol/jsonrpc';
+import { type JsonObject, type Notification, isObject } from '../protocol/jsonrpc';
 import { INPUT_ERROR_AS_RESULT, inSpan } from '../protocol/revisions';
 import { type LogLevel, atLeastLevel, isLogLevel } from '../protocol/meta';
 import type { CallContext, ListKind, Provider, ProviderCapabilities } from '../server/provider';
@@ -21,7 +21,8 @@ import { ProgressRelay } from './relay';
 import { EventBus } from './events';
 import { eventsRoute, questionsRoute } from './v1';
 import { Catalogue, INVALIDATES } from './catalogue';
-import { Watches } from './watches';
+import { Watches, sameUri } from './watches';
+import { UpstreamListens } from './listens';
 import { safeName, toolAllowed } from './names';
 import { FIXED_NAMES, FIXED_TOOLS, jsonResult } from './tools';
 import { parseGatewayUri, resolveInner, rewriteUris, templateMatches, toGatewayTemplate, toGatewayUri } from './uris';
@@ -91,25 +92,56 @@ export class Gateway implements Provider {
         this.events?.emit({ type: 'server.state', server: st.name, state: st.state, ...(st.lastError && st.state === 'failed' ? { error: st.lastError } : {}) });
         // A (re)started upstream may offer other lists than the one before it.
         if (st.state === 'starting') this.catalogue?.invalidate(st.name);
+        if (st.scope !== this.pool?.scopeOf(this.defs.get(st.name)!, WATCH_IDENTITY)) return;
+        if (st.state !== 'running') this.listens?.end(st.name);
         const wanted = this.watches?.wanted(st.name) ?? [];
-        if (wanted.length === 0 || st.scope !== this.pool?.scopeOf(this.defs.get(st.name)!, WATCH_IDENTITY)) return;
         // Subscriptions still wanted: a crashed upstream is restarted at once, a restarted one resubscribed.
-        if (st.state === 'failed') void this.pool.client(st.name, WATCH_IDENTITY).catch((e: Error) => this.log(`[${st.name}] restart failed: ${e.message}`));
-        if (st.state === 'running') {
-          for (const uri of wanted) void this.pool.request(st.name, WATCH_IDENTITY, 'resources/subscribe', { uri }).catch((e: Error) => this.log(`[${st.name}] resubscribing ${uri}: ${e.message}`));
-        }
+        if (st.state === 'failed' && wanted.length) void this.pool.client(st.name, WATCH_IDENTITY).catch((e: Error) => this.log(`[${st.name}] restart failed: ${e.message}`));
+        if (st.state !== 'running') return;
+        const client = this.pool.running(st.name, WATCH_IDENTITY);
+        // A 2026-07-28 upstream gets its listen stream (list changes, wanted URIs) whenever it runs.
+        if (client?.era === 'modern') void this.listens.sync(st.name, client).catch(() => undefined);
+        else for (const uri of wanted) void this.pool.request(st.name, WATCH_IDENTITY, 'resources/subscribe', { uri }).catch((e: Error) => this.log(`[${st.name}] resubscribing ${uri}: ${e.message}`));
       },
     });
     this.catalogue = new Catalogue(this.pool);
+    this.listens = new UpstreamListens({
+      wanted: (server) => this.watches.wanted(server),
+      deliver: (server, n) => this.notified(server, this.pool.scopeOf(this.pool.def(server), WATCH_IDENTITY), n),
+      log: this.log,
+      ackTimeoutMs: () => settings.duration('pool.probeTimeout'),
+    });
+    // Each era its mechanism: resources/subscribe to a legacy upstream; to a 2026-07-28 one, its listen
+    // stream opened again with the wanted URIs.
+    const viaEra = async (server: string, uri: string, method: string, start: boolean) => {
+      const client = start ? await this.pool.client(server, WATCH_IDENTITY) : this.pool.running(server, WATCH_IDENTITY);
+      if (!client) return;
+      if (client.era === 'modern') return this.listens.sync(server, client);
+      await this.pool.request(server, WATCH_IDENTITY, method, { uri });
+    };
     this.watches = new Watches({
-      subscribe: (server, uri) => this.pool.request(server, WATCH_IDENTITY, 'resources/subscribe', { uri }).then(() => undefined),
-      unsubscribe: (server, uri) => this.pool.request(server, WATCH_IDENTITY, 'resources/unsubscribe', { uri }).then(() => undefined),
+      subscribe: (server, uri) => viaEra(server, uri, 'resources/subscribe', true),
+      unsubscribe: (server, uri) => viaEra(server, uri, 'resources/unsubscribe', false),
       hold: (server, delta) => this.pool.hold(server, WATCH_IDENTITY, delta),
       log: this.log,
     });
   }
 
   readonly watches: Watches;
+  private readonly listens: UpstreamListens;
+
+  /** A client opened a listen stream: the streams of running 2026-07-28 upstreams are in place (and
+   *  pass-through servers, whose lists are the surface, are started) before it is acknowledged, so a
+   *  change right after the acknowledgement is not missed. */
+  async listening(): Promise<void> {
+    const names = new Set([...this.defs.keys()].filter((n) => this.passthrough.includes(n) || this.pool.running(n, WATCH_IDENTITY)));
+    await Promise.all(
+      [...names].map(async (name) => {
+        const client = await this.pool.client(name, WATCH_IDENTITY).catch(() => undefined);
+        if (client?.era === 'modern') await this.listens.sync(name, client).catch(() => undefined);
+      }),
+    );
+  }
 
   /** Watch a resource for a client (seeds 001 §4.3). Never subscribes upstream where the server did not
    *  declare resources.subscribe; says so, and why, instead. */
@@ -143,8 +175,12 @@ export class Gateway implements Provider {
     }
     const res = client.negotiated.capabilities.resources;
     if (!isObject(res) || res.subscribe !== true) return none(`${server} does not declare resources.subscribe`);
-    if (client.era === 'modern') return none(`${server} is a 2026-07-28 server; mcpx does not open listen streams upstream yet`);
     const release = await this.watches.add({ server, uri: upstreamUri, clientUri: uri, deliver });
+    // A 2026-07-28 upstream says in its acknowledgement which URIs it will send updates for.
+    if (client.era === 'modern' && !this.listens.acknowledged(server).some((u) => sameUri(u, upstreamUri))) {
+      release();
+      return none(`${server} did not acknowledge a subscription to ${upstreamUri}`);
+    }
     return { deliverable: true, release };
   }
 
@@ -152,30 +188,36 @@ export class Gateway implements Provider {
     return {
       // One function answers an upstream's questions in both eras (seeds 001 §4.1).
       onRequest: (method, params, signal) => this.question(def, scope, method, params, signal),
-      onNotification: (n) => {
-        const kinds = INVALIDATES[n.method];
-        if (kinds) {
-          this.catalogue.invalidate(def.name, kinds);
-          this.events.emit({ type: 'list.changed', server: def.name, list: n.method.split('/')[1]! });
-          // Relayed where the list shown really changes: tools only for a pass-through server.
-          const kind = n.method.split('/')[1] as ListKind;
-          if (kind !== 'tools' || this.passthrough.includes(def.name)) this.changed?.(kind);
-        }
-        if (n.method === 'notifications/progress') this.progress.relay(n.params ?? {});
-        if (n.method === 'notifications/resources/updated') {
-          this.watches.updated(def.name, n.params ?? {});
-          this.events.emit({ type: 'resource.updated', server: def.name, uri: String(n.params?.uri) });
-        }
-        if (n.method === 'notifications/message' && isObject(n.params)) {
-          this.events.emit({ type: 'server.log', server: def.name, level: String(n.params.level), data: n.params.data, ...(typeof n.params.logger === 'string' ? { logger: n.params.logger } : {}) });
-        }
-        if (n.method === 'notifications/progress' && isObject(n.params) && typeof n.params.progress === 'number') {
-          this.events.emit({ type: 'progress', server: def.name, progress: n.params.progress, ...(typeof n.params.total === 'number' ? { total: n.params.total } : {}) });
-        }
-        if (n.method === 'notifications/message') this.relayLog(`${def.name}\u0000${scope}`, n.params ?? {});
-      },
+      onNotification: (n) => this.notified(def.name, scope, n),
       log: this.log,
     };
+  }
+
+  /** What an upstream sends unasked (legacy push, or a 2026-07-28 listen stream): caches, relays, events. */
+  private notified(server: string, scope: string, n: Notification): void {
+    const p = n.params ?? {};
+    const kinds = INVALIDATES[n.method];
+    if (kinds) {
+      this.catalogue.invalidate(server, kinds);
+      const kind = n.method.split('/')[1] as ListKind;
+      this.events.emit({ type: 'list.changed', server, list: kind });
+      // Relayed where the list shown really changes: tools only for a pass-through server.
+      if (kind !== 'tools' || this.passthrough.includes(server)) this.changed?.(kind);
+    }
+    switch (n.method) {
+      case 'notifications/progress':
+        this.progress.relay(p);
+        if (typeof p.progress === 'number') this.events.emit({ type: 'progress', server, progress: p.progress, ...(typeof p.total === 'number' ? { total: p.total } : {}) });
+        break;
+      case 'notifications/resources/updated':
+        this.watches.updated(server, p);
+        this.events.emit({ type: 'resource.updated', server, uri: String(p.uri) });
+        break;
+      case 'notifications/message':
+        this.events.emit({ type: 'server.log', server, level: String(p.level), data: p.data, ...(typeof p.logger === 'string' ? { logger: p.logger } : {}) });
+        this.relayLog(`${server}\u0000${scope}`, p);
+        break;
+    }
   }
 
   /** Who answers a question an upstream asks (src/gateway/questions.ts). */
@@ -296,6 +338,12 @@ export class Gateway implements Provider {
     // Names a pass-through server does not list are still forwarded: it says whether they exist.
     if (this.passthrough.length) return this.forwardCall(this.passthrough[0]!, name, args, ctx, undefined);
     throw invalidParams(`no tool named ${JSON.stringify(name)}`);
+  }
+
+  async toolInputSchema(name: string, ctx: CallContext): Promise<JsonObject | undefined> {
+    const hit = this.passthrough.length ? (await this.passthroughTools(ctx.identity)).get(name) : undefined;
+    const schema = hit?.tool.inputSchema ?? FIXED_TOOLS.find((t) => t.name === name)?.inputSchema;
+    return isObject(schema) ? schema : undefined;
   }
 
   /** Input validation failed: a protocol error up to 2025-06-18, an isError result from 2025-11-25. */
@@ -536,6 +584,7 @@ export class Gateway implements Provider {
   }
 
   async close(): Promise<void> {
+    this.listens.close();
     this.broker.close();
     await this.pool.close();
   }

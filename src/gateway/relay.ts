@@ -8,8 +8,10 @@ import type { CallContext } from '../server/provider';
 /** Reports per token are passed on no more often than this, except the final one. */
 export const PROGRESS_MIN_INTERVAL_MS = 20;
 
+type Report = { progress: number; total?: number; message?: string };
+
 export class ProgressRelay {
-  private readonly byToken = new Map<string, { ctx: CallContext; lastAt: number; done: boolean }>();
+  private readonly byToken = new Map<string, { ctx: CallContext; lastAt: number; done: boolean; pending?: Report; timer?: NodeJS.Timeout }>();
   private seq = 0;
 
   /** mcpx's token for a call whose host asked for progress; none otherwise. */
@@ -21,18 +23,37 @@ export class ProgressRelay {
   }
 
   release(token: string): void {
+    const r = this.byToken.get(token);
+    if (r?.timer) clearTimeout(r.timer);
     this.byToken.delete(token);
   }
 
+  /** A report within the interval is held, not dropped: the newest one held goes out when the interval
+   *  ends, or just before the final one (reports that arrive bunched still reach the host in order). */
   relay(p: JsonObject): void {
     const r = this.byToken.get(String(p.progressToken));
     if (!r || r.done || typeof p.progress !== 'number') return;
-    const total = typeof p.total === 'number' ? p.total : undefined;
-    const final = total !== undefined && p.progress >= total;
-    const now = Date.now();
-    if (!final && now - r.lastAt < PROGRESS_MIN_INTERVAL_MS) return;
-    r.lastAt = now;
-    r.done = final;
-    r.ctx.progress(p.progress, total, typeof p.message === 'string' ? p.message : undefined);
+    const report: Report = { progress: p.progress, total: typeof p.total === 'number' ? p.total : undefined, message: typeof p.message === 'string' ? p.message : undefined };
+    const final = report.total !== undefined && report.progress >= report.total;
+    const send = (x: Report) => {
+      r.lastAt = Date.now();
+      r.ctx.progress(x.progress, x.total, x.message);
+    };
+    const wait = PROGRESS_MIN_INTERVAL_MS - (Date.now() - r.lastAt);
+    if (final || wait <= 0) {
+      if (r.timer) clearTimeout(r.timer);
+      r.timer = undefined;
+      if (final && r.pending) send(r.pending);
+      r.pending = undefined;
+      r.done = final;
+      return send(report);
+    }
+    r.pending = report;
+    r.timer ??= setTimeout(() => {
+      r.timer = undefined;
+      const held = r.pending;
+      r.pending = undefined;
+      if (held && !r.done && this.byToken.get(String(p.progressToken)) === r) send(held);
+    }, wait);
   }
 }

@@ -29,6 +29,7 @@ export interface WatchHooks {
 
 /** Absolute-path URIs match in both forms (a listing drops the leading slash when it namespaces). */
 const norm = (uri: string) => (uri.startsWith('/') ? uri.slice(1) : uri);
+export const sameUri = (a: string, b: string): boolean => norm(a) === norm(b);
 
 export class Watches {
   private readonly byKey = new Map<string, { server: string; uri: string; watchers: Set<Watch>; lastUpdate?: number }>();

@@ -137,10 +137,11 @@ export const FIELDS: Readonly<Record<string, Readonly<Record<string, Span>>>> = 
   ProgressParams: { message: from('2025-03-26') },
 };
 
-/** Reserved `_meta` keys that only a revision's own envelope may carry. */
+/** Reserved `_meta` keys that only a revision's own envelope may carry. Not `subscriptionId`: it belongs
+ *  to subscriptions/listen, which mcpx serves to clients of every revision (seeds 000), and a legacy client
+ *  with two streams on one stdio pipe needs it as much as a modern one (every revision's _meta is open). */
 export const META_KEYS: Readonly<Record<string, Span>> = {
   'io.modelcontextprotocol/serverInfo': from('2026-07-28'),
-  'io.modelcontextprotocol/subscriptionId': from('2026-07-28'),
 };
 
 /** Content block types and the revision that introduced each. */

@@ -9,6 +9,7 @@ import { PARAMS, readParams } from '../protocol/messages';
 import { isLogLevel } from '../protocol/meta';
 import { LATEST_LEGACY, NEWEST_FIRST, type Revision, eraOf, isRevision } from '../protocol/revisions';
 import { paginate } from './paging';
+import { checkParamHeaders } from './paramCheck';
 
 export interface HandlerContext {
   call: CallContext;
@@ -110,6 +111,7 @@ export const HANDLERS: Readonly<Record<string, Handler>> = {
   async 'tools/call'(ctx, params) {
     const fn = need(ctx, 'callTool', 'tools/call');
     const p = readParams(PARAMS['tools/call'], params);
+    if (ctx.call.paramHeaders) await checkParamHeaders(provider(ctx), p.name, p.arguments ?? {}, ctx.call);
     return fn.call(provider(ctx), p.name, p.arguments ?? {}, ctx.call);
   },
 

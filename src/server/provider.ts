@@ -16,6 +16,8 @@ export interface CallContext {
   readonly meta: JsonObject;
   /** The log level this request asked for: per request (2026-07-28) or set with logging/setLevel. */
   readonly logLevel?: LogLevel;
+  /** 2026-07-28 HTTP: the Mcp-Param-* headers the request came with (lower-case names, raw values). */
+  readonly paramHeaders?: Readonly<Record<string, string>>;
   /** Report progress, if the request asked for it (a progressToken). */
   progress(progress: number, total?: number, message?: string): void;
   /** Send a log message, if the client asked for this level or a more verbose one. */
@@ -48,6 +50,9 @@ export interface Provider {
   listTools?(ctx: CallContext): Promise<JsonObject[]>;
   /** Throws ProtocolError(-32602, "no tool named ...") for an unknown tool. */
   callTool?(name: string, args: JsonObject, ctx: CallContext): Promise<JsonObject>;
+  /** The input schema of a tool as listed to this caller (its x-mcp-header annotations are checked
+   *  against the request's Mcp-Param-* headers); undefined for a tool it does not list. */
+  toolInputSchema?(name: string, ctx: CallContext): Promise<JsonObject | undefined>;
   listPrompts?(ctx: CallContext): Promise<JsonObject[]>;
   getPrompt?(name: string, args: Record<string, string>, ctx: CallContext): Promise<JsonObject>;
   listResources?(ctx: CallContext): Promise<JsonObject[]>;
@@ -60,4 +65,7 @@ export interface Provider {
   subscribe?(uri: string, deliver: (uri: string) => void): Promise<{ deliverable: boolean; reason?: string; release(): void }>;
   /** Register the one listener the server uses to announce list changes to its clients. */
   onListChanged?(listener: (kind: ListKind) => void): void;
+  /** A listen stream that asked for list changes is about to be acknowledged: whatever the provider
+   *  needs to hear them is in place when this resolves. */
+  listening?(): Promise<void>;
 }

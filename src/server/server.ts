@@ -51,6 +51,8 @@ export interface Incoming {
   /** Sends a request to the client on this request's channel, where there is one (legacy stdio, a
    *  legacy HTTP session whose client accepts SSE). */
   send?(req: Request): void;
+  /** 2026-07-28 HTTP: the request's Mcp-Param-* headers (lower-case names without the prefix, raw values). */
+  paramHeaders?: Record<string, string>;
 }
 
 export interface Outcome {
@@ -113,6 +115,7 @@ export class McpServer {
     for (const kind of ['tools', 'prompts', 'resources'] as const) {
       if (filter[`${kind}ListChanged`] === true && caps[kind] && lc[kind]) agreed[`${kind}ListChanged`] = true;
     }
+    if (Object.keys(agreed).length) await this.opts.provider.listening?.();
     const tag = { [META.subscriptionId]: ctx.id };
     let acked = false;
     // resourceSubscriptions: the acknowledgement lists only the URIs whose updates will arrive.
@@ -334,6 +337,7 @@ export class McpServer {
       clientCapabilities,
       meta,
       logLevel,
+      paramHeaders: inc.paramHeaders,
       progress(progress, total, message) {
         // Progress MUST increase (basic/utilities/progress); a report that does not is not sent.
         if ((typeof token !== 'string' && typeof token !== 'number') || progress <= lastProgress) return;

@@ -5,6 +5,12 @@ const PLAIN = /^[\x20-\x7e\t]*$/;
 
 /** The value a header carries, or undefined when it is neither plain nor a valid sentinel. */
 export function decodeHeaderValue(raw: string): string | undefined {
+  // Something that opens like the sentinel and is not a valid one (alphabet, padding) is refused rather
+  // than read as plain text: the sender meant base64 (SEP-2243).
+  if (raw.startsWith('=?base64?') && raw.endsWith('?=') && raw.length >= 11) {
+    const m = SENTINEL.exec(raw);
+    if (!m || m[1]!.length % 4 !== 0 || !/^[A-Za-z0-9+/]*={0,2}$/.test(m[1]!)) return undefined;
+  }
   const m = SENTINEL.exec(raw);
   if (m) {
     const bytes = Buffer.from(m[1]!, 'base64');

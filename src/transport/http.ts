@@ -263,7 +263,7 @@ export class HttpTransport {
       this.opts.server.notify(conn, c.msg);
       return void res.writeHead(202).end();
     }
-    await this.run(req, res, conn, msg as Request, MODERN, true);
+    await this.run(req, res, conn, msg as Request, MODERN, true, false, paramHeadersOf(req));
   }
 
   /** Mcp-Method on every request, Mcp-Name where the method names something (2026-07-28 streamable-http). */
@@ -339,7 +339,7 @@ export class HttpTransport {
   }
 
   /** Runs one request; the response is JSON, or an SSE stream once something must be streamed. */
-  private async run(req: IncomingMessage, res: ServerResponse, conn: Conn, msg: Request, rev: Revision, disconnectCancels: boolean, canAsk = false): Promise<void> {
+  private async run(req: IncomingMessage, res: ServerResponse, conn: Conn, msg: Request, rev: Revision, disconnectCancels: boolean, canAsk = false, paramHeaders?: Record<string, string>): Promise<void> {
     const ctl = new AbortController();
     const acceptsSse = (h(req, 'accept') ?? '').includes('text/event-stream');
     const stream = new SseStream(res, this.opts.settings.duration('transport.sseKeepAlive'));
@@ -364,6 +364,7 @@ export class HttpTransport {
         // A question turns this POST's response into an event stream lazily; the answer comes back on
         // a separate POST in the same session. Outside a session nothing could route it back.
         send: canAsk && acceptsSse ? (q) => void stream.send(q) : undefined,
+        paramHeaders,
       });
       if (ctl.signal.aborted && disconnectCancels) return; // 2026-07-28: nothing more for a cancelled request
       if (!outcome.response) {
@@ -407,3 +408,11 @@ function bodyVersion(value: unknown): string | undefined {
   return typeof v === 'string' ? v : undefined;
 }
 
+/** The Mcp-Param-* headers of a request, by lower-case name without the prefix (2026-07-28, SEP-2243). */
+function paramHeadersOf(req: IncomingMessage): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(req.headers)) {
+    if (k.startsWith('mcp-param-') && typeof v === 'string') out[k.slice('mcp-param-'.length)] = v;
+  }
+  return out;
+}

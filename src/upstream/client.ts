@@ -9,7 +9,7 @@ import { META, type LogLevel, atLeastLevel } from '../protocol/meta';
 import { MCP_NAME_SOURCE, MODERN, type Era, type Revision } from '../protocol/revisions';
 import { encodeHeaderValue } from '../transport/headers';
 import { HttpUpstream, StreamBroken } from './http';
-import { type HeaderParam, headerParams, paramHeaders } from './paramHeaders';
+import { type HeaderParam, headerParams, paramHeaders } from '../transport/paramHeaders';
 import type { UpstreamTransport } from './transport';
 
 /** What the gateway supplies: the one function that answers an upstream's questions, and a sink for
@@ -68,6 +68,8 @@ export class UpstreamClient {
   /** Server-initiated requests being answered, for their cancellation. */
   private readonly answering = new Map<Id, AbortController>();
   private closed = false;
+  /** Open subscriptions/listen streams: their id -> who gets what arrives tagged with it. */
+  private readonly listens = new Map<Id, (n: Notification) => void>();
   inflight = 0;
   /** Questions from the upstream being answered: pool.callTimeout does not run meanwhile (#229). */
   private questions = 0;
@@ -93,6 +95,11 @@ export class UpstreamClient {
     return this.negotiated.era;
   }
 
+  /** Closed by mcpx, or its transport ended (a crash). */
+  get isClosed(): boolean {
+    return this.closed || this.transport.isClosed;
+  }
+
   /** Request ids are unique per direction and never reused (legacy: within the session). */
   mintId(): number {
     return this.nextId++;
@@ -110,7 +117,26 @@ export class UpstreamClient {
       }
       return;
     }
+    // 2026-07-28 subscriptions: every message of a listen stream carries its id (on stdio the only way to
+    // tell the streams apart).
+    const sub = isObject(msg.params) && isObject(msg.params._meta) ? msg.params._meta[META.subscriptionId] : undefined;
+    const listener = sub === undefined ? undefined : this.listens.get(sub as Id);
+    if (listener) return listener(msg);
     this.hooks.onNotification(msg);
+  }
+
+  /** Open a subscriptions/listen stream (2026-07-28 basic/patterns/subscriptions). What arrives on it —
+   *  the acknowledgement first — goes to `on`; resolves with the result when the server ends the stream,
+   *  rejects when it breaks or `signal` ends it (closing the stream or notifications/cancelled). */
+  async listen(filter: JsonObject, on: (n: Notification) => void, signal: AbortSignal): Promise<JsonObject> {
+    if (this.closed) throw new ProtocolError(CODES.InternalError, `upstream ${this.name} is closed`);
+    const id = this.mintId();
+    this.listens.set(id, on);
+    try {
+      return await this.once('subscriptions/listen', this.withMeta({ notifications: filter }, {}), signal, {}, false, id);
+    } finally {
+      this.listens.delete(id);
+    }
   }
 
   private questionStarted(): void {
@@ -288,8 +314,7 @@ export class UpstreamClient {
     return out;
   }
 
-  private async once(method: string, params: JsonObject, signal: AbortSignal | undefined, o: RequestOptions, reissued = false): Promise<JsonObject> {
-    const id = this.mintId();
+  private async once(method: string, params: JsonObject, signal: AbortSignal | undefined, o: RequestOptions, reissued = false, id: Id = this.mintId()): Promise<JsonObject> {
     const req: Request = { jsonrpc: '2.0', id, method, params };
     const onAbort = () => {
       // Cancellation per era: notifications/cancelled on stdio and legacy HTTP; on 2026-07-28 HTTP the

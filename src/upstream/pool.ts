@@ -207,6 +207,13 @@ export class Pool {
     return this.entries.get(`${server}\u0000${scope}`)?.client?.inflight ?? 0;
   }
 
+  /** The client of (server, scope) if it is running now; never starts one. */
+  running(server: string, identity: string): UpstreamClient | undefined {
+    const def = this.def(server);
+    const e = this.entries.get(`${def.name}\u0000${this.scopeOf(def, identity)}`);
+    return e?.state === 'running' ? e.client : undefined;
+  }
+
   hold(server: string, identity: string, delta: 1 | -1): void {
     const def = this.def(server);
     this.entry(def, this.scopeOf(def, identity)).holds += delta;

@@ -2,7 +2,7 @@
 // mirrored into an `Mcp-Param-Name` header on tools/call; a tool whose annotations break the rules is
 // excluded from the tools/list a client shows (SEP-2243).
 import { type JsonObject, isObject } from '../protocol/jsonrpc';
-import { encodeHeaderValue } from '../transport/headers';
+import { encodeHeaderValue } from './headers';
 
 export interface HeaderParam {
   name: string;

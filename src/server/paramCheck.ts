@@ -1,0 +1,33 @@
+// 2026-07-28 Streamable HTTP "Schema Extension" (SEP-2243), the server's side: a tools/call whose tool
+// annotates arguments with x-mcp-header must carry each as an Mcp-Param-<Name> header with the same
+// value, validly encoded; otherwise -32020 (HTTP 400). Intermediaries route on these headers, so a
+// header that says something other than the body is refused, never served.
+import { CODES, ProtocolError } from '../protocol/errors';
+import { type JsonObject, isObject } from '../protocol/jsonrpc';
+import { decodeHeaderValue } from '../transport/headers';
+import { headerParams } from '../transport/paramHeaders';
+import type { CallContext, Provider } from './provider';
+
+const mismatch = (why: string) => new ProtocolError(CODES.HeaderMismatch, `Header mismatch: ${why}`);
+
+export async function checkParamHeaders(provider: Provider, tool: string, args: JsonObject, ctx: CallContext): Promise<void> {
+  const headers = ctx.paramHeaders ?? {};
+  const schema = await provider.toolInputSchema?.(tool, ctx);
+  const found = schema ? headerParams(schema) : { params: [] };
+  // A tool whose annotations break the rules is not listed (and so not checked here).
+  if ('reason' in found) return;
+  for (const p of found.params) {
+    let v: unknown = args;
+    for (const k of p.path) v = isObject(v) ? v[k] : undefined;
+    const raw = headers[p.name.toLowerCase()];
+    const header = `Mcp-Param-${p.name}`;
+    if (raw === undefined) {
+      if (v === undefined || v === null) continue;
+      throw mismatch(`the ${header} header is required: argument ${p.path.join('.')} is annotated x-mcp-header`);
+    }
+    const value = decodeHeaderValue(raw);
+    if (value === undefined) throw mismatch(`${header} header ${JSON.stringify(raw)} is not a valid header value (plain visible ASCII or =?base64?…?=)`);
+    if (v === undefined || v === null) throw mismatch(`${header} header is present but argument ${p.path.join('.')} is not`);
+    if (value !== String(v)) throw mismatch(`${header} header ${JSON.stringify(value)} does not match argument ${p.path.join('.')} ${JSON.stringify(v)}`);
+  }
+}

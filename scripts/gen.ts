@@ -1,6 +1,6 @@
 // npm run gen: rewrite the generated parts of docs/ and package.json.
 import { readFileSync, writeFileSync } from 'node:fs';
-import { configurationContribution, fill, protocolTables, settingsTable } from './generated';
+import { commandsTable, configurationContribution, fill, protocolTables, settingsTable } from './generated';
 
 const write = (path: string, f: (t: string) => string) => writeFileSync(path, f(readFileSync(path, 'utf8')));
 write('docs/protocol.md', (t) => fill(t, 'tables', protocolTables()));
@@ -10,3 +10,4 @@ write('package.json', (t) => {
   pkg.contributes.configuration = configurationContribution();
   return JSON.stringify(pkg, null, 2) + '\n';
 });
+write('docs/commands.md', (t) => fill(t, 'commands', commandsTable(JSON.parse(readFileSync('package.json', 'utf8')) as { contributes: Record<string, unknown> })));

@@ -48,6 +48,31 @@ export function settingsTable(): string {
   return out.join('\n');
 }
 
+/** Settings only the editor reads (not the gateway's registry: headless has its config file for these). */
+export const EDITOR_SETTINGS: Record<string, Record<string, unknown>> = {
+  'mcpx.autoStart': { type: 'boolean', default: true, markdownDescription: 'Start the gateway when VS Code has started (activation on startup finished).' },
+  'mcpx.servers': {
+    type: 'object',
+    default: {},
+    markdownDescription: 'Upstream servers, by name, in the format of `.vscode/mcp.json` (`type`, `command`, `args`, `env`, `url`, `headers`, `auth`, `tools`, `scope`). The workspace file wins on a name both define.',
+  },
+};
+
+/** docs/commands.md: the commands, view container and views the manifest contributes. */
+export function commandsTable(pkg: { contributes: Record<string, unknown> }): string {
+  const c = pkg.contributes as { commands: Array<{ command: string; title: string; category?: string }>; viewsContainers: { activitybar: Array<{ id: string; title: string }> }; views: Record<string, Array<{ id: string; name: string }>> };
+  const out = [row(['command id', 'palette title']), row(['---', '---'])];
+  for (const cmd of c.commands) out.push(row([`\`${cmd.command}\``, `${cmd.category ? `${cmd.category}: ` : ''}${cmd.title}`]));
+  out.push('', row(['view container / view id', 'name']), row(['---', '---']));
+  for (const vc of c.viewsContainers.activitybar) {
+    out.push(row([`\`${vc.id}\` (activity bar)`, vc.title]));
+    for (const v of c.views[vc.id] ?? []) out.push(row([`\`${v.id}\``, v.name]));
+  }
+  const editor = Object.entries(EDITOR_SETTINGS).map(([k, v]) => row([`\`${k}\``, String(v.markdownDescription)]));
+  out.push('', row(['editor-only setting', 'description']), row(['---', '---']), ...editor);
+  return out.join('\n');
+}
+
 /** contributes.configuration of package.json: every setting as `mcpx.<key>`. */
 export function configurationContribution(): Record<string, unknown> {
   const properties: Record<string, unknown> = {};
@@ -58,7 +83,7 @@ export function configurationContribution(): Record<string, unknown> {
     if (d.kind === 'duration') p.pattern = '^\\d+(\\.\\d+)?(ms|s|m|h)?$';
     properties[`mcpx.${d.key}`] = p;
   }
-  return { title: 'mcpx', properties };
+  return { title: 'mcpx', properties: { ...EDITOR_SETTINGS, ...properties } };
 }
 
 /** Replace what stands between `<!-- generated:NAME -->` and `<!-- /generated:NAME -->`. */

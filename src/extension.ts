@@ -1,28 +1,35 @@
-// Composition root of the extension: builds the gateway host and registers the UI.
+// Composition root of the extension: the gateway host, the person (QuickPicks), views, commands.
 import * as vscode from 'vscode';
+import { registerCommands } from './vscode/commands';
 import { GatewayHost } from './vscode/gatewayHost';
+import { editorPerson } from './vscode/person';
 import { statusBar } from './vscode/statusBar';
+import { UpstreamsTree, questionsTree, subscriptionsTree } from './vscode/views';
 
-export async function activate(context: vscode.ExtensionContext): Promise<{ endpoint(): string | undefined }> {
+export async function activate(context: vscode.ExtensionContext): Promise<{ endpoint(): string | undefined; host: GatewayHost }> {
   const log = vscode.window.createOutputChannel('mcpx', { log: true });
-  const host = new GatewayHost(log, context.globalStorageUri?.fsPath);
-  context.subscriptions.push(log, host, statusBar(host));
+  const person = editorPerson((l) => log.info(l));
+  const host = new GatewayHost(log, context.globalStorageUri?.fsPath, person);
   context.subscriptions.push(
-    vscode.commands.registerCommand('mcpx.copyEndpoint', async () => {
-      if (!host.endpoint) return void vscode.window.showWarningMessage('mcpx: the gateway is not running, so there is no endpoint to copy.');
-      await vscode.env.clipboard.writeText(host.endpoint);
-      vscode.window.showInformationMessage(`mcpx: copied ${host.endpoint}`);
-    }),
+    log,
+    host,
+    statusBar(host),
+    ...registerCommands(host, person, log),
+    vscode.window.registerTreeDataProvider('mcpx.upstreams', new UpstreamsTree(host)),
+    vscode.window.registerTreeDataProvider('mcpx.questions', questionsTree(host)),
+    vscode.window.registerTreeDataProvider('mcpx.subscriptions', subscriptionsTree(host)),
   );
-  try {
-    await host.start();
-  } catch (e) {
-    log.error((e as Error).message);
-    vscode.window.showErrorMessage((e as Error).message);
-  }
-  return { endpoint: () => host.endpoint };
+  if (vscode.workspace.getConfiguration('mcpx').get<boolean>('autoStart', true)) {
+    try {
+      await host.start();
+    } catch (e) {
+      log.error((e as Error).message);
+      void vscode.window.showErrorMessage((e as Error).message);
+    }
+  } else host.whyStopped = 'mcpx.autoStart is off';
+  return { endpoint: () => host.endpoint, host };
 }
 
 export function deactivate(): void {
-  // Everything is in context.subscriptions: VS Code disposes it, which stops the gateway.
+  // Everything is in context.subscriptions: VS Code disposes it, which stops the gateway and every upstream.
 }

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { describe, test } from 'node:test';
-import { configurationContribution, fill, protocolTables, settingsTable } from '../scripts/generated';
+import { commandsTable, configurationContribution, fill, protocolTables, settingsTable } from '../scripts/generated';
 import { repoRoot } from './harness/gateway';
 
 const root = repoRoot();
@@ -24,6 +24,10 @@ describe('generated files', () => {
   test('docs/settings.md matches the settings registry', () => {
     const doc = read('docs/settings.md');
     assert.equal(fill(doc, 'settings', settingsTable()), doc);
+  });
+  test('docs/commands.md lists every command, view container and view of package.json', () => {
+    const doc = read('docs/commands.md');
+    assert.equal(fill(doc, 'commands', commandsTable(JSON.parse(read('package.json')) as { contributes: Record<string, unknown> })), doc);
   });
   test('package.json contributes every setting as mcpx.<key>', () => {
     const pkg = JSON.parse(read('package.json')) as { contributes: { configuration: unknown } };

@@ -5,6 +5,8 @@
 import assert from 'node:assert/strict';
 import { createServer } from 'node:net';
 import Module from 'node:module';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { repoRoot } from './harness/gateway';
@@ -15,7 +17,7 @@ interface Disposable {
 }
 
 function fakeVscode(port: number) {
-  const state = { clipboard: '', statusText: '', messages: [] as string[], commands: new Map<string, () => unknown>() };
+  const state = { clipboard: '', statusText: '', messages: [] as string[], commands: new Map<string, () => unknown>(), views: [] as string[] };
   class EventEmitter<T> {
     private ls: Array<(v: T) => void> = [];
     event = (l: (v: T) => void) => {
@@ -35,8 +37,14 @@ function fakeVscode(port: number) {
     Disposable: { from: (...ds: Disposable[]) => ({ dispose: () => ds.forEach((d) => d.dispose()) }) },
     workspace: {
       workspaceFolders: undefined,
-      getConfiguration: () => ({ inspect: (key: string) => (key === 'port' ? { globalValue: port } : undefined) }),
+      isTrusted: true,
+      getConfiguration: () => ({ inspect: (key: string) => (key === 'port' ? { globalValue: port } : undefined), get: (_k: string, d?: unknown) => d }),
+      onDidChangeWorkspaceFolders: () => ({ dispose() {} }),
+      onDidChangeConfiguration: () => ({ dispose() {} }),
+      onDidGrantWorkspaceTrust: () => ({ dispose() {} }),
+      createFileSystemWatcher: () => ({ onDidChange: () => ({ dispose() {} }), onDidCreate: () => ({ dispose() {} }), onDidDelete: () => ({ dispose() {} }), dispose() {} }),
     },
+    languages: { createDiagnosticCollection: () => ({ clear() {}, set() {}, dispose() {} }) },
     window: {
       createOutputChannel: () => ({ info() {}, error() {}, warn() {}, dispose() {} }),
       createStatusBarItem: () => {
@@ -52,6 +60,7 @@ function fakeVscode(port: number) {
         };
         return item;
       },
+      registerTreeDataProvider: (id: string) => (state.views.push(id), { dispose() {} }),
       showInformationMessage: (m: string) => state.messages.push(m),
       showWarningMessage: (m: string) => state.messages.push(m),
       showErrorMessage: (m: string) => state.messages.push(m),
@@ -73,6 +82,9 @@ test('activate: gateway on the next free port, endpoint in the status bar and cl
   await new Promise<void>((r) => blocker.listen(0, '127.0.0.1', r));
   const taken = (blocker.address() as { port: number }).port;
   const { api, state } = fakeVscode(taken);
+  const stateHome = mkdtempSync(join(tmpdir(), 'mcpx-ext-state-'));
+  const oldState = process.env.XDG_STATE_HOME;
+  process.env.XDG_STATE_HOME = stateHome;
   const load = (Module as unknown as { _load: (req: string, ...rest: unknown[]) => unknown })._load;
   (Module as unknown as { _load: unknown })._load = (req: string, ...rest: unknown[]) => (req === 'vscode' ? api : load(req, ...rest));
   try {
@@ -84,7 +96,12 @@ test('activate: gateway on the next free port, endpoint in the status bar and cl
     const port = Number(new URL(url).port);
     assert.notEqual(port, taken);
     assert.ok(port > taken && port < taken + 20);
-    assert.equal(state.statusText, `$(plug) mcpx :${port}`);
+    assert.equal(state.statusText, `$(plug) mcpx :${port} · 0/0`, 'port and running/configured upstreams');
+    const pkg = JSON.parse(readFileSync(join(repoRoot(), 'package.json'), 'utf8')) as { contributes: { commands: Array<{ command: string }>; views: { mcpx: Array<{ id: string }> } } };
+    assert.deepEqual([...state.commands.keys()].sort(), pkg.contributes.commands.map((c) => c.command).sort(), 'every contributed command registered up front');
+    assert.deepEqual(state.views.sort(), pkg.contributes.views.mcpx.map((v) => v.id).sort());
+    const endpoints = JSON.parse(readFileSync(join(stateHome, 'mcpx', 'endpoints.json'), 'utf8')) as Record<string, { url: string }>;
+    assert.equal(endpoints['(no folder)']!.url, url, '<state>/endpoints.json names the endpoint of this window');
     await state.commands.get('mcpx.copyEndpoint')!();
     assert.equal(state.clipboard, url);
     const c = new HttpClient(url, '2026-07-28');
@@ -92,8 +109,12 @@ test('activate: gateway on the next free port, endpoint in the status bar and cl
     for (const d of subscriptions) d.dispose();
     await new Promise((r) => setTimeout(r, 50));
     await assert.rejects(fetch(url, { method: 'POST' }), 'the server is closed on dispose');
+    assert.deepEqual(JSON.parse(readFileSync(join(stateHome, 'mcpx', 'endpoints.json'), 'utf8')), {}, 'and its entry removed');
   } finally {
     (Module as unknown as { _load: unknown })._load = load;
     blocker.close();
+    if (oldState === undefined) delete process.env.XDG_STATE_HOME;
+    else process.env.XDG_STATE_HOME = oldState;
+    rmSync(stateHome, { recursive: true, force: true });
   }
 });

@@ -128,3 +128,27 @@ describe('ProgressRelay: reports within 20 ms are held and coalesced, never drop
     assert.deepEqual(got, [1, 2, 3], 'the call ended: its held report is not sent');
   });
 });
+
+describe("setRoots: mcpx's own roots (the editor's workspace folders) change", () => {
+  test('the next roots/list answers with them; a running legacy upstream gets notifications/roots/list_changed', async () => {
+    const { mkdtempSync, readFileSync, rmSync } = await import('node:fs');
+    const { join } = await import('node:path');
+    const { tmpdir } = await import('node:os');
+    const dir = mkdtempSync(join(tmpdir(), 'mcpx-roots-'));
+    const record = join(dir, 'up.jsonl');
+    const gw = await gatewayFor({ up: fixtureCommand(['--rev', '2025-06-18', '--name', 'up', '--record', record]) }, {}, { roots: ['/work/a'] });
+    try {
+      const c = new HttpClient(gw.url, '2026-07-28');
+      const roots = async () => JSON.parse(String(((await c.request('tools/call', { name: 'mcpx_call', arguments: { server: 'up', tool: 'roots', arguments: {} } })).result!.content as Json[])[0]!.text));
+      assert.deepEqual(await roots(), { roots: [{ uri: 'file:///work/a' }] });
+      gw.g.setRoots([{ uri: 'file:///work/a', name: 'a' }, { uri: 'file:///work/b', name: 'b' }]);
+      const told = () => readFileSync(record, 'utf8').includes('"notifications/roots/list_changed"');
+      for (let i = 0; i < 100 && !told(); i++) await new Promise((r) => setTimeout(r, 20));
+      assert.ok(told(), 'the legacy upstream was told');
+      assert.deepEqual(await roots(), { roots: [{ uri: 'file:///work/a', name: 'a' }, { uri: 'file:///work/b', name: 'b' }] });
+    } finally {
+      await gw.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

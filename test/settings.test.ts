@@ -70,3 +70,21 @@ describe('config file', () => {
     assert.deepEqual(c.settings, { 'mcp.pageSize': 3 });
   });
 });
+
+describe("the editor's server sources (mcpx.servers, then .vscode/mcp.json)", () => {
+  test('the workspace wins a clash and says so; a bad entry names its file and path, the rest load; untrusted workspace stdio servers are held back', async () => {
+    const { mergeSources } = await import('../src/config/merge');
+    const user = { label: 'settings (mcpx.servers)', workspace: false, value: { servers: { a: { command: 'user-a' }, b: { type: 'http', url: 'http://127.0.0.1:1/mcp' } } } };
+    const ws = { label: '/w/.vscode/mcp.json', workspace: true, value: { servers: { a: { command: 'ws-a' }, bad: { type: 'stdio', command: 7 }, web: { type: 'http', url: 'http://127.0.0.1:2/mcp' } } } };
+    const trusted = mergeSources([user, ws], { env: {}, trusted: true });
+    assert.deepEqual(trusted.config.servers.map((s) => s.name).sort(), ['a', 'b', 'web']);
+    assert.equal((trusted.config.servers.find((s) => s.name === 'a') as { command: string }).command, 'ws-a');
+    assert.deepEqual(trusted.clashes, ['server "a" is defined in settings (mcpx.servers) and in /w/.vscode/mcp.json; the one in /w/.vscode/mcp.json is used']);
+    assert.equal(trusted.problems.length, 1);
+    assert.match(trusted.problems[0]!, /^\/w\/\.vscode\/mcp\.json: servers\.bad\.command: /);
+    const untrusted = mergeSources([user, ws], { env: {}, trusted: false });
+    assert.deepEqual(untrusted.untrusted, ['a']);
+    assert.deepEqual(untrusted.config.servers.map((s) => s.name).sort(), ['a', 'b', 'web']);
+    assert.equal((untrusted.config.servers.find((s) => s.name === 'a') as { command: string }).command, 'user-a', "the workspace's stdio server is not spawned; the user's own definition stays");
+  });
+});

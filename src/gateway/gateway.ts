@@ -220,6 +220,16 @@ export class Gateway implements Provider {
     }
   }
 
+  /** mcpx's own roots changed (the editor's workspace folders): asked-for roots answer with the new ones
+   *  at once; legacy upstreams are told with notifications/roots/list_changed (mcpx declares
+   *  roots.listChanged). A 2026-07-28 upstream asks again on its next request: there is nothing to tell. */
+  setRoots(roots: Array<{ uri: string; name?: string }>): void {
+    this.config.roots.splice(0, this.config.roots.length, ...roots);
+    for (const c of this.pool.runningClients()) {
+      if (c.era === 'legacy') void c.notify('notifications/roots/list_changed').catch((e: Error) => this.log(`[${c.name}] roots/list_changed: ${e.message}`));
+    }
+  }
+
   /** Who answers a question an upstream asks (src/gateway/questions.ts). */
   private question(def: ServerDef, scope: string, method: string, params: JsonObject, signal: AbortSignal, known?: CallContext, inputKey?: string): Promise<JsonObject> {
     const calls = this.calls.get(`${def.name}\u0000${scope}`);

@@ -214,6 +214,11 @@ export class Pool {
     return e?.state === 'running' ? e.client : undefined;
   }
 
+  /** Every client running now (each scope of each server). */
+  runningClients(): UpstreamClient[] {
+    return [...this.entries.values()].filter((e) => e.state === 'running' && e.client).map((e) => e.client!);
+  }
+
   hold(server: string, identity: string, delta: 1 | -1): void {
     const def = this.def(server);
     this.entry(def, this.scopeOf(def, identity)).holds += delta;

@@ -1,38 +1,82 @@
-// Runs one gateway in the extension host: on mcpx.port, or the next free port if it is taken.
+// Runs one gateway in the extension host: on mcpx.port, or the next free port if it is taken. Its servers
+// come from the user setting mcpx.servers and the workspace's .vscode/mcp.json (the workspace wins);
+// a change to either rebuilds the gateway on the same port. The workspace folders are its roots.
+// <state>/endpoints.json maps each window's workspace to its endpoint for tools outside VS Code.
+import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import * as vscode from 'vscode';
 import { type Listening, listen } from '../app';
-import { parseConfig } from '../config/file';
+import { defaultStateDir } from '../config/file';
+import { type Source, mergeSources } from '../config/merge';
 import { Settings, envLayer } from '../config/settings';
-import { Gateway } from '../gateway/gateway';
+import { Gateway, type PersonPort } from '../gateway/gateway';
 import { vscodeLayer } from './settings';
 
 const PORT_TRIES = 20;
 
 export class GatewayHost implements vscode.Disposable {
   private listening?: Listening;
-  private gateway?: Gateway;
+  gateway?: Gateway;
+  /** Why the gateway is not running, when it is not. */
+  whyStopped = 'it has not started yet';
   private readonly changed = new vscode.EventEmitter<void>();
   readonly onDidChange = this.changed.event;
+  private readonly subs: vscode.Disposable[] = [];
+  private readonly diagnostics = vscode.languages.createDiagnosticCollection('mcpx');
 
   constructor(
     private readonly log: vscode.LogOutputChannel,
-    private readonly stateDir?: string,
-  ) {}
+    private readonly stateDir: string | undefined,
+    private readonly person?: PersonPort,
+  ) {
+    this.subs.push(
+      this.diagnostics,
+      vscode.workspace.onDidChangeWorkspaceFolders(() => this.gateway?.setRoots(roots())),
+      vscode.workspace.onDidChangeConfiguration((e) => e.affectsConfiguration('mcpx') && void this.reload()),
+      vscode.workspace.onDidGrantWorkspaceTrust(() => void this.reload()),
+    );
+    const watcher = vscode.workspace.createFileSystemWatcher('**/.vscode/mcp.json');
+    this.subs.push(watcher, watcher.onDidChange(() => void this.reload()), watcher.onDidCreate(() => void this.reload()), watcher.onDidDelete(() => void this.reload()));
+  }
 
   get endpoint(): string | undefined {
     return this.listening?.url;
   }
 
+  /** The servers of both sources, problems reported (a diagnostic on the file, a notification). */
+  private sources() {
+    const folder = vscode.workspace.workspaceFolders?.[0];
+    const list: Source[] = [{ label: 'settings (mcpx.servers)', value: { servers: vscode.workspace.getConfiguration('mcpx').get('servers') ?? {} }, workspace: false }];
+    const file = folder ? vscode.Uri.joinPath(folder.uri, '.vscode', 'mcp.json') : undefined;
+    this.diagnostics.clear();
+    if (file) {
+      try {
+        list.push({ label: file.fsPath, value: JSON.parse(readFileSync(file.fsPath, 'utf8')) as unknown, workspace: true });
+      } catch (e) {
+        if ((e as NodeJS.ErrnoException).code !== 'ENOENT') list.push({ label: file.fsPath, value: `not JSON: ${(e as Error).message}`, workspace: true });
+      }
+    }
+    const merged = mergeSources(list, { env: process.env, workspaceFolder: folder?.uri.fsPath, trusted: vscode.workspace.isTrusted });
+    merged.config.roots = roots();
+    for (const p of [...merged.problems, ...merged.clashes]) this.log.warn(p);
+    if (merged.untrusted.length) this.log.warn(`not spawned until this workspace is trusted: ${merged.untrusted.join(', ')}`);
+    const problems = [...merged.problems, ...merged.clashes];
+    if (file && problems.some((p) => p.startsWith(file.fsPath))) {
+      this.diagnostics.set(file, problems.filter((p) => p.startsWith(file.fsPath)).map((p) => new vscode.Diagnostic(new vscode.Range(0, 0, 0, 0), p.slice(file.fsPath.length + 2), vscode.DiagnosticSeverity.Warning)));
+    }
+    if (problems.length) void vscode.window.showWarningMessage(`mcpx: ${problems[0]}${problems.length > 1 ? ` (and ${problems.length - 1} more in the log)` : ''}`);
+    return merged.config;
+  }
+
   async start(): Promise<string> {
     if (this.listening) return this.listening.url;
-    const folder = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
-    const config = parseConfig({ servers: {} }, 'VS Code', { env: process.env, workspaceFolder: folder });
+    const config = this.sources();
     const settings = new Settings([
       { source: 'vscode', values: vscodeLayer() },
       { source: 'env', values: envLayer(process.env) },
     ]);
-    const gateway = new Gateway(config, settings, { log: (l) => this.log.info(l), stateDir: this.stateDir });
-    const first = settings.get<number>('port');
+    const gateway = new Gateway(config, settings, { log: (l) => this.log.info(l), stateDir: this.stateDir, person: this.person, clientInfo: { name: 'mcpx-vscode', version: '0.1.0' } });
+    const first = this.port ?? settings.get<number>('port');
     let lastError: unknown;
     for (let port = first; port < first + PORT_TRIES; port++) {
       try {
@@ -45,26 +89,71 @@ export class GatewayHost implements vscode.Disposable {
     }
     if (!this.listening) {
       await gateway.close();
-      throw new Error(`mcpx could not listen on ports ${first}..${first + PORT_TRIES - 1}: ${(lastError as Error)?.message}`);
+      this.whyStopped = `it could not listen on ports ${first}..${first + PORT_TRIES - 1}: ${(lastError as Error)?.message}`;
+      throw new Error(`mcpx ${this.whyStopped}`);
     }
     this.gateway = gateway;
-    this.log.info(`gateway listening on ${this.listening.url}`);
+    this.port = Number(new URL(this.listening.url).port);
+    gateway.events.on(() => this.changed.fire());
+    this.log.info(`gateway listening on ${this.listening.url} with ${config.servers.length} upstream(s): ${config.servers.map((s) => s.name).join(', ') || 'none'}`);
+    this.publish(this.listening.url);
     this.changed.fire();
     return this.listening.url;
   }
 
-  async stop(): Promise<void> {
+  /** The port this window holds: a reload keeps it, so the endpoint agents were given stays true. */
+  private port?: number;
+
+  /** A source changed: the gateway is rebuilt on the same port with the new servers. */
+  async reload(): Promise<void> {
+    if (!this.listening) return;
+    this.log.info('server configuration changed: reloading the gateway');
+    await this.stop();
+    await this.start().catch((e: Error) => this.log.error(e.message));
+  }
+
+  async stop(reason = 'it was stopped'): Promise<void> {
     const l = this.listening;
     const g = this.gateway;
     this.listening = undefined;
     this.gateway = undefined;
+    this.whyStopped = reason;
     await l?.close();
     await g?.close();
+    this.publish(undefined);
     this.changed.fire();
   }
 
+  /** <state>/endpoints.json: workspace folder -> endpoint of the window serving it. */
+  private publish(url: string | undefined): void {
+    const key = vscode.workspace.workspaceFolders?.map((f) => f.uri.fsPath).join(',') || '(no folder)';
+    const dir = defaultStateDir(process.env);
+    const file = join(dir, 'endpoints.json');
+    try {
+      mkdirSync(dir, { recursive: true });
+      let all: Record<string, unknown> = {};
+      try {
+        all = JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
+      } catch {
+        // first window
+      }
+      if (url) all[key] = { url, pid: process.pid, at: new Date().toISOString() };
+      else delete all[key];
+      writeFileSync(`${file}.tmp`, JSON.stringify(all, null, 2));
+      renameSync(`${file}.tmp`, file);
+    } catch (e) {
+      this.log.warn(`could not write ${file}: ${(e as Error).message}`);
+    }
+  }
+
   dispose(): void {
-    void this.stop();
+    void this.stop('the extension is deactivating');
+    for (const s of this.subs) s.dispose();
     this.changed.dispose();
   }
+}
+
+/** mcpx's roots: the workspace folders (seeds 001 §2.5: asked of a client that declared roots first). */
+function roots(): Array<{ uri: string; name: string }> {
+  return (vscode.workspace.workspaceFolders ?? []).map((f) => ({ uri: f.uri.toString(), name: f.name }));
 }

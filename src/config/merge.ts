@@ -1,0 +1,51 @@
+// The editor's two sources of servers: the user setting `mcpx.servers` and the workspace's
+// `.vscode/mcp.json`. Each is read by the one loader (parseConfig); on a name both define the workspace
+// wins and the clash is reported. Issues keep the path of their source, so a message names the file and
+// the exact field ("…/.vscode/mcp.json: servers.github.command: expected string").
+import { type Config, type SubstitutionContext, parseConfig } from './file';
+import type { ConfigIssue, ServerDef } from './servers';
+
+export interface Source {
+  /** Shown in messages: a file path, or "settings (mcpx.servers)". */
+  label: string;
+  /** The parsed JSON (a file's whole object, or `{servers: …}` for the setting). */
+  value: unknown;
+  /** Servers from here that spawn processes need a trusted workspace. */
+  workspace: boolean;
+}
+
+export interface Merged {
+  config: Config;
+  /** "<source>: <path>: <message>" for every problem; the rest still loads. */
+  problems: string[];
+  clashes: string[];
+  /** Workspace stdio servers held back until the workspace is trusted. */
+  untrusted: string[];
+}
+
+export function mergeSources(sources: Source[], ctx: SubstitutionContext & { trusted: boolean }): Merged {
+  const byName = new Map<string, { def: ServerDef; from: Source }>();
+  const problems: string[] = [];
+  const clashes: string[] = [];
+  const untrusted: string[] = [];
+  const roots: Config['roots'] = [];
+  // Later sources win: the caller passes the user setting first, the workspace file last.
+  for (const src of sources) {
+    const c = parseConfig(src.value, src.label, ctx);
+    for (const i of c.issues as ConfigIssue[]) problems.push(`${src.label}: ${i.path ? `${i.path}: ` : ''}${i.message}`);
+    roots.push(...c.roots);
+    for (const def of c.servers) {
+      // Workspace Trust: a workspace's stdio server is a command the workspace chose; it is not spawned
+      // until the person trusts the workspace (the user's own definition of that name stays in use).
+      if (src.workspace && !ctx.trusted && def.type === 'stdio') {
+        untrusted.push(def.name);
+        continue;
+      }
+      const prev = byName.get(def.name);
+      if (prev) clashes.push(`server ${JSON.stringify(def.name)} is defined in ${prev.from.label} and in ${src.label}; the one in ${src.label} is used`);
+      byName.set(def.name, { def, from: src });
+    }
+  }
+  const config: Config = { servers: [...byName.values()].map((e) => e.def), roots, settings: {}, issues: [], source: sources.map((s) => s.label).join(' + ') };
+  return { config, problems, clashes, untrusted };
+}

@@ -1,0 +1,141 @@
+// The palette commands. Registered up front; while the gateway is not running each says why.
+import * as vscode from 'vscode';
+import type { Gateway } from '../gateway/gateway';
+import type { PersonPort } from '../gateway/questions';
+import { type JsonObject, isObject } from '../protocol/jsonrpc';
+import { MODERN } from '../protocol/revisions';
+import type { CallContext } from '../server/provider';
+import type { GatewayHost } from './gatewayHost';
+import { EDITOR_IDENTITY } from './views';
+
+/** A call from the editor: mcpx is the client, the person is who asks (roots: the workspace folders). */
+function editorContext(signal: AbortSignal, progress: (p: number, total?: number, message?: string) => void): CallContext {
+  return { rev: MODERN, signal, identity: EDITOR_IDENTITY, clientCapabilities: {}, meta: { progressToken: 'mcpx-editor' }, progress, log: () => undefined };
+}
+
+async function pickServer(g: Gateway): Promise<string | undefined> {
+  const items = g.pool.statuses().map((s) => ({ label: s.name, description: [s.state, s.revision, s.transport].filter(Boolean).join(' · ') }));
+  if (items.length === 0) return void vscode.window.showInformationMessage('mcpx: no upstream servers are configured (.vscode/mcp.json or mcpx.servers).');
+  return (await vscode.window.showQuickPick(items, { title: 'mcpx: pick a server' }))?.label;
+}
+
+/** Arguments for a tool: its input schema asked through the elicitation form flow when flat, else JSON. */
+async function argumentsFor(person: PersonPort, server: string, tool: JsonObject): Promise<JsonObject | undefined> {
+  const schema = isObject(tool.inputSchema) ? tool.inputSchema : { type: 'object', properties: {} };
+  const params = { mode: 'form', message: `arguments for ${String(tool.name)}`, requestedSchema: schema };
+  if (!isObject(schema.properties) || Object.keys(schema.properties).length === 0) return {};
+  if (person.can('elicitation/create', params)) {
+    const r = await person.ask({ server, method: 'elicitation/create', params }, new AbortController().signal);
+    return r.action === 'accept' && isObject(r.content) ? r.content : undefined;
+  }
+  const text = await vscode.window.showInputBox({
+    title: `${server} · ${String(tool.name)}: arguments (JSON)`,
+    value: '{}',
+    validateInput: (v) => {
+      try {
+        return isObject(JSON.parse(v)) ? undefined : 'a JSON object';
+      } catch (e) {
+        return (e as Error).message;
+      }
+    },
+  });
+  return text === undefined ? undefined : (JSON.parse(text) as JsonObject);
+}
+
+/** A result in a read-only editor: its text blocks, then the whole result as JSON. */
+async function showResult(title: string, result: JsonObject): Promise<void> {
+  const blocks = Array.isArray(result.content) ? (result.content as JsonObject[]) : [];
+  const text = blocks.filter((b) => b.type === 'text').map((b) => String(b.text)).join('\n\n');
+  const body = `${text ? `${text}\n\n` : ''}// ${title}: the whole result\n${JSON.stringify(result, null, 2)}\n`;
+  const doc = await vscode.workspace.openTextDocument({ language: text ? 'plaintext' : 'json', content: body });
+  await vscode.window.showTextDocument(doc, { preview: true });
+  if (result.isError === true) void vscode.window.showErrorMessage(`mcpx: ${title} returned an error: ${text.slice(0, 200)}`);
+}
+
+export function registerCommands(host: GatewayHost, person: PersonPort, log: vscode.LogOutputChannel): vscode.Disposable[] {
+  const running = (): Gateway | undefined => {
+    if (host.gateway) return host.gateway;
+    void vscode.window.showWarningMessage(`mcpx: the gateway is not running: ${host.whyStopped}.`);
+    return undefined;
+  };
+  const reg = (id: string, fn: (...args: never[]) => unknown) => vscode.commands.registerCommand(id, fn);
+  return [
+    reg('mcpx.callTool', async (serverArg?: string, toolArg?: string) => {
+      const g = running();
+      if (!g) return;
+      const server = serverArg ?? (await pickServer(g));
+      if (!server) return;
+      const tools = await g.catalogue.list(server, 'tools', EDITOR_IDENTITY).catch((e: Error) => void vscode.window.showErrorMessage(`mcpx: ${server}: ${e.message}`));
+      if (!tools) return;
+      const tool = toolArg
+        ? tools.find((t) => t.name === toolArg)
+        : (await vscode.window.showQuickPick(tools.map((t) => ({ label: String(t.name), description: typeof t.title === 'string' ? t.title : undefined, detail: typeof t.description === 'string' ? t.description : undefined, t })), { title: `mcpx: a tool of ${server}`, matchOnDetail: true }))?.t;
+      if (!tool) return;
+      const args = await argumentsFor(person, server, tool);
+      if (!args) return;
+      const result = await vscode.window.withProgress(
+        { location: vscode.ProgressLocation.Notification, title: `mcpx: ${server} · ${String(tool.name)}`, cancellable: true },
+        async (progress, token) => {
+          const ctl = new AbortController();
+          token.onCancellationRequested(() => ctl.abort(new Error('cancelled in the editor')));
+          let last = 0;
+          const ctx = editorContext(ctl.signal, (p, total, message) => {
+            const pct = total ? (p / total) * 100 : undefined;
+            progress.report({ message, increment: pct !== undefined ? pct - last : undefined });
+            if (pct !== undefined) last = pct;
+          });
+          try {
+            return await g.callTool('mcpx_call', { server, tool: String(tool.name), arguments: args }, ctx);
+          } catch (e) {
+            void vscode.window.showErrorMessage(`mcpx: ${server} · ${String(tool.name)}: ${(e as Error).message}`);
+            return undefined;
+          }
+        },
+      );
+      if (result) await showResult(`${server} · ${String(tool.name)}`, result);
+    }),
+    reg('mcpx.restartUpstream', async (arg?: { name?: string } | string) => {
+      const g = running();
+      if (!g) return;
+      const server = typeof arg === 'string' ? arg : (arg?.name ?? (await pickServer(g)));
+      if (!server) return;
+      await g.pool.stop(server);
+      await g.pool.client(server, EDITOR_IDENTITY).then(
+        () => vscode.window.showInformationMessage(`mcpx: ${server} restarted.`),
+        (e: Error) => vscode.window.showErrorMessage(`mcpx: ${server} did not start: ${e.message}`),
+      );
+    }),
+    reg('mcpx.showLog', () => log.show()),
+    reg('mcpx.copyEndpoint', async () => {
+      if (!host.endpoint) return void vscode.window.showWarningMessage(`mcpx: the gateway is not running (${host.whyStopped}), so there is no endpoint to copy.`);
+      await vscode.env.clipboard.writeText(host.endpoint);
+      void vscode.window.showInformationMessage(`mcpx: copied ${host.endpoint}`);
+    }),
+    reg('mcpx.copyClientConfig', async () => {
+      if (!host.endpoint) return void vscode.window.showWarningMessage(`mcpx: the gateway is not running (${host.whyStopped}).`);
+      await vscode.env.clipboard.writeText(JSON.stringify({ servers: { mcpx: { type: 'http', url: host.endpoint } } }, null, 2));
+      void vscode.window.showInformationMessage('mcpx: copied an mcp.json entry for this gateway.');
+    }),
+    reg('mcpx.answerQuestion', async (id?: string) => {
+      const g = running();
+      if (!g) return;
+      const q = g.broker.list().find((x) => x.id === id) ?? (await vscode.window.showQuickPick(g.broker.list().map((x) => ({ label: `${x.server}: ${String(x.params.message ?? x.method)}`, x })), { title: 'mcpx: pending questions' }))?.x;
+      if (!q) return;
+      if (!person.can(q.method, q.params)) return void vscode.window.showWarningMessage(`mcpx: this question (${q.method}) cannot be answered in the editor yet; use \`mcpx elicit\`.`);
+      const answer = await person.ask({ server: q.server, method: q.method, params: q.params }, new AbortController().signal);
+      const problem = g.broker.answer(q.id, answer);
+      if (problem) void vscode.window.showErrorMessage(`mcpx: the answer was refused: ${problem}`);
+    }),
+    reg('mcpx.menu', async () => {
+      const items = [
+        { label: '$(play) Call Tool…', command: 'mcpx.callTool' },
+        { label: '$(debug-restart) Restart Upstream…', command: 'mcpx.restartUpstream' },
+        { label: '$(output) Show Log', command: 'mcpx.showLog' },
+        { label: '$(copy) Copy Endpoint', command: 'mcpx.copyEndpoint' },
+        { label: '$(json) Copy Client Config', command: 'mcpx.copyClientConfig' },
+      ];
+      const pick = await vscode.window.showQuickPick(items, { title: host.endpoint ? `mcpx at ${host.endpoint}` : `mcpx: not running (${host.whyStopped})` });
+      if (pick) await vscode.commands.executeCommand(pick.command);
+    }),
+  ];
+}

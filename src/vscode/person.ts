@@ -1,0 +1,196 @@
+// The person, in the editor: the host port of the question router (src/gateway/questions.ts). A flat form
+// elicitation becomes a multi-step InputBox/QuickPick flow with back, validation and defaults, ending in
+// a review where every value can be changed and accept, decline or cancel is chosen (2025-11-25
+// client/elicitation: the user can review, decline or cancel). URL elicitation shows the full URL and its
+// host and opens it only on consent. A question withdrawn or expired closes its widget with a notice.
+import * as vscode from 'vscode';
+import { type Field, flatFields, parseText, showValue } from '../forms/flat';
+import type { JsonObject } from '../protocol/jsonrpc';
+import type { PersonPort } from '../gateway/questions';
+
+class Withdrawn extends Error {}
+const BACK = Symbol('back');
+
+/** One widget at a time, closed when the question is withdrawn. */
+function track<T extends vscode.QuickInput>(w: T, signal: AbortSignal, reject: (e: Error) => void): T {
+  const onAbort = () => {
+    w.hide();
+    reject(new Withdrawn());
+  };
+  signal.addEventListener('abort', onAbort, { once: true });
+  w.onDidHide(() => signal.removeEventListener('abort', onAbort));
+  return w;
+}
+
+function inputStep(f: Field, current: unknown, header: string, step: number, total: number, signal: AbortSignal): Promise<unknown | typeof BACK | undefined> {
+  return new Promise((resolve, reject) => {
+    const box = track(vscode.window.createInputBox(), signal, reject);
+    box.title = header;
+    box.step = step;
+    box.totalSteps = total;
+    box.prompt = `${f.title}${f.required ? '' : ' (optional)'}${f.description ? ` — ${f.description}` : ''}`;
+    box.value = current === undefined ? '' : String(current);
+    box.buttons = step > 1 ? [vscode.QuickInputButtons.Back] : [];
+    box.ignoreFocusOut = true;
+    let done = false;
+    box.onDidTriggerButton(() => ((done = true), box.hide(), resolve(BACK)));
+    box.onDidChangeValue((v) => {
+      const r = parseText(f, v);
+      box.validationMessage = 'error' in r ? r.error : undefined;
+    });
+    box.onDidAccept(() => {
+      const r = parseText(f, box.value);
+      if ('error' in r) return void (box.validationMessage = r.error);
+      done = true;
+      box.hide();
+      resolve(r.value);
+    });
+    box.onDidHide(() => {
+      if (!done) resolve(undefined);
+      box.dispose();
+    });
+    box.show();
+  });
+}
+
+interface Item extends vscode.QuickPickItem {
+  value: string;
+}
+
+function pickStep(f: Field, current: unknown, header: string, step: number, total: number, signal: AbortSignal): Promise<unknown | typeof BACK | undefined> {
+  return new Promise((resolve, reject) => {
+    const qp = track(vscode.window.createQuickPick<Item>(), signal, reject);
+    qp.title = header;
+    qp.step = step;
+    qp.totalSteps = total;
+    qp.placeholder = `${f.title}${f.required ? '' : ' (optional)'}${f.description ? ` — ${f.description}` : ''}`;
+    qp.ignoreFocusOut = true;
+    qp.buttons = step > 1 ? [vscode.QuickInputButtons.Back] : [];
+    const options = f.kind === 'boolean' ? [{ value: 'true', label: 'Yes' }, { value: 'false', label: 'No' }] : f.options!;
+    qp.canSelectMany = f.kind === 'multi';
+    qp.items = options.map((o) => ({ label: o.label, value: o.value, description: o.label !== o.value ? o.value : undefined }));
+    const cur = current === undefined ? [] : Array.isArray(current) ? current.map(String) : [String(current)];
+    if (f.kind === 'multi') qp.selectedItems = qp.items.filter((i) => cur.includes(i.value));
+    else qp.activeItems = qp.items.filter((i) => cur.includes(i.value));
+    let done = false;
+    qp.onDidTriggerButton(() => ((done = true), qp.hide(), resolve(BACK)));
+    qp.onDidAccept(() => {
+      const chosen = f.kind === 'multi' ? qp.selectedItems : qp.activeItems;
+      if (f.kind !== 'multi' && chosen.length === 0) return;
+      done = true;
+      qp.hide();
+      if (f.kind === 'multi') resolve(chosen.map((i) => i.value));
+      else if (f.kind === 'boolean') resolve(chosen[0]!.value === 'true');
+      else resolve(chosen[0]!.value);
+    });
+    qp.onDidHide(() => {
+      if (!done) resolve(undefined);
+      qp.dispose();
+    });
+    qp.show();
+  });
+}
+
+function step(f: Field, current: unknown, header: string, i: number, total: number, signal: AbortSignal) {
+  return f.kind === 'string' || f.kind === 'number' || f.kind === 'integer' ? inputStep(f, current, header, i, total, signal) : pickStep(f, current, header, i, total, signal);
+}
+
+/** The review: every value shown, each one editable; accept, decline or cancel. */
+function review(fields: Field[], values: Record<string, unknown>, header: string, message: string, signal: AbortSignal): Promise<{ edit: Field } | { action: 'accept' | 'decline' | 'cancel' }> {
+  return new Promise((resolve, reject) => {
+    const qp = track(vscode.window.createQuickPick<vscode.QuickPickItem & { act?: 'accept' | 'decline' | 'cancel'; field?: Field }>(), signal, reject);
+    qp.title = header;
+    qp.placeholder = `${message} — review, then accept, decline or cancel`;
+    qp.ignoreFocusOut = true;
+    const missing = fields.filter((f) => f.required && values[f.key] === undefined);
+    qp.items = [
+      ...(missing.length ? [] : [{ label: '$(check) Accept', description: 'send these values', act: 'accept' as const }]),
+      { label: '$(close) Decline', description: 'say no to the request', act: 'decline' as const },
+      { label: '$(circle-slash) Cancel', description: 'dismiss without choosing', act: 'cancel' as const },
+      { label: 'Values', kind: vscode.QuickPickItemKind.Separator },
+      ...fields.map((f) => ({ label: `$(edit) ${f.title}`, description: showValue(f, values[f.key]), detail: f.description, field: f })),
+    ];
+    let done = false;
+    qp.onDidAccept(() => {
+      const it = qp.activeItems[0];
+      if (!it) return;
+      done = true;
+      qp.hide();
+      resolve(it.field ? { edit: it.field } : { action: it.act! });
+    });
+    qp.onDidHide(() => {
+      if (!done) resolve({ action: 'cancel' });
+      qp.dispose();
+    });
+    qp.show();
+  });
+}
+
+async function askForm(server: string, params: JsonObject, signal: AbortSignal): Promise<JsonObject> {
+  const fields = flatFields(params.requestedSchema)!;
+  const message = String(params.message ?? '');
+  const header = `${server} asks (via mcpx)`;
+  const values: Record<string, unknown> = {};
+  for (const f of fields) if (f.default !== undefined) values[f.key] = f.default;
+  // First pass: field by field, with back.
+  for (let i = 0; i < fields.length; ) {
+    const f = fields[i]!;
+    const v = await step(f, values[f.key], `${header}: ${message}`, i + 1, fields.length, signal);
+    if (v === BACK) {
+      i = Math.max(0, i - 1);
+      continue;
+    }
+    if (v === undefined && f.required) return { action: 'cancel' };
+    if (v === undefined) delete values[f.key];
+    else values[f.key] = v;
+    i++;
+  }
+  for (;;) {
+    const r = await review(fields, values, header, message, signal);
+    if ('action' in r) return r.action === 'accept' ? { action: 'accept', content: values as JsonObject } : { action: r.action };
+    const v = await step(r.edit, values[r.edit.key], `${header}: ${message}`, 1, 1, signal);
+    if (v !== BACK && v !== undefined) values[r.edit.key] = v;
+  }
+}
+
+async function askUrl(server: string, params: JsonObject, signal: AbortSignal): Promise<JsonObject> {
+  const url = String(params.url ?? '');
+  let host = '';
+  try {
+    host = new URL(url).host;
+  } catch {
+    return { action: 'decline' };
+  }
+  const open = 'Open in browser';
+  const decline = 'Decline';
+  const choice = await Promise.race([
+    vscode.window.showInformationMessage(`${server} (via mcpx) asks you to open a page on ${host}: ${String(params.message ?? '')}`, { modal: true, detail: url }, open, decline),
+    new Promise<never>((_, reject) => signal.addEventListener('abort', () => reject(new Withdrawn()), { once: true })),
+  ]);
+  if (choice === undefined) return { action: 'cancel' };
+  if (choice === decline) return { action: 'decline' };
+  await vscode.env.openExternal(vscode.Uri.parse(url));
+  return { action: 'accept' };
+}
+
+export function editorPerson(log: (line: string) => void): PersonPort {
+  return {
+    can(method, params) {
+      if (method !== 'elicitation/create') return false;
+      if (params.mode === 'url') return typeof params.url === 'string';
+      return flatFields(params.requestedSchema) !== undefined;
+    },
+    async ask(q, signal) {
+      try {
+        return q.params.mode === 'url' ? await askUrl(q.server, q.params, signal) : await askForm(q.server, q.params, signal);
+      } catch (e) {
+        if (e instanceof Withdrawn) {
+          void vscode.window.showInformationMessage(`mcpx: ${q.server} withdrew its question (or it expired).`);
+          log(`[${q.server}] question withdrawn while shown`);
+        }
+        throw e;
+      }
+    },
+  };
+}
+

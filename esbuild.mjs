@@ -32,4 +32,6 @@ if (args.has('--tests')) {
     ...files('scripts', (p) => p.endsWith('.ts')),
   ];
   await build({ ...common, entryPoints: entries, outdir: 'build', outbase: '.', packages: 'external' });
+  // The tests module run inside a real VS Code extension host (test/vscode.test.ts loads it there).
+  await build({ ...common, target: 'node22', entryPoints: ['test/vscode/suite.ts'], outfile: 'build/vscode/suite.js', external: ['vscode'] });
 }

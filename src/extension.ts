@@ -6,16 +6,17 @@ import { editorPerson } from './vscode/person';
 import { statusBar } from './vscode/statusBar';
 import { UpstreamsTree, questionsTree, subscriptionsTree } from './vscode/views';
 
-export async function activate(context: vscode.ExtensionContext): Promise<{ endpoint(): string | undefined; host: GatewayHost }> {
+export async function activate(context: vscode.ExtensionContext): Promise<{ endpoint(): string | undefined; host: GatewayHost; upstreams: UpstreamsTree }> {
   const log = vscode.window.createOutputChannel('mcpx', { log: true });
   const person = editorPerson((l) => log.info(l));
   const host = new GatewayHost(log, context.globalStorageUri?.fsPath, person);
+  const upstreams = new UpstreamsTree(host);
   context.subscriptions.push(
     log,
     host,
     statusBar(host),
     ...registerCommands(host, person, log),
-    vscode.window.registerTreeDataProvider('mcpx.upstreams', new UpstreamsTree(host)),
+    vscode.window.registerTreeDataProvider('mcpx.upstreams', upstreams),
     vscode.window.registerTreeDataProvider('mcpx.questions', questionsTree(host)),
     vscode.window.registerTreeDataProvider('mcpx.subscriptions', subscriptionsTree(host)),
   );
@@ -27,7 +28,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<{ endp
       void vscode.window.showErrorMessage((e as Error).message);
     }
   } else host.whyStopped = 'mcpx.autoStart is off';
-  return { endpoint: () => host.endpoint, host };
+  return { endpoint: () => host.endpoint, host, upstreams };
 }
 
 export function deactivate(): void {

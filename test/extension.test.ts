@@ -42,6 +42,7 @@ function fakeVscode(port: number) {
       onDidChangeWorkspaceFolders: () => ({ dispose() {} }),
       onDidChangeConfiguration: () => ({ dispose() {} }),
       onDidGrantWorkspaceTrust: () => ({ dispose() {} }),
+      registerTextDocumentContentProvider: () => ({ dispose() {} }),
       createFileSystemWatcher: () => ({ onDidChange: () => ({ dispose() {} }), onDidCreate: () => ({ dispose() {} }), onDidDelete: () => ({ dispose() {} }), dispose() {} }),
     },
     languages: { createDiagnosticCollection: () => ({ clear() {}, set() {}, dispose() {} }) },

@@ -42,12 +42,22 @@ async function argumentsFor(person: PersonPort, server: string, tool: JsonObject
   return text === undefined ? undefined : (JSON.parse(text) as JsonObject);
 }
 
+/** Results shown in read-only editors (a virtual document per result; nothing to save, nothing dirty). */
+export const RESULT_SCHEME = 'mcpx-result';
+const results = new Map<string, string>();
+let resultSeq = 0;
+const resultDocs: vscode.TextDocumentContentProvider = { provideTextDocumentContent: (uri) => results.get(uri.path) ?? '' };
+
 /** A result in a read-only editor: its text blocks, then the whole result as JSON. */
 async function showResult(title: string, result: JsonObject): Promise<void> {
   const blocks = Array.isArray(result.content) ? (result.content as JsonObject[]) : [];
   const text = blocks.filter((b) => b.type === 'text').map((b) => String(b.text)).join('\n\n');
   const body = `${text ? `${text}\n\n` : ''}// ${title}: the whole result\n${JSON.stringify(result, null, 2)}\n`;
-  const doc = await vscode.workspace.openTextDocument({ language: text ? 'plaintext' : 'json', content: body });
+  const path = `/${title.replace(/[^\w.-]+/g, '-')}-${++resultSeq}.txt`;
+  results.set(path, body);
+  // Only the newest results are kept.
+  if (results.size > 20) results.delete(results.keys().next().value!);
+  const doc = await vscode.workspace.openTextDocument(vscode.Uri.from({ scheme: RESULT_SCHEME, path }));
   await vscode.window.showTextDocument(doc, { preview: true });
   if (result.isError === true) void vscode.window.showErrorMessage(`mcpx: ${title} returned an error: ${text.slice(0, 200)}`);
 }
@@ -60,6 +70,7 @@ export function registerCommands(host: GatewayHost, person: PersonPort, log: vsc
   };
   const reg = (id: string, fn: (...args: never[]) => unknown) => vscode.commands.registerCommand(id, fn);
   return [
+    vscode.workspace.registerTextDocumentContentProvider(RESULT_SCHEME, resultDocs),
     reg('mcpx.callTool', async (serverArg?: string, toolArg?: string) => {
       const g = running();
       if (!g) return;

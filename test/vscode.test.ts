@@ -1,0 +1,133 @@
+// The extension in a real VS Code extension host (code-server + headless Chromium, set up by
+// scripts/vscode-host/setup.sh): build/vscode/suite.js runs inside the host; this side answers the
+// widgets it asks for (`mcpx-drive:` lines) through the page, as a person would, and takes the
+// screenshots the suite names. The workspace has one legacy fixture upstream in .vscode/mcp.json.
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { test } from 'node:test';
+import { SERVER_JS } from './fixtures/upstream/client';
+import { repoRoot } from './harness/gateway';
+
+type Action = { fill: string } | { pick: string } | { key: string } | { shot: string; when?: 'quick' };
+interface Page {
+  locator(sel: string): { first(): { waitFor(o: { state: string; timeout: number }): Promise<void>; fill(t: string): Promise<void>; click(): Promise<void> }; filter(o: { hasText: string }): { first(): { waitFor(o: { state: string; timeout: number }): Promise<void>; click(): Promise<void> } } };
+  keyboard: { press(k: string): Promise<void> };
+  screenshot(o: { path: string }): Promise<unknown>;
+  waitForTimeout(ms: number): Promise<void>;
+}
+
+export const SHOTS = join(repoRoot(), 'build', 'screenshots');
+
+/** Performs the actions the suite asks for, in order, each once its widget is there. */
+function driver(): { onLog(text: string): void; onPage(page: Page): Promise<void>; stop(): void; errors: string[] } {
+  const queue: Action[] = [];
+  const errors: string[] = [];
+  let stopped = false;
+  return {
+    errors,
+    onLog(text) {
+      const m = /^mcpx-drive: (.*)$/.exec(text);
+      if (m) queue.push(...(JSON.parse(m[1]!) as Action[]));
+    },
+    stop: () => void (stopped = true),
+    async onPage(page) {
+      mkdirSync(SHOTS, { recursive: true });
+      while (!stopped) {
+        const a = queue.shift();
+        if (!a) {
+          await new Promise((r) => setTimeout(r, 50));
+          continue;
+        }
+        try {
+          if ('fill' in a) {
+            const input = page.locator('.quick-input-widget input').first();
+            await input.waitFor({ state: 'visible', timeout: 20_000 });
+            await input.fill(a.fill);
+            await page.waitForTimeout(150);
+            await page.keyboard.press('Enter');
+          } else if ('pick' in a) {
+            const row = page.locator('.quick-input-widget .monaco-list-row').filter({ hasText: a.pick }).first();
+            await row.waitFor({ state: 'visible', timeout: 20_000 });
+            await row.click();
+          } else if ('key' in a) {
+            await page.locator('.quick-input-widget input').first().waitFor({ state: 'visible', timeout: 20_000 });
+            await page.keyboard.press(a.key);
+          } else {
+            if (a.when === 'quick') await page.locator('.quick-input-widget').first().waitFor({ state: 'visible', timeout: 20_000 });
+            await page.waitForTimeout(400);
+            await page.screenshot({ path: join(SHOTS, `${a.shot}.png`) });
+          }
+        } catch (e) {
+          errors.push(`${JSON.stringify(a)}: ${(e as Error).message}`);
+        }
+        // The run may end right after the last action closes its widget: a page gone here is no failure.
+        await page.waitForTimeout(200).catch(() => undefined);
+      }
+    },
+  };
+}
+
+const HOST = process.env.MCPX_VSCODE_HOST || join(process.env.HOME ?? '', '.cache', 'mcpx-vscode-host');
+const VSIX = join(repoRoot(), 'build', 'mcpx.vsix');
+
+/** One run of build/vscode/suite.js in code-server, the widgets answered by the driver. Returns the
+ *  suite's result lines. */
+async function runSuite(name: string, o: { installVsix?: string; suite?: 'smoke' }): Promise<string[]> {
+  assert.ok(existsSync(join(HOST, 'node_modules', 'code-server')), `the VS Code host is not set up in ${HOST}: run scripts/vscode-host/setup.sh (npm test does)`);
+  const dir = mkdtempSync(join(tmpdir(), 'mcpx-vsc-'));
+  const ws = join(dir, 'ws');
+  mkdirSync(join(ws, '.vscode'), { recursive: true });
+  writeFileSync(
+    join(ws, '.vscode', 'mcp.json'),
+    JSON.stringify({ servers: { up: { type: 'stdio', command: process.execPath, args: [SERVER_JS(), '--rev', '2025-11-25', '--name', 'up', '--record', join(ws, 'up.jsonl')] } } }),
+  );
+  // A workspace file: adding a folder then does not restart the extension host.
+  const workspace = join(dir, 'mcpx.code-workspace');
+  writeFileSync(workspace, JSON.stringify({ folders: [{ path: ws }] }));
+  const { runHost } = (await import(pathToFileURL(join(repoRoot(), 'scripts', 'vscode-host', 'run.mjs')).href)) as { runHost(o: Record<string, unknown>): Promise<number> };
+  const d = driver();
+  const lines: string[] = [];
+  try {
+    const code = await runHost({
+      ...(o.installVsix ? { installVsix: o.installVsix } : { extensionPath: repoRoot() }),
+      testsPath: join(repoRoot(), 'build', 'vscode', 'suite.js'),
+      workspace,
+      timeoutMs: 240_000,
+      echo: false,
+      env: o.suite ? { MCPX_SUITE: o.suite } : {},
+      logFile: join(repoRoot(), 'build', `vscode-host-${name}.log`),
+      onLog: (t: string) => {
+        lines.push(t);
+        d.onLog(t);
+      },
+      onPage: (page: Page) => d.onPage(page),
+    });
+    d.stop();
+    const results = lines.filter((l) => l.startsWith('mcpx-test:'));
+    assert.equal(code, 0, `editor tests failed (log: build/vscode-host-${name}.log):\n${results.join('\n')}\n${d.errors.join('\n')}`);
+    assert.ok(results.length > 0 && results.every((l) => l.startsWith('mcpx-test: ok')), results.join('\n'));
+    assert.deepEqual(d.errors, []);
+    return results;
+  } finally {
+    d.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+test('the extension in a real VS Code extension host (code-server), from the dev folder', { timeout: 300_000 }, async () => {
+  const results = await runSuite('dev', {});
+  assert.equal(results.length, 6, results.join('\n'));
+});
+
+test('the packaged .vsix: under 2 MB, installed offline, the smoke test passes against the installed package', { timeout: 300_000 }, async () => {
+  const r = spawnSync(join(HOST, 'node', 'bin', 'node'), [join(HOST, 'node_modules', '@vscode', 'vsce', 'vsce'), 'package', '--no-dependencies', '--allow-missing-repository', '--no-rewrite-relative-links', '-o', VSIX], { cwd: repoRoot(), encoding: 'utf8' });
+  assert.equal(r.status, 0, r.stderr + r.stdout);
+  const size = statSync(VSIX).size;
+  assert.ok(size < 2 * 1024 * 1024, `${size} bytes`);
+  const results = await runSuite('vsix', { installVsix: VSIX, suite: 'smoke' });
+  assert.equal(results.length, 2, results.join('\n'));
+});

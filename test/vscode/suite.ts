@@ -1,0 +1,157 @@
+// Integration tests that run inside a real VS Code extension host (code-server; scripts/vscode-host).
+// The standard tests module: `run()` resolves when every test passed, rejects otherwise. Where a test
+// needs a person at the real widgets, it logs a `mcpx-drive:` line with the actions; the runner outside
+// (test/vscode.test.ts) performs them in the page with playwright — the QuickPick is answered through
+// the workbench's own quick-input widget, not through an API call.
+import * as assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import * as vscode from 'vscode';
+
+type Json = Record<string, unknown>;
+interface TreeNode {
+  kind: string;
+  name?: string;
+  list?: string;
+  item?: Json;
+}
+interface Exports {
+  endpoint(): string | undefined;
+  host: { gateway?: { pool: { statuses(): Array<{ name: string; state: string }> } } };
+  upstreams: vscode.TreeDataProvider<TreeNode>;
+}
+
+/** Actions for the runner: fill the quick input and press Enter, pick the row whose text contains a
+ *  string, or press a key. */
+type Action = { fill: string } | { pick: string } | { key: string } | { shot: string; when?: 'quick' };
+function drive(...actions: Action[]): void {
+  console.log(`mcpx-drive: ${JSON.stringify(actions)}`);
+}
+
+const WORKSPACE = () => vscode.workspace.workspaceFolders![0]!.uri.fsPath;
+const RECORD = () => join(WORKSPACE(), 'up.jsonl');
+const recorded = (): Json[] => {
+  try {
+    return readFileSync(RECORD(), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as { dir: string; frame: Json }).filter((l) => l.dir === 'in').map((l) => l.frame);
+  } catch {
+    return [];
+  }
+};
+
+async function until<T>(what: string, f: () => T | undefined | Promise<T | undefined>, ms = 20_000): Promise<T> {
+  const end = Date.now() + ms;
+  for (;;) {
+    const v = await f();
+    if (v) return v;
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+let nextId = 1;
+/** A 2026-07-28 MCP client of the gateway that declares nothing: every question goes to the person. */
+async function mcp(endpoint: string, method: string, params: Json = {}): Promise<Json> {
+  const res = await fetch(endpoint, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', 'MCP-Protocol-Version': '2026-07-28', 'Mcp-Method': method, ...(method === 'tools/call' ? { 'Mcp-Name': String(params.name) } : {}) },
+    body: JSON.stringify({ jsonrpc: '2.0', id: nextId++, method, params: { ...params, _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} } } }),
+  });
+  const text = await res.text();
+  // An SSE answer: the last data line is the response.
+  const frames = res.headers.get('content-type')?.includes('event-stream') ? text.split('\n').filter((l) => l.startsWith('data:')).map((l) => JSON.parse(l.slice(5)) as Json) : [JSON.parse(text) as Json];
+  const last = frames.at(-1)!;
+  if (last.error) throw new Error(JSON.stringify(last.error));
+  return last.result as Json;
+}
+const call = (endpoint: string, tool: string, args: Json = {}) => mcp(endpoint, 'tools/call', { name: 'mcpx_call', arguments: { server: 'up', tool, arguments: args } });
+const textOf = (r: Json) => String((r.content as Json[])[0]!.text);
+
+const tests: Array<[string, (x: Exports) => Promise<void>]> = [];
+const test = (name: string, fn: (x: Exports) => Promise<void>) => tests.push([name, fn]);
+
+test('activates on startup and the endpoint answers; every command is registered', async (x) => {
+  const url = await until('the endpoint', () => x.endpoint());
+  const discover = await mcp(url, 'server/discover');
+  assert.ok(Array.isArray(discover.supportedVersions));
+  const all = await vscode.commands.getCommands(true);
+  for (const id of ['mcpx.callTool', 'mcpx.restartUpstream', 'mcpx.showLog', 'mcpx.copyEndpoint', 'mcpx.copyClientConfig', 'mcpx.menu']) assert.ok(all.includes(id), id);
+});
+
+test('an upstream elicits: the QuickPick flow appears, the person answers, the answer reaches the upstream', async (x) => {
+  const url = x.endpoint()!;
+  const pending = call(url, 'elicit', { text: 'Your name?' });
+  drive({ shot: 'elicitation-quickpick', when: 'quick' }, { fill: 'Ada Lovelace' }, { shot: 'elicitation-review', when: 'quick' }, { pick: 'Accept' });
+  const r = await pending;
+  assert.deepEqual(JSON.parse(textOf(r)), { action: 'accept', content: { answer: 'Ada Lovelace' } });
+  const answered = recorded().find((f) => 'result' in f && (f.result as Json).action === 'accept');
+  assert.deepEqual(answered?.result, { action: 'accept', content: { answer: 'Ada Lovelace' } }, 'the upstream received the answer');
+});
+
+test('decline and cancel', async (x) => {
+  const url = x.endpoint()!;
+  const declined = call(url, 'elicit', { text: 'Again?' });
+  drive({ fill: 'x' }, { pick: 'Decline' });
+  assert.deepEqual(JSON.parse(textOf(await declined)), { action: 'decline' });
+  const cancelled = call(url, 'elicit', { text: 'Once more?' });
+  drive({ key: 'Escape' });
+  assert.deepEqual(JSON.parse(textOf(await cancelled)), { action: 'cancel' });
+});
+
+test('the upstreams tree shows the server with its state', async (x) => {
+  await until('the upstream running', () => x.host.gateway?.pool.statuses().find((s) => s.name === 'up' && s.state === 'running'));
+  const roots = (await x.upstreams.getChildren()) as TreeNode[];
+  const up = roots.find((n) => n.name === 'up')!;
+  const item = await x.upstreams.getTreeItem(up);
+  assert.match(String(item.description), /^running · 2025-11-25 · stdio$/);
+  const groups = (await x.upstreams.getChildren(up)) as TreeNode[];
+  assert.deepEqual(groups.map((g) => g.list), ['tools', 'prompts', 'resources']);
+  const tools = ((await x.upstreams.getChildren(groups[0])) as TreeNode[]).map((n) => String(n.item?.name));
+  for (const t of ['echo', 'elicit', 'roots']) assert.ok(tools.includes(t), t);
+  await vscode.commands.executeCommand('mcpx.upstreams.focus');
+  drive({ shot: 'upstreams-tree' });
+  await new Promise((r) => setTimeout(r, 1500));
+});
+
+test('a palette tool call end to end: server, tool, arguments through the form, the result in an editor', async () => {
+  const done = vscode.commands.executeCommand('mcpx.callTool', 'up', 'echo');
+  drive({ fill: 'hello from the palette' }, { pick: 'Accept' });
+  await done;
+  const editor = await until('the result editor', () => (vscode.window.activeTextEditor?.document.getText().includes('hello from the palette') ? vscode.window.activeTextEditor : undefined));
+  assert.match(editor.document.getText(), /"text": "hello from the palette"/);
+  assert.equal(editor.document.uri.scheme, 'mcpx-result', 'a read-only document, not an untitled one');
+  drive({ shot: 'tool-result' });
+  await new Promise((r) => setTimeout(r, 1500));
+});
+
+test('roots are the workspace folders; a folder added reaches the legacy upstream as list_changed', async (x) => {
+  const url = x.endpoint()!;
+  const first = JSON.parse(textOf(await call(url, 'roots'))) as { roots: Array<{ uri: string }> };
+  assert.deepEqual(first.roots.map((r) => r.uri), vscode.workspace.workspaceFolders!.map((f) => f.uri.toString()));
+  const extra = vscode.Uri.file(join(WORKSPACE(), '..', 'second'));
+  await vscode.workspace.fs.createDirectory(extra);
+  assert.ok(vscode.workspace.updateWorkspaceFolders(vscode.workspace.workspaceFolders!.length, 0, { uri: extra, name: 'second' }));
+  await until('notifications/roots/list_changed upstream', () => recorded().some((f) => f.method === 'notifications/roots/list_changed'));
+  const second = JSON.parse(textOf(await call(url, 'roots'))) as { roots: Array<{ uri: string }> };
+  assert.equal(second.roots.length, first.roots.length + 1);
+  assert.ok(second.roots.some((r) => r.uri === extra.toString()));
+});
+
+export async function run(): Promise<void> {
+  const ext = vscode.extensions.getExtension('mcpx.mcpx');
+  assert.ok(ext, 'the extension is installed');
+  const x = (await ext.activate()) as Exports;
+  let failed = 0;
+  // MCPX_SUITE=smoke: what the installed .vsix must show (activation, the endpoint, a question answered).
+  const selected = process.env.MCPX_SUITE === 'smoke' ? tests.slice(0, 2) : tests;
+  for (const [name, fn] of selected) {
+    const t0 = Date.now();
+    try {
+      await fn(x);
+      console.log(`mcpx-test: ok ${name} (${Date.now() - t0} ms)`);
+    } catch (e) {
+      failed++;
+      console.log(`mcpx-test: FAILED ${name}: ${(e as Error).stack ?? String(e)}`);
+    }
+  }
+  if (failed) throw new Error(`${failed} of ${selected.length} editor tests failed`);
+}

@@ -88,3 +88,17 @@ describe("the editor's server sources (mcpx.servers, then .vscode/mcp.json)", ()
     assert.equal((untrusted.config.servers.find((s) => s.name === 'a') as { command: string }).command, 'user-a', "the workspace's stdio server is not spawned; the user's own definition stays");
   });
 });
+
+describe('${secret:NAME} in server definitions', () => {
+  test('resolved from the given secrets; a missing one is an issue naming the field; headless it is an unknown variable', async () => {
+    const { parseConfig, secretNames } = await import('../src/config/file');
+    const value = { servers: { gh: { type: 'http', url: 'http://127.0.0.1:1/mcp', auth: { type: 'bearer', token: '${secret:gh-token}' } }, other: { type: 'http', url: 'http://127.0.0.1:2/mcp', headers: { 'X-Key': '${secret:missing}' } } } };
+    assert.deepEqual(secretNames(value).sort(), ['gh-token', 'missing']);
+    const c = parseConfig(value, 'test', { env: {}, secrets: { 'gh-token': 's3cr3t' } });
+    assert.equal(((c.servers.find((s) => s.name === 'gh') as { auth: { token: string } }).auth).token, 's3cr3t');
+    assert.deepEqual(c.issues, [{ path: 'servers.other.headers.X-Key', message: 'no secret named "missing" is stored (mcpx: Set Secret…)' }]);
+    assert.ok(!JSON.stringify(c.issues).includes('s3cr3t'));
+    const headless = parseConfig(value, 'test', { env: {} });
+    assert.ok(headless.issues.some((i) => /unknown variable \$\{secret:gh-token\}/.test(i.message)));
+  });
+});

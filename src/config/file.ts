@@ -17,6 +17,20 @@ export interface Config {
 export interface SubstitutionContext {
   env: NodeJS.ProcessEnv;
   workspaceFolder?: string;
+  /** ${secret:NAME}: the editor's SecretStorage (credentials never stand in settings or files). */
+  secrets?: Readonly<Record<string, string>>;
+}
+
+/** The ${secret:NAME} references of a config value, to fetch before it is parsed. */
+export function secretNames(v: unknown): string[] {
+  const out = new Set<string>();
+  const walk = (x: unknown): void => {
+    if (typeof x === 'string') for (const m of x.matchAll(/\$\{secret:([^}]+)\}/g)) out.add(m[1]!);
+    else if (Array.isArray(x)) x.forEach(walk);
+    else if (typeof x === 'object' && x !== null) Object.values(x).forEach(walk);
+  };
+  walk(v);
+  return [...out];
 }
 
 /** ${env:NAME} and ${workspaceFolder}, in every string of the file. An unknown variable is an issue. */
@@ -24,6 +38,11 @@ function substitute(v: unknown, ctx: SubstitutionContext, path: string, issues: 
   if (typeof v === 'string') {
     return v.replace(/\$\{([^}]+)\}/g, (whole, name: string) => {
       if (name.startsWith('env:')) return ctx.env[name.slice(4)] ?? '';
+      if (name.startsWith('secret:') && ctx.secrets) {
+        const v = ctx.secrets[name.slice(7)];
+        if (v === undefined) issues.push({ path, message: `no secret named ${JSON.stringify(name.slice(7))} is stored (mcpx: Set Secret…)` });
+        return v ?? '';
+      }
       if (name === 'workspaceFolder' && ctx.workspaceFolder !== undefined) return ctx.workspaceFolder;
       if (name === 'userHome') return homedir();
       issues.push({ path, message: `unknown variable ${whole}` });

@@ -117,6 +117,18 @@ export function registerCommands(host: GatewayHost, person: PersonPort, log: vsc
       );
     }),
     reg('mcpx.showLog', () => log.show()),
+    reg('mcpx.setSecret', async () => {
+      if (!host.secrets) return;
+      const named = host.referencedSecrets().map((label) => ({ label, description: 'referred to as ${secret:' + label + '}' }));
+      const pick = await vscode.window.showQuickPick([...named, { label: '$(add) Another name…', description: '' }], { title: 'mcpx: store a credential in SecretStorage' });
+      if (!pick) return;
+      const name = pick.label.startsWith('$(add)') ? await vscode.window.showInputBox({ title: 'mcpx: secret name', prompt: 'Refer to it in a server definition as ${secret:NAME}', validateInput: (v) => (/^[\w.-]+$/.test(v) ? undefined : 'letters, digits, _ . -') }) : pick.label;
+      if (!name) return;
+      const value = await vscode.window.showInputBox({ title: `mcpx: value of ${name}`, password: true, ignoreFocusOut: true });
+      if (value === undefined) return;
+      await host.secrets.store(name, value);
+      void vscode.window.showInformationMessage(`mcpx: stored ${name}; servers referring to it are reloaded.`);
+    }),
     reg('mcpx.copyEndpoint', async () => {
       if (!host.endpoint) return void vscode.window.showWarningMessage(`mcpx: the gateway is not running (${host.whyStopped}), so there is no endpoint to copy.`);
       await vscode.env.clipboard.writeText(host.endpoint);

@@ -6,7 +6,7 @@ import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
 import { type Listening, listen } from '../app';
-import { defaultStateDir } from '../config/file';
+import { defaultStateDir, secretNames } from '../config/file';
 import { type Source, mergeSources } from '../config/merge';
 import { Settings, envLayer } from '../config/settings';
 import { Gateway, type PersonPort } from '../gateway/gateway';
@@ -28,6 +28,7 @@ export class GatewayHost implements vscode.Disposable {
     private readonly log: vscode.LogOutputChannel,
     private readonly stateDir: string | undefined,
     private readonly person?: PersonPort,
+    readonly secrets?: vscode.SecretStorage,
   ) {
     this.subs.push(
       this.diagnostics,
@@ -35,6 +36,7 @@ export class GatewayHost implements vscode.Disposable {
       vscode.workspace.onDidChangeConfiguration((e) => e.affectsConfiguration('mcpx') && void this.reload()),
       vscode.workspace.onDidGrantWorkspaceTrust(() => void this.reload()),
     );
+    if (secrets) this.subs.push(secrets.onDidChange(() => void this.reload()));
     const watcher = vscode.workspace.createFileSystemWatcher('**/.vscode/mcp.json');
     this.subs.push(watcher, watcher.onDidChange(() => void this.reload()), watcher.onDidCreate(() => void this.reload()), watcher.onDidDelete(() => void this.reload()));
   }
@@ -43,12 +45,10 @@ export class GatewayHost implements vscode.Disposable {
     return this.listening?.url;
   }
 
-  /** The servers of both sources, problems reported (a diagnostic on the file, a notification). */
-  private sources() {
-    const folder = vscode.workspace.workspaceFolders?.[0];
+  /** The two sources as they stand: the user setting first, the workspace file last (it wins). */
+  private sourceList(): Source[] {
     const list: Source[] = [{ label: 'settings (mcpx.servers)', value: { servers: vscode.workspace.getConfiguration('mcpx').get('servers') ?? {} }, workspace: false }];
-    const file = folder ? vscode.Uri.joinPath(folder.uri, '.vscode', 'mcp.json') : undefined;
-    this.diagnostics.clear();
+    const file = this.workspaceFile();
     if (file) {
       try {
         list.push({ label: file.fsPath, value: JSON.parse(readFileSync(file.fsPath, 'utf8')) as unknown, workspace: true });
@@ -56,7 +56,32 @@ export class GatewayHost implements vscode.Disposable {
         if ((e as NodeJS.ErrnoException).code !== 'ENOENT') list.push({ label: file.fsPath, value: `not JSON: ${(e as Error).message}`, workspace: true });
       }
     }
-    const merged = mergeSources(list, { env: process.env, workspaceFolder: folder?.uri.fsPath, trusted: vscode.workspace.isTrusted });
+    return list;
+  }
+
+  private workspaceFile(): vscode.Uri | undefined {
+    const folder = vscode.workspace.workspaceFolders?.[0];
+    return folder ? vscode.Uri.joinPath(folder.uri, '.vscode', 'mcp.json') : undefined;
+  }
+
+  /** The ${secret:NAME} names the sources refer to (for mcpx: Set Secret…). */
+  referencedSecrets(): string[] {
+    return secretNames(this.sourceList().map((x) => x.value));
+  }
+
+  /** The servers of both sources, problems reported (a diagnostic on the file, a notification).
+   *  Credentials come from SecretStorage through ${secret:NAME}; their values are never logged. */
+  private async sources() {
+    const folder = vscode.workspace.workspaceFolders?.[0];
+    const file = this.workspaceFile();
+    const list = this.sourceList();
+    this.diagnostics.clear();
+    const secrets: Record<string, string> = {};
+    for (const name of this.referencedSecrets()) {
+      const v = await this.secrets?.get(name);
+      if (v !== undefined) secrets[name] = v;
+    }
+    const merged = mergeSources(list, { env: process.env, workspaceFolder: folder?.uri.fsPath, trusted: vscode.workspace.isTrusted, secrets });
     merged.config.roots = roots();
     for (const p of [...merged.problems, ...merged.clashes]) this.log.warn(p);
     if (merged.untrusted.length) this.log.warn(`not spawned until this workspace is trusted: ${merged.untrusted.join(', ')}`);
@@ -70,7 +95,7 @@ export class GatewayHost implements vscode.Disposable {
 
   async start(): Promise<string> {
     if (this.listening) return this.listening.url;
-    const config = this.sources();
+    const config = await this.sources();
     const settings = new Settings([
       { source: 'vscode', values: vscodeLayer() },
       { source: 'env', values: envLayer(process.env) },

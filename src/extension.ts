@@ -8,7 +8,7 @@ import { UpstreamsTree, questionsTree, subscriptionsTree } from './vscode/views'
 
 export async function activate(context: vscode.ExtensionContext): Promise<{ endpoint(): string | undefined; host: GatewayHost; upstreams: UpstreamsTree }> {
   const log = vscode.window.createOutputChannel('mcpx', { log: true });
-  const person = editorPerson((l) => log.info(l));
+  const person = editorPerson((l) => log.info(l), context.extensionUri);
   const host = new GatewayHost(log, context.globalStorageUri?.fsPath, person, context.secrets);
   const upstreams = new UpstreamsTree(host);
   context.subscriptions.push(

@@ -12,9 +12,22 @@ import { test } from 'node:test';
 import { SERVER_JS } from './fixtures/upstream/client';
 import { repoRoot } from './harness/gateway';
 
-type Action = { fill: string } | { pick: string } | { key: string } | { shot: string; when?: 'quick' };
+type FrameOp = { fill: [string, string] } | { click: string } | { text: [string, string] };
+type Action = { fill: string } | { pick: string } | { key: string } | { shot: string; when?: 'quick' | 'webview' } | { webview: FrameOp[] };
+interface Loc {
+  first(): Loc;
+  waitFor(o: { state: string; timeout: number }): Promise<void>;
+  fill(t: string): Promise<void>;
+  click(): Promise<void>;
+  filter(o: { hasText: string }): Loc;
+}
+interface Frame {
+  frameLocator(sel: string): Frame;
+  locator(sel: string): Loc;
+}
 interface Page {
-  locator(sel: string): { first(): { waitFor(o: { state: string; timeout: number }): Promise<void>; fill(t: string): Promise<void>; click(): Promise<void> }; filter(o: { hasText: string }): { first(): { waitFor(o: { state: string; timeout: number }): Promise<void>; click(): Promise<void> } } };
+  frameLocator(sel: string): Frame;
+  locator(sel: string): Loc;
   keyboard: { press(k: string): Promise<void> };
   screenshot(o: { path: string }): Promise<unknown>;
   waitForTimeout(ms: number): Promise<void>;
@@ -56,7 +69,19 @@ function driver(): { onLog(text: string): void; onPage(page: Page): Promise<void
           } else if ('key' in a) {
             await page.locator('.quick-input-widget input').first().waitFor({ state: 'visible', timeout: 20_000 });
             await page.keyboard.press(a.key);
+          } else if ('webview' in a) {
+            // A webview's document sits two iframes down: the host frame, then the active frame.
+            const form = page.frameLocator('iframe.webview').frameLocator('#active-frame');
+            for (const op of a.webview) {
+              if ('fill' in op) {
+                const input = form.locator(`[name="${op.fill[0]}"]`).first();
+                await input.waitFor({ state: 'visible', timeout: 20_000 });
+                await input.fill(op.fill[1]);
+              } else if ('click' in op) await form.locator(op.click).first().click();
+              else await form.locator(op.text[0]).filter({ hasText: op.text[1] }).first().waitFor({ state: 'visible', timeout: 10_000 });
+            }
           } else {
+            if (a.when === 'webview') await page.frameLocator('iframe.webview').frameLocator('#active-frame').locator('#accept').first().waitFor({ state: 'visible', timeout: 20_000 });
             if (a.when === 'quick') await page.locator('.quick-input-widget').first().waitFor({ state: 'visible', timeout: 20_000 });
             await page.waitForTimeout(400);
             await page.screenshot({ path: join(SHOTS, `${a.shot}.png`) });
@@ -120,7 +145,7 @@ async function runSuite(name: string, o: { installVsix?: string; suite?: 'smoke'
 
 test('the extension in a real VS Code extension host (code-server), from the dev folder', { timeout: 300_000 }, async () => {
   const results = await runSuite('dev', {});
-  assert.equal(results.length, 6, results.join('\n'));
+  assert.equal(results.length, 7, results.join('\n'));
 });
 
 test('the packaged .vsix: under 2 MB, installed offline, the smoke test passes against the installed package', { timeout: 300_000 }, async () => {

@@ -2,11 +2,13 @@
 // elicitation becomes a multi-step InputBox/QuickPick flow with back, validation and defaults, ending in
 // a review where every value can be changed and accept, decline or cancel is chosen (2025-11-25
 // client/elicitation: the user can review, decline or cancel). URL elicitation shows the full URL and its
-// host and opens it only on consent. A question withdrawn or expired closes its widget with a notice.
+// host and opens it only on consent. A schema richer than flat goes to the webview form (webviewForm.ts).
+// A question withdrawn or expired closes its widget with a notice.
 import * as vscode from 'vscode';
 import { type Field, flatFields, parseText, showValue } from '../forms/flat';
-import type { JsonObject } from '../protocol/jsonrpc';
+import { type JsonObject, isObject } from '../protocol/jsonrpc';
 import type { PersonPort } from '../gateway/questions';
+import { FormWithdrawn, askInWebview } from './webviewForm';
 
 class Withdrawn extends Error {}
 const BACK = Symbol('back');
@@ -173,18 +175,21 @@ async function askUrl(server: string, params: JsonObject, signal: AbortSignal): 
   return { action: 'accept' };
 }
 
-export function editorPerson(log: (line: string) => void): PersonPort {
+export function editorPerson(log: (line: string) => void, extensionUri: vscode.Uri): PersonPort {
   return {
     can(method, params) {
       if (method !== 'elicitation/create') return false;
       if (params.mode === 'url') return typeof params.url === 'string';
-      return flatFields(params.requestedSchema) !== undefined;
+      return isObject(params.requestedSchema) && params.requestedSchema.type === 'object';
     },
     async ask(q, signal) {
       try {
-        return q.params.mode === 'url' ? await askUrl(q.server, q.params, signal) : await askForm(q.server, q.params, signal);
+        if (q.params.mode === 'url') return await askUrl(q.server, q.params, signal);
+        // A flat schema: the QuickPick flow; anything richer: the webview form.
+        if (flatFields(q.params.requestedSchema)) return await askForm(q.server, q.params, signal);
+        return await askInWebview(extensionUri, `${q.server} asks (via mcpx)`, String(q.params.message ?? ''), q.params.requestedSchema as JsonObject, signal);
       } catch (e) {
-        if (e instanceof Withdrawn) {
+        if (e instanceof Withdrawn || e instanceof FormWithdrawn) {
           void vscode.window.showInformationMessage(`mcpx: ${q.server} withdrew its question (or it expired).`);
           log(`[${q.server}] question withdrawn while shown`);
         }

@@ -23,7 +23,8 @@ interface Exports {
 
 /** Actions for the runner: fill the quick input and press Enter, pick the row whose text contains a
  *  string, or press a key. */
-type Action = { fill: string } | { pick: string } | { key: string } | { shot: string; when?: 'quick' };
+type FrameOp = { fill: [string, string] } | { click: string } | { text: [string, string] };
+type Action = { fill: string } | { pick: string } | { key: string } | { shot: string; when?: 'quick' | 'webview' } | { webview: FrameOp[] };
 function drive(...actions: Action[]): void {
   console.log(`mcpx-drive: ${JSON.stringify(actions)}`);
 }
@@ -121,6 +122,17 @@ test('a palette tool call end to end: server, tool, arguments through the form, 
   assert.equal(editor.document.uri.scheme, 'mcpx-result', 'a read-only document, not an untitled one');
   drive({ shot: 'tool-result' });
   await new Promise((r) => setTimeout(r, 1500));
+});
+
+test('a nested schema opens the webview form: an invalid answer is refused in the form, a valid one goes through', async () => {
+  const done = vscode.commands.executeCommand('mcpx.callTool', 'up', 'nested');
+  drive(
+    { shot: 'webview-form', when: 'webview' },
+    { webview: [{ fill: ['server.port', '8080'] }, { click: '#accept' }, { text: ['#problem', 'host'] }, { fill: ['server.host', 'example.org'] }, { fill: ['tags', 'a\nb'] }, { click: '#accept' }] },
+  );
+  await done;
+  const editor = await until('the result editor', () => (vscode.window.activeTextEditor?.document.getText().includes('example.org') ? vscode.window.activeTextEditor : undefined));
+  assert.match(editor.document.getText(), /\{"server":\{"host":"example.org","port":8080\},"tags":\["a","b"\]\}/);
 });
 
 test('roots are the workspace folders; a folder added reaches the legacy upstream as list_changed', async (x) => {

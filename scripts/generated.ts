@@ -51,6 +51,12 @@ export function settingsTable(): string {
 /** Settings only the editor reads (not the gateway's registry: headless has its config file for these). */
 export const EDITOR_SETTINGS: Record<string, Record<string, unknown>> = {
   'mcpx.autoStart': { type: 'boolean', default: true, markdownDescription: 'Start the gateway when VS Code has started (activation on startup finished).' },
+  'mcpx.sampling.models': {
+    type: 'array',
+    items: { type: 'string' },
+    default: [],
+    markdownDescription: 'Language models that may answer an upstream\'s sampling request in the editor: model ids, vendors or `vendor/family`, `*` globs. Empty: any model VS Code offers.',
+  },
   'mcpx.servers': {
     type: 'object',
     default: {},

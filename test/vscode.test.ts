@@ -13,7 +13,7 @@ import { SERVER_JS } from './fixtures/upstream/client';
 import { repoRoot } from './harness/gateway';
 
 type FrameOp = { fill: [string, string] } | { click: string } | { text: [string, string] };
-type Action = { fill: string } | { pick: string } | { key: string } | { shot: string; when?: 'quick' | 'webview' } | { webview: FrameOp[] };
+type Action = { fill: string } | { pick: string } | { key: string } | { shot: string; when?: 'quick' | 'webview' | 'dialog' } | { webview: FrameOp[] } | { dialog: string };
 interface Loc {
   first(): Loc;
   waitFor(o: { state: string; timeout: number }): Promise<void>;
@@ -69,6 +69,10 @@ function driver(): { onLog(text: string): void; onPage(page: Page): Promise<void
           } else if ('key' in a) {
             await page.locator('.quick-input-widget input').first().waitFor({ state: 'visible', timeout: 20_000 });
             await page.keyboard.press(a.key);
+          } else if ('dialog' in a) {
+            const button = page.locator('.monaco-dialog-box .monaco-button').filter({ hasText: a.dialog }).first();
+            await button.waitFor({ state: 'visible', timeout: 20_000 });
+            await button.click();
           } else if ('webview' in a) {
             // A webview's document sits two iframes down: the host frame, then the active frame.
             const form = page.frameLocator('iframe.webview').frameLocator('#active-frame');
@@ -82,6 +86,7 @@ function driver(): { onLog(text: string): void; onPage(page: Page): Promise<void
             }
           } else {
             if (a.when === 'webview') await page.frameLocator('iframe.webview').frameLocator('#active-frame').locator('#accept').first().waitFor({ state: 'visible', timeout: 20_000 });
+            if (a.when === 'dialog') await page.locator('.monaco-dialog-box').first().waitFor({ state: 'visible', timeout: 20_000 });
             if (a.when === 'quick') await page.locator('.quick-input-widget').first().waitFor({ state: 'visible', timeout: 20_000 });
             await page.waitForTimeout(400);
             await page.screenshot({ path: join(SHOTS, `${a.shot}.png`) });
@@ -98,6 +103,16 @@ function driver(): { onLog(text: string): void; onPage(page: Page): Promise<void
 
 const HOST = process.env.MCPX_VSCODE_HOST || join(process.env.HOME ?? '', '.cache', 'mcpx-vscode-host');
 const VSIX = join(repoRoot(), 'build', 'mcpx.vsix');
+
+/** The test language model (test/vscode/lm-provider) packaged with vsce, once per run of this file. */
+let lmPackaged: string | undefined;
+function lmVsix(): string {
+  if (lmPackaged) return lmPackaged;
+  const out = join(repoRoot(), 'build', 'mcpx-test-lm.vsix');
+  const r = spawnSync(join(HOST, 'node', 'bin', 'node'), [join(HOST, 'node_modules', '@vscode', 'vsce', 'vsce'), 'package', '--no-dependencies', '--allow-missing-repository', '--skip-license', '-o', out], { cwd: join(repoRoot(), 'test', 'vscode', 'lm-provider'), encoding: 'utf8' });
+  assert.equal(r.status, 0, r.stderr + r.stdout);
+  return (lmPackaged = out);
+}
 
 /** One run of build/vscode/suite.js in code-server, the widgets answered by the driver. Returns the
  *  suite's result lines. */
@@ -119,6 +134,9 @@ async function runSuite(name: string, o: { installVsix?: string; suite?: 'smoke'
   try {
     const code = await runHost({
       ...(o.installVsix ? { installVsix: o.installVsix } : { extensionPath: repoRoot() }),
+      // A language model for the sampling test, installed beside mcpx (never part of its package).
+      alsoInstall: [lmVsix()],
+      settings: { 'chat.disableAIFeatures': false },
       testsPath: join(repoRoot(), 'build', 'vscode', 'suite.js'),
       workspace,
       timeoutMs: 240_000,
@@ -145,7 +163,7 @@ async function runSuite(name: string, o: { installVsix?: string; suite?: 'smoke'
 
 test('the extension in a real VS Code extension host (code-server), from the dev folder', { timeout: 300_000 }, async () => {
   const results = await runSuite('dev', {});
-  assert.equal(results.length, 7, results.join('\n'));
+  assert.equal(results.length, 9, results.join('\n'));
 });
 
 test('the packaged .vsix: under 2 MB, installed offline, the smoke test passes against the installed package', { timeout: 300_000 }, async () => {

@@ -137,6 +137,9 @@ function spawnServer(args, env, onLine) {
  * @param {string} [o.logsDir]        where to write VS Code's own logs handed to codeAutomationExit
  * @param {boolean} [o.disableExtensions] default: true unless installVsix/extensionsDir given
  * @param {boolean} [o.echo=true]     forward the extension host's console to stdout/stderr
+ * @param {string[]} [o.alsoInstall] more .vsix files installed offline before the run (code-server's
+ *                                    server loads one development extension only, so helpers of the
+ *                                    tests come this way); extensions are then enabled
  * @param {(text:string) => void} [o.onLog] every console line of the workbench and extension host
  * @param {Record<string,string>} [o.env] extra environment for code-server (and the extension)
  * @param {Record<string,unknown>} [o.settings] user settings, merged over DEFAULT_SETTINGS
@@ -150,7 +153,7 @@ export async function runHost(o) {
   const extensionPath = o.extensionPath && path.resolve(o.extensionPath);
   if (!testsPath && !onPage) throw new Error('runHost: give testsPath and/or onPage');
   if (!extensionPath && !installVsix) throw new Error('runHost: give extensionPath or installVsix');
-  const disableExtensions = o.disableExtensions ?? !(installVsix || o.extensionsDir);
+  const disableExtensions = o.disableExtensions ?? !(installVsix || o.extensionsDir || o.alsoInstall?.length);
 
   const t0 = Date.now();
   const logFd = logFile ? fs.openSync(logFile, 'a') : undefined;
@@ -231,6 +234,14 @@ export async function runHost(o) {
   try {
     // 1. Optionally install the packaged .vsix offline, with code-server's own CLI.
     let devPath = extensionPath;
+    for (const vsix of o.alsoInstall ?? []) {
+      const inst = spawnServer(['--user-data-dir', userData, '--extensions-dir', extDir, '--install-extension', path.resolve(vsix)], env, serverLine);
+      server = inst;
+      const code = await within(inst.exited);
+      if (code !== 0) throw new Error(`installing ${vsix} failed (${code}):\n${serverTail.join('\n')}`);
+      server = undefined;
+      killAll(inst.pid, runDir, 'SIGKILL');
+    }
     if (installVsix) {
       const inst = spawnServer(
         ['--user-data-dir', userData, '--extensions-dir', extDir, '--install-extension', path.resolve(installVsix)],

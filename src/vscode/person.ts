@@ -8,6 +8,8 @@ import * as vscode from 'vscode';
 import { type Field, flatFields, parseText, showValue } from '../forms/flat';
 import { type JsonObject, isObject } from '../protocol/jsonrpc';
 import type { PersonPort } from '../gateway/questions';
+import { choose } from './choose';
+import { sampleInEditor } from './sampling';
 import { FormWithdrawn, askInWebview } from './webviewForm';
 
 class Withdrawn extends Error {}
@@ -163,14 +165,12 @@ async function askUrl(server: string, params: JsonObject, signal: AbortSignal): 
   } catch {
     return { action: 'decline' };
   }
-  const open = 'Open in browser';
-  const decline = 'Decline';
-  const choice = await Promise.race([
-    vscode.window.showInformationMessage(`${server} (via mcpx) asks you to open a page on ${host}: ${String(params.message ?? '')}`, { modal: true, detail: url }, open, decline),
-    new Promise<never>((_, reject) => signal.addEventListener('abort', () => reject(new Withdrawn()), { once: true })),
-  ]);
-  if (choice === undefined) return { action: 'cancel' };
-  if (choice === decline) return { action: 'decline' };
+  // The full URL and its host are shown; the page opens only on consent (2025-11-25 client/elicitation, URL mode).
+  const open = `Open ${host} in the browser`;
+  const choice = await choose(`${server} (via mcpx) asks you to open a page on ${host}`, String(params.message ?? ''), [open, 'Decline', 'Cancel'], [{ label: host, detail: url }], signal);
+  if (signal.aborted) throw new Withdrawn();
+  if (choice === 'Decline') return { action: 'decline' };
+  if (choice !== open) return { action: 'cancel' };
   await vscode.env.openExternal(vscode.Uri.parse(url));
   return { action: 'accept' };
 }
@@ -178,12 +178,14 @@ async function askUrl(server: string, params: JsonObject, signal: AbortSignal): 
 export function editorPerson(log: (line: string) => void, extensionUri: vscode.Uri): PersonPort {
   return {
     can(method, params) {
+      if (method === 'sampling/createMessage') return typeof vscode.lm?.selectChatModels === 'function';
       if (method !== 'elicitation/create') return false;
       if (params.mode === 'url') return typeof params.url === 'string';
       return isObject(params.requestedSchema) && params.requestedSchema.type === 'object';
     },
     async ask(q, signal) {
       try {
+        if (q.method === 'sampling/createMessage') return await sampleInEditor(q.server, q.params, signal);
         if (q.params.mode === 'url') return await askUrl(q.server, q.params, signal);
         // A flat schema: the QuickPick flow; anything richer: the webview form.
         if (flatFields(q.params.requestedSchema)) return await askForm(q.server, q.params, signal);

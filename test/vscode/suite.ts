@@ -24,7 +24,7 @@ interface Exports {
 /** Actions for the runner: fill the quick input and press Enter, pick the row whose text contains a
  *  string, or press a key. */
 type FrameOp = { fill: [string, string] } | { click: string } | { text: [string, string] };
-type Action = { fill: string } | { pick: string } | { key: string } | { shot: string; when?: 'quick' | 'webview' } | { webview: FrameOp[] };
+type Action = { fill: string } | { pick: string } | { key: string } | { shot: string; when?: 'quick' | 'webview' | 'dialog' } | { webview: FrameOp[] } | { dialog: string };
 function drive(...actions: Action[]): void {
   console.log(`mcpx-drive: ${JSON.stringify(actions)}`);
 }
@@ -133,6 +133,28 @@ test('a nested schema opens the webview form: an invalid answer is refused in th
   await done;
   const editor = await until('the result editor', () => (vscode.window.activeTextEditor?.document.getText().includes('example.org') ? vscode.window.activeTextEditor : undefined));
   assert.match(editor.document.getText(), /\{"server":\{"host":"example.org","port":8080\},"tags":\["a","b"\]\}/);
+});
+
+test('sampling: consent, a model the person picks (a test language model), the answer reviewed before it goes back', async (x) => {
+  const url = x.endpoint()!;
+  const pending = call(url, 'sample', { text: 'Say hi' });
+  drive({ shot: 'sampling-consent', when: 'quick' }, { pick: 'Choose a model' }, { pick: 'mcpx test echo' }, { shot: 'sampling-review', when: 'quick' }, { pick: 'Send' });
+  const r = await pending;
+  assert.ok(textOf(r).startsWith('{'), textOf(r));
+  const answer = JSON.parse(textOf(r)) as Json;
+  assert.deepEqual(answer.content, { type: 'text', text: 'sampled: Say hi' });
+  assert.equal(answer.model, 'mcpx-test-echo');
+  // Declining is one click.
+  const declined = call(url, 'sample', { text: 'Again' });
+  drive({ pick: 'Decline' });
+  assert.match(textOf(await declined), /declined/);
+});
+
+test('URL elicitation: the full URL and its host shown; declined here, nothing opened', async (x) => {
+  const url = x.endpoint()!;
+  const pending = call(url, 'elicit_url', { text: 'Connect your account' });
+  drive({ shot: 'url-elicitation', when: 'quick' }, { pick: 'Decline' });
+  assert.deepEqual(JSON.parse(textOf(await pending)), { action: 'decline' });
 });
 
 test('roots are the workspace folders; a folder added reaches the legacy upstream as list_changed', async (x) => {

@@ -6,11 +6,18 @@ import { editorPerson } from './vscode/person';
 import { statusBar } from './vscode/statusBar';
 import { UpstreamsTree, questionsTree, subscriptionsTree } from './vscode/views';
 
-export async function activate(context: vscode.ExtensionContext): Promise<{ endpoint(): string | undefined; host: GatewayHost; upstreams: UpstreamsTree }> {
+export async function activate(context: vscode.ExtensionContext): Promise<{ endpoint(): string | undefined; host: GatewayHost; upstreams: UpstreamsTree; mcpDefinitions: vscode.McpServerDefinitionProvider }> {
   const log = vscode.window.createOutputChannel('mcpx', { log: true });
   const person = editorPerson((l) => log.info(l), context.extensionUri);
   const host = new GatewayHost(log, context.globalStorageUri?.fsPath, person, context.secrets);
   const upstreams = new UpstreamsTree(host);
+  const mcpDefinitions: vscode.McpServerDefinitionProvider = {
+    onDidChangeMcpServerDefinitions: host.onDidChangeDefinitions,
+    provideMcpServerDefinitions: async () => {
+      const url = await host.editorEndpoint().catch((e: Error) => void log.error(`the endpoint for VS Code's chat: ${e.message}`));
+      return url ? [new vscode.McpHttpServerDefinition('mcpx', vscode.Uri.parse(url))] : [];
+    },
+  };
   context.subscriptions.push(
     log,
     host,
@@ -20,6 +27,10 @@ export async function activate(context: vscode.ExtensionContext): Promise<{ endp
     vscode.window.registerTreeDataProvider('mcpx.questions', questionsTree(host)),
     vscode.window.registerTreeDataProvider('mcpx.subscriptions', subscriptionsTree(host)),
   );
+  // VS Code's chat gets mcpx with no configuration (the servers it does not run itself; see gatewayHost.ts).
+  if (typeof vscode.lm?.registerMcpServerDefinitionProvider === 'function') {
+    context.subscriptions.push(vscode.lm.registerMcpServerDefinitionProvider('mcpx.gateway', mcpDefinitions));
+  }
   if (vscode.workspace.getConfiguration('mcpx').get<boolean>('autoStart', true)) {
     try {
       await host.start();
@@ -28,7 +39,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<{ endp
       void vscode.window.showErrorMessage((e as Error).message);
     }
   } else host.whyStopped = 'mcpx.autoStart is off';
-  return { endpoint: () => host.endpoint, host, upstreams };
+  return { endpoint: () => host.endpoint, host, upstreams, mcpDefinitions };
 }
 
 export function deactivate(): void {

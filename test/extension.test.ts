@@ -8,15 +8,18 @@ import Module from 'node:module';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { test } from 'node:test';
+import { after, test } from 'node:test';
 import { repoRoot } from './harness/gateway';
+import { fixtureCommand, killAll } from './harness/upstreams';
 import { HttpClient } from './harness/wire';
+
+after(() => killAll());
 
 interface Disposable {
   dispose(): unknown;
 }
 
-function fakeVscode(port: number) {
+function fakeVscode(port: number, servers: Record<string, unknown> = {}) {
   const state = { clipboard: '', statusText: '', messages: [] as string[], commands: new Map<string, () => unknown>(), views: [] as string[] };
   class EventEmitter<T> {
     private ls: Array<(v: T) => void> = [];
@@ -38,7 +41,7 @@ function fakeVscode(port: number) {
     workspace: {
       workspaceFolders: undefined,
       isTrusted: true,
-      getConfiguration: () => ({ inspect: (key: string) => (key === 'port' ? { globalValue: port } : undefined), get: (_k: string, d?: unknown) => d }),
+      getConfiguration: () => ({ inspect: (key: string) => (key === 'port' ? { globalValue: port } : undefined), get: (k: string, d?: unknown) => (k === 'servers' ? servers : d) }),
       onDidChangeWorkspaceFolders: () => ({ dispose() {} }),
       onDidChangeConfiguration: () => ({ dispose() {} }),
       onDidGrantWorkspaceTrust: () => ({ dispose() {} }),
@@ -82,14 +85,14 @@ test('activate: gateway on the next free port, endpoint in the status bar and cl
   const blocker = createServer();
   await new Promise<void>((r) => blocker.listen(0, '127.0.0.1', r));
   const taken = (blocker.address() as { port: number }).port;
-  const { api, state } = fakeVscode(taken);
+  const { api, state } = fakeVscode(taken, { up: fixtureCommand(['--rev', '2025-11-25', '--name', 'up']) });
   const stateHome = mkdtempSync(join(tmpdir(), 'mcpx-ext-state-'));
   const oldState = process.env.XDG_STATE_HOME;
   process.env.XDG_STATE_HOME = stateHome;
   const load = (Module as unknown as { _load: (req: string, ...rest: unknown[]) => unknown })._load;
   (Module as unknown as { _load: unknown })._load = (req: string, ...rest: unknown[]) => (req === 'vscode' ? api : load(req, ...rest));
   try {
-    const ext = require(join(repoRoot(), 'dist', 'extension.js')) as { activate(ctx: unknown): Promise<{ endpoint(): string | undefined }> };
+    const ext = require(join(repoRoot(), 'dist', 'extension.js')) as { activate(ctx: unknown): Promise<{ endpoint(): string | undefined; host: { gateway?: { pool: { statuses(): Array<{ name: string; pid?: number }> } } } }> };
     const subscriptions: Disposable[] = [];
     const handle = await ext.activate({ subscriptions });
     const url = handle.endpoint();
@@ -97,7 +100,7 @@ test('activate: gateway on the next free port, endpoint in the status bar and cl
     const port = Number(new URL(url).port);
     assert.notEqual(port, taken);
     assert.ok(port > taken && port < taken + 20);
-    assert.equal(state.statusText, `$(plug) mcpx :${port} · 0/0`, 'port and running/configured upstreams');
+    assert.equal(state.statusText, `$(plug) mcpx :${port} · 0/1`, 'port and running/configured upstreams (none started eagerly)');
     const pkg = JSON.parse(readFileSync(join(repoRoot(), 'package.json'), 'utf8')) as { contributes: { commands: Array<{ command: string }>; views: { mcpx: Array<{ id: string }> } } };
     assert.deepEqual([...state.commands.keys()].sort(), pkg.contributes.commands.map((c) => c.command).sort(), 'every contributed command registered up front');
     assert.deepEqual(state.views.sort(), pkg.contributes.views.mcpx.map((v) => v.id).sort());
@@ -107,7 +110,22 @@ test('activate: gateway on the next free port, endpoint in the status bar and cl
     assert.equal(state.clipboard, url);
     const c = new HttpClient(url, '2026-07-28');
     assert.equal((await c.request('server/discover')).reply.status, 200);
+    // An upstream started by a call, then the extension deactivates: its process is gone too.
+    await c.request('tools/call', { name: 'mcpx_call', arguments: { server: 'up', tool: 'echo', arguments: { text: 'hi' } } });
+    const pid = handle.host.gateway!.pool.statuses().find((s) => s.name === 'up')!.pid!;
+    assert.ok(pid > 0);
+    assert.equal(state.statusText, `$(plug) mcpx :${port} · 1/1`);
     for (const d of subscriptions) d.dispose();
+    const alive = () => {
+      try {
+        process.kill(pid, 0);
+        return true;
+      } catch {
+        return false;
+      }
+    };
+    for (let i = 0; i < 100 && alive(); i++) await new Promise((r) => setTimeout(r, 20));
+    assert.equal(alive(), false, 'deactivation stops every upstream process');
     await new Promise((r) => setTimeout(r, 50));
     await assert.rejects(fetch(url, { method: 'POST' }), 'the server is closed on dispose');
     assert.deepEqual(JSON.parse(readFileSync(join(stateHome, 'mcpx', 'endpoints.json'), 'utf8')), {}, 'and its entry removed');

@@ -21,6 +21,8 @@ export interface Merged {
   clashes: string[];
   /** Workspace stdio servers held back until the workspace is trusted. */
   untrusted: string[];
+  /** Servers whose definition in use comes from a workspace file (VS Code's own MCP support runs those). */
+  fromWorkspace: Set<string>;
 }
 
 export function mergeSources(sources: Source[], ctx: SubstitutionContext & { trusted: boolean }): Merged {
@@ -47,5 +49,6 @@ export function mergeSources(sources: Source[], ctx: SubstitutionContext & { tru
     }
   }
   const config: Config = { servers: [...byName.values()].map((e) => e.def), roots, settings: {}, issues: [], source: sources.map((s) => s.label).join(' + ') };
-  return { config, problems, clashes, untrusted };
+  const fromWorkspace = new Set([...[...byName.values()].filter((e) => e.from.workspace).map((e) => e.def.name), ...untrusted]);
+  return { config, problems, clashes, untrusted, fromWorkspace };
 }

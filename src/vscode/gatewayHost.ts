@@ -9,6 +9,7 @@ import { type Listening, listen } from '../app';
 import { defaultStateDir, secretNames } from '../config/file';
 import { type Source, mergeSources } from '../config/merge';
 import { Settings, envLayer } from '../config/settings';
+import type { ServerDef } from '../config/servers';
 import { Gateway, type PersonPort } from '../gateway/gateway';
 import { vscodeLayer } from './settings';
 
@@ -90,7 +91,35 @@ export class GatewayHost implements vscode.Disposable {
       this.diagnostics.set(file, problems.filter((p) => p.startsWith(file.fsPath)).map((p) => new vscode.Diagnostic(new vscode.Range(0, 0, 0, 0), p.slice(file.fsPath.length + 2), vscode.DiagnosticSeverity.Warning)));
     }
     if (problems.length) void vscode.window.showWarningMessage(`mcpx: ${problems[0]}${problems.length > 1 ? ` (and ${problems.length - 1} more in the log)` : ''}`);
+    this.userOnly = merged.config.servers.filter((d) => !merged.fromWorkspace.has(d.name));
     return merged.config;
+  }
+
+  // ---- VS Code's own MCP support --------------------------------------------------------------
+  // VS Code runs the servers of the workspace's .vscode/mcp.json itself. mcpx offers its chat a second,
+  // narrower gateway with only the servers VS Code does not already run (those of mcpx.servers), so no
+  // server is offered twice; agents outside VS Code use the main endpoint, which has all of them.
+  private userOnly: ServerDef[] = [];
+  private editorView?: { listening: Listening; gateway: Gateway };
+  private settings?: Settings;
+  private readonly definitions = new vscode.EventEmitter<void>();
+  readonly onDidChangeDefinitions = this.definitions.event;
+
+  /** The endpoint offered to VS Code's chat, started on first ask; none when VS Code runs them all. */
+  async editorEndpoint(): Promise<string | undefined> {
+    if (!this.listening || !this.settings || this.userOnly.length === 0) return undefined;
+    if (!this.editorView) {
+      const gateway = new Gateway({ servers: this.userOnly, roots: roots(), settings: {}, issues: [], source: 'mcpx.servers' }, this.settings, {
+        log: (l) => this.log.info(`[editor view] ${l}`),
+        stateDir: this.stateDir,
+        person: this.person,
+        clientInfo: { name: 'mcpx-vscode', version: '0.1.0' },
+      });
+      const listening = await listen({ provider: gateway, settings: this.settings, port: 0, routes: gateway.routes(), log: (l) => this.log.error(l) });
+      this.editorView = { listening, gateway };
+      this.log.info(`VS Code's chat is offered ${listening.url} with ${this.userOnly.map((d) => d.name).join(', ')}`);
+    }
+    return this.editorView.listening.url;
   }
 
   async start(): Promise<string> {
@@ -118,11 +147,13 @@ export class GatewayHost implements vscode.Disposable {
       throw new Error(`mcpx ${this.whyStopped}`);
     }
     this.gateway = gateway;
+    this.settings = settings;
     this.port = Number(new URL(this.listening.url).port);
     gateway.events.on(() => this.changed.fire());
     this.log.info(`gateway listening on ${this.listening.url} with ${config.servers.length} upstream(s): ${config.servers.map((s) => s.name).join(', ') || 'none'}`);
     this.publish(this.listening.url);
     this.changed.fire();
+    this.definitions.fire();
     return this.listening.url;
   }
 
@@ -140,11 +171,16 @@ export class GatewayHost implements vscode.Disposable {
   async stop(reason = 'it was stopped'): Promise<void> {
     const l = this.listening;
     const g = this.gateway;
+    const view = this.editorView;
     this.listening = undefined;
     this.gateway = undefined;
+    this.editorView = undefined;
     this.whyStopped = reason;
     await l?.close();
     await g?.close();
+    await view?.listening.close();
+    await view?.gateway.close();
+    this.definitions.fire();
     this.publish(undefined);
     this.changed.fire();
   }
@@ -175,6 +211,7 @@ export class GatewayHost implements vscode.Disposable {
     void this.stop('the extension is deactivating');
     for (const s of this.subs) s.dispose();
     this.changed.dispose();
+    this.definitions.dispose();
   }
 }
 

@@ -19,6 +19,7 @@ interface Exports {
   endpoint(): string | undefined;
   host: { gateway?: { pool: { statuses(): Array<{ name: string; state: string }> } } };
   upstreams: vscode.TreeDataProvider<TreeNode>;
+  mcpDefinitions: vscode.McpServerDefinitionProvider;
 }
 
 /** Actions for the runner: fill the quick input and press Enter, pick the row whose text contains a
@@ -168,6 +169,30 @@ test('roots are the workspace folders; a folder added reaches the legacy upstrea
   const second = JSON.parse(textOf(await call(url, 'roots'))) as { roots: Array<{ uri: string }> };
   assert.equal(second.roots.length, first.roots.length + 1);
   assert.ok(second.roots.some((r) => r.uri === extra.toString()));
+});
+
+test("config changes apply without a restart; a bad entry is a diagnostic naming its path; VS Code's chat is offered only servers it does not run itself", async (x) => {
+  const token = new vscode.CancellationTokenSource().token;
+  assert.deepEqual(await x.mcpDefinitions.provideMcpServerDefinitions(token), [], 'VS Code runs the workspace file itself: nothing offered twice');
+  const file = vscode.Uri.joinPath(vscode.workspace.workspaceFolders![0]!.uri, '.vscode', 'mcp.json');
+  const original = JSON.parse(readFileSync(file.fsPath, 'utf8')) as { servers: Record<string, Json> };
+  const up = original.servers.up!;
+  await vscode.workspace.getConfiguration('mcpx').update('servers', { mine: { ...up, args: (up.args as string[]).map((a) => (a === 'up' ? 'mine' : a === RECORD() ? `${RECORD()}.mine` : a)) } }, vscode.ConfigurationTarget.Global);
+  await until('the user server loaded', () => x.host.gateway?.pool.statuses().some((s) => s.name === 'mine') && x.host.gateway.pool.statuses().some((s) => s.name === 'up'));
+  const defs = (await x.mcpDefinitions.provideMcpServerDefinitions(token)) as vscode.McpHttpServerDefinition[];
+  assert.equal(defs.length, 1);
+  const listed = (JSON.parse(textOf(await mcp(defs[0]!.uri.toString(), 'tools/call', { name: 'mcpx_servers', arguments: {} }))) as { servers: Array<{ name: string }> }).servers;
+  assert.deepEqual(listed.map((s) => s.name), ['mine'], "the chat's endpoint has only the server VS Code does not run");
+  await vscode.workspace.fs.writeFile(file, Buffer.from(JSON.stringify({ servers: { ...original.servers, bad: { type: 'stdio', command: 7 } } })));
+  const diags = await until('a diagnostic on mcp.json', () => {
+    const d = vscode.languages.getDiagnostics(file);
+    return d.length ? d : undefined;
+  });
+  assert.match(diags[0]!.message, /^servers\.bad\.command: /);
+  assert.ok(x.host.gateway?.pool.statuses().some((s) => s.name === 'up'), 'the rest still loads');
+  await vscode.workspace.fs.writeFile(file, Buffer.from(JSON.stringify(original)));
+  await vscode.workspace.getConfiguration('mcpx').update('servers', undefined, vscode.ConfigurationTarget.Global);
+  await until('back to the workspace servers', () => x.host.gateway?.pool.statuses().length === 1 && vscode.languages.getDiagnostics(file).length === 0);
 });
 
 export async function run(): Promise<void> {

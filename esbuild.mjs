@@ -18,7 +18,8 @@ function files(dir, pred) {
 }
 
 await Promise.all([
-  build({ ...common, entryPoints: ['src/extension.ts'], outfile: 'dist/extension.js', external: ['vscode'] }),
+  // The banner notes when the bundle starts loading (bench/activation.ts reports load + activate time).
+  build({ ...common, entryPoints: ['src/extension.ts'], outfile: 'dist/extension.js', external: ['vscode'], banner: { js: 'globalThis.__mcpxLoadStart = performance.now();' }, footer: { js: 'globalThis.__mcpxLoadEnd = performance.now();' } }),
   build({ ...common, entryPoints: ['src/cli.ts'], outfile: 'dist/cli.js', banner: { js: '#!/usr/bin/env node' } }),
   // The client leg of `npm run conformance` (scripts/conformance.ts): mcpx's upstream client.
   build({ ...common, entryPoints: ['src/conformance/client.ts'], outfile: 'dist/conformance-client.js' }),
@@ -28,10 +29,10 @@ if (args.has('--tests')) {
   rmSync('build', { recursive: true, force: true });
   const entries = [
     ...files('test', (p) => p.endsWith('.test.ts') || p.startsWith(join('test', 'fixtures')) && p.endsWith('.ts')),
-    ...files('bench', (p) => p.endsWith('.ts') && !p.endsWith('.d.ts')),
+    ...files('bench', (p) => p.endsWith('.ts') && !p.endsWith('.d.ts') && !p.startsWith(join('bench', 'vscode'))),
     ...files('scripts', (p) => p.endsWith('.ts')),
   ];
   await build({ ...common, entryPoints: entries, outdir: 'build', outbase: '.', packages: 'external' });
   // The tests module run inside a real VS Code extension host (test/vscode.test.ts loads it there).
-  await build({ ...common, target: 'node22', entryPoints: ['test/vscode/suite.ts'], outfile: 'build/vscode/suite.js', external: ['vscode'] });
+  await build({ ...common, target: 'node22', entryPoints: { suite: 'test/vscode/suite.ts', activation: 'bench/vscode/activation.ts' }, outdir: 'build/vscode', external: ['vscode'] });
 }

@@ -6,7 +6,14 @@ import { editorPerson } from './vscode/person';
 import { statusBar } from './vscode/statusBar';
 import { UpstreamsTree, questionsTree, subscriptionsTree } from './vscode/views';
 
-export async function activate(context: vscode.ExtensionContext): Promise<{ endpoint(): string | undefined; host: GatewayHost; upstreams: UpstreamsTree; mcpDefinitions: vscode.McpServerDefinitionProvider }> {
+/** Milliseconds (performance.now) of: the bundle starting to load, activate() called, the gateway listening. */
+export const timings: { loadStart?: number; loadEnd?: number; activate?: number; listening?: number } = {
+  loadStart: (globalThis as { __mcpxLoadStart?: number }).__mcpxLoadStart,
+};
+
+export async function activate(context: vscode.ExtensionContext): Promise<{ endpoint(): string | undefined; host: GatewayHost; upstreams: UpstreamsTree; mcpDefinitions: vscode.McpServerDefinitionProvider; timings: typeof timings }> {
+  timings.activate = performance.now();
+  timings.loadEnd = (globalThis as { __mcpxLoadEnd?: number }).__mcpxLoadEnd;
   const log = vscode.window.createOutputChannel('mcpx', { log: true });
   const person = editorPerson((l) => log.info(l), context.extensionUri);
   const host = new GatewayHost(log, context.globalStorageUri?.fsPath, person, context.secrets);
@@ -34,12 +41,14 @@ export async function activate(context: vscode.ExtensionContext): Promise<{ endp
   if (vscode.workspace.getConfiguration('mcpx').get<boolean>('autoStart', true)) {
     try {
       await host.start();
+      timings.listening = performance.now();
+      log.info(`activated: gateway listening ${(timings.listening - timings.activate).toFixed(1)} ms after activate()`);
     } catch (e) {
       log.error((e as Error).message);
       void vscode.window.showErrorMessage((e as Error).message);
     }
   } else host.whyStopped = 'mcpx.autoStart is off';
-  return { endpoint: () => host.endpoint, host, upstreams, mcpDefinitions };
+  return { endpoint: () => host.endpoint, host, upstreams, mcpDefinitions, timings };
 }
 
 export function deactivate(): void {

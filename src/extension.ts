@@ -11,13 +11,14 @@ export const timings: { loadStart?: number; loadEnd?: number; activate?: number;
   loadStart: (globalThis as { __mcpxLoadStart?: number }).__mcpxLoadStart,
 };
 
-export async function activate(context: vscode.ExtensionContext): Promise<{ endpoint(): string | undefined; host: GatewayHost; upstreams: UpstreamsTree; mcpDefinitions: vscode.McpServerDefinitionProvider; timings: typeof timings }> {
+export async function activate(context: vscode.ExtensionContext): Promise<{ endpoint(): string | undefined; host: GatewayHost; upstreams: UpstreamsTree; questions: vscode.TreeDataProvider<unknown>; mcpDefinitions: vscode.McpServerDefinitionProvider; timings: typeof timings }> {
   timings.activate = performance.now();
   timings.loadEnd = (globalThis as { __mcpxLoadEnd?: number }).__mcpxLoadEnd;
   const log = vscode.window.createOutputChannel('mcpx', { log: true });
   const person = editorPerson((l) => log.info(l), context.extensionUri);
   const host = new GatewayHost(log, context.globalStorageUri?.fsPath, person, context.secrets);
   const upstreams = new UpstreamsTree(host);
+  const questions = questionsTree(host);
   const mcpDefinitions: vscode.McpServerDefinitionProvider = {
     onDidChangeMcpServerDefinitions: host.onDidChangeDefinitions,
     provideMcpServerDefinitions: async () => {
@@ -31,7 +32,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<{ endp
     statusBar(host),
     ...registerCommands(host, person, log),
     vscode.window.registerTreeDataProvider('mcpx.upstreams', upstreams),
-    vscode.window.registerTreeDataProvider('mcpx.questions', questionsTree(host)),
+    vscode.window.registerTreeDataProvider('mcpx.questions', questions),
     vscode.window.registerTreeDataProvider('mcpx.subscriptions', subscriptionsTree(host)),
   );
   // VS Code's chat gets mcpx with no configuration (the servers it does not run itself; see gatewayHost.ts).
@@ -48,7 +49,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<{ endp
       void vscode.window.showErrorMessage((e as Error).message);
     }
   } else host.whyStopped = 'mcpx.autoStart is off';
-  return { endpoint: () => host.endpoint, host, upstreams, mcpDefinitions, timings };
+  return { endpoint: () => host.endpoint, host, upstreams, questions, mcpDefinitions, timings };
 }
 
 export function deactivate(): void {

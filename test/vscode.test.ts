@@ -13,7 +13,7 @@ import { SERVER_JS } from './fixtures/upstream/client';
 import { repoRoot } from './harness/gateway';
 
 type FrameOp = { fill: [string, string] } | { click: string } | { text: [string, string] };
-type Action = { fill: string } | { pick: string } | { key: string } | { shot: string; when?: 'quick' | 'webview' | 'dialog' } | { webview: FrameOp[] } | { dialog: string };
+type Action = { fill: string } | { pick: string } | { key: string } | { shot: string; when?: 'quick' | 'webview' | 'dialog' } | { webview: FrameOp[] } | { dialog: string } | { gone: 'quick' };
 interface Loc {
   first(): Loc;
   waitFor(o: { state: string; timeout: number }): Promise<void>;
@@ -69,6 +69,8 @@ function driver(): { onLog(text: string): void; onPage(page: Page): Promise<void
           } else if ('key' in a) {
             await page.locator('.quick-input-widget input').first().waitFor({ state: 'visible', timeout: 20_000 });
             await page.keyboard.press(a.key);
+          } else if ('gone' in a) {
+            await page.locator('.quick-input-widget').first().waitFor({ state: 'hidden', timeout: 10_000 });
           } else if ('dialog' in a) {
             const button = page.locator('.monaco-dialog-box .monaco-button').filter({ hasText: a.dialog }).first();
             await button.waitFor({ state: 'visible', timeout: 20_000 });

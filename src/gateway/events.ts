@@ -5,7 +5,8 @@ export type GatewayEvent =
   | { type: 'server.log'; server: string; level: string; data: unknown; logger?: string }
   | { type: 'progress'; server: string; progress: number; total?: number; message?: string }
   | { type: 'resource.updated'; server: string; uri: string }
-  | { type: 'list.changed'; server: string; list: string };
+  | { type: 'list.changed'; server: string; list: string }
+  | { type: 'question'; server: string; id: string; method: string; state: 'asked' | 'settled' };
 
 export class EventBus {
   private readonly listeners = new Set<(e: GatewayEvent & { at: number }) => void>();

@@ -15,7 +15,7 @@ import type { Route } from '../transport/http';
 import { type ClientHooks, UpstreamError } from '../upstream/client';
 import { EraCache } from '../upstream/eras';
 import { Pool } from '../upstream/pool';
-import { Broker } from './broker';
+import { Broker, ELICIT_TTL_MS } from './broker';
 import { type PersonPort, routeQuestion } from './questions';
 import { ProgressRelay } from './relay';
 import { EventBus } from './events';
@@ -72,7 +72,9 @@ export class Gateway implements Provider {
     readonly opts: GatewayOptions = {},
   ) {
     this.log = opts.log ?? (() => undefined);
-    this.broker = new Broker(opts.questionTtlMs, opts.stateDir ? join(opts.stateDir, 'questions') : undefined);
+    this.broker = new Broker(opts.questionTtlMs, opts.stateDir ? join(opts.stateDir, 'questions') : undefined, (state, q) =>
+      this.events.emit({ type: 'question', server: q.server, id: q.id, method: q.method, state }),
+    );
     this.policy = policyFrom(settings);
     this.defs = new Map(config.servers.filter((s) => !s.disabled).map((s) => [s.name, s]));
     this.passthrough = settings.get<string[]>('mcp.passthrough');
@@ -238,7 +240,7 @@ export class Gateway implements Provider {
     const owner = known ?? (calls?.size === 1 && this.pool.inflightOn(def.name, scope) === 1 ? [...calls][0]! : undefined);
     const why = calls && calls.size > 1 ? 'several calls share the connection' : 'no call in flight';
     return routeQuestion(
-      { native: this.settings.get<boolean>('proto.native'), person: this.opts.person, broker: this.broker, roots: this.config.roots, log: this.log },
+      { native: this.settings.get<boolean>('proto.native'), person: this.opts.person, personTtlMs: this.opts.questionTtlMs ?? ELICIT_TTL_MS, broker: this.broker, roots: this.config.roots, log: this.log },
       { server: def.name, method, params, signal, owner, unowned: why, inputKey },
     );
   }

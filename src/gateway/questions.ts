@@ -8,16 +8,20 @@ import type { CallContext } from '../server/provider';
 import { type Broker, answerProblem } from './broker';
 
 /** The host port for asking a person: form and URL elicitation, and sampling (with a model the person
- *  picks and reviews). Resolves with the answer in the protocol's shape; `can` says which kinds the
- *  host takes at all (the rest wait at the broker). */
+ *  picks and reviews). Resolves with the answer in the protocol's shape, or undefined when the person
+ *  dismissed it without choosing (it then waits at the broker, answerable later until its deadline);
+ *  `can` says which kinds the host takes at all (the rest wait at the broker). */
 export interface PersonPort {
   can(method: string, params: JsonObject): boolean;
-  ask(question: { server: string; method: string; params: JsonObject }, signal: AbortSignal): Promise<JsonObject>;
+  ask(question: { server: string; method: string; params: JsonObject }, signal: AbortSignal): Promise<JsonObject | undefined>;
 }
 
 export interface Answerers {
   native: boolean;
   person?: PersonPort;
+  /** How long the person has (elicit.ttl, as at the broker): then the question is withdrawn from the
+   *  editor and an elicitation is answered cancel. */
+  personTtlMs?: number;
   broker: Broker;
   roots: Array<{ uri: string; name?: string }>;
   log(line: string): void;
@@ -61,12 +65,25 @@ export async function routeQuestion(a: Answerers, q: Asked): Promise<JsonObject>
     }
   }
   if (method === 'roots/list') return { roots: a.roots };
+  // A question belongs to its call: when the call ends (cancelled, timed out), the question is withdrawn
+  // too, even where the upstream does not say so itself.
+  const withdrawn = owner ? AbortSignal.any([signal, owner.signal]) : signal;
+  let dismissed = false;
   if (a.person?.can(method, params)) {
-    const answer = await a.person.ask({ server, method, params: asked }, signal);
-    const bad = answerProblem(method, params, answer);
-    if (!bad) return answer;
-    a.log(`[${server}] the answer given in the editor was refused: ${bad}`);
+    const expiry = AbortSignal.timeout(a.personTtlMs ?? 120_000);
+    let answer: JsonObject | undefined;
+    try {
+      answer = await a.person.ask({ server, method, params: asked }, AbortSignal.any([withdrawn, expiry]));
+    } catch (e) {
+      if (expiry.aborted && !withdrawn.aborted && method === 'elicitation/create') return { action: 'cancel' };
+      throw e;
+    }
+    if (answer) {
+      const bad = answerProblem(method, params, answer);
+      if (!bad) return answer;
+      a.log(`[${server}] the answer given in the editor was refused: ${bad}`);
+    } else dismissed = true;
   }
-  const reason = !owner ? q.unowned : !a.native ? 'proto.native is off' : 'the calling client cannot take it';
-  return a.broker.ask(server, method, asked, signal, reason);
+  const reason = dismissed ? 'dismissed in the editor: answer it from the Questions view' : !owner ? q.unowned : !a.native ? 'proto.native is off' : 'the calling client cannot take it';
+  return a.broker.ask(server, method, asked, withdrawn, reason);
 }

@@ -26,7 +26,7 @@ async function argumentsFor(person: PersonPort, server: string, tool: JsonObject
   if (!isObject(schema.properties) || Object.keys(schema.properties).length === 0) return {};
   if (person.can('elicitation/create', params)) {
     const r = await person.ask({ server, method: 'elicitation/create', params }, new AbortController().signal);
-    return r.action === 'accept' && isObject(r.content) ? r.content : undefined;
+    return r?.action === 'accept' && isObject(r.content) ? r.content : undefined;
   }
   const text = await vscode.window.showInputBox({
     title: `${server} · ${String(tool.name)}: arguments (JSON)`,
@@ -146,6 +146,7 @@ export function registerCommands(host: GatewayHost, person: PersonPort, log: vsc
       if (!q) return;
       if (!person.can(q.method, q.params)) return void vscode.window.showWarningMessage(`mcpx: this question (${q.method}) cannot be answered in the editor yet; use \`mcpx elicit\`.`);
       const answer = await person.ask({ server: q.server, method: q.method, params: q.params }, new AbortController().signal);
+      if (!answer) return; // dismissed again: it stays in the Questions view until its deadline
       const problem = g.broker.answer(q.id, answer);
       if (problem) void vscode.window.showErrorMessage(`mcpx: the answer was refused: ${problem}`);
     }),

@@ -100,7 +100,7 @@ function step(f: Field, current: unknown, header: string, i: number, total: numb
 }
 
 /** The review: every value shown, each one editable; accept, decline or cancel. */
-function review(fields: Field[], values: Record<string, unknown>, header: string, message: string, signal: AbortSignal): Promise<{ edit: Field } | { action: 'accept' | 'decline' | 'cancel' }> {
+function review(fields: Field[], values: Record<string, unknown>, header: string, message: string, signal: AbortSignal): Promise<{ edit: Field } | { action: 'accept' | 'decline' | 'cancel' } | undefined> {
   return new Promise((resolve, reject) => {
     const qp = track(vscode.window.createQuickPick<vscode.QuickPickItem & { act?: 'accept' | 'decline' | 'cancel'; field?: Field }>(), signal, reject);
     qp.title = header;
@@ -123,14 +123,15 @@ function review(fields: Field[], values: Record<string, unknown>, header: string
       resolve(it.field ? { edit: it.field } : { action: it.act! });
     });
     qp.onDidHide(() => {
-      if (!done) resolve({ action: 'cancel' });
+      if (!done) resolve(undefined);
       qp.dispose();
     });
     qp.show();
   });
 }
 
-async function askForm(server: string, params: JsonObject, signal: AbortSignal): Promise<JsonObject> {
+/** Undefined: dismissed without choosing (Escape, or the widget closed) — the question stays pending. */
+async function askForm(server: string, params: JsonObject, signal: AbortSignal): Promise<JsonObject | undefined> {
   const fields = flatFields(params.requestedSchema)!;
   const message = String(params.message ?? '');
   const header = `${server} asks (via mcpx)`;
@@ -144,20 +145,21 @@ async function askForm(server: string, params: JsonObject, signal: AbortSignal):
       i = Math.max(0, i - 1);
       continue;
     }
-    if (v === undefined && f.required) return { action: 'cancel' };
+    if (v === undefined && f.required) return undefined;
     if (v === undefined) delete values[f.key];
     else values[f.key] = v;
     i++;
   }
   for (;;) {
     const r = await review(fields, values, header, message, signal);
+    if (!r) return undefined;
     if ('action' in r) return r.action === 'accept' ? { action: 'accept', content: values as JsonObject } : { action: r.action };
     const v = await step(r.edit, values[r.edit.key], `${header}: ${message}`, 1, 1, signal);
     if (v !== BACK && v !== undefined) values[r.edit.key] = v;
   }
 }
 
-async function askUrl(server: string, params: JsonObject, signal: AbortSignal): Promise<JsonObject> {
+async function askUrl(server: string, params: JsonObject, signal: AbortSignal): Promise<JsonObject | undefined> {
   const url = String(params.url ?? '');
   let host = '';
   try {
@@ -170,7 +172,8 @@ async function askUrl(server: string, params: JsonObject, signal: AbortSignal): 
   const choice = await choose(`${server} (via mcpx) asks you to open a page on ${host}`, String(params.message ?? ''), [open, 'Decline', 'Cancel'], [{ label: host, detail: url }], signal);
   if (signal.aborted) throw new Withdrawn();
   if (choice === 'Decline') return { action: 'decline' };
-  if (choice !== open) return { action: 'cancel' };
+  if (choice === 'Cancel') return { action: 'cancel' };
+  if (choice !== open) return undefined;
   await vscode.env.openExternal(vscode.Uri.parse(url));
   return { action: 'accept' };
 }

@@ -23,7 +23,7 @@ export function modelAllowed(allowed: readonly string[], model: { id: string; ve
   return allowed.some((p) => [model.id, model.vendor, `${model.vendor}/${model.family}`].some((v) => glob(p).test(v)));
 }
 
-export async function sampleInEditor(server: string, params: JsonObject, signal: AbortSignal): Promise<JsonObject> {
+export async function sampleInEditor(server: string, params: JsonObject, signal: AbortSignal): Promise<JsonObject | undefined> {
   const messages = Array.isArray(params.messages) ? (params.messages as JsonObject[]) : [];
   const request = [
     ...(typeof params.systemPrompt === 'string' ? [{ label: 'system prompt', detail: params.systemPrompt }] : []),
@@ -31,6 +31,7 @@ export async function sampleInEditor(server: string, params: JsonObject, signal:
     { label: `at most ${String(params.maxTokens)} tokens` },
   ];
   const consent = await choose(`${server} (via mcpx) asks to sample a language model`, 'Review the request, then choose a model or decline', ['Choose a model…', 'Decline'], request, signal);
+  if (consent === undefined && !signal.aborted) return undefined; // dismissed: it waits in the Questions view
   if (consent !== 'Choose a model…') throw declined();
   const allowed = vscode.workspace.getConfiguration('mcpx').get<string[]>('sampling.models') ?? [];
   const models = (await vscode.lm.selectChatModels()).filter((m) => modelAllowed(allowed, m));

@@ -114,7 +114,7 @@ const ago = (t: number) => `${Math.max(0, Math.round((Date.now() - t) / 1000))} 
 export function questionsTree(host: GatewayHost): RowsTree {
   return new RowsTree(host, () =>
     (host.gateway?.broker.list() ?? []).map((q) => ({
-      label: `${q.server}: ${String(q.params.message ?? q.method)}`,
+      label: typeof q.params.message === 'string' ? q.params.message : `${q.server}: ${q.method}`,
       description: `${q.method} · ${Math.max(0, Math.round((q.deadline - Date.now()) / 1000))} s left`,
       tooltip: `waiting since ${ago(q.createdAt)} — ${q.reason}`,
       command: { command: 'mcpx.answerQuestion', title: 'Answer', arguments: [q.id] },

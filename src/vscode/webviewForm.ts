@@ -15,7 +15,7 @@ const FromForm = z.discriminatedUnion('type', [
   z.object({ type: z.literal('cancel') }),
 ]);
 
-export type FormAnswer = { action: 'accept'; content: JsonObject } | { action: 'decline' } | { action: 'cancel' };
+export type FormAnswer = { action: 'accept'; content: JsonObject } | { action: 'decline' } | { action: 'cancel' } | undefined;
 
 export class FormWithdrawn extends Error {}
 
@@ -46,7 +46,8 @@ export function askInWebview(extensionUri: vscode.Uri, title: string, message: s
     };
     const onAbort = () => finish(new FormWithdrawn());
     signal.addEventListener('abort', onAbort, { once: true });
-    panel.onDidDispose(() => finish({ action: 'cancel' }));
+    // Closing the panel without choosing is a dismissal: the question stays pending (Questions view).
+    panel.onDidDispose(() => finish(undefined));
     panel.webview.onDidReceiveMessage((raw: unknown) => {
       const m = FromForm.safeParse(raw);
       if (!m.success) return; // not one of ours: ignored

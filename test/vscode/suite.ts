@@ -17,15 +17,16 @@ interface TreeNode {
 }
 interface Exports {
   endpoint(): string | undefined;
-  host: { gateway?: { pool: { statuses(): Array<{ name: string; state: string }> } } };
+  host: { gateway?: { pool: { statuses(): Array<{ name: string; state: string }> }; broker: { list(): Array<{ id: string; server: string; reason: string; deadline: number }> } } };
   upstreams: vscode.TreeDataProvider<TreeNode>;
   mcpDefinitions: vscode.McpServerDefinitionProvider;
+  questions: vscode.TreeDataProvider<{ label: string; description: string }>;
 }
 
 /** Actions for the runner: fill the quick input and press Enter, pick the row whose text contains a
  *  string, or press a key. */
 type FrameOp = { fill: [string, string] } | { click: string } | { text: [string, string] };
-type Action = { fill: string } | { pick: string } | { key: string } | { shot: string; when?: 'quick' | 'webview' | 'dialog' } | { webview: FrameOp[] } | { dialog: string };
+type Action = { fill: string } | { pick: string } | { key: string } | { shot: string; when?: 'quick' | 'webview' | 'dialog' } | { webview: FrameOp[] } | { dialog: string } | { gone: 'quick' };
 function drive(...actions: Action[]): void {
   console.log(`mcpx-drive: ${JSON.stringify(actions)}`);
 }
@@ -52,8 +53,9 @@ async function until<T>(what: string, f: () => T | undefined | Promise<T | undef
 
 let nextId = 1;
 /** A 2026-07-28 MCP client of the gateway that declares nothing: every question goes to the person. */
-async function mcp(endpoint: string, method: string, params: Json = {}): Promise<Json> {
+async function mcp(endpoint: string, method: string, params: Json = {}, signal?: AbortSignal): Promise<Json> {
   const res = await fetch(endpoint, {
+    signal,
     method: 'POST',
     headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', 'MCP-Protocol-Version': '2026-07-28', 'Mcp-Method': method, ...(method === 'tools/call' ? { 'Mcp-Name': String(params.name) } : {}) },
     body: JSON.stringify({ jsonrpc: '2.0', id: nextId++, method, params: { ...params, _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} } } }),
@@ -65,7 +67,7 @@ async function mcp(endpoint: string, method: string, params: Json = {}): Promise
   if (last.error) throw new Error(JSON.stringify(last.error));
   return last.result as Json;
 }
-const call = (endpoint: string, tool: string, args: Json = {}) => mcp(endpoint, 'tools/call', { name: 'mcpx_call', arguments: { server: 'up', tool, arguments: args } });
+const call = (endpoint: string, tool: string, args: Json = {}, signal?: AbortSignal) => mcp(endpoint, 'tools/call', { name: 'mcpx_call', arguments: { server: 'up', tool, arguments: args } }, signal);
 const textOf = (r: Json) => String((r.content as Json[])[0]!.text);
 
 const tests: Array<[string, (x: Exports) => Promise<void>]> = [];
@@ -89,14 +91,41 @@ test('an upstream elicits: the QuickPick flow appears, the person answers, the a
   assert.deepEqual(answered?.result, { action: 'accept', content: { answer: 'Ada Lovelace' } }, 'the upstream received the answer');
 });
 
-test('decline and cancel', async (x) => {
+test('decline and cancel; dismissed, it waits in the Questions view and is answered from there; withdrawn, its QuickPick closes', async (x) => {
   const url = x.endpoint()!;
   const declined = call(url, 'elicit', { text: 'Again?' });
   drive({ fill: 'x' }, { pick: 'Decline' });
   assert.deepEqual(JSON.parse(textOf(await declined)), { action: 'decline' });
   const cancelled = call(url, 'elicit', { text: 'Once more?' });
-  drive({ key: 'Escape' });
+  drive({ fill: 'y' }, { pick: 'Cancel' });
   assert.deepEqual(JSON.parse(textOf(await cancelled)), { action: 'cancel' });
+  // Escape: not an answer. The question waits (Questions view) until its deadline, answerable later.
+  const later = call(url, 'elicit', { text: 'Later?' });
+  drive({ key: 'Escape' });
+  const q = await until('the question in the Questions view', () => x.host.gateway?.broker.list().find((p) => p.server === 'up'));
+  assert.match(q.reason, /dismissed in the editor/);
+  assert.ok(q.deadline > Date.now());
+  const rows = (await x.questions.getChildren()) as Array<{ label: string; description: string }>;
+  assert.equal(rows.length, 1);
+  assert.equal(rows[0]!.label, 'up (via mcpx) asks: Later?');
+  assert.match(rows[0]!.description, /^elicitation\/create · \d+ s left$/);
+  await vscode.commands.executeCommand('mcpx.questions.focus');
+  drive({ shot: 'questions-view' });
+  await new Promise((r) => setTimeout(r, 1200));
+  const answering = vscode.commands.executeCommand('mcpx.answerQuestion', q.id);
+  drive({ fill: 'answered later' }, { pick: 'Accept' });
+  await answering;
+  assert.deepEqual(JSON.parse(textOf(await later)), { action: 'accept', content: { answer: 'answered later' } });
+  // The calling client goes away while the QuickPick is shown: the question is withdrawn and closes.
+  const ctl = new AbortController();
+  const gone = call(url, 'elicit', { text: 'Going away?' }, ctl.signal).catch(() => 'aborted');
+  drive({ shot: 'withdrawn-before', when: 'quick' });
+  await new Promise((r) => setTimeout(r, 1500));
+  ctl.abort();
+  assert.equal(await gone, 'aborted');
+  drive({ gone: 'quick' });
+  await new Promise((r) => setTimeout(r, 1500));
+  assert.equal(x.host.gateway?.broker.list().length, 0, 'nothing left waiting');
 });
 
 test('the upstreams tree shows the server with its state', async (x) => {

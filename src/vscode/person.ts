@@ -181,7 +181,8 @@ async function askUrl(server: string, params: JsonObject, signal: AbortSignal): 
 export function editorPerson(log: (line: string) => void, extensionUri: vscode.Uri): PersonPort {
   return {
     can(method, params) {
-      if (method === 'sampling/createMessage') return typeof vscode.lm?.selectChatModels === 'function';
+      // Text sampling only: a request carrying tools (2025-11-25 sampling.tools) waits at the broker.
+      if (method === 'sampling/createMessage') return typeof vscode.lm?.selectChatModels === 'function' && !Array.isArray(params.tools);
       if (method !== 'elicitation/create') return false;
       if (params.mode === 'url') return typeof params.url === 'string';
       return isObject(params.requestedSchema) && params.requestedSchema.type === 'object';

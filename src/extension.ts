@@ -4,14 +4,14 @@ import { registerCommands } from './vscode/commands';
 import { GatewayHost } from './vscode/gatewayHost';
 import { editorPerson } from './vscode/person';
 import { statusBar } from './vscode/statusBar';
-import { UpstreamsTree, questionsTree, subscriptionsTree } from './vscode/views';
+import { UpstreamsTree, questionsTree, subscriptionsTree, tasksTree } from './vscode/views';
 
 /** Milliseconds (performance.now) of: the bundle starting to load, activate() called, the gateway listening. */
 export const timings: { loadStart?: number; loadEnd?: number; activate?: number; listening?: number } = {
   loadStart: (globalThis as { __mcpxLoadStart?: number }).__mcpxLoadStart,
 };
 
-export async function activate(context: vscode.ExtensionContext): Promise<{ endpoint(): string | undefined; host: GatewayHost; upstreams: UpstreamsTree; questions: vscode.TreeDataProvider<unknown>; mcpDefinitions: vscode.McpServerDefinitionProvider; timings: typeof timings }> {
+export async function activate(context: vscode.ExtensionContext): Promise<{ endpoint(): string | undefined; host: GatewayHost; upstreams: UpstreamsTree; questions: vscode.TreeDataProvider<unknown>; tasks: vscode.TreeDataProvider<unknown>; mcpDefinitions: vscode.McpServerDefinitionProvider; timings: typeof timings }> {
   timings.activate = performance.now();
   timings.loadEnd = (globalThis as { __mcpxLoadEnd?: number }).__mcpxLoadEnd;
   const log = vscode.window.createOutputChannel('mcpx', { log: true });
@@ -19,6 +19,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<{ endp
   const host = new GatewayHost(log, context.globalStorageUri?.fsPath, person, context.secrets);
   const upstreams = new UpstreamsTree(host);
   const questions = questionsTree(host);
+  const tasks = tasksTree(host);
   const mcpDefinitions: vscode.McpServerDefinitionProvider = {
     onDidChangeMcpServerDefinitions: host.onDidChangeDefinitions,
     provideMcpServerDefinitions: async () => {
@@ -33,6 +34,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<{ endp
     ...registerCommands(host, person, log),
     vscode.window.registerTreeDataProvider('mcpx.upstreams', upstreams),
     vscode.window.registerTreeDataProvider('mcpx.questions', questions),
+    vscode.window.registerTreeDataProvider('mcpx.tasks', tasks),
     vscode.window.registerTreeDataProvider('mcpx.subscriptions', subscriptionsTree(host)),
   );
   // VS Code's chat gets mcpx with no configuration (the servers it does not run itself; see gatewayHost.ts).
@@ -49,7 +51,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<{ endp
       void vscode.window.showErrorMessage((e as Error).message);
     }
   } else host.whyStopped = 'mcpx.autoStart is off';
-  return { endpoint: () => host.endpoint, host, upstreams, questions, mcpDefinitions, timings };
+  return { endpoint: () => host.endpoint, host, upstreams, questions, tasks, mcpDefinitions, timings };
 }
 
 export function deactivate(): void {

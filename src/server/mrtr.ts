@@ -35,7 +35,23 @@ export class BackgroundCall {
   private waiter?: (e: Event) => void;
   finishedAt?: number;
 
-  constructor(readonly method: string) {}
+  constructor(
+    readonly method: string,
+    /** What it is, for a person: the tool, prompt or resource it names. */
+    readonly label = method,
+  ) {}
+
+  /** Where it stands, for the editor's Tasks view. */
+  get status(): 'waiting for input' | 'running' | 'completed' | 'failed' {
+    if (this.outcome) return this.outcome.error === undefined ? 'completed' : 'failed';
+    return this.outstanding.size ? 'waiting for input' : 'running';
+  }
+
+  /** The finished call's result, or its error's message. */
+  get outcomeForShow(): JsonObject | string | undefined {
+    if (!this.outcome) return undefined;
+    return this.outcome.result ?? (this.outcome.error instanceof Error ? this.outcome.error.message : String(this.outcome.error));
+  }
 
   /** The handler's question: answered by a later retry (or a held response). */
   ask(method: string, params: JsonObject, signal: AbortSignal, preferred?: string): Promise<JsonObject> {
@@ -133,6 +149,17 @@ export class BackgroundCalls {
   }
   get size(): number {
     return this.calls.size;
+  }
+  list(): BackgroundCall[] {
+    return [...this.calls.values()];
+  }
+  /** Cancel a call (the editor's Tasks view): its upstream work is aborted and it leaves the store. */
+  cancel(id: string): boolean {
+    const c = this.calls.get(id);
+    if (!c) return false;
+    c.abort.abort(new Error('cancelled in the editor'));
+    this.calls.delete(id);
+    return true;
   }
 
   /** A call still waiting after askTTL is cancelled; a finished one's result is kept that long. */

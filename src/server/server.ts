@@ -222,7 +222,8 @@ export class McpServer {
       call = found;
       rounds = state.r;
     } else {
-      call = new BackgroundCall(req.method);
+      const named = params.name ?? params.uri;
+      call = new BackgroundCall(req.method, typeof named === 'string' ? `${req.method} ${named}` : req.method);
       const ctx = this.context(inc, rev, call);
       this.background.add(call);
       call.run(HANDLERS[req.method]!(ctx, params));

@@ -150,9 +150,70 @@ export function registerCommands(host: GatewayHost, person: PersonPort, log: vsc
       const problem = g.broker.answer(q.id, answer);
       if (problem) void vscode.window.showErrorMessage(`mcpx: the answer was refused: ${problem}`);
     }),
+    reg('mcpx.task', async (id?: string) => {
+      const call = host.background?.list().find((c) => c.id === id);
+      if (!call) return void vscode.window.showInformationMessage('mcpx: that background call has ended and was collected.');
+      const done = call.outcomeForShow !== undefined;
+      const pick = await vscode.window.showQuickPick(done ? ['Show result'] : ['Cancel the call'], { title: `mcpx: ${call.label} (${call.status})` });
+      if (pick === 'Cancel the call') host.background?.cancel(call.id);
+      else if (pick === 'Show result') {
+        const r = call.outcomeForShow!;
+        await showResult(call.label, typeof r === 'string' ? { content: [{ type: 'text', text: r }], isError: true } : r);
+      }
+    }),
+    reg('mcpx.readResource', async () => {
+      const g = running();
+      if (!g) return;
+      const resources = await g.listResources(editorContext(new AbortController().signal, () => undefined)).catch((e: Error) => void vscode.window.showErrorMessage(`mcpx: ${e.message}`));
+      if (!resources) return;
+      const pick = await vscode.window.showQuickPick(
+        resources.map((r) => ({ label: String(r.name ?? r.uri), description: String(r.uri), detail: typeof r.description === 'string' ? r.description : undefined, uri: String(r.uri) })),
+        { title: 'mcpx: a resource to read', matchOnDescription: true },
+      );
+      if (!pick) return;
+      try {
+        const r = await g.readResource(pick.uri, editorContext(new AbortController().signal, () => undefined));
+        const contents = (r.contents as JsonObject[]) ?? [];
+        await showResult(pick.uri, { content: contents.map((c) => (typeof c.text === 'string' ? { type: 'text', text: c.text } : { type: 'text', text: `[${String(c.mimeType ?? 'binary')} content, ${String(c.blob ?? '').length} base64 characters]` })), contents });
+      } catch (e) {
+        void vscode.window.showErrorMessage(`mcpx: ${pick.uri}: ${(e as Error).message}`);
+      }
+    }),
+    reg('mcpx.getPrompt', async () => {
+      const g = running();
+      if (!g) return;
+      const ctx = editorContext(new AbortController().signal, () => undefined);
+      const prompts = await g.listPrompts(ctx).catch((e: Error) => void vscode.window.showErrorMessage(`mcpx: ${e.message}`));
+      if (!prompts) return;
+      const pick = await vscode.window.showQuickPick(
+        prompts.map((p) => ({ label: String(p.name), description: typeof p.title === 'string' ? p.title : undefined, detail: typeof p.description === 'string' ? p.description : undefined, p })),
+        { title: 'mcpx: a prompt' },
+      );
+      if (!pick) return;
+      // Prompt arguments are strings: the same form flow, from a schema made of them.
+      const args = Array.isArray(pick.p.arguments) ? (pick.p.arguments as JsonObject[]) : [];
+      const schema = { type: 'object', properties: Object.fromEntries(args.map((a) => [String(a.name), { type: 'string', title: String(a.title ?? a.name), description: a.description }])), required: args.filter((a) => a.required === true).map((a) => String(a.name)) };
+      const values = args.length ? await argumentsFor(person, 'mcpx', { name: pick.p.name, inputSchema: schema }) : {};
+      if (!values) return;
+      try {
+        const r = await g.getPrompt(String(pick.p.name), values as Record<string, string>, ctx);
+        const msgs = (r.messages as JsonObject[]) ?? [];
+        await showResult(String(pick.p.name), { content: msgs.map((m) => ({ type: 'text', text: `${String(m.role)}: ${isObject(m.content) && typeof m.content.text === 'string' ? m.content.text : JSON.stringify(m.content)}` })), messages: msgs });
+      } catch (e) {
+        void vscode.window.showErrorMessage(`mcpx: ${String(pick.p.name)}: ${(e as Error).message}`);
+      }
+    }),
+    reg('mcpx.stopUpstream', async (arg?: { name?: string } | string) => {
+      const g = running();
+      if (!g) return;
+      const server = typeof arg === 'string' ? arg : (arg?.name ?? (await pickServer(g)));
+      if (server) await g.pool.stop(server);
+    }),
     reg('mcpx.menu', async () => {
       const items = [
         { label: '$(play) Call Tool…', command: 'mcpx.callTool' },
+        { label: '$(book) Read Resource…', command: 'mcpx.readResource' },
+        { label: '$(comment) Get Prompt…', command: 'mcpx.getPrompt' },
         { label: '$(debug-restart) Restart Upstream…', command: 'mcpx.restartUpstream' },
         { label: '$(output) Show Log', command: 'mcpx.showLog' },
         { label: '$(copy) Copy Endpoint', command: 'mcpx.copyEndpoint' },

@@ -11,6 +11,7 @@ import { type Source, mergeSources } from '../config/merge';
 import { Settings, envLayer } from '../config/settings';
 import type { ServerDef } from '../config/servers';
 import { Gateway, type PersonPort } from '../gateway/gateway';
+import type { BackgroundCalls } from '../server/mrtr';
 import { vscodeLayer } from './settings';
 
 const PORT_TRIES = 20;
@@ -44,6 +45,11 @@ export class GatewayHost implements vscode.Disposable {
 
   get endpoint(): string | undefined {
     return this.listening?.url;
+  }
+
+  /** The background calls of 2026-07-28 clients (the server's task store), for the Tasks view. */
+  get background(): BackgroundCalls | undefined {
+    return this.listening?.server.background;
   }
 
   /** The two sources as they stand: the user setting first, the workspace file last (it wins). */

@@ -122,6 +122,19 @@ export function questionsTree(host: GatewayHost): RowsTree {
   );
 }
 
+/** Background calls (a 2026-07-28 client's call running on between its retries): status and age;
+ *  a click offers its result or cancelling it. */
+export function tasksTree(host: GatewayHost): RowsTree {
+  return new RowsTree(host, () =>
+    (host.background?.list() ?? []).map((c) => ({
+      label: c.label,
+      description: `${c.status} · started ${ago(c.startedAt)}${c.rounds ? ` · ${c.rounds} round${c.rounds === 1 ? '' : 's'} of questions` : ''}`,
+      tooltip: `background call ${c.id}`,
+      command: { command: 'mcpx.task', title: 'Task…', arguments: [c.id] },
+    })),
+  );
+}
+
 export function subscriptionsTree(host: GatewayHost): RowsTree {
   return new RowsTree(host, () =>
     (host.gateway?.watches.rows() ?? []).map((w) => ({

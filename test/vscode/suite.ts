@@ -21,6 +21,7 @@ interface Exports {
   upstreams: vscode.TreeDataProvider<TreeNode>;
   mcpDefinitions: vscode.McpServerDefinitionProvider;
   questions: vscode.TreeDataProvider<{ label: string; description: string }>;
+  tasks: vscode.TreeDataProvider<{ label: string; description: string }>;
 }
 
 /** Actions for the runner: fill the quick input and press Enter, pick the row whose text contains a
@@ -185,6 +186,40 @@ test('URL elicitation: the full URL and its host shown; declined here, nothing o
   const pending = call(url, 'elicit_url', { text: 'Connect your account' });
   drive({ shot: 'url-elicitation', when: 'quick' }, { pick: 'Decline' });
   assert.deepEqual(JSON.parse(textOf(await pending)), { action: 'decline' });
+});
+
+test('Get Prompt… and Read Resource… from the palette, results in read-only editors', async () => {
+  const prompt = vscode.commands.executeCommand('mcpx.getPrompt');
+  drive({ pick: 'greet' }, { fill: 'Ada' }, { pick: 'Accept' });
+  await prompt;
+  await until('the prompt in an editor', () => (vscode.window.activeTextEditor?.document.getText().includes('Hello, Ada!') ? true : undefined));
+  const read = vscode.commands.executeCommand('mcpx.readResource');
+  drive({ pick: 'fixture://doc' });
+  await read;
+  const editor = await until('the resource in an editor', () => (vscode.window.activeTextEditor?.document.getText().startsWith('doc body') ? vscode.window.activeTextEditor : undefined));
+  assert.equal(editor.document.uri.scheme, 'mcpx-result');
+});
+
+test('the Tasks view: a 2026-07-28 client\'s background call waiting for input, cancelled from the view', async (x) => {
+  const url = x.endpoint()!;
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', 'MCP-Protocol-Version': '2026-07-28', 'Mcp-Method': 'tools/call', 'Mcp-Name': 'mcpx_call' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 99, method: 'tools/call', params: { name: 'mcpx_call', arguments: { server: 'up', tool: 'elicit', arguments: { text: 'In the background?' } }, _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': { elicitation: {} } } } }),
+  });
+  const first = JSON.parse(await res.text()) as Json;
+  assert.equal((first.result as Json).resultType, 'input_required');
+  const rows = (await x.tasks.getChildren()) as Array<{ label: string; description: string; command?: vscode.Command }>;
+  assert.equal(rows.length, 1);
+  assert.equal(rows[0]!.label, 'tools/call mcpx_call');
+  assert.match(rows[0]!.description, /^waiting for input · started \d+ s ago · 1 round of questions$|^waiting for input · started \d+ s ago$/);
+  await vscode.commands.executeCommand('mcpx.tasks.focus');
+  drive({ shot: 'tasks-view' });
+  await new Promise((r) => setTimeout(r, 1200));
+  const cancelling = vscode.commands.executeCommand(rows[0]!.command!.command, ...(rows[0]!.command!.arguments ?? []));
+  drive({ pick: 'Cancel the call' });
+  await cancelling;
+  assert.deepEqual(await x.tasks.getChildren(), []);
 });
 
 test('roots are the workspace folders; a folder added reaches the legacy upstream as list_changed', async (x) => {

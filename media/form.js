@@ -6,7 +6,6 @@
   const vscode = acquireVsCodeApi();
   const root = document.getElementById('form');
   const title = document.getElementById('title');
-  const message = document.getElementById('message');
   const problem = document.getElementById('problem');
   let read = () => ({});
 
@@ -86,7 +85,6 @@
     const m = ev.data;
     if (m.type === 'init') {
       title.textContent = m.title;
-      message.textContent = m.message;
       root.replaceChildren();
       read = field(m.schema, [], 'Values', true, root);
     } else if (m.type === 'invalid') {

@@ -22,7 +22,7 @@ async function pickServer(g: Gateway): Promise<string | undefined> {
 /** Arguments for a tool: its input schema asked through the elicitation form flow when flat, else JSON. */
 async function argumentsFor(person: PersonPort, server: string, tool: JsonObject): Promise<JsonObject | undefined> {
   const schema = isObject(tool.inputSchema) ? tool.inputSchema : { type: 'object', properties: {} };
-  const params = { mode: 'form', message: `arguments for ${String(tool.name)}`, requestedSchema: schema };
+  const params = { mode: 'form', message: `${server} · ${String(tool.name)}: arguments`, requestedSchema: schema };
   if (!isObject(schema.properties) || Object.keys(schema.properties).length === 0) return {};
   if (person.can('elicitation/create', params)) {
     const r = await person.ask({ server, method: 'elicitation/create', params }, new AbortController().signal);

@@ -100,11 +100,11 @@ function step(f: Field, current: unknown, header: string, i: number, total: numb
 }
 
 /** The review: every value shown, each one editable; accept, decline or cancel. */
-function review(fields: Field[], values: Record<string, unknown>, header: string, message: string, signal: AbortSignal): Promise<{ edit: Field } | { action: 'accept' | 'decline' | 'cancel' } | undefined> {
+function review(fields: Field[], values: Record<string, unknown>, header: string, signal: AbortSignal): Promise<{ edit: Field } | { action: 'accept' | 'decline' | 'cancel' } | undefined> {
   return new Promise((resolve, reject) => {
     const qp = track(vscode.window.createQuickPick<vscode.QuickPickItem & { act?: 'accept' | 'decline' | 'cancel'; field?: Field }>(), signal, reject);
     qp.title = header;
-    qp.placeholder = `${message} — review, then accept, decline or cancel`;
+    qp.placeholder = 'Review (pick a value to change it), then accept, decline or cancel';
     qp.ignoreFocusOut = true;
     const missing = fields.filter((f) => f.required && values[f.key] === undefined);
     qp.items = [
@@ -134,13 +134,14 @@ function review(fields: Field[], values: Record<string, unknown>, header: string
 async function askForm(server: string, params: JsonObject, signal: AbortSignal): Promise<JsonObject | undefined> {
   const fields = flatFields(params.requestedSchema)!;
   const message = String(params.message ?? '');
-  const header = `${server} asks (via mcpx)`;
+  // The message names who asks (routeQuestion rewrote it: "<server> (via mcpx) asks: …").
+  const header = message || `${server} (via mcpx) asks`;
   const values: Record<string, unknown> = {};
   for (const f of fields) if (f.default !== undefined) values[f.key] = f.default;
   // First pass: field by field, with back.
   for (let i = 0; i < fields.length; ) {
     const f = fields[i]!;
-    const v = await step(f, values[f.key], `${header}: ${message}`, i + 1, fields.length, signal);
+    const v = await step(f, values[f.key], header, i + 1, fields.length, signal);
     if (v === BACK) {
       i = Math.max(0, i - 1);
       continue;
@@ -151,10 +152,10 @@ async function askForm(server: string, params: JsonObject, signal: AbortSignal):
     i++;
   }
   for (;;) {
-    const r = await review(fields, values, header, message, signal);
+    const r = await review(fields, values, header, signal);
     if (!r) return undefined;
     if ('action' in r) return r.action === 'accept' ? { action: 'accept', content: values as JsonObject } : { action: r.action };
-    const v = await step(r.edit, values[r.edit.key], `${header}: ${message}`, 1, 1, signal);
+    const v = await step(r.edit, values[r.edit.key], header, 1, 1, signal);
     if (v !== BACK && v !== undefined) values[r.edit.key] = v;
   }
 }
@@ -193,7 +194,7 @@ export function editorPerson(log: (line: string) => void, extensionUri: vscode.U
         if (q.params.mode === 'url') return await askUrl(q.server, q.params, signal);
         // A flat schema: the QuickPick flow; anything richer: the webview form.
         if (flatFields(q.params.requestedSchema)) return await askForm(q.server, q.params, signal);
-        return await askInWebview(extensionUri, `${q.server} asks (via mcpx)`, String(q.params.message ?? ''), q.params.requestedSchema as JsonObject, signal);
+        return await askInWebview(extensionUri, String(q.params.message ?? `${q.server} (via mcpx) asks`), q.params.requestedSchema as JsonObject, signal);
       } catch (e) {
         if (e instanceof Withdrawn || e instanceof FormWithdrawn) {
           void vscode.window.showInformationMessage(`mcpx: ${q.server} withdrew its question (or it expired).`);

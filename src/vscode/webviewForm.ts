@@ -25,12 +25,12 @@ function html(webview: vscode.Webview, media: vscode.Uri): string {
   return `<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">
 <meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src ${webview.cspSource}; script-src 'nonce-${nonce}';">
 <link rel="stylesheet" href="${src('form.css')}"><title>mcpx</title></head>
-<body><h2 id="title"></h2><p id="message"></p><form id="form" onsubmit="return false"></form><p id="problem" role="alert"></p>
+<body><h2 id="title"></h2><form id="form" onsubmit="return false"></form><p id="problem" role="alert"></p>
 <div class="actions"><button id="accept" type="button">Accept</button><button id="decline" type="button">Decline</button><button id="cancel" type="button">Cancel</button></div>
 <script nonce="${nonce}" src="${src('form.js')}"></script></body></html>`;
 }
 
-export function askInWebview(extensionUri: vscode.Uri, title: string, message: string, schema: JsonObject, signal: AbortSignal): Promise<FormAnswer> {
+export function askInWebview(extensionUri: vscode.Uri, title: string, schema: JsonObject, signal: AbortSignal): Promise<FormAnswer> {
   const media = vscode.Uri.joinPath(extensionUri, 'media');
   const panel = vscode.window.createWebviewPanel('mcpx.form', title, vscode.ViewColumn.Active, { enableScripts: true, localResourceRoots: [media], retainContextWhenHidden: true });
   panel.webview.html = html(panel.webview, media);
@@ -51,7 +51,7 @@ export function askInWebview(extensionUri: vscode.Uri, title: string, message: s
     panel.webview.onDidReceiveMessage((raw: unknown) => {
       const m = FromForm.safeParse(raw);
       if (!m.success) return; // not one of ours: ignored
-      if (m.data.type === 'ready') return void panel.webview.postMessage({ type: 'init', title, message, schema });
+      if (m.data.type === 'ready') return void panel.webview.postMessage({ type: 'init', title, schema });
       if (m.data.type !== 'submit') return finish({ action: m.data.type });
       const bad = schemaMismatch(schema, m.data.content);
       if (bad) return void panel.webview.postMessage({ type: 'invalid', reason: bad });

@@ -13,7 +13,7 @@ import { SERVER_JS } from './fixtures/upstream/client';
 import { repoRoot } from './harness/gateway';
 
 type FrameOp = { fill: [string, string] } | { click: string } | { text: [string, string] };
-type Action = { fill: string } | { pick: string } | { key: string } | { shot: string; when?: 'quick' | 'webview' | 'dialog' } | { webview: FrameOp[] } | { dialog: string } | { gone: 'quick' };
+type Action = { fill: string } | { pick: string } | { key: string } | { shot: string; when?: 'quick' | 'webview' | 'dialog' } | { webview: FrameOp[] } | { dialog: string } | { gone: 'quick' } | { title: string };
 interface Loc {
   first(): Loc;
   waitFor(o: { state: string; timeout: number }): Promise<void>;
@@ -69,6 +69,9 @@ function driver(): { onLog(text: string): void; onPage(page: Page): Promise<void
           } else if ('key' in a) {
             await page.locator('.quick-input-widget input').first().waitFor({ state: 'visible', timeout: 20_000 });
             await page.keyboard.press(a.key);
+          } else if ('title' in a) {
+            // Who asks, and for which client, in the widget's title.
+            await page.locator('.quick-input-widget .quick-input-title').filter({ hasText: a.title }).first().waitFor({ state: 'visible', timeout: 20_000 });
           } else if ('gone' in a) {
             await page.locator('.quick-input-widget').first().waitFor({ state: 'hidden', timeout: 10_000 });
           } else if ('dialog' in a) {

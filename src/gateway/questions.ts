@@ -13,7 +13,7 @@ import { type Broker, answerProblem } from './broker';
  *  `can` says which kinds the host takes at all (the rest wait at the broker). */
 export interface PersonPort {
   can(method: string, params: JsonObject): boolean;
-  ask(question: { server: string; method: string; params: JsonObject }, signal: AbortSignal): Promise<JsonObject | undefined>;
+  ask(question: { server: string; method: string; params: JsonObject; client?: string }, signal: AbortSignal): Promise<JsonObject | undefined>;
 }
 
 export interface Answerers {
@@ -73,7 +73,7 @@ export async function routeQuestion(a: Answerers, q: Asked): Promise<JsonObject>
     const expiry = AbortSignal.timeout(a.personTtlMs ?? 120_000);
     let answer: JsonObject | undefined;
     try {
-      answer = await a.person.ask({ server, method, params: asked }, AbortSignal.any([withdrawn, expiry]));
+      answer = await a.person.ask({ server, method, params: asked, client: owner?.clientName }, AbortSignal.any([withdrawn, expiry]));
     } catch (e) {
       if (expiry.aborted && !withdrawn.aborted && method === 'elicitation/create') return { action: 'cancel' };
       throw e;

@@ -12,6 +12,9 @@ export interface CallContext {
   readonly identity: string;
   /** Capabilities the client declared: per request (2026-07-28) or at initialize (legacy). */
   readonly clientCapabilities: JsonObject;
+  /** The calling client's name (clientInfo: at initialize, or per request in 2026-07-28), to show a person
+   *  on whose behalf a question comes. */
+  readonly clientName?: string;
   /** The request's own `_meta` (trace context and the like travel in it). */
   readonly meta: JsonObject;
   /** The log level this request asked for: per request (2026-07-28) or set with logging/setLevel. */

@@ -338,6 +338,7 @@ export class McpServer {
       clientCapabilities,
       meta,
       logLevel,
+      clientName: nameOf(eraOf(rev) === 'modern' ? meta[META.clientInfo] : conn.clientInfo),
       paramHeaders: inc.paramHeaders,
       progress(progress, total, message) {
         // Progress MUST increase (basic/utilities/progress); a report that does not is not sent.
@@ -375,4 +376,10 @@ export class McpServer {
       },
     };
   }
+}
+
+function nameOf(info: unknown): string | undefined {
+  if (!isObject(info)) return undefined;
+  const n = info.title ?? info.name;
+  return typeof n === 'string' && n ? n : undefined;
 }

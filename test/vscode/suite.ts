@@ -27,7 +27,7 @@ interface Exports {
 /** Actions for the runner: fill the quick input and press Enter, pick the row whose text contains a
  *  string, or press a key. */
 type FrameOp = { fill: [string, string] } | { click: string } | { text: [string, string] };
-type Action = { fill: string } | { pick: string } | { key: string } | { shot: string; when?: 'quick' | 'webview' | 'dialog' } | { webview: FrameOp[] } | { dialog: string } | { gone: 'quick' };
+type Action = { fill: string } | { pick: string } | { key: string } | { shot: string; when?: 'quick' | 'webview' | 'dialog' } | { webview: FrameOp[] } | { dialog: string } | { gone: 'quick' } | { title: string };
 function drive(...actions: Action[]): void {
   console.log(`mcpx-drive: ${JSON.stringify(actions)}`);
 }
@@ -59,7 +59,12 @@ async function mcp(endpoint: string, method: string, params: Json = {}, signal?:
     signal,
     method: 'POST',
     headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', 'MCP-Protocol-Version': '2026-07-28', 'Mcp-Method': method, ...(method === 'tools/call' ? { 'Mcp-Name': String(params.name) } : {}) },
-    body: JSON.stringify({ jsonrpc: '2.0', id: nextId++, method, params: { ...params, _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} } } }),
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: nextId++,
+      method,
+      params: { ...params, _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {}, 'io.modelcontextprotocol/clientInfo': { name: 'test-agent', version: '1.0.0' } } },
+    }),
   });
   const text = await res.text();
   // An SSE answer: the last data line is the response.
@@ -85,7 +90,7 @@ test('activates on startup and the endpoint answers; every command is registered
 test('an upstream elicits: the QuickPick flow appears, the person answers, the answer reaches the upstream', async (x) => {
   const url = x.endpoint()!;
   const pending = call(url, 'elicit', { text: 'Your name?' });
-  drive({ shot: 'elicitation-quickpick', when: 'quick' }, { fill: 'Ada Lovelace' }, { shot: 'elicitation-review', when: 'quick' }, { pick: 'Accept' });
+  drive({ title: 'up (via mcpx) asks: Your name? — for test-agent' }, { shot: 'elicitation-quickpick', when: 'quick' }, { fill: 'Ada Lovelace' }, { shot: 'elicitation-review', when: 'quick' }, { pick: 'Accept' });
   const r = await pending;
   assert.deepEqual(JSON.parse(textOf(r)), { action: 'accept', content: { answer: 'Ada Lovelace' } });
   const answered = recorded().find((f) => 'result' in f && (f.result as Json).action === 'accept');

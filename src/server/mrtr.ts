@@ -137,15 +137,19 @@ export class BackgroundCalls {
     this.sweeper.unref();
   }
 
+  /** Told when a call comes or goes (the editor's Tasks view refreshes on it). */
+  onChange?: () => void;
+
   add(call: BackgroundCall): void {
     if (this.calls.size >= this.max) this.sweep(true);
     this.calls.set(call.id, call);
+    this.onChange?.();
   }
   get(id: string): BackgroundCall | undefined {
     return this.calls.get(id);
   }
   delete(id: string): void {
-    this.calls.delete(id);
+    if (this.calls.delete(id)) this.onChange?.();
   }
   get size(): number {
     return this.calls.size;
@@ -158,7 +162,7 @@ export class BackgroundCalls {
     const c = this.calls.get(id);
     if (!c) return false;
     c.abort.abort(new Error('cancelled in the editor'));
-    this.calls.delete(id);
+    this.delete(id);
     return true;
   }
 

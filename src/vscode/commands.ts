@@ -6,6 +6,7 @@ import { type JsonObject, isObject } from '../protocol/jsonrpc';
 import { MODERN } from '../protocol/revisions';
 import type { CallContext } from '../server/provider';
 import type { GatewayHost } from './gatewayHost';
+import { mediaBlocks, showMedia } from './mediaView';
 import { EDITOR_IDENTITY } from './views';
 
 /** A call from the editor: mcpx is the client, the person is who asks (roots: the workspace folders). */
@@ -59,6 +60,8 @@ async function showResult(title: string, result: JsonObject): Promise<void> {
   if (results.size > 20) results.delete(results.keys().next().value!);
   const doc = await vscode.workspace.openTextDocument(vscode.Uri.from({ scheme: RESULT_SCHEME, path }));
   await vscode.window.showTextDocument(doc, { preview: true });
+  const media = mediaBlocks(blocks);
+  if (media.length) showMedia(title, media);
   if (result.isError === true) void vscode.window.showErrorMessage(`mcpx: ${title} returned an error: ${text.slice(0, 200)}`);
 }
 
@@ -201,6 +204,24 @@ export function registerCommands(host: GatewayHost, person: PersonPort, log: vsc
         await showResult(String(pick.p.name), { content: msgs.map((m) => ({ type: 'text', text: `${String(m.role)}: ${isObject(m.content) && typeof m.content.text === 'string' ? m.content.text : JSON.stringify(m.content)}` })), messages: msgs });
       } catch (e) {
         void vscode.window.showErrorMessage(`mcpx: ${String(pick.p.name)}: ${(e as Error).message}`);
+      }
+    }),
+    reg('mcpx.openConfig', async (arg?: { name?: string } | string) => {
+      const g = running();
+      if (!g) return;
+      const server = typeof arg === 'string' ? arg : (arg?.name ?? (await pickServer(g)));
+      if (!server) return;
+      const where = host.definedIn(server);
+      // The workspace's mcp.json, or the user settings.json (mcpx.servers).
+      if (where) await vscode.window.showTextDocument(await vscode.workspace.openTextDocument(where));
+      else await vscode.commands.executeCommand('workbench.action.openSettingsJson');
+      const editor = vscode.window.activeTextEditor;
+      if (!editor) return;
+      // The entry itself: the first line that names it as a key.
+      const line = editor.document.getText().split('\n').findIndex((l) => l.includes(`"${server}"`));
+      if (line >= 0) {
+        editor.selection = new vscode.Selection(line, 0, line, 0);
+        editor.revealRange(new vscode.Range(line, 0, line, 0));
       }
     }),
     reg('mcpx.stopUpstream', async (arg?: { name?: string } | string) => {

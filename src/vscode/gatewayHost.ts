@@ -71,6 +71,13 @@ export class GatewayHost implements vscode.Disposable {
     return folder ? vscode.Uri.joinPath(folder.uri, '.vscode', 'mcp.json') : undefined;
   }
 
+  /** The workspace's mcp.json when it defines the server in use; undefined: the user setting does. */
+  definedIn(server: string): vscode.Uri | undefined {
+    const file = this.workspaceFile();
+    return file && this.fromWorkspace.has(server) ? file : undefined;
+  }
+  private fromWorkspace = new Set<string>();
+
   /** The ${secret:NAME} names the sources refer to (for mcpx: Set Secret…). */
   referencedSecrets(): string[] {
     return secretNames(this.sourceList().map((x) => x.value));
@@ -98,6 +105,7 @@ export class GatewayHost implements vscode.Disposable {
     }
     if (problems.length) void vscode.window.showWarningMessage(`mcpx: ${problems[0]}${problems.length > 1 ? ` (and ${problems.length - 1} more in the log)` : ''}`);
     this.userOnly = merged.config.servers.filter((d) => !merged.fromWorkspace.has(d.name));
+    this.fromWorkspace = merged.fromWorkspace;
     return merged.config;
   }
 
@@ -156,6 +164,7 @@ export class GatewayHost implements vscode.Disposable {
     this.settings = settings;
     this.port = Number(new URL(this.listening.url).port);
     gateway.events.on(() => this.changed.fire());
+    this.listening.server.background.onChange = () => this.changed.fire();
     this.log.info(`gateway listening on ${this.listening.url} with ${config.servers.length} upstream(s): ${config.servers.map((s) => s.name).join(', ') || 'none'}`);
     this.publish(this.listening.url);
     this.changed.fire();

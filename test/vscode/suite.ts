@@ -193,6 +193,19 @@ test('URL elicitation: the full URL and its host shown; declined here, nothing o
   assert.deepEqual(JSON.parse(textOf(await pending)), { action: 'decline' });
 });
 
+test('images and audio of a result render in a webview beside it; Open Server Config… opens the entry', async () => {
+  await vscode.commands.executeCommand('mcpx.callTool', 'up', 'rich');
+  const tab = await until('the media panel', () =>
+    vscode.window.tabGroups.all.flatMap((g) => g.tabs).find((t) => t.input instanceof vscode.TabInputWebview && t.input.viewType.endsWith('mcpx.result')),
+  );
+  assert.match(tab.label, /up · rich: media/);
+  drive({ shot: 'tool-result-media' });
+  await new Promise((r) => setTimeout(r, 1200));
+  await vscode.commands.executeCommand('mcpx.openConfig', 'up');
+  const editor = await until('mcp.json open at the entry', () => (vscode.window.activeTextEditor?.document.uri.path.endsWith('.vscode/mcp.json') ? vscode.window.activeTextEditor : undefined));
+  assert.match(editor.document.lineAt(editor.selection.active.line).text, /"up"/);
+});
+
 test('Get Prompt… and Read Resource… from the palette, results in read-only editors', async () => {
   const prompt = vscode.commands.executeCommand('mcpx.getPrompt');
   drive({ pick: 'greet' }, { fill: 'Ada' }, { pick: 'Accept' });

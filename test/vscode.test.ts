@@ -168,7 +168,7 @@ async function runSuite(name: string, o: { installVsix?: string; suite?: 'smoke'
 
 test('the extension in a real VS Code extension host (code-server), from the dev folder', { timeout: 300_000 }, async () => {
   const results = await runSuite('dev', {});
-  assert.equal(results.length, 13, results.join('\n'));
+  assert.equal(results.length, 14, results.join('\n'));
 });
 
 test('the packaged .vsix: under 2 MB, installed offline, the smoke test passes against the installed package', { timeout: 300_000 }, async () => {

@@ -277,6 +277,27 @@ test("config changes apply without a restart; a bad entry is a diagnostic naming
   await until('back to the workspace servers', () => x.host.gateway?.pool.statuses().length === 1 && vscode.languages.getDiagnostics(file).length === 0);
 });
 
+test('a credential from SecretStorage (mcpx: Set Secret…) reaches the upstream through ${secret:NAME}, never a setting', async (x) => {
+  const file = vscode.Uri.joinPath(vscode.workspace.workspaceFolders![0]!.uri, '.vscode', 'mcp.json');
+  const up = (JSON.parse(readFileSync(file.fsPath, 'utf8')) as { servers: Record<string, Json> }).servers.up!;
+  // The fixture exits at start unless TOKEN is exactly the secret.
+  const args = [...(up.args as string[]).map((a) => (a === 'up' ? 'vault' : a === RECORD() ? `${RECORD()}.vault` : a)), '--require-env', 'TOKEN=s3cret-value'];
+  await vscode.workspace.getConfiguration('mcpx').update('servers', { vault: { ...up, args, env: { TOKEN: '${secret:vault-token}' } } }, vscode.ConfigurationTarget.Global);
+  await until('the vault server configured', () => x.host.gateway?.pool.statuses().some((s) => s.name === 'vault'));
+  const setting = vscode.commands.executeCommand('mcpx.setSecret');
+  drive({ pick: 'vault-token' }, { fill: 's3cret-value' });
+  await setting;
+  const url = await until('the gateway reloaded', () => x.endpoint());
+  const r = await until('the vault server answering', async () => {
+    const res = await mcp(url, 'tools/call', { name: 'mcpx_call', arguments: { server: 'vault', tool: 'echo', arguments: { text: 'unlocked' } } }).catch(() => undefined);
+    return res && !res.isError ? res : undefined;
+  });
+  assert.equal(textOf(r), 'unlocked');
+  const stored = vscode.workspace.getConfiguration('mcpx').get<Record<string, { env: Json }>>('servers')!;
+  assert.equal(stored.vault!.env.TOKEN, '${secret:vault-token}', 'the setting holds the reference, not the value');
+  await vscode.workspace.getConfiguration('mcpx').update('servers', undefined, vscode.ConfigurationTarget.Global);
+});
+
 export async function run(): Promise<void> {
   const ext = vscode.extensions.getExtension('mcpx.mcpx');
   assert.ok(ext, 'the extension is installed');

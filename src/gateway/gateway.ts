@@ -21,8 +21,8 @@ import { ProgressRelay } from './relay';
 import { EventBus } from './events';
 import { eventsRoute, questionsRoute } from './v1';
 import { Catalogue, INVALIDATES } from './catalogue';
-import { Watches, sameUri } from './watches';
-import { UpstreamListens } from './listens';
+import { Subscriptions } from './subscriptions';
+import type { Watches } from './watches';
 import { safeName, toolAllowed } from './names';
 import { FIXED_NAMES, FIXED_TOOLS, jsonResult } from './tools';
 import { parseGatewayUri, resolveInner, rewriteUris, templateMatches, toGatewayTemplate, toGatewayUri } from './uris';
@@ -41,8 +41,6 @@ export interface GatewayOptions {
 
 export type { PersonPort };
 
-/** The identity subscriptions are held under (the shared instance, for a shared server). */
-const WATCH_IDENTITY = 'mcpx:watches';
 
 /** Trace context passed upstream unchanged (seeds 001 §4.4). */
 const TRACE_KEYS = ['traceparent', 'tracestate', 'baggage'];
@@ -94,96 +92,32 @@ export class Gateway implements Provider {
         this.events?.emit({ type: 'server.state', server: st.name, state: st.state, ...(st.lastError && st.state === 'failed' ? { error: st.lastError } : {}) });
         // A (re)started upstream may offer other lists than the one before it.
         if (st.state === 'starting') this.catalogue?.invalidate(st.name);
-        if (st.scope !== this.pool?.scopeOf(this.defs.get(st.name)!, WATCH_IDENTITY)) return;
-        if (st.state !== 'running') this.listens?.end(st.name);
-        const wanted = this.watches?.wanted(st.name) ?? [];
-        // Subscriptions still wanted: a crashed upstream is restarted at once, a restarted one resubscribed.
-        if (st.state === 'failed' && wanted.length) void this.pool.client(st.name, WATCH_IDENTITY).catch((e: Error) => this.log(`[${st.name}] restart failed: ${e.message}`));
-        if (st.state !== 'running') return;
-        const client = this.pool.running(st.name, WATCH_IDENTITY);
-        // A 2026-07-28 upstream gets its listen stream (list changes, wanted URIs) whenever it runs.
-        if (client?.era === 'modern') void this.listens.sync(st.name, client).catch(() => undefined);
-        else for (const uri of wanted) void this.pool.request(st.name, WATCH_IDENTITY, 'resources/subscribe', { uri }).catch((e: Error) => this.log(`[${st.name}] resubscribing ${uri}: ${e.message}`));
+        this.subscriptions?.onState(st);
       },
     });
     this.catalogue = new Catalogue(this.pool);
-    this.listens = new UpstreamListens({
-      wanted: (server) => this.watches.wanted(server),
-      deliver: (server, n) => this.notified(server, this.pool.scopeOf(this.pool.def(server), WATCH_IDENTITY), n),
+    this.subscriptions = new Subscriptions({
+      pool: this.pool,
+      catalogue: this.catalogue,
+      defs: this.defs,
+      passthrough: this.passthrough,
+      events: this.events,
       log: this.log,
       ackTimeoutMs: () => settings.duration('pool.probeTimeout'),
-    });
-    // Each era its mechanism: resources/subscribe to a legacy upstream; to a 2026-07-28 one, its listen
-    // stream opened again with the wanted URIs.
-    const viaEra = async (server: string, uri: string, method: string, start: boolean) => {
-      const client = start ? await this.pool.client(server, WATCH_IDENTITY) : this.pool.running(server, WATCH_IDENTITY);
-      if (!client) return;
-      if (client.era === 'modern') return this.listens.sync(server, client);
-      await this.pool.request(server, WATCH_IDENTITY, method, { uri });
-    };
-    this.watches = new Watches({
-      subscribe: (server, uri) => viaEra(server, uri, 'resources/subscribe', true),
-      unsubscribe: (server, uri) => viaEra(server, uri, 'resources/unsubscribe', false),
-      hold: (server, delta) => this.pool.hold(server, WATCH_IDENTITY, delta),
-      log: this.log,
+      notified: (server, scope, n) => this.notified(server, scope, n),
     });
   }
 
-  readonly watches: Watches;
-  private readonly listens: UpstreamListens;
-
-  /** A client opened a listen stream: the streams of running 2026-07-28 upstreams are in place (and
-   *  pass-through servers, whose lists are the surface, are started) before it is acknowledged, so a
-   *  change right after the acknowledgement is not missed. */
-  async listening(): Promise<void> {
-    const names = new Set([...this.defs.keys()].filter((n) => this.passthrough.includes(n) || this.pool.running(n, WATCH_IDENTITY)));
-    await Promise.all(
-      [...names].map(async (name) => {
-        const client = await this.pool.client(name, WATCH_IDENTITY).catch(() => undefined);
-        if (client?.era === 'modern') await this.listens.sync(name, client).catch(() => undefined);
-      }),
-    );
+  /** Resource subscriptions and the upstream listen streams (src/gateway/subscriptions.ts). */
+  private readonly subscriptions: Subscriptions;
+  get watches(): Watches {
+    return this.subscriptions.watches;
   }
-
-  /** Watch a resource for a client (seeds 001 §4.3). Never subscribes upstream where the server did not
-   *  declare resources.subscribe; says so, and why, instead. */
-  async subscribe(uri: string, deliver: (uri: string) => void): Promise<{ deliverable: boolean; reason?: string; release(): void }> {
-    const none = (reason: string) => {
-      this.log(`warning: no updates will be delivered for ${uri}: ${reason}`);
-      this.events.emit({ type: 'server.log', server: 'mcpx', level: 'warning', data: `no updates will be delivered for ${uri}: ${reason}` });
-      return { deliverable: false, reason, release: () => undefined };
-    };
-    let server: string;
-    let upstreamUri: string;
-    const parsed = parseGatewayUri(uri);
-    if (parsed) {
-      if (!parsed.server || !this.defs.has(parsed.server)) return none('no configured server owns it');
-      server = parsed.server;
-      const known = new Set((await this.catalogue.list(server, 'resources', WATCH_IDENTITY).catch(() => [] as JsonObject[])).map((r) => String(r.uri)));
-      upstreamUri = resolveInner(parsed.inner, known);
-    } else if (this.passthrough.length) {
-      server = this.passthrough[0]!;
-      upstreamUri = uri;
-      for (const s of this.passthrough) {
-        const rs = await this.catalogue.list(s, 'resources', WATCH_IDENTITY).catch(() => [] as JsonObject[]);
-        if (rs.some((r) => r.uri === uri)) server = s;
-      }
-    } else return none('not an mcpx:// URI');
-    let client;
-    try {
-      client = await this.pool.client(server, WATCH_IDENTITY);
-    } catch (e) {
-      return none(`${server} is not running: ${(e as Error).message}`);
-    }
-    const res = client.negotiated.capabilities.resources;
-    if (!isObject(res) || res.subscribe !== true) return none(`${server} does not declare resources.subscribe`);
-    const release = await this.watches.add({ server, uri: upstreamUri, clientUri: uri, deliver });
-    // A 2026-07-28 upstream says in its acknowledgement which URIs it will send updates for.
-    if (client.era === 'modern' && !this.listens.acknowledged(server).some((u) => sameUri(u, upstreamUri))) {
-      release();
-      return none(`${server} did not acknowledge a subscription to ${upstreamUri}`);
-    }
-    return { deliverable: true, release };
+  listening(): Promise<void> {
+    return this.subscriptions.listening();
+  }
+  subscribe(uri: string, deliver: (uri: string) => void): Promise<{ deliverable: boolean; reason?: string; release(): void }> {
+    return this.subscriptions.subscribe(uri, deliver);
   }
 
   private hooks(def: ServerDef, scope: string): ClientHooks {
@@ -596,7 +530,7 @@ export class Gateway implements Provider {
   }
 
   async close(): Promise<void> {
-    this.listens.close();
+    this.subscriptions.close();
     this.broker.close();
     await this.pool.close();
   }

@@ -1,0 +1,135 @@
+// Resource subscriptions end to end (seeds 001 §4.3): a client's watch of an mcpx:// (or pass-through)
+// URI becomes one upstream subscription per URI, in the upstream's era mechanism — resources/subscribe
+// to a legacy server, the listen stream mcpx keeps to a 2026-07-28 one (listens.ts) — counted across
+// clients (watches.ts), restarted and resubscribed when the upstream goes away while wanted, and honest
+// where no update will come.
+import type { ServerDef } from '../config/servers';
+import { type JsonObject, type Notification, isObject } from '../protocol/jsonrpc';
+import type { Pool, UpstreamStatus } from '../upstream/pool';
+import type { Catalogue } from './catalogue';
+import type { EventBus } from './events';
+import { UpstreamListens } from './listens';
+import { parseGatewayUri, resolveInner } from './uris';
+import { Watches, sameUri } from './watches';
+
+/** The identity subscriptions are held under (the shared instance, for a shared server). */
+export const WATCH_IDENTITY = 'mcpx:watches';
+
+export interface SubscriptionDeps {
+  pool: Pool;
+  catalogue: Catalogue;
+  defs: ReadonlyMap<string, ServerDef>;
+  passthrough: readonly string[];
+  events: EventBus;
+  log(line: string): void;
+  ackTimeoutMs(): number;
+  /** What arrives on a listen stream goes where a legacy push goes. */
+  notified(server: string, scope: string, n: Notification): void;
+}
+
+export class Subscriptions {
+  readonly watches: Watches;
+  private readonly listens: UpstreamListens;
+
+  constructor(private readonly d: SubscriptionDeps) {
+    const { pool } = d;
+    this.listens = new UpstreamListens({
+      wanted: (server) => this.watches.wanted(server),
+      deliver: (server, n) => d.notified(server, this.scope(server), n),
+      log: d.log,
+      ackTimeoutMs: d.ackTimeoutMs,
+    });
+    // Each era its mechanism: resources/subscribe to a legacy upstream; to a 2026-07-28 one, its listen
+    // stream opened again with the wanted URIs.
+    const viaEra = async (server: string, uri: string, method: string, start: boolean) => {
+      const client = start ? await pool.client(server, WATCH_IDENTITY) : pool.running(server, WATCH_IDENTITY);
+      if (!client) return;
+      if (client.era === 'modern') return this.listens.sync(server, client);
+      await pool.request(server, WATCH_IDENTITY, method, { uri });
+    };
+    this.watches = new Watches({
+      subscribe: (server, uri) => viaEra(server, uri, 'resources/subscribe', true),
+      unsubscribe: (server, uri) => viaEra(server, uri, 'resources/unsubscribe', false),
+      hold: (server, delta) => pool.hold(server, WATCH_IDENTITY, delta),
+      log: d.log,
+    });
+  }
+
+  private scope(server: string): string {
+    return this.d.pool.scopeOf(this.d.pool.def(server), WATCH_IDENTITY);
+  }
+
+  /** An upstream changed state. Subscriptions still wanted: a crashed upstream is restarted at once, a
+   *  restarted one resubscribed; a 2026-07-28 upstream gets its listen stream whenever it runs. */
+  onState(st: UpstreamStatus): void {
+    const { pool, log } = this.d;
+    if (!this.watches || st.scope !== this.scope(st.name)) return;
+    if (st.state !== 'running') this.listens.end(st.name);
+    const wanted = this.watches.wanted(st.name);
+    if (st.state === 'failed' && wanted.length) void pool.client(st.name, WATCH_IDENTITY).catch((e: Error) => log(`[${st.name}] restart failed: ${e.message}`));
+    if (st.state !== 'running') return;
+    const client = pool.running(st.name, WATCH_IDENTITY);
+    if (client?.era === 'modern') void this.listens.sync(st.name, client).catch(() => undefined);
+    else for (const uri of wanted) void pool.request(st.name, WATCH_IDENTITY, 'resources/subscribe', { uri }).catch((e: Error) => log(`[${st.name}] resubscribing ${uri}: ${e.message}`));
+  }
+
+  /** A client opened a listen stream: the streams of running 2026-07-28 upstreams are in place (and
+   *  pass-through servers, whose lists are the surface, are started) before it is acknowledged, so a
+   *  change right after the acknowledgement is not missed. */
+  async listening(): Promise<void> {
+    const { pool, defs, passthrough } = this.d;
+    const names = [...defs.keys()].filter((n) => passthrough.includes(n) || pool.running(n, WATCH_IDENTITY));
+    await Promise.all(
+      names.map(async (name) => {
+        const client = await pool.client(name, WATCH_IDENTITY).catch(() => undefined);
+        if (client?.era === 'modern') await this.listens.sync(name, client).catch(() => undefined);
+      }),
+    );
+  }
+
+  /** Watch a resource for a client. Never subscribes upstream where the server did not declare
+   *  resources.subscribe; says so, and why, instead. */
+  async subscribe(uri: string, deliver: (uri: string) => void): Promise<{ deliverable: boolean; reason?: string; release(): void }> {
+    const { pool, catalogue, defs, passthrough, events, log } = this.d;
+    const none = (reason: string) => {
+      log(`warning: no updates will be delivered for ${uri}: ${reason}`);
+      events.emit({ type: 'server.log', server: 'mcpx', level: 'warning', data: `no updates will be delivered for ${uri}: ${reason}` });
+      return { deliverable: false, reason, release: () => undefined };
+    };
+    let server: string;
+    let upstreamUri: string;
+    const parsed = parseGatewayUri(uri);
+    if (parsed) {
+      if (!parsed.server || !defs.has(parsed.server)) return none('no configured server owns it');
+      server = parsed.server;
+      const known = new Set((await catalogue.list(server, 'resources', WATCH_IDENTITY).catch(() => [] as JsonObject[])).map((r) => String(r.uri)));
+      upstreamUri = resolveInner(parsed.inner, known);
+    } else if (passthrough.length) {
+      server = passthrough[0]!;
+      upstreamUri = uri;
+      for (const s of passthrough) {
+        const rs = await catalogue.list(s, 'resources', WATCH_IDENTITY).catch(() => [] as JsonObject[]);
+        if (rs.some((r) => r.uri === uri)) server = s;
+      }
+    } else return none('not an mcpx:// URI');
+    let client;
+    try {
+      client = await pool.client(server, WATCH_IDENTITY);
+    } catch (e) {
+      return none(`${server} is not running: ${(e as Error).message}`);
+    }
+    const res = client.negotiated.capabilities.resources;
+    if (!isObject(res) || res.subscribe !== true) return none(`${server} does not declare resources.subscribe`);
+    const release = await this.watches.add({ server, uri: upstreamUri, clientUri: uri, deliver });
+    // A 2026-07-28 upstream says in its acknowledgement which URIs it will send updates for.
+    if (client.era === 'modern' && !this.listens.acknowledged(server).some((u) => sameUri(u, upstreamUri))) {
+      release();
+      return none(`${server} did not acknowledge a subscription to ${upstreamUri}`);
+    }
+    return { deliverable: true, release };
+  }
+
+  close(): void {
+    this.listens.close();
+  }
+}

@@ -45,6 +45,9 @@ function fmtDefault(d: SettingDef): string {
 export function settingsTable(): string {
   const out = [row(['key', 'default', 'environment', 'description']), row(['---', '---', '---', '---'])];
   for (const d of SETTINGS) out.push(row([`\`${d.key}\``, fmtDefault(d), [envName(d.key), ...(d.env ?? [])].map((e) => `\`${e}\``).join(', '), d.description]));
+  // The editor's own settings (package.json contributes them; headless has its config file instead).
+  out.push('', 'Read by the VS Code extension only:', '', row(['VS Code setting', 'default', 'description']), row(['---', '---', '---']));
+  for (const [k, v] of Object.entries(EDITOR_SETTINGS)) out.push(row([`\`${k}\``, `\`${JSON.stringify(v.default)}\``, String(v.markdownDescription)]));
   return out.join('\n');
 }
 

@@ -11,7 +11,7 @@ export const timings: { loadStart?: number; loadEnd?: number; activate?: number;
   loadStart: (globalThis as { __mcpxLoadStart?: number }).__mcpxLoadStart,
 };
 
-export async function activate(context: vscode.ExtensionContext): Promise<{ endpoint(): string | undefined; host: GatewayHost; upstreams: UpstreamsTree; questions: vscode.TreeDataProvider<unknown>; tasks: vscode.TreeDataProvider<unknown>; mcpDefinitions: vscode.McpServerDefinitionProvider; timings: typeof timings }> {
+export async function activate(context: vscode.ExtensionContext): Promise<{ endpoint(): string | undefined; host: GatewayHost; upstreams: UpstreamsTree; questions: vscode.TreeDataProvider<unknown>; tasks: vscode.TreeDataProvider<unknown>; subscriptions: vscode.TreeDataProvider<unknown>; mcpDefinitions: vscode.McpServerDefinitionProvider; timings: typeof timings }> {
   timings.activate = performance.now();
   timings.loadEnd = (globalThis as { __mcpxLoadEnd?: number }).__mcpxLoadEnd;
   const log = vscode.window.createOutputChannel('mcpx', { log: true });
@@ -20,6 +20,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<{ endp
   const upstreams = new UpstreamsTree(host);
   const questions = questionsTree(host);
   const tasks = tasksTree(host);
+  const subscriptions = subscriptionsTree(host);
   const mcpDefinitions: vscode.McpServerDefinitionProvider = {
     onDidChangeMcpServerDefinitions: host.onDidChangeDefinitions,
     provideMcpServerDefinitions: async () => {
@@ -35,7 +36,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<{ endp
     vscode.window.registerTreeDataProvider('mcpx.upstreams', upstreams),
     vscode.window.registerTreeDataProvider('mcpx.questions', questions),
     vscode.window.registerTreeDataProvider('mcpx.tasks', tasks),
-    vscode.window.registerTreeDataProvider('mcpx.subscriptions', subscriptionsTree(host)),
+    vscode.window.registerTreeDataProvider('mcpx.subscriptions', subscriptions),
   );
   // VS Code's chat gets mcpx with no configuration (the servers it does not run itself; see gatewayHost.ts).
   if (typeof vscode.lm?.registerMcpServerDefinitionProvider === 'function') {
@@ -51,7 +52,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<{ endp
       void vscode.window.showErrorMessage((e as Error).message);
     }
   } else host.whyStopped = 'mcpx.autoStart is off';
-  return { endpoint: () => host.endpoint, host, upstreams, questions, tasks, mcpDefinitions, timings };
+  return { endpoint: () => host.endpoint, host, upstreams, questions, tasks, subscriptions, mcpDefinitions, timings };
 }
 
 export function deactivate(): void {

@@ -13,7 +13,7 @@ import { SERVER_JS } from './fixtures/upstream/client';
 import { repoRoot } from './harness/gateway';
 
 type FrameOp = { fill: [string, string] } | { click: string } | { text: [string, string] };
-type Action = { fill: string } | { pick: string } | { key: string } | { shot: string; when?: 'quick' | 'webview' | 'dialog' } | { webview: FrameOp[] } | { dialog: string } | { gone: 'quick' } | { title: string };
+type Action = { fill: string } | { pick: string } | { key: string } | { shot: string; when?: 'quick' | 'webview' | 'dialog' } | { webview: FrameOp[] } | { dialog: string } | { gone: 'quick' } | { title: string } | { back: true };
 interface Loc {
   first(): Loc;
   waitFor(o: { state: string; timeout: number }): Promise<void>;
@@ -69,6 +69,10 @@ function driver(): { onLog(text: string): void; onPage(page: Page): Promise<void
           } else if ('key' in a) {
             await page.locator('.quick-input-widget input').first().waitFor({ state: 'visible', timeout: 20_000 });
             await page.keyboard.press(a.key);
+          } else if ('back' in a) {
+            const back = page.locator('.quick-input-widget .codicon-quick-input-back, .quick-input-widget [aria-label="Back"]').first();
+            await back.waitFor({ state: 'visible', timeout: 20_000 });
+            await back.click();
           } else if ('title' in a) {
             // Who asks, and for which client, in the widget's title.
             await page.locator('.quick-input-widget .quick-input-title').filter({ hasText: a.title }).first().waitFor({ state: 'visible', timeout: 20_000 });
@@ -168,7 +172,7 @@ async function runSuite(name: string, o: { installVsix?: string; suite?: 'smoke'
 
 test('the extension in a real VS Code extension host (code-server), from the dev folder', { timeout: 300_000 }, async () => {
   const results = await runSuite('dev', {});
-  assert.equal(results.length, 14, results.join('\n'));
+  assert.equal(results.length, 16, results.join('\n'));
 });
 
 test('the packaged .vsix: under 2 MB, installed offline, the smoke test passes against the installed package', { timeout: 300_000 }, async () => {

@@ -34,6 +34,8 @@ export class BackgroundCall {
   private outcome?: { result?: JsonObject; error?: unknown };
   private waiter?: (e: Event) => void;
   finishedAt?: number;
+  /** The latest progress reported on it (the editor's Tasks view shows it). */
+  progress?: { progress: number; total?: number };
 
   constructor(
     readonly method: string,

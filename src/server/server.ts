@@ -261,6 +261,7 @@ export class McpServer {
       const r = q as { method: string; params: JsonObject };
       if (declares(caps ?? {}, r.method, r.params, rev)) inputRequests[k] = q;
     }
+    call.rounds = rounds + 1;
     const requestState = this.states.sign({ c: call.id, b: binding(), e: Date.now() + this.opts.settings.duration('proto.stateTTL'), r: rounds + 1 });
     return { resultType: 'input_required', inputRequests, requestState };
   }
@@ -344,6 +345,7 @@ export class McpServer {
         // Progress MUST increase (basic/utilities/progress); a report that does not is not sent.
         if ((typeof token !== 'string' && typeof token !== 'number') || progress <= lastProgress) return;
         lastProgress = progress;
+        if (background) background.progress = { progress, total };
         const p: JsonObject = { progressToken: token, progress };
         if (total !== undefined) p.total = total;
         if (message !== undefined) p.message = message;

@@ -128,7 +128,14 @@ export function tasksTree(host: GatewayHost): RowsTree {
   return new RowsTree(host, () =>
     (host.background?.list() ?? []).map((c) => ({
       label: c.label,
-      description: `${c.status} · started ${ago(c.startedAt)}${c.rounds ? ` · ${c.rounds} round${c.rounds === 1 ? '' : 's'} of questions` : ''}`,
+      description: [
+        c.status,
+        c.progress ? `${c.progress.progress}${c.progress.total !== undefined ? `/${c.progress.total}` : ''}` : undefined,
+        `started ${ago(c.startedAt)}`,
+        c.rounds ? `${c.rounds} round${c.rounds === 1 ? '' : 's'} of questions` : undefined,
+      ]
+        .filter(Boolean)
+        .join(' · '),
       tooltip: `background call ${c.id}`,
       command: { command: 'mcpx.task', title: 'Task…', arguments: [c.id] },
     })),

@@ -22,12 +22,13 @@ interface Exports {
   mcpDefinitions: vscode.McpServerDefinitionProvider;
   questions: vscode.TreeDataProvider<{ label: string; description: string }>;
   tasks: vscode.TreeDataProvider<{ label: string; description: string }>;
+  subscriptions: vscode.TreeDataProvider<{ label: string; description: string }>;
 }
 
 /** Actions for the runner: fill the quick input and press Enter, pick the row whose text contains a
  *  string, or press a key. */
 type FrameOp = { fill: [string, string] } | { click: string } | { text: [string, string] };
-type Action = { fill: string } | { pick: string } | { key: string } | { shot: string; when?: 'quick' | 'webview' | 'dialog' } | { webview: FrameOp[] } | { dialog: string } | { gone: 'quick' } | { title: string };
+type Action = { fill: string } | { pick: string } | { key: string } | { shot: string; when?: 'quick' | 'webview' | 'dialog' } | { webview: FrameOp[] } | { dialog: string } | { gone: 'quick' } | { title: string } | { back: true };
 function drive(...actions: Action[]): void {
   console.log(`mcpx-drive: ${JSON.stringify(actions)}`);
 }
@@ -206,6 +207,38 @@ test('images and audio of a result render in a webview beside it; Open Server Co
   assert.match(editor.document.lineAt(editor.selection.active.line).text, /"up"/);
 });
 
+test('the form flow goes back a step; a value that is not a number is refused in place', async () => {
+  const done = vscode.commands.executeCommand('mcpx.callTool', 'up', 'add');
+  // a = 1, back, a = 2; b = "x" refused, b = 3; accept: the sum says which values went.
+  drive({ fill: '1' }, { back: true }, { fill: '2' }, { fill: 'x' }, { fill: '3' }, { pick: 'Accept' });
+  await done;
+  const editor = await until('the sum', () => (vscode.window.activeTextEditor?.document.getText().includes('"sum"') ? vscode.window.activeTextEditor : undefined));
+  assert.match(editor.document.getText(), /\{"sum":5\}/);
+});
+
+test('the Subscriptions view: the subscribed URI, its upstream, watchers and last update', async (x) => {
+  const url = x.endpoint()!;
+  const ctl = new AbortController();
+  const res = await fetch(url, {
+    method: 'POST',
+    signal: ctl.signal,
+    headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', 'MCP-Protocol-Version': '2026-07-28', 'Mcp-Method': 'subscriptions/listen' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 'watch-1', method: 'subscriptions/listen', params: { notifications: { resourceSubscriptions: ['mcpx://up/fixture://doc'] }, _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} } } }),
+  });
+  const reader = res.body!.getReader();
+  let text = '';
+  while (!text.includes('acknowledged')) text += new TextDecoder().decode((await reader.read()).value);
+  const rows = async () => (await x.subscriptions.getChildren()) as Array<{ label: string; description: string }>;
+  assert.deepEqual((await rows()).map((r) => [r.label, r.description]), [['fixture://doc', 'up · 1 watcher']]);
+  await call(url, 'touch', { uri: 'fixture://doc' });
+  await until('the last update shown', async () => ((await rows())[0]?.description.includes('updated') ? true : undefined));
+  await vscode.commands.executeCommand('mcpx.subscriptions.focus');
+  drive({ shot: 'subscriptions-view' });
+  await new Promise((r) => setTimeout(r, 1200));
+  ctl.abort();
+  await until('the watch released', async () => ((await rows()).length === 0 ? true : undefined));
+});
+
 test('Get Prompt… and Read Resource… from the palette, results in read-only editors', async () => {
   const prompt = vscode.commands.executeCommand('mcpx.getPrompt');
   drive({ pick: 'greet' }, { fill: 'Ada' }, { pick: 'Accept' });
@@ -230,7 +263,7 @@ test('the Tasks view: a 2026-07-28 client\'s background call waiting for input, 
   const rows = (await x.tasks.getChildren()) as Array<{ label: string; description: string; command?: vscode.Command }>;
   assert.equal(rows.length, 1);
   assert.equal(rows[0]!.label, 'tools/call mcpx_call');
-  assert.match(rows[0]!.description, /^waiting for input · started \d+ s ago · 1 round of questions$|^waiting for input · started \d+ s ago$/);
+  assert.match(rows[0]!.description, /^waiting for input · started \d+ s ago · 1 round of questions$/);
   await vscode.commands.executeCommand('mcpx.tasks.focus');
   drive({ shot: 'tasks-view' });
   await new Promise((r) => setTimeout(r, 1200));

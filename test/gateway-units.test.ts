@@ -152,3 +152,38 @@ describe("setRoots: mcpx's own roots (the editor's workspace folders) change", (
     }
   });
 });
+
+describe('UpstreamListens: the listen stream mcpx keeps to a 2026-07-28 upstream', () => {
+  /** A stand-in for UpstreamClient.listen: acknowledges what it is asked, then ends the stream at once
+   *  (a server that never holds one). */
+  const fakeClient = () => {
+    const opened: unknown[] = [];
+    const client = {
+      era: 'modern',
+      isClosed: false,
+      negotiated: { capabilities: { tools: { listChanged: true }, resources: { subscribe: true } } },
+      async listen(filter: Record<string, unknown>, on: (n: { method: string; params: Record<string, unknown> }) => void) {
+        opened.push(filter);
+        on({ method: 'notifications/subscriptions/acknowledged', params: { notifications: filter } });
+        return {};
+      },
+    };
+    return { client, opened };
+  };
+
+  test('a stream that keeps ending is reopened with growing pauses, then given up on (no endless loop)', async () => {
+    const { UpstreamListens } = await import('../src/gateway/listens');
+    const { client, opened } = fakeClient();
+    const lines: string[] = [];
+    const l = new UpstreamListens({ wanted: () => ['a://x'], deliver: () => undefined, log: (x) => lines.push(x), ackTimeoutMs: () => 1000, retryMs: [5, 10, 20] });
+    await l.sync('up', client as never);
+    assert.deepEqual(opened[0], { toolsListChanged: true, resourceSubscriptions: ['a://x'] }, 'what the server declares, and the wanted URIs');
+    for (let i = 0; i < 100 && !lines.some((x) => /not reopened/.test(x)); i++) await new Promise((r) => setTimeout(r, 10));
+    assert.ok(lines.some((x) => /6 times in a row; not reopened/.test(x)), lines.join('\n'));
+    const count = opened.length;
+    assert.equal(count, 6);
+    await new Promise((r) => setTimeout(r, 100));
+    assert.equal(opened.length, count, 'nothing more after giving up');
+    l.close();
+  });
+});

@@ -17,6 +17,8 @@ export interface ListenHooks {
   log(line: string): void;
   /** How long to wait for an acknowledgement. */
   ackTimeoutMs(): number;
+  /** Pauses before reopening, by failures in a row (tests shorten them). */
+  retryMs?: readonly number[];
 }
 
 interface Stream {
@@ -27,12 +29,17 @@ interface Stream {
   /** The filter the server agreed to (its acknowledgement), once it came. */
   agreed?: JsonObject;
   acked: Promise<void>;
+  openedAt: number;
 }
 
 const LISTS = ['tools', 'prompts', 'resources'] as const;
 const RETRY_MS = [200, 1000, 5000];
 /** Failures in a row after which mcpx stops reopening until the upstream restarts or the wanted set changes. */
 const GIVE_UP_AFTER = 6;
+/** A stream that lived this long ended normally: the count of failures in a row starts again. (One that
+ *  is acknowledged and ends at once still counts, so a server that never holds a stream is not asked
+ *  again five times a second forever.) */
+const LIVED_MS = 30_000;
 
 export class UpstreamListens {
   private readonly streams = new Map<string, Stream>();
@@ -100,13 +107,12 @@ export class UpstreamListens {
     let fail!: (e: Error) => void;
     const acked = new Promise<void>((resolve, reject) => ((ack = resolve), (fail = reject)));
     acked.catch(() => undefined);
-    const s: Stream = { client, ctl, key, acked };
+    const s: Stream = { client, ctl, key, acked, openedAt: Date.now() };
     const timer = setTimeout(() => fail(new Error(`no acknowledgement within ${this.hooks.ackTimeoutMs()} ms`)), this.hooks.ackTimeoutMs());
     const on = (n: Notification) => {
       if (n.method === 'notifications/subscriptions/acknowledged') {
         s.agreed = isObject(n.params) && isObject(n.params.notifications) ? n.params.notifications : {};
         clearTimeout(timer);
-        this.failures.delete(server);
         return ack();
       }
       this.hooks.deliver(server, n);
@@ -128,6 +134,7 @@ export class UpstreamListens {
     if (this.streams.get(server) !== s) return;
     this.streams.delete(server);
     if (this.closed || s.client.isClosed) return;
+    if (Date.now() - s.openedAt >= LIVED_MS) this.failures.delete(server);
     const n = this.failures.get(server) ?? 0;
     this.failures.set(server, n + 1);
     if (n + 1 >= GIVE_UP_AFTER) {
@@ -135,7 +142,8 @@ export class UpstreamListens {
       this.failures.delete(server);
       return;
     }
-    const delay = RETRY_MS[Math.min(n, RETRY_MS.length - 1)]!;
+    const retry = this.hooks.retryMs ?? RETRY_MS;
+    const delay = retry[Math.min(n, retry.length - 1)]!;
     this.hooks.log(`[${server}] listen stream ended (${why}); opening it again in ${delay} ms`);
     setTimeout(() => void this.sync(server, s.client).catch(() => undefined), delay).unref();
   }

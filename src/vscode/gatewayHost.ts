@@ -8,7 +8,7 @@ import * as vscode from 'vscode';
 import { type Listening, listen } from '../app';
 import { defaultStateDir, secretNames } from '../config/file';
 import { type Source, mergeSources } from '../config/merge';
-import { Settings, envLayer } from '../config/settings';
+import { SETTINGS, Settings, envLayer } from '../config/settings';
 import type { ServerDef } from '../config/servers';
 import { Gateway, type PersonPort } from '../gateway/gateway';
 import type { BackgroundCalls } from '../server/mrtr';
@@ -35,7 +35,9 @@ export class GatewayHost implements vscode.Disposable {
     this.subs.push(
       this.diagnostics,
       vscode.workspace.onDidChangeWorkspaceFolders(() => this.gateway?.setRoots(roots())),
-      vscode.workspace.onDidChangeConfiguration((e) => e.affectsConfiguration('mcpx') && void this.reload()),
+      // Servers or a gateway setting changed: rebuild. (mcpx.sampling.models and mcpx.autoStart are read
+      // where they are used; they need no rebuild.)
+      vscode.workspace.onDidChangeConfiguration((e) => (e.affectsConfiguration('mcpx.servers') || SETTINGS.some((d) => e.affectsConfiguration(`mcpx.${d.key}`))) && void this.reload()),
       vscode.workspace.onDidGrantWorkspaceTrust(() => void this.reload()),
     );
     if (secrets) this.subs.push(secrets.onDidChange(() => void this.reload()));

@@ -17,6 +17,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<{ endp
   const log = vscode.window.createOutputChannel('mcpx', { log: true });
   const person = editorPerson((l) => log.info(l), context.extensionUri);
   const host = new GatewayHost(log, context.globalStorageUri?.fsPath, person, context.secrets);
+  current = host;
   const upstreams = new UpstreamsTree(host);
   const questions = questionsTree(host);
   const tasks = tasksTree(host);
@@ -55,6 +56,11 @@ export async function activate(context: vscode.ExtensionContext): Promise<{ endp
   return { endpoint: () => host.endpoint, host, upstreams, questions, tasks, subscriptions, mcpDefinitions, timings };
 }
 
-export function deactivate(): void {
-  // Everything is in context.subscriptions: VS Code disposes it, which stops the gateway and every upstream.
+let current: GatewayHost | undefined;
+
+/** VS Code waits for this: the gateway and every upstream process are stopped before the host goes on
+ *  (everything else is in context.subscriptions). */
+export async function deactivate(): Promise<void> {
+  await current?.stop('the extension is deactivating');
+  current = undefined;
 }

@@ -11,7 +11,7 @@ export const timings: { loadStart?: number; loadEnd?: number; activate?: number;
   loadStart: (globalThis as { __mcpxLoadStart?: number }).__mcpxLoadStart,
 };
 
-export async function activate(context: vscode.ExtensionContext): Promise<{ endpoint(): string | undefined; host: GatewayHost; upstreams: UpstreamsTree; questions: vscode.TreeDataProvider<unknown>; tasks: vscode.TreeDataProvider<unknown>; subscriptions: vscode.TreeDataProvider<unknown>; mcpDefinitions: vscode.McpServerDefinitionProvider; timings: typeof timings }> {
+export async function activate(context: vscode.ExtensionContext): Promise<{ endpoint(): string | undefined; host: GatewayHost; person: { open(): number }; upstreams: UpstreamsTree; questions: vscode.TreeDataProvider<unknown>; tasks: vscode.TreeDataProvider<unknown>; subscriptions: vscode.TreeDataProvider<unknown>; mcpDefinitions: vscode.McpServerDefinitionProvider; timings: typeof timings }> {
   timings.activate = performance.now();
   timings.loadEnd = (globalThis as { __mcpxLoadEnd?: number }).__mcpxLoadEnd;
   const log = vscode.window.createOutputChannel('mcpx', { log: true });
@@ -53,7 +53,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<{ endp
       void vscode.window.showErrorMessage((e as Error).message);
     }
   } else host.whyStopped = 'mcpx.autoStart is off';
-  return { endpoint: () => host.endpoint, host, upstreams, questions, tasks, subscriptions, mcpDefinitions, timings };
+  return { endpoint: () => host.endpoint, host, person, upstreams, questions, tasks, subscriptions, mcpDefinitions, timings };
 }
 
 let current: GatewayHost | undefined;

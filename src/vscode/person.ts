@@ -21,7 +21,9 @@ function track<T extends vscode.QuickInput>(w: T, signal: AbortSignal, reject: (
     w.hide();
     reject(new Withdrawn());
   };
-  signal.addEventListener('abort', onAbort, { once: true });
+  // Withdrawn before it could be shown: closed as soon as it opens.
+  if (signal.aborted) queueMicrotask(onAbort);
+  else signal.addEventListener('abort', onAbort, { once: true });
   w.onDidHide(() => signal.removeEventListener('abort', onAbort));
   return w;
 }
@@ -179,8 +181,11 @@ async function askUrl(server: string, params: JsonObject, signal: AbortSignal): 
   return { action: 'accept' };
 }
 
-export function editorPerson(log: (line: string) => void, extensionUri: vscode.Uri): PersonPort {
+/** The person port, and how many questions it has open now (the editor tests wait on it). */
+export function editorPerson(log: (line: string) => void, extensionUri: vscode.Uri): PersonPort & { open(): number } {
+  let open = 0;
   return {
+    open: () => open,
     can(method, params) {
       // Text sampling only: a request carrying tools (2025-11-25 sampling.tools) waits at the broker.
       if (method === 'sampling/createMessage') return typeof vscode.lm?.selectChatModels === 'function' && !Array.isArray(params.tools);
@@ -189,6 +194,8 @@ export function editorPerson(log: (line: string) => void, extensionUri: vscode.U
       return isObject(params.requestedSchema) && params.requestedSchema.type === 'object';
     },
     async ask(q, signal) {
+      if (signal.aborted) throw new Withdrawn();
+      open++;
       try {
         if (q.method === 'sampling/createMessage') return await sampleInEditor(q.server, q.params, signal);
         if (q.params.mode === 'url') return await askUrl(q.server, q.params, signal);
@@ -201,6 +208,8 @@ export function editorPerson(log: (line: string) => void, extensionUri: vscode.U
           log(`[${q.server}] question withdrawn while shown`);
         }
         throw e;
+      } finally {
+        open--;
       }
     },
   };

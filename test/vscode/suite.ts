@@ -23,6 +23,7 @@ interface Exports {
   questions: vscode.TreeDataProvider<{ label: string; description: string }>;
   tasks: vscode.TreeDataProvider<{ label: string; description: string }>;
   subscriptions: vscode.TreeDataProvider<{ label: string; description: string }>;
+  person: { open(): number };
 }
 
 /** Actions for the runner: fill the quick input and press Enter, pick the row whose text contains a
@@ -126,12 +127,14 @@ test('decline and cancel; dismissed, it waits in the Questions view and is answe
   // The calling client goes away while the QuickPick is shown: the question is withdrawn and closes.
   const ctl = new AbortController();
   const gone = call(url, 'elicit', { text: 'Going away?' }, ctl.signal).catch(() => 'aborted');
+  await until('the question shown', () => (x.person.open() === 1 ? true : undefined));
   drive({ shot: 'withdrawn-before', when: 'quick' });
-  await new Promise((r) => setTimeout(r, 1500));
+  await new Promise((r) => setTimeout(r, 800));
   ctl.abort();
   assert.equal(await gone, 'aborted');
+  await until('the question closed', () => (x.person.open() === 0 ? true : undefined));
   drive({ gone: 'quick' });
-  await new Promise((r) => setTimeout(r, 1500));
+  await new Promise((r) => setTimeout(r, 1000));
   assert.equal(x.host.gateway?.broker.list().length, 0, 'nothing left waiting');
 });
 

@@ -19,7 +19,7 @@ function files(dir, pred) {
 
 await Promise.all([
   // The banner notes when the bundle starts loading (bench/activation.ts reports load + activate time).
-  build({ ...common, entryPoints: ['src/extension.ts'], outfile: 'dist/extension.js', external: ['vscode'], banner: { js: 'globalThis.__mcpxLoadStart = performance.now();' }, footer: { js: 'globalThis.__mcpxLoadEnd = performance.now();' } }),
+  build({ ...common, entryPoints: ['src/extension.ts'], outfile: 'dist/extension.js', external: ['vscode'], minify: true, keepNames: true, banner: { js: 'globalThis.__mcpxLoadStart = performance.now();' }, footer: { js: 'globalThis.__mcpxLoadEnd = performance.now();' } }),
   build({ ...common, entryPoints: ['src/cli.ts'], outfile: 'dist/cli.js', banner: { js: '#!/usr/bin/env node' } }),
   // The client leg of `npm run conformance` (scripts/conformance.ts): mcpx's upstream client.
   build({ ...common, entryPoints: ['src/conformance/client.ts'], outfile: 'dist/conformance-client.js' }),

@@ -100,3 +100,22 @@ describe('listen on stdio', () => {
     assert.equal(c.frames.filter((f) => f.id === 'A').length, 0, 'the stream the client cancelled gets no result');
   });
 });
+
+describe('a 2026-07-28 upstream with scope "identity"', () => {
+  test("each client's own instance is listened to: its list change drops the cached list", async () => {
+    const gw = await gatewayFor({ up: { ...fixtureCommand(['--rev', '2026-07-28', '--name', 'up']), scope: 'identity' } }, { 'mcp.passthrough': ['up'] });
+    try {
+      const peer = new HttpPeer('2025-11-25', gw.url);
+      await peer.initialize({});
+      const count = async () => (((await peer.request('tools/list')).result as Json).tools as Json[]).length;
+      const before = await count();
+      await peer.request('tools/call', { name: 'mutate', arguments: {} });
+      let after = before;
+      for (let i = 0; i < 100 && after === before; i++, await new Promise((r) => setTimeout(r, 20))) after = await count();
+      assert.equal(after, before + 1, "the list_changed on this client's instance's listen stream reached the catalogue");
+      assert.deepEqual(peer.problems, []);
+    } finally {
+      await gw.close();
+    }
+  });
+});

@@ -9,8 +9,9 @@ import type { JsonObject, Notification } from '../protocol/jsonrpc';
 import { isObject } from '../protocol/jsonrpc';
 import type { UpstreamClient } from '../upstream/client';
 
+// Streams are keyed by one upstream connection ("server" below): the caller's key for a (server, scope).
 export interface ListenHooks {
-  /** The URIs watchers want on this server now. */
+  /** The URIs watchers want on this connection now. */
   wanted(server: string): string[];
   /** A list change or resource update that arrived on a stream: the same path as a legacy push. */
   deliver(server: string, n: Notification): void;

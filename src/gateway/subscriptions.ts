@@ -33,9 +33,17 @@ export class Subscriptions {
 
   constructor(private readonly d: SubscriptionDeps) {
     const { pool } = d;
+    // One stream per modern connection: the watch scope's also carries the wanted URIs; another scope's
+    // (a server with scope "identity") only the list changes.
     this.listens = new UpstreamListens({
-      wanted: (server) => this.watches.wanted(server),
-      deliver: (server, n) => d.notified(server, this.scope(server), n),
+      wanted: (key) => {
+        const c = this.conns.get(key);
+        return c && c.scope === this.scope(c.server) ? this.watches.wanted(c.server) : [];
+      },
+      deliver: (key, n) => {
+        const c = this.conns.get(key);
+        if (c) d.notified(c.server, c.scope, n);
+      },
       log: d.log,
       ackTimeoutMs: d.ackTimeoutMs,
     });
@@ -44,7 +52,7 @@ export class Subscriptions {
     const viaEra = async (server: string, uri: string, method: string, start: boolean) => {
       const client = start ? await pool.client(server, WATCH_IDENTITY) : pool.running(server, WATCH_IDENTITY);
       if (!client) return;
-      if (client.era === 'modern') return this.listens.sync(server, client);
+      if (client.era === 'modern') return this.listens.sync(this.key(server, this.scope(server)), client);
       await pool.request(server, WATCH_IDENTITY, method, { uri });
     };
     this.watches = new Watches({
@@ -59,17 +67,33 @@ export class Subscriptions {
     return this.d.pool.scopeOf(this.d.pool.def(server), WATCH_IDENTITY);
   }
 
+  /** Listen streams by connection: the key is the server name for its watch scope (what logs show). */
+  private readonly conns = new Map<string, { server: string; scope: string }>();
+  private key(server: string, scope: string): string {
+    const k = scope === this.scope(server) ? server : `${server} (${scope})`;
+    this.conns.set(k, { server, scope });
+    return k;
+  }
+
   /** An upstream changed state. Subscriptions still wanted: a crashed upstream is restarted at once, a
    *  restarted one resubscribed; a 2026-07-28 upstream gets its listen stream whenever it runs. */
   onState(st: UpstreamStatus): void {
     const { pool, log } = this.d;
-    if (!this.watches || st.scope !== this.scope(st.name)) return;
-    if (st.state !== 'running') this.listens.end(st.name);
+    if (!this.watches) return;
+    const key = this.key(st.name, st.scope);
+    if (st.state !== 'running') this.listens.end(key);
+    if (st.scope !== this.scope(st.name)) {
+      // Another scope's connection: its list changes only.
+      // (For an identity-scoped server the scope is the identity itself.)
+      const other = st.state === 'running' ? pool.running(st.name, st.scope) : undefined;
+      if (other?.era === 'modern') void this.listens.sync(key, other).catch(() => undefined);
+      return;
+    }
     const wanted = this.watches.wanted(st.name);
     if (st.state === 'failed' && wanted.length) void pool.client(st.name, WATCH_IDENTITY).catch((e: Error) => log(`[${st.name}] restart failed: ${e.message}`));
     if (st.state !== 'running') return;
     const client = pool.running(st.name, WATCH_IDENTITY);
-    if (client?.era === 'modern') void this.listens.sync(st.name, client).catch(() => undefined);
+    if (client?.era === 'modern') void this.listens.sync(key, client).catch(() => undefined);
     else for (const uri of wanted) void pool.request(st.name, WATCH_IDENTITY, 'resources/subscribe', { uri }).catch((e: Error) => log(`[${st.name}] resubscribing ${uri}: ${e.message}`));
   }
 
@@ -82,7 +106,7 @@ export class Subscriptions {
     await Promise.all(
       names.map(async (name) => {
         const client = await pool.client(name, WATCH_IDENTITY).catch(() => undefined);
-        if (client?.era === 'modern') await this.listens.sync(name, client).catch(() => undefined);
+        if (client?.era === 'modern') await this.listens.sync(this.key(name, this.scope(name)), client).catch(() => undefined);
       }),
     );
   }
@@ -122,7 +146,7 @@ export class Subscriptions {
     if (!isObject(res) || res.subscribe !== true) return none(`${server} does not declare resources.subscribe`);
     const release = await this.watches.add({ server, uri: upstreamUri, clientUri: uri, deliver });
     // A 2026-07-28 upstream says in its acknowledgement which URIs it will send updates for.
-    if (client.era === 'modern' && !this.listens.acknowledged(server).some((u) => sameUri(u, upstreamUri))) {
+    if (client.era === 'modern' && !this.listens.acknowledged(this.key(server, this.scope(server))).some((u) => sameUri(u, upstreamUri))) {
       release();
       return none(`${server} did not acknowledge a subscription to ${upstreamUri}`);
     }

@@ -11,12 +11,13 @@ export const timings: { loadStart?: number; loadEnd?: number; activate?: number;
   loadStart: (globalThis as { __mcpxLoadStart?: number }).__mcpxLoadStart,
 };
 
-export async function activate(context: vscode.ExtensionContext): Promise<{ endpoint(): string | undefined; host: GatewayHost; person: { open(): number }; upstreams: UpstreamsTree; questions: vscode.TreeDataProvider<unknown>; tasks: vscode.TreeDataProvider<unknown>; subscriptions: vscode.TreeDataProvider<unknown>; mcpDefinitions: vscode.McpServerDefinitionProvider; timings: typeof timings }> {
+export async function activate(context: vscode.ExtensionContext): Promise<{ endpoint(): string | undefined; host: GatewayHost; person: { open(): number; completed: string[] }; upstreams: UpstreamsTree; questions: vscode.TreeDataProvider<unknown>; tasks: vscode.TreeDataProvider<unknown>; subscriptions: vscode.TreeDataProvider<unknown>; mcpDefinitions: vscode.McpServerDefinitionProvider; timings: typeof timings }> {
   timings.activate = performance.now();
   timings.loadEnd = (globalThis as { __mcpxLoadEnd?: number }).__mcpxLoadEnd;
   const log = vscode.window.createOutputChannel('mcpx', { log: true });
-  const person = editorPerson((l) => log.info(l), context.extensionUri);
-  const host = new GatewayHost(log, context.globalStorageUri?.fsPath, person, context.secrets);
+  let host: GatewayHost | undefined;
+  const person = editorPerson((l) => log.info(l), context.extensionUri, (server, id, signal) => host?.waitElicitation(server, id, signal) ?? Promise.resolve(false));
+  host = new GatewayHost(log, context.globalStorageUri?.fsPath, person, context.secrets);
   current = host;
   const upstreams = new UpstreamsTree(host);
   const questions = questionsTree(host);

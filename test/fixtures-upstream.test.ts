@@ -112,10 +112,11 @@ describe('every frame is valid: stdio', { concurrency: true }, () => {
       assert.equal(error(await p.initialize(CAPS)).code, -32600);
       await sweep(p, rev);
       // cancellation: no answer for a cancelled request
-      const late = p.request('tools/call', { name: 'slow', arguments: { ms: 150 } });
+      // (A call long enough that the cancellation arrives first on a loaded machine.)
+      const late = p.request('tools/call', { name: 'slow', arguments: { ms: 800 } });
       await sleep(20);
       await p.notify('notifications/cancelled', { requestId: p['nextId'] - 1, reason: 'test' });
-      assert.equal(await Promise.race([late, sleep(250).then(() => 'none')]), 'none');
+      assert.equal(await Promise.race([late, sleep(900).then(() => 'none')]), 'none');
       assert.equal(await p.close(), 0);
       noProblems(p);
     });

@@ -6,7 +6,8 @@ export type GatewayEvent =
   | { type: 'progress'; server: string; progress: number; total?: number; message?: string }
   | { type: 'resource.updated'; server: string; uri: string }
   | { type: 'list.changed'; server: string; list: string }
-  | { type: 'question'; server: string; id: string; method: string; state: 'asked' | 'settled' };
+  | { type: 'question'; server: string; id: string; method: string; state: 'asked' | 'settled' }
+  | { type: 'elicitation.complete'; server: string; elicitationId: string };
 
 export class EventBus {
   private readonly listeners = new Set<(e: GatewayEvent & { at: number }) => void>();

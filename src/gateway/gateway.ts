@@ -149,6 +149,10 @@ export class Gateway implements Provider {
         this.watches.updated(server, p);
         this.events.emit({ type: 'resource.updated', server, uri: String(p.uri) });
         break;
+      case 'notifications/elicitation/complete':
+        // The out-of-band step of a URL elicitation is done (2025-11-25): whoever shows it may stop waiting.
+        if (typeof p.elicitationId === 'string') this.events.emit({ type: 'elicitation.complete', server, elicitationId: p.elicitationId });
+        break;
       case 'notifications/message':
         this.events.emit({ type: 'server.log', server, level: String(p.level), data: p.data, ...(typeof p.logger === 'string' ? { logger: p.logger } : {}) });
         this.relayLog(`${server}\u0000${scope}`, p);

@@ -49,6 +49,27 @@ export class GatewayHost implements vscode.Disposable {
     return this.listening?.url;
   }
 
+  /** Resolves true when an upstream says a URL elicitation's step is complete; false if `signal` ends
+   *  first (or the gateway stops). */
+  waitElicitation(server: string, elicitationId: string, signal: AbortSignal): Promise<boolean> {
+    const g = this.gateway;
+    if (!g || signal.aborted) return Promise.resolve(false);
+    return new Promise((resolve) => {
+      const off = g.events.on((e) => {
+        if (e.type === 'elicitation.complete' && e.server === server && e.elicitationId === elicitationId) finish(true);
+      });
+      const onStop = this.onDidChange(() => !this.gateway && finish(false));
+      const finish = (v: boolean) => {
+        off();
+        onStop.dispose();
+        signal.removeEventListener('abort', onAbort);
+        resolve(v);
+      };
+      const onAbort = () => finish(false);
+      signal.addEventListener('abort', onAbort, { once: true });
+    });
+  }
+
   /** The background calls of 2026-07-28 clients (the server's task store), for the Tasks view. */
   get background(): BackgroundCalls | undefined {
     return this.listening?.server.background;

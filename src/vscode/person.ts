@@ -162,7 +162,11 @@ async function askForm(server: string, params: JsonObject, signal: AbortSignal, 
   }
 }
 
-async function askUrl(server: string, params: JsonObject, signal: AbortSignal): Promise<JsonObject | undefined> {
+/** Resolves true when the upstream says the URL elicitation's step is complete, false when it never
+ *  does before `signal` ends. */
+export type WaitComplete = (server: string, elicitationId: string, signal: AbortSignal) => Promise<boolean>;
+
+async function askUrl(server: string, params: JsonObject, signal: AbortSignal, waitComplete?: WaitComplete, done?: (id: string) => void): Promise<JsonObject | undefined> {
   const url = String(params.url ?? '');
   let host = '';
   try {
@@ -177,15 +181,45 @@ async function askUrl(server: string, params: JsonObject, signal: AbortSignal): 
   if (choice === 'Decline') return { action: 'decline' };
   if (choice === 'Cancel') return { action: 'cancel' };
   if (choice !== open) return undefined;
-  await vscode.env.openExternal(vscode.Uri.parse(url));
+  // The person consented here; if the editor cannot open the page (or its own confirmation is refused),
+  // the URL is offered to copy, and the consent still stands.
+  const opened = await Promise.resolve(vscode.env.openExternal(vscode.Uri.parse(url))).catch(() => false);
+  if (!opened) {
+    void vscode.window.showWarningMessage(`mcpx: the page on ${host} could not be opened from the editor: ${url}`, 'Copy URL').then((c) => c && vscode.env.clipboard.writeText(url));
+  }
+  // Accept goes back at once (the consent); the editor then waits, visibly, for the upstream to say the
+  // step on the page is complete (notifications/elicitation/complete, 2025-11-25).
+  const id = params.elicitationId;
+  if (waitComplete && typeof id === 'string') {
+    // Listening starts now, before the answer goes back: the completion may follow it at once.
+    const ctl = new AbortController();
+    const timer = setTimeout(() => ctl.abort(), 10 * 60_000);
+    const waiting = waitComplete(server, id, ctl.signal);
+    void vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `mcpx: waiting for ${server} to finish the step on ${host}`, cancellable: true }, async (_p, token) => {
+      token.onCancellationRequested(() => ctl.abort());
+      const complete = await waiting;
+      clearTimeout(timer);
+      if (complete) {
+        done?.(id);
+        void vscode.window.showInformationMessage(`mcpx: ${server} finished the step on ${host}.`);
+      }
+    });
+  }
   return { action: 'accept' };
 }
 
 /** The person port, and how many questions it has open now (the editor tests wait on it). */
-export function editorPerson(log: (line: string) => void, extensionUri: vscode.Uri): PersonPort & { open(): number } {
+export function editorPerson(log: (line: string) => void, extensionUri: vscode.Uri, waitComplete?: WaitComplete): PersonPort & { open(): number; completed: string[] } {
   let open = 0;
+  /** URL elicitations whose completion the editor saw (newest last, a few kept). */
+  const completed: string[] = [];
+  const done = (id: string) => {
+    completed.push(id);
+    if (completed.length > 20) completed.shift();
+  };
   return {
     open: () => open,
+    completed,
     can(method, params) {
       // Text sampling only: a request carrying tools (2025-11-25 sampling.tools) waits at the broker.
       if (method === 'sampling/createMessage') return typeof vscode.lm?.selectChatModels === 'function' && !Array.isArray(params.tools);
@@ -198,7 +232,7 @@ export function editorPerson(log: (line: string) => void, extensionUri: vscode.U
       open++;
       try {
         if (q.method === 'sampling/createMessage') return await sampleInEditor(q.server, q.params, signal);
-        if (q.params.mode === 'url') return await askUrl(q.server, q.params, signal);
+        if (q.params.mode === 'url') return await askUrl(q.server, q.params, signal, waitComplete, done);
         // A flat schema: the QuickPick flow; anything richer: the webview form.
         if (flatFields(q.params.requestedSchema)) return await askForm(q.server, q.params, signal, q.client);
         return await askInWebview(extensionUri, String(q.params.message ?? `${q.server} (via mcpx) asks`), q.params.requestedSchema as JsonObject, signal);

@@ -23,7 +23,7 @@ interface Exports {
   questions: vscode.TreeDataProvider<{ label: string; description: string }>;
   tasks: vscode.TreeDataProvider<{ label: string; description: string }>;
   subscriptions: vscode.TreeDataProvider<{ label: string; description: string }>;
-  person: { open(): number };
+  person: { open(): number; completed: string[] };
 }
 
 /** Actions for the runner: fill the quick input and press Enter, pick the row whose text contains a
@@ -190,11 +190,17 @@ test('sampling: consent, a model the person picks (a test language model), the a
   assert.match(textOf(await declined), /declined/);
 });
 
-test('URL elicitation: the full URL and its host shown; declined here, nothing opened', async (x) => {
+test('URL elicitation: the full URL and its host shown; declined, or accepted and then waited on until the upstream says the step is complete', async (x) => {
   const url = x.endpoint()!;
   const pending = call(url, 'elicit_url', { text: 'Connect your account' });
   drive({ shot: 'url-elicitation', when: 'quick' }, { pick: 'Decline' });
   assert.deepEqual(JSON.parse(textOf(await pending)), { action: 'decline' });
+  const accepted = call(url, 'elicit_url', { text: 'Connect again' });
+  drive({ pick: 'Open auth.example' });
+  const acceptedText = textOf(await accepted);
+  assert.ok(acceptedText.startsWith('{'), acceptedText);
+  assert.deepEqual(JSON.parse(acceptedText), { action: 'accept' });
+  await until('the completion seen in the editor', () => (x.person.completed.some((id) => id.startsWith('fx-')) ? true : undefined));
 });
 
 test('images and audio of a result render in a webview beside it; Open Server Config… opens the entry', async () => {

@@ -83,6 +83,8 @@ export class Subscriptions {
     const key = this.key(st.name, st.scope);
     if (st.state !== 'running') this.listens.end(key);
     if (st.scope !== this.scope(st.name)) {
+      // An identity's connection that went away is forgotten (the map holds only live ones).
+      if (st.state === 'stopped' || st.state === 'failed') this.conns.delete(key);
       // Another scope's connection: its list changes only.
       // (For an identity-scoped server the scope is the identity itself.)
       const other = st.state === 'running' ? pool.running(st.name, st.scope) : undefined;

@@ -3,22 +3,30 @@
 // value, validly encoded; otherwise -32020 (HTTP 400). Intermediaries route on these headers, so a
 // header that says something other than the body is refused, never served.
 import { CODES, ProtocolError } from '../protocol/errors';
-import { type JsonObject, isObject } from '../protocol/jsonrpc';
+import type { JsonObject } from '../protocol/jsonrpc';
 import { decodeHeaderValue } from '../transport/headers';
-import { headerParams } from '../transport/paramHeaders';
+import { type HeaderParam, argumentAt, headerParams } from '../transport/paramHeaders';
 import type { CallContext, Provider } from './provider';
 
 const mismatch = (why: string) => new ProtocolError(CODES.HeaderMismatch, `Header mismatch: ${why}`);
 
+/** A listed tool's schema is the same object call after call (the catalogue keeps it): its annotations
+ *  are read once. */
+const annotations = new WeakMap<object, HeaderParam[] | undefined>();
+function annotated(schema: JsonObject): HeaderParam[] | undefined {
+  if (!annotations.has(schema)) {
+    const found = headerParams(schema);
+    // A tool whose annotations break the rules is not listed (and so not checked here).
+    annotations.set(schema, 'reason' in found ? undefined : found.params);
+  }
+  return annotations.get(schema);
+}
+
 export async function checkParamHeaders(provider: Provider, tool: string, args: JsonObject, ctx: CallContext): Promise<void> {
   const headers = ctx.paramHeaders ?? {};
   const schema = await provider.toolInputSchema?.(tool, ctx);
-  const found = schema ? headerParams(schema) : { params: [] };
-  // A tool whose annotations break the rules is not listed (and so not checked here).
-  if ('reason' in found) return;
-  for (const p of found.params) {
-    let v: unknown = args;
-    for (const k of p.path) v = isObject(v) ? v[k] : undefined;
+  for (const p of (schema && annotated(schema)) || []) {
+    const v = argumentAt(args, p.path);
     const raw = headers[p.name.toLowerCase()];
     const header = `Mcp-Param-${p.name}`;
     if (raw === undefined) {

@@ -49,12 +49,18 @@ export function headerParams(schema: unknown): { params: HeaderParam[] } | { rea
   return { params };
 }
 
+/** The argument an annotation names (undefined where the path leads nowhere). */
+export function argumentAt(args: JsonObject, path: readonly string[]): unknown {
+  let v: unknown = args;
+  for (const k of path) v = isObject(v) ? v[k] : undefined;
+  return v;
+}
+
 /** Mcp-Param-* headers for a call's arguments; a parameter without a value gets no header. */
 export function paramHeaders(params: HeaderParam[], args: JsonObject): Record<string, string> {
   const out: Record<string, string> = {};
   for (const p of params) {
-    let v: unknown = args;
-    for (const k of p.path) v = isObject(v) ? v[k] : undefined;
+    const v = argumentAt(args, p.path);
     if (v === undefined || v === null) continue;
     out[`Mcp-Param-${p.name}`] = encodeHeaderValue(typeof v === 'string' ? v : String(v));
   }

@@ -62,6 +62,8 @@ export interface PoolOptions {
   onStateChange?(s: UpstreamStatus): void;
 }
 
+const entryKey = (server: string, scope: string) => `${server}\u0000${scope}`;
+
 export class Pool {
   private readonly entries = new Map<string, Entry>();
   private readonly reaper: NodeJS.Timeout;
@@ -88,7 +90,7 @@ export class Pool {
   }
 
   private entry(def: ServerDef, scope: string): Entry {
-    const k = `${def.name}\u0000${scope}`;
+    const k = entryKey(def.name, scope);
     let e = this.entries.get(k);
     if (!e) this.entries.set(k, (e = new Entry(def, scope)));
     return e;
@@ -204,13 +206,13 @@ export class Pool {
 
   /** Upstream requests in flight on (server, scope), whoever made them (seeds 001 §3.4). */
   inflightOn(server: string, scope: string): number {
-    return this.entries.get(`${server}\u0000${scope}`)?.client?.inflight ?? 0;
+    return this.entries.get(entryKey(server, scope))?.client?.inflight ?? 0;
   }
 
   /** The client of (server, scope) if it is running now; never starts one. */
   running(server: string, identity: string): UpstreamClient | undefined {
     const def = this.def(server);
-    const e = this.entries.get(`${def.name}\u0000${this.scopeOf(def, identity)}`);
+    const e = this.entries.get(entryKey(def.name, this.scopeOf(def, identity)));
     return e?.state === 'running' ? e.client : undefined;
   }
 

@@ -114,7 +114,7 @@ export class GatewayHost implements vscode.Disposable {
     const list = this.sourceList();
     this.diagnostics.clear();
     const secrets: Record<string, string> = {};
-    for (const name of this.referencedSecrets()) {
+    for (const name of secretNames(list.map((x) => x.value))) {
       const v = await this.secrets?.get(name);
       if (v !== undefined) secrets[name] = v;
     }

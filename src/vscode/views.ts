@@ -81,19 +81,27 @@ interface Row {
   command?: vscode.Command;
 }
 
-/** A flat list view over rows the gateway gives. */
-class RowsTree implements vscode.TreeDataProvider<Row> {
+/** A flat list view over rows the gateway gives. Disposed with the extension (its timer with it). */
+class RowsTree implements vscode.TreeDataProvider<Row>, vscode.Disposable {
   private readonly changed = new vscode.EventEmitter<void>();
   readonly onDidChangeTreeData = this.changed.event;
+  private readonly timer: NodeJS.Timeout;
+  private readonly sub: vscode.Disposable;
 
   constructor(
     host: GatewayHost,
     private readonly rows: () => Row[],
   ) {
-    host.onDidChange(() => this.changed.fire());
+    this.sub = host.onDidChange(() => this.changed.fire());
     // Ages and deadlines move on their own.
-    const t = setInterval(() => this.changed.fire(), 5000);
-    t.unref?.();
+    this.timer = setInterval(() => this.changed.fire(), 5000);
+    this.timer.unref?.();
+  }
+
+  dispose(): void {
+    clearInterval(this.timer);
+    this.sub.dispose();
+    this.changed.dispose();
   }
 
   getTreeItem(r: Row): vscode.TreeItem {

@@ -132,6 +132,8 @@ export class HttpTransport {
         { address: this.address, allowedOrigins: this.opts.settings.get<string[]>('transport.allowedOrigins') },
       );
       if (refused) throw new HttpRefusal(403, invalidRequest(`Forbidden: ${refused}`));
+      // The MCP endpoint without a query string is every message's path: no URL object for it.
+      if (req.url === MCP_PATH) return await this.mcp(req, res);
       const url = new URL(req.url ?? '/', 'http://localhost');
       if (url.pathname === MCP_PATH) return await this.mcp(req, res);
       for (const r of this.opts.routes ?? []) if (await r(req, res, url)) return;

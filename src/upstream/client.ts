@@ -55,6 +55,12 @@ export interface RequestOptions {
  *  non-idempotent tools/call). */
 const IDEMPOTENT = new Set(['server/discover', 'tools/list', 'prompts/list', 'resources/list', 'resources/templates/list', 'resources/read', 'prompts/get', 'completion/complete']);
 
+/** One request as the wire sees it: its signal, and the id it is on now (a re-sent request gets a new one). */
+interface Flight {
+  signal: AbortSignal;
+  id?: Id;
+}
+
 export interface Negotiated {
   era: Era;
   revision: Revision;
@@ -130,12 +136,15 @@ export class UpstreamClient {
    *  rejects when it breaks or `signal` ends it (closing the stream or notifications/cancelled). */
   async listen(filter: JsonObject, on: (n: Notification) => void, signal: AbortSignal): Promise<JsonObject> {
     if (this.closed) throw new ProtocolError(CODES.InternalError, `upstream ${this.name} is closed`);
-    const id = this.mintId();
-    this.listens.set(id, on);
+    const flight: Flight = { signal, id: this.mintId() };
+    this.listens.set(flight.id!, on);
+    const onAbort = () => this.cancelNotice(flight, 'cancelled by the caller');
+    signal.addEventListener('abort', onAbort, { once: true });
     try {
-      return await this.once('subscriptions/listen', this.withMeta({ notifications: filter }, {}), signal, {}, false, id);
+      return await this.once('subscriptions/listen', this.withMeta({ notifications: filter }, {}), flight, false);
     } finally {
-      this.listens.delete(id);
+      signal.removeEventListener('abort', onAbort);
+      this.listens.delete(flight.id!);
     }
   }
 
@@ -153,10 +162,9 @@ export class UpstreamClient {
     return this.pausedTotal + (this.pauseStarted !== undefined ? Date.now() - this.pauseStarted : 0);
   }
 
-  /** An abort signal that fires after `ms` of time not spent on questions. */
-  /** `extend()` restarts the clock (progress from the upstream), never past `maxTotalMs` from the start. */
-  private callClock(ms: number, maxTotalMs: number): { signal: AbortSignal; clear(): void; extend(): void } {
-    const ctl = new AbortController();
+  /** Calls `onTimeout` after `ms` of time not spent on questions. `extend()` restarts the clock (progress
+   *  from the upstream), never past `maxTotalMs` from the start. */
+  private callClock(ms: number, maxTotalMs: number, onTimeout: () => void): { clear(): void; extend(): void } {
     const first = Date.now();
     let start = first;
     let pausedAtStart = this.paused();
@@ -164,12 +172,11 @@ export class UpstreamClient {
     const check = () => {
       const now = Date.now();
       const elapsed = now - start - (this.paused() - pausedAtStart);
-      if ((elapsed >= ms && this.questions === 0) || now - first >= maxTotalMs) return ctl.abort(new Error('timeout'));
+      if ((elapsed >= ms && this.questions === 0) || now - first >= maxTotalMs) return onTimeout();
       timer = setTimeout(check, Math.max(Math.min(ms - elapsed, maxTotalMs - (now - first)), 50));
     };
     timer = setTimeout(check, ms);
     return {
-      signal: ctl.signal,
       clear: () => clearTimeout(timer),
       extend: () => {
         start = Date.now();
@@ -250,17 +257,36 @@ export class UpstreamClient {
   /** Send one request and return its result; a JSON-RPC error becomes an UpstreamError. */
   async request(method: string, params: JsonObject = {}, o: RequestOptions = {}): Promise<JsonObject> {
     if (this.closed) throw new ProtocolError(CODES.InternalError, `upstream ${this.name} is closed`);
-    const clock = o.timeoutMs ? this.callClock(o.timeoutMs, o.maxTotalMs ?? Infinity) : undefined;
+    // One controller per call, aborted by the caller's signal or the clock, whichever comes first (one
+    // listener and one timer: AbortSignal.any was the costliest allocation of a call). The request in
+    // flight at that moment gets the era's cancellation notice.
+    const ctl = new AbortController();
+    const signal = ctl.signal;
+    const flight: Flight = { signal };
+    let timedOut = false;
+    const abort = (why: unknown) => {
+      if (signal.aborted) return;
+      ctl.abort(why);
+      this.cancelNotice(flight, timedOut ? 'timed out' : 'cancelled by the caller');
+    };
+    const onCaller = () => abort(o.signal!.reason);
+    if (o.signal?.aborted) onCaller();
+    else o.signal?.addEventListener('abort', onCaller, { once: true });
+    const clock = o.timeoutMs
+      ? this.callClock(o.timeoutMs, o.maxTotalMs ?? Infinity, () => {
+          timedOut = true;
+          abort(new Error('timeout'));
+        })
+      : undefined;
     const token = o.meta?.progressToken;
     if (clock && token !== undefined) this.progressClocks.set(token, clock);
-    // AbortSignal.any only where there are two to combine (it is the costliest allocation per call).
-    const signal = o.signal && clock ? AbortSignal.any([o.signal, clock.signal]) : (o.signal ?? clock?.signal);
     this.inflight++;
     try {
       if (o.logLevel) await this.ensureLevel(o.logLevel);
       let p = this.withMeta(params, o);
       for (let round = 0; ; round++) {
-        const result = await this.once(method, p, signal, o);
+        flight.id = this.mintId();
+        const result = await this.once(method, p, flight);
         const type = result.resultType;
         if (type === undefined || type === 'complete') return result;
         if (type !== 'input_required') {
@@ -274,13 +300,14 @@ export class UpstreamClient {
         if (typeof result.requestState !== 'string') delete p.requestState;
       }
     } catch (e) {
-      if (signal?.aborted && !(e instanceof UpstreamError)) {
-        const why = o.signal?.aborted ? 'cancelled' : `did not answer ${method} within ${o.timeoutMs} ms (pool.callTimeout)`;
+      if (signal.aborted && !(e instanceof UpstreamError)) {
+        const why = timedOut ? `did not answer ${method} within ${o.timeoutMs} ms (pool.callTimeout)` : 'cancelled';
         throw new ProtocolError(CODES.InternalError, `upstream ${this.name} ${why}`);
       }
       throw e;
     } finally {
       clock?.clear();
+      o.signal?.removeEventListener('abort', onCaller);
       if (token !== undefined) this.progressClocks.delete(token);
       this.inflight--;
       // A legacy HTTP session's GET stream (what the server sends unasked) opens after the first request
@@ -314,27 +341,26 @@ export class UpstreamClient {
     return out;
   }
 
-  private async once(method: string, params: JsonObject, signal: AbortSignal | undefined, o: RequestOptions, reissued = false, id: Id = this.mintId()): Promise<JsonObject> {
-    const req: Request = { jsonrpc: '2.0', id, method, params };
-    const onAbort = () => {
-      // Cancellation per era: notifications/cancelled on stdio and legacy HTTP; on 2026-07-28 HTTP the
-      // closed stream is the cancellation.
-      if (this.era === 'modern' && this.transport.kind === 'http') return;
-      const reason = o.signal?.aborted ? 'cancelled by the caller' : 'timed out';
-      void this.transport.notify({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: id, reason } }).catch(() => undefined);
-    };
-    signal?.addEventListener('abort', onAbort, { once: true });
+  /** Cancellation per era: notifications/cancelled for the request in flight on stdio and legacy HTTP;
+   *  on 2026-07-28 HTTP the closed stream is the cancellation. */
+  private cancelNotice(flight: Flight, reason: string): void {
+    if (flight.id === undefined || (this.era === 'modern' && this.transport.kind === 'http')) return;
+    void this.transport.notify({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: flight.id, reason } }).catch(() => undefined);
+  }
+
+  /** One request on the wire, on `flight.id`; a broken stream re-sends an idempotent one on a new id. */
+  private async once(method: string, params: JsonObject, flight: Flight, reissued = false): Promise<JsonObject> {
+    const req: Request = { jsonrpc: '2.0', id: flight.id!, method, params };
     let res: Response;
     try {
-      res = await this.transport.request(req, { signal, headers: this.headersFor(method, params) });
+      res = await this.transport.request(req, { signal: flight.signal, headers: this.headersFor(method, params) });
     } catch (e) {
       if (e instanceof StreamBroken && IDEMPOTENT.has(method) && !reissued) {
         this.hooks.log(`[${this.name}] ${e.message}; sending ${method} again on a new id`);
-        return this.once(method, params, signal, o, true);
+        flight.id = this.mintId();
+        return this.once(method, params, flight, true);
       }
       throw e;
-    } finally {
-      signal?.removeEventListener('abort', onAbort);
     }
     if ('error' in res) throw new UpstreamError(this.name, res.error.code, res.error.message, res.error.data);
     return res.result;

@@ -26,7 +26,7 @@ import type { Watches } from './watches';
 import { safeName, toolAllowed } from './names';
 import { FIXED_NAMES, FIXED_TOOLS, jsonResult } from './tools';
 import { parseGatewayUri, resolveInner, rewriteUris, templateMatches, toGatewayTemplate, toGatewayUri } from './uris';
-import { schemaMismatch } from './validate';
+import { prepareValidation, schemaMismatch } from './validate';
 
 export interface GatewayOptions {
   log?: (line: string) => void;
@@ -91,7 +91,11 @@ export class Gateway implements Provider {
       onStateChange: (st) => {
         this.events?.emit({ type: 'server.state', server: st.name, state: st.state, ...(st.lastError && st.state === 'failed' ? { error: st.lastError } : {}) });
         // A (re)started upstream may offer other lists than the one before it.
-        if (st.state === 'starting') this.catalogue?.invalidate(st.name);
+        if (st.state === 'starting') {
+          this.catalogue?.invalidate(st.name);
+          // Its tools' arguments are checked soon: the validator is built while the process starts.
+          setImmediate(prepareValidation);
+        }
         this.subscriptions?.onState(st);
       },
     });

@@ -1,21 +1,32 @@
 // JSON Schema checks with ajv: tool arguments against inputSchema before an upstream is called, and
 // structuredContent against outputSchema after. Draft-07 where a schema says so, 2020-12 otherwise
 // (the 2025-11-25 default dialect). Compiled validators are kept, a bounded number of them.
-import Ajv from 'ajv';
-import Ajv2020 from 'ajv/dist/2020';
-import addFormats from 'ajv-formats';
-import type { ErrorObject, ValidateFunction } from 'ajv';
+import type { default as AjvCore, ErrorObject, ValidateFunction } from 'ajv';
 
-const opts = { strict: false, allErrors: true, validateSchema: false } as const;
-// Built on first use: building them costs start-up time a gateway that has not been called yet need not pay.
-let ajvs: { draft07: Ajv; draft2020: Ajv2020 } | undefined;
-function instances(): { draft07: Ajv; draft2020: Ajv2020 } {
-  if (!ajvs) {
-    ajvs = { draft07: new Ajv(opts), draft2020: new Ajv2020(opts) };
-    addFormats(ajvs.draft07);
-    addFormats(ajvs.draft2020);
+// No meta-schema: schemas are not validated against it (validateSchema false), and adding it is most of
+// the cost of an instance.
+const opts = { strict: false, allErrors: true, validateSchema: false, meta: false } as const;
+type Dialect = 'draft07' | 'draft2020';
+const instances: Partial<Record<Dialect, AjvCore>> = {};
+
+/** One ajv per dialect, each loaded and built on first use: ajv's modules and instances cost start-up time
+ *  that a gateway not yet called need not pay (cold start is a target of issue 3). */
+function instance(d: Dialect): AjvCore {
+  let ajv = instances[d];
+  if (!ajv) {
+    // require, not import: deferred on purpose (see above).
+    const Ctor: typeof AjvCore = d === 'draft07' ? require('ajv').default : require('ajv/dist/2020').default;
+    ajv = new Ctor(opts);
+    (require('ajv-formats') as typeof import('ajv-formats')).default(ajv);
+    instances[d] = ajv;
   }
-  return ajvs;
+  return ajv;
+}
+
+/** Build the default dialect's instance now, while nothing waits (an upstream is starting), rather than
+ *  inside the first call that needs it. */
+export function prepareValidation(): void {
+  instance('draft2020');
 }
 
 const cache = new Map<string, ValidateFunction | Error>();
@@ -36,7 +47,7 @@ function compileByText(schema: object): ValidateFunction | Error {
   const hit = cache.get(key);
   if (hit) return hit;
   const dialect = String((schema as { $schema?: unknown }).$schema ?? '');
-  const ajv = /draft-0[4-7]/.test(dialect) ? instances().draft07 : instances().draft2020;
+  const ajv = instance(/draft-0[4-7]/.test(dialect) ? 'draft07' : 'draft2020');
   let v: ValidateFunction | Error;
   try {
     // ajv keeps schemas it compiled by $id; a copy without it avoids clashes between tools.

@@ -20,7 +20,9 @@ function files(dir, pred) {
 await Promise.all([
   // The banner notes when the bundle starts loading (bench/activation.ts reports load + activate time).
   build({ ...common, entryPoints: ['src/extension.ts'], outfile: 'dist/extension.js', external: ['vscode'], minify: true, keepNames: true, banner: { js: 'globalThis.__mcpxLoadStart = performance.now();' }, footer: { js: 'globalThis.__mcpxLoadEnd = performance.now();' } }),
-  build({ ...common, entryPoints: ['src/cli.ts'], outfile: 'dist/cli.js', banner: { js: '#!/usr/bin/env node' } }),
+  // `mcpx` is a small loader (src/bin.ts) that compiles the CLI bundle through V8's code cache.
+  build({ ...common, entryPoints: ['src/bin.ts'], outfile: 'dist/cli.js', banner: { js: '#!/usr/bin/env node' } }),
+  build({ ...common, entryPoints: ['src/cli.ts'], outfile: 'dist/mcpx.js', minify: true, keepNames: true }),
   // The client leg of `npm run conformance` (scripts/conformance.ts): mcpx's upstream client.
   build({ ...common, entryPoints: ['src/conformance/client.ts'], outfile: 'dist/conformance-client.js' }),
 ]);

@@ -29,6 +29,8 @@ const BUNDLES = {
   fixture: join(ROOT, 'build', 'test', 'fixtures', 'conformance', 'server.js'),
   client: join(ROOT, 'dist', 'conformance-client.js'),
   cli: join(ROOT, 'dist', 'cli.js'),
+  // what cli.js loads, beside it
+  mcpx: join(ROOT, 'dist', 'mcpx.js'),
 };
 let FIXTURE = BUNDLES.fixture;
 let CLIENT = BUNDLES.client;

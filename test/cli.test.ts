@@ -1,7 +1,8 @@
 // The headless command line as a user runs it: dist/cli.js in a real process.
 import assert from 'node:assert/strict';
 import { execFile, spawn } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import Module from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -78,5 +79,42 @@ describe('mcpx CLI', () => {
     assert.match(env2.stderr, /spec\.precedence: unknown revision "nope"/);
     const flag = await run(['daemon', '--frobnicate', '1']);
     assert.match(flag.stderr, /--frobnicate: unknown flag/);
+  });
+
+  test('the code cache: written on the first start, loaded on the next, a damaged one replaced, none with MCPX_CODE_CACHE=0', async (t) => {
+    const state = mkdtempSync(join(dir, 'state-'));
+    const cacheDir = join(state, 'mcpx', 'code-cache');
+    const go = (extra: Record<string, string> = {}) => run(['settings'], { XDG_STATE_HOME: state, ...extra });
+    const off = await go({ MCPX_CODE_CACHE: '0' });
+    assert.equal(off.code, 0, off.stderr);
+    assert.equal(existsSync(cacheDir), false, 'MCPX_CODE_CACHE=0 wrote a cache');
+    const first = await go();
+    assert.equal(first.code, 0, first.stderr);
+    assert.equal(first.stdout, off.stdout);
+    assert.ok(readdirSync(cacheDir).length > 0, 'no code cache after the first start');
+    if ((Module as { enableCompileCache?: unknown }).enableCompileCache) return t.skip('Node 22+: node:module keeps this cache; the rest is its business');
+    // Node 20: mcpx's own loader (src/bin.ts), one file per bundle and runtime.
+    const [name, ...others] = readdirSync(cacheDir);
+    assert.deepEqual(others, []);
+    const file = join(cacheDir, name!);
+    const ino = statSync(file).ino;
+    const second = await go();
+    assert.equal(second.stdout, off.stdout);
+    assert.equal(statSync(file).ino, ino, 'an accepted cache is not written again');
+    writeFileSync(file, Buffer.alloc(4096, 7)); // damaged: V8 refuses it, the start goes on and replaces it
+    const third = await go();
+    assert.equal(third.code, 0, third.stderr);
+    assert.equal(third.stdout, off.stdout);
+    assert.notDeepEqual(readFileSync(file), Buffer.alloc(4096, 7));
+    assert.deepEqual(readdirSync(cacheDir), [name]);
+    // Caches of other builds: the newest three are kept, the oldest goes.
+    const foreign = ['mcpx-a.v8', 'mcpx-b.v8', 'mcpx-c.v8'];
+    foreign.forEach((f, i) => {
+      writeFileSync(join(cacheDir, f), 'x');
+      utimesSync(join(cacheDir, f), 1000 + i, 1000 + i);
+    });
+    rmSync(file);
+    assert.equal((await go()).code, 0);
+    assert.deepEqual(readdirSync(cacheDir).sort(), [name, 'mcpx-b.v8', 'mcpx-c.v8'].sort());
   });
 });

@@ -2,8 +2,10 @@
 // $XDG_CONFIG_HOME/mcpx/mcp.json, else the embedded default; the extension feeds the same loader.
 import { existsSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { join } from 'node:path';
+import { defaultConfigPath } from './paths';
 import { type ConfigIssue, type ServerDef, parseServers } from './servers';
+
+export { defaultConfigPath, defaultStateDir } from './paths';
 
 export interface Config {
   servers: ServerDef[];
@@ -82,15 +84,6 @@ export function parseConfig(value: unknown, source: string, ctx: SubstitutionCon
 
 /** The embedded default: no upstreams; the gateway's own tools only. */
 export const DEFAULT_CONFIG = { servers: {} };
-
-/** Headless state (the era cache, stored questions): $XDG_STATE_HOME/mcpx, else ~/.local/state/mcpx. */
-export function defaultStateDir(env: NodeJS.ProcessEnv): string {
-  return join(env.XDG_STATE_HOME || join(homedir(), '.local', 'state'), 'mcpx');
-}
-
-export function defaultConfigPath(env: NodeJS.ProcessEnv): string {
-  return join(env.XDG_CONFIG_HOME || join(homedir(), '.config'), 'mcpx', 'mcp.json');
-}
 
 /** Read a config file. A missing explicit file is an error; a missing default one is the embedded default. */
 export function loadConfig(path: string | undefined, ctx: SubstitutionContext): Config {

@@ -1,0 +1,80 @@
+// The `mcpx` command (dist/cli.js). It loads mcpx itself (dist/mcpx.js, one bundle) through V8's code
+// cache, kept in the state directory: a start after the first skips compiling the bundle and the
+// functions the previous start compiled, its first call's among them (about a fifth of the time to
+// listening, measured for issue 3's cold-start target). Node 22+ does this itself
+// (module.enableCompileCache); Node 20 has vm.Script's cachedData. MCPX_CODE_CACHE=0 turns it off.
+import { createHash } from 'node:crypto';
+import { mkdirSync, readFileSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import Module, { createRequire } from 'node:module';
+import { join } from 'node:path';
+import { Script } from 'node:vm';
+import { defaultStateDir } from './config/paths';
+
+interface Cli {
+  main(argv: string[]): Promise<void>;
+}
+
+const BUNDLE = join(__dirname, 'mcpx.js');
+const KEEP_CACHES = 3;
+const requireBundle = createRequire(BUNDLE);
+
+function load(): Cli {
+  if (process.env.MCPX_CODE_CACHE === '0') return requireBundle(BUNDLE) as Cli;
+  const dir = join(defaultStateDir(process.env), 'code-cache');
+  const builtin = (Module as { enableCompileCache?: (dir: string) => unknown }).enableCompileCache;
+  if (builtin) {
+    builtin(dir);
+    return requireBundle(BUNDLE) as Cli;
+  }
+  return loadCached(dir);
+}
+
+/** The bundle compiled with the cache of this exact bundle on this exact runtime, if there is one; if
+ *  not (or V8 refuses it), one is written once, a few seconds in or at exit, whichever comes first. */
+function loadCached(dir: string): Cli {
+  const source = readFileSync(BUNDLE, 'utf8');
+  // The name holds the bundle's hash: V8 checks only the source's length and its own version and flags.
+  const key = createHash('sha256').update(source).update(process.version).update(process.arch).digest('hex').slice(0, 20);
+  const file = join(dir, `mcpx-${key}.v8`);
+  let cachedData: Buffer | undefined;
+  try {
+    cachedData = readFileSync(file);
+  } catch {
+    // the first start of this bundle here
+  }
+  const script = new Script(Module.wrap(source), { filename: BUNDLE, cachedData });
+  const run = script.runInThisContext() as (exports: object, require: NodeJS.Require, module: { exports: object }, filename: string, dirname: string) => void;
+  const mod = { exports: {} };
+  run.call(mod.exports, mod.exports, requireBundle, mod, BUNDLE, __dirname);
+  if (!cachedData || script.cachedDataRejected) {
+    let written = false;
+    const write = () => {
+      if (written) return;
+      written = true;
+      try {
+        mkdirSync(dir, { recursive: true, mode: 0o700 });
+        const tmp = `${file}.${process.pid}.tmp`;
+        writeFileSync(tmp, script.createCachedData());
+        renameSync(tmp, file); // two starts writing at once: each renames a whole file
+        // The newest few are kept (two installs used in turn must not keep replacing each other's).
+        const caches = readdirSync(dir)
+          .filter((f) => f.startsWith('mcpx-') && f.endsWith('.v8'))
+          .map((f) => ({ path: join(dir, f), mtime: statSync(join(dir, f)).mtimeMs }))
+          .sort((a, b) => b.mtime - a.mtime);
+        for (const old of caches.slice(KEEP_CACHES)) rmSync(old.path, { force: true });
+      } catch {
+        // A read-only or full state directory costs the next start its compile time, nothing else.
+      }
+    };
+    setTimeout(write, 3000).unref();
+    process.once('exit', write);
+  }
+  return mod.exports as Cli;
+}
+
+load()
+  .main(process.argv.slice(2))
+  .catch((e: Error) => {
+    process.stderr.write(`mcpx: ${e.message}\n`);
+    process.exit(2);
+  });

@@ -120,8 +120,30 @@ export interface HttpAnswer {
   body: string;
 }
 
+/** What the load loop needs of a client. */
+export interface Poster {
+  readonly url: URL;
+  post(body: string): Promise<HttpAnswer>;
+  close(): void;
+}
+
+/** One client on fetch (undici's keep-alive pool), the way the official SDK's HTTP client sends. */
+export class FetchClient implements Poster {
+  constructor(
+    readonly url: URL,
+    private readonly headers: Record<string, string>,
+  ) {}
+
+  async post(body: string): Promise<HttpAnswer> {
+    const res = await fetch(this.url, { method: 'POST', headers: this.headers, body, signal: AbortSignal.timeout(30_000) });
+    return { status: res.status, headers: Object.fromEntries(res.headers), body: await res.text() };
+  }
+
+  close(): void {}
+}
+
 /** One HTTP client on its own keep-alive connection, with its own headers (a session id, say). */
-export class HttpClient {
+export class HttpClient implements Poster {
   private readonly agent = new Agent({ keepAlive: true, maxSockets: 1 });
   readonly headers: Record<string, string>;
 
@@ -183,7 +205,7 @@ export class Samples {
 let nextHttpId = 1;
 
 /** Every client POSTs `body(id)` back to back for `ms`; an answer `check` rejects fails the run. */
-export async function clientsRun(clients: HttpClient[], body: (id: number) => string, ms: number, check: (a: HttpAnswer) => boolean): Promise<Run> {
+export async function clientsRun(clients: Poster[], body: (id: number) => string, ms: number, check: (a: HttpAnswer) => boolean): Promise<Run> {
   const latencies: number[] = [];
   const start = performance.now();
   const end = start + ms;
@@ -200,7 +222,7 @@ export async function clientsRun(clients: HttpClient[], body: (id: number) => st
   return { latencies, elapsed: performance.now() - start };
 }
 
-export async function clientsLoad(clients: HttpClient[], body: (id: number) => string, ms: number, check: (a: HttpAnswer) => boolean): Promise<Figures> {
+export async function clientsLoad(clients: Poster[], body: (id: number) => string, ms: number, check: (a: HttpAnswer) => boolean): Promise<Figures> {
   const r = await clientsRun(clients, body, ms, check);
   return figures(r.latencies, r.elapsed);
 }

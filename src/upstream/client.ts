@@ -287,6 +287,7 @@ export class UpstreamClient {
       for (let round = 0; ; round++) {
         flight.id = this.mintId();
         const result = await this.once(method, p, flight);
+        flight.id = undefined; // answered: a cancellation while the next round is prepared names no request
         const type = result.resultType;
         if (type === undefined || type === 'complete') return result;
         if (type !== 'input_required') {

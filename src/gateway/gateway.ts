@@ -6,13 +6,13 @@ import type { Config } from '../config/file';
 import { type Policy, policyFrom } from '../config/policy';
 import type { ServerDef } from '../config/servers';
 import type { Settings } from '../config/settings';
-import { CODES, ProtocolError, invalidParams, resourceNotFound } from '../protocol/errors';
+import { CODES, ProtocolError, invalidParams } from '../protocol/errors';
 import { type JsonObject, type Notification, isObject } from '../protocol/jsonrpc';
 import { INPUT_ERROR_AS_RESULT, inSpan } from '../protocol/revisions';
 import { type LogLevel, atLeastLevel, isLogLevel } from '../protocol/meta';
 import type { CallContext, ListKind, Provider, ProviderCapabilities } from '../server/provider';
 import type { Route } from '../transport/http';
-import { type ClientHooks, UpstreamError } from '../upstream/client';
+import type { ClientHooks } from '../upstream/client';
 import { EraCache } from '../upstream/eras';
 import { Pool } from '../upstream/pool';
 import { Broker, ELICIT_TTL_MS } from './broker';
@@ -21,11 +21,12 @@ import { ProgressRelay } from './relay';
 import { EventBus } from './events';
 import { eventsRoute, questionsRoute } from './v1';
 import { Catalogue, INVALIDATES } from './catalogue';
+import { Namespaces } from './namespaces';
 import { Subscriptions } from './subscriptions';
 import type { Watches } from './watches';
 import { safeName, toolAllowed } from './names';
 import { FIXED_NAMES, FIXED_TOOLS, jsonResult } from './tools';
-import { parseGatewayUri, resolveInner, rewriteUris, templateMatches, toGatewayTemplate, toGatewayUri } from './uris';
+import { rewriteUris } from './uris';
 import { prepareValidation, schemaMismatch } from './validate';
 
 export interface GatewayOptions {
@@ -110,10 +111,20 @@ export class Gateway implements Provider {
       ackTimeoutMs: () => settings.duration('pool.probeTimeout'),
       notified: (server, scope, n) => this.notified(server, scope, n),
     });
+    this.namespaces = new Namespaces({
+      defs: this.defs,
+      passthrough: this.passthrough,
+      catalogue: this.catalogue,
+      pool: this.pool,
+      log: this.log,
+      upstream: (server, ctx, method, params) => this.upstream(server, ctx, method, params),
+      narrowed: (ctx) => this.narrowed(ctx),
+    });
   }
 
   /** Resource subscriptions and the upstream listen streams (src/gateway/subscriptions.ts). */
   private readonly subscriptions: Subscriptions;
+  private readonly namespaces: Namespaces;
   get watches(): Watches {
     return this.subscriptions.watches;
   }
@@ -408,133 +419,25 @@ export class Gateway implements Provider {
     return out;
   }
 
-  // ---- prompts -------------------------------------------------------------------------------
+  // ---- prompts, resources, completion (src/gateway/namespaces.ts) -------------------------------
 
-  private async promptIndex(identity: string): Promise<Map<string, { server: string; name: string; prompt: JsonObject }>> {
-    const out = new Map<string, { server: string; name: string; prompt: JsonObject }>();
-    const lists = await this.allLists('prompts', identity);
-    for (const [server, prompts] of lists) {
-      for (const p of prompts) {
-        const name = String(p.name);
-        const shown = this.passthrough.includes(server) ? name : safeName(`${server}_${name}`);
-        const other = out.get(shown);
-        if (other) throw new ProtocolError(CODES.InternalError, `prompt ${JSON.stringify(shown)} is offered by both ${other.server} and ${server}`);
-        out.set(shown, { server, name, prompt: p });
-      }
-    }
-    return out;
+  listPrompts(ctx: CallContext): Promise<JsonObject[]> {
+    return this.namespaces.listPrompts(ctx);
   }
-
-  /** Every server's list of one kind; a server that cannot be reached is logged and left out. */
-  private async allLists(kind: 'prompts' | 'resources' | 'resourceTemplates', identity: string): Promise<Array<[string, JsonObject[]]>> {
-    const servers = [...this.defs.keys()];
-    const lists = await Promise.all(
-      servers.map((s) =>
-        this.catalogue.list(s, kind, identity).catch((e: Error) => {
-          this.log(`[${s}] ${kind} unavailable: ${e.message}`);
-          return [] as JsonObject[];
-        }),
-      ),
-    );
-    return servers.map((s, i) => [s, lists[i]!]);
+  getPrompt(name: string, args: Record<string, string>, ctx: CallContext): Promise<JsonObject> {
+    return this.namespaces.getPrompt(name, args, ctx);
   }
-
-  async listPrompts(ctx: CallContext): Promise<JsonObject[]> {
-    return [...(await this.promptIndex(ctx.identity)).entries()].map(([shown, e]) => ({ ...e.prompt, name: shown }));
+  listResources(ctx: CallContext): Promise<JsonObject[]> {
+    return this.namespaces.listResources(ctx);
   }
-
-  async getPrompt(name: string, args: Record<string, string>, ctx: CallContext): Promise<JsonObject> {
-    const hit = (await this.promptIndex(ctx.identity)).get(name);
-    if (!hit) throw invalidParams(`no prompt named ${JSON.stringify(name)}`);
-    const result = await this.upstream(hit.server, ctx, 'prompts/get', { name: hit.name, arguments: args });
-    return this.passthrough.includes(hit.server) ? result : rewriteUris(hit.server, result);
+  listResourceTemplates(ctx: CallContext): Promise<JsonObject[]> {
+    return this.namespaces.listResourceTemplates(ctx);
   }
-
-  // ---- resources -----------------------------------------------------------------------------
-
-  async listResources(ctx: CallContext): Promise<JsonObject[]> {
-    return (await this.allLists('resources', ctx.identity)).flatMap(([server, rs]) =>
-      this.passthrough.includes(server) ? rs : rs.map((r) => ({ ...r, uri: toGatewayUri(server, String(r.uri)) })),
-    );
+  readResource(uri: string, ctx: CallContext): Promise<JsonObject> {
+    return this.namespaces.readResource(uri, ctx);
   }
-
-  async listResourceTemplates(ctx: CallContext): Promise<JsonObject[]> {
-    return (await this.allLists('resourceTemplates', ctx.identity)).flatMap(([server, ts]) =>
-      this.passthrough.includes(server) ? ts : ts.map((t) => ({ ...t, uriTemplate: toGatewayTemplate(server, String(t.uriTemplate)) })),
-    );
-  }
-
-  /** The four not-found causes of seeds 000 map to resource-not-found; anything else is -32603. */
-  async readResource(uri: string, ctx: CallContext): Promise<JsonObject> {
-    const target = await this.resolveResource(uri, ctx);
-    try {
-      const result = await this.upstream(target.server, ctx, 'resources/read', { uri: target.uri });
-      if (!target.gateway) return result;
-      const contents = Array.isArray(result.contents) ? result.contents : [];
-      return { ...result, contents: contents.map((c) => (isObject(c) && c.uri === target.uri ? { ...c, uri } : isObject(c) && typeof c.uri === 'string' ? { ...c, uri: toGatewayUri(target.server, c.uri) } : c)) };
-    } catch (e) {
-      if (e instanceof UpstreamError && (e.code === CODES.ResourceNotFoundLegacy || e.code === CODES.InvalidParams)) {
-        throw resourceNotFound(ctx.rev, uri, `Resource not found (${target.server} said: ${e.message})`);
-      }
-      if (e instanceof UpstreamError) throw e;
-      throw new ProtocolError(CODES.InternalError, `reading ${uri} failed: ${(e as Error).message}`);
-    }
-  }
-
-  private async resolveResource(uri: string, ctx: CallContext): Promise<{ server: string; uri: string; gateway: boolean }> {
-    const parsed = parseGatewayUri(uri);
-    if (parsed) {
-      if (!parsed.server) throw resourceNotFound(ctx.rev, uri, 'Resource not found: the mcpx:// URI names no server');
-      if (!this.defs.has(parsed.server)) throw resourceNotFound(ctx.rev, uri, `Resource not found: no server named ${JSON.stringify(parsed.server)} is configured`);
-      const known = new Set((await this.catalogue.list(parsed.server, 'resources', ctx.identity).catch(() => [] as JsonObject[])).map((r) => String(r.uri)));
-      return { server: parsed.server, uri: resolveInner(parsed.inner, known), gateway: true };
-    }
-    if (this.passthrough.length === 0) throw resourceNotFound(ctx.rev, uri, 'Resource not found: not an mcpx:// URI');
-    // A bare URI goes to the first pass-through server that lists it or has a template for it; one none
-    // of them lists goes to the first (seeds 001 §2.5).
-    for (const server of this.passthrough) {
-      const rs = await this.catalogue.list(server, 'resources', ctx.identity).catch(() => [] as JsonObject[]);
-      if (rs.some((r) => r.uri === uri)) return { server, uri, gateway: false };
-      const ts = await this.catalogue.list(server, 'resourceTemplates', ctx.identity).catch(() => [] as JsonObject[]);
-      if (ts.some((t) => templateMatches(String(t.uriTemplate), uri))) return { server, uri, gateway: false };
-    }
-    return { server: this.passthrough[0]!, uri, gateway: false };
-  }
-
-  // ---- completion ----------------------------------------------------------------------------
-
-  async complete(params: JsonObject, ctx: CallContext): Promise<JsonObject> {
-    const ref = params.ref as JsonObject;
-    let server: string | undefined;
-    let upstreamRef: JsonObject = ref;
-    if (ref.type === 'ref/prompt') {
-      const hit = (await this.promptIndex(ctx.identity)).get(String(ref.name));
-      if (!hit) throw invalidParams(`no prompt named ${JSON.stringify(ref.name)}`);
-      server = hit.server;
-      upstreamRef = { ...ref, name: hit.name };
-    } else if (ref.type === 'ref/resource') {
-      const parsed = parseGatewayUri(String(ref.uri));
-      server = parsed?.server || this.passthrough[0];
-      if (parsed) upstreamRef = { ...ref, uri: parsed.inner };
-    }
-    if (!server || !this.defs.has(server)) throw invalidParams(`nothing to complete for ${JSON.stringify(ref)}`);
-    const client = await this.pool.client(server, ctx.identity);
-    const declared = 'completions' in client.negotiated.capabilities;
-    // 2024-11-05 had no completions capability: such a server is asked anyway (seeds 002 C/C9).
-    const askAnyway = client.negotiated.revision === '2024-11-05';
-    const fromCache = (reason: string): JsonObject => ({
-      completion: { values: [], total: 0, hasMore: false },
-      _meta: { 'dev.mcpx/source': 'cache', 'dev.mcpx/reason': reason },
-    });
-    if (!declared && !askAnyway) return fromCache(`${server} does not declare completions`);
-    try {
-      const { ref: _r, ...rest } = params;
-      void _r;
-      return await this.pool.request(server, ctx.identity, 'completion/complete', { ...rest, ref: upstreamRef }, { signal: ctx.signal, clientCapabilities: this.passthrough.includes(server) ? this.narrowed(ctx) : undefined });
-    } catch (e) {
-      if (askAnyway && e instanceof UpstreamError && e.code === CODES.MethodNotFound) return fromCache(`${server} (2024-11-05) has no completion/complete`);
-      throw e;
-    }
+  complete(params: JsonObject, ctx: CallContext): Promise<JsonObject> {
+    return this.namespaces.complete(params, ctx);
   }
 
   async close(): Promise<void> {

@@ -1,0 +1,158 @@
+// The namespaced half of the gateway's surface: prompts as <server>_<prompt>, resources and templates as
+// mcpx://<server>/<uri> (pass-through servers under their own names), completion routed by what it
+// completes. Names and URIs map to a server here; the call itself goes through the Gateway.
+import type { ServerDef } from '../config/servers';
+import { CODES, ProtocolError, invalidParams, resourceNotFound } from '../protocol/errors';
+import { type JsonObject, isObject } from '../protocol/jsonrpc';
+import type { CallContext } from '../server/provider';
+import { UpstreamError } from '../upstream/client';
+import type { Pool } from '../upstream/pool';
+import type { Catalogue } from './catalogue';
+import { safeName } from './names';
+import { parseGatewayUri, resolveInner, rewriteUris, templateMatches, toGatewayTemplate, toGatewayUri } from './uris';
+
+/** What the namespaces need of the Gateway. */
+export interface NamespaceDeps {
+  defs: Map<string, ServerDef>;
+  passthrough: string[];
+  catalogue: Catalogue;
+  pool: Pool;
+  log(line: string): void;
+  /** An upstream request on behalf of a call (registered as in flight, progress relayed). */
+  upstream(server: string, ctx: CallContext, method: string, params: JsonObject): Promise<JsonObject>;
+  /** The client's capabilities narrowed to what mcpx has (pass-through servers). */
+  narrowed(ctx: CallContext): JsonObject;
+}
+
+export class Namespaces {
+  constructor(private readonly d: NamespaceDeps) {}
+
+  // ---- prompts -------------------------------------------------------------------------------
+
+  private async promptIndex(identity: string): Promise<Map<string, { server: string; name: string; prompt: JsonObject }>> {
+    const out = new Map<string, { server: string; name: string; prompt: JsonObject }>();
+    const lists = await this.allLists('prompts', identity);
+    for (const [server, prompts] of lists) {
+      for (const p of prompts) {
+        const name = String(p.name);
+        const shown = this.d.passthrough.includes(server) ? name : safeName(`${server}_${name}`);
+        const other = out.get(shown);
+        if (other) throw new ProtocolError(CODES.InternalError, `prompt ${JSON.stringify(shown)} is offered by both ${other.server} and ${server}`);
+        out.set(shown, { server, name, prompt: p });
+      }
+    }
+    return out;
+  }
+
+  /** Every server's list of one kind; a server that cannot be reached is logged and left out. */
+  private async allLists(kind: 'prompts' | 'resources' | 'resourceTemplates', identity: string): Promise<Array<[string, JsonObject[]]>> {
+    const servers = [...this.d.defs.keys()];
+    const lists = await Promise.all(
+      servers.map((s) =>
+        this.d.catalogue.list(s, kind, identity).catch((e: Error) => {
+          this.d.log(`[${s}] ${kind} unavailable: ${e.message}`);
+          return [] as JsonObject[];
+        }),
+      ),
+    );
+    return servers.map((s, i) => [s, lists[i]!]);
+  }
+
+  async listPrompts(ctx: CallContext): Promise<JsonObject[]> {
+    return [...(await this.promptIndex(ctx.identity)).entries()].map(([shown, e]) => ({ ...e.prompt, name: shown }));
+  }
+
+  async getPrompt(name: string, args: Record<string, string>, ctx: CallContext): Promise<JsonObject> {
+    const hit = (await this.promptIndex(ctx.identity)).get(name);
+    if (!hit) throw invalidParams(`no prompt named ${JSON.stringify(name)}`);
+    const result = await this.d.upstream(hit.server, ctx, 'prompts/get', { name: hit.name, arguments: args });
+    return this.d.passthrough.includes(hit.server) ? result : rewriteUris(hit.server, result);
+  }
+
+  // ---- resources -----------------------------------------------------------------------------
+
+  async listResources(ctx: CallContext): Promise<JsonObject[]> {
+    return (await this.allLists('resources', ctx.identity)).flatMap(([server, rs]) =>
+      this.d.passthrough.includes(server) ? rs : rs.map((r) => ({ ...r, uri: toGatewayUri(server, String(r.uri)) })),
+    );
+  }
+
+  async listResourceTemplates(ctx: CallContext): Promise<JsonObject[]> {
+    return (await this.allLists('resourceTemplates', ctx.identity)).flatMap(([server, ts]) =>
+      this.d.passthrough.includes(server) ? ts : ts.map((t) => ({ ...t, uriTemplate: toGatewayTemplate(server, String(t.uriTemplate)) })),
+    );
+  }
+
+  /** The four not-found causes of seeds 000 map to resource-not-found; anything else is -32603. */
+  async readResource(uri: string, ctx: CallContext): Promise<JsonObject> {
+    const target = await this.resolveResource(uri, ctx);
+    try {
+      const result = await this.d.upstream(target.server, ctx, 'resources/read', { uri: target.uri });
+      if (!target.gateway) return result;
+      const contents = Array.isArray(result.contents) ? result.contents : [];
+      return { ...result, contents: contents.map((c) => (isObject(c) && c.uri === target.uri ? { ...c, uri } : isObject(c) && typeof c.uri === 'string' ? { ...c, uri: toGatewayUri(target.server, c.uri) } : c)) };
+    } catch (e) {
+      if (e instanceof UpstreamError && (e.code === CODES.ResourceNotFoundLegacy || e.code === CODES.InvalidParams)) {
+        throw resourceNotFound(ctx.rev, uri, `Resource not found (${target.server} said: ${e.message})`);
+      }
+      if (e instanceof UpstreamError) throw e;
+      throw new ProtocolError(CODES.InternalError, `reading ${uri} failed: ${(e as Error).message}`);
+    }
+  }
+
+  private async resolveResource(uri: string, ctx: CallContext): Promise<{ server: string; uri: string; gateway: boolean }> {
+    const parsed = parseGatewayUri(uri);
+    if (parsed) {
+      if (!parsed.server) throw resourceNotFound(ctx.rev, uri, 'Resource not found: the mcpx:// URI names no server');
+      if (!this.d.defs.has(parsed.server)) throw resourceNotFound(ctx.rev, uri, `Resource not found: no server named ${JSON.stringify(parsed.server)} is configured`);
+      const known = new Set((await this.d.catalogue.list(parsed.server, 'resources', ctx.identity).catch(() => [] as JsonObject[])).map((r) => String(r.uri)));
+      return { server: parsed.server, uri: resolveInner(parsed.inner, known), gateway: true };
+    }
+    if (this.d.passthrough.length === 0) throw resourceNotFound(ctx.rev, uri, 'Resource not found: not an mcpx:// URI');
+    // A bare URI goes to the first pass-through server that lists it or has a template for it; one none
+    // of them lists goes to the first (seeds 001 §2.5).
+    for (const server of this.d.passthrough) {
+      const rs = await this.d.catalogue.list(server, 'resources', ctx.identity).catch(() => [] as JsonObject[]);
+      if (rs.some((r) => r.uri === uri)) return { server, uri, gateway: false };
+      const ts = await this.d.catalogue.list(server, 'resourceTemplates', ctx.identity).catch(() => [] as JsonObject[]);
+      if (ts.some((t) => templateMatches(String(t.uriTemplate), uri))) return { server, uri, gateway: false };
+    }
+    return { server: this.d.passthrough[0]!, uri, gateway: false };
+  }
+
+  // ---- completion ----------------------------------------------------------------------------
+
+  async complete(params: JsonObject, ctx: CallContext): Promise<JsonObject> {
+    const ref = params.ref as JsonObject;
+    let server: string | undefined;
+    let upstreamRef: JsonObject = ref;
+    if (ref.type === 'ref/prompt') {
+      const hit = (await this.promptIndex(ctx.identity)).get(String(ref.name));
+      if (!hit) throw invalidParams(`no prompt named ${JSON.stringify(ref.name)}`);
+      server = hit.server;
+      upstreamRef = { ...ref, name: hit.name };
+    } else if (ref.type === 'ref/resource') {
+      const parsed = parseGatewayUri(String(ref.uri));
+      server = parsed?.server || this.d.passthrough[0];
+      if (parsed) upstreamRef = { ...ref, uri: parsed.inner };
+    }
+    if (!server || !this.d.defs.has(server)) throw invalidParams(`nothing to complete for ${JSON.stringify(ref)}`);
+    const client = await this.d.pool.client(server, ctx.identity);
+    const declared = 'completions' in client.negotiated.capabilities;
+    // 2024-11-05 had no completions capability: such a server is asked anyway (seeds 002 C/C9).
+    const askAnyway = client.negotiated.revision === '2024-11-05';
+    const fromCache = (reason: string): JsonObject => ({
+      completion: { values: [], total: 0, hasMore: false },
+      _meta: { 'dev.mcpx/source': 'cache', 'dev.mcpx/reason': reason },
+    });
+    if (!declared && !askAnyway) return fromCache(`${server} does not declare completions`);
+    try {
+      const { ref: _r, ...rest } = params;
+      void _r;
+      return await this.d.pool.request(server, ctx.identity, 'completion/complete', { ...rest, ref: upstreamRef }, { signal: ctx.signal, clientCapabilities: this.d.passthrough.includes(server) ? this.d.narrowed(ctx) : undefined });
+    } catch (e) {
+      if (askAnyway && e instanceof UpstreamError && e.code === CODES.MethodNotFound) return fromCache(`${server} (2024-11-05) has no completion/complete`);
+      throw e;
+    }
+  }
+}

@@ -14,7 +14,7 @@ import type { CallContext, ListKind, Provider, ProviderCapabilities } from '../s
 import type { Route } from '../transport/http';
 import type { ClientHooks } from '../upstream/client';
 import { EraCache } from '../upstream/eras';
-import { Pool } from '../upstream/pool';
+import { Pool, entryKey } from '../upstream/pool';
 import { Broker, ELICIT_TTL_MS } from './broker';
 import { type PersonPort, routeQuestion } from './questions';
 import { ProgressRelay } from './relay';
@@ -170,7 +170,7 @@ export class Gateway implements Provider {
         break;
       case 'notifications/message':
         this.events.emit({ type: 'server.log', server, level: String(p.level), data: p.data, ...(typeof p.logger === 'string' ? { logger: p.logger } : {}) });
-        this.relayLog(`${server}\u0000${scope}`, p);
+        this.relayLog(entryKey(server, scope), p);
         break;
     }
   }
@@ -187,7 +187,7 @@ export class Gateway implements Provider {
 
   /** Who answers a question an upstream asks (src/gateway/questions.ts). */
   private question(def: ServerDef, scope: string, method: string, params: JsonObject, signal: AbortSignal, known?: CallContext, inputKey?: string): Promise<JsonObject> {
-    const calls = this.calls.get(`${def.name}\u0000${scope}`);
+    const calls = this.calls.get(entryKey(def.name, scope));
     // A 2026-07-28 upstream's question is the result of one request: its call is known. A legacy wire
     // request arrives on the connection and is attributed only when nobody else is on it.
     const owner = known ?? (calls?.size === 1 && this.pool.inflightOn(def.name, scope) === 1 ? [...calls][0]! : undefined);
@@ -207,7 +207,9 @@ export class Gateway implements Provider {
 
   /** Run an upstream request on behalf of a call, registered as in flight on its (server, scope). */
   private async upstream(server: string, ctx: CallContext, method: string, params: JsonObject, requestedTimeoutMs?: number): Promise<JsonObject> {
-    const key = `${server}\u0000${this.pool.scopeOf(this.pool.def(server), ctx.identity)}`;
+    const def = this.pool.def(server);
+    const scope = this.pool.scopeOf(def, ctx.identity);
+    const key = entryKey(server, scope);
     let set = this.calls.get(key);
     if (!set) this.calls.set(key, (set = new Set()));
     set.add(ctx);
@@ -223,7 +225,7 @@ export class Gateway implements Provider {
         signal: ctx.signal,
         meta,
         logLevel,
-        onQuestion: (m, p, sig, key) => this.question(this.pool.def(server), this.pool.scopeOf(this.pool.def(server), ctx.identity), m, p, sig, ctx, key),
+        onQuestion: (m, p, sig, inputKey) => this.question(def, scope, m, p, sig, ctx, inputKey),
         // Pass-through: the client's own declarations, narrowed (seeds 001 §2.5). Through the gateway's
         // tools mcpx is the client, and declares what it can answer.
         clientCapabilities: this.passthrough.includes(server) ? this.narrowed(ctx) : undefined,

@@ -123,16 +123,18 @@ export class HttpUpstream implements UpstreamTransport {
       // stream is broken and the caller decides whether to re-issue (seeds 002 B/C10).
       if (modern || cursor.lastEventId === undefined || attempt >= 5 || opts.signal?.aborted) break;
       await new Promise((r) => setTimeout(r, cursor.retryMs ?? 1000));
-      res = await this.resume(cursor.lastEventId, opts.signal);
+      res = await this.getStream(cursor.lastEventId, opts.signal);
       if (!res.ok) break;
     }
     throw new StreamBroken(`upstream ${this.name}: the response stream ended before the response to ${req.method}`);
   }
 
-  /** GET the stream again from after `lastEventId` (2025-11-25 transports, "Resumability"). */
-  private async resume(lastEventId: string, signal?: AbortSignal): Promise<globalThis.Response> {
-    const h = this.headers({ Accept: 'text/event-stream', 'Last-Event-ID': lastEventId });
+  /** A GET event stream; with `lastEventId`, resumed from after that event (2025-11-25 transports,
+   *  "Resumability"). */
+  private async getStream(lastEventId: string | undefined, signal?: AbortSignal): Promise<globalThis.Response> {
+    const h = this.headers({ Accept: 'text/event-stream' });
     delete h['Content-Type'];
+    if (lastEventId) h['Last-Event-ID'] = lastEventId;
     return fetch(this.opts.url, { method: 'GET', headers: h, signal: signal ? AbortSignal.any([signal, this.ctl.signal]) : this.ctl.signal });
   }
 
@@ -155,10 +157,7 @@ export class HttpUpstream implements UpstreamTransport {
     const loop = async () => {
       for (let attempt = 0; attempt < 5 && !ctl.signal.aborted; attempt++) {
         try {
-          const h = this.headers({ Accept: 'text/event-stream' });
-          delete h['Content-Type'];
-          if (this.lastEventId) h['Last-Event-ID'] = this.lastEventId;
-          const res = await fetch(this.opts.url, { method: 'GET', headers: h, signal: AbortSignal.any([ctl.signal, this.ctl.signal]) });
+          const res = await this.getStream(this.lastEventId, ctl.signal);
           if (res.status === 405 || !res.ok) {
             await res.body?.cancel();
             return;

@@ -62,7 +62,8 @@ export interface PoolOptions {
   onStateChange?(s: UpstreamStatus): void;
 }
 
-const entryKey = (server: string, scope: string) => `${server}\u0000${scope}`;
+/** The key of one (server, scope): the pool's entries, and the gateway's calls in flight on it. */
+export const entryKey = (server: string, scope: string) => `${server}\u0000${scope}`;
 
 export class Pool {
   private readonly entries = new Map<string, Entry>();

@@ -4,6 +4,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Listening } from '../src/app';
+import { BackgroundCall } from '../src/server/mrtr';
 import { startTestServer } from './harness/gateway';
 import { HttpClient, type Json } from './harness/wire';
 
@@ -93,5 +94,25 @@ describe('MRTR (2026-07-28)', () => {
     assert.equal(r.resultType, 'input_required');
     assert.deepEqual(r.inputRequests, {});
     assert.equal(typeof r.requestState, 'string', 'at least one of inputRequests or requestState');
+  });
+});
+
+describe('BackgroundCall', () => {
+  test('everyone waiting for it to settle hears it: the round in progress and the first request clean-up', { timeout: 5000 }, async () => {
+    const call = new BackgroundCall('tools/call');
+    let finish!: (r: Json) => void;
+    call.run(new Promise<Json>((resolve) => (finish = resolve)));
+    const first = call.settle();
+    const second = call.settle();
+    const asked = call.ask('elicitation/create', {}, new AbortController().signal);
+    assert.deepEqual(await first, { kind: 'ask' });
+    assert.deepEqual(await second, { kind: 'ask' });
+    call.deliver({ [Object.keys(call.inputRequests())[0]!]: { action: 'decline' } });
+    await asked;
+    const a = call.settle();
+    const b = call.settle();
+    finish({ content: [] });
+    assert.deepEqual(await a, { kind: 'done', result: { content: [] } });
+    assert.deepEqual(await b, { kind: 'done', result: { content: [] } });
   });
 });

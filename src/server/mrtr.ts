@@ -32,7 +32,8 @@ export class BackgroundCall {
   /** Keys already given out in this call: a question asked again (its answer refused) gets a new one. */
   private readonly used = new Set<string>();
   private outcome?: { result?: JsonObject; error?: unknown };
-  private waiter?: (e: Event) => void;
+  /** Whoever waits for the next settling: the round in progress, and the first request's clean-up. */
+  private waiters: Array<(e: Event) => void> = [];
   finishedAt?: number;
   /** The latest progress reported on it (the editor's Tasks view shows it). */
   progress?: { progress: number; total?: number };
@@ -77,7 +78,7 @@ export class BackgroundCall {
         resolve: (r) => (signal.removeEventListener('abort', onAbort), resolve(r)),
         reject: (e) => (signal.removeEventListener('abort', onAbort), reject(e)),
       });
-      this.waiter?.({ kind: 'ask' });
+      this.wake({ kind: 'ask' });
     });
   }
 
@@ -93,7 +94,13 @@ export class BackgroundCall {
     this.finishedAt = Date.now();
     for (const q of this.outstanding.values()) q.reject(new Error('the call ended'));
     this.outstanding.clear();
-    this.waiter?.({ kind: 'done', ...o });
+    this.wake({ kind: 'done', ...o });
+  }
+
+  private wake(e: Event): void {
+    const waiters = this.waiters;
+    this.waiters = [];
+    for (const w of waiters) w(e);
   }
 
   /** Deliver a retry's inputResponses: answered keys leave; unknown keys are held (they may match a
@@ -113,12 +120,7 @@ export class BackgroundCall {
   settle(): Promise<Event> {
     if (this.outcome) return Promise.resolve({ kind: 'done', ...this.outcome });
     if (this.outstanding.size) return Promise.resolve({ kind: 'ask' });
-    return new Promise((resolve) => {
-      this.waiter = (e) => {
-        this.waiter = undefined;
-        resolve(e);
-      };
-    });
+    return new Promise((resolve) => this.waiters.push(resolve));
   }
 
   /** The questions still open, keyed as the client must answer them. A missing key is asked again. */

@@ -2,8 +2,10 @@
 // subscriptions/listen stream that asked for it to a modern one), and how a listen stream begins and
 // ends on each transport.
 import assert from 'node:assert/strict';
+import { getEventListeners } from 'node:events';
 import { after, describe, test } from 'node:test';
 import { HttpPeer } from './fixtures/upstream/client';
+import { startTestServer } from './harness/gateway';
 import { fixtureCommand, gatewayFor, killAll } from './harness/upstreams';
 import { type Json, parseSse } from './harness/wire';
 import { assertServerFrame } from './harness/schema';
@@ -116,6 +118,37 @@ describe('a 2026-07-28 upstream with scope "identity"', () => {
       assert.deepEqual(peer.problems, []);
     } finally {
       await gw.close();
+    }
+  });
+});
+
+describe('listen streams and the server', () => {
+  test('a stream the client ends leaves no listener on the server-wide closing signal', async () => {
+    const l = await startTestServer();
+    const closing = (l.server as unknown as { closing: AbortController }).closing.signal;
+    const before = getEventListeners(closing, 'abort').length;
+    try {
+      for (let i = 0; i < 3; i++) {
+        const ctl = new AbortController();
+        const meta = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} };
+        const res = await fetch(l.url, {
+          method: 'POST',
+          headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', 'MCP-Protocol-Version': '2026-07-28', 'Mcp-Method': 'subscriptions/listen' },
+          body: JSON.stringify({ jsonrpc: '2.0', id: `S${i}`, method: 'subscriptions/listen', params: { _meta: meta, notifications: { toolsListChanged: true } } }),
+          signal: ctl.signal,
+        });
+        const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
+        let text = '';
+        while (parseSse(text).length < 1) text += (await reader.read()).value ?? '';
+        assert.equal((parseSse(text)[0] as Json).method, 'notifications/subscriptions/acknowledged');
+        assert.equal(getEventListeners(closing, 'abort').length, before + 1, 'the open stream waits on it');
+        ctl.abort();
+        await reader.read().catch(() => undefined);
+        for (let t = 0; t < 100 && getEventListeners(closing, 'abort').length > before; t++) await new Promise((r) => setTimeout(r, 20));
+        assert.equal(getEventListeners(closing, 'abort').length, before, `stream ${i}: its listener is gone with it`);
+      }
+    } finally {
+      await l.close();
     }
   });
 });

@@ -137,7 +137,12 @@ export class McpServer {
     this.listeners.add(listener);
     try {
       await new Promise<void>((resolve) => {
-        const done = () => resolve();
+        const done = () => {
+          // The server-wide signal outlives every stream: its listener goes with the stream.
+          this.closing.signal.removeEventListener('abort', done);
+          ctx.call.signal.removeEventListener('abort', done);
+          resolve();
+        };
         ctx.call.signal.addEventListener('abort', done, { once: true });
         this.closing.signal.addEventListener('abort', done, { once: true });
       });

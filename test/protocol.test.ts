@@ -5,6 +5,7 @@ import { downgradeCapabilities, downgradeResult } from '../src/protocol/downgrad
 import { envelope } from '../src/protocol/envelope';
 import { CODE_TABLE, mayEmit, resourceNotFound, toWireError, ProtocolError } from '../src/protocol/errors';
 import { classify } from '../src/protocol/jsonrpc';
+import { UnsayableQuestion, spellQuestion } from '../src/protocol/questions';
 import { REVISIONS, methodAnswered } from '../src/protocol/revisions';
 import { makePolicy } from '../src/config/policy';
 import { defErrors } from './harness/schema';
@@ -92,5 +93,22 @@ describe('policy', () => {
     assert.deepEqual(p.precedence, ['2024-11-05', '2025-03-26', '2026-07-28', '2025-11-25', '2025-06-18']);
     assert.equal(p.governs('2024-11-05'), true);
     assert.equal(makePolicy([], ['2024-11-05'], '2024-11-05').governs('2024-11-05'), false, 'lenient is not strict');
+  });
+});
+
+describe('questions spelled per revision', () => {
+  test('fields a revision lacks are left out, a url elicitation gets an id, an unsayable one is refused as such', () => {
+    const url = { mode: 'url', message: 'm', url: 'https://example.com' };
+    assert.deepEqual(spellQuestion('elicitation/create', url, '2025-06-18', () => 'x'), { message: 'm', url: 'https://example.com' });
+    assert.deepEqual(spellQuestion('elicitation/create', url, '2025-11-25', () => 'x'), { ...url, elicitationId: 'mcpx-x' });
+    assert.equal('elicitationId' in spellQuestion('elicitation/create', { ...url, elicitationId: 'e' }, '2026-07-28', () => 'x'), false);
+    const tools = { messages: [{ role: 'user', content: [{ type: 'text', text: 'a' }] }], maxTokens: 5, tools: [], toolChoice: { mode: 'auto' } };
+    assert.deepEqual(spellQuestion('sampling/createMessage', tools, '2025-06-18', () => 'x'), { messages: [{ role: 'user', content: { type: 'text', text: 'a' } }], maxTokens: 5 });
+    const two = { messages: [{ role: 'user', content: [{ type: 'text', text: 'a' }, { type: 'text', text: 'b' }] }], maxTokens: 5 };
+    assert.deepEqual(spellQuestion('sampling/createMessage', two, '2025-11-25', () => 'x'), two, 'several blocks are sayable from 2025-11-25');
+    assert.throws(
+      () => spellQuestion('sampling/createMessage', two, '2025-06-18', () => 'x'),
+      (e: unknown) => e instanceof UnsayableQuestion && e.code === -32603 && e.message === 'sampling/createMessage cannot be put to a 2025-06-18 client as asked',
+    );
   });
 });

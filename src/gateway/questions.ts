@@ -1,9 +1,9 @@
 // Who answers a question an upstream asks (seeds 001 §3): the calling client first (proto.native) if it
 // declared exactly this capability and can be asked on its request; then the person through the host
 // port; roots from mcpx's own; otherwise the broker. Every answer is checked before it goes upstream.
-import { CODES, ProtocolError } from '../protocol/errors';
+import { ProtocolError } from '../protocol/errors';
 import type { JsonObject } from '../protocol/jsonrpc';
-import { declares } from '../protocol/questions';
+import { UnsayableQuestion, declares } from '../protocol/questions';
 import type { CallContext } from '../server/provider';
 import { type Broker, answerProblem } from './broker';
 
@@ -51,7 +51,7 @@ export async function routeQuestion(a: Answerers, q: Asked): Promise<JsonObject>
         answer = await owner.ask(method, prompt, signal, prompt === asked ? q.inputKey : undefined);
       } catch (e) {
         // A question the client's revision cannot carry goes on to the next answerer.
-        if (e instanceof ProtocolError && e.code === CODES.InternalError && /cannot be put/.test(e.message)) break;
+        if (e instanceof UnsayableQuestion) break;
         // Not answered in time (proto.askTimeout) or the client went away: for an elicitation that is a
         // dismissal — cancel, never decline. Withdrawn by the upstream: nothing to answer.
         if (!signal.aborted && method === 'elicitation/create' && !(e instanceof ProtocolError)) return { action: 'cancel' };

@@ -1,7 +1,8 @@
 // Questions (elicitation, sampling, roots) put to a client: whether it declared exactly what this
 // question needs, and the question spelled for its revision (seeds 001 §3.1; 000 "Elicitation").
+import { CODES, ProtocolError } from './errors';
 import { type JsonObject, isObject } from './jsonrpc';
-import { QUESTIONS, SAMPLING_MULTI_CONTENT, type Revision, hasField, inSpan } from './revisions';
+import { FIELDS, QUESTIONS, SAMPLING_MULTI_CONTENT, type Revision, hasField, inSpan } from './revisions';
 
 /** Did the client declare the capability for exactly this question? Declaring one is not declaring
  *  the other: form vs url elicitation, sampling vs sampling.tools / sampling.context. */
@@ -28,24 +29,37 @@ export function declares(caps: JsonObject, method: string, params: JsonObject, r
   return false;
 }
 
-/** The question's params spelled for `rev`, or undefined when it cannot be said in that revision
- *  (several content blocks in one sampling message before 2025-11-25). A copy, never an edit. */
-export function spellQuestion(method: string, params: JsonObject, rev: Revision, mintId: () => string): JsonObject | undefined {
+/** A question a client's revision cannot carry: whoever routes it tries the next answerer. */
+export class UnsayableQuestion extends ProtocolError {
+  constructor(method: string, rev: Revision) {
+    super(CODES.InternalError, `${method} cannot be put to a ${rev} client as asked`);
+    this.name = 'UnsayableQuestion';
+  }
+}
+
+/** The fields of `shape` that `rev` does not define, left out of `out` (the revision table's FIELDS). */
+function dropUndefined(out: JsonObject, shape: string, rev: Revision): void {
+  for (const f of Object.keys(FIELDS[shape] ?? {})) if (!hasField(shape, f, rev)) delete out[f];
+}
+
+/** The question's params spelled for `rev` (a copy, never an edit); UnsayableQuestion when it cannot be
+ *  said in that revision (several content blocks in one sampling message before 2025-11-25). */
+export function spellQuestion(method: string, params: JsonObject, rev: Revision, mintId: () => string): JsonObject {
   const out: JsonObject = { ...params };
   if (method === 'elicitation/create') {
-    for (const f of ['mode', 'elicitationId']) if (!hasField('ElicitParams', f, rev)) delete out[f];
+    dropUndefined(out, 'ElicitParams', rev);
     // 2025-11-25 url mode REQUIRES an elicitationId; one relayed without it gets mcpx-<id> (seeds 000).
     if (out.mode === 'url' && hasField('ElicitParams', 'elicitationId', rev) && typeof out.elicitationId !== 'string') out.elicitationId = `mcpx-${mintId()}`;
   }
   if (method === 'sampling/createMessage') {
-    for (const f of ['tools', 'toolChoice']) if (!hasField('SamplingParams', f, rev)) delete out[f];
+    dropUndefined(out, 'SamplingParams', rev);
     if (!inSpan(rev, SAMPLING_MULTI_CONTENT) && Array.isArray(out.messages)) {
       const msgs: JsonObject[] = [];
       for (const m of out.messages as unknown[]) {
-        if (!isObject(m)) return undefined;
+        if (!isObject(m)) throw new UnsayableQuestion(method, rev);
         if (!Array.isArray(m.content)) msgs.push(m);
         else if (m.content.length === 1) msgs.push({ ...m, content: m.content[0] });
-        else return undefined;
+        else throw new UnsayableQuestion(method, rev);
       }
       out.messages = msgs;
     }

@@ -216,8 +216,9 @@ export class McpServer {
   private async roundTrip(inc: Incoming, rev: Revision): Promise<JsonObject> {
     const { req } = inc;
     const params = isObject(req.params) ? req.params : {};
-    // Computed only when a state is checked or issued: a call that asks nothing pays nothing for it.
-    const binding = () => bindingOf(req.method, params);
+    // Computed only when a state is checked or issued (once): a call that asks nothing pays nothing for it.
+    let bound: string | undefined;
+    const binding = () => (bound ??= bindingOf(req.method, params));
     let call: BackgroundCall;
     let rounds = 0;
     if (typeof params.requestState === 'string') {
@@ -277,7 +278,6 @@ export class McpServer {
     const max = this.opts.settings.get<number>('proto.askRounds');
     if (count() >= max) throw new ProtocolError(CODES.InternalError, `the call asked more than ${max} questions (proto.askRounds)`);
     const spelled = spellQuestion(method, params, rev, () => randomUUID());
-    if (!spelled) throw new ProtocolError(CODES.InternalError, `${method} cannot be put to a ${rev} client as asked`);
     const conn = inc.conn;
     const id = conn.mintAskId();
     const all = AbortSignal.any([signal, inc.signal, AbortSignal.timeout(this.opts.settings.duration('proto.askTimeout'))]);
@@ -364,11 +364,8 @@ export class McpServer {
     };
     if (inc.send && eraOf(rev) === 'legacy') call.ask = (method, params, signal) => this.ask(inc, rev, method, params, signal, () => rounds++);
     if (background) {
-      call.ask = (method, params, signal, key) => {
-        const spelled = spellQuestion(method, params, rev, () => randomUUID());
-        if (!spelled) return Promise.reject(new ProtocolError(CODES.InternalError, `${method} cannot be put to a ${rev} client as asked`));
-        return background.ask(method, spelled, AbortSignal.any([signal, background.abort.signal]), key);
-      };
+      call.ask = async (method, params, signal, key) =>
+        background.ask(method, spellQuestion(method, params, rev, () => randomUUID()), AbortSignal.any([signal, background.abort.signal]), key);
     }
     let rounds = 0;
     return {

@@ -265,7 +265,8 @@ export class HttpTransport {
       this.opts.server.notify(conn, c.msg);
       return void res.writeHead(202).end();
     }
-    await this.run(req, res, conn, msg as Request, MODERN, true, false, paramHeadersOf(req));
+    // Only tools/call reads Mcp-Param-* headers (x-mcp-header arguments).
+    await this.run(req, res, conn, msg as Request, MODERN, false, msg.method === 'tools/call' ? paramHeadersOf(req) : undefined);
   }
 
   /** Mcp-Method on every request, Mcp-Name where the method names something (2026-07-28 streamable-http). */
@@ -308,7 +309,7 @@ export class HttpTransport {
     const conn = session?.conn ?? new Conn('http', `http:${randomUUID()}`);
     // Within a session a dropped connection is not a cancellation (2025-03-26..2025-11-25: SHOULD NOT);
     // outside one nothing else could ever cancel the request, so it is.
-    await this.run(req, res, conn, c.msg, rev, session === undefined, session !== undefined);
+    await this.run(req, res, conn, c.msg, rev, session !== undefined);
   }
 
   private async batch(res: ServerResponse, items: unknown[], rev: Revision, session?: Session): Promise<void> {
@@ -337,11 +338,14 @@ export class HttpTransport {
     }
     // Notifications a batched request emits have no stream to ride on; they are dropped.
     const o = await this.opts.server.handle({ conn, req: c.msg, rev, signal, emit: () => undefined });
-    return o.response ?? undefined;
+    return o.response;
   }
 
-  /** Runs one request; the response is JSON, or an SSE stream once something must be streamed. */
-  private async run(req: IncomingMessage, res: ServerResponse, conn: Conn, msg: Request, rev: Revision, disconnectCancels: boolean, canAsk = false, paramHeaders?: Record<string, string>): Promise<void> {
+  /** Runs one request; the response is JSON, or an SSE stream once something must be streamed. Within a
+   *  legacy session a dropped connection is not a cancellation, and a question can be put (its answer
+   *  comes back on another POST of the session); outside one, neither. */
+  private async run(req: IncomingMessage, res: ServerResponse, conn: Conn, msg: Request, rev: Revision, inSession: boolean, paramHeaders?: Record<string, string>): Promise<void> {
+    const disconnectCancels = !inSession;
     const ctl = new AbortController();
     const acceptsSse = (h(req, 'accept') ?? '').includes('text/event-stream');
     const stream = new SseStream(res, this.opts.settings.duration('transport.sseKeepAlive'));
@@ -365,7 +369,7 @@ export class HttpTransport {
         },
         // A question turns this POST's response into an event stream lazily; the answer comes back on
         // a separate POST in the same session. Outside a session nothing could route it back.
-        send: canAsk && acceptsSse ? (q) => void stream.send(q) : undefined,
+        send: inSession && acceptsSse ? (q) => void stream.send(q) : undefined,
         paramHeaders,
       });
       if (ctl.signal.aborted && disconnectCancels) return; // 2026-07-28: nothing more for a cancelled request

@@ -45,7 +45,8 @@ export class Broker {
   private readonly pending = new Map<string, Pending>();
 
   constructor(
-    private readonly ttlMs = ELICIT_TTL_MS,
+    /** A question's deadline here, and at the person before it comes here (gateway/questions.ts). */
+    readonly ttlMs = ELICIT_TTL_MS,
     /** <state>/questions: each pending question stored owner-only, removed when it settles. */
     private readonly dir?: string,
     private readonly onChange?: (event: 'asked' | 'settled', q: Question) => void,

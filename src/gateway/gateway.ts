@@ -15,7 +15,7 @@ import type { Route } from '../transport/http';
 import type { ClientHooks } from '../upstream/client';
 import { EraCache } from '../upstream/eras';
 import { Pool, entryKey } from '../upstream/pool';
-import { Broker, ELICIT_TTL_MS } from './broker';
+import { Broker } from './broker';
 import { type PersonPort, routeQuestion } from './questions';
 import { ProgressRelay } from './relay';
 import { EventBus } from './events';
@@ -193,7 +193,7 @@ export class Gateway implements Provider {
     const owner = known ?? (calls?.size === 1 && this.pool.inflightOn(def.name, scope) === 1 ? [...calls][0]! : undefined);
     const why = calls && calls.size > 1 ? 'several calls share the connection' : 'no call in flight';
     return routeQuestion(
-      { native: this.settings.get<boolean>('proto.native'), person: this.opts.person, personTtlMs: this.opts.questionTtlMs ?? ELICIT_TTL_MS, broker: this.broker, roots: this.config.roots, log: this.log },
+      { native: this.settings.get<boolean>('proto.native'), person: this.opts.person, broker: this.broker, roots: this.config.roots, log: this.log },
       { server: def.name, method, params, signal, owner, unowned: why, inputKey },
     );
   }

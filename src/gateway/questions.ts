@@ -19,9 +19,8 @@ export interface PersonPort {
 export interface Answerers {
   native: boolean;
   person?: PersonPort;
-  /** How long the person has (elicit.ttl, as at the broker): then the question is withdrawn from the
+  /** Also what bounds the person's time (its ttlMs, elicit.ttl): then the question is withdrawn from the
    *  editor and an elicitation is answered cancel. */
-  personTtlMs?: number;
   broker: Broker;
   roots: Array<{ uri: string; name?: string }>;
   log(line: string): void;
@@ -70,7 +69,7 @@ export async function routeQuestion(a: Answerers, q: Asked): Promise<JsonObject>
   const withdrawn = owner ? AbortSignal.any([signal, owner.signal]) : signal;
   let dismissed = false;
   if (a.person?.can(method, params)) {
-    const expiry = AbortSignal.timeout(a.personTtlMs ?? 120_000);
+    const expiry = AbortSignal.timeout(a.broker.ttlMs);
     let answer: JsonObject | undefined;
     try {
       answer = await a.person.ask({ server, method, params: asked, client: owner?.clientName }, AbortSignal.any([withdrawn, expiry]));

@@ -5,7 +5,7 @@
 // resources.subscribe. Upstream side: what mcpx sent is read from the fixture's own record, validated
 // against the upstream's revision. Client side: every frame is validated against the client's revision.
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
@@ -295,6 +295,28 @@ describe('a 2026-07-28 upstream: the listen stream mcpx keeps', () => {
       await waitFor('the first stream cancelled', () =>
         checkRecorded(record, '2026-07-28').some((f) => f.method === 'notifications/cancelled' && (f.params as Json).requestId === listens[0]!.id),
       );
+      w.release();
+    } finally {
+      await gw.close();
+    }
+  });
+});
+
+describe('a bare URI offered by two pass-through servers', () => {
+  test('is watched where it is read: at the first that lists it', async () => {
+    const ra = join(dir, 'first.jsonl');
+    const rb = join(dir, 'second.jsonl');
+    const gw = await gatewayFor(
+      { a: fixtureCommand(['--rev', '2025-11-25', '--name', 'a', '--record', ra]), b: fixtureCommand(['--rev', '2025-11-25', '--name', 'b', '--record', rb]) },
+      { 'mcp.passthrough': ['a', 'b'] },
+    );
+    try {
+      const w = await gw.g.subscribe('fixture://doc', () => undefined);
+      assert.equal(w.deliverable, true, w.reason);
+      // b may never even start: a lists the URI.
+      const subscribed = (record: string) => (existsSync(record) ? checkRecorded(record, '2025-11-25') : []).filter((f) => f.method === 'resources/subscribe').map((f) => (f.params as Json).uri);
+      assert.deepEqual(subscribed(ra), ['fixture://doc']);
+      assert.deepEqual(subscribed(rb), []);
       w.release();
     } finally {
       await gw.close();

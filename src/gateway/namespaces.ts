@@ -13,8 +13,8 @@ import { parseGatewayUri, resolveInner, rewriteUris, templateMatches, toGatewayT
 
 /** What the namespaces need of the Gateway. */
 export interface NamespaceDeps {
-  defs: Map<string, ServerDef>;
-  passthrough: string[];
+  defs: ReadonlyMap<string, ServerDef>;
+  passthrough: readonly string[];
   catalogue: Catalogue;
   pool: Pool;
   log(line: string): void;
@@ -22,6 +22,34 @@ export interface NamespaceDeps {
   upstream(server: string, ctx: CallContext, method: string, params: JsonObject): Promise<JsonObject>;
   /** The client's capabilities narrowed to what mcpx has (pass-through servers). */
   narrowed(ctx: CallContext): JsonObject;
+}
+
+/** Which server a resource URI is read (or watched) at, and under which URI there. */
+export interface Located {
+  server: string;
+  uri: string;
+  /** An mcpx:// URI (its answer is rewritten back), not a pass-through server's own. */
+  gateway: boolean;
+}
+
+/** Where `uri` lives, or why nowhere: an mcpx:// URI names its server; a bare URI goes to the first
+ *  pass-through server that lists it or has a template for it, else to the first (seeds 001 §2.5). */
+export async function locateResource(d: Pick<NamespaceDeps, 'defs' | 'passthrough' | 'catalogue'>, uri: string, identity: string): Promise<Located | { reason: string }> {
+  const parsed = parseGatewayUri(uri);
+  if (parsed) {
+    if (!parsed.server) return { reason: 'the mcpx:// URI names no server' };
+    if (!d.defs.has(parsed.server)) return { reason: `no server named ${JSON.stringify(parsed.server)} is configured` };
+    const known = new Set((await d.catalogue.list(parsed.server, 'resources', identity).catch(() => [] as JsonObject[])).map((r) => String(r.uri)));
+    return { server: parsed.server, uri: resolveInner(parsed.inner, known), gateway: true };
+  }
+  if (d.passthrough.length === 0) return { reason: 'not an mcpx:// URI' };
+  for (const server of d.passthrough) {
+    const rs = await d.catalogue.list(server, 'resources', identity).catch(() => [] as JsonObject[]);
+    if (rs.some((r) => r.uri === uri)) return { server, uri, gateway: false };
+    const ts = await d.catalogue.list(server, 'resourceTemplates', identity).catch(() => [] as JsonObject[]);
+    if (ts.some((t) => templateMatches(String(t.uriTemplate), uri))) return { server, uri, gateway: false };
+  }
+  return { server: d.passthrough[0]!, uri, gateway: false };
 }
 
 export class Namespaces {
@@ -100,24 +128,10 @@ export class Namespaces {
     }
   }
 
-  private async resolveResource(uri: string, ctx: CallContext): Promise<{ server: string; uri: string; gateway: boolean }> {
-    const parsed = parseGatewayUri(uri);
-    if (parsed) {
-      if (!parsed.server) throw resourceNotFound(ctx.rev, uri, 'Resource not found: the mcpx:// URI names no server');
-      if (!this.d.defs.has(parsed.server)) throw resourceNotFound(ctx.rev, uri, `Resource not found: no server named ${JSON.stringify(parsed.server)} is configured`);
-      const known = new Set((await this.d.catalogue.list(parsed.server, 'resources', ctx.identity).catch(() => [] as JsonObject[])).map((r) => String(r.uri)));
-      return { server: parsed.server, uri: resolveInner(parsed.inner, known), gateway: true };
-    }
-    if (this.d.passthrough.length === 0) throw resourceNotFound(ctx.rev, uri, 'Resource not found: not an mcpx:// URI');
-    // A bare URI goes to the first pass-through server that lists it or has a template for it; one none
-    // of them lists goes to the first (seeds 001 §2.5).
-    for (const server of this.d.passthrough) {
-      const rs = await this.d.catalogue.list(server, 'resources', ctx.identity).catch(() => [] as JsonObject[]);
-      if (rs.some((r) => r.uri === uri)) return { server, uri, gateway: false };
-      const ts = await this.d.catalogue.list(server, 'resourceTemplates', ctx.identity).catch(() => [] as JsonObject[]);
-      if (ts.some((t) => templateMatches(String(t.uriTemplate), uri))) return { server, uri, gateway: false };
-    }
-    return { server: this.d.passthrough[0]!, uri, gateway: false };
+  private async resolveResource(uri: string, ctx: CallContext): Promise<Located> {
+    const at = await locateResource(this.d, uri, ctx.identity);
+    if ('reason' in at) throw resourceNotFound(ctx.rev, uri, `Resource not found: ${at.reason}`);
+    return at;
   }
 
   // ---- completion ----------------------------------------------------------------------------

@@ -4,12 +4,12 @@
 // clients (watches.ts), restarted and resubscribed when the upstream goes away while wanted, and honest
 // where no update will come.
 import type { ServerDef } from '../config/servers';
-import { type JsonObject, type Notification, isObject } from '../protocol/jsonrpc';
+import { type Notification, isObject } from '../protocol/jsonrpc';
 import type { Pool, UpstreamStatus } from '../upstream/pool';
 import type { Catalogue } from './catalogue';
 import type { EventBus } from './events';
 import { UpstreamListens } from './listens';
-import { parseGatewayUri, resolveInner } from './uris';
+import { locateResource } from './namespaces';
 import { Watches, sameUri } from './watches';
 
 /** The identity subscriptions are held under (the shared instance, for a shared server). */
@@ -116,28 +116,16 @@ export class Subscriptions {
   /** Watch a resource for a client. Never subscribes upstream where the server did not declare
    *  resources.subscribe; says so, and why, instead. */
   async subscribe(uri: string, deliver: (uri: string) => void): Promise<{ deliverable: boolean; reason?: string; release(): void }> {
-    const { pool, catalogue, defs, passthrough, events, log } = this.d;
+    const { pool, events, log } = this.d;
     const none = (reason: string) => {
       log(`warning: no updates will be delivered for ${uri}: ${reason}`);
       events.emit({ type: 'server.log', server: 'mcpx', level: 'warning', data: `no updates will be delivered for ${uri}: ${reason}` });
       return { deliverable: false, reason, release: () => undefined };
     };
-    let server: string;
-    let upstreamUri: string;
-    const parsed = parseGatewayUri(uri);
-    if (parsed) {
-      if (!parsed.server || !defs.has(parsed.server)) return none('no configured server owns it');
-      server = parsed.server;
-      const known = new Set((await catalogue.list(server, 'resources', WATCH_IDENTITY).catch(() => [] as JsonObject[])).map((r) => String(r.uri)));
-      upstreamUri = resolveInner(parsed.inner, known);
-    } else if (passthrough.length) {
-      server = passthrough[0]!;
-      upstreamUri = uri;
-      for (const s of passthrough) {
-        const rs = await catalogue.list(s, 'resources', WATCH_IDENTITY).catch(() => [] as JsonObject[]);
-        if (rs.some((r) => r.uri === uri)) server = s;
-      }
-    } else return none('not an mcpx:// URI');
+    // Watched where it would be read.
+    const at = await locateResource(this.d, uri, WATCH_IDENTITY);
+    if ('reason' in at) return none(at.reason);
+    const { server, uri: upstreamUri } = at;
     let client;
     try {
       client = await pool.client(server, WATCH_IDENTITY);

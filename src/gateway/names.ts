@@ -16,7 +16,8 @@ export function safeName(name: string): string {
   return `${name.replace(/[^A-Za-z0-9_.-]/g, '_').slice(0, MAX - 7)}_${h}`;
 }
 
-function globToRegExp(glob: string): RegExp {
+/** `*` matches anything; every other character stands for itself. */
+export function globToRegExp(glob: string): RegExp {
   return new RegExp('^' + glob.split('*').map((p) => p.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('.*') + '$');
 }
 

@@ -9,9 +9,15 @@ import type { GatewayHost } from './gatewayHost';
 import { mediaBlocks, showMedia } from './mediaView';
 import { EDITOR_IDENTITY } from './views';
 
-/** A call from the editor: mcpx is the client, the person is who asks (roots: the workspace folders). */
-function editorContext(signal: AbortSignal, progress: (p: number, total?: number, message?: string) => void): CallContext {
+/** A call from the editor: mcpx is the client, the person is who asks (roots: the workspace folders).
+ *  No progress is shown unless the caller passes where to. */
+function editorContext(signal = new AbortController().signal, progress: (p: number, total?: number, message?: string) => void = () => undefined): CallContext {
   return { rev: MODERN, signal, identity: EDITOR_IDENTITY, clientCapabilities: {}, meta: { progressToken: 'mcpx-editor' }, progress, log: () => undefined };
+}
+
+/** The server a command is about: named by its argument (a string, or a tree row), else picked. */
+async function serverOf(arg: { name?: string } | string | undefined, g: Gateway): Promise<string | undefined> {
+  return typeof arg === 'string' ? arg : (arg?.name ?? (await pickServer(g)));
 }
 
 async function pickServer(g: Gateway): Promise<string | undefined> {
@@ -111,7 +117,7 @@ export function registerCommands(host: GatewayHost, person: PersonPort, log: vsc
     reg('mcpx.restartUpstream', async (arg?: { name?: string } | string) => {
       const g = running();
       if (!g) return;
-      const server = typeof arg === 'string' ? arg : (arg?.name ?? (await pickServer(g)));
+      const server = await serverOf(arg, g);
       if (!server) return;
       await g.pool.stop(server);
       await g.pool.client(server, EDITOR_IDENTITY).then(
@@ -167,7 +173,7 @@ export function registerCommands(host: GatewayHost, person: PersonPort, log: vsc
     reg('mcpx.readResource', async () => {
       const g = running();
       if (!g) return;
-      const resources = await g.listResources(editorContext(new AbortController().signal, () => undefined)).catch((e: Error) => void vscode.window.showErrorMessage(`mcpx: ${e.message}`));
+      const resources = await g.listResources(editorContext()).catch((e: Error) => void vscode.window.showErrorMessage(`mcpx: ${e.message}`));
       if (!resources) return;
       const pick = await vscode.window.showQuickPick(
         resources.map((r) => ({ label: String(r.name ?? r.uri), description: String(r.uri), detail: typeof r.description === 'string' ? r.description : undefined, uri: String(r.uri) })),
@@ -175,7 +181,7 @@ export function registerCommands(host: GatewayHost, person: PersonPort, log: vsc
       );
       if (!pick) return;
       try {
-        const r = await g.readResource(pick.uri, editorContext(new AbortController().signal, () => undefined));
+        const r = await g.readResource(pick.uri, editorContext());
         const contents = (r.contents as JsonObject[]) ?? [];
         await showResult(pick.uri, { content: contents.map((c) => (typeof c.text === 'string' ? { type: 'text', text: c.text } : { type: 'text', text: `[${String(c.mimeType ?? 'binary')} content, ${String(c.blob ?? '').length} base64 characters]` })), contents });
       } catch (e) {
@@ -185,7 +191,7 @@ export function registerCommands(host: GatewayHost, person: PersonPort, log: vsc
     reg('mcpx.getPrompt', async () => {
       const g = running();
       if (!g) return;
-      const ctx = editorContext(new AbortController().signal, () => undefined);
+      const ctx = editorContext();
       const prompts = await g.listPrompts(ctx).catch((e: Error) => void vscode.window.showErrorMessage(`mcpx: ${e.message}`));
       if (!prompts) return;
       const pick = await vscode.window.showQuickPick(
@@ -209,7 +215,7 @@ export function registerCommands(host: GatewayHost, person: PersonPort, log: vsc
     reg('mcpx.openConfig', async (arg?: { name?: string } | string) => {
       const g = running();
       if (!g) return;
-      const server = typeof arg === 'string' ? arg : (arg?.name ?? (await pickServer(g)));
+      const server = await serverOf(arg, g);
       if (!server) return;
       const where = host.definedIn(server);
       // The workspace's mcp.json, or the user settings.json (mcpx.servers).
@@ -227,7 +233,7 @@ export function registerCommands(host: GatewayHost, person: PersonPort, log: vsc
     reg('mcpx.stopUpstream', async (arg?: { name?: string } | string) => {
       const g = running();
       if (!g) return;
-      const server = typeof arg === 'string' ? arg : (arg?.name ?? (await pickServer(g)));
+      const server = await serverOf(arg, g);
       if (server) await g.pool.stop(server);
     }),
     reg('mcpx.menu', async () => {

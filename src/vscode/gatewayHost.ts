@@ -9,7 +9,6 @@ import { type Listening, listen } from '../app';
 import { defaultStateDir, secretNames } from '../config/file';
 import { type Source, mergeSources } from '../config/merge';
 import { SETTINGS, Settings, envLayer } from '../config/settings';
-import type { ServerDef } from '../config/servers';
 import { Gateway, type PersonPort } from '../gateway/gateway';
 import type { BackgroundCalls } from '../server/mrtr';
 import { vscodeLayer } from './settings';
@@ -120,14 +119,14 @@ export class GatewayHost implements vscode.Disposable {
     }
     const merged = mergeSources(list, { env: process.env, workspaceFolder: folder?.uri.fsPath, trusted: vscode.workspace.isTrusted, secrets });
     merged.config.roots = roots();
-    for (const p of [...merged.problems, ...merged.clashes]) this.log.warn(p);
-    if (merged.untrusted.length) this.log.warn(`not spawned until this workspace is trusted: ${merged.untrusted.join(', ')}`);
     const problems = [...merged.problems, ...merged.clashes];
-    if (file && problems.some((p) => p.startsWith(file.fsPath))) {
-      this.diagnostics.set(file, problems.filter((p) => p.startsWith(file.fsPath)).map((p) => new vscode.Diagnostic(new vscode.Range(0, 0, 0, 0), p.slice(file.fsPath.length + 2), vscode.DiagnosticSeverity.Warning)));
+    for (const p of problems) this.log.warn(p);
+    if (merged.untrusted.length) this.log.warn(`not spawned until this workspace is trusted: ${merged.untrusted.join(', ')}`);
+    const inFile = file ? problems.filter((p) => p.startsWith(file.fsPath)) : [];
+    if (file && inFile.length) {
+      this.diagnostics.set(file, inFile.map((p) => new vscode.Diagnostic(new vscode.Range(0, 0, 0, 0), p.slice(file.fsPath.length + 2), vscode.DiagnosticSeverity.Warning)));
     }
     if (problems.length) void vscode.window.showWarningMessage(`mcpx: ${problems[0]}${problems.length > 1 ? ` (and ${problems.length - 1} more in the log)` : ''}`);
-    this.userOnly = merged.config.servers.filter((d) => !merged.fromWorkspace.has(d.name));
     this.fromWorkspace = merged.fromWorkspace;
     return merged.config;
   }
@@ -136,25 +135,26 @@ export class GatewayHost implements vscode.Disposable {
   // VS Code runs the servers of the workspace's .vscode/mcp.json itself. mcpx offers its chat a second,
   // narrower gateway with only the servers VS Code does not already run (those of mcpx.servers), so no
   // server is offered twice; agents outside VS Code use the main endpoint, which has all of them.
-  private userOnly: ServerDef[] = [];
   private editorView?: { listening: Listening; gateway: Gateway };
-  private settings?: Settings;
   private readonly definitions = new vscode.EventEmitter<void>();
   readonly onDidChangeDefinitions = this.definitions.event;
 
   /** The endpoint offered to VS Code's chat, started on first ask; none when VS Code runs them all. */
   async editorEndpoint(): Promise<string | undefined> {
-    if (!this.listening || !this.settings || this.userOnly.length === 0) return undefined;
+    if (!this.listening || !this.gateway) return undefined;
+    const { settings } = this.gateway;
+    const userOnly = this.gateway.config.servers.filter((d) => !this.fromWorkspace.has(d.name));
+    if (userOnly.length === 0) return undefined;
     if (!this.editorView) {
-      const gateway = new Gateway({ servers: this.userOnly, roots: roots(), settings: {}, issues: [], source: 'mcpx.servers' }, this.settings, {
+      const gateway = new Gateway({ servers: userOnly, roots: roots(), settings: {}, issues: [], source: 'mcpx.servers' }, settings, {
         log: (l) => this.log.info(`[editor view] ${l}`),
         stateDir: this.stateDir,
         person: this.person,
         clientInfo: { name: 'mcpx-vscode', version: '0.1.0' },
       });
-      const listening = await listen({ provider: gateway, settings: this.settings, port: 0, routes: gateway.routes(), log: (l) => this.log.error(l) });
+      const listening = await listen({ provider: gateway, settings, port: 0, routes: gateway.routes(), log: (l) => this.log.error(l) });
       this.editorView = { listening, gateway };
-      this.log.info(`VS Code's chat is offered ${listening.url} with ${this.userOnly.map((d) => d.name).join(', ')}`);
+      this.log.info(`VS Code's chat is offered ${listening.url} with ${userOnly.map((d) => d.name).join(', ')}`);
     }
     return this.editorView.listening.url;
   }
@@ -184,9 +184,9 @@ export class GatewayHost implements vscode.Disposable {
       throw new Error(`mcpx ${this.whyStopped}`);
     }
     this.gateway = gateway;
-    this.settings = settings;
     this.port = Number(new URL(this.listening.url).port);
-    gateway.events.on(() => this.changed.fire());
+    // What the views and the status bar show changes with every event but an upstream's log line.
+    gateway.events.on((e) => e.type !== 'server.log' && this.changed.fire());
     this.listening.server.background.onChange = () => this.changed.fire();
     this.log.info(`gateway listening on ${this.listening.url} with ${config.servers.length} upstream(s): ${config.servers.map((s) => s.name).join(', ') || 'none'}`);
     this.publish(this.listening.url);
@@ -207,13 +207,15 @@ export class GatewayHost implements vscode.Disposable {
   }
 
   async stop(reason = 'it was stopped'): Promise<void> {
+    this.whyStopped = reason;
+    // Already stopped (deactivate, then dispose): nothing to close, publish or announce again.
+    if (!this.listening && !this.gateway && !this.editorView) return;
     const l = this.listening;
     const g = this.gateway;
     const view = this.editorView;
     this.listening = undefined;
     this.gateway = undefined;
     this.editorView = undefined;
-    this.whyStopped = reason;
     await l?.close();
     await g?.close();
     await view?.listening.close();

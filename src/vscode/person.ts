@@ -133,8 +133,7 @@ function review(fields: Field[], values: Record<string, unknown>, header: string
 }
 
 /** Undefined: dismissed without choosing (Escape, or the widget closed) — the question stays pending. */
-async function askForm(server: string, params: JsonObject, signal: AbortSignal, client?: string): Promise<JsonObject | undefined> {
-  const fields = flatFields(params.requestedSchema)!;
+async function askForm(server: string, params: JsonObject, fields: Field[], signal: AbortSignal, client?: string): Promise<JsonObject | undefined> {
   const message = String(params.message ?? '');
   // The message names who asks (routeQuestion rewrote it: "<server> (via mcpx) asks: …").
   const header = `${message || `${server} (via mcpx) asks`}${client ? ` — for ${client}` : ''}`;
@@ -234,7 +233,8 @@ export function editorPerson(log: (line: string) => void, extensionUri: vscode.U
         if (q.method === 'sampling/createMessage') return await sampleInEditor(q.server, q.params, signal);
         if (q.params.mode === 'url') return await askUrl(q.server, q.params, signal, waitComplete, done);
         // A flat schema: the QuickPick flow; anything richer: the webview form.
-        if (flatFields(q.params.requestedSchema)) return await askForm(q.server, q.params, signal, q.client);
+        const fields = flatFields(q.params.requestedSchema);
+        if (fields) return await askForm(q.server, q.params, fields, signal, q.client);
         return await askInWebview(extensionUri, String(q.params.message ?? `${q.server} (via mcpx) asks`), q.params.requestedSchema as JsonObject, signal);
       } catch (e) {
         if (e instanceof Withdrawn || e instanceof FormWithdrawn) {

@@ -5,6 +5,7 @@
 // back. Declining is one click, at either step, and reaches the upstream as an error (-1, as the SDKs
 // report a user rejection).
 import * as vscode from 'vscode';
+import { globToRegExp } from '../gateway/names';
 import { ProtocolError } from '../protocol/errors';
 import { type JsonObject, isObject } from '../protocol/jsonrpc';
 import { choose } from './choose';
@@ -19,8 +20,11 @@ function textOf(content: unknown): string {
 /** A model id or vendor matches an entry of mcpx.sampling.models (`*` globs); an empty list allows all. */
 export function modelAllowed(allowed: readonly string[], model: { id: string; vendor: string; family: string }): boolean {
   if (allowed.length === 0) return true;
-  const glob = (p: string) => new RegExp(`^${p.split('*').map((x) => x.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('.*')}$`);
-  return allowed.some((p) => [model.id, model.vendor, `${model.vendor}/${model.family}`].some((v) => glob(p).test(v)));
+  const names = [model.id, model.vendor, `${model.vendor}/${model.family}`];
+  return allowed.some((p) => {
+    const re = globToRegExp(p);
+    return names.some((v) => re.test(v));
+  });
 }
 
 export async function sampleInEditor(server: string, params: JsonObject, signal: AbortSignal): Promise<JsonObject | undefined> {

@@ -6,10 +6,10 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { median } from './lib';
 
 const RUNS = Number(process.env.RUNS ?? 5);
 const root = join(__dirname, '..', '..');
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
 async function main(): Promise<void> {
   const { runHost } = (await import(pathToFileURL(join(root, 'scripts', 'vscode-host', 'run.mjs')).href)) as { runHost(o: Record<string, unknown>): Promise<number> };

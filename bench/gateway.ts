@@ -21,6 +21,7 @@ import {
   figures,
   fmt,
   freePort,
+  median,
   probeGet,
   procStatusKb,
   stopTree,
@@ -241,7 +242,6 @@ function revision(): string {
   }
 }
 
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 const say = (s: string) => process.stdout.write(`gateway: ${s}\n`);
 
 function writeConfig(dir: string, file: string, servers: Record<string, string[]>, settings: Record<string, unknown>): string {

@@ -110,6 +110,8 @@ export async function stop(child: ChildProcess): Promise<void> {
   clearTimeout(t);
 }
 
+export const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+
 export const fmt = (f: Figures) => `${f.rps.toFixed(0)} req/s, p50 ${f.p50.toFixed(2)} ms, p99 ${f.p99.toFixed(2)} ms`;
 
 // ---- Drivers for the gateway benchmark (bench/gateway.ts) --------------------------------------
@@ -279,11 +281,6 @@ export class StdioRpc {
   }
 
   /** `concurrency` requests kept in flight on the one pipe for `ms`. */
-  async load(msg: (id: number) => string, concurrency: number, ms: number, check: (line: string) => boolean): Promise<Figures> {
-    const r = await this.run(msg, concurrency, ms, check);
-    return figures(r.latencies, r.elapsed);
-  }
-
   async run(msg: (id: number) => string, concurrency: number, ms: number, check: (line: string) => boolean): Promise<Run> {
     const latencies: number[] = [];
     const start = performance.now();

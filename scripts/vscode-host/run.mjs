@@ -234,23 +234,17 @@ export async function runHost(o) {
   try {
     // 1. Optionally install the packaged .vsix offline, with code-server's own CLI.
     let devPath = extensionPath;
-    for (const vsix of o.alsoInstall ?? []) {
+    const install = async (vsix) => {
       const inst = spawnServer(['--user-data-dir', userData, '--extensions-dir', extDir, '--install-extension', path.resolve(vsix)], env, serverLine);
       server = inst;
       const code = await within(inst.exited);
       if (code !== 0) throw new Error(`installing ${vsix} failed (${code}):\n${serverTail.join('\n')}`);
       server = undefined;
       killAll(inst.pid, runDir, 'SIGKILL');
-    }
+    };
+    for (const vsix of o.alsoInstall ?? []) await install(vsix);
     if (installVsix) {
-      const inst = spawnServer(
-        ['--user-data-dir', userData, '--extensions-dir', extDir, '--install-extension', path.resolve(installVsix)],
-        env, serverLine);
-      server = inst;
-      const code = await within(inst.exited);
-      if (code !== 0) throw new Error(`installing ${installVsix} failed (${code}):\n${serverTail.join('\n')}`);
-      server = undefined;
-      killAll(inst.pid, runDir, 'SIGKILL');
+      await install(installVsix);
       // The extension host only runs tests with an extensionDevelopmentPath; a stub that
       // contributes nothing lets the installed extension run as installed (Production mode).
       devPath = testsPath ? d('stub') : undefined;

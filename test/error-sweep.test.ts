@@ -2,7 +2,7 @@
 // revision defines, nothing in -32000..-32019 to 2026-07-28, and the HTTP status the table gives.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import type { Listening } from '../src/app';
+import type { Listening } from '../src/app/app';
 import { httpStatus } from '../src/protocol/errors';
 import { startTestServer } from './harness/gateway';
 import type { Revision } from './harness/schema';

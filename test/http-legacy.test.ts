@@ -2,7 +2,7 @@
 // codes and statuses. Every frame is validated against the client's revision (harness/wire.ts).
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import type { Listening } from '../src/app';
+import type { Listening } from '../src/app/app';
 import { startTestServer } from './harness/gateway';
 import { type Revision, serverFrameErrors } from './harness/schema';
 import { HttpClient, type Json } from './harness/wire';

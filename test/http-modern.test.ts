@@ -2,7 +2,7 @@
 // removed methods, status per code, no sessions, closing the stream cancels.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import type { Listening } from '../src/app';
+import type { Listening } from '../src/app/app';
 import { startTestServer } from './harness/gateway';
 import { HttpClient, type Json } from './harness/wire';
 

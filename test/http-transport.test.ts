@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { request as httpRequest } from 'node:http';
 import { after, before, describe, test } from 'node:test';
-import type { Listening } from '../src/app';
+import type { Listening } from '../src/app/app';
 import { startTestServer } from './harness/gateway';
 import { HttpClient, type Json } from './harness/wire';
 import { waitFor } from './http-modern.test';

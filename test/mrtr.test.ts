@@ -3,7 +3,7 @@
 // wrong (each with its own message), the round bound, and held responses.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import type { Listening } from '../src/app';
+import type { Listening } from '../src/app/app';
 import { BackgroundCall } from '../src/server/mrtr';
 import { startTestServer } from './harness/gateway';
 import { HttpClient, type Json } from './harness/wire';

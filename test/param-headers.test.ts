@@ -4,7 +4,7 @@ import { describe, test } from 'node:test';
 import { testProvider } from './fixtures/provider';
 import { startTestServer } from './harness/gateway';
 import { assertServerFrame } from './harness/schema';
-import { headerParams, paramHeaders } from '../src/transport/paramHeaders';
+import { headerParams, paramHeaders } from '../src/wire/paramHeaders';
 
 const obj = (properties: Record<string, unknown>) => ({ type: 'object', properties });
 

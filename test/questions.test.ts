@@ -309,7 +309,7 @@ describe('the host port: the person answers what the calling client cannot', () 
     const { Gateway } = await import('../src/gateway/gateway');
     const { parseConfig } = await import('../src/config/file');
     const { Settings } = await import('../src/config/settings');
-    const { listen } = await import('../src/app');
+    const { listen } = await import('../src/app/app');
     const seen: Json[] = [];
     const g = new Gateway(parseConfig({ servers: { up: fixtureCommand(['--rev', '2025-11-25', '--name', 'up']) } }, 't', { env: process.env }), new Settings(), {
       person: {

@@ -6,7 +6,7 @@ import { after, before, describe, test } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { Listening } from '../src/app';
+import type { Listening } from '../src/app/app';
 import { fixture, startTestServer } from './harness/gateway';
 import { validating } from './harness/sdk';
 

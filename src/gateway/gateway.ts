@@ -11,7 +11,6 @@ import { type JsonObject, type Notification, isObject } from '../protocol/jsonrp
 import { INPUT_ERROR_AS_RESULT, inSpan } from '../protocol/revisions';
 import { type LogLevel, atLeastLevel, isLogLevel } from '../protocol/meta';
 import type { CallContext, ListKind, Provider, ProviderCapabilities } from '../server/provider';
-import type { Route } from '../transport/http';
 import type { ClientHooks } from '../upstream/client';
 import { EraCache } from '../upstream/eras';
 import { Pool, entryKey } from '../upstream/pool';
@@ -19,7 +18,6 @@ import { Broker } from './broker';
 import { type PersonPort, routeQuestion } from './questions';
 import { ProgressRelay } from './relay';
 import { EventBus } from './events';
-import { eventsRoute, questionsRoute } from './v1';
 import { Catalogue, INVALIDATES } from './catalogue';
 import { Namespaces } from './namespaces';
 import { Subscriptions } from './subscriptions';
@@ -250,9 +248,6 @@ export class Gateway implements Provider {
   }
 
   /** /v1/questions: the broker's pending questions, and answering one (what `mcpx elicit` uses). */
-  routes(): Route[] {
-    return [questionsRoute(this.broker), eventsRoute(this.events, () => this.settings.duration('transport.sseKeepAlive'))];
-  }
 
   // ---- tools ---------------------------------------------------------------------------------
 

@@ -3,7 +3,7 @@
 import type { Id, JsonObject, Notification } from '../protocol/jsonrpc';
 import type { LogLevel } from '../protocol/meta';
 import type { Revision } from '../protocol/revisions';
-import { Correlator } from '../transport/correlator';
+import { Correlator } from '../wire/correlator';
 
 export type TransportKind = 'stdio' | 'http';
 

@@ -4,8 +4,8 @@
 // header that says something other than the body is refused, never served.
 import { CODES, ProtocolError } from '../protocol/errors';
 import type { JsonObject } from '../protocol/jsonrpc';
-import { decodeHeaderValue } from '../transport/headers';
-import { type HeaderParam, argumentAt, headerParams } from '../transport/paramHeaders';
+import { decodeHeaderValue } from '../wire/headers';
+import { type HeaderParam, argumentAt, headerParams } from '../wire/paramHeaders';
 import type { CallContext, Provider } from './provider';
 
 const mismatch = (why: string) => new ProtocolError(CODES.HeaderMismatch, `Header mismatch: ${why}`);

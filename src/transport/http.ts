@@ -27,10 +27,10 @@ import {
 } from '../protocol/revisions';
 import { Conn } from '../server/conn';
 import type { McpServer } from '../server/server';
-import { decodeHeaderValue } from './headers';
-import { sendJson } from './json';
+import { decodeHeaderValue } from '../wire/headers';
+import { sendJson } from '../wire/json';
 import { checkOrigin } from './origin';
-import { SseStream } from './sse';
+import { SseStream } from '../wire/sse';
 
 export const MCP_PATH = '/mcp';
 

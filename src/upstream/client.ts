@@ -7,9 +7,9 @@ import { CODES, ProtocolError } from '../protocol/errors';
 import { type Id, type JsonObject, type Notification, type Request, type Response, isObject } from '../protocol/jsonrpc';
 import { META, type LogLevel, atLeastLevel } from '../protocol/meta';
 import { MCP_NAME_SOURCE, MODERN, type Era, type Revision } from '../protocol/revisions';
-import { encodeHeaderValue } from '../transport/headers';
+import { encodeHeaderValue } from '../wire/headers';
 import { HttpUpstream, StreamBroken } from './http';
-import { type HeaderParam, headerParams, paramHeaders } from '../transport/paramHeaders';
+import { type HeaderParam, headerParams, paramHeaders } from '../wire/paramHeaders';
 import type { UpstreamTransport } from './transport';
 
 /** What the gateway supplies: the one function that answers an upstream's questions, and a sink for

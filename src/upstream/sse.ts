@@ -3,7 +3,7 @@
 // back on the stream.
 import { EventSourceParserStream } from 'eventsource-parser/stream';
 import { type Notification, type Request, type Response, classify } from '../protocol/jsonrpc';
-import { Correlator } from '../transport/correlator';
+import { Correlator } from '../wire/correlator';
 import { HttpStatusError, type SendOptions, TransportClosed, type UpstreamTransport } from './transport';
 
 export class SseUpstream implements UpstreamTransport {

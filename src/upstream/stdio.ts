@@ -4,7 +4,7 @@ import type { ChildProcess } from 'node:child_process';
 import type { Socket } from 'node:net';
 import { createInterface } from 'node:readline';
 import { type Notification, type Request, type Response, classify } from '../protocol/jsonrpc';
-import { Correlator } from '../transport/correlator';
+import { Correlator } from '../wire/correlator';
 import { type SpawnSpec, killGroup, spawnGuarded } from './spawn';
 import { type SendOptions, TransportClosed, type UpstreamTransport } from './transport';
 

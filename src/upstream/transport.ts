@@ -23,7 +23,7 @@ export interface UpstreamTransport {
   close(): Promise<void>;
 }
 
-export { TransportClosed } from '../transport/correlator';
+export { TransportClosed } from '../wire/correlator';
 
 /** An HTTP-level answer that is not a JSON-RPC response (the era probe reads these). */
 export class HttpStatusError extends Error {

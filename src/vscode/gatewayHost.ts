@@ -5,7 +5,8 @@
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
-import { type Listening, listen } from '../app';
+import { type Listening, listen } from '../app/app';
+import { gatewayRoutes } from '../app/routes';
 import { defaultStateDir, secretNames } from '../config/file';
 import { type Source, mergeSources } from '../config/merge';
 import { SETTINGS, Settings, envLayer } from '../config/settings';
@@ -152,7 +153,7 @@ export class GatewayHost implements vscode.Disposable {
         person: this.person,
         clientInfo: { name: 'mcpx-vscode', version: '0.1.0' },
       });
-      const listening = await listen({ provider: gateway, settings, port: 0, routes: gateway.routes(), log: (l) => this.log.error(l) });
+      const listening = await listen({ provider: gateway, settings, port: 0, routes: gatewayRoutes(gateway), log: (l) => this.log.error(l) });
       this.editorView = { listening, gateway };
       this.log.info(`VS Code's chat is offered ${listening.url} with ${userOnly.map((d) => d.name).join(', ')}`);
     }
@@ -171,7 +172,7 @@ export class GatewayHost implements vscode.Disposable {
     let lastError: unknown;
     for (let port = first; port < first + PORT_TRIES; port++) {
       try {
-        this.listening = await listen({ provider: gateway, settings, port, routes: gateway.routes(), log: (l) => this.log.error(l) });
+        this.listening = await listen({ provider: gateway, settings, port, routes: gatewayRoutes(gateway), log: (l) => this.log.error(l) });
         break;
       } catch (e) {
         lastError = e;

@@ -1,5 +1,5 @@
 // Start an in-process server on a free loopback port with the test provider; every test closes it.
-import { listen, type Listening } from '../../src/app';
+import { listen, type Listening } from '../../src/app/app';
 import { Settings } from '../../src/config/settings';
 import type { Provider } from '../../src/server/provider';
 import { testProvider, type TestProviderOptions } from '../fixtures/provider';

@@ -3,7 +3,8 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type Listening, listen } from '../../src/app';
+import { type Listening, listen } from '../../src/app/app';
+import { gatewayRoutes } from '../../src/app/routes';
 import { parseConfig } from '../../src/config/file';
 import { Settings } from '../../src/config/settings';
 import { Gateway } from '../../src/gateway/gateway';
@@ -32,7 +33,7 @@ export async function gatewayFor(
   if (config.issues.length) throw new Error(JSON.stringify(config.issues));
   const settings = new Settings([{ source: 'flag', values: { 'pool.probeTimeout': '1s', 'pool.startTimeout': '5s', ...values } }]);
   const g = new Gateway(config, settings, { stateDir: dir, ...options });
-  const l: Listening = await listen({ provider: g, settings, port: 0, address: '127.0.0.1', routes: g.routes() });
+  const l: Listening = await listen({ provider: g, settings, port: 0, address: '127.0.0.1', routes: gatewayRoutes(g) });
   return {
     url: l.url,
     g,

@@ -1,12 +1,16 @@
-// /v1 routes of the gateway: GET /v1/questions lists what waits at the broker; POST /v1/questions/{id}
-// answers one (an invalid answer is refused with the reason, 400).
+// The /v1 API on the gateway's listener, beside /mcp: what tools outside MCP read. GET /v1/protocol is
+// the revision table; GET /v1/questions lists what waits at the broker and POST /v1/questions/{id}
+// answers one (an invalid answer is refused with the reason, 400); GET /v1/events is the event stream.
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Policy } from '../config/policy';
+import type { Broker } from '../gateway/broker';
+import type { EventBus } from '../gateway/events';
+import type { Gateway } from '../gateway/gateway';
 import { isObject } from '../protocol/jsonrpc';
+import { revisionTable } from '../protocol/revisions';
 import type { Route } from '../transport/http';
-import { sendJson } from '../transport/json';
-import { SseStream } from '../transport/sse';
-import type { Broker } from './broker';
-import type { EventBus } from './events';
+import { sendJson } from '../wire/json';
+import { SseStream } from '../wire/sse';
 
 const json = (res: ServerResponse, status: number, body: unknown) => sendJson(res, status, body, { pretty: true });
 
@@ -77,6 +81,28 @@ export function questionsRoute(broker: Broker): Route {
     const refused = broker.answer(m[1]!, answer);
     if (refused === undefined) json(res, 200, { answered: m[1] });
     else json(res, /no pending question/.test(refused) ? 404 : 400, { error: refused });
+    return true;
+  };
+}
+
+/** The gateway's /v1 routes: its questions and its event stream. */
+export function gatewayRoutes(g: Gateway): Route[] {
+  return [questionsRoute(g.broker), eventsRoute(g.events, () => g.settings.duration('transport.sseKeepAlive'))];
+}
+
+/** GET /v1/protocol: the revision table and the effective spec policy (seeds 001 §1.1). */
+export function protocolRoute(policy: Policy): Route {
+  return (req: IncomingMessage, res: ServerResponse, url: URL) => {
+    if (url.pathname !== '/v1/protocol') return false;
+    if (req.method !== 'GET') {
+      res.setHeader('Allow', 'GET');
+      json(res, 405, { error: 'GET only' });
+      return true;
+    }
+    json(res, 200, {
+      ...revisionTable(),
+      spec: { precedence: policy.precedence, lenient: policy.lenient, first: policy.first },
+    });
     return true;
   };
 }

@@ -4,8 +4,7 @@ import { CACHE_SCOPE } from '../src/protocol/envelope';
 import { CODE_TABLE } from '../src/protocol/errors';
 import { BATCHES, CLIENT_METHODS, CONTENT_TYPES, FIELDS, META_KEYS, REVISIONS, type Span, eraOf, inSpan } from '../src/protocol/revisions';
 import { SETTINGS, envName, type SettingDef } from '../src/config/settings';
-import { HANDLERS } from '../src/server/handlers';
-import { NOTIFICATIONS_HANDLED } from '../src/server/server';
+import { HANDLERS, NOTIFICATION_HANDLERS } from '../src/server/handlers';
 
 const revs = (s: Span) => REVISIONS.filter((r) => inSpan(r, s));
 const span = (s: Span) => {
@@ -21,7 +20,7 @@ export function protocolTables(): string {
   for (const r of REVISIONS) out.push(row([r, eraOf(r), eraOf(r) === 'modern' ? 'per-request `_meta`' : 'initialize']));
   out.push('', '### Methods a client may send', '', row(['method', 'defined in', 'accepted from', 'kind', 'handled now']), row(['---', '---', '---', '---', '---']));
   for (const [m, s] of Object.entries(CLIENT_METHODS)) {
-    const handled = s.kind === 'notification' ? NOTIFICATIONS_HANDLED.includes(m) : m in HANDLERS;
+    const handled = s.kind === 'notification' ? m in NOTIFICATION_HANDLERS : m in HANDLERS;
     out.push(row([`\`${m}\``, span(s), span(s.accepted ?? s), s.kind, handled ? 'yes' : s.kind === 'request' ? 'not yet (-32601)' : 'ignored']));
   }
   out.push('', '### Fields that exist only in some revisions', '', row(['shape', 'field', 'sent to']), row(['---', '---', '---']));

@@ -113,18 +113,24 @@ describe('ProgressRelay: reports within 20 ms are held and coalesced, never drop
     assert.deepEqual(got, [1, 3, 10], 'nothing after total');
     relay.release(token);
   });
-  test('a held report goes out when the interval ends; none for a released token', async () => {
+  test('a held report goes out when the interval ends; none for a released token', (t) => {
+    // Mocked clock and timers: the interval is about time, and a busy event loop must not decide it.
+    t.mock.timers.enable({ apis: ['setTimeout', 'Date'], now: 1_000_000 });
     const { got, ctx } = sink();
     const relay = new ProgressRelay();
     const token = relay.track(ctx)!;
     relay.relay({ progressToken: token, progress: 1 });
     relay.relay({ progressToken: token, progress: 2 });
-    await new Promise((r) => setTimeout(r, 60));
-    assert.deepEqual(got, [1, 2]);
+    assert.deepEqual(got, [1]);
+    t.mock.timers.tick(19);
+    assert.deepEqual(got, [1], 'held for the rest of the interval');
+    t.mock.timers.tick(1);
+    assert.deepEqual(got, [1, 2], 'sent when the interval ends');
+    t.mock.timers.tick(40);
     relay.relay({ progressToken: token, progress: 3 });
     relay.relay({ progressToken: token, progress: 4 });
     relay.release(token);
-    await new Promise((r) => setTimeout(r, 60));
+    t.mock.timers.tick(60);
     assert.deepEqual(got, [1, 2, 3], 'the call ended: its held report is not sent');
   });
 });

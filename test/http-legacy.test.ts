@@ -206,4 +206,27 @@ describe('HTTP legacy handshake edge cases', () => {
     const ex = await c.request('tools/call', { name: 'slow', arguments: { ms: 20, steps: 1 } }, { meta: { progressToken: 7 } });
     assert.equal((ex.notifications[0]!.params as Json).message, 'step 1');
   });
+
+  test('in a session, a second request whose id is in flight is refused, and cancelling that id cancels the first', async () => {
+    const c = await session('2025-11-25');
+    const call = (ms: number) => ({ jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'slow', arguments: { ms, steps: 1 } } });
+    const first = c.post(call(5_000));
+    // A ping with the same id answers until the first is in flight, then is refused.
+    let refused: Json | undefined;
+    for (let i = 0; i < 200 && !refused; i++) {
+      const probe = await c.post({ jsonrpc: '2.0', id: 7, method: 'ping' });
+      if (probe.status === 400) refused = probe.frames[0]!.error as Json;
+      else assert.deepEqual(probe.frames[0]!.result, {});
+    }
+    assert.equal(refused?.code, -32600);
+    assert.match(String(refused?.message), /id 7 is already in use/);
+    const second = await c.post(call(10));
+    assert.equal(second.status, 400);
+    assert.equal((second.frames[0]!.error as Json).code, -32600);
+    // notifications/cancelled for 7 reaches the one request that holds the id: the first, which then
+    // ends without a result (it would have answered after 5 s).
+    await c.notify('notifications/cancelled', { requestId: 7, reason: 'test' });
+    const r1 = await first;
+    assert.equal(r1.frames.filter((f) => 'result' in f).length, 0, 'a cancelled request gets no result');
+  });
 });

@@ -125,7 +125,7 @@ describe('a 2026-07-28 upstream with scope "identity"', () => {
 describe('listen streams and the server', () => {
   test('a stream the client ends leaves no listener on the server-wide closing signal', async () => {
     const l = await startTestServer();
-    const closing = (l.server as unknown as { closing: AbortController }).closing.signal;
+    const closing = l.server.listens.closingSignal;
     const before = getEventListeners(closing, 'abort').length;
     try {
       for (let i = 0; i < 3; i++) {

@@ -1,7 +1,7 @@
 // One handler per method. Each returns its result in the newest shape; server.spell() does the rest.
+import type { Settings } from '../config/settings';
 import type { Conn } from './conn';
 import type { CallContext, Provider } from './provider';
-import type { McpServer } from './server';
 import { downgradeCapabilities, downgradeImplementation } from '../protocol/downgrade';
 import { invalidParams, methodNotFound } from '../protocol/errors';
 import { type Id, type JsonObject, isObject } from '../protocol/jsonrpc';
@@ -11,10 +11,25 @@ import { LATEST_LEGACY, NEWEST_FIRST, type Revision, eraOf, isRevision } from '.
 import { paginate } from './paging';
 import { checkParamHeaders } from './paramCheck';
 
+export interface ServerInfo {
+  name: string;
+  version: string;
+  title?: string;
+}
+
+/** What a handler may use beyond its request: the provider, the settings, who the server is, and the
+ *  listen streams. */
+export interface Services {
+  provider: Provider;
+  settings: Settings;
+  serverInfo: ServerInfo;
+  listen(ctx: HandlerContext, filter: JsonObject): Promise<JsonObject>;
+}
+
 export interface HandlerContext {
   call: CallContext;
   conn: Conn;
-  server: McpServer;
+  services: Services;
   rev: Revision;
   id: Id;
   /** A notification related to this request, on its own channel, spelled for its revision. */
@@ -23,7 +38,7 @@ export interface HandlerContext {
 
 type Handler = (ctx: HandlerContext, params: JsonObject) => Promise<JsonObject>;
 
-const provider = (ctx: HandlerContext): Provider => ctx.server.opts.provider;
+const provider = (ctx: HandlerContext): Provider => ctx.services.provider;
 
 /** What mcpx declares: exactly what the provider delivers (seeds 001 §2.2). listChanged and subscribe
  *  are not declared: nothing in this server sends those notifications yet. */
@@ -51,7 +66,7 @@ function list(key: string, get: (p: Provider) => ((ctx: CallContext) => Promise<
     // An empty cursor is no cursor to a legacy client; in 2026-07-28 it is a cursor we never issued.
     const c = cursor === '' && eraOf(ctx.rev) === 'legacy' ? undefined : cursor;
     const items = await fn.call(provider(ctx), ctx.call);
-    const { page, nextCursor } = paginate(method, items, c, ctx.server.opts.settings.get<number>('mcp.pageSize'));
+    const { page, nextCursor } = paginate(method, items, c, ctx.services.settings.get<number>('mcp.pageSize'));
     return nextCursor === undefined ? { [key]: page } : { [key]: page, nextCursor };
   };
 }
@@ -71,7 +86,7 @@ export const HANDLERS: Readonly<Record<string, Handler>> = {
     ctx.conn.revision = rev;
     ctx.conn.clientCapabilities = p.capabilities;
     ctx.conn.clientInfo = p.clientInfo;
-    const info = ctx.server.opts.serverInfo;
+    const info = ctx.services.serverInfo;
     const result: JsonObject = {
       protocolVersion: rev,
       capabilities: downgradeCapabilities(serverCapabilities(provider(ctx)), rev),
@@ -152,12 +167,28 @@ export const HANDLERS: Readonly<Record<string, Handler>> = {
    *  closes it (HTTP) or cancels it (stdio), or mcpx ends it. */
   async 'subscriptions/listen'(ctx, params) {
     const filter = isObject(params.notifications) ? params.notifications : {};
-    return ctx.server.listen(ctx, filter);
+    return ctx.services.listen(ctx, filter);
   },
 
   async 'completion/complete'(ctx, params) {
     const fn = need(ctx, 'complete', 'completion/complete');
     readParams(PARAMS['completion/complete'], params);
     return fn.call(provider(ctx), params, ctx.call);
+  },
+};
+
+/** The client notifications the server acts on; any other is read and ignored. */
+export const NOTIFICATION_HANDLERS: Readonly<Record<string, (conn: Conn, params: unknown) => void>> = {
+  'notifications/initialized'(conn) {
+    conn.initialized = true;
+  },
+  'notifications/cancelled'(conn, params) {
+    let p: { requestId: Id; reason?: string };
+    try {
+      p = readParams(PARAMS['notifications/cancelled'], params);
+    } catch {
+      return; // A malformed cancellation names nothing to cancel.
+    }
+    conn.cancel(p.requestId, p.reason ?? 'cancelled by the client');
   },
 };

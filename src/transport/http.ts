@@ -4,28 +4,11 @@ import { type IncomingMessage, type Server, type ServerResponse, createServer } 
 import type { AddressInfo } from 'node:net';
 import type { Settings } from '../config/settings';
 import { CODES, ProtocolError, httpStatus, invalidRequest } from '../protocol/errors';
-import {
-  type Classified,
-  type Request,
-  type Response,
-  classify,
-  errorResponse,
-  isObject,
-  parseJson,
-} from '../protocol/jsonrpc';
+import { type Notification, type Request, classify, errorResponse, isObject, parseJson } from '../protocol/jsonrpc';
 import { META } from '../protocol/meta';
-import {
-  BATCHES,
-  HEADERLESS,
-  MCP_NAME_SOURCE,
-  MODERN,
-  NEWEST_FIRST,
-  type Revision,
-  eraOf,
-  inSpan,
-  isRevision,
-} from '../protocol/revisions';
+import { HEADERLESS, MCP_NAME_SOURCE, MODERN, NEWEST_FIRST, type Revision, eraOf, isRevision } from '../protocol/revisions';
 import { Conn } from '../server/conn';
+import { Runner } from '../server/runner';
 import type { McpServer } from '../server/server';
 import { decodeHeaderValue } from '../wire/headers';
 import { sendJson } from '../wire/json';
@@ -37,6 +20,7 @@ export const MCP_PATH = '/mcp';
 interface Session {
   readonly id: string;
   readonly conn: Conn;
+  readonly runner: Runner;
   stream?: SseStream;
   lastSeen: number;
 }
@@ -260,13 +244,13 @@ export class HttpTransport {
     const bv = bodyVersion(value);
     if (bv !== undefined && bv !== hv) throw mismatch(`MCP-Protocol-Version header ${JSON.stringify(hv)} does not match the body's ${JSON.stringify(bv)}`);
     if (c.kind === 'request') this.checkRequestHeaders(req, c.msg, mismatch);
-    const conn = new Conn('http', `http:${randomUUID()}`);
+    const runner = this.sessionless();
     if (c.kind === 'notification') {
-      this.opts.server.notify(conn, c.msg);
+      runner.notification(c.msg);
       return void res.writeHead(202).end();
     }
     // Only tools/call reads Mcp-Param-* headers (x-mcp-header arguments).
-    await this.run(req, res, conn, msg as Request, MODERN, false, msg.method === 'tools/call' ? paramHeadersOf(req) : undefined);
+    await this.run(req, res, runner, msg as Request, MODERN, false, msg.method === 'tools/call' ? paramHeadersOf(req) : undefined);
   }
 
   /** Mcp-Method on every request, Mcp-Name where the method names something (2026-07-28 streamable-http). */
@@ -293,58 +277,50 @@ export class HttpTransport {
     // Within a session the negotiated revision governs; a header naming another revision mcpx serves is
     // accepted (liberally) and the answer is spelled for the session, which the client negotiated.
     const rev: Revision = session?.conn.revision ?? (hv as Revision | undefined) ?? HEADERLESS;
-    if (Array.isArray(value)) return this.batch(res, value, rev, session);
+    const runner = session?.runner ?? this.sessionless();
+    if (Array.isArray(value)) return this.batch(res, runner, value, rev, session !== undefined);
     const c = classify(value);
     if (c.kind === 'invalid') throw new HttpRefusal(400, c.error, c.id);
     if (c.kind === 'response') {
       // The answer to a question mcpx put on one of this session's streams (seeds 001 §3.2, step 3).
       if (!session) throw new HttpRefusal(400, invalidRequest('Invalid request: a response outside a session answers nothing'));
-      session.conn.asked.settle(c.msg);
+      runner.response(c.msg);
       return void res.writeHead(202).end();
     }
     if (c.kind === 'notification') {
-      if (session) this.opts.server.notify(session.conn, c.msg);
+      if (session) runner.notification(c.msg);
       return void res.writeHead(202).end();
     }
-    const conn = session?.conn ?? new Conn('http', `http:${randomUUID()}`);
     // Within a session a dropped connection is not a cancellation (2025-03-26..2025-11-25: SHOULD NOT);
     // outside one nothing else could ever cancel the request, so it is.
-    await this.run(req, res, conn, c.msg, rev, session !== undefined);
+    await this.run(req, res, runner, c.msg, rev, session !== undefined);
   }
 
-  private async batch(res: ServerResponse, items: unknown[], rev: Revision, session?: Session): Promise<void> {
-    if (!inSpan(rev, BATCHES)) {
-      throw new HttpRefusal(400, invalidRequest(`Invalid request: JSON-RPC batches are accepted in 2025-03-26 only, not ${rev}`));
-    }
-    if (items.length === 0) throw new HttpRefusal(400, invalidRequest('Invalid request: an empty batch'));
-    const conn = session?.conn ?? new Conn('http', `http:${randomUUID()}`);
+  /** A connection of its own for a request outside any session (every 2026-07-28 request). */
+  private sessionless(): Runner {
+    return new Runner(this.opts.server, new Conn('http', `http:${randomUUID()}`));
+  }
+
+  /** Notifications a batched request emits have no stream to ride on; they are dropped. Outside a
+   *  session a dropped connection cancels the batch's requests. */
+  private async batch(res: ServerResponse, runner: Runner, items: unknown[], rev: Revision, inSession: boolean): Promise<void> {
     const ctl = new AbortController();
-    const onClose = () => !res.writableFinished && !session && ctl.abort(new Error('client disconnected'));
+    const onClose = () => !res.writableFinished && !inSession && ctl.abort(new Error('client disconnected'));
     res.on('close', onClose);
-    const out = await Promise.all(items.map((item) => this.batchItem(conn, classify(item), rev, ctl.signal)));
-    res.off('close', onClose);
-    const responses = out.filter((r): r is Response => r !== undefined);
-    if (responses.length === 0) return void res.writeHead(202).end();
-    sendJson(res, 200, responses);
-  }
-
-  private async batchItem(conn: Conn, c: Classified, rev: Revision, signal: AbortSignal): Promise<Response | undefined> {
-    if (c.kind === 'invalid') return errorResponse(c.id, c.error.toWire());
-    if (c.kind === 'notification') return void this.opts.server.notify(conn, c.msg);
-    if (c.kind === 'response') return undefined;
-    // 2025-03-26 lifecycle: "The initialize request MUST NOT be part of a JSON-RPC batch".
-    if (c.msg.method === 'initialize') {
-      return errorResponse(c.msg.id, invalidRequest('Invalid request: initialize must not be part of a batch').toWire());
+    try {
+      const out = await runner.batch(items, rev, { emit: () => undefined }, ctl.signal);
+      if ('refused' in out) throw new HttpRefusal(400, out.refused);
+      if (out.responses.length === 0) return void res.writeHead(202).end();
+      sendJson(res, 200, out.responses);
+    } finally {
+      res.off('close', onClose);
     }
-    // Notifications a batched request emits have no stream to ride on; they are dropped.
-    const o = await this.opts.server.handle({ conn, req: c.msg, rev, signal, emit: () => undefined });
-    return o.response;
   }
 
   /** Runs one request; the response is JSON, or an SSE stream once something must be streamed. Within a
    *  legacy session a dropped connection is not a cancellation, and a question can be put (its answer
    *  comes back on another POST of the session); outside one, neither. */
-  private async run(req: IncomingMessage, res: ServerResponse, conn: Conn, msg: Request, rev: Revision, inSession: boolean, paramHeaders?: Record<string, string>): Promise<void> {
+  private async run(req: IncomingMessage, res: ServerResponse, runner: Runner, msg: Request, rev: Revision, inSession: boolean, paramHeaders?: Record<string, string>): Promise<void> {
     const disconnectCancels = !inSession;
     const ctl = new AbortController();
     const acceptsSse = (h(req, 'accept') ?? '').includes('text/event-stream');
@@ -357,21 +333,17 @@ export class HttpTransport {
       if (disconnectCancels) ctl.abort(new Error('client closed the stream'));
     };
     res.on('close', onClose);
-    conn.track(msg.id, ctl);
     try {
-      const outcome = await this.opts.server.handle({
-        conn,
-        req: msg,
-        rev,
-        signal: ctl.signal,
-        emit: (n) => {
+      const channel = {
+        emit: (n: Notification) => {
           if (acceptsSse) stream.send(n);
         },
         // A question turns this POST's response into an event stream lazily; the answer comes back on
         // a separate POST in the same session. Outside a session nothing could route it back.
-        send: inSession && acceptsSse ? (q) => void stream.send(q) : undefined,
+        send: inSession && acceptsSse ? (q: Request) => void stream.send(q) : undefined,
         paramHeaders,
-      });
+      };
+      const outcome = await runner.request(msg, rev, channel, ctl);
       if (ctl.signal.aborted && disconnectCancels) return; // 2026-07-28: nothing more for a cancelled request
       if (!outcome.response) {
         // Cancelled by notifications/cancelled: no response; the POST gets an empty event stream.
@@ -379,7 +351,7 @@ export class HttpTransport {
         return stream.end();
       }
       if (outcome.initialized && eraOf(outcome.rev) === 'legacy' && !('error' in outcome.response)) {
-        const id = this.mint(conn);
+        const id = this.mint(runner);
         if (!stream.isStarted) res.setHeader('Mcp-Session-Id', id);
       }
       if (stream.isStarted) {
@@ -391,18 +363,17 @@ export class HttpTransport {
         sendJson(res, code === undefined ? 200 : httpStatus(code, outcome.rev), outcome.response);
       }
     } finally {
-      conn.untrack(msg.id, ctl);
       res.off('close', onClose);
     }
   }
 
-  private mint(conn: Conn): string {
-    const existing = [...this.sessions.values()].find((s) => s.conn === conn);
+  private mint(runner: Runner): string {
+    const existing = [...this.sessions.values()].find((s) => s.runner === runner);
     if (existing) return existing.id;
     const id = randomUUID();
-    const s: Session = { id, conn, lastSeen: Date.now() };
+    const s: Session = { id, conn: runner.conn, runner, lastSeen: Date.now() };
     this.sessions.set(id, s);
-    this.opts.server.registerPush(conn);
+    this.opts.server.listens.registerPush(runner.conn);
     return id;
   }
 }

@@ -72,7 +72,7 @@ export class GatewayHost implements vscode.Disposable {
 
   /** The background calls of 2026-07-28 clients (the server's task store), for the Tasks view. */
   get background(): BackgroundCalls | undefined {
-    return this.listening?.server.background;
+    return this.listening?.server.rounds.background;
   }
 
   /** The two sources as they stand: the user setting first, the workspace file last (it wins). */
@@ -188,7 +188,7 @@ export class GatewayHost implements vscode.Disposable {
     this.port = Number(new URL(this.listening.url).port);
     // What the views and the status bar show changes with every event but an upstream's log line.
     gateway.events.on((e) => e.type !== 'server.log' && this.changed.fire());
-    this.listening.server.background.onChange = () => this.changed.fire();
+    this.listening.server.rounds.background.onChange = () => this.changed.fire();
     this.log.info(`gateway listening on ${this.listening.url} with ${config.servers.length} upstream(s): ${config.servers.map((s) => s.name).join(', ') || 'none'}`);
     this.publish(this.listening.url);
     this.changed.fire();

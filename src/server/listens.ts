@@ -1,0 +1,99 @@
+// Where the server's own change notifications go: every legacy connection that can be pushed to, and
+// every subscriptions/listen stream open on any connection (2026-07-28 server/subscriptions: any number
+// per connection, keyed by the listen request's id; accepted from legacy clients too).
+import { CODES, ProtocolError } from '../protocol/errors';
+import { type JsonObject, notificationMsg } from '../protocol/jsonrpc';
+import { META } from '../protocol/meta';
+import { eraOf } from '../protocol/revisions';
+import type { Conn } from './conn';
+import type { HandlerContext } from './handlers';
+import type { ListKind, Provider } from './provider';
+
+interface Listener {
+  filter: JsonObject;
+  send(method: string): void;
+}
+
+export class Listens {
+  private readonly listeners = new Set<Listener>();
+  /** Legacy connections that can be pushed to (stdio, a session with its GET stream open). */
+  private readonly pushable = new Set<Conn>();
+  /** Ends every stream when the server stops. */
+  private readonly closing = new AbortController();
+
+  constructor(private readonly provider: Provider) {}
+
+  registerPush(conn: Conn): void {
+    this.pushable.add(conn);
+  }
+
+  close(): void {
+    this.closing.abort(new Error('the gateway is stopping'));
+  }
+
+  /** A list changed: every legacy connection that can be pushed to gets it unsolicited (it was declared
+   *  at initialize); every listen stream that asked for it gets it tagged with its id. */
+  announce(kind: ListKind): void {
+    const method = `notifications/${kind}/list_changed`;
+    for (const conn of this.pushable) {
+      if (conn.isClosed) this.pushable.delete(conn);
+      else if (conn.initialized && conn.canPush) conn.push!(notificationMsg(method));
+    }
+    for (const l of this.listeners) if (l.filter[`${kind}ListChanged`] === true) l.send(method);
+  }
+
+  /** subscriptions/listen: acknowledge with the agreed filter, then hold the stream. When mcpx ends it
+   *  (docs/protocol.md "Ending a listen stream"): on stdio notifications/cancelled, then the result;
+   *  over HTTP the result, then the stream closes. */
+  async open(ctx: HandlerContext, filter: JsonObject): Promise<JsonObject> {
+    const provider = this.provider;
+    const caps = provider.capabilities();
+    const lc = caps.listChanged ?? {};
+    const agreed: JsonObject = {};
+    for (const kind of ['tools', 'prompts', 'resources'] as const) {
+      if (filter[`${kind}ListChanged`] === true && caps[kind] && lc[kind]) agreed[`${kind}ListChanged`] = true;
+    }
+    if (Object.keys(agreed).length) await provider.listening?.();
+    const tag = { [META.subscriptionId]: ctx.id };
+    let acked = false;
+    // resourceSubscriptions: the acknowledgement lists only the URIs whose updates will arrive.
+    const releases: Array<() => void> = [];
+    if (Array.isArray(filter.resourceSubscriptions) && provider.subscribe) {
+      const agreedUris: string[] = [];
+      for (const uri of filter.resourceSubscriptions.filter((u): u is string => typeof u === 'string')) {
+        // Nothing goes on the stream before its acknowledgement (2026-07-28 server/subscriptions).
+        const w = await provider.subscribe(uri, (u) => acked && ctx.notify('notifications/resources/updated', { uri: u, _meta: tag }));
+        releases.push(w.release);
+        if (w.deliverable) agreedUris.push(uri);
+      }
+      agreed.resourceSubscriptions = agreedUris;
+    }
+    if (eraOf(ctx.rev) === 'modern') ctx.notify('notifications/subscriptions/acknowledged', { notifications: agreed, _meta: tag });
+    acked = true;
+    const listener = { filter: agreed, send: (method: string) => ctx.notify(method, { _meta: tag }) };
+    this.listeners.add(listener);
+    try {
+      await new Promise<void>((resolve) => {
+        const done = () => {
+          // The server-wide signal outlives every stream: its listener goes with the stream.
+          this.closing.signal.removeEventListener('abort', done);
+          ctx.call.signal.removeEventListener('abort', done);
+          resolve();
+        };
+        ctx.call.signal.addEventListener('abort', done, { once: true });
+        this.closing.signal.addEventListener('abort', done, { once: true });
+      });
+    } finally {
+      this.listeners.delete(listener);
+      for (const release of releases) release();
+    }
+    if (ctx.call.signal.aborted) throw new ProtocolError(CODES.InternalError, 'Request cancelled');
+    if (ctx.conn.transport === 'stdio') ctx.notify('notifications/cancelled', { requestId: ctx.id, reason: 'mcpx is ending the subscription' });
+    return { _meta: tag };
+  }
+
+  /** The server-wide closing signal (a test counts its listeners: none may outlive its stream). */
+  get closingSignal(): AbortSignal {
+    return this.closing.signal;
+  }
+}

@@ -1,0 +1,124 @@
+// Questions put to the calling client while its request runs, in each era's carriage:
+// - legacy: a wire request on the request's own channel (negative id), answered by a response routed
+//   through Conn.asked (every legacy revision's elicitation, sampling and roots pages);
+// - 2026-07-28: the call runs on in the background and the request ends with `input_required`; the
+//   client's retry with `inputResponses` and the signed `requestState` resumes it
+//   (2026-07-28 basic/patterns/mrtr).
+// Both are bounded: proto.askTimeout per question, proto.askRounds per request (docs/protocol.md
+// "Bounds on questions").
+import { randomUUID } from 'node:crypto';
+import type { Settings } from '../config/settings';
+import { CODES, ProtocolError, invalidParams } from '../protocol/errors';
+import { type JsonObject, type Request, isObject, notificationMsg } from '../protocol/jsonrpc';
+import { META } from '../protocol/meta';
+import { declares, spellQuestion } from '../protocol/questions';
+import type { Revision } from '../protocol/revisions';
+import type { Incoming } from './incoming';
+import { BackgroundCall, BackgroundCalls, RequestStates, bindingOf } from './mrtr';
+
+export class Rounds {
+  /** Background calls of 2026-07-28 clients (the store a retry resumes from). */
+  readonly background: BackgroundCalls;
+  private readonly states = new RequestStates();
+
+  constructor(private readonly settings: Settings) {
+    this.background = new BackgroundCalls(() => settings.duration('proto.askTTL'));
+  }
+
+  close(): void {
+    this.background.close();
+  }
+
+  /** One round of a 2026-07-28 call that may ask: a fresh request starts the call in the background
+   *  (`start` runs its handler with the call's context); a retry verifies its requestState, delivers
+   *  its inputResponses and resumes it. The round ends with the call's result, or with input_required
+   *  carrying the open questions. */
+  async roundTrip(inc: Incoming, rev: Revision, start: (call: BackgroundCall) => void): Promise<JsonObject> {
+    const { req } = inc;
+    const params = isObject(req.params) ? req.params : {};
+    // Computed only when a state is checked or issued (once): a call that asks nothing pays nothing for it.
+    let bound: string | undefined;
+    const binding = () => (bound ??= bindingOf(req.method, params));
+    let call: BackgroundCall;
+    let rounds = 0;
+    if (typeof params.requestState === 'string') {
+      const state = this.states.verify(params.requestState, binding());
+      const found = this.background.get(state.c);
+      if (!found) throw invalidParams('Invalid params: the call behind this requestState is gone (collected, or abandoned after proto.askTTL)');
+      call = found;
+      rounds = state.r;
+    } else {
+      call = new BackgroundCall(req.method, labelOf(req));
+      this.background.add(call);
+      start(call);
+    }
+    if (isObject(params.inputResponses)) call.deliver(params.inputResponses);
+    // Closing the stream cancels this request (2026-07-28): a call nobody has been asked about yet ends
+    // with it; one that already asked waits for its retry until proto.askTTL.
+    const cancelled = new Promise<'cancelled'>((resolve) => inc.signal.addEventListener('abort', () => resolve('cancelled'), { once: true }));
+    const ev = await Promise.race([call.settle(), cancelled]);
+    if (ev === 'cancelled') {
+      if (rounds === 0) {
+        call.abort.abort(new Error('cancelled by the client'));
+        this.background.delete(call.id);
+      }
+      throw new ProtocolError(CODES.InternalError, 'Request cancelled');
+    }
+    if (ev.kind === 'done') {
+      this.background.delete(call.id);
+      if (ev.error !== undefined) throw ev.error;
+      return ev.result!;
+    }
+    const max = this.settings.get<number>('proto.askRounds');
+    if (rounds + 1 > max) {
+      call.abort.abort(new Error('too many rounds'));
+      this.background.delete(call.id);
+      throw new ProtocolError(CODES.InternalError, `the call was still asking for input after ${max} rounds (proto.askRounds); abandoned`);
+    }
+    // Never an inputRequests kind the client did not declare on this request (2026-07-28 mrtr: MUST).
+    const caps = (isObject(params._meta) ? params._meta[META.clientCapabilities] : undefined) as JsonObject | undefined;
+    const inputRequests: JsonObject = {};
+    for (const [k, q] of Object.entries(call.inputRequests())) {
+      const r = q as { method: string; params: JsonObject };
+      if (declares(caps ?? {}, r.method, r.params, rev)) inputRequests[k] = q;
+    }
+    call.rounds = rounds + 1;
+    const requestState = this.states.sign({ c: call.id, b: binding(), e: Date.now() + this.settings.duration('proto.stateTTL'), r: rounds + 1 });
+    return { resultType: 'input_required', inputRequests, requestState };
+  }
+
+  /** A question a background call's handler asks: it waits in the call until a retry answers it. */
+  askInBackground(call: BackgroundCall, rev: Revision, method: string, params: JsonObject, signal: AbortSignal, key?: string): Promise<JsonObject> {
+    return call.ask(method, spellQuestion(method, params, rev, () => randomUUID()), AbortSignal.any([signal, call.abort.signal]), key);
+  }
+
+  /** A question put to a legacy client on the request's own channel (a wire request, negative id).
+   *  `count` is the number asked so far on this request. */
+  async askOnChannel(inc: Incoming, rev: Revision, method: string, params: JsonObject, signal: AbortSignal, count: number): Promise<JsonObject> {
+    const max = this.settings.get<number>('proto.askRounds');
+    if (count >= max) throw new ProtocolError(CODES.InternalError, `the call asked more than ${max} questions (proto.askRounds)`);
+    const spelled = spellQuestion(method, params, rev, () => randomUUID());
+    const conn = inc.conn;
+    const id = conn.mintAskId();
+    const all = AbortSignal.any([signal, inc.signal, AbortSignal.timeout(this.settings.duration('proto.askTimeout'))]);
+    const answer = conn.asked.wait(id, all);
+    // A question withdrawn (upstream cancelled, call ended, timed out) is withdrawn from the client too.
+    const onAbort = () => inc.emit(notificationMsg('notifications/cancelled', { requestId: id, reason: 'withdrawn by mcpx' }));
+    all.addEventListener('abort', onAbort, { once: true });
+    try {
+      inc.send!({ jsonrpc: '2.0', id, method, params: spelled });
+      const r = await answer;
+      if ('error' in r) throw new ProtocolError(r.error.code, r.error.message, r.error.data);
+      return r.result;
+    } finally {
+      all.removeEventListener('abort', onAbort);
+    }
+  }
+}
+
+/** What a background call is, for a person: the tool, prompt or resource it names. */
+function labelOf(req: Request): string {
+  const params = isObject(req.params) ? req.params : {};
+  const named = params.name ?? params.uri;
+  return typeof named === 'string' ? `${req.method} ${named}` : req.method;
+}

@@ -1,0 +1,86 @@
+// The one request runner both server adapters (stdio, Streamable HTTP) use for a connection: requests
+// tracked by id with their own abort (so notifications/cancelled reaches them), an id already in flight
+// refused, batches, initialize refused inside a batch and run as a barrier where messages are ordered.
+import { CODES, ProtocolError, invalidRequest, toWireError } from '../protocol/errors';
+import { type Notification, type Request, type Response, classify, errorResponse } from '../protocol/jsonrpc';
+import { BATCHES, type Revision, inSpan } from '../protocol/revisions';
+import type { Conn } from './conn';
+import type { Incoming, Outcome } from './incoming';
+import type { McpServer } from './server';
+
+/** How a request talks back while it runs: its channel, as the adapter offers one. */
+export type Channel = Pick<Incoming, 'emit' | 'send' | 'paramHeaders'>;
+
+export type BatchOutcome = { refused: ProtocolError } | { responses: Response[] };
+
+export class Runner {
+  /** initialize is a barrier: what is scheduled after it waits until it has been answered. */
+  private barrier: Promise<unknown> = Promise.resolve();
+
+  constructor(
+    private readonly server: McpServer,
+    readonly conn: Conn,
+  ) {}
+
+  /** A client notification (initialized, cancelled; any other is read and ignored). */
+  notification(n: Notification): void {
+    this.server.notify(this.conn, n);
+  }
+
+  /** A client's response: the answer to a question mcpx put to it. */
+  response(r: Response): void {
+    this.conn.asked.settle(r);
+  }
+
+  /** Runs `task` after any initialize scheduled before it; an initialize holds back what follows it.
+   *  Decided when the message arrives, not when it runs: lines arrive in one burst. */
+  schedule<T>(initialize: boolean, task: () => Promise<T>): Promise<T> {
+    const p = this.barrier.then(task);
+    if (initialize) this.barrier = p.catch(() => undefined);
+    return p;
+  }
+
+  /** One request. Its id must not be in use by a request in flight on this connection (every
+   *  revision's basic page: an id is unique among the requestor's requests in a session); it is tracked
+   *  with `ctl` until answered, so a cancellation by id aborts it. */
+  async request(req: Request, rev: Revision, channel: Channel, ctl = new AbortController()): Promise<Outcome> {
+    if (this.conn.inflight.has(req.id)) {
+      const e = invalidRequest(`Invalid request: id ${JSON.stringify(req.id)} is already in use by a request in flight`);
+      return { response: errorResponse(req.id, toWireError(e, rev)), rev };
+    }
+    this.conn.track(req.id, ctl);
+    try {
+      return await this.server.handle({ conn: this.conn, req, rev, signal: ctl.signal, ...channel });
+    } finally {
+      this.conn.untrack(req.id, ctl);
+    }
+  }
+
+  /** A JSON-RPC batch: accepted in 2025-03-26 only (a batch before initialize is read as 2025-03-26),
+   *  never empty, never holding initialize (2025-03-26 basic/lifecycle). Its requests run concurrently;
+   *  `signal` aborts every one of them. */
+  async batch(items: unknown[], rev: Revision, channel: Channel, signal?: AbortSignal): Promise<BatchOutcome> {
+    if (!inSpan(rev, BATCHES)) return { refused: new ProtocolError(CODES.InvalidRequest, `Invalid request: JSON-RPC batches are accepted in 2025-03-26 only, not ${rev}`) };
+    if (items.length === 0) return { refused: new ProtocolError(CODES.InvalidRequest, 'Invalid request: an empty batch') };
+    const out = await Promise.all(
+      items.map(async (item): Promise<Response | undefined> => {
+        const c = classify(item);
+        if (c.kind === 'invalid') return errorResponse(c.id, c.error.toWire());
+        if (c.kind === 'notification') return void this.notification(c.msg);
+        if (c.kind === 'response') return undefined;
+        if (c.msg.method === 'initialize') {
+          return errorResponse(c.msg.id, invalidRequest('Invalid request: initialize must not be part of a batch').toWire());
+        }
+        const ctl = new AbortController();
+        const onAbort = () => ctl.abort(signal!.reason);
+        signal?.addEventListener('abort', onAbort, { once: true });
+        try {
+          return (await this.request(c.msg, rev, channel, ctl)).response;
+        } finally {
+          signal?.removeEventListener('abort', onAbort);
+        }
+      }),
+    );
+    return { responses: out.filter((r): r is Response => r !== undefined) };
+  }
+}

@@ -9,7 +9,7 @@ import { type JsonObject, isObject } from '../protocol/jsonrpc';
 import { schemaMismatch } from './validate';
 
 /** elicit.ttl: a question's own deadline (a built-in, not a user setting). */
-export const ELICIT_TTL_MS = 120_000;
+const ELICIT_TTL_MS = 120_000;
 
 export interface Question {
   id: string;

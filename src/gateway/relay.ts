@@ -6,7 +6,7 @@ import type { JsonObject } from '../protocol/jsonrpc';
 import type { CallContext } from '../server/provider';
 
 /** Reports per token are passed on no more often than this, except the final one. */
-export const PROGRESS_MIN_INTERVAL_MS = 20;
+const PROGRESS_MIN_INTERVAL_MS = 20;
 
 type Report = { progress: number; total?: number; message?: string };
 

@@ -13,7 +13,7 @@ import { locateResource } from './namespaces';
 import { Watches, sameUri } from './watches';
 
 /** The identity subscriptions are held under (the shared instance, for a shared server). */
-export const WATCH_IDENTITY = 'mcpx:watches';
+const WATCH_IDENTITY = 'mcpx:watches';
 
 export interface SubscriptionDeps {
   pool: Pool;

@@ -29,7 +29,7 @@ const TREE: Readonly<Record<string, Readonly<Record<string, string>>>> = {
 };
 
 /** The result shape of each method whose results carry nested shapes. */
-export const RESULT_SHAPE: Readonly<Record<string, string>> = {
+const RESULT_SHAPE: Readonly<Record<string, string>> = {
   initialize: 'InitializeResult',
   'tools/list': 'ListToolsResult',
   'tools/call': 'CallToolResult',

@@ -13,7 +13,6 @@ export const CODES = {
   UnsupportedProtocolVersion: -32022,
   UrlElicitationRequired: -32042,
 } as const;
-export type Code = (typeof CODES)[keyof typeof CODES];
 
 interface CodeRow {
   readonly name: string;
@@ -85,17 +84,6 @@ export class ProtocolError extends Error {
     return this.data === undefined
       ? { code: this.code, message: this.message }
       : { code: this.code, message: this.message, data: this.data };
-  }
-}
-
-/** A local failure that never crosses the wire as itself; at the edge it becomes -32603. */
-export class GatewayError extends Error {
-  constructor(
-    message: string,
-    override readonly cause?: unknown,
-  ) {
-    super(message);
-    this.name = 'GatewayError';
   }
 }
 

@@ -10,7 +10,7 @@ export const META = {
   session: 'dev.mcpx/session',
 } as const;
 
-export const LOG_LEVELS = ['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency'] as const;
+const LOG_LEVELS = ['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
 export const isLogLevel = (v: unknown): v is LogLevel => typeof v === 'string' && (LOG_LEVELS as readonly string[]).includes(v);
 /** Whether a message at `level` passes a threshold of `min`. */

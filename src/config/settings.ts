@@ -1,7 +1,7 @@
 // Every setting, its default and how it is read, in one registry. Sources, weakest first: the default,
 // the config file's `settings` object, VS Code's `mcpx.<key>`, an `MCPX_<KEY>` environment variable,
 // a command-line flag.
-import { NEWEST_FIRST, REVISIONS, isRevision } from '../protocol/revisions';
+import { MODERN, NEWEST_FIRST, REVISIONS, isRevision } from '../protocol/revisions';
 
 export type Source = 'default' | 'config' | 'vscode' | 'env' | 'flag';
 
@@ -50,8 +50,8 @@ export const SETTINGS: readonly SettingDef[] = [
   D('proto.askRounds', 'integer', 8, 'How many times one call may come back asking.', { min: 1 }),
   D('proto.stateTTL', 'duration', 1_800_000, 'How long a requestState may be resumed with.'),
   D('proto.askTTL', 'duration', 900_000, 'A background call still waiting after this is cancelled; a finished one\'s result is kept this long.'),
-  D('protoMessages.listMaxAge', 'duration', 60_000, 'ttlMs of list results and server/discover (2026-07-28).'),
-  D('protoMessages.readMaxAge', 'duration', 0, 'ttlMs of resources/read results (2026-07-28).'),
+  D('protoMessages.listMaxAge', 'duration', 60_000, `ttlMs of list results and server/discover (${MODERN}).`),
+  D('protoMessages.readMaxAge', 'duration', 0, `ttlMs of resources/read results (${MODERN}).`),
   D('protoMessages.taskAfter', 'duration', 5_000, 'Not used yet (mcpx does not implement tasks): meant as how long a call may run before it becomes a task.'),
   D('log.level', 'string', 'info', 'Gateway log level: debug, info, warning, error.'),
 ];

@@ -4,6 +4,7 @@
 import type { ServerDef } from '../config/servers';
 import { CODES, ProtocolError, invalidParams, resourceNotFound } from '../protocol/errors';
 import { type JsonObject, isObject } from '../protocol/jsonrpc';
+import { hasField } from '../protocol/revisions';
 import type { CallContext } from '../server/provider';
 import { UpstreamError } from '../upstream/client';
 import type { Pool } from '../upstream/pool';
@@ -154,7 +155,8 @@ export class Namespaces {
     const client = await this.d.pool.client(server, ctx.identity);
     const declared = 'completions' in client.negotiated.capabilities;
     // 2024-11-05 had no completions capability: such a server is asked anyway (seeds 002 C/C9).
-    const askAnyway = client.negotiated.revision === '2024-11-05';
+    const rev = client.negotiated.revision;
+    const askAnyway = !hasField('ServerCapabilities', 'completions', rev);
     const fromCache = (reason: string): JsonObject => ({
       completion: { values: [], total: 0, hasMore: false },
       _meta: { 'dev.mcpx/source': 'cache', 'dev.mcpx/reason': reason },
@@ -165,7 +167,7 @@ export class Namespaces {
       void _r;
       return await this.d.pool.request(server, ctx.identity, 'completion/complete', { ...rest, ref: upstreamRef }, { signal: ctx.signal, clientCapabilities: this.d.passthrough.includes(server) ? this.d.narrowed(ctx) : undefined });
     } catch (e) {
-      if (askAnyway && e instanceof UpstreamError && e.code === CODES.MethodNotFound) return fromCache(`${server} (2024-11-05) has no completion/complete`);
+      if (askAnyway && e instanceof UpstreamError && e.code === CODES.MethodNotFound) return fromCache(`${server} (${rev}) has no completion/complete`);
       throw e;
     }
   }

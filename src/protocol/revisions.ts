@@ -176,6 +176,16 @@ export const SAMPLING_MULTI_CONTENT: Span = from('2025-11-25');
 /** The MCP-Protocol-Version header exists from 2025-06-18 (2025-06-18 transports). */
 export const VERSION_HEADER: Span = from('2025-06-18');
 
+/** A Streamable HTTP response stream that broke may be resumed with Last-Event-ID (2025-03-26
+ *  basic/transports "Resumability and Redelivery"); 2026-07-28 has no resumption (2026-07-28
+ *  basic/transports/streamable-http "Receiving Messages"). */
+export const STREAM_RESUMPTION: Span = from('2025-03-26', '2026-07-28');
+
+/** Streamable HTTP sessions (Mcp-Session-Id; a 404 means the session ended) exist from 2025-03-26;
+ *  2026-07-28 has none (2025-03-26 basic/transports "Session Management"; 2026-07-28
+ *  basic/transports/streamable-http "Backward Compatibility"). */
+export const SESSIONS: Span = from('2025-03-26', '2026-07-28');
+
 export function hasField(shape: string, field: string, rev: Revision): boolean {
   const span = FIELDS[shape]?.[field];
   return span === undefined || inSpan(rev, span);

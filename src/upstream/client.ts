@@ -192,7 +192,7 @@ export class UpstreamClient {
    *  held strictly (seeds 002 headline 2; 2026-07-28 stdio: the client MUST NOT respond). */
   private async answer(req: Request): Promise<void> {
     if (this.era === 'modern' && this.policy.strict(MODERN)) {
-      this.hooks.log(`[${this.name}] a 2026-07-28 server sent a request (${req.method}); not answered (2026-07-28 is strict)`);
+      this.hooks.log(`[${this.name}] a ${MODERN} server sent a request (${req.method}); not answered (${MODERN} is strict)`);
       return;
     }
     const ctl = new AbortController();

@@ -97,7 +97,7 @@ async function tryModern(o: ConnectOptions, t: UpstreamTransport, retried = fals
       // It lists 2026-07-28 after all: retry once with a version from its list (versioning page SHOULD).
       if (res.error.code === CODES.UnsupportedProtocolVersion && supported.includes(MODERN) && !retried) return tryModern(o, t, true);
       if (MODERN_CODES.has(res.error.code)) {
-        throw new ProtocolError(CODES.InternalError, `upstream ${o.def.name} is a 2026-07-28-era server that refused server/discover: ${res.error.message}`);
+        throw new ProtocolError(CODES.InternalError, `upstream ${o.def.name} is a ${MODERN}-era server that refused server/discover: ${res.error.message}`);
       }
       return { kind: 'not-this-era', why: `server/discover: ${res.error.code} ${res.error.message}` };
     }

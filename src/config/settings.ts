@@ -12,7 +12,7 @@ export interface SettingDef {
   readonly kind: Kind;
   readonly default: unknown;
   readonly description: string;
-  /** Extra environment variable names (seeds spell some differently). */
+  /** Extra environment variable names (aliases, e.g. MCPX_MCP_SPEC for spec.first). */
   readonly env?: readonly string[];
   readonly min?: number;
 }

@@ -34,7 +34,7 @@ export interface Located {
 }
 
 /** Where `uri` lives, or why nowhere: an mcpx:// URI names its server; a bare URI goes to the first
- *  pass-through server that lists it or has a template for it, else to the first (seeds 001 §2.5). */
+ *  pass-through server that lists it or has a template for it, else to the first (docs/gateway.md "Pass-through"). */
 export async function locateResource(d: Pick<NamespaceDeps, 'defs' | 'passthrough' | 'catalogue'>, uri: string, identity: string): Promise<Located | { reason: string }> {
   const parsed = parseGatewayUri(uri);
   if (parsed) {
@@ -112,7 +112,8 @@ export class Namespaces {
     );
   }
 
-  /** The four not-found causes of seeds 000 map to resource-not-found; anything else is -32603. */
+  /** The four not-found causes map to resource-not-found; anything else is -32603 (docs/protocol.md
+   *  "Resource not found"). */
   async readResource(uri: string, ctx: CallContext): Promise<JsonObject> {
     const target = await this.resolveResource(uri, ctx);
     try {
@@ -154,7 +155,7 @@ export class Namespaces {
     if (!server || !this.d.defs.has(server)) throw invalidParams(`nothing to complete for ${JSON.stringify(ref)}`);
     const client = await this.d.pool.client(server, ctx.identity);
     const declared = 'completions' in client.negotiated.capabilities;
-    // 2024-11-05 had no completions capability: such a server is asked anyway (seeds 002 C/C9).
+    // 2024-11-05 had no completions capability: such a server is asked anyway (docs/protocol.md "Completions and 2024-11-05").
     const rev = client.negotiated.revision;
     const askAnyway = !hasField('ServerCapabilities', 'completions', rev);
     const fromCache = (reason: string): JsonObject => ({

@@ -92,7 +92,7 @@ export const invalidRequest = (message: string) => new ProtocolError(CODES.Inval
 export const methodNotFound = (method: string) =>
   new ProtocolError(CODES.MethodNotFound, `Method not found: ${method}`);
 
-/** Resource not found: -32002 to legacy, -32602 to 2026-07-28, both with data.uri (seeds 000). */
+/** Resource not found: -32002 to legacy, -32602 to 2026-07-28, both with data.uri (docs/protocol.md "Resource not found"). */
 export function resourceNotFound(rev: Revision, uri: string, why = 'Resource not found'): ProtocolError {
   const code = mayEmit(CODES.ResourceNotFoundLegacy, rev) ? CODES.ResourceNotFoundLegacy : CODES.InvalidParams;
   return new ProtocolError(code, `${why}: ${uri}`, { uri });

@@ -6,7 +6,7 @@ export const META = {
   logLevel: 'io.modelcontextprotocol/logLevel',
   serverInfo: 'io.modelcontextprotocol/serverInfo',
   subscriptionId: 'io.modelcontextprotocol/subscriptionId',
-  /** A client-chosen identity (seeds 001 §2.4). */
+  /** A client-chosen identity (docs/protocol.md "Client identity"). */
   session: 'dev.mcpx/session',
 } as const;
 

@@ -7,7 +7,7 @@ import { sendJson } from '../transport/json';
 
 const json = (res: ServerResponse, status: number, body: unknown) => sendJson(res, status, body, { pretty: true });
 
-/** GET /v1/protocol: the revision table and the effective spec policy (seeds 001 §1.1). */
+/** GET /v1/protocol: the revision table and the effective spec policy (docs/protocol.md "Revision precedence"). */
 export function protocolRoute(policy: Policy): Route {
   return (req: IncomingMessage, res: ServerResponse, url: URL) => {
     if (url.pathname !== '/v1/protocol') return false;

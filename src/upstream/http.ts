@@ -128,7 +128,7 @@ export class HttpUpstream implements UpstreamTransport {
       }
       // The stream ended before its response. Legacy (2025-11-25): a stream that gave an event id may be
       // resumed — after the retry interval, a GET with Last-Event-ID. 2026-07-28 has no resumption: the
-      // stream is broken and the caller decides whether to re-issue (seeds 002 B/C10).
+      // stream is broken and the caller decides whether to re-issue (docs/protocol.md "A broken 2026-07-28 stream").
       if (!resumable || cursor.lastEventId === undefined || attempt >= 5 || opts.signal?.aborted) break;
       await new Promise((r) => setTimeout(r, cursor.retryMs ?? 1000));
       res = await this.getStream(cursor.lastEventId, opts.signal);

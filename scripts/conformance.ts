@@ -40,7 +40,7 @@ const DOC = join(ROOT, 'docs', 'conformance.md');
 const RESULTS_DIR = join(ROOT, 'build', 'conformance');
 /** How many suite runs go at once (most of their time is spent waiting). */
 const PARALLEL = 4;
-const OWNERS = ['issue #5', 'issue #6', 'tasks (next round)', 'mcpx bug'] as const;
+const OWNERS = ['questions', 'relay', 'tasks (next round)', 'mcpx bug'] as const;
 type Owner = (typeof OWNERS)[number];
 
 interface Suite {
@@ -503,7 +503,7 @@ function writeDoc(legs: Leg[], baseline: Baseline): void {
   p('- **Client leg**: every non-auth client scenario, against mcpx\'s own upstream client (`connect()` and');
   p('  `UpstreamClient` from `src/upstream/`, driven by `src/conformance/client.ts`).');
   p();
-  p('Every failure or warning through mcpx is listed in `test/conformance/expected-failures/` with the issue that');
+  p('Every failure or warning through mcpx is listed in `test/conformance/expected-failures/` with the work that');
   p('will remove it; the run fails on one that is not listed and on a listed one that now passes.');
   p();
   p('## Scores');
@@ -527,7 +527,7 @@ function writeDoc(legs: Leg[], baseline: Baseline): void {
   p();
   for (const owner of OWNERS) {
     const rows = legs.flatMap((l) => l.entries.filter((e) => e.owner === owner).map((e) => ({ l, e })));
-    p(`### ${owner}${owner === 'issue #5' ? ' (questions: elicitation, sampling, roots, input_required relay)' : owner === 'issue #6' ? ' (subscriptions/listen, resource subscriptions, list_changed, progress and logging relay)' : ''}`);
+    p(`### ${owner}${owner === 'questions' ? ' (elicitation, sampling, roots, input_required relay)' : owner === 'relay' ? ' (subscriptions/listen, resource subscriptions, list_changed, progress and logging relay)' : ''}`);
     p();
     if (rows.length === 0) {
       p('None.');

@@ -51,7 +51,7 @@ export function settingsTable(): string {
 }
 
 /** Settings only the editor reads (not the gateway's registry: headless has its config file for these). */
-export const EDITOR_SETTINGS: Record<string, Record<string, unknown>> = {
+const EDITOR_SETTINGS: Record<string, Record<string, unknown>> = {
   'mcpx.autoStart': { type: 'boolean', default: true, markdownDescription: 'Start the gateway when VS Code has started (activation on startup finished).' },
   'mcpx.sampling.models': {
     type: 'array',

@@ -1,6 +1,6 @@
 // The `mcpx` command (dist/cli.js). It loads mcpx itself (dist/mcpx.js, one bundle) through V8's code
 // cache, kept in the state directory: a start after the first skips compiling the bundle and the
-// functions the previous start compiled, its first call's among them (issue 3's cold-start target; in
+// functions the previous start compiled, its first call's among them (docs/performance.md "Cold start"; in
 // one measured run `mcpx settings` took 151 ms with the cache, 168 ms without, Node alone 117 ms).
 // Node 22+ does this itself (module.enableCompileCache); Node 20 has vm.Script's cachedData.
 // MCPX_CODE_CACHE=0 turns it off.

@@ -50,10 +50,65 @@ describe('architecture invariants', () => {
       }
     }
   });
-  test('no inline revision-date comparison outside the table', () => {
+  test('no revision literal outside src/protocol/ (ask the table instead)', () => {
+    const found: string[] = [];
     for (const f of sources('src')) {
-      if (f === join('src', 'protocol', 'revisions.ts')) continue;
-      assert.doesNotMatch(read(f), /[<>]=?\s*'20\d\d-\d\d-\d\d'/, `${relative(root, f)} compares a revision inline`);
+      if (f.startsWith(join('src', 'protocol'))) continue;
+      const code = withoutComments(read(f)).split('\n');
+      code.forEach((line, i) => {
+        if (!REVISION_LITERAL.test(line) && !DATE_PREFIX.test(line)) return;
+        const at = `${relative(root, f)}:${i + 1}`;
+        const text = read(f).split('\n')[i]!.trim();
+        if (!REVISION_LITERAL_ALLOWED.some((a) => a.file === relative(root, f) && text.includes(a.text))) found.push(`${at}: ${text}`);
+      });
     }
+    assert.deepEqual(found, [], 'revision literals outside src/protocol/ (use revisions.ts: a span, MODERN, OLDEST, ...)');
   });
 });
+
+/** Any of the five revisions, anywhere in code (comparisons, messages, template strings). */
+const REVISION_LITERAL = /2024-11-05|2025-03-26|2025-06-18|2025-11-25|2026-07-28/;
+/** A quoted year or year-month, the start of a revision compared by prefix (`startsWith('2026')`). */
+const DATE_PREFIX = /['"`]20\d\d(-\d\d)?['"`]/;
+/** Lines that may keep a revision literal, each with its reason. Literals in comments are not counted. */
+const REVISION_LITERAL_ALLOWED: ReadonlyArray<{ file: string; text: string; reason: string }> = [];
+
+/** The source with its comments blanked (line numbers kept); string and template literals are kept. */
+function withoutComments(src: string): string {
+  let out = '';
+  let state: 'code' | 'line' | 'block' | "'" | '"' | '`' = 'code';
+  for (let i = 0; i < src.length; i++) {
+    const c = src[i]!;
+    const two = src.slice(i, i + 2);
+    if (state === 'code') {
+      if (two === '//' || two === '/*') {
+        state = two === '//' ? 'line' : 'block';
+        out += '  ';
+        i++;
+        continue;
+      }
+      if (c === "'" || c === '"' || c === '`') state = c;
+      out += c;
+    } else if (state === 'line') {
+      if (c === '\n') state = 'code';
+      out += c === '\n' ? c : ' ';
+    } else if (state === 'block') {
+      if (two === '*/') {
+        state = 'code';
+        out += '  ';
+        i++;
+        continue;
+      }
+      out += c === '\n' ? c : ' ';
+    } else {
+      if (c === '\\') {
+        out += two;
+        i++;
+        continue;
+      }
+      if (c === state) state = 'code';
+      out += c;
+    }
+  }
+  return out;
+}

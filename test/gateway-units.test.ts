@@ -25,7 +25,7 @@ describe('mcpx:// URIs', () => {
     assert.equal(toGatewayUri('my server', 'x://y'), 'mcpx://my%20server/x://y');
   });
 
-  test('an absolute path is listed without its slash and matched in both forms (seeds 001 §4.3)', () => {
+  test('an absolute path is listed without its slash and matched in both forms', () => {
     assert.equal(toGatewayUri('demo', '/abs/doc'), 'mcpx://demo/abs/doc');
     const { inner } = parseGatewayUri('mcpx://demo/abs/doc')!;
     assert.equal(resolveInner(inner, new Set(['/abs/doc'])), '/abs/doc');

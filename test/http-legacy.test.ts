@@ -65,7 +65,7 @@ for (const rev of LEGACY) {
       assert.equal('_meta' in add, atLeast(rev, '2025-06-18'));
       assert.equal('icons' in add, atLeast(rev, '2025-11-25'));
       assert.equal('execution' in add, rev === '2025-11-25');
-      // A non-object outputSchema cannot be declared before 2026-07-28 (seeds 002 D/C5).
+      // A non-object outputSchema cannot be declared before 2026-07-28 (docs/protocol.md "Non-object structuredContent to 2025-06-18..2025-11-25").
       assert.equal('outputSchema' in tools.find((t) => t.name === 'scalar')!, false);
     });
 
@@ -155,8 +155,8 @@ for (const rev of LEGACY) {
     test('progress and logs ride the call\'s own stream: increasing, at or above the level set', async () => {
       const c = await session(rev);
       await c.request('logging/setLevel', { level: 'info' });
-      // 2024-11-05 has no progress message; the default policy sends it (seeds 001 §4.4, precedence-
-      // governed). Its frames are checked below: the message is the only thing the schema objects to.
+      // 2024-11-05 has no progress message; the default policy sends it (docs/protocol.md
+      // "Progress `message` to 2024-11-05"). Its frames are checked below: the message is the only thing the schema objects to.
       c.opts.noValidate = rev === '2024-11-05';
       const ex = await c.request('tools/call', { name: 'slow', arguments: { ms: 60, steps: 3 } }, { meta: { progressToken: 'p1' } });
       for (const f of ex.reply.frames) {

@@ -3,6 +3,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Listening } from '../src/app/app';
+import { VERSION } from '../src/config/version';
 import { startTestServer } from './harness/gateway';
 import { HttpClient, type Json } from './harness/wire';
 
@@ -24,7 +25,7 @@ describe('2026-07-28 over HTTP', () => {
     const r = ex.result!;
     assert.deepEqual(r.supportedVersions, ['2026-07-28', '2025-11-25', '2025-06-18', '2025-03-26', '2024-11-05']);
     assert.equal(r.resultType, 'complete');
-    assert.deepEqual((r._meta as Json)['io.modelcontextprotocol/serverInfo'], { name: 'mcpx', title: 'mcpx gateway', version: '0.1.0' });
+    assert.deepEqual((r._meta as Json)['io.modelcontextprotocol/serverInfo'], { name: 'mcpx', title: 'mcpx gateway', version: VERSION });
     assert.equal(r.cacheScope, 'public');
     assert.equal(r.ttlMs, 60_000);
     assert.equal('serverInfo' in r, false);

@@ -1,5 +1,5 @@
 // Progress, logs and trace context for every pair of {legacy stdio, legacy HTTP session, modern HTTP}
-// client x {legacy, 2026-07-28} upstream (issue 6 proof, seeds 001 §4.4): the host's progress token
+// client x {legacy, 2026-07-28} upstream (docs/protocol.md "Progress", "Trace context"): the host's progress token
 // restored, never backwards, the final report at total and nothing after it; log messages at or above the
 // host's level and none below; traceparent, tracestate and baggage arriving upstream unchanged. Every
 // frame the clients receive is validated against their revision (the harness clients do it).

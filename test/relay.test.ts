@@ -1,4 +1,4 @@
-// Progress and log messages of an upstream call relayed to the host (seeds 001 §4.4): the host's token
+// Progress and log messages of an upstream call relayed to the host (docs/protocol.md "Progress"): the host's token
 // restored, increasing, throttled, nothing for calls not in flight; logs at or above the host's level,
 // none without one; progress extends the call timeout.
 import assert from 'node:assert/strict';

@@ -18,7 +18,7 @@ describe('settings', () => {
     assert.equal(s.duration('proto.askTimeout'), 600_000);
   });
 
-  test('env names follow the keys; --mcp-spec has the seeds\' MCPX_MCP_SPEC', () => {
+  test('env names follow the keys; --mcp-spec has the alias MCPX_MCP_SPEC', () => {
     assert.equal(envName('transport.sseKeepAlive'), 'MCPX_TRANSPORT_SSE_KEEP_ALIVE');
     assert.equal(envName('mcp.passthrough'), 'MCPX_MCP_PASSTHROUGH');
     assert.deepEqual(envLayer({ MCPX_MCP_SPEC: '2025-06-18' }), { 'spec.first': '2025-06-18' });

@@ -1,5 +1,5 @@
 // Resource subscriptions end to end for every pair of {legacy stdio, legacy HTTP session, modern HTTP}
-// client x {legacy stdio, 2026-07-28 stdio, 2026-07-28 HTTP} upstream (issue 6 proof): subscribe, the
+// client x {legacy stdio, 2026-07-28 stdio, 2026-07-28 HTTP} upstream (docs/protocol.md "Resource subscriptions"): subscribe, the
 // update delivered in the client's own form, two watchers and one leaves, the upstream restarting (or its
 // stream ending) while wanted, the last watcher leaving, and an upstream that declares no
 // resources.subscribe. Upstream side: what mcpx sent is read from the fixture's own record, validated

@@ -1,4 +1,4 @@
-// Resource subscriptions end to end (seeds 001 §4.3): counted per URI across clients, delivered in each
+// Resource subscriptions end to end (docs/protocol.md "Resource subscriptions"): counted per URI across clients, delivered in each
 // client's form, released by every way a watcher ends, resubscribed when the upstream restarts, and
 // honest where no update will come.
 import assert from 'node:assert/strict';

@@ -90,7 +90,7 @@ export function gatewayRoutes(g: Gateway): Route[] {
   return [questionsRoute(g.broker), eventsRoute(g.events, () => g.settings.duration('transport.sseKeepAlive'))];
 }
 
-/** GET /v1/protocol: the revision table and the effective spec policy (seeds 001 §1.1). */
+/** GET /v1/protocol: the revision table and the effective spec policy (docs/protocol.md "Revision precedence"). */
 export function protocolRoute(policy: Policy): Route {
   return (req: IncomingMessage, res: ServerResponse, url: URL) => {
     if (url.pathname !== '/v1/protocol') return false;

@@ -5,7 +5,7 @@ import { homedir } from 'node:os';
 import { defaultConfigPath } from './paths';
 import { type ConfigIssue, type ServerDef, parseServers } from './servers';
 
-export { defaultConfigPath, defaultStateDir } from './paths';
+export { defaultStateDir } from './paths';
 
 export interface Config {
   servers: ServerDef[];
@@ -83,7 +83,7 @@ export function parseConfig(value: unknown, source: string, ctx: SubstitutionCon
 }
 
 /** The embedded default: no upstreams; the gateway's own tools only. */
-export const DEFAULT_CONFIG = { servers: {} };
+const DEFAULT_CONFIG = { servers: {} };
 
 /** Read a config file. A missing explicit file is an error; a missing default one is the embedded default. */
 export function loadConfig(path: string | undefined, ctx: SubstitutionContext): Config {

@@ -1,4 +1,4 @@
-// spec.precedence and spec.lenient (seeds 001 §1.1): which revision's rule wins where revisions conflict
+// spec.precedence and spec.lenient (docs/protocol.md "Revision precedence"): which revision's rule wins where revisions conflict
 // and the peer's stated revision does not settle it.
 import { NEWEST_FIRST, type Revision } from '../protocol/revisions';
 import type { Settings } from './settings';

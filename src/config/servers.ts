@@ -47,10 +47,10 @@ const http = z
   })
   .strict();
 
-export type StdioServer = z.infer<typeof stdio> & { type: 'stdio' };
-export type HttpServer = z.infer<typeof http> & { type: 'http' | 'sse' };
+type StdioServer = z.infer<typeof stdio> & { type: 'stdio' };
+type HttpServer = z.infer<typeof http> & { type: 'http' | 'sse' };
 export type ServerDef = (StdioServer | HttpServer) & { name: string };
-export type Auth = z.infer<typeof auth>;
+type Auth = z.infer<typeof auth>;
 
 /** A problem with one place in a config file, named by its path. */
 export interface ConfigIssue {

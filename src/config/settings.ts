@@ -1,7 +1,7 @@
 // Every setting, its default and how it is read, in one registry. Sources, weakest first: the default,
 // the config file's `settings` object, VS Code's `mcpx.<key>`, an `MCPX_<KEY>` environment variable,
 // a command-line flag.
-import { NEWEST_FIRST, REVISIONS, type Revision, isRevision } from '../protocol/revisions';
+import { MODERN, NEWEST_FIRST, REVISIONS, isRevision } from '../protocol/revisions';
 
 export type Source = 'default' | 'config' | 'vscode' | 'env' | 'flag';
 
@@ -12,7 +12,7 @@ export interface SettingDef {
   readonly kind: Kind;
   readonly default: unknown;
   readonly description: string;
-  /** Extra environment variable names (seeds spell some differently). */
+  /** Extra environment variable names (aliases, e.g. MCPX_MCP_SPEC for spec.first). */
   readonly env?: readonly string[];
   readonly min?: number;
 }
@@ -50,15 +50,14 @@ export const SETTINGS: readonly SettingDef[] = [
   D('proto.askRounds', 'integer', 8, 'How many times one call may come back asking.', { min: 1 }),
   D('proto.stateTTL', 'duration', 1_800_000, 'How long a requestState may be resumed with.'),
   D('proto.askTTL', 'duration', 900_000, 'A background call still waiting after this is cancelled; a finished one\'s result is kept this long.'),
-  D('protoMessages.listMaxAge', 'duration', 60_000, 'ttlMs of list results and server/discover (2026-07-28).'),
-  D('protoMessages.readMaxAge', 'duration', 0, 'ttlMs of resources/read results (2026-07-28).'),
-  D('protoMessages.taskAfter', 'duration', 5_000, 'A call that declared no task support becomes a task after this long.'),
+  D('protoMessages.listMaxAge', 'duration', 60_000, `ttlMs of list results and server/discover (${MODERN}).`),
+  D('protoMessages.readMaxAge', 'duration', 0, `ttlMs of resources/read results (${MODERN}).`),
+  D('protoMessages.taskAfter', 'duration', 5_000, 'Not used yet (mcpx does not implement tasks): meant as how long a call may run before it becomes a task.'),
   D('log.level', 'string', 'info', 'Gateway log level: debug, info, warning, error.'),
 ];
 
-export const SETTING_KEYS = SETTINGS.map((s) => s.key);
+const SETTING_KEYS = SETTINGS.map((s) => s.key);
 const byKey = new Map(SETTINGS.map((s) => [s.key, s]));
-export const settingDef = (key: string): SettingDef | undefined => byKey.get(key);
 
 /** MCPX_ + the key in upper snake case: `transport.sseKeepAlive` -> MCPX_TRANSPORT_SSE_KEEP_ALIVE. */
 export function envName(key: string): string {
@@ -90,7 +89,7 @@ function revisionsError(bad: string): string {
 }
 
 /** Parse a value of a setting from a string (env, flag) or a JSON value (config file, VS Code). */
-export function parseSetting(def: SettingDef, raw: unknown): unknown {
+function parseSetting(def: SettingDef, raw: unknown): unknown {
   const fail = (why: string): never => {
     throw new SettingError(def.key, why);
   };
@@ -180,4 +179,3 @@ export function envLayer(env: NodeJS.ProcessEnv): Record<string, unknown> {
   return out;
 }
 
-export type { Revision };

@@ -12,6 +12,7 @@
 // accept, with the schema's defaults; sampling: a canned completion; roots: one root).
 import { makePolicy } from '../config/policy';
 import { parseServer } from '../config/servers';
+import { VERSION } from '../config/version';
 import { CODES, ProtocolError } from '../protocol/errors';
 import { type JsonObject, isObject } from '../protocol/jsonrpc';
 import { NEWEST_FIRST, isRevision, eraOf } from '../protocol/revisions';
@@ -19,7 +20,7 @@ import type { ClientHooks, UpstreamClient } from '../upstream/client';
 import { EraCache } from '../upstream/eras';
 import { connect } from '../upstream/probe';
 
-const CLIENT_INFO = { name: 'mcpx-conformance-client', version: '0.1.0' };
+const CLIENT_INFO = { name: 'mcpx-conformance-client', version: VERSION };
 /** What the client can answer: everything the gateway can, spelled per revision by connect(). */
 const CAPABILITIES: JsonObject = { roots: { listChanged: true }, elicitation: { form: {} }, sampling: {} };
 

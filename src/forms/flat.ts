@@ -4,7 +4,7 @@
 // Plain data and functions: the editor's QuickPick flow (src/vscode/person.ts) and tests both use it.
 import { type JsonObject, isObject } from '../protocol/jsonrpc';
 
-export interface Option {
+interface Option {
   value: string;
   label: string;
 }

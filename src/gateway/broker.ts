@@ -1,6 +1,6 @@
 // The broker: questions nobody on the wire could take (no calling client that declared the capability,
 // or an ambiguous attribution) wait here for any answerer until their deadline. Expiry answers
-// `cancel`, never `decline`: dismissed without choosing is not refused (seeds 001 §3.5).
+// `cancel`, never `decline`: dismissed without choosing is not refused (docs/protocol.md "A question nobody chose an answer for").
 import { randomUUID } from 'node:crypto';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -9,7 +9,7 @@ import { type JsonObject, isObject } from '../protocol/jsonrpc';
 import { schemaMismatch } from './validate';
 
 /** elicit.ttl: a question's own deadline (a built-in, not a user setting). */
-export const ELICIT_TTL_MS = 120_000;
+const ELICIT_TTL_MS = 120_000;
 
 export interface Question {
   id: string;

@@ -2,7 +2,7 @@
 // changes and resource updates arrive only on a subscriptions/listen stream the client opened, with the
 // filter it asked for (2026-07-28 basic/patterns/subscriptions; it replaces resources/subscribe and the
 // GET stream). mcpx keeps one per modern upstream while that upstream runs: the list changes it declares
-// (listChanged) and the resource URIs its watchers want (seeds 001 §4.3). A change of the wanted URIs
+// (listChanged) and the resource URIs its watchers want (docs/protocol.md "Resource subscriptions"). A change of the wanted URIs
 // opens the new stream before the old one is cancelled, so no update is lost in between (one arriving in
 // that window may come twice). A stream that ends while its upstream runs is opened again.
 import type { JsonObject, Notification } from '../protocol/jsonrpc';

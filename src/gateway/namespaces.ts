@@ -4,6 +4,7 @@
 import type { ServerDef } from '../config/servers';
 import { CODES, ProtocolError, invalidParams, resourceNotFound } from '../protocol/errors';
 import { type JsonObject, isObject } from '../protocol/jsonrpc';
+import { hasField } from '../protocol/revisions';
 import type { CallContext } from '../server/provider';
 import { UpstreamError } from '../upstream/client';
 import type { Pool } from '../upstream/pool';
@@ -33,7 +34,7 @@ export interface Located {
 }
 
 /** Where `uri` lives, or why nowhere: an mcpx:// URI names its server; a bare URI goes to the first
- *  pass-through server that lists it or has a template for it, else to the first (seeds 001 §2.5). */
+ *  pass-through server that lists it or has a template for it, else to the first (docs/gateway.md "Pass-through"). */
 export async function locateResource(d: Pick<NamespaceDeps, 'defs' | 'passthrough' | 'catalogue'>, uri: string, identity: string): Promise<Located | { reason: string }> {
   const parsed = parseGatewayUri(uri);
   if (parsed) {
@@ -111,7 +112,8 @@ export class Namespaces {
     );
   }
 
-  /** The four not-found causes of seeds 000 map to resource-not-found; anything else is -32603. */
+  /** The four not-found causes map to resource-not-found; anything else is -32603 (docs/protocol.md
+   *  "Resource not found"). */
   async readResource(uri: string, ctx: CallContext): Promise<JsonObject> {
     const target = await this.resolveResource(uri, ctx);
     try {
@@ -153,8 +155,9 @@ export class Namespaces {
     if (!server || !this.d.defs.has(server)) throw invalidParams(`nothing to complete for ${JSON.stringify(ref)}`);
     const client = await this.d.pool.client(server, ctx.identity);
     const declared = 'completions' in client.negotiated.capabilities;
-    // 2024-11-05 had no completions capability: such a server is asked anyway (seeds 002 C/C9).
-    const askAnyway = client.negotiated.revision === '2024-11-05';
+    // 2024-11-05 had no completions capability: such a server is asked anyway (docs/protocol.md "Completions and 2024-11-05").
+    const rev = client.negotiated.revision;
+    const askAnyway = !hasField('ServerCapabilities', 'completions', rev);
     const fromCache = (reason: string): JsonObject => ({
       completion: { values: [], total: 0, hasMore: false },
       _meta: { 'dev.mcpx/source': 'cache', 'dev.mcpx/reason': reason },
@@ -165,7 +168,7 @@ export class Namespaces {
       void _r;
       return await this.d.pool.request(server, ctx.identity, 'completion/complete', { ...rest, ref: upstreamRef }, { signal: ctx.signal, clientCapabilities: this.d.passthrough.includes(server) ? this.d.narrowed(ctx) : undefined });
     } catch (e) {
-      if (askAnyway && e instanceof UpstreamError && e.code === CODES.MethodNotFound) return fromCache(`${server} (2024-11-05) has no completion/complete`);
+      if (askAnyway && e instanceof UpstreamError && e.code === CODES.MethodNotFound) return fromCache(`${server} (${rev}) has no completion/complete`);
       throw e;
     }
   }

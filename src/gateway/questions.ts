@@ -1,4 +1,4 @@
-// Who answers a question an upstream asks (seeds 001 §3): the calling client first (proto.native) if it
+// Who answers a question an upstream asks (docs/questions.md "Who answers"): the calling client first (proto.native) if it
 // declared exactly this capability and can be asked on its request; then the person through the host
 // port; roots from mcpx's own; otherwise the broker. Every answer is checked before it goes upstream.
 import { ProtocolError } from '../protocol/errors';

@@ -1,4 +1,4 @@
-// Progress of upstream calls relayed to their hosts (seeds 001 §4.4): the host's token is replaced
+// Progress of upstream calls relayed to their hosts (docs/protocol.md "Progress"): the host's token is replaced
 // upstream by one of mcpx's own, unique on the connection, and restored on the way back; only for a call
 // in flight, never backwards (CallContext.progress), nothing after total, at most one report per 20 ms
 // per token except the final one.
@@ -6,7 +6,7 @@ import type { JsonObject } from '../protocol/jsonrpc';
 import type { CallContext } from '../server/provider';
 
 /** Reports per token are passed on no more often than this, except the final one. */
-export const PROGRESS_MIN_INTERVAL_MS = 20;
+const PROGRESS_MIN_INTERVAL_MS = 20;
 
 type Report = { progress: number; total?: number; message?: string };
 

@@ -1,4 +1,4 @@
-// Resource subscriptions end to end (seeds 001 §4.3): a client's watch of an mcpx:// (or pass-through)
+// Resource subscriptions end to end (docs/protocol.md "Resource subscriptions"): a client's watch of an mcpx:// (or pass-through)
 // URI becomes one upstream subscription per URI, in the upstream's era mechanism — resources/subscribe
 // to a legacy server, the listen stream mcpx keeps to a 2026-07-28 one (listens.ts) — counted across
 // clients (watches.ts), restarted and resubscribed when the upstream goes away while wanted, and honest
@@ -13,7 +13,7 @@ import { locateResource } from './namespaces';
 import { Watches, sameUri } from './watches';
 
 /** The identity subscriptions are held under (the shared instance, for a shared server). */
-export const WATCH_IDENTITY = 'mcpx:watches';
+const WATCH_IDENTITY = 'mcpx:watches';
 
 export interface SubscriptionDeps {
   pool: Pool;

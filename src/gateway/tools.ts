@@ -1,4 +1,4 @@
-// The gateway's own tools, in their written order (seeds 000 "tools/list order"): mcpx_call first,
+// The gateway's own tools, in their written order (docs/protocol.md "The gateway's tools in a fixed order"): mcpx_call first,
 // then discovery. Pass-through tools come ahead of them.
 import type { JsonObject } from '../protocol/jsonrpc';
 

@@ -3,7 +3,7 @@ import { type JsonObject, isObject } from '../protocol/jsonrpc';
 // Resource URIs through the gateway: mcpx://<server>/<upstream uri>, percent-encoded where a path may
 // not carry a character, so a client can read them back. An upstream URI that is an absolute path
 // (/abs/doc) is listed without its leading slash (mcpx://demo/abs/doc) and matched in both forms
-// (seeds 001 §4.3).
+// (docs/gateway.md "The surface").
 const PREFIX = 'mcpx://';
 
 /** Characters that may stand in a URI path as they are (RFC 3986 pchar and "/"), plus `%` only as part

@@ -10,7 +10,7 @@ type Dialect = 'draft07' | 'draft2020';
 const instances: Partial<Record<Dialect, AjvCore>> = {};
 
 /** One ajv per dialect, each loaded and built on first use: ajv's modules and instances cost start-up time
- *  that a gateway not yet called need not pay (cold start is a target of issue 3). */
+ *  that a gateway not yet called need not pay (docs/performance.md "Cold start"). */
 function instance(d: Dialect): AjvCore {
   let ajv = instances[d];
   if (!ajv) {

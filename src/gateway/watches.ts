@@ -1,4 +1,4 @@
-// Resource subscriptions, counted per upstream URI across every client (seeds 001 §4.3): the first
+// Resource subscriptions, counted per upstream URI across every client (docs/protocol.md "Resource subscriptions"): the first
 // watcher subscribes upstream, the last one unsubscribes; an upstream holding subscriptions is not
 // reaped, and one that restarts while wanted is subscribed again.
 import type { JsonObject } from '../protocol/jsonrpc';

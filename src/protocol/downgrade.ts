@@ -29,7 +29,7 @@ const TREE: Readonly<Record<string, Readonly<Record<string, string>>>> = {
 };
 
 /** The result shape of each method whose results carry nested shapes. */
-export const RESULT_SHAPE: Readonly<Record<string, string>> = {
+const RESULT_SHAPE: Readonly<Record<string, string>> = {
   initialize: 'InitializeResult',
   'tools/list': 'ListToolsResult',
   'tools/call': 'CallToolResult',
@@ -95,7 +95,8 @@ function rewriteContent(block: JsonObject, rev: Revision): JsonObject {
   return { type: 'text', text: `[${type} content is not defined in MCP ${rev}]` };
 }
 
-/** A non-object outputSchema cannot be declared to an object-only revision (seeds 002 D/C5): the tool is
+/** A non-object outputSchema cannot be declared to an object-only revision (docs/protocol.md
+ *  "Non-object structuredContent to 2025-06-18..2025-11-25"): the tool is
  *  listed without it, and its calls carry the value as text instead (see spellStructured). */
 function spellOutputSchema(tool: JsonObject, rev: Revision): void {
   if (!('outputSchema' in tool) || inSpan(rev, STRUCTURED_ANY_VALUE)) return;
@@ -141,7 +142,7 @@ export function downgradeImplementation(impl: JsonObject, rev: Revision): JsonOb
 }
 
 /** Notification params spelled for `rev`. The progress `message` of 2025-03-26+ is policy-governed for
- *  2024-11-05 (seeds 001 §4.4): `stripProgressMessage` says whether the policy removes it. */
+ *  2024-11-05 (docs/protocol.md "Progress `message` to 2024-11-05"): `stripProgressMessage` says whether the policy removes it. */
 export function downgradeNotification(
   method: string,
   params: JsonObject | undefined,

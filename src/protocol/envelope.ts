@@ -1,4 +1,5 @@
-// The 2026-07-28 envelope (seeds 000 "The modern envelope"; 2026-07-28 server/utilities/caching).
+// The 2026-07-28 envelope (2026-07-28 basic/index "Result Responses", "_meta"; 2026-07-28
+// server/utilities/caching).
 import type { JsonObject } from './jsonrpc';
 import { isObject } from './jsonrpc';
 import { META } from './meta';

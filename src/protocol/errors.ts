@@ -13,7 +13,6 @@ export const CODES = {
   UnsupportedProtocolVersion: -32022,
   UrlElicitationRequired: -32042,
 } as const;
-export type Code = (typeof CODES)[keyof typeof CODES];
 
 interface CodeRow {
   readonly name: string;
@@ -88,23 +87,12 @@ export class ProtocolError extends Error {
   }
 }
 
-/** A local failure that never crosses the wire as itself; at the edge it becomes -32603. */
-export class GatewayError extends Error {
-  constructor(
-    message: string,
-    override readonly cause?: unknown,
-  ) {
-    super(message);
-    this.name = 'GatewayError';
-  }
-}
-
 export const invalidParams = (message: string, data?: unknown) => new ProtocolError(CODES.InvalidParams, message, data);
 export const invalidRequest = (message: string) => new ProtocolError(CODES.InvalidRequest, message);
 export const methodNotFound = (method: string) =>
   new ProtocolError(CODES.MethodNotFound, `Method not found: ${method}`);
 
-/** Resource not found: -32002 to legacy, -32602 to 2026-07-28, both with data.uri (seeds 000). */
+/** Resource not found: -32002 to legacy, -32602 to 2026-07-28, both with data.uri (docs/protocol.md "Resource not found"). */
 export function resourceNotFound(rev: Revision, uri: string, why = 'Resource not found'): ProtocolError {
   const code = mayEmit(CODES.ResourceNotFoundLegacy, rev) ? CODES.ResourceNotFoundLegacy : CODES.InvalidParams;
   return new ProtocolError(code, `${why}: ${uri}`, { uri });

@@ -87,7 +87,7 @@ export function parseJson(text: string): unknown {
 
 export const resultResponse = (id: Id, result: JsonObject): ResultResponse => ({ jsonrpc: '2.0', id, result });
 
-/** An error response; a parse error carries no id (seeds 002 A/C4: the request could not be read). */
+/** An error response; a parse error carries no id (docs/protocol.md "Error id when the request could not be read"). */
 export function errorResponse(id: Id | undefined, error: WireError): ErrorResponse {
   return id === undefined ? { jsonrpc: '2.0', error } : { jsonrpc: '2.0', id, error };
 }

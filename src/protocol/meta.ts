@@ -6,11 +6,11 @@ export const META = {
   logLevel: 'io.modelcontextprotocol/logLevel',
   serverInfo: 'io.modelcontextprotocol/serverInfo',
   subscriptionId: 'io.modelcontextprotocol/subscriptionId',
-  /** A client-chosen identity (seeds 001 §2.4). */
+  /** A client-chosen identity (docs/protocol.md "Client identity"). */
   session: 'dev.mcpx/session',
 } as const;
 
-export const LOG_LEVELS = ['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency'] as const;
+const LOG_LEVELS = ['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
 export const isLogLevel = (v: unknown): v is LogLevel => typeof v === 'string' && (LOG_LEVELS as readonly string[]).includes(v);
 /** Whether a message at `level` passes a threshold of `min`. */

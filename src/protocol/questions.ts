@@ -1,5 +1,6 @@
 // Questions (elicitation, sampling, roots) put to a client: whether it declared exactly what this
-// question needs, and the question spelled for its revision (seeds 001 §3.1; 000 "Elicitation").
+// question needs, and the question spelled for its revision (docs/questions.md "Who answers";
+// docs/protocol.md "Elicitation params per era").
 import { CODES, ProtocolError } from './errors';
 import { type JsonObject, isObject } from './jsonrpc';
 import { FIELDS, QUESTIONS, SAMPLING_MULTI_CONTENT, type Revision, hasField, inSpan } from './revisions';
@@ -48,7 +49,7 @@ export function spellQuestion(method: string, params: JsonObject, rev: Revision,
   const out: JsonObject = { ...params };
   if (method === 'elicitation/create') {
     dropUndefined(out, 'ElicitParams', rev);
-    // 2025-11-25 url mode REQUIRES an elicitationId; one relayed without it gets mcpx-<id> (seeds 000).
+    // 2025-11-25 url mode REQUIRES an elicitationId; one relayed without it gets mcpx-<id> (2025-11-25 client/elicitation; docs/protocol.md "Elicitation params per era").
     if (out.mode === 'url' && hasField('ElicitParams', 'elicitationId', rev) && typeof out.elicitationId !== 'string') out.elicitationId = `mcpx-${mintId()}`;
   }
   if (method === 'sampling/createMessage') {

@@ -11,9 +11,9 @@ export const NEWEST_FIRST: readonly Revision[] = [...REVISIONS].reverse();
 export const MODERN: Revision = '2026-07-28';
 /** Newest revision negotiated by initialize; the counter-offer to an unknown or modern version. */
 export const LATEST_LEGACY: Revision = '2025-11-25';
-/** What a stdio client that declared nothing is spelled for (seeds 001 §1: guessing downward is safe). */
+/** What a stdio client that declared nothing is spelled for (docs/protocol.md "A client that states no revision"). */
 export const OLDEST: Revision = '2024-11-05';
-/** A headerless Streamable HTTP request or a stdio batch before initialize (seeds 000, "Per-revision fields"). */
+/** A headerless Streamable HTTP request or a stdio batch before initialize (docs/protocol.md "Missing MCP-Protocol-Version", "Batches"). */
 export const HEADERLESS: Revision = '2025-03-26';
 
 export function isRevision(v: unknown): v is Revision {
@@ -41,7 +41,7 @@ const legacyOnly: Span = { since: '2024-11-05', removedIn: '2026-07-28' };
 const from = (since: Revision, removedIn?: Revision): Span => (removedIn ? { since, removedIn } : { since });
 
 /** Methods a client may send to a server. `accepted` widens what mcpx answers beyond the
- *  defining revisions ("accept liberally", seeds 001 §2.1); a removal is never widened. */
+ *  defining revisions (docs/protocol.md "Accept liberally"); a removal is never widened. */
 export interface MethodRow extends Span {
   readonly kind: 'request' | 'notification';
   readonly accepted?: Span;
@@ -138,7 +138,7 @@ export const FIELDS: Readonly<Record<string, Readonly<Record<string, Span>>>> = 
 };
 
 /** Reserved `_meta` keys that only a revision's own envelope may carry. Not `subscriptionId`: it belongs
- *  to subscriptions/listen, which mcpx serves to clients of every revision (seeds 000), and a legacy client
+ *  to subscriptions/listen, which mcpx serves to clients of every revision (docs/protocol.md "Accept liberally"), and a legacy client
  *  with two streams on one stdio pipe needs it as much as a modern one (every revision's _meta is open). */
 export const META_KEYS: Readonly<Record<string, Span>> = {
   'io.modelcontextprotocol/serverInfo': from('2026-07-28'),
@@ -160,7 +160,7 @@ export const BATCHES: Span = from('2025-03-26', '2025-06-18');
 export const STRUCTURED_ANY_VALUE: Span = from('2026-07-28');
 
 /** Tool input validation errors are an isError result from 2025-11-25 on, a protocol error (-32602)
- *  before (2025-11-25 server/tools "Error Handling"; seeds 002 headline 5). */
+ *  before (2025-11-25 server/tools "Error Handling"). */
 export const INPUT_ERROR_AS_RESULT: Span = from('2025-11-25');
 
 /** Questions a server may put to a client, and the revision that introduced each. */
@@ -175,6 +175,16 @@ export const SAMPLING_MULTI_CONTENT: Span = from('2025-11-25');
 
 /** The MCP-Protocol-Version header exists from 2025-06-18 (2025-06-18 transports). */
 export const VERSION_HEADER: Span = from('2025-06-18');
+
+/** A Streamable HTTP response stream that broke may be resumed with Last-Event-ID (2025-03-26
+ *  basic/transports "Resumability and Redelivery"); 2026-07-28 has no resumption (2026-07-28
+ *  basic/transports/streamable-http "Receiving Messages"). */
+export const STREAM_RESUMPTION: Span = from('2025-03-26', '2026-07-28');
+
+/** Streamable HTTP sessions (Mcp-Session-Id; a 404 means the session ended) exist from 2025-03-26;
+ *  2026-07-28 has none (2025-03-26 basic/transports "Session Management"; 2026-07-28
+ *  basic/transports/streamable-http "Backward Compatibility"). */
+export const SESSIONS: Span = from('2025-03-26', '2026-07-28');
 
 export function hasField(shape: string, field: string, rev: Revision): boolean {
   const span = FIELDS[shape]?.[field];

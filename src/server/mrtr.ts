@@ -1,6 +1,6 @@
 // 2026-07-28 multi round-trip requests (MRTR): a question a modern client must answer comes back as an
 // `input_required` result; the call behind it runs on as a background call, and the client's retry
-// carrying `inputResponses` and the signed `requestState` resumes it (seeds 001 §3.3).
+// carrying `inputResponses` and the signed `requestState` resumes it (2026-07-28 basic/patterns/mrtr; docs/questions.md "Who answers").
 import { createHash, createHmac, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
 import { invalidParams } from '../protocol/errors';
 import { type JsonObject, isObject } from '../protocol/jsonrpc';
@@ -58,7 +58,7 @@ export class BackgroundCall {
 
   /** The handler's question: answered by a later retry (or a held response). */
   ask(method: string, params: JsonObject, signal: AbortSignal, preferred?: string): Promise<JsonObject> {
-    // The upstream's own key where it has one and it is free (seeds 001 §2.5); else one of ours.
+    // The upstream's own key where it has one and it is free (docs/protocol.md "inputRequests keys"); else one of ours.
     const key = preferred && !this.outstanding.has(preferred) && !this.used.has(preferred) ? preferred : `${method.split('/')[0]}-${++this.next}`;
     this.used.add(key);
     const held = this.held.get(key);
@@ -191,7 +191,7 @@ export class BackgroundCalls {
 }
 
 /** The request binding: the method and a SHA-256 of its params without _meta, inputResponses and
- *  requestState (seeds 000 "requestState"). */
+ *  requestState (docs/questions.md "requestState"). */
 export function bindingOf(method: string, params: JsonObject): string {
   const { _meta: _m, inputResponses: _i, requestState: _s, ...rest } = params;
   void _m;

@@ -8,7 +8,7 @@ import type { Revision } from '../protocol/revisions';
 export interface CallContext {
   readonly rev: Revision;
   readonly signal: AbortSignal;
-  /** Who the request is from (seeds 001 §2.4). */
+  /** Who the request is from (docs/protocol.md "Client identity"). */
   readonly identity: string;
   /** Capabilities the client declared: per request (2026-07-28) or at initialize (legacy). */
   readonly clientCapabilities: JsonObject;
@@ -33,7 +33,8 @@ export interface CallContext {
   ask?(method: string, params: JsonObject, signal: AbortSignal, key?: string): Promise<JsonObject>;
 }
 
-/** What the provider delivers; the server declares exactly this and nothing more (seeds 001 §2.2). */
+/** What the provider delivers; the server declares exactly this and nothing more (docs/protocol.md
+ *  "Capabilities declared only where delivered"). */
 export interface ProviderCapabilities {
   tools?: boolean;
   prompts?: boolean;
@@ -41,7 +42,7 @@ export interface ProviderCapabilities {
   completions?: boolean;
   /** The provider sends log messages through CallContext.log. */
   logging?: boolean;
-  /** Lists that really change, announced through onListChanged (seeds 001 §2.2). */
+  /** Lists that really change, announced through onListChanged (docs/protocol.md "Capabilities declared only where delivered"). */
   listChanged?: { tools?: boolean; prompts?: boolean; resources?: boolean };
 }
 

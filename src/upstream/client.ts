@@ -20,7 +20,7 @@ export interface ClientHooks {
   log(line: string): void;
 }
 
-/** An error the upstream answered with; relayed as that error (seeds 001 §2.5). */
+/** An error the upstream answered with; relayed as that error (docs/protocol.md "Errors relayed"). */
 export class UpstreamError extends ProtocolError {
   constructor(
     readonly server: string,
@@ -51,8 +51,8 @@ export interface RequestOptions {
   onQuestion?: (method: string, params: JsonObject, signal: AbortSignal, key?: string) => Promise<JsonObject>;
 }
 
-/** Methods that may be sent again on a new id when a modern stream breaks (seeds 002 B/C10: never a
- *  non-idempotent tools/call). */
+/** Methods that may be sent again on a new id when a modern stream breaks, never a non-idempotent
+ *  tools/call (docs/protocol.md "A broken 2026-07-28 stream"). */
 const IDEMPOTENT = new Set(['server/discover', 'tools/list', 'prompts/list', 'resources/list', 'resources/templates/list', 'resources/read', 'prompts/get', 'completion/complete']);
 
 /** One request as the wire sees it: its signal, and the id it is on now (a re-sent request gets a new one). */
@@ -77,7 +77,7 @@ export class UpstreamClient {
   /** Open subscriptions/listen streams: their id -> who gets what arrives tagged with it. */
   private readonly listens = new Map<Id, (n: Notification) => void>();
   inflight = 0;
-  /** Questions from the upstream being answered: pool.callTimeout does not run meanwhile (#229). */
+  /** Questions from the upstream being answered: pool.callTimeout does not run meanwhile (docs/questions.md "Bounds"). */
   private questions = 0;
   private pauseStarted?: number;
   private pausedTotal = 0;
@@ -189,10 +189,10 @@ export class UpstreamClient {
   private readonly progressClocks = new Map<unknown, { extend(): void }>();
 
   /** A request from the upstream. 2026-07-28 servers send none: not answered while that revision is
-   *  held strictly (seeds 002 headline 2; 2026-07-28 stdio: the client MUST NOT respond). */
+   *  held strictly (docs/protocol.md "A request from a 2026-07-28 upstream"; 2026-07-28 basic/transports/stdio). */
   private async answer(req: Request): Promise<void> {
     if (this.era === 'modern' && this.policy.strict(MODERN)) {
-      this.hooks.log(`[${this.name}] a 2026-07-28 server sent a request (${req.method}); not answered (2026-07-28 is strict)`);
+      this.hooks.log(`[${this.name}] a ${MODERN} server sent a request (${req.method}); not answered (${MODERN} is strict)`);
       return;
     }
     const ctl = new AbortController();
@@ -291,7 +291,7 @@ export class UpstreamClient {
         const type = result.resultType;
         if (type === undefined || type === 'complete') return result;
         if (type !== 'input_required') {
-          // seeds 002 A/C22: a value mcpx did not ask for is not guessed at.
+          // A value mcpx did not ask for is not guessed at (docs/protocol.md "resultType from a 2026-07-28 upstream").
           throw new ProtocolError(CODES.InternalError, `upstream ${this.name} answered ${method} with an unknown resultType ${JSON.stringify(type)}`);
         }
         if (round + 1 >= (o.askRounds ?? 8)) {
@@ -382,7 +382,7 @@ export class UpstreamClient {
   }
 
   /** A whole list, page by page. A missing cursor ends it; in 2026-07-28 an empty string is a cursor
-   *  (seeds 002 headline 8), before it, the end. */
+   *  (docs/protocol.md "Pagination"), before it, the end. */
   async listAll(method: string, key: string, o: RequestOptions = {}): Promise<JsonObject[]> {
     const items: JsonObject[] = [];
     let cursor: string | undefined;

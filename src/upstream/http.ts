@@ -4,6 +4,7 @@
 // is the cancellation.
 import { EventSourceParserStream } from 'eventsource-parser/stream';
 import { type JsonObject, type Notification, type Request, type Response, classify } from '../protocol/jsonrpc';
+import { HEADERLESS, SESSIONS, STREAM_RESUMPTION, type Span, inSpan, isRevision } from '../protocol/revisions';
 import { HttpStatusError, type SendOptions, TransportClosed, type UpstreamTransport } from './transport';
 
 /** The session ended (legacy 404 on a session): the client initializes again. */
@@ -50,6 +51,13 @@ export class HttpUpstream implements UpstreamTransport {
     return { ...h, ...extra };
   }
 
+  /** Whether the revision a message is sent as has `feature`: its own MCP-Protocol-Version header, else
+   *  the negotiated one; a message without the header is HEADERLESS. */
+  private has(feature: Span, opts: SendOptions): boolean {
+    const v = opts.headers?.['MCP-Protocol-Version'] ?? this.protocolVersion;
+    return inSpan(isRevision(v) ? v : HEADERLESS, feature);
+  }
+
   private async post(body: unknown, opts: SendOptions = {}): Promise<globalThis.Response> {
     const signal = opts.signal ? AbortSignal.any([opts.signal, this.ctl.signal]) : this.ctl.signal;
     let res: globalThis.Response;
@@ -61,7 +69,7 @@ export class HttpUpstream implements UpstreamTransport {
     }
     const sid = res.headers.get('mcp-session-id');
     if (sid) this.sessionId = sid;
-    if (res.status === 404 && this.sessionId && !opts.headers?.['MCP-Protocol-Version']?.startsWith('2026')) {
+    if (res.status === 404 && this.sessionId && this.has(SESSIONS, opts)) {
       await res.body?.cancel();
       this.sessionId = undefined;
       throw new SessionExpired(`upstream ${this.name}: the session ended (HTTP 404)`);
@@ -104,7 +112,7 @@ export class HttpUpstream implements UpstreamTransport {
     }
     if (res.status === 202) throw new HttpStatusError(202, 'a request was answered with 202 and no response');
     const cursor: { lastEventId?: string; retryMs?: number } = {};
-    const modern = opts.headers?.['MCP-Protocol-Version'] === '2026-07-28';
+    const resumable = this.has(STREAM_RESUMPTION, opts);
     for (let attempt = 0; ; attempt++) {
       for await (const v of this.messages(res, cursor)) {
         const c = classify(v);
@@ -120,8 +128,8 @@ export class HttpUpstream implements UpstreamTransport {
       }
       // The stream ended before its response. Legacy (2025-11-25): a stream that gave an event id may be
       // resumed — after the retry interval, a GET with Last-Event-ID. 2026-07-28 has no resumption: the
-      // stream is broken and the caller decides whether to re-issue (seeds 002 B/C10).
-      if (modern || cursor.lastEventId === undefined || attempt >= 5 || opts.signal?.aborted) break;
+      // stream is broken and the caller decides whether to re-issue (docs/protocol.md "A broken 2026-07-28 stream").
+      if (!resumable || cursor.lastEventId === undefined || attempt >= 5 || opts.signal?.aborted) break;
       await new Promise((r) => setTimeout(r, cursor.retryMs ?? 1000));
       res = await this.getStream(cursor.lastEventId, opts.signal);
       if (!res.ok) break;

@@ -205,7 +205,7 @@ export class Pool {
     }
   }
 
-  /** Upstream requests in flight on (server, scope), whoever made them (seeds 001 §3.4). */
+  /** Upstream requests in flight on (server, scope), whoever made them (docs/questions.md "Correlation, and the race that remains"). */
   inflightOn(server: string, scope: string): number {
     return this.entries.get(entryKey(server, scope))?.client?.inflight ?? 0;
   }

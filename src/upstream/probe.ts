@@ -20,7 +20,7 @@ export interface ConnectOptions {
   eras: EraCache;
   policy: Policy;
   clientInfo: JsonObject;
-  /** What mcpx declares: at initialize to legacy, per request to 2026-07-28 (seeds 001 §6). */
+  /** What mcpx declares: at initialize to legacy, per request to 2026-07-28 (docs/protocol.md "What mcpx declares upstream"). */
   capabilities: JsonObject;
   /** How long the handshake may take. */
   timeoutMs: number;
@@ -38,7 +38,7 @@ const PROBE_IDS = 2;
 type Attempt = { kind: 'ok'; client: UpstreamClient } | { kind: 'not-this-era'; why: string; status?: number };
 
 /** Statuses of a refused Streamable HTTP initialize that send the client on to HTTP+SSE (2025-11-25 and
- *  2026-07-28 transports; 401/403 no longer do — seeds 002 B/C9). */
+ *  2026-07-28 transports; 401/403 no longer do — docs/protocol.md "Era detection and the HTTP+SSE fallback"). */
 const SSE_FALLBACK = new Set([400, 404, 405]);
 
 export async function connect(o: ConnectOptions): Promise<UpstreamClient> {
@@ -97,7 +97,7 @@ async function tryModern(o: ConnectOptions, t: UpstreamTransport, retried = fals
       // It lists 2026-07-28 after all: retry once with a version from its list (versioning page SHOULD).
       if (res.error.code === CODES.UnsupportedProtocolVersion && supported.includes(MODERN) && !retried) return tryModern(o, t, true);
       if (MODERN_CODES.has(res.error.code)) {
-        throw new ProtocolError(CODES.InternalError, `upstream ${o.def.name} is a 2026-07-28-era server that refused server/discover: ${res.error.message}`);
+        throw new ProtocolError(CODES.InternalError, `upstream ${o.def.name} is a ${MODERN}-era server that refused server/discover: ${res.error.message}`);
       }
       return { kind: 'not-this-era', why: `server/discover: ${res.error.code} ${res.error.message}` };
     }

@@ -18,7 +18,7 @@ function readEnvFile(path: string): Record<string, string> {
 }
 
 /** Headers and URL of an http definition, with auth applied. */
-export function httpTarget(def: Extract<ServerDef, { url: string }>): { url: string; headers: Record<string, string> } {
+function httpTarget(def: Extract<ServerDef, { url: string }>): { url: string; headers: Record<string, string> } {
   const headers: Record<string, string> = { ...def.headers };
   const url = new URL(def.url);
   const a = def.auth;
@@ -29,7 +29,7 @@ export function httpTarget(def: Extract<ServerDef, { url: string }>): { url: str
   return { url: url.toString(), headers };
 }
 
-export function stdioTransport(def: Extract<ServerDef, { command: string }>, log: (l: string) => void): StdioUpstream {
+function stdioTransport(def: Extract<ServerDef, { command: string }>, log: (l: string) => void): StdioUpstream {
   const env: NodeJS.ProcessEnv = { ...process.env };
   if (def.envFile) Object.assign(env, readEnvFile(def.envFile));
   for (const [k, v] of Object.entries(def.env)) {

@@ -1,5 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { VERSION } from '../../src/config/version';
 import {
   REVISIONS,
   assertClientFrame,
@@ -19,7 +20,7 @@ const callToolResultFrame = (extra: Record<string, unknown> = {}): Record<string
   result: { content: [{ type: 'text', text: 'hello' }], isError: false, ...extra },
 });
 
-const serverInfoMeta = { 'io.modelcontextprotocol/serverInfo': { name: 'mcpx', version: '0.1.0' } };
+const serverInfoMeta = { 'io.modelcontextprotocol/serverInfo': { name: 'mcpx', version: VERSION } };
 
 function assertFails(errors: string[], pattern: RegExp): void {
   assert.ok(errors.length > 0, 'expected validation errors, got none');

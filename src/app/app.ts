@@ -1,12 +1,13 @@
 // Composition shared by the headless CLI and the extension: one McpServer on one HTTP listener.
 import { type Policy, policyFrom } from '../config/policy';
 import type { Settings } from '../config/settings';
+import { VERSION } from '../config/version';
 import type { Provider } from '../server/provider';
 import { McpServer, type ServerInfo } from '../server/server';
 import { protocolRoute } from './routes';
 import { HttpTransport, type Route } from '../transport/http';
 
-export const SERVER_INFO: ServerInfo = { name: 'mcpx', title: 'mcpx gateway', version: '0.1.0' };
+export const SERVER_INFO: ServerInfo = { name: 'mcpx', title: 'mcpx gateway', version: VERSION };
 
 export interface Listening {
   url: string;

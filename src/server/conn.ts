@@ -31,7 +31,7 @@ export class Conn {
   /** Requests mcpx sent this client (questions), waiting for its answers. */
   readonly asked = new Correlator();
   /** Server-sent ids are negative, so no client keying one table by id mistakes them for its own
-   *  (seeds 001 §3.2). */
+   *  (docs/questions.md "Who answers"). */
   private nextAskId = -1;
   private closed = false;
 
@@ -44,7 +44,7 @@ export class Conn {
     readonly sessionId?: string,
   ) {}
 
-  /** Whether mcpx can send this connection something nobody asked for (seeds 001 §2.2). */
+  /** Whether mcpx can send this connection something nobody asked for (docs/protocol.md "Capabilities declared only where delivered"). */
   get canPush(): boolean {
     return this.push !== undefined && !this.closed;
   }

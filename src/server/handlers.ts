@@ -40,7 +40,7 @@ type Handler = (ctx: HandlerContext, params: JsonObject) => Promise<JsonObject>;
 
 const provider = (ctx: HandlerContext): Provider => ctx.services.provider;
 
-/** What mcpx declares: exactly what the provider delivers (seeds 001 §2.2). listChanged and subscribe
+/** What mcpx declares: exactly what the provider delivers (docs/protocol.md "Capabilities declared only where delivered"). listChanged and subscribe
  *  are not declared: nothing in this server sends those notifications yet. */
 export function serverCapabilities(p: Provider): JsonObject {
   const c = p.capabilities();
@@ -81,7 +81,7 @@ export const HANDLERS: Readonly<Record<string, Handler>> = {
   async initialize(ctx, params) {
     const p = readParams(PARAMS.initialize, params);
     // Every legacy lifecycle page: a version the server does not support gets one it does (counter-offer),
-    // never -32022, which a legacy client cannot read (seeds 000 "initialize").
+    // never -32022, which a legacy client cannot read (docs/protocol.md "Legacy initialize with an unsupported version").
     const rev: Revision = isRevision(p.protocolVersion) && eraOf(p.protocolVersion) === 'legacy' ? p.protocolVersion : LATEST_LEGACY;
     ctx.conn.revision = rev;
     ctx.conn.clientCapabilities = p.capabilities;
@@ -143,7 +143,7 @@ export const HANDLERS: Readonly<Record<string, Handler>> = {
   },
 
   /** Legacy subscribe: succeeds even where no update will come (the reason is logged), since a
-   *  subscription is a standing interest, not a lookup (seeds 001 §4.3). Updates go on the connection's
+   *  subscription is a standing interest, not a lookup (docs/protocol.md "Resource subscriptions"). Updates go on the connection's
    *  push channel (stdio, or the session's GET stream). */
   async 'resources/subscribe'(ctx, params) {
     const fn = need(ctx, 'subscribe', 'resources/subscribe');

@@ -4,8 +4,8 @@
 // - 2026-07-28: the call runs on in the background and the request ends with `input_required`; the
 //   client's retry with `inputResponses` and the signed `requestState` resumes it
 //   (2026-07-28 basic/patterns/mrtr).
-// Both are bounded: proto.askTimeout per question, proto.askRounds per request (docs/protocol.md
-// "Bounds on questions").
+// Both are bounded: proto.askTimeout per question, proto.askRounds per request (docs/questions.md
+// "Bounds").
 import { randomUUID } from 'node:crypto';
 import type { Settings } from '../config/settings';
 import { CODES, ProtocolError, invalidParams } from '../protocol/errors';

@@ -60,7 +60,7 @@ export class Runner {
    *  never empty, never holding initialize (2025-03-26 basic/lifecycle). Its requests run concurrently;
    *  `signal` aborts every one of them. */
   async batch(items: unknown[], rev: Revision, channel: Channel, signal?: AbortSignal): Promise<BatchOutcome> {
-    if (!inSpan(rev, BATCHES)) return { refused: new ProtocolError(CODES.InvalidRequest, `Invalid request: JSON-RPC batches are accepted in 2025-03-26 only, not ${rev}`) };
+    if (!inSpan(rev, BATCHES)) return { refused: new ProtocolError(CODES.InvalidRequest, `Invalid request: JSON-RPC batches are accepted in ${BATCHES.since} only, not ${rev}`) };
     if (items.length === 0) return { refused: new ProtocolError(CODES.InvalidRequest, 'Invalid request: an empty batch') };
     const out = await Promise.all(
       items.map(async (item): Promise<Response | undefined> => {

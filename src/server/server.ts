@@ -133,7 +133,7 @@ export class McpServer {
       // 2026-07-28 basic/index: capabilities, version and log level are per request; nothing is read
       // from earlier requests on the connection.
       const caps = meta[META.clientCapabilities];
-      if (!isObject(params._meta)) throw invalidParams('Invalid params: params._meta is required in 2026-07-28');
+      if (!isObject(params._meta)) throw invalidParams(`Invalid params: params._meta is required in ${MODERN}`);
       if (typeof meta[META.protocolVersion] !== 'string') throw invalidParams(`Invalid params: params._meta["${META.protocolVersion}"] is required`);
       if (!isObject(caps)) throw invalidParams(`Invalid params: params._meta["${META.clientCapabilities}"] is required (an object)`);
       const level = meta[META.logLevel];
@@ -146,7 +146,7 @@ export class McpServer {
     let done = false;
     const emit = (method: string, p: JsonObject) => {
       if (done || inc.signal.aborted) return;
-      const spelled = downgradeNotification(method, p, rev, { stripProgressMessage: this.opts.policy.governs('2024-11-05') });
+      const spelled = downgradeNotification(method, p, rev, { stripProgressMessage: this.opts.policy.governs(rev) });
       inc.emit(notificationMsg(method, spelled));
     };
     const token = meta.progressToken;

@@ -1,4 +1,4 @@
-// Streamable HTTP on node:http, both eras on one endpoint (seeds 001 §2.4, §5).
+// Streamable HTTP on node:http, both eras on one endpoint (docs/protocol.md "One endpoint for both eras").
 import { randomUUID } from 'node:crypto';
 import { type IncomingMessage, type Server, type ServerResponse, createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -162,7 +162,7 @@ export class HttpTransport {
     const s = hv === MODERN ? undefined : this.session(req);
     if (!s) {
       res.setHeader('Allow', 'POST');
-      throw new HttpRefusal(405, invalidRequest('No stream to open: GET needs a legacy session (2026-07-28 clients use subscriptions/listen)'));
+      throw new HttpRefusal(405, invalidRequest(`No stream to open: GET needs a legacy session (${MODERN} clients use subscriptions/listen)`));
     }
     if (!(h(req, 'accept') ?? '').includes('text/event-stream')) {
       throw new HttpRefusal(406, invalidRequest('GET opens an event stream: Accept must include text/event-stream'));
@@ -233,10 +233,10 @@ export class HttpTransport {
 
   /** 2026-07-28: no sessions, headers must agree with the body, the status follows the code. */
   private async postModern(req: IncomingMessage, res: ServerResponse, value: unknown, hv: string | undefined): Promise<void> {
-    if (Array.isArray(value)) throw new HttpRefusal(400, invalidRequest('Invalid request: batches are not accepted in 2026-07-28'));
+    if (Array.isArray(value)) throw new HttpRefusal(400, invalidRequest(`Invalid request: batches are not accepted in ${MODERN}`));
     const c = classify(value);
     if (c.kind === 'invalid') throw new HttpRefusal(400, c.error, c.id);
-    if (c.kind === 'response') throw new HttpRefusal(400, invalidRequest('Invalid request: 2026-07-28 clients send no responses'));
+    if (c.kind === 'response') throw new HttpRefusal(400, invalidRequest(`Invalid request: ${MODERN} clients send no responses`));
     const msg = c.msg;
     const id = c.kind === 'request' ? c.msg.id : undefined;
     const mismatch = (why: string) => new HttpRefusal(400, new ProtocolError(CODES.HeaderMismatch, `Header mismatch: ${why}`), id);
@@ -282,7 +282,7 @@ export class HttpTransport {
     const c = classify(value);
     if (c.kind === 'invalid') throw new HttpRefusal(400, c.error, c.id);
     if (c.kind === 'response') {
-      // The answer to a question mcpx put on one of this session's streams (seeds 001 §3.2, step 3).
+      // The answer to a question mcpx put on one of this session's streams (docs/questions.md "Who answers").
       if (!session) throw new HttpRefusal(400, invalidRequest('Invalid request: a response outside a session answers nothing'));
       runner.response(c.msg);
       return void res.writeHead(202).end();
@@ -326,7 +326,7 @@ export class HttpTransport {
     const acceptsSse = (h(req, 'accept') ?? '').includes('text/event-stream');
     const stream = new SseStream(res, this.opts.settings.duration('transport.sseKeepAlive'));
     // A slow answer to a client that accepts SSE becomes a stream with keep-alive comments, so idle
-    // timeouts on the way do not end a call that is still running (seeds 001 §3.2).
+    // timeouts on the way do not end a call that is still running (docs/protocol.md "Lazy SSE").
     if (acceptsSse) stream.keepAlive();
     const onClose = () => {
       if (res.writableFinished) return;

@@ -1,6 +1,6 @@
 // MCP over stdio, server side: newline-delimited JSON-RPC. Requests run concurrently, each with its own
 // AbortSignal, so a notifications/cancelled read while one runs reaches it; notifications and
-// initialize stay in order (seeds 001 §2.4).
+// initialize stay in order (docs/protocol.md "stdio order").
 import { createInterface } from 'node:readline';
 import type { Readable, Writable } from 'node:stream';
 import { type Message, type Request, type Response, classify, errorResponse, parseJson } from '../protocol/jsonrpc';

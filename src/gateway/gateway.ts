@@ -13,12 +13,13 @@ import { INPUT_ERROR_AS_RESULT, inSpan } from '../protocol/revisions';
 import type { CallContext, ListKind, Provider, ProviderCapabilities } from '../server/provider';
 import type { Route } from '../transport/http';
 import { EraCache } from '../upstream/eras';
-import { Pool } from '../upstream/pool';
-import { Broker } from './broker';
+import { Pool, type UpstreamStatus } from '../upstream/pool';
+import { Broker, type Question } from './broker';
 import { Calls } from './calls';
 import { MCPX_CAPABILITIES, narrowed } from './capabilities';
 import { Catalogue } from './catalogue';
-import { EventBus } from './events';
+import { EventBus, type GatewayEvent } from './events';
+import type { GatewayFacade, ServerListKind } from './facade';
 import { UpstreamInbox } from './inbox';
 import { safeName, toolAllowed } from './names';
 import { Namespaces } from './namespaces';
@@ -29,7 +30,7 @@ import { FIXED_NAMES, FIXED_TOOLS, jsonResult } from './tools';
 import { rewriteUris } from './uris';
 import { eventsRoute, questionsRoute } from './v1';
 import { schemaMismatch } from './validate';
-import type { Watches } from './watches';
+import type { WatchRow } from './watches';
 
 export interface GatewayOptions {
   log?: (line: string) => void;
@@ -44,15 +45,15 @@ export interface GatewayOptions {
 
 export type { PersonPort };
 
-export class Gateway implements Provider {
-  readonly events = new EventBus();
+export class Gateway implements Provider, GatewayFacade {
+  private readonly events = new EventBus();
   private readonly log: (line: string) => void;
   private readonly defs: ReadonlyMap<string, ServerDef>;
   private readonly passthrough: readonly string[];
   /** Questions nobody on the wire can take wait here (src/gateway/broker.ts). */
-  readonly broker: Broker;
-  readonly pool: Pool;
-  readonly catalogue: Catalogue;
+  private readonly broker: Broker;
+  private readonly pool: Pool;
+  private readonly catalogue: Catalogue;
   /** Upstream requests on behalf of calls, and the calls in flight per (server, scope). */
   private readonly calls: Calls;
   /** Resource subscriptions and the upstream listen streams (src/gateway/subscriptions.ts). */
@@ -118,10 +119,6 @@ export class Gateway implements Provider {
 
   onListChanged(listener: (kind: ListKind) => void): void {
     this.changed = listener;
-  }
-
-  get watches(): Watches {
-    return this.subscriptions.watches;
   }
 
   listening(): Promise<void> {
@@ -255,6 +252,34 @@ export class Gateway implements Provider {
   }
   complete(params: JsonObject, ctx: CallContext): Promise<JsonObject> {
     return this.namespaces.complete(params, ctx);
+  }
+
+  // ---- the editor's operations (GatewayFacade, src/gateway/facade.ts) ----------------------------
+
+  servers(): UpstreamStatus[] {
+    return this.pool.statuses();
+  }
+  stopServer(server: string): Promise<void> {
+    return this.pool.stop(server);
+  }
+  async restartServer(server: string, identity: string): Promise<void> {
+    await this.pool.stop(server);
+    await this.pool.client(server, identity);
+  }
+  serverList(server: string, kind: ServerListKind, identity: string): Promise<JsonObject[]> {
+    return this.catalogue.list(server, kind, identity);
+  }
+  questions(): Question[] {
+    return this.broker.list();
+  }
+  answer(id: string, result: JsonObject): string | undefined {
+    return this.broker.answer(id, result);
+  }
+  watches(): WatchRow[] {
+    return this.subscriptions.watches.rows();
+  }
+  onEvent(listener: (e: GatewayEvent & { at: number }) => void): () => void {
+    return this.events.on(listener);
   }
 
   async close(): Promise<void> {

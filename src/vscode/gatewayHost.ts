@@ -9,15 +9,16 @@ import { type Listening, listen } from '../app';
 import { defaultStateDir, secretNames } from '../config/file';
 import { type Source, mergeSources } from '../config/merge';
 import { SETTINGS, Settings, envLayer } from '../config/settings';
-import { Gateway, type PersonPort } from '../gateway/gateway';
-import type { BackgroundCalls } from '../server/mrtr';
+import type { BackgroundTasks, GatewayFacade, PersonPort } from '../gateway/facade';
+import { Gateway } from '../gateway/gateway';
 import { vscodeLayer } from './settings';
 
 const PORT_TRIES = 20;
 
 export class GatewayHost implements vscode.Disposable {
   private listening?: Listening;
-  gateway?: Gateway;
+  /** The running gateway, as the editor may use it (src/gateway/facade.ts). */
+  gateway?: GatewayFacade;
   /** Why the gateway is not running, when it is not. */
   whyStopped = 'it has not started yet';
   private readonly changed = new vscode.EventEmitter<void>();
@@ -54,7 +55,7 @@ export class GatewayHost implements vscode.Disposable {
     const g = this.gateway;
     if (!g || signal.aborted) return Promise.resolve(false);
     return new Promise((resolve) => {
-      const off = g.events.on((e) => {
+      const off = g.onEvent((e) => {
         if (e.type === 'elicitation.complete' && e.server === server && e.elicitationId === elicitationId) finish(true);
       });
       const onStop = this.onDidChange(() => !this.gateway && finish(false));
@@ -70,8 +71,8 @@ export class GatewayHost implements vscode.Disposable {
   }
 
   /** The background calls of 2026-07-28 clients (the server's task store), for the Tasks view. */
-  get background(): BackgroundCalls | undefined {
-    return this.listening?.server.background;
+  get background(): BackgroundTasks | undefined {
+    return this.listening && tasksOf(this.listening);
   }
 
   /** The two sources as they stand: the user setting first, the workspace file last (it wins). */
@@ -135,7 +136,7 @@ export class GatewayHost implements vscode.Disposable {
   // VS Code runs the servers of the workspace's .vscode/mcp.json itself. mcpx offers its chat a second,
   // narrower gateway with only the servers VS Code does not already run (those of mcpx.servers), so no
   // server is offered twice; agents outside VS Code use the main endpoint, which has all of them.
-  private editorView?: { listening: Listening; gateway: Gateway };
+  private editorView?: { listening: Listening; gateway: GatewayFacade };
   private readonly definitions = new vscode.EventEmitter<void>();
   readonly onDidChangeDefinitions = this.definitions.event;
 
@@ -186,8 +187,8 @@ export class GatewayHost implements vscode.Disposable {
     this.gateway = gateway;
     this.port = Number(new URL(this.listening.url).port);
     // What the views and the status bar show changes with every event but an upstream's log line.
-    gateway.events.on((e) => e.type !== 'server.log' && this.changed.fire());
-    this.listening.server.background.onChange = () => this.changed.fire();
+    gateway.onEvent((e) => e.type !== 'server.log' && this.changed.fire());
+    tasksOf(this.listening).onChange = () => this.changed.fire();
     this.log.info(`gateway listening on ${this.listening.url} with ${config.servers.length} upstream(s): ${config.servers.map((s) => s.name).join(', ') || 'none'}`);
     this.publish(this.listening.url);
     this.changed.fire();
@@ -258,4 +259,9 @@ export class GatewayHost implements vscode.Disposable {
 /** mcpx's roots: the workspace folders (seeds 001 §2.5: asked of a client that declared roots first). */
 function roots(): Array<{ uri: string; name: string }> {
   return (vscode.workspace.workspaceFolders ?? []).map((f) => ({ uri: f.uri.toString(), name: f.name }));
+}
+
+/** The server's store of background calls, as the Tasks view sees it (src/gateway/facade.ts). */
+function tasksOf(l: Listening): BackgroundTasks {
+  return l.server.background;
 }

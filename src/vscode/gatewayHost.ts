@@ -256,7 +256,8 @@ export class GatewayHost implements vscode.Disposable {
   }
 }
 
-/** mcpx's roots: the workspace folders (seeds 001 §2.5: asked of a client that declared roots first). */
+/** mcpx's roots: the workspace folders (2025-11-25 client/roots; docs/questions.md "Who answers": a
+ *  calling client that declared roots is asked first). */
 function roots(): Array<{ uri: string; name: string }> {
   return (vscode.workspace.workspaceFolders ?? []).map((f) => ({ uri: f.uri.toString(), name: f.name }));
 }

@@ -46,8 +46,8 @@ export interface GatewayOptions {
 export type { PersonPort };
 
 export class Gateway implements Provider, GatewayFacade {
-  private readonly events = new EventBus();
   private readonly log: (line: string) => void;
+  private readonly events: EventBus;
   private readonly defs: ReadonlyMap<string, ServerDef>;
   private readonly passthrough: readonly string[];
   /** Questions nobody on the wire can take wait here (src/gateway/broker.ts). */
@@ -61,7 +61,7 @@ export class Gateway implements Provider, GatewayFacade {
   /** Prompts, resources and completion by server (src/gateway/namespaces.ts). */
   private readonly namespaces: Namespaces;
   private readonly passthroughTools: PassthroughTools;
-  /** The server's announcer of list changes (onListChanged); none until it registers. */
+  /** The server's announcer of list changes (onListChanged); a no-op until it registers one. */
   private changed: (kind: ListKind) => void = () => undefined;
 
   constructor(
@@ -69,21 +69,21 @@ export class Gateway implements Provider, GatewayFacade {
     readonly settings: Settings,
     readonly opts: GatewayOptions = {},
   ) {
-    const log = (this.log = opts.log ?? (() => undefined));
-    const events = this.events;
-    this.broker = new Broker(opts.questionTtlMs, opts.stateDir ? join(opts.stateDir, 'questions') : undefined, (state, q) =>
+    // The parts, each after what it needs.
+    const log = opts.log ?? (() => undefined);
+    const events = new EventBus();
+    const broker = new Broker(opts.questionTtlMs, opts.stateDir ? join(opts.stateDir, 'questions') : undefined, (state, q) =>
       events.emit({ type: 'question', server: q.server, id: q.id, method: q.method, state }),
     );
-    const defs = (this.defs = new Map(config.servers.filter((s) => !s.disabled).map((s) => [s.name, s])));
+    const defs = new Map(config.servers.filter((s) => !s.disabled).map((s) => [s.name, s]));
     const named = settings.get<string[]>('mcp.passthrough');
     for (const p of named) if (!defs.has(p)) log(`mcp.passthrough names ${JSON.stringify(p)}, which is not a configured server; ignored`);
-    const passthrough = (this.passthrough = named.filter((p) => defs.has(p)));
-    const broker = this.broker;
+    const passthrough = named.filter((p) => defs.has(p));
     const ask = (q: Asked) => routeQuestion({ native: settings.get<boolean>('proto.native'), person: opts.person, broker, roots: config.roots, log }, q);
-    // What upstreams send and ask, and their states, reach the parts built on the pool through the inbox
-    // (src/gateway/inbox.ts), which is given them once they exist.
+    // What upstreams send and ask, and their state changes, reach the parts built on the pool through
+    // the inbox (src/gateway/inbox.ts), which is given those parts below, once they exist.
     const inbox = new UpstreamInbox({ events, passthrough, ask, changed: (kind) => this.changed(kind), log });
-    const pool = (this.pool = new Pool(defs, {
+    const pool = new Pool(defs, {
       eras: new EraCache(opts.stateDir ? join(opts.stateDir, 'upstream-eras.json') : undefined),
       policy: policyFrom(settings),
       settings,
@@ -92,10 +92,10 @@ export class Gateway implements Provider, GatewayFacade {
       hooks: (def, scope) => inbox.hooks(def, scope),
       log,
       onStateChange: (st) => inbox.state(st),
-    }));
-    const catalogue = (this.catalogue = new Catalogue(pool));
-    const calls = (this.calls = new Calls({ pool, settings, passthrough, ask }));
-    const subscriptions = (this.subscriptions = new Subscriptions({
+    });
+    const catalogue = new Catalogue(pool);
+    const calls = new Calls({ pool, settings, passthrough, ask });
+    const subscriptions = new Subscriptions({
       pool,
       catalogue,
       defs,
@@ -104,10 +104,19 @@ export class Gateway implements Provider, GatewayFacade {
       log,
       ackTimeoutMs: () => settings.duration('pool.probeTimeout'),
       notified: (server, scope, n) => inbox.notified(server, scope, n),
-    }));
+    });
+    inbox.attach({ catalogue, calls, subscriptions });
+    this.log = log;
+    this.events = events;
+    this.defs = defs;
+    this.passthrough = passthrough;
+    this.broker = broker;
+    this.pool = pool;
+    this.catalogue = catalogue;
+    this.calls = calls;
+    this.subscriptions = subscriptions;
     this.namespaces = new Namespaces({ defs, passthrough, catalogue, pool, log, upstream: (server, ctx, method, params) => calls.request(server, ctx, method, params), narrowed });
     this.passthroughTools = new PassthroughTools({ defs, passthrough, catalogue, log });
-    inbox.attach({ catalogue, calls, subscriptions });
   }
 
   capabilities(): ProviderCapabilities {

@@ -13,13 +13,13 @@ import { INPUT_ERROR_AS_RESULT, inSpan } from '../protocol/revisions';
 import type { CallContext, ListKind, Provider, ProviderCapabilities } from '../server/provider';
 import type { Route } from '../transport/http';
 import { EraCache } from '../upstream/eras';
-import { Pool, type UpstreamStatus } from '../upstream/pool';
-import { Broker, type Question } from './broker';
+import { Pool } from '../upstream/pool';
+import { Broker } from './broker';
 import { Calls } from './calls';
 import { MCPX_CAPABILITIES, narrowed } from './capabilities';
 import { Catalogue } from './catalogue';
-import { EventBus, type GatewayEvent } from './events';
-import type { GatewayFacade, ServerListKind } from './facade';
+import { EventBus } from './events';
+import type { GatewayEvent, GatewayFacade, Question, ServerListKind, UpstreamStatus, WatchRow } from './facade';
 import { UpstreamInbox } from './inbox';
 import { safeName, toolAllowed } from './names';
 import { Namespaces } from './namespaces';
@@ -30,7 +30,6 @@ import { FIXED_NAMES, FIXED_TOOLS, jsonResult } from './tools';
 import { rewriteUris } from './uris';
 import { eventsRoute, questionsRoute } from './v1';
 import { schemaMismatch } from './validate';
-import type { WatchRow } from './watches';
 
 export interface GatewayOptions {
   log?: (line: string) => void;

@@ -92,7 +92,7 @@ test('activate: gateway on the next free port, endpoint in the status bar and cl
   const load = (Module as unknown as { _load: (req: string, ...rest: unknown[]) => unknown })._load;
   (Module as unknown as { _load: unknown })._load = (req: string, ...rest: unknown[]) => (req === 'vscode' ? api : load(req, ...rest));
   try {
-    const ext = require(join(repoRoot(), 'dist', 'extension.js')) as { activate(ctx: unknown): Promise<{ endpoint(): string | undefined; host: { gateway?: { pool: { statuses(): Array<{ name: string; pid?: number }> } } } }> };
+    const ext = require(join(repoRoot(), 'dist', 'extension.js')) as { activate(ctx: unknown): Promise<{ endpoint(): string | undefined; host: { gateway?: { servers(): Array<{ name: string; pid?: number }> } } }> };
     const subscriptions: Disposable[] = [];
     const handle = await ext.activate({ subscriptions });
     const url = handle.endpoint();
@@ -112,7 +112,7 @@ test('activate: gateway on the next free port, endpoint in the status bar and cl
     assert.equal((await c.request('server/discover')).reply.status, 200);
     // An upstream started by a call, then the extension deactivates: its process is gone too.
     await c.request('tools/call', { name: 'mcpx_call', arguments: { server: 'up', tool: 'echo', arguments: { text: 'hi' } } });
-    const pid = handle.host.gateway!.pool.statuses().find((s) => s.name === 'up')!.pid!;
+    const pid = handle.host.gateway!.servers().find((s) => s.name === 'up')!.pid!;
     assert.ok(pid > 0);
     assert.equal(state.statusText, `$(plug) mcpx :${port} · 1/1`);
     for (const d of subscriptions) d.dispose();

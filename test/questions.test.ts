@@ -65,17 +65,17 @@ describe('declaring one is not declaring the other; the broker takes the rest', 
       peer.answer = answers;
       await peer.initialize({ sampling: {} });
       const pending = peer.request('tools/call', { name: 'mcpx_call', arguments: { server: 'up', tool: 'elicit', arguments: { text: 'Secret?' } } });
-      let q = gw.g.broker.list();
+      let q = gw.g.questions();
       for (let i = 0; q.length === 0 && i < 100; i++) {
         await new Promise((r) => setTimeout(r, 20));
-        q = gw.g.broker.list();
+        q = gw.g.questions();
       }
       assert.equal(q.length, 1);
       assert.equal(q[0]!.method, 'elicitation/create');
       assert.equal(q[0]!.reason, 'the calling client cannot take it');
       // An invalid answer is refused to the answerer with the reason, not forwarded.
-      assert.match(gw.g.broker.answer(q[0]!.id, { action: 'accept', content: { answer: 7 } })!, /does not match the requested schema/);
-      assert.equal(gw.g.broker.answer(q[0]!.id, { action: 'accept', content: { answer: 'seven' } }), undefined);
+      assert.match(gw.g.answer(q[0]!.id, { action: 'accept', content: { answer: 7 } })!, /does not match the requested schema/);
+      assert.equal(gw.g.answer(q[0]!.id, { action: 'accept', content: { answer: 'seven' } }), undefined);
       assert.match(textOf(await pending), /seven/);
       assert.equal(peer.frames.filter((f) => f.method === 'elicitation/create').length, 0, 'never sent to this client');
     } finally {
@@ -90,7 +90,7 @@ describe('declaring one is not declaring the other; the broker takes the rest', 
       await peer.initialize({});
       const r = await peer.request('tools/call', { name: 'mcpx_call', arguments: { server: 'up', tool: 'elicit', arguments: {} } });
       assert.match(textOf(r), /"action":"cancel"/);
-      assert.equal(gw.g.broker.list().length, 0);
+      assert.equal(gw.g.questions().length, 0);
     } finally {
       await gw.close();
     }
@@ -328,7 +328,7 @@ describe('the host port: the person answers what the calling client cannot', () 
       assert.match(textOf(r), /from the person/);
       assert.equal(seen.length, 1);
       assert.equal((seen[0]!.params as Json).message, 'up (via mcpx) asks: Who?');
-      assert.equal(g.broker.list().length, 0);
+      assert.equal(g.questions().length, 0);
     } finally {
       await l.close();
       await g.close();

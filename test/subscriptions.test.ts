@@ -108,7 +108,7 @@ describe('2026-07-28 listen with resourceSubscriptions', () => {
       assert.deepEqual(upd.params, { uri: DOC, _meta: { 'io.modelcontextprotocol/subscriptionId': 7 } });
       for (const f of frames()) assertServerFrame('2026-07-28', f);
       ctl.abort();
-      await waitFor(() => gw.g.watches.rows().length === 0);
+      await waitFor(() => gw.g.watches().length === 0);
     } finally {
       await gw.close();
     }

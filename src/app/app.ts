@@ -2,6 +2,7 @@
 import { type Policy, policyFrom } from '../config/policy';
 import type { Settings } from '../config/settings';
 import { VERSION } from '../config/version';
+import type { BackgroundTasks } from '../gateway/facade';
 import type { Provider } from '../server/provider';
 import { McpServer, type ServerInfo } from '../server/server';
 import { protocolRoute } from './routes';
@@ -14,6 +15,8 @@ export interface Listening {
   port: number;
   address: string;
   server: McpServer;
+  /** The 2026-07-28 background calls (the editor's Tasks view lists them). */
+  background: BackgroundTasks;
   http: HttpTransport;
   close(): Promise<void>;
 }
@@ -38,6 +41,7 @@ export async function listen(opts: {
   return {
     ...a,
     server,
+    background: server.rounds.background,
     http,
     close: async () => {
       // Listen streams end first (their results written), then the sockets close.

@@ -3,9 +3,7 @@
 // answers one (an invalid answer is refused with the reason, 400); GET /v1/events is the event stream.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Policy } from '../config/policy';
-import type { Broker } from '../gateway/broker';
-import type { EventBus } from '../gateway/events';
-import type { Gateway } from '../gateway/gateway';
+import type { GatewayFacade } from '../gateway/facade';
 import { isObject } from '../protocol/jsonrpc';
 import { revisionTable } from '../protocol/revisions';
 import type { Route } from '../transport/http';
@@ -35,7 +33,7 @@ function body(req: IncomingMessage, max = 1024 * 1024): Promise<unknown> {
 }
 
 /** GET /v1/events: the gateway's events as an SSE stream, held open with keep-alive comments. */
-export function eventsRoute(bus: EventBus, keepAliveMs: () => number): Route {
+export function eventsRoute(g: Pick<GatewayFacade, 'onEvent'>, keepAliveMs: () => number): Route {
   return (req, res, url) => {
     if (url.pathname !== '/v1/events') return false;
     if (req.method !== 'GET') {
@@ -45,7 +43,7 @@ export function eventsRoute(bus: EventBus, keepAliveMs: () => number): Route {
     }
     const stream = new SseStream(res, keepAliveMs());
     stream.start();
-    const off = bus.on((e) => {
+    const off = g.onEvent((e) => {
       if (!stream.isOpen) return;
       res.write(`event: ${e.type}\ndata: ${JSON.stringify(e)}\n\n`);
     });
@@ -57,10 +55,10 @@ export function eventsRoute(bus: EventBus, keepAliveMs: () => number): Route {
   };
 }
 
-export function questionsRoute(broker: Broker): Route {
+export function questionsRoute(g: Pick<GatewayFacade, 'questions' | 'answer'>): Route {
   return async (req, res, url) => {
     if (url.pathname === '/v1/questions' && req.method === 'GET') {
-      json(res, 200, { questions: broker.list() });
+      json(res, 200, { questions: g.questions() });
       return true;
     }
     const m = /^\/v1\/questions\/([0-9a-f-]{36})$/.exec(url.pathname);
@@ -78,7 +76,7 @@ export function questionsRoute(broker: Broker): Route {
       return true;
     }
     if (!isObject(answer)) return json(res, 400, { error: 'the answer must be a JSON object' }), true;
-    const refused = broker.answer(m[1]!, answer);
+    const refused = g.answer(m[1]!, answer);
     if (refused === undefined) json(res, 200, { answered: m[1] });
     else json(res, /no pending question/.test(refused) ? 404 : 400, { error: refused });
     return true;
@@ -86,8 +84,8 @@ export function questionsRoute(broker: Broker): Route {
 }
 
 /** The gateway's /v1 routes: its questions and its event stream. */
-export function gatewayRoutes(g: Gateway): Route[] {
-  return [questionsRoute(g.broker), eventsRoute(g.events, () => g.settings.duration('transport.sseKeepAlive'))];
+export function gatewayRoutes(g: GatewayFacade): Route[] {
+  return [questionsRoute(g), eventsRoute(g, () => g.settings.duration('transport.sseKeepAlive'))];
 }
 
 /** GET /v1/protocol: the revision table and the effective spec policy (docs/protocol.md "Revision precedence"). */

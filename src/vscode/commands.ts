@@ -1,10 +1,8 @@
 // The palette commands. Registered up front; while the gateway is not running each says why.
 import * as vscode from 'vscode';
-import type { Gateway } from '../gateway/gateway';
-import type { PersonPort } from '../gateway/questions';
+import type { CallContext, GatewayFacade, PersonPort } from '../gateway/facade';
 import { type JsonObject, isObject } from '../protocol/jsonrpc';
 import { MODERN } from '../protocol/revisions';
-import type { CallContext } from '../server/provider';
 import type { GatewayHost } from './gatewayHost';
 import { mediaBlocks, showMedia } from './mediaView';
 import { EDITOR_IDENTITY } from './views';
@@ -16,12 +14,12 @@ function editorContext(signal = new AbortController().signal, progress: (p: numb
 }
 
 /** The server a command is about: named by its argument (a string, or a tree row), else picked. */
-async function serverOf(arg: { name?: string } | string | undefined, g: Gateway): Promise<string | undefined> {
+async function serverOf(arg: { name?: string } | string | undefined, g: GatewayFacade): Promise<string | undefined> {
   return typeof arg === 'string' ? arg : (arg?.name ?? (await pickServer(g)));
 }
 
-async function pickServer(g: Gateway): Promise<string | undefined> {
-  const items = g.pool.statuses().map((s) => ({ label: s.name, description: [s.state, s.revision, s.transport].filter(Boolean).join(' · ') }));
+async function pickServer(g: GatewayFacade): Promise<string | undefined> {
+  const items = g.servers().map((s) => ({ label: s.name, description: [s.state, s.revision, s.transport].filter(Boolean).join(' · ') }));
   if (items.length === 0) return void vscode.window.showInformationMessage('mcpx: no upstream servers are configured (.vscode/mcp.json or mcpx.servers).');
   return (await vscode.window.showQuickPick(items, { title: 'mcpx: pick a server' }))?.label;
 }
@@ -72,7 +70,7 @@ async function showResult(title: string, result: JsonObject): Promise<void> {
 }
 
 export function registerCommands(host: GatewayHost, person: PersonPort, log: vscode.LogOutputChannel): vscode.Disposable[] {
-  const running = (): Gateway | undefined => {
+  const running = (): GatewayFacade | undefined => {
     if (host.gateway) return host.gateway;
     void vscode.window.showWarningMessage(`mcpx: the gateway is not running: ${host.whyStopped}.`);
     return undefined;
@@ -85,7 +83,7 @@ export function registerCommands(host: GatewayHost, person: PersonPort, log: vsc
       if (!g) return;
       const server = serverArg ?? (await pickServer(g));
       if (!server) return;
-      const tools = await g.catalogue.list(server, 'tools', EDITOR_IDENTITY).catch((e: Error) => void vscode.window.showErrorMessage(`mcpx: ${server}: ${e.message}`));
+      const tools = await g.serverList(server, 'tools', EDITOR_IDENTITY).catch((e: Error) => void vscode.window.showErrorMessage(`mcpx: ${server}: ${e.message}`));
       if (!tools) return;
       const tool = toolArg
         ? tools.find((t) => t.name === toolArg)
@@ -119,8 +117,7 @@ export function registerCommands(host: GatewayHost, person: PersonPort, log: vsc
       if (!g) return;
       const server = await serverOf(arg, g);
       if (!server) return;
-      await g.pool.stop(server);
-      await g.pool.client(server, EDITOR_IDENTITY).then(
+      await g.restartServer(server, EDITOR_IDENTITY).then(
         () => vscode.window.showInformationMessage(`mcpx: ${server} restarted.`),
         (e: Error) => vscode.window.showErrorMessage(`mcpx: ${server} did not start: ${e.message}`),
       );
@@ -151,12 +148,12 @@ export function registerCommands(host: GatewayHost, person: PersonPort, log: vsc
     reg('mcpx.answerQuestion', async (id?: string) => {
       const g = running();
       if (!g) return;
-      const q = g.broker.list().find((x) => x.id === id) ?? (await vscode.window.showQuickPick(g.broker.list().map((x) => ({ label: `${x.server}: ${String(x.params.message ?? x.method)}`, x })), { title: 'mcpx: pending questions' }))?.x;
+      const q = g.questions().find((x) => x.id === id) ?? (await vscode.window.showQuickPick(g.questions().map((x) => ({ label: `${x.server}: ${String(x.params.message ?? x.method)}`, x })), { title: 'mcpx: pending questions' }))?.x;
       if (!q) return;
       if (!person.can(q.method, q.params)) return void vscode.window.showWarningMessage(`mcpx: this question (${q.method}) cannot be answered in the editor yet; use \`mcpx elicit\`.`);
       const answer = await person.ask({ server: q.server, method: q.method, params: q.params }, new AbortController().signal);
       if (!answer) return; // dismissed again: it stays in the Questions view until its deadline
-      const problem = g.broker.answer(q.id, answer);
+      const problem = g.answer(q.id, answer);
       if (problem) void vscode.window.showErrorMessage(`mcpx: the answer was refused: ${problem}`);
     }),
     reg('mcpx.task', async (id?: string) => {
@@ -234,7 +231,7 @@ export function registerCommands(host: GatewayHost, person: PersonPort, log: vsc
       const g = running();
       if (!g) return;
       const server = await serverOf(arg, g);
-      if (server) await g.pool.stop(server);
+      if (server) await g.stopServer(server);
     }),
     reg('mcpx.menu', async () => {
       const items = [

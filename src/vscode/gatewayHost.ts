@@ -7,18 +7,20 @@ import { join } from 'node:path';
 import * as vscode from 'vscode';
 import { type Listening, listen } from '../app/app';
 import { gatewayRoutes } from '../app/routes';
+import { VERSION } from '../config/version';
 import { defaultStateDir, secretNames } from '../config/file';
 import { type Source, mergeSources } from '../config/merge';
 import { SETTINGS, Settings, envLayer } from '../config/settings';
-import { Gateway, type PersonPort } from '../gateway/gateway';
-import type { BackgroundCalls } from '../server/mrtr';
+import type { BackgroundTasks, GatewayFacade, PersonPort } from '../gateway/facade';
+import { Gateway } from '../gateway/gateway';
 import { vscodeLayer } from './settings';
 
 const PORT_TRIES = 20;
 
 export class GatewayHost implements vscode.Disposable {
   private listening?: Listening;
-  gateway?: Gateway;
+  /** The running gateway, as the editor may use it (src/gateway/facade.ts). */
+  gateway?: GatewayFacade;
   /** Why the gateway is not running, when it is not. */
   whyStopped = 'it has not started yet';
   private readonly changed = new vscode.EventEmitter<void>();
@@ -55,7 +57,7 @@ export class GatewayHost implements vscode.Disposable {
     const g = this.gateway;
     if (!g || signal.aborted) return Promise.resolve(false);
     return new Promise((resolve) => {
-      const off = g.events.on((e) => {
+      const off = g.onEvent((e) => {
         if (e.type === 'elicitation.complete' && e.server === server && e.elicitationId === elicitationId) finish(true);
       });
       const onStop = this.onDidChange(() => !this.gateway && finish(false));
@@ -71,8 +73,8 @@ export class GatewayHost implements vscode.Disposable {
   }
 
   /** The background calls of 2026-07-28 clients (the server's task store), for the Tasks view. */
-  get background(): BackgroundCalls | undefined {
-    return this.listening?.server.rounds.background;
+  get background(): BackgroundTasks | undefined {
+    return this.listening?.background;
   }
 
   /** The two sources as they stand: the user setting first, the workspace file last (it wins). */
@@ -136,7 +138,7 @@ export class GatewayHost implements vscode.Disposable {
   // VS Code runs the servers of the workspace's .vscode/mcp.json itself. mcpx offers its chat a second,
   // narrower gateway with only the servers VS Code does not already run (those of mcpx.servers), so no
   // server is offered twice; agents outside VS Code use the main endpoint, which has all of them.
-  private editorView?: { listening: Listening; gateway: Gateway };
+  private editorView?: { listening: Listening; gateway: GatewayFacade };
   private readonly definitions = new vscode.EventEmitter<void>();
   readonly onDidChangeDefinitions = this.definitions.event;
 
@@ -151,7 +153,7 @@ export class GatewayHost implements vscode.Disposable {
         log: (l) => this.log.info(`[editor view] ${l}`),
         stateDir: this.stateDir,
         person: this.person,
-        clientInfo: { name: 'mcpx-vscode', version: '0.1.0' },
+        clientInfo: { name: 'mcpx-vscode', version: VERSION },
       });
       const listening = await listen({ provider: gateway, settings, port: 0, routes: gatewayRoutes(gateway), log: (l) => this.log.error(l) });
       this.editorView = { listening, gateway };
@@ -167,7 +169,7 @@ export class GatewayHost implements vscode.Disposable {
       { source: 'vscode', values: vscodeLayer() },
       { source: 'env', values: envLayer(process.env) },
     ]);
-    const gateway = new Gateway(config, settings, { log: (l) => this.log.info(l), stateDir: this.stateDir, person: this.person, clientInfo: { name: 'mcpx-vscode', version: '0.1.0' } });
+    const gateway = new Gateway(config, settings, { log: (l) => this.log.info(l), stateDir: this.stateDir, person: this.person, clientInfo: { name: 'mcpx-vscode', version: VERSION } });
     const first = this.port ?? settings.get<number>('port');
     let lastError: unknown;
     for (let port = first; port < first + PORT_TRIES; port++) {
@@ -187,8 +189,8 @@ export class GatewayHost implements vscode.Disposable {
     this.gateway = gateway;
     this.port = Number(new URL(this.listening.url).port);
     // What the views and the status bar show changes with every event but an upstream's log line.
-    gateway.events.on((e) => e.type !== 'server.log' && this.changed.fire());
-    this.listening.server.rounds.background.onChange = () => this.changed.fire();
+    gateway.onEvent((e) => e.type !== 'server.log' && this.changed.fire());
+    this.listening.background.onChange = () => this.changed.fire();
     this.log.info(`gateway listening on ${this.listening.url} with ${config.servers.length} upstream(s): ${config.servers.map((s) => s.name).join(', ') || 'none'}`);
     this.publish(this.listening.url);
     this.changed.fire();
@@ -256,7 +258,10 @@ export class GatewayHost implements vscode.Disposable {
   }
 }
 
-/** mcpx's roots: the workspace folders (seeds 001 §2.5: asked of a client that declared roots first). */
+/** mcpx's roots: the workspace folders (2025-11-25 client/roots; docs/questions.md "Who answers": a
+ *  calling client that declared roots is asked first). */
 function roots(): Array<{ uri: string; name: string }> {
   return (vscode.workspace.workspaceFolders ?? []).map((f) => ({ uri: f.uri.toString(), name: f.name }));
 }
+
+/** The server's store of background calls, as the Tasks view sees it (src/gateway/facade.ts). */

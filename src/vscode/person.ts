@@ -7,7 +7,7 @@
 import * as vscode from 'vscode';
 import { type Field, flatFields, parseText, showValue } from '../forms/flat';
 import { type JsonObject, isObject } from '../protocol/jsonrpc';
-import type { PersonPort } from '../gateway/questions';
+import type { PersonPort } from '../gateway/facade';
 import { choose } from './choose';
 import { sampleInEditor } from './sampling';
 import { FormWithdrawn, askInWebview } from './webviewForm';

@@ -1,9 +1,9 @@
-// Sampling answered in the editor (seeds 001 §6: sampling answered here is reviewed by the person; one
-// answered by a calling client is relayed as is and never comes here). A consent QuickPick shows the
-// request (which server, system prompt, messages, max tokens); the person picks a model from VS Code's
-// language models (mcpx.sampling.models limits which); the response is shown for review before it goes
-// back. Declining is one click, at either step, and reaches the upstream as an error (-1, as the SDKs
-// report a user rejection).
+// Sampling answered in the editor is reviewed by the person (2025-11-25 client/sampling "User
+// Interaction Model": a human in the loop who can deny); one answered by a calling client is relayed as
+// is and never comes here. A consent QuickPick shows the request (which server, system prompt, messages,
+// max tokens); the person picks a model from VS Code's language models (mcpx.sampling.models limits
+// which); the response is shown for review before it goes back. Declining is one click, at either step,
+// and reaches the upstream as an error (-1, as the SDKs report a user rejection).
 import * as vscode from 'vscode';
 import { globToRegExp } from '../gateway/names';
 import { ProtocolError } from '../protocol/errors';

@@ -8,7 +8,7 @@ export function statusBar(host: GatewayHost): vscode.Disposable {
   item.command = 'mcpx.menu';
   const render = () => {
     const url = host.endpoint;
-    const st = host.gateway?.pool.statuses() ?? [];
+    const st = host.gateway?.servers() ?? [];
     const up = st.filter((s) => s.state === 'running').length;
     const failed = st.filter((s) => s.state === 'failed').length;
     item.text = url ? `$(plug) mcpx :${new URL(url).port} · ${up}/${st.length}${failed ? ` $(warning) ${failed}` : ''}` : '$(debug-disconnect) mcpx stopped';

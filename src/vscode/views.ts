@@ -57,14 +57,14 @@ export class UpstreamsTree implements vscode.TreeDataProvider<Node> {
     const g = this.host.gateway;
     if (!g) return [{ kind: 'note', text: `The gateway is not running: ${this.host.whyStopped}` }];
     if (!n) {
-      const st = g.pool.statuses();
+      const st = g.servers();
       if (st.length === 0) return [{ kind: 'note', text: 'No upstream servers: add them to .vscode/mcp.json or mcpx.servers' }];
       return st.map((s) => ({ kind: 'server', name: s.name, state: s.state, detail: [s.state === 'failed' ? `failed: ${s.lastError ?? ''}` : s.state, s.revision, s.transport].filter(Boolean).join(' · '), error: s.lastError }));
     }
     if (n.kind === 'server') return (['tools', 'prompts', 'resources'] as const).map((list) => ({ kind: 'group', server: n.name, list }));
     if (n.kind === 'group') {
       try {
-        const items = await g.catalogue.list(n.server, n.list, EDITOR_IDENTITY);
+        const items = await g.serverList(n.server, n.list, EDITOR_IDENTITY);
         return items.length ? items.map((item) => ({ kind: 'item', server: n.server, list: n.list, item })) : [{ kind: 'note', text: `no ${n.list}` }];
       } catch (e) {
         return [{ kind: 'note', text: (e as Error).message }];
@@ -121,7 +121,7 @@ const ago = (t: number) => `${Math.max(0, Math.round((Date.now() - t) / 1000))} 
 
 export function questionsTree(host: GatewayHost): RowsTree {
   return new RowsTree(host, () =>
-    (host.gateway?.broker.list() ?? []).map((q) => ({
+    (host.gateway?.questions() ?? []).map((q) => ({
       label: typeof q.params.message === 'string' ? q.params.message : `${q.server}: ${q.method}`,
       description: `${q.method} · ${Math.max(0, Math.round((q.deadline - Date.now()) / 1000))} s left`,
       tooltip: `waiting since ${ago(q.createdAt)} — ${q.reason}`,
@@ -152,7 +152,7 @@ export function tasksTree(host: GatewayHost): RowsTree {
 
 export function subscriptionsTree(host: GatewayHost): RowsTree {
   return new RowsTree(host, () =>
-    (host.gateway?.watches.rows() ?? []).map((w) => ({
+    (host.gateway?.watches() ?? []).map((w) => ({
       label: w.uri,
       description: `${w.server} · ${w.watchers} watcher${w.watchers === 1 ? '' : 's'}${w.lastUpdate ? ` · updated ${ago(w.lastUpdate)}` : ''}`,
       tooltip: `${w.uri} on ${w.server}`,

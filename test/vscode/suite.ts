@@ -17,7 +17,7 @@ interface TreeNode {
 }
 interface Exports {
   endpoint(): string | undefined;
-  host: { gateway?: { pool: { statuses(): Array<{ name: string; state: string }> }; broker: { list(): Array<{ id: string; server: string; reason: string; deadline: number }> } } };
+  host: { gateway?: { servers(): Array<{ name: string; state: string }>; questions(): Array<{ id: string; server: string; reason: string; deadline: number }> } };
   upstreams: vscode.TreeDataProvider<TreeNode>;
   mcpDefinitions: vscode.McpServerDefinitionProvider;
   questions: vscode.TreeDataProvider<{ label: string; description: string }>;
@@ -110,7 +110,7 @@ test('decline and cancel; dismissed, it waits in the Questions view and is answe
   // Escape: not an answer. The question waits (Questions view) until its deadline, answerable later.
   const later = call(url, 'elicit', { text: 'Later?' });
   drive({ key: 'Escape' });
-  const q = await until('the question in the Questions view', () => x.host.gateway?.broker.list().find((p) => p.server === 'up'));
+  const q = await until('the question in the Questions view', () => x.host.gateway?.questions().find((p) => p.server === 'up'));
   assert.match(q.reason, /dismissed in the editor/);
   assert.ok(q.deadline > Date.now());
   const rows = (await x.questions.getChildren()) as Array<{ label: string; description: string }>;
@@ -135,11 +135,11 @@ test('decline and cancel; dismissed, it waits in the Questions view and is answe
   await until('the question closed', () => (x.person.open() === 0 ? true : undefined));
   drive({ gone: 'quick' });
   await new Promise((r) => setTimeout(r, 1000));
-  assert.equal(x.host.gateway?.broker.list().length, 0, 'nothing left waiting');
+  assert.equal(x.host.gateway?.questions().length, 0, 'nothing left waiting');
 });
 
 test('the upstreams tree shows the server with its state', async (x) => {
-  await until('the upstream running', () => x.host.gateway?.pool.statuses().find((s) => s.name === 'up' && s.state === 'running'));
+  await until('the upstream running', () => x.host.gateway?.servers().find((s) => s.name === 'up' && s.state === 'running'));
   const roots = (await x.upstreams.getChildren()) as TreeNode[];
   const up = roots.find((n) => n.name === 'up')!;
   const item = await x.upstreams.getTreeItem(up);
@@ -302,7 +302,7 @@ test("config changes apply without a restart; a bad entry is a diagnostic naming
   const original = JSON.parse(readFileSync(file.fsPath, 'utf8')) as { servers: Record<string, Json> };
   const up = original.servers.up!;
   await vscode.workspace.getConfiguration('mcpx').update('servers', { mine: { ...up, args: (up.args as string[]).map((a) => (a === 'up' ? 'mine' : a === RECORD() ? `${RECORD()}.mine` : a)) } }, vscode.ConfigurationTarget.Global);
-  await until('the user server loaded', () => x.host.gateway?.pool.statuses().some((s) => s.name === 'mine') && x.host.gateway.pool.statuses().some((s) => s.name === 'up'));
+  await until('the user server loaded', () => x.host.gateway?.servers().some((s) => s.name === 'mine') && x.host.gateway.servers().some((s) => s.name === 'up'));
   const defs = (await x.mcpDefinitions.provideMcpServerDefinitions(token)) as vscode.McpHttpServerDefinition[];
   assert.equal(defs.length, 1);
   const listed = (JSON.parse(textOf(await mcp(defs[0]!.uri.toString(), 'tools/call', { name: 'mcpx_servers', arguments: {} }))) as { servers: Array<{ name: string }> }).servers;
@@ -313,10 +313,10 @@ test("config changes apply without a restart; a bad entry is a diagnostic naming
     return d.length ? d : undefined;
   });
   assert.match(diags[0]!.message, /^servers\.bad\.command: /);
-  assert.ok(x.host.gateway?.pool.statuses().some((s) => s.name === 'up'), 'the rest still loads');
+  assert.ok(x.host.gateway?.servers().some((s) => s.name === 'up'), 'the rest still loads');
   await vscode.workspace.fs.writeFile(file, Buffer.from(JSON.stringify(original)));
   await vscode.workspace.getConfiguration('mcpx').update('servers', undefined, vscode.ConfigurationTarget.Global);
-  await until('back to the workspace servers', () => x.host.gateway?.pool.statuses().length === 1 && vscode.languages.getDiagnostics(file).length === 0);
+  await until('back to the workspace servers', () => x.host.gateway?.servers().length === 1 && vscode.languages.getDiagnostics(file).length === 0);
 });
 
 test('a credential from SecretStorage (mcpx: Set Secret…) reaches the upstream through ${secret:NAME}, never a setting', async (x) => {
@@ -325,7 +325,7 @@ test('a credential from SecretStorage (mcpx: Set Secret…) reaches the upstream
   // The fixture exits at start unless TOKEN is exactly the secret.
   const args = [...(up.args as string[]).map((a) => (a === 'up' ? 'vault' : a === RECORD() ? `${RECORD()}.vault` : a)), '--require-env', 'TOKEN=s3cret-value'];
   await vscode.workspace.getConfiguration('mcpx').update('servers', { vault: { ...up, args, env: { TOKEN: '${secret:vault-token}' } } }, vscode.ConfigurationTarget.Global);
-  await until('the vault server configured', () => x.host.gateway?.pool.statuses().some((s) => s.name === 'vault'));
+  await until('the vault server configured', () => x.host.gateway?.servers().some((s) => s.name === 'vault'));
   const setting = vscode.commands.executeCommand('mcpx.setSecret');
   drive({ pick: 'vault-token' }, { fill: 's3cret-value' });
   await setting;

@@ -1,0 +1,93 @@
+// Upstream requests made on behalf of a client's call, and the calls in flight per (server, scope) they
+// register: what arrives on a connection without naming a request — a legacy upstream's question, a log
+// message — is matched to the calls there (docs/questions.md "Correlation, and the race that remains").
+// Progress comes back under a token of mcpx's own, trace context goes upstream unchanged, and the
+// upstream logs at the caller's level.
+import type { Settings } from '../config/settings';
+import type { JsonObject } from '../protocol/jsonrpc';
+import { type LogLevel, atLeastLevel, isLogLevel } from '../protocol/meta';
+import type { CallContext } from '../server/provider';
+import { type Pool, entryKey } from '../upstream/pool';
+import { narrowed } from './capabilities';
+import type { Asked } from './questions';
+import { ProgressRelay } from './relay';
+
+/** Trace context passed upstream unchanged (docs/gateway.md "Pass-through"). */
+const TRACE_KEYS = ['traceparent', 'tracestate', 'baggage'];
+
+export interface CallDeps {
+  pool: Pool;
+  settings: Settings;
+  passthrough: readonly string[];
+  /** A question on its way to its answerer (routeQuestion, with the gateway's answerers). */
+  ask(q: Asked): Promise<JsonObject>;
+}
+
+export class Calls {
+  private readonly inFlight = new Map<string, Set<CallContext>>();
+  private readonly progress = new ProgressRelay();
+
+  constructor(private readonly d: CallDeps) {}
+
+  /** Run an upstream request on behalf of a call, registered as in flight on its (server, scope). */
+  async request(server: string, ctx: CallContext, method: string, params: JsonObject, requestedTimeoutMs?: number): Promise<JsonObject> {
+    const { pool, settings, passthrough } = this.d;
+    const def = pool.def(server);
+    const scope = pool.scopeOf(def, ctx.identity);
+    const key = entryKey(server, scope);
+    let set = this.inFlight.get(key);
+    if (!set) this.inFlight.set(key, (set = new Set()));
+    set.add(ctx);
+    // The host's progressToken is replaced upstream by one of mcpx's own, unique on that connection.
+    const meta = forwardMeta(ctx);
+    const token = this.progress.track(ctx);
+    if (token) meta.progressToken = token;
+    // Upstream logs at the host's level, or the gateway's own if that is more verbose.
+    const own = settings.get<string>('log.level');
+    const logLevel: LogLevel | undefined = ctx.logLevel && isLogLevel(own) && atLeastLevel(ctx.logLevel, own) ? own : ctx.logLevel;
+    try {
+      return await pool.request(server, ctx.identity, method, params, {
+        signal: ctx.signal,
+        meta,
+        logLevel,
+        // A 2026-07-28 upstream's question is the result of this request: its call is known.
+        onQuestion: (m, p, signal, inputKey) => this.d.ask({ server, method: m, params: p, signal, owner: ctx, unowned: 'no call in flight', inputKey }),
+        // Pass-through: the client's own declarations, narrowed (docs/gateway.md "Pass-through").
+        // Through the gateway's tools mcpx is the client, and declares what it can answer.
+        clientCapabilities: passthrough.includes(server) ? narrowed(ctx) : undefined,
+        requestedTimeoutMs,
+      });
+    } finally {
+      if (token) this.progress.release(token);
+      set.delete(ctx);
+      if (set.size === 0) this.inFlight.delete(key);
+    }
+  }
+
+  /** Whose call a question arriving on (server, scope) without naming a request belongs to: a legacy
+   *  wire request is attributed only when one call is in flight there and nobody else is on it. */
+  owner(server: string, scope: string): { owner?: CallContext; unowned: string } {
+    const calls = this.inFlight.get(entryKey(server, scope));
+    const owner = calls?.size === 1 && this.d.pool.inflightOn(server, scope) === 1 ? [...calls][0]! : undefined;
+    return { owner, unowned: calls && calls.size > 1 ? 'several calls share the connection' : 'no call in flight' };
+  }
+
+  /** A log message names no request: it goes to every call in flight on that connection whose host asked
+   *  for its level (CallContext.log filters; no level, no messages). */
+  log(server: string, scope: string, p: JsonObject): void {
+    if (!isLogLevel(p.level)) return;
+    for (const ctx of this.inFlight.get(entryKey(server, scope)) ?? []) ctx.log(p.level, p.data, typeof p.logger === 'string' ? p.logger : undefined);
+  }
+
+  /** An upstream's notifications/progress, back to the call that asked under mcpx's token. */
+  relayProgress(p: JsonObject): void {
+    this.progress.relay(p);
+  }
+}
+
+/** `_meta` carried upstream: trace context, unchanged. */
+function forwardMeta(ctx: CallContext): JsonObject {
+  const meta: JsonObject = {};
+  for (const k of TRACE_KEYS) if (k in ctx.meta) meta[k] = ctx.meta[k];
+  return meta;
+}

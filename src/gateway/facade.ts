@@ -1,0 +1,79 @@
+// What the editor (src/vscode/) may do with a gateway, and the types it needs for that: it lists the
+// upstreams and their lists, restarts and stops them, calls tools, reads resources and gets prompts on
+// the person's behalf, answers the questions waiting at the broker, shows the watches and the events.
+// The editor sees only this; the Gateway implements it. Types that live in the layers below the gateway
+// (server/, upstream/) are re-exported here, so the editor imports nothing from them.
+import type { Config } from '../config/file';
+import type { Settings } from '../config/settings';
+import type { JsonObject } from '../protocol/jsonrpc';
+import type { CallContext } from '../server/provider';
+import type { UpstreamStatus } from '../upstream/pool';
+import type { Question } from './broker';
+import type { GatewayEvent } from './events';
+import type { WatchRow } from './watches';
+
+export type { CallContext, GatewayEvent, Question, UpstreamStatus, WatchRow };
+export type { PersonPort } from './questions';
+
+/** A list a server offers, as the server itself lists it. */
+export type ServerListKind = 'tools' | 'prompts' | 'resources';
+
+export interface GatewayFacade {
+  /** What it was built from: its server definitions and roots. */
+  readonly config: Config;
+  readonly settings: Settings;
+
+  /** Each configured server's connection state (one row per scope started; a row "stopped" if none). */
+  servers(): UpstreamStatus[];
+  /** Stop a server's connections; the next use starts it again. */
+  stopServer(server: string): Promise<void>;
+  /** Stop a server, then start it for `identity`; rejects with the reason it did not start. */
+  restartServer(server: string, identity: string): Promise<void>;
+  /** A server's tools, prompts or resources under its own names (started if needed). */
+  serverList(server: string, kind: ServerListKind, identity: string): Promise<JsonObject[]>;
+
+  /** The gateway's surface, as any client sees it. */
+  callTool(name: string, args: JsonObject, ctx: CallContext): Promise<JsonObject>;
+  listResources(ctx: CallContext): Promise<JsonObject[]>;
+  readResource(uri: string, ctx: CallContext): Promise<JsonObject>;
+  listPrompts(ctx: CallContext): Promise<JsonObject[]>;
+  getPrompt(name: string, args: Record<string, string>, ctx: CallContext): Promise<JsonObject>;
+
+  /** The questions waiting at the broker for any answerer. */
+  questions(): Question[];
+  /** Answer one; the reason it was refused (it then still waits), or undefined when it went upstream. */
+  answer(id: string, result: JsonObject): string | undefined;
+
+  /** Resources watched upstream: URI, server, watchers, last update. */
+  watches(): WatchRow[];
+  /** Every gateway event as it happens; returns the unsubscribe. */
+  onEvent(listener: (e: GatewayEvent & { at: number }) => void): () => void;
+
+  /** mcpx's own roots changed (the workspace folders). */
+  setRoots(roots: Array<{ uri: string; name?: string }>): void;
+  /** Stop it: every upstream, the broker's questions, the subscriptions. */
+  close(): Promise<void>;
+}
+
+/** One background call of a 2026-07-28 client (a call running on between its retries), for a person. */
+export interface BackgroundTask {
+  readonly id: string;
+  /** The tool, prompt or resource it names. */
+  readonly label: string;
+  readonly status: 'waiting for input' | 'running' | 'completed' | 'failed';
+  readonly startedAt: number;
+  /** Rounds of questions so far. */
+  readonly rounds: number;
+  readonly progress?: { progress: number; total?: number };
+  /** The finished call's result, or its error's message; undefined while it runs. */
+  readonly outcomeForShow: JsonObject | string | undefined;
+}
+
+/** The server's store of background calls, as the editor's Tasks view sees it. */
+export interface BackgroundTasks {
+  list(): BackgroundTask[];
+  /** Cancel one: its upstream work is aborted and it leaves the store. */
+  cancel(id: string): boolean;
+  /** Told when a call comes or goes. */
+  onChange?: () => void;
+}

@@ -1,0 +1,109 @@
+// What the upstreams send mcpx without being asked: their questions (one function answers them in both
+// eras — a legacy wire request, or a 2026-07-28 input_required through Calls), their notifications (a
+// legacy push, or a 2026-07-28 listen stream), and — from the pool — their state changes. Each goes to
+// the caches, the calls in flight, the subscriptions and the event stream.
+//
+// The pool needs the inbox before some of the parts it feeds exist (they are built on the pool), so the
+// inbox is made first and given those parts once they are built (`attach`). The pool starts no
+// connection before its first request, so nothing arrives before then.
+import type { ServerDef } from '../config/servers';
+import type { JsonObject, Notification } from '../protocol/jsonrpc';
+import type { ListKind } from '../server/provider';
+import type { ClientHooks } from '../upstream/client';
+import type { UpstreamStatus } from '../upstream/pool';
+import type { Calls } from './calls';
+import { type Catalogue, INVALIDATES } from './catalogue';
+import type { EventBus } from './events';
+import type { Asked } from './questions';
+import type { Subscriptions } from './subscriptions';
+import { prepareValidation } from './validate';
+
+/** What the inbox needs that exists before the pool. */
+export interface InboxDeps {
+  events: EventBus;
+  passthrough: readonly string[];
+  /** A question on its way to its answerer (routeQuestion, with the gateway's answerers). */
+  ask(q: Asked): Promise<JsonObject>;
+  /** Announce a list change to the gateway's own clients (Provider.onListChanged). */
+  changed(kind: ListKind): void;
+  log(line: string): void;
+}
+
+/** The parts built on the pool, attached once they exist. */
+export interface InboxParts {
+  catalogue: Catalogue;
+  calls: Calls;
+  subscriptions: Subscriptions;
+}
+
+export class UpstreamInbox {
+  private attached?: InboxParts;
+
+  constructor(private readonly d: InboxDeps) {}
+
+  attach(parts: InboxParts): void {
+    this.attached = parts;
+  }
+
+  private get parts(): InboxParts {
+    if (!this.attached) throw new Error('an upstream message arrived before the gateway was built');
+    return this.attached;
+  }
+
+  /** The hooks of one upstream connection (the pool's PoolOptions.hooks). */
+  hooks(def: ServerDef, scope: string): ClientHooks {
+    return {
+      // One function answers an upstream's questions in both eras (2025-11-25 client/elicitation,
+      // client/sampling, client/roots; 2026-07-28 input_required through Calls.request).
+      onRequest: (method, params, signal) => this.d.ask({ server: def.name, method, params, signal, ...this.parts.calls.owner(def.name, scope) }),
+      onNotification: (n) => this.notified(def.name, scope, n),
+      log: this.d.log,
+    };
+  }
+
+  /** An upstream changed state (the pool's PoolOptions.onStateChange). */
+  state(st: UpstreamStatus): void {
+    const { catalogue, subscriptions } = this.parts;
+    this.d.events.emit({ type: 'server.state', server: st.name, state: st.state, ...(st.lastError && st.state === 'failed' ? { error: st.lastError } : {}) });
+    // A (re)started upstream may offer other lists than the one before it.
+    if (st.state === 'starting') {
+      catalogue.invalidate(st.name);
+      // Its tools' arguments are checked soon: the validator is built while the process starts.
+      setImmediate(prepareValidation);
+    }
+    subscriptions.onState(st);
+  }
+
+  /** What an upstream sends unasked (legacy push, or a 2026-07-28 listen stream): caches, relays, events. */
+  notified(server: string, scope: string, n: Notification): void {
+    const { events, passthrough, changed } = this.d;
+    const { catalogue, calls, subscriptions } = this.parts;
+    const p = n.params ?? {};
+    const kinds = INVALIDATES[n.method];
+    if (kinds) {
+      catalogue.invalidate(server, kinds);
+      const kind = n.method.split('/')[1] as ListKind;
+      events.emit({ type: 'list.changed', server, list: kind });
+      // Relayed where the list shown really changes: tools only for a pass-through server.
+      if (kind !== 'tools' || passthrough.includes(server)) changed(kind);
+    }
+    switch (n.method) {
+      case 'notifications/progress':
+        calls.relayProgress(p);
+        if (typeof p.progress === 'number') events.emit({ type: 'progress', server, progress: p.progress, ...(typeof p.total === 'number' ? { total: p.total } : {}) });
+        break;
+      case 'notifications/resources/updated':
+        subscriptions.watches.updated(server, p);
+        events.emit({ type: 'resource.updated', server, uri: String(p.uri) });
+        break;
+      case 'notifications/elicitation/complete':
+        // The out-of-band step of a URL elicitation is done (2025-11-25): whoever shows it may stop waiting.
+        if (typeof p.elicitationId === 'string') events.emit({ type: 'elicitation.complete', server, elicitationId: p.elicitationId });
+        break;
+      case 'notifications/message':
+        events.emit({ type: 'server.log', server, level: String(p.level), data: p.data, ...(typeof p.logger === 'string' ? { logger: p.logger } : {}) });
+        calls.log(server, scope, p);
+        break;
+    }
+  }
+}

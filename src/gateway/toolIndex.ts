@@ -1,0 +1,86 @@
+// The tools as the gateway finds them: the pass-through servers' tools under their own (safe) names,
+// and the search behind mcpx_tools across every server.
+import type { ServerDef } from '../config/servers';
+import { CODES, ProtocolError } from '../protocol/errors';
+import type { JsonObject } from '../protocol/jsonrpc';
+import type { Catalogue } from './catalogue';
+import { safeName, toolAllowed } from './names';
+
+export interface ToolIndexDeps {
+  defs: ReadonlyMap<string, ServerDef>;
+  passthrough: readonly string[];
+  catalogue: Catalogue;
+  log(line: string): void;
+}
+
+/** One pass-through tool: the name it is shown under, at its server under its own name. */
+export interface PassthroughTool {
+  server: string;
+  name: string;
+  tool: JsonObject;
+}
+
+export class PassthroughTools {
+  private cached?: { lists: JsonObject[][]; index: Map<string, PassthroughTool> };
+
+  constructor(private readonly d: ToolIndexDeps) {}
+
+  /** Name shown -> (server, upstream name, tool). Two servers offering one name fail the list with an
+   *  error naming both (docs/gateway.md "Pass-through"). */
+  async index(identity: string): Promise<Map<string, PassthroughTool>> {
+    const { defs, passthrough, catalogue, log } = this.d;
+    // An upstream that cannot start is left out of the list (and logged); its names still forward,
+    // and the call says why it failed. The rest of the surface stays usable.
+    const lists = await Promise.all(
+      passthrough.map((server) =>
+        catalogue.list(server, 'tools', identity).catch((e: Error) => {
+          log(`[${server}] tools unavailable: ${e.message}`);
+          return [] as JsonObject[];
+        }),
+      ),
+    );
+    // The index is rebuilt only when one of the lists it was built from changed.
+    const cached = this.cached;
+    if (cached && cached.lists.length === lists.length && cached.lists.every((l, i) => l === lists[i])) return cached.index;
+    const out = new Map<string, PassthroughTool>();
+    for (const [i, server] of passthrough.entries()) {
+      const def = defs.get(server)!;
+      for (const tool of lists[i]!) {
+        const name = String(tool.name);
+        if (!toolAllowed(name, def.tools)) continue;
+        const shown = safeName(name);
+        const other = out.get(shown);
+        if (other) throw new ProtocolError(CODES.InternalError, `tool ${JSON.stringify(shown)} is offered by both ${other.server} and ${server}; rename or filter one (tools.deny)`);
+        out.set(shown, { server, name, tool });
+      }
+    }
+    this.cached = { lists, index: out };
+    return out;
+  }
+}
+
+/** mcpx_tools: the allowed tools of `servers` whose name, title or description contains `query`, by
+ *  the name a client calls them under; a server that cannot list them is named with its error. */
+export async function findTools(d: Omit<ToolIndexDeps, 'log'>, servers: string[], identity: string, query?: string): Promise<JsonObject> {
+  const q = query?.toLowerCase();
+  const tools: JsonObject[] = [];
+  const errors: JsonObject[] = [];
+  await Promise.all(
+    servers.map(async (s) => {
+      try {
+        for (const t of await d.catalogue.list(s, 'tools', identity)) {
+          const name = String(t.name);
+          if (!toolAllowed(name, d.defs.get(s)!.tools)) continue;
+          const text = `${name} ${String(t.title ?? '')} ${String(t.description ?? '')}`.toLowerCase();
+          if (q && !text.includes(q)) continue;
+          const shown = d.passthrough.includes(s) ? safeName(name) : safeName(`${s}_${name}`);
+          tools.push({ server: s, tool: name, name: shown, ...(t.title ? { title: t.title } : {}), ...(t.description ? { description: t.description } : {}) });
+        }
+      } catch (e) {
+        errors.push({ server: s, error: (e as Error).message });
+      }
+    }),
+  );
+  tools.sort((a, b) => String(a.name).localeCompare(String(b.name)));
+  return errors.length ? { tools, errors } : { tools };
+}

@@ -6,10 +6,9 @@
 // Cycles are forbidden everywhere in src, and every file under src/ must belong to a row.
 //
 // Run: depcruise src --config .dependency-cruiser.cjs
-// MCPX_LAYERS_FILE=<markdown file> reads the table from another file (test/tooling.test.ts uses it).
 'use strict';
 const { readFileSync } = require('node:fs');
-const { join, resolve } = require('node:path');
+const { join } = require('node:path');
 
 const BEGIN = '<!-- layers:begin -->';
 const END = '<!-- layers:end -->';
@@ -62,7 +61,7 @@ const escape = (s) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 /** `src/x/` is the folder src/x, `src/x.ts` exactly that file. */
 const pathRegex = (p) => (p.endsWith('/') ? `^${escape(p)}` : `^${escape(p)}$`);
 
-const layersFile = resolve(process.env.MCPX_LAYERS_FILE || join(__dirname, 'ARCHITECTURE.md'));
+const layersFile = join(__dirname, 'ARCHITECTURE.md');
 const layers = readLayers(layersFile);
 const byName = new Map(layers.map((l) => [l.name, l]));
 const regexesOf = (name) => byName.get(name).paths.map(pathRegex);

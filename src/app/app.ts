@@ -8,7 +8,7 @@ import { McpServer, type ServerInfo } from '../server/server';
 import { protocolRoute } from './routes';
 import { HttpTransport, type Route } from '../transport/http';
 
-export const SERVER_INFO: ServerInfo = { name: 'mcpx', title: 'mcpx gateway', version: VERSION };
+const SERVER_INFO: ServerInfo = { name: 'mcpx', title: 'mcpx gateway', version: VERSION };
 
 export interface Listening {
   url: string;

@@ -33,7 +33,7 @@ function body(req: IncomingMessage, max = 1024 * 1024): Promise<unknown> {
 }
 
 /** GET /v1/events: the gateway's events as an SSE stream, held open with keep-alive comments. */
-export function eventsRoute(g: Pick<GatewayFacade, 'onEvent'>, keepAliveMs: () => number): Route {
+function eventsRoute(g: Pick<GatewayFacade, 'onEvent'>, keepAliveMs: () => number): Route {
   return (req, res, url) => {
     if (url.pathname !== '/v1/events') return false;
     if (req.method !== 'GET') {
@@ -55,7 +55,7 @@ export function eventsRoute(g: Pick<GatewayFacade, 'onEvent'>, keepAliveMs: () =
   };
 }
 
-export function questionsRoute(g: Pick<GatewayFacade, 'questions' | 'answer'>): Route {
+function questionsRoute(g: Pick<GatewayFacade, 'questions' | 'answer'>): Route {
   return async (req, res, url) => {
     if (url.pathname === '/v1/questions' && req.method === 'GET') {
       json(res, 200, { questions: g.questions() });

@@ -56,7 +56,7 @@ export interface GatewayFacade {
 }
 
 /** One background call of a 2026-07-28 client (a call running on between its retries), for a person. */
-export interface BackgroundTask {
+interface BackgroundTask {
   readonly id: string;
   /** The tool, prompt or resource it names. */
   readonly label: string;

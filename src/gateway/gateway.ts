@@ -41,7 +41,6 @@ export interface GatewayOptions {
   person?: PersonPort;
 }
 
-export type { PersonPort };
 
 export class Gateway implements Provider, GatewayFacade {
   private readonly log: (line: string) => void;

@@ -42,7 +42,7 @@ const provider = (ctx: HandlerContext): Provider => ctx.services.provider;
 
 /** What mcpx declares: exactly what the provider delivers (docs/protocol.md "Capabilities declared only where delivered"). listChanged and subscribe
  *  are not declared: nothing in this server sends those notifications yet. */
-export function serverCapabilities(p: Provider): JsonObject {
+function serverCapabilities(p: Provider): JsonObject {
   const c = p.capabilities();
   const caps: JsonObject = {};
   const lc = c.listChanged ?? {};

@@ -15,7 +15,7 @@ import { sendJson } from '../wire/json';
 import { checkOrigin } from './origin';
 import { SseStream } from '../wire/sse';
 
-export const MCP_PATH = '/mcp';
+const MCP_PATH = '/mcp';
 
 interface Session {
   readonly id: string;

@@ -48,7 +48,7 @@ async function argumentsFor(person: PersonPort, server: string, tool: JsonObject
 }
 
 /** Results shown in read-only editors (a virtual document per result; nothing to save, nothing dirty). */
-export const RESULT_SCHEME = 'mcpx-result';
+const RESULT_SCHEME = 'mcpx-result';
 const results = new Map<string, string>();
 let resultSeq = 0;
 const resultDocs: vscode.TextDocumentContentProvider = { provideTextDocumentContent: (uri) => results.get(uri.path) ?? '' };

@@ -18,7 +18,7 @@ function textOf(content: unknown): string {
 }
 
 /** A model id or vendor matches an entry of mcpx.sampling.models (`*` globs); an empty list allows all. */
-export function modelAllowed(allowed: readonly string[], model: { id: string; vendor: string; family: string }): boolean {
+function modelAllowed(allowed: readonly string[], model: { id: string; vendor: string; family: string }): boolean {
   if (allowed.length === 0) return true;
   const names = [model.id, model.vendor, `${model.vendor}/${model.family}`];
   return allowed.some((p) => {

@@ -388,7 +388,7 @@ describe('McpServer: subscriptions/listen', () => {
     mem.server.listens.registerPush(conn);
     const { runner, channel } = mem.runner(conn);
     provider.changed('tools');
-    assert.deepEqual(pushed, [], 'not before notifications/initialized');
+    assert.equal(pushed.length, 0, 'not before notifications/initialized');
     await runner.request(req(0, 'initialize', { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: CLIENT_INFO }), '2024-11-05', channel);
     runner.notification({ jsonrpc: '2.0', method: 'notifications/initialized' });
     provider.changed('tools');

@@ -101,8 +101,8 @@ export function heldProvider(): HeldProvider {
   const gates = new Map<string, Deferred<void>>();
   const starts = new Map<string, Deferred<void>>();
   const gate = (m: Map<string, Deferred<void>>, key: string) => {
-    let d = m.get(key);
-    if (!d) m.set(key, (d = deferred()));
+    const d = m.get(key) ?? deferred();
+    m.set(key, d);
     return d;
   };
   let listener: ((kind: ListKind) => void) | undefined;
@@ -150,13 +150,9 @@ export function memoryStdio(server: McpServer, drainMs = 1000) {
   output.setEncoding('utf8');
   output.on('data', (chunk: string) => {
     buf += chunk;
-    let nl: number;
-    while ((nl = buf.indexOf('\n')) >= 0) {
-      const line = buf.slice(0, nl);
-      buf = buf.slice(nl + 1);
-      const msg = JSON.parse(line) as unknown;
-      messages.push(msg);
-    }
+    const lines = buf.split('\n');
+    buf = lines.pop()!;
+    for (const line of lines) messages.push(JSON.parse(line) as unknown);
   });
   const next = (pred: (m: unknown) => boolean): Promise<unknown> =>
     new Promise((resolve) => {
@@ -174,7 +170,7 @@ export function memoryStdio(server: McpServer, drainMs = 1000) {
   return {
     transport,
     messages,
-    write: (msg: unknown) => input.write(typeof msg === 'string' ? msg + '\n' : JSON.stringify(msg) + '\n'),
+    write: (msg: unknown) => input.write(`${typeof msg === 'string' ? msg : JSON.stringify(msg)}\n`),
     next,
     end: () => input.end(),
   };

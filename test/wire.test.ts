@@ -174,6 +174,13 @@ describe('header values (2026-07-28 streamable-http "Value Encoding")', () => {
     assert.equal(decodeHeaderValue('=?base64?PT9iYXNlNjQ/bGl0ZXJhbD89?='), '=?base64?literal?=');
   });
 
+  test('a plain value framed like the sentinel is itself encoded, so it survives the round trip', () => {
+    for (const v of ['=?base64?SGk=?=', '=?base64?literal?=']) {
+      assert.notEqual(encodeHeaderValue(v), v, 'sent as it is, it would be read as base64');
+      assert.equal(decodeHeaderValue(encodeHeaderValue(v)), v, JSON.stringify(v));
+    }
+  });
+
   test('decode(encode(v)) is v for every value in a mixed set', () => {
     const values = ['', 'x', ' ', '  two  ', 'ümlaut', 'a\tb', 'multi\nline', 'quote"s', '\\back', '=?', '?=', '=?base64?', 'x'.repeat(300)];
     for (const v of values) assert.equal(decodeHeaderValue(encodeHeaderValue(v)), v, JSON.stringify(v));

@@ -16,8 +16,11 @@ export function decodeHeaderValue(raw: string): string | undefined {
   return bytes.toString('base64') === b64 ? bytes.toString('utf8') : undefined;
 }
 
-/** Encode a value for a header: plain when safe, the base64 sentinel otherwise. */
+/** Encode a value for a header: plain when safe, the base64 sentinel otherwise. A plain value that is
+ *  itself framed like the sentinel is encoded too, or the receiver would read it as base64 (2026-07-28
+ *  transports "Value Encoding": such a value MUST be encoded). */
 export function encodeHeaderValue(value: string): string {
-  const safe = PLAIN.test(value) && value === value.trim() && !value.includes('\t');
+  const framed = value.startsWith(OPEN) && value.endsWith(CLOSE);
+  const safe = !framed && PLAIN.test(value) && value === value.trim() && !value.includes('\t');
   return safe ? value : `${OPEN}${Buffer.from(value, 'utf8').toString('base64')}${CLOSE}`;
 }

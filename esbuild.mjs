@@ -5,7 +5,14 @@ import { readdirSync, statSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 
 const args = new Set(process.argv.slice(2));
-const common = { bundle: true, platform: 'node', target: 'node20', format: 'cjs', sourcemap: true, logLevel: 'warning' };
+const common = {
+  bundle: true,
+  platform: 'node',
+  target: 'node20',
+  format: 'cjs',
+  sourcemap: true,
+  logLevel: 'warning',
+};
 
 function files(dir, pred) {
   let out = [];
@@ -19,7 +26,16 @@ function files(dir, pred) {
 
 await Promise.all([
   // The banner notes when the bundle starts loading (bench/activation.ts reports load + activate time).
-  build({ ...common, entryPoints: ['src/extension.ts'], outfile: 'dist/extension.js', external: ['vscode'], minify: true, keepNames: true, banner: { js: 'globalThis.__mcpxLoadStart = performance.now();' }, footer: { js: 'globalThis.__mcpxLoadEnd = performance.now();' } }),
+  build({
+    ...common,
+    entryPoints: ['src/extension.ts'],
+    outfile: 'dist/extension.js',
+    external: ['vscode'],
+    minify: true,
+    keepNames: true,
+    banner: { js: 'globalThis.__mcpxLoadStart = performance.now();' },
+    footer: { js: 'globalThis.__mcpxLoadEnd = performance.now();' },
+  }),
   // `mcpx` is a small loader (src/bin.ts) that compiles the CLI bundle through V8's code cache.
   build({ ...common, entryPoints: ['src/bin.ts'], outfile: 'dist/cli.js', banner: { js: '#!/usr/bin/env node' } }),
   build({ ...common, entryPoints: ['src/cli.ts'], outfile: 'dist/mcpx.js', minify: true, keepNames: true }),
@@ -30,11 +46,17 @@ await Promise.all([
 if (args.has('--tests')) {
   rmSync('build', { recursive: true, force: true });
   const entries = [
-    ...files('test', (p) => p.endsWith('.test.ts') || p.startsWith(join('test', 'fixtures')) && p.endsWith('.ts')),
+    ...files('test', (p) => p.endsWith('.test.ts') || (p.startsWith(join('test', 'fixtures')) && p.endsWith('.ts'))),
     ...files('bench', (p) => p.endsWith('.ts') && !p.endsWith('.d.ts') && !p.startsWith(join('bench', 'vscode'))),
     ...files('scripts', (p) => p.endsWith('.ts')),
   ];
   await build({ ...common, entryPoints: entries, outdir: 'build', outbase: '.', packages: 'external' });
   // The tests module run inside a real VS Code extension host (test/vscode.test.ts loads it there).
-  await build({ ...common, target: 'node22', entryPoints: { suite: 'test/vscode/suite.ts', activation: 'bench/vscode/activation.ts' }, outdir: 'build/vscode', external: ['vscode'] });
+  await build({
+    ...common,
+    target: 'node22',
+    entryPoints: { suite: 'test/vscode/suite.ts', activation: 'bench/vscode/activation.ts' },
+    outdir: 'build/vscode',
+    external: ['vscode'],
+  });
 }

@@ -12,22 +12,60 @@ const RUNS = Number(process.env.RUNS ?? 5);
 const root = join(__dirname, '..', '..');
 
 async function main(): Promise<void> {
-  const { runHost } = (await import(pathToFileURL(join(root, 'scripts', 'vscode-host', 'run.mjs')).href)) as { runHost(o: Record<string, unknown>): Promise<number> };
+  const { runHost } = (await import(pathToFileURL(join(root, 'scripts', 'vscode-host', 'run.mjs')).href)) as {
+    runHost(o: Record<string, unknown>): Promise<number>;
+  };
   const rows: Array<{ evaluate: number; activateToListening: number; own: number; floor: number }> = [];
   for (let i = 0; i < RUNS; i++) {
     const dir = mkdtempSync(join(tmpdir(), 'mcpx-act-'));
     mkdirSync(join(dir, '.vscode'));
-    writeFileSync(join(dir, '.vscode', 'mcp.json'), JSON.stringify({ servers: { up: { command: process.execPath, args: [join(root, 'build', 'test', 'fixtures', 'upstream', 'server.js'), '--rev', '2025-11-25', '--name', 'up'] } } }));
+    writeFileSync(
+      join(dir, '.vscode', 'mcp.json'),
+      JSON.stringify({
+        servers: {
+          up: {
+            command: process.execPath,
+            args: [
+              join(root, 'build', 'test', 'fixtures', 'upstream', 'server.js'),
+              '--rev',
+              '2025-11-25',
+              '--name',
+              'up',
+            ],
+          },
+        },
+      }),
+    );
     let line = '';
     try {
-      const code = await runHost({ extensionPath: root, testsPath: join(root, 'build', 'vscode', 'activation.js'), workspace: dir, echo: false, timeoutMs: 120_000, onLog: (t: string) => t.startsWith('mcpx-bench: ') && (line = t) });
+      const code = await runHost({
+        extensionPath: root,
+        testsPath: join(root, 'build', 'vscode', 'activation.js'),
+        workspace: dir,
+        echo: false,
+        timeoutMs: 120_000,
+        onLog: (t: string) => t.startsWith('mcpx-bench: ') && (line = t),
+      });
       if (code !== 0 || !line) throw new Error(`run ${i + 1} failed (${code})`);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
-    const t = JSON.parse(line.slice('mcpx-bench: '.length)) as { loadStart: number; loadEnd: number; activate: number; listening: number; floor: number };
-    rows.push({ evaluate: t.loadEnd - t.loadStart, activateToListening: t.listening - t.activate, own: t.loadEnd - t.loadStart + (t.listening - t.activate), floor: t.floor });
-    process.stdout.write(`run ${i + 1}: bundle evaluated in ${(t.loadEnd - t.loadStart).toFixed(1)} ms; activate → listening ${(t.listening - t.activate).toFixed(1)} ms, floor ${t.floor.toFixed(1)} ms\n`);
+    const t = JSON.parse(line.slice('mcpx-bench: '.length)) as {
+      loadStart: number;
+      loadEnd: number;
+      activate: number;
+      listening: number;
+      floor: number;
+    };
+    rows.push({
+      evaluate: t.loadEnd - t.loadStart,
+      activateToListening: t.listening - t.activate,
+      own: t.loadEnd - t.loadStart + (t.listening - t.activate),
+      floor: t.floor,
+    });
+    process.stdout.write(
+      `run ${i + 1}: bundle evaluated in ${(t.loadEnd - t.loadStart).toFixed(1)} ms; activate → listening ${(t.listening - t.activate).toFixed(1)} ms, floor ${t.floor.toFixed(1)} ms\n`,
+    );
   }
   const a = median(rows.map((r) => r.activateToListening));
   const e = median(rows.map((r) => r.evaluate));

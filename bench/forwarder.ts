@@ -31,14 +31,23 @@ function answer(res: ServerResponse, body: string): void {
   res.end(body);
 }
 
-void send('initialize', { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'forwarder', version: '0' } }).then(() => {
+void send('initialize', {
+  protocolVersion: '2025-11-25',
+  capabilities: {},
+  clientInfo: { name: 'forwarder', version: '0' },
+}).then(() => {
   child.stdin.write('{"jsonrpc":"2.0","method":"notifications/initialized"}\n');
   const server = createServer((req, res) => {
     let body = '';
     req.on('data', (c: Buffer) => (body += c));
     req.on('end', () => {
       const msg = JSON.parse(body) as { id: unknown; method: string; params?: unknown };
-      void send(msg.method, msg.params).then((r) => answer(res, JSON.stringify({ jsonrpc: '2.0', id: msg.id, ...('error' in r ? { error: r.error } : { result: r.result }) })));
+      void send(msg.method, msg.params).then((r) =>
+        answer(
+          res,
+          JSON.stringify({ jsonrpc: '2.0', id: msg.id, ...('error' in r ? { error: r.error } : { result: r.result }) }),
+        ),
+      );
     });
   });
   server.keepAliveTimeout = 60_000;

@@ -112,7 +112,12 @@ const call = (name: string, args: Record<string, unknown>) => (id: number) =>
 const echoCall = call('echo', { text: 'hello' });
 const bigCall = call('big', {});
 const initialize = (rev: string) => (id: number) =>
-  JSON.stringify({ jsonrpc: '2.0', id, method: 'initialize', params: { protocolVersion: rev, capabilities: {}, clientInfo: { name: 'mcpx-bench', version: '0' } } });
+  JSON.stringify({
+    jsonrpc: '2.0',
+    id,
+    method: 'initialize',
+    params: { protocolVersion: rev, capabilities: {}, clientInfo: { name: 'mcpx-bench', version: '0' } },
+  });
 const okEcho = (a: HttpAnswer) => a.status === 200 && a.body.includes('"text":"hello"') && !a.body.includes('"error"');
 const okFloor = (a: HttpAnswer) => a.status === 200 && a.body.includes('"result"');
 const okBig = (a: HttpAnswer) => a.status === 200 && a.body.length > 1_000_000 && a.body.includes('"result"');
@@ -125,10 +130,12 @@ async function openSession(url: string): Promise<HttpClient> {
   const c = new HttpClient(new URL(url), ACCEPT_BOTH);
   const a = await c.post(initialize(CLIENT_REV)(0));
   const sid = a.headers['mcp-session-id'];
-  if (a.status !== 200 || typeof sid !== 'string') throw new Error(`initialize at ${url}: HTTP ${a.status} ${a.body.slice(0, 300)}`);
+  if (a.status !== 200 || typeof sid !== 'string')
+    throw new Error(`initialize at ${url}: HTTP ${a.status} ${a.body.slice(0, 300)}`);
   c.headers['Mcp-Session-Id'] = sid;
   const n = await c.post(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }));
-  if (n.status !== 202) throw new Error(`notifications/initialized at ${url}: HTTP ${n.status} ${n.body.slice(0, 300)}`);
+  if (n.status !== 202)
+    throw new Error(`notifications/initialized at ${url}: HTTP ${n.status} ${n.body.slice(0, 300)}`);
   return c;
 }
 
@@ -141,7 +148,11 @@ async function closeSession(c: HttpClient): Promise<void> {
 async function startStdioEcho(extra: string[] = []): Promise<{ proc: Proc; rpc: StdioRpc }> {
   const proc = await launch('fixture (stdio)', [fixture, '--rev', REV, ...extra], 'rpc', process.env);
   const rpc = new StdioRpc(proc.child);
-  const init = await rpc.request('initialize', { protocolVersion: REV, capabilities: {}, clientInfo: { name: 'mcpx-bench', version: '0' } });
+  const init = await rpc.request('initialize', {
+    protocolVersion: REV,
+    capabilities: {},
+    clientInfo: { name: 'mcpx-bench', version: '0' },
+  });
   if (!init.includes('"result"')) throw new Error(`fixture initialize: ${init.slice(0, 300)}`);
   rpc.notify('notifications/initialized');
   return { proc, rpc };
@@ -157,12 +168,20 @@ interface Path {
 }
 
 /** `clients` HTTP clients on `url`: with a session each for mcpxSession and proxy, sessionless otherwise. */
-async function httpPath(kind: Exclude<Kind, 'stdio'>, url: string, clients: number, call: (id: number) => string, onFetch = false): Promise<Path> {
+async function httpPath(
+  kind: Exclude<Kind, 'stdio'>,
+  url: string,
+  clients: number,
+  call: (id: number) => string,
+  onFetch = false,
+): Promise<Path> {
   const sessions = kind === 'mcpxSession' || kind === 'proxy';
   const withSession = sessions ? await Promise.all(Array.from({ length: clients }, () => openSession(url))) : [];
   const cs: Poster[] = sessions
     ? withSession
-    : Array.from({ length: clients }, () => (onFetch ? new FetchClient(new URL(url), ACCEPT_JSON) : new HttpClient(new URL(url), ACCEPT_JSON)));
+    : Array.from({ length: clients }, () =>
+        onFetch ? new FetchClient(new URL(url), ACCEPT_JSON) : new HttpClient(new URL(url), ACCEPT_JSON),
+      );
   const ok = call === bigCall ? okBig : kind === 'floor' ? okFloor : okEcho;
   return {
     kind,
@@ -235,7 +254,8 @@ interface Results {
 function revision(): string {
   try {
     const head = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: root, encoding: 'utf8' }).trim();
-    const dirty = execFileSync('git', ['status', '--porcelain', '--', 'src'], { cwd: root, encoding: 'utf8' }).trim() !== '';
+    const dirty =
+      execFileSync('git', ['status', '--porcelain', '--', 'src'], { cwd: root, encoding: 'utf8' }).trim() !== '';
     return dirty ? `${head} with uncommitted changes in src/` : head;
   } catch {
     return 'unknown (no git)';
@@ -244,9 +264,16 @@ function revision(): string {
 
 const say = (s: string) => process.stdout.write(`gateway: ${s}\n`);
 
-function writeConfig(dir: string, file: string, servers: Record<string, string[]>, settings: Record<string, unknown>): string {
+function writeConfig(
+  dir: string,
+  file: string,
+  servers: Record<string, string[]>,
+  settings: Record<string, unknown>,
+): string {
   const path = join(dir, file);
-  const defs = Object.fromEntries(Object.entries(servers).map(([n, args]) => [n, { command: node, args: [fixture, '--rev', REV, ...args] }]));
+  const defs = Object.fromEntries(
+    Object.entries(servers).map(([n, args]) => [n, { command: node, args: [fixture, '--rev', REV, ...args] }]),
+  );
   writeFileSync(path, JSON.stringify({ servers: defs, settings }, null, 2));
   return path;
 }
@@ -284,7 +311,19 @@ export async function gatewayBench(ms: number): Promise<string[]> {
   const onSignal = () => void stopAll().then(() => process.exit(130));
   process.once('SIGINT', onSignal);
   process.once('SIGTERM', onSignal);
-  const r: Results = { date: new Date().toISOString().slice(0, 10), ms, cells: [], fetch: [], rss: [], rssPeak: { mcpxKb: 0, proxyKb: 0 }, catalogue: [], big: [], cold: [], load: [loadavg()[0]!, 0], revision: revision() };
+  const r: Results = {
+    date: new Date().toISOString().slice(0, 10),
+    ms,
+    cells: [],
+    fetch: [],
+    rss: [],
+    rssPeak: { mcpxKb: 0, proxyKb: 0 },
+    catalogue: [],
+    big: [],
+    cold: [],
+    load: [loadavg()[0]!, 0],
+    revision: revision(),
+  };
   try {
     await snapshot(join(tmp, 'bundles'));
     const passCfg = writeConfig(tmp, 'echo.json', { echo: [] }, { 'mcp.passthrough': ['echo'] });
@@ -309,13 +348,24 @@ async function matrix(r: Results, ms: number, passCfg: string, env: NodeJS.Proce
   const direct = await startStdioEcho();
   const floor = await launch('floor', [floorJs], /listening on (\S+)/, env);
   const forward = await launch('forwarder', [forwarderJs, fixture, '--rev', REV], /listening on (\S+)/, env);
-  const mcpx = await launch('mcpx daemon', [cli, 'daemon', '--port', '0', '--config', passCfg], /listening on (\S+)/, env);
+  const mcpx = await launch(
+    'mcpx daemon',
+    [cli, 'daemon', '--port', '0', '--config', passCfg],
+    /listening on (\S+)/,
+    env,
+  );
   const port = await freePort();
-  const proxy = await launch('mcp-proxy', [proxyBin, '--host', '127.0.0.1', '--port', String(port), '--', node, fixture, '--rev', REV], 'none', env);
+  const proxy = await launch(
+    'mcp-proxy',
+    [proxyBin, '--host', '127.0.0.1', '--port', String(port), '--', node, fixture, '--rev', REV],
+    'none',
+    env,
+  );
   const proxyUrl = `http://127.0.0.1:${port}/mcp`;
   const t0 = performance.now();
   while ((await probeGet(`http://127.0.0.1:${port}/ping`)) !== 200) {
-    if (performance.now() - t0 > 20_000 || proxy.child.exitCode !== null) throw new Error(`mcp-proxy did not come up: ${proxy.tail()}`);
+    if (performance.now() - t0 > 20_000 || proxy.child.exitCode !== null)
+      throw new Error(`mcp-proxy did not come up: ${proxy.tail()}`);
     await new Promise((res) => setTimeout(res, 20));
   }
 
@@ -327,25 +377,46 @@ async function matrix(r: Results, ms: number, passCfg: string, env: NodeJS.Proce
   if (!okEcho(await p1.post(echoCall(1)))) throw new Error('mcp-proxy: the first echo call failed');
   await closeSession(p1);
   await new Promise((res) => setTimeout(res, 200));
-  r.rss.push({ what: 'idle, upstream started, after one call', mcpxKb: procStatusKb(mcpx.child.pid!, 'VmRSS'), proxyKb: procStatusKb(proxy.child.pid!, 'VmRSS') });
-  for (const [kind, url] of [['mcpx', mcpx.match], ['proxy', proxyUrl]] as const) {
+  r.rss.push({
+    what: 'idle, upstream started, after one call',
+    mcpxKb: procStatusKb(mcpx.child.pid!, 'VmRSS'),
+    proxyKb: procStatusKb(proxy.child.pid!, 'VmRSS'),
+  });
+  for (const [kind, url] of [
+    ['mcpx', mcpx.match],
+    ['proxy', proxyUrl],
+  ] as const) {
     const sessions = await Promise.all(Array.from({ length: 64 }, () => openSession(url)));
     const answers = await Promise.all(sessions.map((s, i) => s.post(echoCall(i + 10))));
     if (!answers.every(okEcho)) throw new Error(`${kind}: a session call failed`);
     await new Promise((res) => setTimeout(res, 200));
     const kb = procStatusKb((kind === 'mcpx' ? mcpx : proxy).child.pid!, 'VmRSS');
-    if (kind === 'mcpx') r.rss.push({ what: '64 legacy sessions open, each did initialize + 1 call', mcpxKb: kb, proxyKb: 0 });
+    if (kind === 'mcpx')
+      r.rss.push({ what: '64 legacy sessions open, each did initialize + 1 call', mcpxKb: kb, proxyKb: 0 });
     else r.rss[r.rss.length - 1]!.proxyKb = kb;
     await Promise.all(sessions.map(closeSession));
   }
-  say(`RSS idle ${r.rss[0]!.mcpxKb} kB mcpx / ${r.rss[0]!.proxyKb} kB mcp-proxy; 64 sessions ${r.rss[1]!.mcpxKb} / ${r.rss[1]!.proxyKb} kB`);
+  say(
+    `RSS idle ${r.rss[0]!.mcpxKb} kB mcpx / ${r.rss[0]!.proxyKb} kB mcp-proxy; 64 sessions ${r.rss[1]!.mcpxKb} / ${r.rss[1]!.proxyKb} kB`,
+  );
 
   // The JIT first: every path at 16 clients until it has answered JIT_CALLS calls (or for JIT_MAX_MS).
-  const urls: Record<Exclude<Kind, 'stdio'>, string> = { floor: floor.match, forward: forward.match, mcpx: mcpx.match, mcpxSession: mcpx.match, proxy: proxyUrl };
+  const urls: Record<Exclude<Kind, 'stdio'>, string> = {
+    floor: floor.match,
+    forward: forward.match,
+    mcpx: mcpx.match,
+    mcpxSession: mcpx.match,
+    proxy: proxyUrl,
+  };
   const paths = (clients: number, call: (id: number) => string, kinds: readonly Kind[], onFetch = false) =>
     Promise.all(
       kinds.map((kind): Promise<Path> => {
-        if (kind === 'stdio') return Promise.resolve({ kind, run: (t: number) => direct.rpc.run(call, clients, t, call === bigCall ? okBigLine : okEchoLine), close: async () => undefined });
+        if (kind === 'stdio')
+          return Promise.resolve({
+            kind,
+            run: (t: number) => direct.rpc.run(call, clients, t, call === bigCall ? okBigLine : okEchoLine),
+            close: async () => undefined,
+          });
         return httpPath(kind, urls[kind], clients, call, onFetch);
       }),
     );
@@ -361,7 +432,11 @@ async function matrix(r: Results, ms: number, passCfg: string, env: NodeJS.Proce
     for (const p of ps) await p.run(WARM_MS);
     const got = await takeTurns(ps, ms);
     if (clients === 64) {
-      r.rss.push({ what: '64 sessions open, right after 64-client load', mcpxKb: procStatusKb(mcpx.child.pid!, 'VmRSS'), proxyKb: procStatusKb(proxy.child.pid!, 'VmRSS') });
+      r.rss.push({
+        what: '64 sessions open, right after 64-client load',
+        mcpxKb: procStatusKb(mcpx.child.pid!, 'VmRSS'),
+        proxyKb: procStatusKb(proxy.child.pid!, 'VmRSS'),
+      });
     }
     for (const p of ps) await p.close();
     for (const kind of KINDS) {
@@ -408,7 +483,9 @@ async function listAll(c: HttpClient, id: number): Promise<{ tools: number; page
   let tools = 0;
   let pages = 0;
   do {
-    const a = await c.post(JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/list', params: cursor ? { cursor } : {} }));
+    const a = await c.post(
+      JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/list', params: cursor ? { cursor } : {} }),
+    );
     if (a.status !== 200) throw new Error(`tools/list: HTTP ${a.status} ${a.body.slice(0, 300)}`);
     const v = JSON.parse(a.body) as { result?: { tools?: unknown[]; nextCursor?: string } };
     if (!v.result?.tools) throw new Error(`tools/list: ${a.body.slice(0, 300)}`);
@@ -434,38 +511,70 @@ async function repeat(ms: number, fn: () => Promise<void>): Promise<Figures> {
 /** Listing with many tools: 10 upstreams x 100 extra tools in gateway mode (mcpx_tools), and one
  *  pass-through upstream with 100 extra tools (tools/list, every page). Cold = first call after the
  *  daemon printed its listening line (it starts the upstreams); warm = later calls, one client. */
-async function catalogue(r: Results, ms: number, tmp: string, envWith: (state: string) => NodeJS.ProcessEnv): Promise<void> {
+async function catalogue(
+  r: Results,
+  ms: number,
+  tmp: string,
+  envWith: (state: string) => NodeJS.ProcessEnv,
+): Promise<void> {
   const warmMs = Math.max(500, ms / 2);
-  const ten = Object.fromEntries(Array.from({ length: 10 }, (_, i) => [`s${i}`, ['--tools', '100', '--name', `s${i}`]]));
+  const ten = Object.fromEntries(
+    Array.from({ length: 10 }, (_, i) => [`s${i}`, ['--tools', '100', '--name', `s${i}`]]),
+  );
   const gwCfg = writeConfig(tmp, 'ten.json', ten, {});
-  const m = await launch('mcpx daemon (10 upstreams)', [cli, 'daemon', '--port', '0', '--config', gwCfg], /listening on (\S+)/, envWith(join(tmp, 'state-ten')));
+  const m = await launch(
+    'mcpx daemon (10 upstreams)',
+    [cli, 'daemon', '--port', '0', '--config', gwCfg],
+    /listening on (\S+)/,
+    envWith(join(tmp, 'state-ten')),
+  );
   const c = new HttpClient(new URL(m.match), ACCEPT_JSON);
   const body = call('mcpx_tools', {});
   let t0 = performance.now();
   const first = await c.post(body(1));
   const cold = performance.now() - t0;
   const n = toolsIn(first);
-  if (n.errors || n.tools < 1000) throw new Error(`mcpx_tools: ${n.tools} tools, ${n.errors} errors: ${first.body.slice(0, 300)}`);
+  if (n.errors || n.tools < 1000)
+    throw new Error(`mcpx_tools: ${n.tools} tools, ${n.errors} errors: ${first.body.slice(0, 300)}`);
   const warm = await repeat(warmMs, async () => {
     const a = await c.post(body(2));
     if (a.status !== 200 || !a.body.includes('"result"')) throw new Error(`mcpx_tools: ${a.body.slice(0, 300)}`);
   });
-  r.catalogue.push({ what: 'mcpx: tools/call mcpx_tools {} (gateway mode, 10 upstreams x 100 extra tools)', cold, warm, note: `${n.tools} tools, ${(first.body.length / 1024).toFixed(0)} kB answer` });
+  r.catalogue.push({
+    what: 'mcpx: tools/call mcpx_tools {} (gateway mode, 10 upstreams x 100 extra tools)',
+    cold,
+    warm,
+    note: `${n.tools} tools, ${(first.body.length / 1024).toFixed(0)} kB answer`,
+  });
   c.close();
   await stopProc(m);
 
   const onePt = writeConfig(tmp, 'hundred.json', { echo: ['--tools', '100'] }, { 'mcp.passthrough': ['echo'] });
-  const p = await launch('mcpx daemon (100 tools)', [cli, 'daemon', '--port', '0', '--config', onePt], /listening on (\S+)/, envWith(join(tmp, 'state-hundred')));
+  const p = await launch(
+    'mcpx daemon (100 tools)',
+    [cli, 'daemon', '--port', '0', '--config', onePt],
+    /listening on (\S+)/,
+    envWith(join(tmp, 'state-hundred')),
+  );
   const pc = new HttpClient(new URL(p.match), ACCEPT_JSON);
   t0 = performance.now();
   const shape = await listAll(pc, 1);
   const coldList = performance.now() - t0;
   const warmList = await repeat(warmMs, async () => void (await listAll(pc, 2)));
-  r.catalogue.push({ what: 'mcpx: tools/list, every page (pass-through of 1 upstream with 100 extra tools)', cold: coldList, warm: warmList, note: `${shape.tools} tools in ${shape.pages} page(s) (mcp.pageSize 100)` });
+  r.catalogue.push({
+    what: 'mcpx: tools/list, every page (pass-through of 1 upstream with 100 extra tools)',
+    cold: coldList,
+    warm: warmList,
+    note: `${shape.tools} tools in ${shape.pages} page(s) (mcp.pageSize 100)`,
+  });
   // A call while pass-through lists 100+ tools: the price of the per-call lookup.
   await clientsLoad([pc], echoCall, WARM_MS, okEcho);
   const callF = await clientsLoad([pc], echoCall, warmMs, okEcho);
-  r.catalogue.push({ what: `mcpx: tools/call echo, same daemon (pass-through of ${shape.tools} tools)`, warm: callF, note: 'compare with the 1-client sessionless mcpx row' });
+  r.catalogue.push({
+    what: `mcpx: tools/call echo, same daemon (pass-through of ${shape.tools} tools)`,
+    warm: callF,
+    note: 'compare with the 1-client sessionless mcpx row',
+  });
   pc.close();
   await stopProc(p);
 
@@ -477,11 +586,17 @@ async function catalogue(r: Results, ms: number, tmp: string, envWith: (state: s
   r.catalogue.push({ what: 'upstream direct (stdio): tools/list (100 extra tools)', warm: dl, note: 'one page' });
   d.proc.child.stdin!.end();
   await stopProc(d.proc);
-  for (const x of r.catalogue) say(`${x.what}: cold ${x.cold?.toFixed(1) ?? '-'} ms; warm ${x.warm ? fmt(x.warm) : '-'} (${x.note})`);
+  for (const x of r.catalogue)
+    say(`${x.what}: cold ${x.cold?.toFixed(1) ?? '-'} ms; warm ${x.warm ? fmt(x.warm) : '-'} (${x.note})`);
 }
 
 /** Spawn to listening line, and spawn to the first tools/call answered through the upstream. */
-async function coldStart(r: Results, tmp: string, passCfg: string, envWith: (state: string) => NodeJS.ProcessEnv): Promise<void> {
+async function coldStart(
+  r: Results,
+  tmp: string,
+  passCfg: string,
+  envWith: (state: string) => NodeJS.ProcessEnv,
+): Promise<void> {
   const floorRuns: number[] = [];
   const listenFresh: number[] = [];
   const callFresh: number[] = [];
@@ -506,7 +621,12 @@ async function coldStart(r: Results, tmp: string, passCfg: string, envWith: (sta
       [cachedState, listenCached, callCached],
     ] as const) {
       t0 = performance.now();
-      const m = await launch('mcpx daemon (cold)', [cli, 'daemon', '--port', '0', '--config', passCfg], /listening on (\S+)/, envWith(state));
+      const m = await launch(
+        'mcpx daemon (cold)',
+        [cli, 'daemon', '--port', '0', '--config', passCfg],
+        /listening on (\S+)/,
+        envWith(state),
+      );
       const tl = performance.now() - t0;
       const c = new HttpClient(new URL(m.match), ACCEPT_JSON);
       const a = await c.post(echoCall(1));
@@ -522,9 +642,15 @@ async function coldStart(r: Results, tmp: string, passCfg: string, envWith: (sta
   for (let i = 0; i < 3; i++) {
     const port = await freePort();
     const t0 = performance.now();
-    const p = await launch('mcp-proxy (cold)', [proxyBin, '--host', '127.0.0.1', '--port', String(port), '--', node, fixture, '--rev', REV], 'none', process.env);
+    const p = await launch(
+      'mcp-proxy (cold)',
+      [proxyBin, '--host', '127.0.0.1', '--port', String(port), '--', node, fixture, '--rev', REV],
+      'none',
+      process.env,
+    );
     while ((await probeGet(`http://127.0.0.1:${port}/ping`)) !== 200) {
-      if (performance.now() - t0 > 20_000 || p.child.exitCode !== null) throw new Error(`mcp-proxy did not come up: ${p.tail()}`);
+      if (performance.now() - t0 > 20_000 || p.child.exitCode !== null)
+        throw new Error(`mcp-proxy did not come up: ${p.tail()}`);
       await new Promise((res) => setTimeout(res, 5));
     }
     const s = await openSession(`http://127.0.0.1:${port}/mcp`);
@@ -543,7 +669,8 @@ async function coldStart(r: Results, tmp: string, passCfg: string, envWith: (sta
     { what: 'mcpx daemon, later start: spawn → first tools/call answered', runs: callCached },
     { what: `mcp-proxy ${PROXY_VERSION}: spawn → /ping → initialize → first tools/call answered`, runs: proxyRuns },
   );
-  for (const c of r.cold) say(`cold ${c.what}: median ${median(c.runs).toFixed(0)} ms (${c.runs.map((x) => x.toFixed(0)).join(', ')})`);
+  for (const c of r.cold)
+    say(`cold ${c.what}: median ${median(c.runs).toFixed(0)} ms (${c.runs.map((x) => x.toFixed(0)).join(', ')})`);
 }
 
 // ---- the report -----------------------------------------------------------------------------------------
@@ -556,7 +683,11 @@ function report(r: Results): string[] {
   const onFetch = (kind: Kind) => r.fetch.find((x) => x.kind === kind)!.f;
   const fetchRatio = onFetch('mcpx').p50 / onFetch('floor').p50;
   const fetchFwdRatio = onFetch('forward').p50 / onFetch('floor').p50;
-  const rpsRatios = CONCURRENCY.map((n) => ({ n, session: cell('mcpxSession', n).rps / cell('proxy', n).rps, sessionless: cell('mcpx', n).rps / cell('proxy', n).rps }));
+  const rpsRatios = CONCURRENCY.map((n) => ({
+    n,
+    session: cell('mcpxSession', n).rps / cell('proxy', n).rps,
+    sessionless: cell('mcpx', n).rps / cell('proxy', n).rps,
+  }));
   const rss64 = r.rss[1]!.mcpxKb;
   const rssLoaded = r.rss[2]!.mcpxKb;
   const coldFirstCall = median(r.cold[3]!.runs);
@@ -600,16 +731,19 @@ function report(r: Results): string[] {
     ),
     '',
     'The forward-only gateway (bench/forwarder.ts) is the least any Node gateway of one stdio upstream can do: node:http in,',
-    'the upstream\'s stdio out, ids mapped, nothing checked. It bounds what the p50 target can ask of mcpx on this machine.',
+    "the upstream's stdio out, ids mapped, nothing checked. It bounds what the p50 target can ask of mcpx on this machine.",
     '',
     '### One client on fetch',
     '',
-    'The same calls from one client on `fetch` (undici), the way the official TypeScript SDK\'s HTTP client sends them; its',
-    'own cost per request is larger than node:http\'s, and every path pays it alike.',
+    "The same calls from one client on `fetch` (undici), the way the official TypeScript SDK's HTTP client sends them; its",
+    "own cost per request is larger than node:http's, and every path pays it alike.",
     '',
     '| path | calls/s | p50 ms | p99 ms | p50 / floor p50 |',
     '| --- | --- | --- | --- | --- |',
-    ...r.fetch.map((x) => `| ${LABEL[x.kind]} | ${x.f.rps.toFixed(0)} | ${x.f.p50.toFixed(3)} | ${x.f.p99.toFixed(3)} | ${(x.f.p50 / onFetch('floor').p50).toFixed(2)}x |`),
+    ...r.fetch.map(
+      (x) =>
+        `| ${LABEL[x.kind]} | ${x.f.rps.toFixed(0)} | ${x.f.p50.toFixed(3)} | ${x.f.p99.toFixed(3)} | ${(x.f.p50 / onFetch('floor').p50).toFixed(2)}x |`,
+    ),
     '',
     '### Resident memory (VmRSS of the gateway process alone, not its upstream)',
     '',
@@ -621,19 +755,25 @@ function report(r: Results): string[] {
     '### Listing many tools',
     '',
     'Pass-through of all 10 upstreams would fail the list (their built-in tools share names), so the 10-upstream case is',
-    'gateway mode and `mcpx_tools` (every server\'s tools in one answer; plain tools/list there is only the gateway\'s own',
+    "gateway mode and `mcpx_tools` (every server's tools in one answer; plain tools/list there is only the gateway's own",
     'tools and touches no upstream). Cold: the first call after the listening line (it starts the upstreams and fetches',
     'their lists); warm: repeated, one client, lists cached by mcpx.',
     '',
     '| what | cold ms | warm p50 ms | warm p99 ms | note |',
     '| --- | --- | --- | --- | --- |',
-    ...r.catalogue.map((x) => `| ${x.what} | ${x.cold?.toFixed(1) ?? '-'} | ${x.warm?.p50.toFixed(3) ?? '-'} | ${x.warm?.p99.toFixed(3) ?? '-'} | ${x.note} |`),
+    ...r.catalogue.map(
+      (x) =>
+        `| ${x.what} | ${x.cold?.toFixed(1) ?? '-'} | ${x.warm?.p50.toFixed(3) ?? '-'} | ${x.warm?.p99.toFixed(3) ?? '-'} | ${x.note} |`,
+    ),
     '',
     '### A 1 MB result (tool `big`), one client',
     '',
     '| path | calls/s | p50 ms | p99 ms | p50 / direct p50 |',
     '| --- | --- | --- | --- | --- |',
-    ...r.big.map((b) => `| ${b.what} | ${b.f.rps.toFixed(0)} | ${b.f.p50.toFixed(2)} | ${b.f.p99.toFixed(2)} | ${(b.f.p50 / r.big[0]!.f.p50).toFixed(2)}x |`),
+    ...r.big.map(
+      (b) =>
+        `| ${b.what} | ${b.f.rps.toFixed(0)} | ${b.f.p50.toFixed(2)} | ${b.f.p99.toFixed(2)} | ${(b.f.p50 / r.big[0]!.f.p50).toFixed(2)}x |`,
+    ),
     '',
     `### Cold start (${COLD_RUNS} runs each; mcp-proxy 3)`,
     '',
@@ -645,7 +785,9 @@ function report(r: Results): string[] {
     '',
     '| what | median ms | runs ms |',
     '| --- | --- | --- |',
-    ...r.cold.map((c) => `| ${c.what} | ${median(c.runs).toFixed(0)} | ${c.runs.map((x) => x.toFixed(0)).join(', ')} |`),
+    ...r.cold.map(
+      (c) => `| ${c.what} | ${median(c.runs).toFixed(0)} | ${c.runs.map((x) => x.toFixed(0)).join(', ')} |`,
+    ),
     '',
   ];
   return lines;

@@ -23,7 +23,13 @@ export function figures(latencies: number[], elapsedMs: number): Figures {
 }
 
 /** POST `body()` to `url` from `concurrency` keep-alive clients for `ms`; every answer must be 2xx. */
-export async function httpLoad(url: string, body: () => string, headers: Record<string, string>, concurrency: number, ms: number): Promise<Figures> {
+export async function httpLoad(
+  url: string,
+  body: () => string,
+  headers: Record<string, string>,
+  concurrency: number,
+  ms: number,
+): Promise<Figures> {
   const agent = new Agent({ keepAlive: true, maxSockets: concurrency });
   const u = new URL(url);
   const latencies: number[] = [];
@@ -31,14 +37,17 @@ export async function httpLoad(url: string, body: () => string, headers: Record<
   const one = () =>
     new Promise<void>((resolve, reject) => {
       const t0 = performance.now();
-      const req = request({ host: u.hostname, port: u.port, path: u.pathname, method: 'POST', agent, headers }, (res) => {
-        res.resume();
-        res.on('end', () => {
-          if ((res.statusCode ?? 0) >= 300) return reject(new Error(`HTTP ${res.statusCode}`));
-          latencies.push(performance.now() - t0);
-          resolve();
-        });
-      });
+      const req = request(
+        { host: u.hostname, port: u.port, path: u.pathname, method: 'POST', agent, headers },
+        (res) => {
+          res.resume();
+          res.on('end', () => {
+            if ((res.statusCode ?? 0) >= 300) return reject(new Error(`HTTP ${res.statusCode}`));
+            latencies.push(performance.now() - t0);
+            resolve();
+          });
+        },
+      );
       req.on('error', reject);
       req.end(body());
     });
@@ -54,7 +63,12 @@ export async function httpLoad(url: string, body: () => string, headers: Record<
 }
 
 /** A child speaking newline-delimited JSON-RPC; `concurrency` requests kept in flight for `ms`. */
-export async function stdioLoad(child: ChildProcess, msg: (id: number) => string, concurrency: number, ms: number): Promise<Figures> {
+export async function stdioLoad(
+  child: ChildProcess,
+  msg: (id: number) => string,
+  concurrency: number,
+  ms: number,
+): Promise<Figures> {
   const pending = new Map<number, (v: void) => void>();
   const rl = createInterface({ input: child.stdout! });
   rl.on('line', (line) => {
@@ -86,7 +100,11 @@ export async function stdioLoad(child: ChildProcess, msg: (id: number) => string
 }
 
 /** Start a process that prints a line matching `ready`; resolves with the first capture group. */
-export function startProcess(cmd: string, args: string[], ready: RegExp): Promise<{ child: ChildProcess; match: string }> {
+export function startProcess(
+  cmd: string,
+  args: string[],
+  ready: RegExp,
+): Promise<{ child: ChildProcess; match: string }> {
   const child = spawn(cmd, args, { stdio: ['pipe', 'pipe', 'inherit'] });
   return new Promise((resolve, reject) => {
     const rl = createInterface({ input: child.stdout! });
@@ -137,7 +155,12 @@ export class FetchClient implements Poster {
   ) {}
 
   async post(body: string): Promise<HttpAnswer> {
-    const res = await fetch(this.url, { method: 'POST', headers: this.headers, body, signal: AbortSignal.timeout(30_000) });
+    const res = await fetch(this.url, {
+      method: 'POST',
+      headers: this.headers,
+      body,
+      signal: AbortSignal.timeout(30_000),
+    });
     return { status: res.status, headers: Object.fromEntries(res.headers), body: await res.text() };
   }
 
@@ -159,11 +182,24 @@ export class HttpClient implements Poster {
   send(method: 'POST' | 'DELETE', body?: string, extra: Record<string, string> = {}): Promise<HttpAnswer> {
     return new Promise((resolve, reject) => {
       const req = request(
-        { host: this.url.hostname, port: this.url.port, path: this.url.pathname, method, agent: this.agent, headers: { ...this.headers, ...extra } },
+        {
+          host: this.url.hostname,
+          port: this.url.port,
+          path: this.url.pathname,
+          method,
+          agent: this.agent,
+          headers: { ...this.headers, ...extra },
+        },
         (res) => {
           const chunks: Buffer[] = [];
           res.on('data', (c: Buffer) => chunks.push(c));
-          res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') }));
+          res.on('end', () =>
+            resolve({
+              status: res.statusCode ?? 0,
+              headers: res.headers,
+              body: Buffer.concat(chunks).toString('utf8'),
+            }),
+          );
           res.on('error', reject);
         },
       );
@@ -207,7 +243,12 @@ export class Samples {
 let nextHttpId = 1;
 
 /** Every client POSTs `body(id)` back to back for `ms`; an answer `check` rejects fails the run. */
-export async function clientsRun(clients: Poster[], body: (id: number) => string, ms: number, check: (a: HttpAnswer) => boolean): Promise<Run> {
+export async function clientsRun(
+  clients: Poster[],
+  body: (id: number) => string,
+  ms: number,
+  check: (a: HttpAnswer) => boolean,
+): Promise<Run> {
   const latencies: number[] = [];
   const start = performance.now();
   const end = start + ms;
@@ -216,7 +257,8 @@ export async function clientsRun(clients: Poster[], body: (id: number) => string
       while (performance.now() < end) {
         const t0 = performance.now();
         const a = await c.post(body(nextHttpId++));
-        if (!check(a)) throw new Error(`unexpected answer from ${c.url.href}: HTTP ${a.status} ${a.body.slice(0, 300)}`);
+        if (!check(a))
+          throw new Error(`unexpected answer from ${c.url.href}: HTTP ${a.status} ${a.body.slice(0, 300)}`);
         latencies.push(performance.now() - t0);
       }
     }),
@@ -224,7 +266,12 @@ export async function clientsRun(clients: Poster[], body: (id: number) => string
   return { latencies, elapsed: performance.now() - start };
 }
 
-export async function clientsLoad(clients: Poster[], body: (id: number) => string, ms: number, check: (a: HttpAnswer) => boolean): Promise<Figures> {
+export async function clientsLoad(
+  clients: Poster[],
+  body: (id: number) => string,
+  ms: number,
+  check: (a: HttpAnswer) => boolean,
+): Promise<Figures> {
   const r = await clientsRun(clients, body, ms, check);
   return figures(r.latencies, r.elapsed);
 }
@@ -281,7 +328,12 @@ export class StdioRpc {
   }
 
   /** `concurrency` requests kept in flight on the one pipe for `ms`. */
-  async run(msg: (id: number) => string, concurrency: number, ms: number, check: (line: string) => boolean): Promise<Run> {
+  async run(
+    msg: (id: number) => string,
+    concurrency: number,
+    ms: number,
+    check: (line: string) => boolean,
+  ): Promise<Run> {
     const latencies: number[] = [];
     const start = performance.now();
     const end = start + ms;
@@ -338,7 +390,8 @@ export function alive(pid: number): boolean {
 /** Stop `child` by its pid (TERM, KILL after 3 s), then make sure whatever it had started (its
  *  upstreams) is gone too: each is given 2.5 s to exit on its own, then signalled by its pid. */
 export async function stopTree(child: ChildProcess): Promise<void> {
-  const kids = child.pid !== undefined && child.exitCode === null && child.signalCode === null ? descendants(child.pid) : [];
+  const kids =
+    child.pid !== undefined && child.exitCode === null && child.signalCode === null ? descendants(child.pid) : [];
   if (child.exitCode === null && child.signalCode === null) await stop(child);
   const deadline = performance.now() + 2500;
   while (kids.some(alive) && performance.now() < deadline) await new Promise((r) => setTimeout(r, 50));

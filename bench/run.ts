@@ -20,10 +20,18 @@ const modernCall = (id: number) =>
     params: {
       name: 'mcpx_servers',
       arguments: {},
-      _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} },
+      _meta: {
+        'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+        'io.modelcontextprotocol/clientCapabilities': {},
+      },
     },
   });
-const modernHeaders = { ...legacyHeaders, 'MCP-Protocol-Version': '2026-07-28', 'Mcp-Method': 'tools/call', 'Mcp-Name': 'mcpx_servers' };
+const modernHeaders = {
+  ...legacyHeaders,
+  'MCP-Protocol-Version': '2026-07-28',
+  'Mcp-Method': 'tools/call',
+  'Mcp-Name': 'mcpx_servers',
+};
 
 interface Row {
   what: string;
@@ -81,8 +89,9 @@ async function main(): Promise<void> {
     '',
     '| what | clients | mcpx req/s | floor req/s | floor/mcpx | mcpx p50 ms | mcpx p99 ms | floor p50 ms | floor p99 ms |',
     '| --- | --- | --- | --- | --- | --- | --- | --- | --- |',
-    ...rows.map((r) =>
-      `| ${r.what} | ${r.clients} | ${r.mcpx.rps.toFixed(0)} | ${r.floor.rps.toFixed(0)} | ${(r.floor.rps / r.mcpx.rps).toFixed(2)}x | ${r.mcpx.p50.toFixed(2)} | ${r.mcpx.p99.toFixed(2)} | ${r.floor.p50.toFixed(2)} | ${r.floor.p99.toFixed(2)} |`,
+    ...rows.map(
+      (r) =>
+        `| ${r.what} | ${r.clients} | ${r.mcpx.rps.toFixed(0)} | ${r.floor.rps.toFixed(0)} | ${(r.floor.rps / r.mcpx.rps).toFixed(2)}x | ${r.mcpx.p50.toFixed(2)} | ${r.mcpx.p99.toFixed(2)} | ${r.floor.p50.toFixed(2)} | ${r.floor.p99.toFixed(2)} |`,
     ),
     '',
     ...gateway,

@@ -17,9 +17,11 @@
   }
 
   function enumOptions(s) {
-    if (Array.isArray(s.enum)) return s.enum.map((v, i) => ({ value: String(v), label: (s.enumNames && s.enumNames[i]) || String(v) }));
+    if (Array.isArray(s.enum))
+      return s.enum.map((v, i) => ({ value: String(v), label: (s.enumNames && s.enumNames[i]) || String(v) }));
     const alts = s.oneOf || s.anyOf;
-    if (Array.isArray(alts) && alts.every((a) => a && 'const' in a)) return alts.map((a) => ({ value: String(a.const), label: a.title || String(a.const) }));
+    if (Array.isArray(alts) && alts.every((a) => a && 'const' in a))
+      return alts.map((a) => ({ value: String(a.const), label: a.title || String(a.const) }));
     return undefined;
   }
 
@@ -34,7 +36,10 @@
       wrap.append(fs);
       if (s.description) fs.append(el('p', { class: 'hint' }, s.description));
       const req = new Set(s.required || []);
-      const readers = Object.entries(s.properties).map(([k, sub]) => [k, field(sub, [...path, k], sub.title || k, req.has(k), fs)]);
+      const readers = Object.entries(s.properties).map(([k, sub]) => [
+        k,
+        field(sub, [...path, k], sub.title || k, req.has(k), fs),
+      ]);
       return () => {
         const out = {};
         for (const [k, r] of readers) {
@@ -70,12 +75,20 @@
       return () => {
         if (area.value.trim() === '') return undefined;
         if (!prim) return JSON.parse(area.value);
-        const lines = area.value.split('\n').map((l) => l.trim()).filter(Boolean);
+        const lines = area.value
+          .split('\n')
+          .map((l) => l.trim())
+          .filter(Boolean);
         return s.items.type === 'string' ? lines : lines.map(Number);
       };
     }
     const numeric = s.type === 'number' || s.type === 'integer';
-    const input = el('input', { id, name: id, type: numeric ? 'number' : 'text', step: s.type === 'integer' ? '1' : undefined });
+    const input = el('input', {
+      id,
+      name: id,
+      type: numeric ? 'number' : 'text',
+      step: s.type === 'integer' ? '1' : undefined,
+    });
     if (s.default !== undefined) input.value = String(s.default);
     wrap.append(input);
     return () => (input.value === '' ? undefined : numeric ? Number(input.value) : input.value);

@@ -16,7 +16,18 @@
 // Everything binds 127.0.0.1 (test/conformance/node20.mjs forces the suite's host-less listen() calls
 // there and supplies the fs.globSync Node 20 lacks) and every process started here is stopped by its pid.
 import { type ChildProcess, spawn } from 'node:child_process';
-import { copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  copyFileSync,
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -77,7 +88,8 @@ function stopChild(c: ChildProcess, graceMs = 3000): Promise<void> {
 let workDir: string | undefined;
 
 function cleanupAndExit(code: number): never {
-  for (const c of children) if (c.pid !== undefined && c.exitCode === null && c.signalCode === null) process.kill(c.pid, 'SIGKILL');
+  for (const c of children)
+    if (c.pid !== undefined && c.exitCode === null && c.signalCode === null) process.kill(c.pid, 'SIGKILL');
   if (workDir && existsSync(workDir)) {
     try {
       rmSync(RESULTS_DIR, { recursive: true, force: true });
@@ -95,7 +107,8 @@ process.on('SIGTERM', () => cleanupAndExit(143));
 /** The environment of everything started here: no MCPX_* setting or conformance variable leaks in. */
 function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
-  for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('MCPX_') && !k.startsWith('MCP_CONFORMANCE_')) env[k] = v;
+  for (const [k, v] of Object.entries(process.env))
+    if (!k.startsWith('MCPX_') && !k.startsWith('MCP_CONFORMANCE_')) env[k] = v;
   return { ...env, ...extra };
 }
 
@@ -128,7 +141,12 @@ function run(args: string[], o: { timeoutMs: number; env?: NodeJS.ProcessEnv }):
 }
 
 /** Starts a server process and waits for the line announcing its URL. */
-function startServer(args: string[], pattern: RegExp, env: NodeJS.ProcessEnv, log: string): Promise<{ url: string; stop(): Promise<void> }> {
+function startServer(
+  args: string[],
+  pattern: RegExp,
+  env: NodeJS.ProcessEnv,
+  log: string,
+): Promise<{ url: string; stop(): Promise<void> }> {
   return new Promise((resolveStart, reject) => {
     // stdin stays a pipe: the fixture over HTTP ends when it closes, should this process die.
     const c = spawn(process.execPath, args, { cwd: ROOT, env, stdio: ['pipe', 'pipe', 'pipe'] });
@@ -141,7 +159,9 @@ function startServer(args: string[], pattern: RegExp, env: NodeJS.ProcessEnv, lo
       writeFileSync(log, `${out}\n--- stderr ---\n${err}`);
     };
     const t = setTimeout(() => {
-      void stop().then(() => reject(new Error(`${args.join(' ')} did not announce its URL within 20 s:\n${err.slice(-2000)}`)));
+      void stop().then(() =>
+        reject(new Error(`${args.join(' ')} did not announce its URL within 20 s:\n${err.slice(-2000)}`)),
+      );
     }, 20_000);
     c.stdout!.on('data', (b: Buffer) => {
       out += b.toString();
@@ -165,14 +185,31 @@ function startServer(args: string[], pattern: RegExp, env: NodeJS.ProcessEnv, lo
 async function startGateway(dir: string): Promise<{ url: string; stop(): Promise<void> }> {
   mkdirSync(dir, { recursive: true });
   const config = join(dir, 'mcp.json');
-  writeFileSync(config, JSON.stringify({ servers: { conformance: { type: 'stdio', command: process.execPath, args: [FIXTURE] } } }, null, 2));
+  writeFileSync(
+    config,
+    JSON.stringify(
+      { servers: { conformance: { type: 'stdio', command: process.execPath, args: [FIXTURE] } } },
+      null,
+      2,
+    ),
+  );
   const env = cleanEnv({ XDG_STATE_HOME: join(dir, 'state'), XDG_CONFIG_HOME: join(dir, 'config') });
-  return startServer([CLI, 'daemon', '--port', '0', '--config', config, '--passthrough', 'conformance'], /mcpx listening on (http:\/\/\S+)/, env, join(dir, 'gateway.log'));
+  return startServer(
+    [CLI, 'daemon', '--port', '0', '--config', config, '--passthrough', 'conformance'],
+    /mcpx listening on (http:\/\/\S+)/,
+    env,
+    join(dir, 'gateway.log'),
+  );
 }
 
 function startFixture(dir: string): Promise<{ url: string; stop(): Promise<void> }> {
   mkdirSync(dir, { recursive: true });
-  return startServer([FIXTURE, '--transport', 'http', '--port', '0'], /listening on (http:\/\/\S+)/, cleanEnv(), join(dir, 'fixture.log'));
+  return startServer(
+    [FIXTURE, '--transport', 'http', '--port', '0'],
+    /listening on (http:\/\/\S+)/,
+    cleanEnv(),
+    join(dir, 'fixture.log'),
+  );
 }
 
 function suiteArgs(s: Suite, args: string[]): string[] {
@@ -208,20 +245,38 @@ function readExpected(file: string, leg: 'server' | 'client', wholeOnly: boolean
         return;
       }
       const m = /^\s+-\s+(\S+)\s+#\s*(.*)$/.exec(line);
-      if (!m || section !== leg) throw new Error(`${relative(ROOT, file)}:${i + 1}: expected '  - <scenario>[:<check-id>]  # <owner>: <reason>'`);
+      if (!m || section !== leg)
+        throw new Error(
+          `${relative(ROOT, file)}:${i + 1}: expected '  - <scenario>[:<check-id>]  # <owner>: <reason>'`,
+        );
       const [, entry, comment] = m as unknown as [string, string, string];
       const owner = OWNERS.find((o) => comment.startsWith(`${o}:`));
-      if (!owner) throw new Error(`${relative(ROOT, file)}:${i + 1}: the comment must start with one of ${OWNERS.map((o) => `'${o}:'`).join(', ')}`);
+      if (!owner)
+        throw new Error(
+          `${relative(ROOT, file)}:${i + 1}: the comment must start with one of ${OWNERS.map((o) => `'${o}:'`).join(', ')}`,
+        );
       const reason = comment.slice(owner.length + 1).trim();
       if (!reason) throw new Error(`${relative(ROOT, file)}:${i + 1}: no reason given`);
       const colon = entry.indexOf(':');
-      if (colon >= 0 && wholeOnly) throw new Error(`${relative(ROOT, file)}:${i + 1}: this suite version takes whole scenarios only (no ':<check-id>')`);
-      out.push({ entry, scenario: colon >= 0 ? entry.slice(0, colon) : entry, check: colon >= 0 ? entry.slice(colon + 1) : undefined, owner, reason, line: i + 1 });
+      if (colon >= 0 && wholeOnly)
+        throw new Error(
+          `${relative(ROOT, file)}:${i + 1}: this suite version takes whole scenarios only (no ':<check-id>')`,
+        );
+      out.push({
+        entry,
+        scenario: colon >= 0 ? entry.slice(0, colon) : entry,
+        check: colon >= 0 ? entry.slice(colon + 1) : undefined,
+        owner,
+        reason,
+        line: i + 1,
+      });
     });
   const whole = new Set(out.filter((e) => !e.check).map((e) => e.scenario));
   for (const e of out) {
-    if (e.check && whole.has(e.scenario)) throw new Error(`${relative(ROOT, file)}:${e.line}: ${e.scenario} is listed whole; ${e.entry} is redundant`);
-    if (out.filter((x) => x.entry === e.entry).length > 1) throw new Error(`${relative(ROOT, file)}:${e.line}: ${e.entry} is listed twice`);
+    if (e.check && whole.has(e.scenario))
+      throw new Error(`${relative(ROOT, file)}:${e.line}: ${e.scenario} is listed whole; ${e.entry} is redundant`);
+    if (out.filter((x) => x.entry === e.entry).length > 1)
+      throw new Error(`${relative(ROOT, file)}:${e.line}: ${e.entry} is listed twice`);
   }
   return out;
 }
@@ -288,7 +343,8 @@ function tally(rs: Scenario[]): Tally {
   return t;
 }
 
-const cell = (t: Tally): string => `${t.passed}/${t.failed}${t.warnings || t.skipped ? ` (${t.warnings}w, ${t.skipped}s)` : ''}`;
+const cell = (t: Tally): string =>
+  `${t.passed}/${t.failed}${t.warnings || t.skipped ? ` (${t.warnings}w, ${t.skipped}s)` : ''}`;
 
 interface Verdict {
   unexpected: string[];
@@ -330,7 +386,9 @@ function judge(rs: Scenario[], entries: Entry[]): Verdict {
 
 /** The first failing message of an entry, for the report. */
 function why(rs: Scenario[], key: string): string {
-  const [scenario, id] = key.includes(':') ? [key.slice(0, key.indexOf(':')), key.slice(key.indexOf(':') + 1)] : [key, undefined];
+  const [scenario, id] = key.includes(':')
+    ? [key.slice(0, key.indexOf(':')), key.slice(key.indexOf(':') + 1)]
+    : [key, undefined];
   const r = rs.find((x) => x.scenario === scenario);
   const c = r?.checks.find((x) => bad(x) && (id === undefined || x.id === id));
   return c ? `${c.status} ${c.id}: ${(c.errorMessage ?? '').replace(/\s+/g, ' ').slice(0, 220)}` : '';
@@ -364,7 +422,8 @@ async function clientScenarios(s: Suite): Promise<Array<{ name: string; tags: st
   for (const line of r.stdout.split('\n')) {
     if (/^\S/.test(line)) section = line;
     const m = /^\s+- (\S+) \[([^\]]*)\]/.exec(line);
-    if (m && section.startsWith('Client scenarios')) out.push({ name: m[1]!, tags: m[2]!.split(',').map((t) => t.trim()) });
+    if (m && section.startsWith('Client scenarios'))
+      out.push({ name: m[1]!, tags: m[2]!.split(',').map((t) => t.trim()) });
   }
   if (out.length === 0) throw new Error(`conformance ${s.version} list named no client scenario`);
   return out;
@@ -395,7 +454,14 @@ function expectedFile(leg: 'server' | 'client', s: Suite, set: string): string {
 
 const tail = (d: Done): string => (d.stdout + d.stderr).split('\n').slice(-25).join('\n');
 
-async function serverLeg(work: string, s: Suite, set: string, args: string[], target: 'mcpx' | 'fixture', leg: Leg): Promise<void> {
+async function serverLeg(
+  work: string,
+  s: Suite,
+  set: string,
+  args: string[],
+  target: 'mcpx' | 'fixture',
+  leg: Leg,
+): Promise<void> {
   const dir = join(work, `server-${s.version}-${set}-${target}`);
   const server = target === 'mcpx' ? await startGateway(dir) : await startFixture(dir);
   const started = Date.now();
@@ -403,7 +469,9 @@ async function serverLeg(work: string, s: Suite, set: string, args: string[], ta
     const out = join(dir, 'results');
     const file = expectedFile('server', s, set);
     const extra = target === 'mcpx' ? ['--expected-failures', file] : [];
-    const d = await run(suiteArgs(s, ['server', '--url', server.url, ...args, ...extra, '-o', out]), { timeoutMs: 900_000 });
+    const d = await run(suiteArgs(s, ['server', '--url', server.url, ...args, ...extra, '-o', out]), {
+      timeoutMs: 900_000,
+    });
     writeFileSync(join(dir, 'suite.log'), d.stdout + '\n--- stderr ---\n' + d.stderr);
     const rs = collect(out, 'server');
     if (target === 'mcpx') {
@@ -413,7 +481,9 @@ async function serverLeg(work: string, s: Suite, set: string, args: string[], ta
       leg.fixture = rs;
       leg.fixtureExit = { code: d.code, timedOut: d.timedOut, tail: tail(d) };
     }
-    console.log(`  ${target === 'mcpx' ? 'mcpx   ' : 'fixture'}  server ${s.version} ${set}: ${cell(tally(rs))} in ${((Date.now() - started) / 1000).toFixed(0)} s`);
+    console.log(
+      `  ${target === 'mcpx' ? 'mcpx   ' : 'fixture'}  server ${s.version} ${set}: ${cell(tally(rs))} in ${((Date.now() - started) / 1000).toFixed(0)} s`,
+    );
   } finally {
     await server.stop();
   }
@@ -425,9 +495,23 @@ async function clientScenario(work: string, s: Suite, set: string, scenario: str
   const out = join(dir, 'results');
   const spec = set === '2025-11-25' || set === '2026-07-28' ? ['--spec-version', set] : [];
   const command = `${process.execPath} ${CLIENT}`;
-  const d = await run(suiteArgs(s, ['client', '--command', command, '--scenario', scenario, ...spec, '--expected-failures', expectedFile('client', s, set), '-o', out]), {
-    timeoutMs: 180_000,
-  });
+  const d = await run(
+    suiteArgs(s, [
+      'client',
+      '--command',
+      command,
+      '--scenario',
+      scenario,
+      ...spec,
+      '--expected-failures',
+      expectedFile('client', s, set),
+      '-o',
+      out,
+    ]),
+    {
+      timeoutMs: 180_000,
+    },
+  );
   writeFileSync(join(dir, `${scenario}.log`), d.stdout + '\n--- stderr ---\n' + d.stderr);
   leg.suiteExit.push({ what: `client --scenario ${scenario}`, code: d.code, timedOut: d.timedOut, tail: tail(d) });
 }
@@ -494,13 +578,15 @@ function writeDoc(legs: Leg[], baseline: Baseline): void {
   p('<!-- Generated by `npm run conformance` (scripts/conformance.ts) from its last run. Do not edit by hand. -->');
   p();
   p('`npm run conformance` (also run by `.ci/run`) scores mcpx with the official MCP conformance suite,');
-  p(`\`@modelcontextprotocol/conformance\` ${SUITES.alpha.version} and ${SUITES.stable.version}, both pinned in package.json:`);
+  p(
+    `\`@modelcontextprotocol/conformance\` ${SUITES.alpha.version} and ${SUITES.stable.version}, both pinned in package.json:`,
+  );
   p();
   p('- **Server leg**: the headless gateway (`mcpx daemon --passthrough conformance`) in front of the conformance');
   p('  fixture upstream (`test/fixtures/conformance/`, over stdio). The fixture exposes everything the suite expects');
   p('  of a server under test; the same runs score it alone over its own HTTP, where it must pass everything, so a');
-  p('  failure through the gateway is the gateway\'s.');
-  p('- **Client leg**: every non-auth client scenario, against mcpx\'s own upstream client (`connect()` and');
+  p("  failure through the gateway is the gateway's.");
+  p("- **Client leg**: every non-auth client scenario, against mcpx's own upstream client (`connect()` and");
   p('  `UpstreamClient` from `src/upstream/`, driven by `src/conformance/client.ts`).');
   p();
   p('Every failure or warning through mcpx is listed in `test/conformance/expected-failures/` with the work that');
@@ -509,17 +595,24 @@ function writeDoc(legs: Leg[], baseline: Baseline): void {
   p('## Scores');
   p();
   p('Checks passed/failed (w = warnings, s = skipped), over every scenario run; "scored" counts only the frozen');
-  p('requirement set\'s scenarios. The reference SDK\'s numbers are from its own runs (BASELINE.md; client rows: the');
+  p("requirement set's scenarios. The reference SDK's numbers are from its own runs (BASELINE.md; client rows: the");
   p('same non-auth scenarios).');
   p();
-  p('| leg · suite · set | mcpx | scenarios without failure | scored (requirement set) | fixture alone | reference TypeScript SDK |');
+  p(
+    '| leg · suite · set | mcpx | scenarios without failure | scored (requirement set) | fixture alone | reference TypeScript SDK |',
+  );
   p('| --- | --- | --- | --- | --- | --- |');
   for (const l of legs) {
     const t = tally(l.mcpx);
     const scored = l.scored ? cell(tally(l.mcpx.filter((r) => l.scored!.has(r.scenario)))) : '–';
     const fx = l.fixture ? cell(tally(l.fixture)) : '–';
     const key = `${l.suite.version}/${l.set}`;
-    const b = l.leg === 'server' ? baseline.server[key]?.cells._checks ?? '–' : baseline.client[key] ? sumCells(baseline.client[key]!.cells) : '–';
+    const b =
+      l.leg === 'server'
+        ? (baseline.server[key]?.cells._checks ?? '–')
+        : baseline.client[key]
+          ? sumCells(baseline.client[key]!.cells)
+          : '–';
     p(`| ${legName(l)} | ${cell(t)} | ${t.clean}/${t.scenarios} | ${scored} | ${fx} | ${b} |`);
   }
   p();
@@ -527,7 +620,9 @@ function writeDoc(legs: Leg[], baseline: Baseline): void {
   p();
   for (const owner of OWNERS) {
     const rows = legs.flatMap((l) => l.entries.filter((e) => e.owner === owner).map((e) => ({ l, e })));
-    p(`### ${owner}${owner === 'questions' ? ' (elicitation, sampling, roots, input_required relay)' : owner === 'relay' ? ' (subscriptions/listen, resource subscriptions, list_changed, progress and logging relay)' : ''}`);
+    p(
+      `### ${owner}${owner === 'questions' ? ' (elicitation, sampling, roots, input_required relay)' : owner === 'relay' ? ' (subscriptions/listen, resource subscriptions, list_changed, progress and logging relay)' : ''}`,
+    );
     p();
     if (rows.length === 0) {
       p('None.');
@@ -561,7 +656,7 @@ function writeDoc(legs: Leg[], baseline: Baseline): void {
   p('`npm run conformance` builds (`node esbuild.mjs --tests`), then runs everything above in a few minutes and');
   p('prints the same table. The suite does not load on Node 20 as published (`fs.globSync`) and its client-leg mock');
   p('servers listen on every interface: `test/conformance/node20.mjs`, preloaded with `node --import`, supplies a');
-  p('minimal `globSync` to the suite alone and binds host-less `listen()` calls to 127.0.0.1. Each run\'s logs and');
+  p("minimal `globSync` to the suite alone and binds host-less `listen()` calls to 127.0.0.1. Each run's logs and");
   p('`checks.json` files stay in `build/conformance/`.');
   p();
   writeFileSync(DOC, lines.join('\n'));
@@ -571,11 +666,20 @@ function writeDoc(legs: Leg[], baseline: Baseline): void {
 
 async function main(): Promise<number> {
   const started = Date.now();
-  for (const f of Object.values(BUNDLES)) if (!existsSync(f)) throw new Error(`${relative(ROOT, f)} is missing: run \`node esbuild.mjs --tests\` first (npm run conformance does)`);
+  for (const f of Object.values(BUNDLES))
+    if (!existsSync(f))
+      throw new Error(
+        `${relative(ROOT, f)} is missing: run \`node esbuild.mjs --tests\` first (npm run conformance does)`,
+      );
   for (const s of Object.values(SUITES)) {
-    const pkg = JSON.parse(readFileSync(join(ROOT, 'node_modules', s.pkg, 'package.json'), 'utf8')) as { name: string; version: string };
+    const pkg = JSON.parse(readFileSync(join(ROOT, 'node_modules', s.pkg, 'package.json'), 'utf8')) as {
+      name: string;
+      version: string;
+    };
     if (pkg.name !== '@modelcontextprotocol/conformance' || pkg.version !== s.version) {
-      throw new Error(`node_modules/${s.pkg} is ${pkg.name}@${pkg.version}, not @modelcontextprotocol/conformance@${s.version}: run npm ci`);
+      throw new Error(
+        `node_modules/${s.pkg} is ${pkg.name}@${pkg.version}, not @modelcontextprotocol/conformance@${s.version}: run npm ci`,
+      );
     }
   }
   const baseline = JSON.parse(readFileSync(join(ROOT, 'test', 'conformance', 'sdk-baseline.json'), 'utf8')) as Baseline;
@@ -591,12 +695,18 @@ async function main(): Promise<number> {
   FIXTURE = join(bin, 'fixture.js');
   CLIENT = join(bin, 'client.js');
   CLI = join(bin, 'cli.js');
-  if (/\s/.test(process.execPath + CLIENT)) throw new Error('the suite splits --command on spaces: node and the temporary directory need paths without spaces');
+  if (/\s/.test(process.execPath + CLIENT))
+    throw new Error('the suite splits --command on spaces: node and the temporary directory need paths without spaces');
   console.log(`conformance: working in ${work}; logs and results go to ${relative(ROOT, RESULTS_DIR)}/`);
 
   const legs: Leg[] = [];
   const leg = (l: Omit<Leg, 'mcpx' | 'entries' | 'suiteExit'>): Leg => {
-    const full: Leg = { ...l, mcpx: [], suiteExit: [], entries: readExpected(expectedFile(l.leg, l.suite, l.set), l.leg, l.suite.key === 'stable') };
+    const full: Leg = {
+      ...l,
+      mcpx: [],
+      suiteExit: [],
+      entries: readExpected(expectedFile(l.leg, l.suite, l.set), l.leg, l.suite.key === 'stable'),
+    };
     legs.push(full);
     return full;
   };
@@ -608,14 +718,21 @@ async function main(): Promise<number> {
     { s: SUITES.alpha, set: '2025-11-25', args: ['--requirements', '2025-11-25'] },
     { s: SUITES.stable, set: 'all', args: ['--suite', 'all'] },
   ];
-  const serverLegs = serverRuns.map((r) => ({ r, l: leg({ leg: 'server', suite: r.s, set: r.set, scored: r.set === 'all' ? undefined : scoredSet(r.set, 'server') }) }));
+  const serverLegs = serverRuns.map((r) => ({
+    r,
+    l: leg({ leg: 'server', suite: r.s, set: r.set, scored: r.set === 'all' ? undefined : scoredSet(r.set, 'server') }),
+  }));
   for (const { r, l } of serverLegs) tasks.push(() => serverLeg(work, r.s, r.set, r.args, 'mcpx', l));
   for (const { r, l } of serverLegs) tasks.push(() => serverLeg(work, r.s, r.set, r.args, 'fixture', l));
 
   // Client leg: every non-auth scenario; the alpha ones at each revision they apply to.
   const [stableList, alphaList] = await Promise.all([clientScenarios(SUITES.stable), clientScenarios(SUITES.alpha)]);
   const clientPlan: Array<{ s: Suite; set: string; scenarios: string[] }> = [
-    { s: SUITES.stable, set: 'all', scenarios: stableList.filter((c) => !c.name.startsWith('auth/')).map((c) => c.name) },
+    {
+      s: SUITES.stable,
+      set: 'all',
+      scenarios: stableList.filter((c) => !c.name.startsWith('auth/')).map((c) => c.name),
+    },
     ...['2025-11-25', '2026-07-28', 'extension'].map((set) => ({
       s: SUITES.alpha,
       set,
@@ -624,7 +741,12 @@ async function main(): Promise<number> {
   ];
   const clientLegs: Array<{ l: Leg; dir: string }> = [];
   for (const c of clientPlan) {
-    const l = leg({ leg: 'client', suite: c.s, set: c.set, scored: c.set === 'all' || c.set === 'extension' ? undefined : scoredSet(c.set, 'client') });
+    const l = leg({
+      leg: 'client',
+      suite: c.s,
+      set: c.set,
+      scored: c.set === 'all' || c.set === 'extension' ? undefined : scoredSet(c.set, 'client'),
+    });
     clientLegs.push({ l, dir: join(work, `client-${c.s.version}-${c.set}`, 'results') });
     for (const sc of c.scenarios) tasks.push(() => clientScenario(work, c.s, c.set, sc, l));
   }
@@ -636,24 +758,34 @@ async function main(): Promise<number> {
   }
 
   // Verdicts.
-  const problems: string[] = [...errors.map((e) => `a run failed to complete: ${e instanceof Error ? e.message : String(e)}`)];
+  const problems: string[] = [
+    ...errors.map((e) => `a run failed to complete: ${e instanceof Error ? e.message : String(e)}`),
+  ];
   for (const l of legs) {
     l.verdict = judge(l.mcpx, l.entries);
     const name = legName(l);
     for (const u of l.verdict.unexpected) problems.push(`${name}: unexpected ${why(l.mcpx, u)} [${u}]`);
-    for (const st of l.verdict.stale) problems.push(`${name}: ${st} now passes: remove it from ${relative(ROOT, expectedFile(l.leg, l.suite, l.set))}`);
+    for (const st of l.verdict.stale)
+      problems.push(`${name}: ${st} now passes: remove it from ${relative(ROOT, expectedFile(l.leg, l.suite, l.set))}`);
     for (const k of l.verdict.unknown) problems.push(`${name}: ${k} is listed but its scenario did not run`);
     if (l.mcpx.length === 0) problems.push(`${name}: no results`);
     for (const x of l.suiteExit) {
       if (x.timedOut) problems.push(`${name}: ${x.what} timed out`);
       else if (x.code !== 0 && l.verdict.unexpected.length === 0 && l.verdict.stale.length === 0) {
-        problems.push(`${name}: the suite's own expected-failures verdict disagrees (${x.what} exited ${x.code}):\n${x.tail}`);
+        problems.push(
+          `${name}: the suite's own expected-failures verdict disagrees (${x.what} exited ${x.code}):\n${x.tail}`,
+        );
       }
     }
     if (l.fixture) {
-      const f = l.fixture.flatMap((r) => r.checks.filter(bad).map((c) => `${r.scenario}:${c.id} ${c.status} ${c.errorMessage ?? ''}`));
+      const f = l.fixture.flatMap((r) =>
+        r.checks.filter(bad).map((c) => `${r.scenario}:${c.id} ${c.status} ${c.errorMessage ?? ''}`),
+      );
       for (const x of f) problems.push(`${name}: the fixture alone fails ${x}`);
-      if (l.fixture.length === 0 || l.fixtureExit?.code !== 0) problems.push(`${name}: the fixture alone did not pass (exit ${l.fixtureExit?.code}):\n${l.fixtureExit?.tail ?? ''}`);
+      if (l.fixture.length === 0 || l.fixtureExit?.code !== 0)
+        problems.push(
+          `${name}: the fixture alone did not pass (exit ${l.fixtureExit?.code}):\n${l.fixtureExit?.tail ?? ''}`,
+        );
     }
   }
 
@@ -663,16 +795,39 @@ async function main(): Promise<number> {
   const rows = legs.map((l) => {
     const t = tally(l.mcpx);
     const key = `${l.suite.version}/${l.set}`;
-    const b = l.leg === 'server' ? baseline.server[key]?.cells._checks ?? '–' : baseline.client[key] ? sumCells(baseline.client[key]!.cells) : '–';
-    return [legName(l), cell(t), `${t.clean}/${t.scenarios}`, l.scored ? cell(tally(l.mcpx.filter((r) => l.scored!.has(r.scenario)))) : '–', l.fixture ? cell(tally(l.fixture)) : '–', b, `${l.verdict!.expected.length}`];
+    const b =
+      l.leg === 'server'
+        ? (baseline.server[key]?.cells._checks ?? '–')
+        : baseline.client[key]
+          ? sumCells(baseline.client[key]!.cells)
+          : '–';
+    return [
+      legName(l),
+      cell(t),
+      `${t.clean}/${t.scenarios}`,
+      l.scored ? cell(tally(l.mcpx.filter((r) => l.scored!.has(r.scenario)))) : '–',
+      l.fixture ? cell(tally(l.fixture)) : '–',
+      b,
+      `${l.verdict!.expected.length}`,
+    ];
   });
-  const head = ['leg · suite · set', 'mcpx passed/failed', 'clean scenarios', 'scored', 'fixture alone', 'reference SDK', 'expected'];
+  const head = [
+    'leg · suite · set',
+    'mcpx passed/failed',
+    'clean scenarios',
+    'scored',
+    'fixture alone',
+    'reference SDK',
+    'expected',
+  ];
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
   const fmt = (r: string[]): string => r.map((c, i) => c.padEnd(widths[i]!)).join('  ');
   console.log('\n' + fmt(head));
   console.log(widths.map((w) => '-'.repeat(w)).join('  '));
   for (const r of rows) console.log(fmt(r));
-  const byOwner = OWNERS.map((o) => `${o}: ${legs.reduce((n, l) => n + l.entries.filter((e) => e.owner === o).length, 0)}`).join(', ');
+  const byOwner = OWNERS.map(
+    (o) => `${o}: ${legs.reduce((n, l) => n + l.entries.filter((e) => e.owner === o).length, 0)}`,
+  ).join(', ');
   console.log(`\nexpected failures by owner: ${byOwner}`);
   console.log(`docs/conformance.md written; ${((Date.now() - started) / 1000).toFixed(0)} s in all`);
   if (problems.length) {
@@ -687,7 +842,7 @@ async function main(): Promise<number> {
 main().then(
   (code) => cleanupAndExit(code),
   (e: unknown) => {
-    console.error(`conformance: ${e instanceof Error ? e.stack ?? e.message : String(e)}`);
+    console.error(`conformance: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
     cleanupAndExit(1);
   },
 );

@@ -10,4 +10,10 @@ write('package.json', (t) => {
   pkg.contributes.configuration = configurationContribution();
   return JSON.stringify(pkg, null, 2) + '\n';
 });
-write('docs/commands.md', (t) => fill(t, 'commands', commandsTable(JSON.parse(readFileSync('package.json', 'utf8')) as { contributes: Record<string, unknown> })));
+write('docs/commands.md', (t) =>
+  fill(
+    t,
+    'commands',
+    commandsTable(JSON.parse(readFileSync('package.json', 'utf8')) as { contributes: Record<string, unknown> }),
+  ),
+);

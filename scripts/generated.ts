@@ -2,7 +2,17 @@
 // test/docs.test.ts fails when a file on disk differs from what this produces.
 import { CACHE_SCOPE } from '../src/protocol/envelope';
 import { CODE_TABLE } from '../src/protocol/errors';
-import { BATCHES, CLIENT_METHODS, CONTENT_TYPES, FIELDS, META_KEYS, REVISIONS, type Span, eraOf, inSpan } from '../src/protocol/revisions';
+import {
+  BATCHES,
+  CLIENT_METHODS,
+  CONTENT_TYPES,
+  FIELDS,
+  META_KEYS,
+  REVISIONS,
+  type Span,
+  eraOf,
+  inSpan,
+} from '../src/protocol/revisions';
 import { SETTINGS, envName, type SettingDef } from '../src/config/settings';
 import { HANDLERS, NOTIFICATION_HANDLERS } from '../src/server/handlers';
 
@@ -18,20 +28,57 @@ export function protocolTables(): string {
   const out: string[] = [];
   out.push('### Revisions', '', row(['revision', 'era', 'how a peer states it']), row(['---', '---', '---']));
   for (const r of REVISIONS) out.push(row([r, eraOf(r), eraOf(r) === 'modern' ? 'per-request `_meta`' : 'initialize']));
-  out.push('', '### Methods a client may send', '', row(['method', 'defined in', 'accepted from', 'kind', 'handled now']), row(['---', '---', '---', '---', '---']));
+  out.push(
+    '',
+    '### Methods a client may send',
+    '',
+    row(['method', 'defined in', 'accepted from', 'kind', 'handled now']),
+    row(['---', '---', '---', '---', '---']),
+  );
   for (const [m, s] of Object.entries(CLIENT_METHODS)) {
     const handled = s.kind === 'notification' ? m in NOTIFICATION_HANDLERS : m in HANDLERS;
-    out.push(row([`\`${m}\``, span(s), span(s.accepted ?? s), s.kind, handled ? 'yes' : s.kind === 'request' ? 'not yet (-32601)' : 'ignored']));
+    out.push(
+      row([
+        `\`${m}\``,
+        span(s),
+        span(s.accepted ?? s),
+        s.kind,
+        handled ? 'yes' : s.kind === 'request' ? 'not yet (-32601)' : 'ignored',
+      ]),
+    );
   }
-  out.push('', '### Fields that exist only in some revisions', '', row(['shape', 'field', 'sent to']), row(['---', '---', '---']));
-  for (const [shape, fields] of Object.entries(FIELDS)) for (const [f, s] of Object.entries(fields)) out.push(row([shape, `\`${f}\``, span(s)]));
+  out.push(
+    '',
+    '### Fields that exist only in some revisions',
+    '',
+    row(['shape', 'field', 'sent to']),
+    row(['---', '---', '---']),
+  );
+  for (const [shape, fields] of Object.entries(FIELDS))
+    for (const [f, s] of Object.entries(fields)) out.push(row([shape, `\`${f}\``, span(s)]));
   for (const [k, s] of Object.entries(META_KEYS)) out.push(row(['_meta', `\`${k}\``, span(s)]));
   out.push('', '### Content block types', '', row(['type', 'defined in']), row(['---', '---']));
   for (const [t, s] of Object.entries(CONTENT_TYPES)) out.push(row([`\`${t}\``, span(s)]));
-  out.push('', '### Error codes', '', row(['code', 'name', 'sent to', 'HTTP status (legacy)', 'HTTP status (2026-07-28)']), row(['---', '---', '---', '---', '---']));
-  for (const [c, r] of Object.entries(CODE_TABLE)) out.push(row([c, r.name, span(r.span), String(r.http.legacy), String(r.http.modern)]));
-  out.push('', '### Cache hints (2026-07-28)', '', row(['method', 'cacheScope', 'ttlMs from']), row(['---', '---', '---']));
-  for (const [m, s] of Object.entries(CACHE_SCOPE)) out.push(row([`\`${m}\``, s, m === 'resources/read' ? '`protoMessages.readMaxAge`' : '`protoMessages.listMaxAge`']));
+  out.push(
+    '',
+    '### Error codes',
+    '',
+    row(['code', 'name', 'sent to', 'HTTP status (legacy)', 'HTTP status (2026-07-28)']),
+    row(['---', '---', '---', '---', '---']),
+  );
+  for (const [c, r] of Object.entries(CODE_TABLE))
+    out.push(row([c, r.name, span(r.span), String(r.http.legacy), String(r.http.modern)]));
+  out.push(
+    '',
+    '### Cache hints (2026-07-28)',
+    '',
+    row(['method', 'cacheScope', 'ttlMs from']),
+    row(['---', '---', '---']),
+  );
+  for (const [m, s] of Object.entries(CACHE_SCOPE))
+    out.push(
+      row([`\`${m}\``, s, m === 'resources/read' ? '`protoMessages.readMaxAge`' : '`protoMessages.listMaxAge`']),
+    );
   out.push('', `JSON-RPC batches are accepted from: ${span(BATCHES)}.`);
   return out.join('\n');
 }
@@ -43,34 +90,60 @@ function fmtDefault(d: SettingDef): string {
 
 export function settingsTable(): string {
   const out = [row(['key', 'default', 'environment', 'description']), row(['---', '---', '---', '---'])];
-  for (const d of SETTINGS) out.push(row([`\`${d.key}\``, fmtDefault(d), [envName(d.key), ...(d.env ?? [])].map((e) => `\`${e}\``).join(', '), d.description]));
+  for (const d of SETTINGS)
+    out.push(
+      row([
+        `\`${d.key}\``,
+        fmtDefault(d),
+        [envName(d.key), ...(d.env ?? [])].map((e) => `\`${e}\``).join(', '),
+        d.description,
+      ]),
+    );
   // The editor's own settings (package.json contributes them; headless has its config file instead).
-  out.push('', 'Read by the VS Code extension only:', '', row(['VS Code setting', 'default', 'description']), row(['---', '---', '---']));
-  for (const [k, v] of Object.entries(EDITOR_SETTINGS)) out.push(row([`\`${k}\``, `\`${JSON.stringify(v.default)}\``, String(v.markdownDescription)]));
+  out.push(
+    '',
+    'Read by the VS Code extension only:',
+    '',
+    row(['VS Code setting', 'default', 'description']),
+    row(['---', '---', '---']),
+  );
+  for (const [k, v] of Object.entries(EDITOR_SETTINGS))
+    out.push(row([`\`${k}\``, `\`${JSON.stringify(v.default)}\``, String(v.markdownDescription)]));
   return out.join('\n');
 }
 
 /** Settings only the editor reads (not the gateway's registry: headless has its config file for these). */
 const EDITOR_SETTINGS: Record<string, Record<string, unknown>> = {
-  'mcpx.autoStart': { type: 'boolean', default: true, markdownDescription: 'Start the gateway when VS Code has started (activation on startup finished).' },
+  'mcpx.autoStart': {
+    type: 'boolean',
+    default: true,
+    markdownDescription: 'Start the gateway when VS Code has started (activation on startup finished).',
+  },
   'mcpx.sampling.models': {
     type: 'array',
     items: { type: 'string' },
     default: [],
-    markdownDescription: 'Language models that may answer an upstream\'s sampling request in the editor: model ids, vendors or `vendor/family`, `*` globs. Empty: any model VS Code offers.',
+    markdownDescription:
+      "Language models that may answer an upstream's sampling request in the editor: model ids, vendors or `vendor/family`, `*` globs. Empty: any model VS Code offers.",
   },
   'mcpx.servers': {
     type: 'object',
     default: {},
-    markdownDescription: 'Upstream servers, by name, in the format of `.vscode/mcp.json` (`type`, `command`, `args`, `env`, `url`, `headers`, `auth`, `tools`, `scope`). The workspace file wins on a name both define.',
+    markdownDescription:
+      'Upstream servers, by name, in the format of `.vscode/mcp.json` (`type`, `command`, `args`, `env`, `url`, `headers`, `auth`, `tools`, `scope`). The workspace file wins on a name both define.',
   },
 };
 
 /** docs/commands.md: the commands, view container and views the manifest contributes. */
 export function commandsTable(pkg: { contributes: Record<string, unknown> }): string {
-  const c = pkg.contributes as { commands: Array<{ command: string; title: string; category?: string }>; viewsContainers: { activitybar: Array<{ id: string; title: string }> }; views: Record<string, Array<{ id: string; name: string }>> };
+  const c = pkg.contributes as {
+    commands: Array<{ command: string; title: string; category?: string }>;
+    viewsContainers: { activitybar: Array<{ id: string; title: string }> };
+    views: Record<string, Array<{ id: string; name: string }>>;
+  };
   const out = [row(['command id', 'palette title']), row(['---', '---'])];
-  for (const cmd of c.commands) out.push(row([`\`${cmd.command}\``, `${cmd.category ? `${cmd.category}: ` : ''}${cmd.title}`]));
+  for (const cmd of c.commands)
+    out.push(row([`\`${cmd.command}\``, `${cmd.category ? `${cmd.category}: ` : ''}${cmd.title}`]));
   out.push('', row(['view container / view id', 'name']), row(['---', '---']));
   for (const vc of c.viewsContainers.activitybar) {
     out.push(row([`\`${vc.id}\` (activity bar)`, vc.title]));
@@ -85,8 +158,19 @@ export function commandsTable(pkg: { contributes: Record<string, unknown> }): st
 export function configurationContribution(): Record<string, unknown> {
   const properties: Record<string, unknown> = {};
   for (const d of SETTINGS) {
-    const type = d.kind === 'integer' ? 'integer' : d.kind === 'boolean' ? 'boolean' : d.kind === 'list' || d.kind === 'revisions' ? 'array' : 'string';
-    const p: Record<string, unknown> = { type, default: d.kind === 'duration' ? `${String(d.default)}ms` : d.default, markdownDescription: d.description };
+    const type =
+      d.kind === 'integer'
+        ? 'integer'
+        : d.kind === 'boolean'
+          ? 'boolean'
+          : d.kind === 'list' || d.kind === 'revisions'
+            ? 'array'
+            : 'string';
+    const p: Record<string, unknown> = {
+      type,
+      default: d.kind === 'duration' ? `${String(d.default)}ms` : d.default,
+      markdownDescription: d.description,
+    };
     if (type === 'array') p.items = { type: 'string' };
     if (d.kind === 'duration') p.pattern = '^\\d+(\\.\\d+)?(ms|s|m|h)?$';
     properties[`mcpx.${d.key}`] = p;

@@ -35,7 +35,12 @@ function load(): Cli {
 function loadCached(dir: string): Cli {
   const source = readFileSync(BUNDLE, 'utf8');
   // The name holds the bundle's hash: V8 checks only the source's length and its own version and flags.
-  const key = createHash('sha256').update(source).update(process.version).update(process.arch).digest('hex').slice(0, 20);
+  const key = createHash('sha256')
+    .update(source)
+    .update(process.version)
+    .update(process.arch)
+    .digest('hex')
+    .slice(0, 20);
   const file = join(dir, `mcpx-${key}.v8`);
   let cachedData: Buffer | undefined;
   try {
@@ -44,7 +49,13 @@ function loadCached(dir: string): Cli {
     // the first start of this bundle here
   }
   const script = new Script(Module.wrap(source), { filename: BUNDLE, cachedData });
-  const run = script.runInThisContext() as (exports: object, require: NodeJS.Require, module: { exports: object }, filename: string, dirname: string) => void;
+  const run = script.runInThisContext() as (
+    exports: object,
+    require: NodeJS.Require,
+    module: { exports: object },
+    filename: string,
+    dirname: string,
+  ) => void;
   const mod = { exports: {} };
   run.call(mod.exports, mod.exports, requireBundle, mod, BUNDLE, __dirname);
   if (!cachedData || script.cachedDataRejected) {

@@ -66,24 +66,36 @@ function settingsFor(config: Config, a: Args, env: NodeJS.ProcessEnv): Settings 
 }
 
 function reportIssues(config: Config): void {
-  for (const i of config.issues) process.stderr.write(`mcpx: config ${config.source}: ${i.path || '(file)'}: ${i.message}\n`);
+  for (const i of config.issues)
+    process.stderr.write(`mcpx: config ${config.source}: ${i.path || '(file)'}: ${i.message}\n`);
 }
 
 async function daemon(a: Args): Promise<void> {
   const config = loadConfig(a.config, { env: process.env, workspaceFolder: process.cwd() });
   reportIssues(config);
   const settings = settingsFor(config, a, process.env);
-  const gateway = new Gateway(config, settings, { log: (l) => process.stderr.write(l + '\n'), stateDir: defaultStateDir(process.env) });
+  const gateway = new Gateway(config, settings, {
+    log: (l) => process.stderr.write(l + '\n'),
+    stateDir: defaultStateDir(process.env),
+  });
   const address = settings.get<string>('address');
   if (!isLoopback(address)) {
-    process.stderr.write(`mcpx: WARNING: listening on ${address}, beyond loopback: anything that can reach this port can run tools as you.\n`);
+    process.stderr.write(
+      `mcpx: WARNING: listening on ${address}, beyond loopback: anything that can reach this port can run tools as you.\n`,
+    );
   }
   let l: Listening;
   try {
-    l = await listen({ provider: gateway, settings, routes: gatewayRoutes(gateway), log: (x) => process.stderr.write(x + '\n') });
+    l = await listen({
+      provider: gateway,
+      settings,
+      routes: gatewayRoutes(gateway),
+      log: (x) => process.stderr.write(x + '\n'),
+    });
   } catch (e) {
     const err = e as NodeJS.ErrnoException;
-    const why = err.code === 'EADDRINUSE' ? `port ${settings.get('port')} is in use (use --port 0 for a free one)` : err.message;
+    const why =
+      err.code === 'EADDRINUSE' ? `port ${settings.get('port')} is in use (use --port 0 for a free one)` : err.message;
     throw new Error(`cannot listen on ${address}: ${why}`);
   }
   process.stdout.write(`mcpx listening on ${l.url}\n`);
@@ -107,9 +119,17 @@ async function serve(a: Args): Promise<void> {
   const config = loadConfig(a.config, { env: process.env, workspaceFolder: process.cwd() });
   reportIssues(config);
   const settings = settingsFor(config, a, process.env);
-  const gateway = new Gateway(config, settings, { log: (l) => process.stderr.write(l + '\n'), stateDir: defaultStateDir(process.env) });
+  const gateway = new Gateway(config, settings, {
+    log: (l) => process.stderr.write(l + '\n'),
+    stateDir: defaultStateDir(process.env),
+  });
   const server = makeServer(gateway, settings);
-  const t = new StdioTransport({ server, input: process.stdin, output: process.stdout, drainMs: settings.duration('transport.stdioDrain') });
+  const t = new StdioTransport({
+    server,
+    input: process.stdin,
+    output: process.stdout,
+    drainMs: settings.duration('transport.stdioDrain'),
+  });
   process.once('SIGTERM', () => {
     // Listen streams end first (notifications/cancelled, then the result), then the upstreams stop.
     server.close();
@@ -126,7 +146,9 @@ function showSettings(a: Args): void {
   const settings = settingsFor(config, a, process.env);
   const width = Math.max(...SETTINGS.map((s) => s.key.length));
   for (const [key, r] of settings.entries()) {
-    process.stdout.write(`${key.padEnd(width)}  ${JSON.stringify(r.value)}  (${r.source}${r.source === 'env' ? ': ' + envName(key) : ''})\n`);
+    process.stdout.write(
+      `${key.padEnd(width)}  ${JSON.stringify(r.value)}  (${r.source}${r.source === 'env' ? ': ' + envName(key) : ''})\n`,
+    );
   }
   process.stdout.write(`config: ${config.source}\n`);
 }
@@ -138,7 +160,9 @@ async function elicit(a: Args): Promise<void> {
   const [verb, id, answer] = a.positional;
   if (verb === undefined || verb === 'list') {
     const res = await fetch(at('/v1/questions'));
-    const { questions } = (await res.json()) as { questions: Array<{ id: string; server: string; method: string; params: { message?: string }; deadline: number }> };
+    const { questions } = (await res.json()) as {
+      questions: Array<{ id: string; server: string; method: string; params: { message?: string }; deadline: number }>;
+    };
     if (questions.length === 0) return void process.stdout.write('no questions waiting\n');
     for (const q of questions) {
       const left = Math.max(0, Math.round((q.deadline - Date.now()) / 1000));
@@ -147,7 +171,11 @@ async function elicit(a: Args): Promise<void> {
     return;
   }
   if (verb !== 'answer' || !id || !answer) throw new Error(`usage: mcpx elicit answer ID 'JSON'\n${USAGE}`);
-  const res = await fetch(at(`/v1/questions/${id}`), { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: answer });
+  const res = await fetch(at(`/v1/questions/${id}`), {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json' },
+    body: answer,
+  });
   const out = (await res.json()) as { error?: string };
   if (!res.ok) throw new Error(out.error ?? `HTTP ${res.status}`);
   process.stdout.write(`answered ${id}\n`);

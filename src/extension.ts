@@ -11,12 +11,28 @@ export const timings: { loadStart?: number; loadEnd?: number; activate?: number;
   loadStart: (globalThis as { __mcpxLoadStart?: number }).__mcpxLoadStart,
 };
 
-export async function activate(context: vscode.ExtensionContext): Promise<{ endpoint(): string | undefined; host: GatewayHost; person: { open(): number; completed: string[] }; upstreams: UpstreamsTree; questions: vscode.TreeDataProvider<unknown>; tasks: vscode.TreeDataProvider<unknown>; subscriptions: vscode.TreeDataProvider<unknown>; mcpDefinitions: vscode.McpServerDefinitionProvider; timings: typeof timings }> {
+export async function activate(
+  context: vscode.ExtensionContext,
+): Promise<{
+  endpoint(): string | undefined;
+  host: GatewayHost;
+  person: { open(): number; completed: string[] };
+  upstreams: UpstreamsTree;
+  questions: vscode.TreeDataProvider<unknown>;
+  tasks: vscode.TreeDataProvider<unknown>;
+  subscriptions: vscode.TreeDataProvider<unknown>;
+  mcpDefinitions: vscode.McpServerDefinitionProvider;
+  timings: typeof timings;
+}> {
   timings.activate = performance.now();
   timings.loadEnd = (globalThis as { __mcpxLoadEnd?: number }).__mcpxLoadEnd;
   const log = vscode.window.createOutputChannel('mcpx', { log: true });
   let host: GatewayHost | undefined;
-  const person = editorPerson((l) => log.info(l), context.extensionUri, (server, id, signal) => host?.waitElicitation(server, id, signal) ?? Promise.resolve(false));
+  const person = editorPerson(
+    (l) => log.info(l),
+    context.extensionUri,
+    (server, id, signal) => host?.waitElicitation(server, id, signal) ?? Promise.resolve(false),
+  );
   host = new GatewayHost(log, context.globalStorageUri?.fsPath, person, context.secrets);
   current = host;
   const upstreams = new UpstreamsTree(host);
@@ -26,7 +42,9 @@ export async function activate(context: vscode.ExtensionContext): Promise<{ endp
   const mcpDefinitions: vscode.McpServerDefinitionProvider = {
     onDidChangeMcpServerDefinitions: host.onDidChangeDefinitions,
     provideMcpServerDefinitions: async () => {
-      const url = await host.editorEndpoint().catch((e: Error) => void log.error(`the endpoint for VS Code's chat: ${e.message}`));
+      const url = await host
+        .editorEndpoint()
+        .catch((e: Error) => void log.error(`the endpoint for VS Code's chat: ${e.message}`));
       return url ? [new vscode.McpHttpServerDefinition('mcpx', vscode.Uri.parse(url))] : [];
     },
   };
@@ -57,7 +75,17 @@ export async function activate(context: vscode.ExtensionContext): Promise<{ endp
       void vscode.window.showErrorMessage((e as Error).message);
     }
   } else host.whyStopped = 'mcpx.autoStart is off';
-  return { endpoint: () => host.endpoint, host, person, upstreams, questions, tasks, subscriptions, mcpDefinitions, timings };
+  return {
+    endpoint: () => host.endpoint,
+    host,
+    person,
+    upstreams,
+    questions,
+    tasks,
+    subscriptions,
+    mcpDefinitions,
+    timings,
+  };
 }
 
 let current: GatewayHost | undefined;

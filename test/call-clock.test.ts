@@ -63,7 +63,12 @@ class MemoryUpstream implements UpstreamTransport {
   }
 }
 
-const NEGOTIATED: Negotiated = { era: 'legacy', revision: '2025-11-25', capabilities: {}, serverInfo: { name: 'up', version: '1' } };
+const NEGOTIATED: Negotiated = {
+  era: 'legacy',
+  revision: '2025-11-25',
+  capabilities: {},
+  serverInfo: { name: 'up', version: '1' },
+};
 const pending = Symbol('pending');
 const flush = () => new Promise<void>((r) => setImmediate(r));
 
@@ -80,7 +85,15 @@ function setup(t: TestContext) {
     onNotification: () => undefined,
     log: () => undefined,
   };
-  const client = new UpstreamClient('up', up, NEGOTIATED, hooks, makePolicy(NEWEST_FIRST, []), {}, { name: 'mcpx', version: '0' });
+  const client = new UpstreamClient(
+    'up',
+    up,
+    NEGOTIATED,
+    hooks,
+    makePolicy(NEWEST_FIRST, []),
+    {},
+    { name: 'mcpx', version: '0' },
+  );
   return { up, client, questions };
 }
 
@@ -114,7 +127,10 @@ describe('upstream call clock', () => {
     const e = call();
     assert.ok(e instanceof Error, 'the call failed');
     assert.match(e.message, /did not answer tools\/call within 1000 ms/);
-    assert.deepEqual(cancelNotices(up).map((n) => n.params), [{ requestId: up.requests[0]!.id, reason: 'timed out' }]);
+    assert.deepEqual(
+      cancelNotices(up).map((n) => n.params),
+      [{ requestId: up.requests[0]!.id, reason: 'timed out' }],
+    );
     assert.equal(client.inflight, 0);
   });
 
@@ -129,18 +145,26 @@ describe('upstream call clock', () => {
     assert.deepEqual(cancelNotices(up), [], 'no cancellation after the answer');
   });
 
-  test('time spent answering the upstream\'s question does not count', async (t) => {
+  test("time spent answering the upstream's question does not count", async (t) => {
     const { up, client, questions } = setup(t);
     const call = watch(client.request('tools/call', { name: 'x' }, { timeoutMs: 1000 }));
     await tick(t, 400);
-    up.incoming({ jsonrpc: '2.0', id: 'q1', method: 'elicitation/create', params: { message: 'sure?', requestedSchema: { type: 'object', properties: {} } } });
+    up.incoming({
+      jsonrpc: '2.0',
+      id: 'q1',
+      method: 'elicitation/create',
+      params: { message: 'sure?', requestedSchema: { type: 'object', properties: {} } },
+    });
     await flush();
     assert.equal(questions.length, 1);
     await tick(t, 5000);
     assert.equal(call(), pending, 'a question open past the deadline holds the clock');
     questions[0]!.answer.resolve({ action: 'accept', content: {} });
     await flush();
-    assert.deepEqual(up.responded.map((r) => r.id), ['q1']);
+    assert.deepEqual(
+      up.responded.map((r) => r.id),
+      ['q1'],
+    );
     await tick(t, 599);
     assert.equal(call(), pending, '400 ms were used before the question: 600 remain after it');
     await tick(t, 1);
@@ -191,7 +215,9 @@ describe('upstream call clock', () => {
 
   test('progress never extends the call past maxTotalMs from its start', async (t) => {
     const { up, client } = setup(t);
-    const call = watch(client.request('tools/call', { name: 'x' }, { timeoutMs: 1000, maxTotalMs: 2500, meta: { progressToken: 7 } }));
+    const call = watch(
+      client.request('tools/call', { name: 'x' }, { timeoutMs: 1000, maxTotalMs: 2500, meta: { progressToken: 7 } }),
+    );
     for (let i = 1; i <= 3; i++) {
       await tick(t, 800);
       up.incoming({ jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: 7, progress: i } });
@@ -225,7 +251,7 @@ describe('upstream call clock', () => {
     assert.deepEqual(call(), { ok: true });
   });
 
-  test('the caller\'s cancellation ends the call at once, told to the upstream as such', async (t) => {
+  test("the caller's cancellation ends the call at once, told to the upstream as such", async (t) => {
     const { up, client } = setup(t);
     const ctl = new AbortController();
     const call = watch(client.request('tools/call', { name: 'x' }, { timeoutMs: 1000, signal: ctl.signal }));
@@ -236,7 +262,10 @@ describe('upstream call clock', () => {
     assert.ok(e instanceof Error);
     assert.match(e.message, /cancelled/);
     assert.doesNotMatch(e.message, /within/);
-    assert.deepEqual(cancelNotices(up).map((n) => (n.params as JsonObject).reason), ['cancelled by the caller']);
+    assert.deepEqual(
+      cancelNotices(up).map((n) => (n.params as JsonObject).reason),
+      ['cancelled by the caller'],
+    );
     await tick(t, 5000);
     assert.equal(cancelNotices(up).length, 1, 'the clock does not fire afterwards');
   });
@@ -247,7 +276,15 @@ describe('upstream call clock', () => {
     up2.request = async () => {
       throw new TransportClosed('the process exited');
     };
-    const c2 = new UpstreamClient('up2', up2, NEGOTIATED, { onRequest: async () => ({}), onNotification: () => undefined, log: () => undefined }, makePolicy(NEWEST_FIRST, []), {}, {});
+    const c2 = new UpstreamClient(
+      'up2',
+      up2,
+      NEGOTIATED,
+      { onRequest: async () => ({}), onNotification: () => undefined, log: () => undefined },
+      makePolicy(NEWEST_FIRST, []),
+      {},
+      {},
+    );
     await assert.rejects(c2.request('tools/list', {}, { timeoutMs: 1000 }), (e: Error) => e instanceof TransportClosed);
   });
 });

@@ -1,7 +1,16 @@
 // The headless command line as a user runs it: dist/cli.js in a real process.
 import assert from 'node:assert/strict';
 import { execFile, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  statSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
 import Module from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -16,7 +25,10 @@ after(() => rmSync(dir, { recursive: true, force: true }));
 // An isolated XDG config home, so a user's own ~/.config/mcpx/mcp.json never leaks into a test.
 const env = { ...process.env, XDG_CONFIG_HOME: dir, XDG_STATE_HOME: dir, MCPX_PORT: '' };
 
-function run(args: string[], extraEnv: Record<string, string> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
+function run(
+  args: string[],
+  extraEnv: Record<string, string> = {},
+): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
     execFile(process.execPath, [cli, ...args], { env: { ...env, ...extraEnv } }, (err, stdout, stderr) => {
       resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr });
@@ -28,15 +40,22 @@ describe('mcpx CLI', () => {
   test('daemon --port 0 prints its endpoint, serves MCP, and stops on SIGTERM', async () => {
     const config = join(dir, 'c.json');
     writeFileSync(config, JSON.stringify({ servers: { a: { command: 'true' } }, settings: { 'mcp.pageSize': 7 } }));
-    const child = spawn(process.execPath, [cli, 'daemon', '--port', '0', '--config', config], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [cli, 'daemon', '--port', '0', '--config', config], {
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     const exited = new Promise((r2) => child.on('exit', r2));
     try {
-      const line = await new Promise<string>((resolve) => createInterface({ input: child.stdout }).once('line', resolve));
+      const line = await new Promise<string>((resolve) =>
+        createInterface({ input: child.stdout }).once('line', resolve),
+      );
       const url = /mcpx listening on (http:\/\/127\.0\.0\.1:\d+\/mcp)/.exec(line)?.[1];
       assert.ok(url, line);
       const c = new HttpClient(url, '2026-07-28');
       const r = await c.request('tools/call', { name: 'mcpx_servers', arguments: {} });
-      assert.deepEqual((r.result!.structuredContent as Json).servers, [{ name: 'a', scope: 'shared', state: 'stopped', transport: 'stdio', passthrough: false }]);
+      assert.deepEqual((r.result!.structuredContent as Json).servers, [
+        { name: 'a', scope: 'shared', state: 'stopped', transport: 'stdio', passthrough: false },
+      ]);
     } finally {
       child.kill('SIGTERM');
     }
@@ -49,7 +68,10 @@ describe('mcpx CLI', () => {
       const init = await c.initialize();
       assert.equal((init.result as Json).protocolVersion, '2025-11-25');
       const tools = (await c.request('tools/list')).result as Json;
-      assert.deepEqual((tools.tools as Json[]).map((t) => t.name), ['mcpx_call', 'mcpx_servers', 'mcpx_tools', 'mcpx_describe']);
+      assert.deepEqual(
+        (tools.tools as Json[]).map((t) => t.name),
+        ['mcpx_call', 'mcpx_servers', 'mcpx_tools', 'mcpx_describe'],
+      );
     } finally {
       assert.equal(await c.close(), 0);
     }
@@ -62,7 +84,9 @@ describe('mcpx CLI', () => {
   });
 
   test('settings shows each value and where it came from', async () => {
-    const r = await run(['settings', '--mcp-spec', '2025-06-18', '--set', 'mcp.pageSize=9'], { MCPX_POOL_CALL_TIMEOUT: '30s' });
+    const r = await run(['settings', '--mcp-spec', '2025-06-18', '--set', 'mcp.pageSize=9'], {
+      MCPX_POOL_CALL_TIMEOUT: '30s',
+    });
     assert.equal(r.code, 0, r.stderr);
     assert.match(r.stdout, /^pool\.callTimeout\s+30000\s+\(env: MCPX_POOL_CALL_TIMEOUT\)$/m);
     assert.match(r.stdout, /^spec\.first\s+"2025-06-18"\s+\(flag\)$/m);
@@ -74,7 +98,10 @@ describe('mcpx CLI', () => {
   test('an unknown revision is refused with the valid ones; so is an unknown flag', async () => {
     const bad = await run(['daemon', '--port', '0', '--mcp-spec', '2030-01-01']);
     assert.equal(bad.code, 2);
-    assert.match(bad.stderr, /spec\.first: unknown revision "2030-01-01"; valid revisions: 2024-11-05, 2025-03-26, 2025-06-18, 2025-11-25, 2026-07-28/);
+    assert.match(
+      bad.stderr,
+      /spec\.first: unknown revision "2030-01-01"; valid revisions: 2024-11-05, 2025-03-26, 2025-06-18, 2025-11-25, 2026-07-28/,
+    );
     const env2 = await run(['settings'], { MCPX_SPEC_PRECEDENCE: '2025-06-18,nope' });
     assert.match(env2.stderr, /spec\.precedence: unknown revision "nope"/);
     const flag = await run(['daemon', '--frobnicate', '1']);
@@ -92,7 +119,8 @@ describe('mcpx CLI', () => {
     assert.equal(first.code, 0, first.stderr);
     assert.equal(first.stdout, off.stdout);
     assert.ok(readdirSync(cacheDir).length > 0, 'no code cache after the first start');
-    if ((Module as { enableCompileCache?: unknown }).enableCompileCache) return t.skip('Node 22+: node:module keeps this cache; the rest is its business');
+    if ((Module as { enableCompileCache?: unknown }).enableCompileCache)
+      return t.skip('Node 22+: node:module keeps this cache; the rest is its business');
     // Node 20: mcpx's own loader (src/bin.ts), one file per bundle and runtime.
     const [name, ...others] = readdirSync(cacheDir);
     assert.deepEqual(others, []);

@@ -27,7 +27,14 @@ describe('generated files', () => {
   });
   test('docs/commands.md lists every command, view container and view of package.json', () => {
     const doc = read('docs/commands.md');
-    assert.equal(fill(doc, 'commands', commandsTable(JSON.parse(read('package.json')) as { contributes: Record<string, unknown> })), doc);
+    assert.equal(
+      fill(
+        doc,
+        'commands',
+        commandsTable(JSON.parse(read('package.json')) as { contributes: Record<string, unknown> }),
+      ),
+      doc,
+    );
   });
   test('package.json contributes every setting as mcpx.<key>', () => {
     const pkg = JSON.parse(read('package.json')) as { contributes: { configuration: unknown } };
@@ -59,10 +66,15 @@ describe('architecture invariants', () => {
         if (!REVISION_LITERAL.test(line) && !DATE_PREFIX.test(line)) return;
         const at = `${relative(root, f)}:${i + 1}`;
         const text = read(f).split('\n')[i]!.trim();
-        if (!REVISION_LITERAL_ALLOWED.some((a) => a.file === relative(root, f) && text.includes(a.text))) found.push(`${at}: ${text}`);
+        if (!REVISION_LITERAL_ALLOWED.some((a) => a.file === relative(root, f) && text.includes(a.text)))
+          found.push(`${at}: ${text}`);
       });
     }
-    assert.deepEqual(found, [], 'revision literals outside src/protocol/ (use revisions.ts: a span, MODERN, OLDEST, ...)');
+    assert.deepEqual(
+      found,
+      [],
+      'revision literals outside src/protocol/ (use revisions.ts: a span, MODERN, OLDEST, ...)',
+    );
   });
 });
 

@@ -20,7 +20,13 @@ interface Disposable {
 }
 
 function fakeVscode(port: number, servers: Record<string, unknown> = {}) {
-  const state = { clipboard: '', statusText: '', messages: [] as string[], commands: new Map<string, () => unknown>(), views: [] as string[] };
+  const state = {
+    clipboard: '',
+    statusText: '',
+    messages: [] as string[],
+    commands: new Map<string, () => unknown>(),
+    views: [] as string[],
+  };
   class EventEmitter<T> {
     private ls: Array<(v: T) => void> = [];
     event = (l: (v: T) => void) => {
@@ -41,12 +47,20 @@ function fakeVscode(port: number, servers: Record<string, unknown> = {}) {
     workspace: {
       workspaceFolders: undefined,
       isTrusted: true,
-      getConfiguration: () => ({ inspect: (key: string) => (key === 'port' ? { globalValue: port } : undefined), get: (k: string, d?: unknown) => (k === 'servers' ? servers : d) }),
+      getConfiguration: () => ({
+        inspect: (key: string) => (key === 'port' ? { globalValue: port } : undefined),
+        get: (k: string, d?: unknown) => (k === 'servers' ? servers : d),
+      }),
       onDidChangeWorkspaceFolders: () => ({ dispose() {} }),
       onDidChangeConfiguration: () => ({ dispose() {} }),
       onDidGrantWorkspaceTrust: () => ({ dispose() {} }),
       registerTextDocumentContentProvider: () => ({ dispose() {} }),
-      createFileSystemWatcher: () => ({ onDidChange: () => ({ dispose() {} }), onDidCreate: () => ({ dispose() {} }), onDidDelete: () => ({ dispose() {} }), dispose() {} }),
+      createFileSystemWatcher: () => ({
+        onDidChange: () => ({ dispose() {} }),
+        onDidCreate: () => ({ dispose() {} }),
+        onDidDelete: () => ({ dispose() {} }),
+        dispose() {},
+      }),
     },
     languages: { createDiagnosticCollection: () => ({ clear() {}, set() {}, dispose() {} }) },
     window: {
@@ -90,9 +104,17 @@ test('activate: gateway on the next free port, endpoint in the status bar and cl
   const oldState = process.env.XDG_STATE_HOME;
   process.env.XDG_STATE_HOME = stateHome;
   const load = (Module as unknown as { _load: (req: string, ...rest: unknown[]) => unknown })._load;
-  (Module as unknown as { _load: unknown })._load = (req: string, ...rest: unknown[]) => (req === 'vscode' ? api : load(req, ...rest));
+  (Module as unknown as { _load: unknown })._load = (req: string, ...rest: unknown[]) =>
+    req === 'vscode' ? api : load(req, ...rest);
   try {
-    const ext = require(join(repoRoot(), 'dist', 'extension.js')) as { activate(ctx: unknown): Promise<{ endpoint(): string | undefined; host: { gateway?: { servers(): Array<{ name: string; pid?: number }> } } }> };
+    const ext = require(join(repoRoot(), 'dist', 'extension.js')) as {
+      activate(
+        ctx: unknown,
+      ): Promise<{
+        endpoint(): string | undefined;
+        host: { gateway?: { servers(): Array<{ name: string; pid?: number }> } };
+      }>;
+    };
     const subscriptions: Disposable[] = [];
     const handle = await ext.activate({ subscriptions });
     const url = handle.endpoint();
@@ -100,18 +122,34 @@ test('activate: gateway on the next free port, endpoint in the status bar and cl
     const port = Number(new URL(url).port);
     assert.notEqual(port, taken);
     assert.ok(port > taken && port < taken + 20);
-    assert.equal(state.statusText, `$(plug) mcpx :${port} · 0/1`, 'port and running/configured upstreams (none started eagerly)');
-    const pkg = JSON.parse(readFileSync(join(repoRoot(), 'package.json'), 'utf8')) as { contributes: { commands: Array<{ command: string }>; views: { mcpx: Array<{ id: string }> } } };
-    assert.deepEqual([...state.commands.keys()].sort(), pkg.contributes.commands.map((c) => c.command).sort(), 'every contributed command registered up front');
+    assert.equal(
+      state.statusText,
+      `$(plug) mcpx :${port} · 0/1`,
+      'port and running/configured upstreams (none started eagerly)',
+    );
+    const pkg = JSON.parse(readFileSync(join(repoRoot(), 'package.json'), 'utf8')) as {
+      contributes: { commands: Array<{ command: string }>; views: { mcpx: Array<{ id: string }> } };
+    };
+    assert.deepEqual(
+      [...state.commands.keys()].sort(),
+      pkg.contributes.commands.map((c) => c.command).sort(),
+      'every contributed command registered up front',
+    );
     assert.deepEqual(state.views.sort(), pkg.contributes.views.mcpx.map((v) => v.id).sort());
-    const endpoints = JSON.parse(readFileSync(join(stateHome, 'mcpx', 'endpoints.json'), 'utf8')) as Record<string, { url: string }>;
+    const endpoints = JSON.parse(readFileSync(join(stateHome, 'mcpx', 'endpoints.json'), 'utf8')) as Record<
+      string,
+      { url: string }
+    >;
     assert.equal(endpoints['(no folder)']!.url, url, '<state>/endpoints.json names the endpoint of this window');
     await state.commands.get('mcpx.copyEndpoint')!();
     assert.equal(state.clipboard, url);
     const c = new HttpClient(url, '2026-07-28');
     assert.equal((await c.request('server/discover')).reply.status, 200);
     // An upstream started by a call, then the extension deactivates: its process is gone too.
-    await c.request('tools/call', { name: 'mcpx_call', arguments: { server: 'up', tool: 'echo', arguments: { text: 'hi' } } });
+    await c.request('tools/call', {
+      name: 'mcpx_call',
+      arguments: { server: 'up', tool: 'echo', arguments: { text: 'hi' } },
+    });
     const pid = handle.host.gateway!.servers().find((s) => s.name === 'up')!.pid!;
     assert.ok(pid > 0);
     assert.equal(state.statusText, `$(plug) mcpx :${port} · 1/1`);
@@ -128,7 +166,11 @@ test('activate: gateway on the next free port, endpoint in the status bar and cl
     assert.equal(alive(), false, 'deactivation stops every upstream process');
     await new Promise((r) => setTimeout(r, 50));
     await assert.rejects(fetch(url, { method: 'POST' }), 'the server is closed on dispose');
-    assert.deepEqual(JSON.parse(readFileSync(join(stateHome, 'mcpx', 'endpoints.json'), 'utf8')), {}, 'and its entry removed');
+    assert.deepEqual(
+      JSON.parse(readFileSync(join(stateHome, 'mcpx', 'endpoints.json'), 'utf8')),
+      {},
+      'and its entry removed',
+    );
   } finally {
     (Module as unknown as { _load: unknown })._load = load;
     blocker.close();

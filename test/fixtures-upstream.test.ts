@@ -6,7 +6,17 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
-import { HttpPeer, MODERN, SsePeer, StdioPeer, exitCode, killAll, startFixture, startHttpFixture, type Obj } from './fixtures/upstream/client';
+import {
+  HttpPeer,
+  MODERN,
+  SsePeer,
+  StdioPeer,
+  exitCode,
+  killAll,
+  startFixture,
+  startHttpFixture,
+  type Obj,
+} from './fixtures/upstream/client';
 import type { Revision } from './harness/schema';
 
 const LEGACY: Revision[] = ['2024-11-05', '2025-03-26', '2025-06-18', '2025-11-25'];
@@ -35,7 +45,23 @@ async function sweep(p: StdioPeer | HttpPeer, rev: Revision): Promise<void> {
   const call = (name: string, args: Obj = {}, meta: Obj = {}, extra: Obj = {}): Promise<Obj> =>
     p.request('tools/call', { name, arguments: args, ...extra }, meta, modern ? CAPS : {});
   const tools = (result(await p.request('tools/list')).tools as Obj[]).map((t) => t.name);
-  for (const n of ['echo', 'add', 'slow', 'crash', 'whoami', 'count', 'roots', 'meta', 'big', 'error', 'fail', 'rich', 'touch', 'mutate']) assert.ok(tools.includes(n), n);
+  for (const n of [
+    'echo',
+    'add',
+    'slow',
+    'crash',
+    'whoami',
+    'count',
+    'roots',
+    'meta',
+    'big',
+    'error',
+    'fail',
+    'rich',
+    'touch',
+    'mutate',
+  ])
+    assert.ok(tools.includes(n), n);
   assert.equal(firstText(await call('echo', { text: 'hi' })), 'hi');
   const add = result(await call('add', { a: 2, b: 3 }));
   assert.equal((add.content as Obj[])[0]!.text, '{"sum":5}');
@@ -53,23 +79,46 @@ async function sweep(p: StdioPeer | HttpPeer, rev: Revision): Promise<void> {
   // progress + logging
   if (!modern) result(await p.request('logging/setLevel', { level: 'info' }));
   const before = p.frames.length;
-  assert.equal(firstText(await call('slow', { ms: 60, steps: 3 }, { progressToken: 'tok', ...(modern ? { 'io.modelcontextprotocol/logLevel': 'info' } : {}) })), 'slept 60ms');
+  assert.equal(
+    firstText(
+      await call(
+        'slow',
+        { ms: 60, steps: 3 },
+        { progressToken: 'tok', ...(modern ? { 'io.modelcontextprotocol/logLevel': 'info' } : {}) },
+      ),
+    ),
+    'slept 60ms',
+  );
   const notes = p.frames.slice(before).filter((f) => !('id' in f));
-  assert.deepEqual(notes.filter((f) => f.method === 'notifications/progress').map((f) => (f.params as Obj).progress), [1, 2, 3]);
+  assert.deepEqual(
+    notes.filter((f) => f.method === 'notifications/progress').map((f) => (f.params as Obj).progress),
+    [1, 2, 3],
+  );
   assert.equal(notes.filter((f) => f.method === 'notifications/message').length, 3);
   // prompts, resources, completions
   assert.equal((result(await p.request('prompts/list')).prompts as Obj[])[0]!.name, 'greet');
-  const msg = (result(await p.request('prompts/get', { name: 'greet', arguments: { who: 'ann' } })).messages as Obj[])[0]!;
+  const msg = (
+    result(await p.request('prompts/get', { name: 'greet', arguments: { who: 'ann' } })).messages as Obj[]
+  )[0]!;
   assert.deepEqual(msg.content, { type: 'text', text: 'Hello, ann!' });
   assert.equal(error(await p.request('prompts/get', { name: 'greet', arguments: {} })).code, -32602);
   assert.equal((result(await p.request('resources/list')).resources as Obj[]).length, 2);
   assert.equal((result(await p.request('resources/templates/list')).resourceTemplates as Obj[]).length, 1);
-  for (const [uri, text] of [['fixture://doc', 'doc body'], ['file:///abs/path.txt', 'abs'], ['fixture://items/42', 'item 42']]) {
+  for (const [uri, text] of [
+    ['fixture://doc', 'doc body'],
+    ['file:///abs/path.txt', 'abs'],
+    ['fixture://items/42', 'item 42'],
+  ]) {
     assert.equal(((result(await p.request('resources/read', { uri })).contents as Obj[])[0] as Obj).text, text);
   }
   const missing = error(await p.request('resources/read', { uri: 'fixture://nope' }));
   assert.deepEqual([missing.code, missing.data], [modern ? -32602 : -32002, { uri: 'fixture://nope' }]);
-  const completion = result(await p.request('completion/complete', { ref: { type: 'ref/prompt', name: 'greet' }, argument: { name: 'who', value: 'a' } }));
+  const completion = result(
+    await p.request('completion/complete', {
+      ref: { type: 'ref/prompt', name: 'greet' },
+      argument: { name: 'who', value: 'a' },
+    }),
+  );
   assert.deepEqual((completion.completion as Obj).values, ['alice']);
   // server→client questions
   p.answer = (req) =>
@@ -82,7 +131,12 @@ async function sweep(p: StdioPeer | HttpPeer, rev: Revision): Promise<void> {
     assert.equal(firstText(await call('roots')), 'no roots in 2026-07-28');
     const ask = result(await call('elicit'));
     assert.equal(ask.resultType, 'input_required');
-    const again = await call('elicit', {}, {}, { inputResponses: { elicit: { action: 'accept', content: { answer: 'yes' } } }, requestState: ask.requestState });
+    const again = await call(
+      'elicit',
+      {},
+      {},
+      { inputResponses: { elicit: { action: 'accept', content: { answer: 'yes' } } }, requestState: ask.requestState },
+    );
     assert.equal(JSON.parse(firstText(again)).action, 'accept');
   } else {
     assert.deepEqual(JSON.parse(firstText(await call('roots'))), { roots: [{ uri: 'file:///r', name: 'r' }] });
@@ -93,7 +147,10 @@ async function sweep(p: StdioPeer | HttpPeer, rev: Revision): Promise<void> {
     const mark = p.frames.length;
     await call('touch', { uri: 'fixture://doc' });
     await call('mutate');
-    const changes = p.frames.slice(mark).map((f) => f.method).filter(Boolean);
+    const changes = p.frames
+      .slice(mark)
+      .map((f) => f.method)
+      .filter(Boolean);
     assert.deepEqual(changes, ['notifications/resources/updated', 'notifications/tools/list_changed']);
     assert.ok((result(await p.request('tools/list')).tools as Obj[]).some((t) => t.name === 'added_1'));
   }
@@ -104,7 +161,10 @@ describe('every frame is valid: stdio', { concurrency: true }, () => {
     test(`${rev} stdio: legacy-only server`, async () => {
       const p = new StdioPeer(rev);
       assert.deepEqual(error(await p.request('tools/list')), { code: -32600, message: 'not initialized' });
-      assert.equal(error(await p.raw('server/discover', { _meta: { 'io.modelcontextprotocol/protocolVersion': MODERN } })).code, -32601);
+      assert.equal(
+        error(await p.raw('server/discover', { _meta: { 'io.modelcontextprotocol/protocolVersion': MODERN } })).code,
+        -32601,
+      );
       result(await p.raw('ping', undefined));
       const init = result(await p.initialize(CAPS, '2099-01-01'));
       assert.equal(init.protocolVersion, rev); // counter-offer
@@ -125,11 +185,24 @@ describe('every frame is valid: stdio', { concurrency: true }, () => {
     const p = new StdioPeer(MODERN);
     assert.equal(error(await p.initialize()).code, -32601);
     assert.equal(error(await p.raw('ping', undefined)).code, -32601);
-    const bad = error(await p.raw('tools/list', { _meta: { 'io.modelcontextprotocol/protocolVersion': '2025-11-25', 'io.modelcontextprotocol/clientCapabilities': {} } }));
+    const bad = error(
+      await p.raw('tools/list', {
+        _meta: {
+          'io.modelcontextprotocol/protocolVersion': '2025-11-25',
+          'io.modelcontextprotocol/clientCapabilities': {},
+        },
+      }),
+    );
     assert.deepEqual([bad.code, bad.data], [-32022, { supported: [MODERN], requested: '2025-11-25' }]);
-    assert.equal(error(await p.raw('tools/list', { _meta: { 'io.modelcontextprotocol/protocolVersion': MODERN } })).code, -32602);
+    assert.equal(
+      error(await p.raw('tools/list', { _meta: { 'io.modelcontextprotocol/protocolVersion': MODERN } })).code,
+      -32602,
+    );
     const d = result(await p.request('server/discover'));
-    assert.deepEqual([d.supportedVersions, d.resultType, d.cacheScope, typeof d.ttlMs], [[MODERN], 'complete', 'public', 'number']);
+    assert.deepEqual(
+      [d.supportedVersions, d.resultType, d.cacheScope, typeof d.ttlMs],
+      [[MODERN], 'complete', 'public', 'number'],
+    );
     assert.equal(((d._meta as Obj)['io.modelcontextprotocol/serverInfo'] as Obj).name, `fixture-${MODERN}`);
     await sweep(p, MODERN);
     assert.equal(await p.close(), 0);
@@ -141,9 +214,18 @@ describe('every frame is valid: stdio', { concurrency: true }, () => {
     const seen = p.frames.length;
     p['sent'].set('"b1"', 'tools/list');
     p['sent'].set('"b2"', 'ping');
-    await p['write']([{ jsonrpc: '2.0', id: 'b1', method: 'tools/list' }, { jsonrpc: '2.0', id: 'b2', method: 'ping' }] as unknown as Obj);
+    await p['write']([
+      { jsonrpc: '2.0', id: 'b1', method: 'tools/list' },
+      { jsonrpc: '2.0', id: 'b2', method: 'ping' },
+    ] as unknown as Obj);
     while (p.frames.length < seen + 2) await sleep(5);
-    assert.deepEqual(p.frames.slice(seen).map((f) => f.id).sort(), ['b1', 'b2']);
+    assert.deepEqual(
+      p.frames
+        .slice(seen)
+        .map((f) => f.id)
+        .sort(),
+      ['b1', 'b2'],
+    );
     assert.equal(await p.close(), 0);
     noProblems(p);
   });
@@ -157,20 +239,40 @@ describe('every frame is valid: HTTP', { concurrency: true }, () => {
       const init = await p.initialize(CAPS);
       assert.equal(result(init).protocolVersion, rev);
       assert.match(p.sessionId ?? '', /^[\x21-\x7e]+$/);
-      assert.equal(firstText(await p.request('tools/call', { name: 'echo', arguments: { text: 'over http' } })), 'over http');
+      assert.equal(
+        firstText(await p.request('tools/call', { name: 'echo', arguments: { text: 'over http' } })),
+        'over http',
+      );
       assert.equal(p.exchanges.get(p['nextId'] - 1)!.contentType, 'application/json');
       const sid = p.sessionId!;
       p.sessionId = 'unknown';
-      const r404 = await fetch(url, { method: 'POST', headers: p.headers({}), body: JSON.stringify({ jsonrpc: '2.0', id: 99, method: 'ping' }) });
+      const r404 = await fetch(url, {
+        method: 'POST',
+        headers: p.headers({}),
+        body: JSON.stringify({ jsonrpc: '2.0', id: 99, method: 'ping' }),
+      });
       assert.equal(r404.status, 404);
       p.sessionId = undefined;
-      const r400 = await fetch(url, { method: 'POST', headers: p.headers({}), body: JSON.stringify({ jsonrpc: '2.0', id: 98, method: 'ping' }) });
+      const r400 = await fetch(url, {
+        method: 'POST',
+        headers: p.headers({}),
+        body: JSON.stringify({ jsonrpc: '2.0', id: 98, method: 'ping' }),
+      });
       assert.equal(r400.status, 400);
       p.sessionId = sid;
       if (rev >= '2025-06-18') {
         const h = p.headers({});
         delete h['MCP-Protocol-Version'];
-        assert.equal((await fetch(url, { method: 'POST', headers: h, body: JSON.stringify({ jsonrpc: '2.0', id: 97, method: 'ping' }) })).status, 400);
+        assert.equal(
+          (
+            await fetch(url, {
+              method: 'POST',
+              headers: h,
+              body: JSON.stringify({ jsonrpc: '2.0', id: 97, method: 'ping' }),
+            })
+          ).status,
+          400,
+        );
       }
       // progress on the POST's SSE stream, a server→client request answered by a separate POST
       p.answer = () => ({ roots: [] });
@@ -188,7 +290,16 @@ describe('every frame is valid: HTTP', { concurrency: true }, () => {
       assert.equal(p.exchanges.get(mutateId)!.contentType, 'application/json');
       stream.close();
       assert.equal((await fetch(url, { method: 'DELETE', headers: p.headers({}) })).status, 200);
-      assert.equal((await fetch(url, { method: 'POST', headers: p.headers({}), body: JSON.stringify({ jsonrpc: '2.0', id: 96, method: 'ping' }) })).status, 404);
+      assert.equal(
+        (
+          await fetch(url, {
+            method: 'POST',
+            headers: p.headers({}),
+            body: JSON.stringify({ jsonrpc: '2.0', id: 96, method: 'ping' }),
+          })
+        ).status,
+        404,
+      );
       child.kill();
       noProblems(p);
     });
@@ -213,20 +324,38 @@ describe('every frame is valid: HTTP', { concurrency: true }, () => {
     const verId = p['nextId'];
     const h = p.headers({ method: 'tools/list' });
     p.extraHeaders = { 'MCP-Protocol-Version': '2025-11-25' };
-    assert.equal(error(await p.raw('tools/list', { _meta: { 'io.modelcontextprotocol/protocolVersion': '2025-11-25', 'io.modelcontextprotocol/clientCapabilities': {} } })).code, -32022);
+    assert.equal(
+      error(
+        await p.raw('tools/list', {
+          _meta: {
+            'io.modelcontextprotocol/protocolVersion': '2025-11-25',
+            'io.modelcontextprotocol/clientCapabilities': {},
+          },
+        }),
+      ).code,
+      -32022,
+    );
     assert.equal(p.exchanges.get(verId)!.status, 400);
     p.extraHeaders = {};
     assert.equal((await fetch(url, { headers: { Accept: 'text/event-stream', ...h } })).status, 405);
     // closing the response stream cancels: the server never answers that request
     const slowId = p['nextId'];
-    void p.request('tools/call', { name: 'slow', arguments: { ms: 400, steps: 4 } }, { progressToken: 'c' }).catch(() => undefined);
+    void p
+      .request('tools/call', { name: 'slow', arguments: { ms: 400, steps: 4 } }, { progressToken: 'c' })
+      .catch(() => undefined);
     while (!p.frames.some((f) => (f.params as Obj | undefined)?.progressToken === 'c')) await sleep(5);
     p.abort(slowId);
     await sleep(300);
-    const out = readFileSync(rec, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { dir: string; frame: Obj });
+    const out = readFileSync(rec, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { dir: string; frame: Obj });
     assert.ok(out.some((l) => l.dir === 'in' && l.frame.id === slowId));
     assert.ok(!out.some((l) => l.dir === 'out' && l.frame.id === slowId));
-    assert.equal(out.filter((l) => l.dir === 'out' && (l.frame.params as Obj | undefined)?.progressToken === 'c').length, 1);
+    assert.equal(
+      out.filter((l) => l.dir === 'out' && (l.frame.params as Obj | undefined)?.progressToken === 'c').length,
+      1,
+    );
     child.kill();
     noProblems(p);
   });
@@ -298,12 +427,27 @@ describe('--fail modes and options', { concurrency: true }, () => {
     noProblems(p);
   });
   test('--require-header / --require-query: 401 without them', async () => {
-    const { child, url } = await startHttpFixture(['--rev', MODERN, '--transport', 'http', '--require-header', 'Authorization: Bearer t', '--require-query', 'k=v']);
+    const { child, url } = await startHttpFixture([
+      '--rev',
+      MODERN,
+      '--transport',
+      'http',
+      '--require-header',
+      'Authorization: Bearer t',
+      '--require-query',
+      'k=v',
+    ]);
     const p = new HttpPeer(MODERN, url);
     const body = { jsonrpc: '2.0', id: 1, method: 'server/discover', params: p.params() };
-    assert.equal((await fetch(`${url}?k=v`, { method: 'POST', headers: p.headers(body), body: JSON.stringify(body) })).status, 401);
+    assert.equal(
+      (await fetch(`${url}?k=v`, { method: 'POST', headers: p.headers(body), body: JSON.stringify(body) })).status,
+      401,
+    );
     p.extraHeaders = { Authorization: 'Bearer t' };
-    assert.equal((await fetch(url, { method: 'POST', headers: p.headers(body), body: JSON.stringify(body) })).status, 401);
+    assert.equal(
+      (await fetch(url, { method: 'POST', headers: p.headers(body), body: JSON.stringify(body) })).status,
+      401,
+    );
     const ok = new HttpPeer(MODERN, `${url}?k=v`);
     ok.extraHeaders = { Authorization: 'Bearer t' };
     result(await ok.request('server/discover'));
@@ -312,7 +456,17 @@ describe('--fail modes and options', { concurrency: true }, () => {
   });
   test('--name, --tools, --page-size, --no-completions, --record', async () => {
     const rec = join(tmp, 'stdio.jsonl');
-    const p = new StdioPeer('2025-11-25', ['--name', 'up1', '--tools', '3', '--page-size', '10', '--no-completions', '--record', rec]);
+    const p = new StdioPeer('2025-11-25', [
+      '--name',
+      'up1',
+      '--tools',
+      '3',
+      '--page-size',
+      '10',
+      '--no-completions',
+      '--record',
+      rec,
+    ]);
     const init = result(await p.initialize());
     assert.deepEqual([(init.serverInfo as Obj).name, 'completions' in (init.capabilities as Obj)], ['up1', false]);
     const names: unknown[] = [];
@@ -325,9 +479,20 @@ describe('--fail modes and options', { concurrency: true }, () => {
     assert.deepEqual(names.slice(-3), ['t000', 't001', 't002']);
     assert.equal(firstText(await p.request('tools/call', { name: 't001', arguments: { text: 'x' } })), 'x');
     assert.match(firstText(await p.request('tools/call', { name: 'whoami' })), /^up1:/);
-    assert.equal(error(await p.request('completion/complete', { ref: { type: 'ref/prompt', name: 'greet' }, argument: { name: 'who', value: '' } })).code, -32601);
+    assert.equal(
+      error(
+        await p.request('completion/complete', {
+          ref: { type: 'ref/prompt', name: 'greet' },
+          argument: { name: 'who', value: '' },
+        }),
+      ).code,
+      -32601,
+    );
     await p.close();
-    const lines = readFileSync(rec, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { dir: string; frame: Obj });
+    const lines = readFileSync(rec, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { dir: string; frame: Obj });
     assert.equal(lines[0]!.dir, 'in');
     assert.equal(lines[0]!.frame.method, 'initialize');
     assert.equal(lines.filter((l) => l.dir === 'out').length, p.frames.length);

@@ -18,8 +18,14 @@ after(() => {
 
 type Case = { rev: Revision; transport: 'stdio' | 'http' | 'sse' };
 const CASES: Case[] = [
-  ...(['2024-11-05', '2025-03-26', '2025-06-18', '2025-11-25', '2026-07-28'] as Revision[]).map((rev) => ({ rev, transport: 'stdio' as const })),
-  ...(['2025-03-26', '2025-06-18', '2025-11-25', '2026-07-28'] as Revision[]).map((rev) => ({ rev, transport: 'http' as const })),
+  ...(['2024-11-05', '2025-03-26', '2025-06-18', '2025-11-25', '2026-07-28'] as Revision[]).map((rev) => ({
+    rev,
+    transport: 'stdio' as const,
+  })),
+  ...(['2025-03-26', '2025-06-18', '2025-11-25', '2026-07-28'] as Revision[]).map((rev) => ({
+    rev,
+    transport: 'http' as const,
+  })),
   { rev: '2024-11-05', transport: 'sse' },
 ];
 const atLeast = (rev: Revision, floor: Revision) => rev >= floor;
@@ -44,7 +50,10 @@ for (const c of CASES) {
         const echo = await call('echo', { text: 'hello' });
         assert.deepEqual(echo.result?.content, [{ type: 'text', text: 'hello' }]);
         const add = await call('add', { a: 2, b: 5 });
-        assert.equal(JSON.stringify(add.result?.structuredContent ?? null), atLeast(c.rev, '2025-06-18') ? '{"sum":7}' : 'null');
+        assert.equal(
+          JSON.stringify(add.result?.structuredContent ?? null),
+          atLeast(c.rev, '2025-06-18') ? '{"sum":7}' : 'null',
+        );
         // The upstream's JSON-RPC error is relayed as that error.
         const err = await call('error');
         assert.equal(err.error?.code, -32602);
@@ -59,7 +68,11 @@ for (const c of CASES) {
         }
         if (c.rev !== '2026-07-28') {
           const roots = await call('roots');
-          assert.match(JSON.stringify(roots.result?.content), /root-a/, 'roots/list answered with the configured roots');
+          assert.match(
+            JSON.stringify(roots.result?.content),
+            /root-a/,
+            'roots/list answered with the configured roots',
+          );
         }
         const servers = await client.request('tools/call', { name: 'mcpx_servers', arguments: {} });
         const s = (servers.result!.structuredContent as { servers: Json[] }).servers[0]!;
@@ -67,14 +80,21 @@ for (const c of CASES) {
         assert.equal(s.era, c.rev === '2026-07-28' ? 'modern' : 'legacy');
         assert.equal(s.transport, c.transport);
         const prompts = await client.request('prompts/list');
-        assert.deepEqual((prompts.result!.prompts as Json[]).map((p) => p.name), ['up_greet']);
+        assert.deepEqual(
+          (prompts.result!.prompts as Json[]).map((p) => p.name),
+          ['up_greet'],
+        );
         const greet = await client.request('prompts/get', { name: 'up_greet', arguments: { who: 'Ada' } });
         assert.match(JSON.stringify(greet.result!.messages), /Hello, Ada!/);
         const res = await client.request('resources/list');
         const uris = (res.result!.resources as Json[]).map((r) => r.uri);
         assert.deepEqual(uris, ['mcpx://up/fixture://doc', 'mcpx://up/file:///abs/path.txt']);
         const read = await client.request('resources/read', { uri: 'mcpx://up/fixture://doc' });
-        assert.deepEqual((read.result!.contents as Json[])[0], { uri: 'mcpx://up/fixture://doc', mimeType: 'text/plain', text: 'doc body' });
+        assert.deepEqual((read.result!.contents as Json[])[0], {
+          uri: 'mcpx://up/fixture://doc',
+          mimeType: 'text/plain',
+          text: 'doc body',
+        });
         const tpl = await client.request('resources/templates/list');
         assert.equal((tpl.result!.resourceTemplates as Json[])[0]!.uriTemplate, 'mcpx://up/fixture://items/{id}');
         const item = await client.request('resources/read', { uri: 'mcpx://up/fixture://items/7' });
@@ -85,7 +105,10 @@ for (const c of CASES) {
           assert.equal(nf.error?.code, -32002, uri);
           assert.deepEqual(nf.error?.data, { uri });
         }
-        const done = await client.request('completion/complete', { ref: { type: 'ref/prompt', name: 'up_greet' }, argument: { name: 'who', value: 'a' } });
+        const done = await client.request('completion/complete', {
+          ref: { type: 'ref/prompt', name: 'up_greet' },
+          argument: { name: 'who', value: 'a' },
+        });
         assert.deepEqual((done.result!.completion as Json).values, ['alice']);
         const received = checkRecorded(record, c.rev);
         const methods = received.map((f) => f.method).filter(Boolean);
@@ -103,20 +126,46 @@ for (const c of CASES) {
 describe('what a modern client declares goes upstream narrowed; trace context unchanged', () => {
   test('pass-through to a 2026-07-28 upstream', async () => {
     const record = join(dir, 'narrow.jsonl');
-    const gw = await gatewayFor({ up: await upstream({ rev: '2026-07-28', transport: 'http' }, record) }, { 'mcp.passthrough': ['up'] });
+    const gw = await gatewayFor(
+      { up: await upstream({ rev: '2026-07-28', transport: 'http' }, record) },
+      { 'mcp.passthrough': ['up'] },
+    );
     try {
-      const client = new HttpClient(gw.url, '2026-07-28', { capabilities: { roots: {}, sampling: {}, elicitation: {} } });
-      const trace = { traceparent: '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01', tracestate: 'k=v', baggage: 'a=b' };
+      const client = new HttpClient(gw.url, '2026-07-28', {
+        capabilities: { roots: {}, sampling: {}, elicitation: {} },
+      });
+      const trace = {
+        traceparent: '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01',
+        tracestate: 'k=v',
+        baggage: 'a=b',
+      };
       const r = await client.request('tools/call', { name: 'meta', arguments: {} }, { meta: trace });
       const seen = JSON.parse(String((r.result!.content as Json[])[0]!.text)) as Json;
-      assert.deepEqual(seen['io.modelcontextprotocol/clientCapabilities'], { roots: {}, elicitation: {}, sampling: {} }, 'listChanged is not 2026-07-28');
+      assert.deepEqual(
+        seen['io.modelcontextprotocol/clientCapabilities'],
+        { roots: {}, elicitation: {}, sampling: {} },
+        'listChanged is not 2026-07-28',
+      );
       for (const [k, v] of Object.entries(trace)) assert.equal(seen[k], v, k);
-      const formOnly = new HttpClient(gw.url, '2026-07-28', { capabilities: { elicitation: { form: {} }, experimental: { x: {} } } });
+      const formOnly = new HttpClient(gw.url, '2026-07-28', {
+        capabilities: { elicitation: { form: {} }, experimental: { x: {} } },
+      });
       const r3 = await formOnly.request('tools/call', { name: 'meta', arguments: {} });
-      assert.deepEqual((JSON.parse(String((r3.result!.content as Json[])[0]!.text)) as Json)['io.modelcontextprotocol/clientCapabilities'], { elicitation: { form: {} } }, 'exactly what the client declared, nothing mcpx lacks');
+      assert.deepEqual(
+        (JSON.parse(String((r3.result!.content as Json[])[0]!.text)) as Json)[
+          'io.modelcontextprotocol/clientCapabilities'
+        ],
+        { elicitation: { form: {} } },
+        'exactly what the client declared, nothing mcpx lacks',
+      );
       const none = new HttpClient(gw.url, '2026-07-28', { capabilities: {} });
       const r2 = await none.request('tools/call', { name: 'meta', arguments: {} });
-      assert.deepEqual((JSON.parse(String((r2.result!.content as Json[])[0]!.text)) as Json)['io.modelcontextprotocol/clientCapabilities'], {});
+      assert.deepEqual(
+        (JSON.parse(String((r2.result!.content as Json[])[0]!.text)) as Json)[
+          'io.modelcontextprotocol/clientCapabilities'
+        ],
+        {},
+      );
       checkRecorded(record, '2026-07-28');
     } finally {
       await gw.close();

@@ -18,8 +18,15 @@ import { validating } from './harness/sdk';
 const root = repoRoot();
 const dir = mkdtempSync(join(tmpdir(), 'mcpx-3p-'));
 const servers = {
-  everything: { command: process.execPath, args: [join(root, 'node_modules/@modelcontextprotocol/server-everything/dist/index.js'), 'stdio'] },
-  memory: { command: process.execPath, args: [join(root, 'node_modules/@modelcontextprotocol/server-memory/dist/index.js')], env: { MEMORY_FILE_PATH: join(dir, 'memory.jsonl') } },
+  everything: {
+    command: process.execPath,
+    args: [join(root, 'node_modules/@modelcontextprotocol/server-everything/dist/index.js'), 'stdio'],
+  },
+  memory: {
+    command: process.execPath,
+    args: [join(root, 'node_modules/@modelcontextprotocol/server-memory/dist/index.js')],
+    env: { MEMORY_FILE_PATH: join(dir, 'memory.jsonl') },
+  },
 };
 
 async function start(passthrough: string[]): Promise<{ l: Listening; g: Gateway }> {
@@ -51,30 +58,63 @@ describe('gateway mode, real upstreams', () => {
   test('fixed tools in their order; discovery; mcpx_call returns the upstream result verbatim', async () => {
     const c = await connect(s.l.url);
     const tools = await c.listTools();
-    assert.deepEqual(tools.tools.map((t) => t.name), ['mcpx_call', 'mcpx_servers', 'mcpx_tools', 'mcpx_describe']);
+    assert.deepEqual(
+      tools.tools.map((t) => t.name),
+      ['mcpx_call', 'mcpx_servers', 'mcpx_tools', 'mcpx_describe'],
+    );
     const found = await c.callTool({ name: 'mcpx_tools', arguments: { query: 'echo' } });
     const hits = (found.structuredContent as { tools: Array<{ server: string; tool: string; name: string }> }).tools;
     assert.ok(hits.some((h) => h.server === 'everything' && h.tool === 'echo' && h.name === 'everything_echo'));
-    const echo = await c.callTool({ name: 'mcpx_call', arguments: { server: 'everything', tool: 'echo', arguments: { message: 'hi there' } } });
+    const echo = await c.callTool({
+      name: 'mcpx_call',
+      arguments: { server: 'everything', tool: 'echo', arguments: { message: 'hi there' } },
+    });
     assert.deepEqual(echo.content, [{ type: 'text', text: 'Echo: hi there' }]);
     const described = await c.callTool({ name: 'mcpx_describe', arguments: { server: 'everything', tool: 'echo' } });
-    assert.equal(((described.structuredContent as { tool: { inputSchema: { type: string } } }).tool.inputSchema.type), 'object');
-    const created = await c.callTool({ name: 'mcpx_call', arguments: { server: 'memory', tool: 'create_entities', arguments: { entities: [{ name: 'mcpx', entityType: 'project', observations: ['a gateway'] }] } } });
+    assert.equal(
+      (described.structuredContent as { tool: { inputSchema: { type: string } } }).tool.inputSchema.type,
+      'object',
+    );
+    const created = await c.callTool({
+      name: 'mcpx_call',
+      arguments: {
+        server: 'memory',
+        tool: 'create_entities',
+        arguments: { entities: [{ name: 'mcpx', entityType: 'project', observations: ['a gateway'] }] },
+      },
+    });
     assert.equal(created.isError ?? false, false, JSON.stringify(created));
-    const graph = await c.callTool({ name: 'mcpx_call', arguments: { server: 'memory', tool: 'read_graph', arguments: {} } });
+    const graph = await c.callTool({
+      name: 'mcpx_call',
+      arguments: { server: 'memory', tool: 'read_graph', arguments: {} },
+    });
     assert.match(JSON.stringify(graph.content), /a gateway/);
     const servers = await c.callTool({ name: 'mcpx_servers', arguments: {} });
-    const list = (servers.structuredContent as { servers: Array<{ name: string; state: string; era: string; revision: string }> }).servers;
-    assert.deepEqual(list.map((x) => [x.name, x.state, x.era]), [['everything', 'running', 'legacy'], ['memory', 'running', 'legacy']]);
+    const list = (
+      servers.structuredContent as { servers: Array<{ name: string; state: string; era: string; revision: string }> }
+    ).servers;
+    assert.deepEqual(
+      list.map((x) => [x.name, x.state, x.era]),
+      [
+        ['everything', 'running', 'legacy'],
+        ['memory', 'running', 'legacy'],
+      ],
+    );
     await c.close();
   });
 
   test('arguments are checked against the input schema before the upstream is called', async () => {
     const c = await connect(s.l.url);
-    const bad = await c.callTool({ name: 'mcpx_call', arguments: { server: 'everything', tool: 'echo', arguments: { message: 42 } } });
+    const bad = await c.callTool({
+      name: 'mcpx_call',
+      arguments: { server: 'everything', tool: 'echo', arguments: { message: 42 } },
+    });
     assert.equal(bad.isError, true, 'a 2025-11-25 client gets an isError result');
     assert.match(JSON.stringify(bad.content), /\/message must be string/);
-    await assert.rejects(c.callTool({ name: 'mcpx_call', arguments: { server: 'nope', tool: 'x' } }), /no server named "nope"/);
+    await assert.rejects(
+      c.callTool({ name: 'mcpx_call', arguments: { server: 'nope', tool: 'x' } }),
+      /no server named "nope"/,
+    );
     await c.close();
   });
 
@@ -95,7 +135,10 @@ describe('gateway mode, real upstreams', () => {
     const file = join(dir, 'upstream-eras.json');
     assert.ok(existsSync(file));
     const eras = Object.values(JSON.parse(readFileSync(file, 'utf8')) as Record<string, { era: string }>);
-    assert.deepEqual(eras.map((e) => e.era), ['legacy', 'legacy']);
+    assert.deepEqual(
+      eras.map((e) => e.era),
+      ['legacy', 'legacy'],
+    );
   });
 });
 
@@ -115,12 +158,18 @@ describe('pass-through mode, real upstreams', () => {
     const at = names.indexOf('mcpx_call');
     assert.ok(at > 0);
     const upstream = names.slice(0, at);
-    assert.deepEqual(upstream, [...upstream].sort((a, b) => a.localeCompare(b)));
+    assert.deepEqual(
+      upstream,
+      [...upstream].sort((a, b) => a.localeCompare(b)),
+    );
     assert.ok(upstream.includes('echo'));
     const echo = await c.callTool({ name: 'echo', arguments: { message: 'direct' } });
     assert.deepEqual(echo.content, [{ type: 'text', text: 'Echo: direct' }]);
     const prompts = await c.listPrompts();
-    assert.ok(prompts.prompts.some((p) => !p.name.startsWith('everything_')), 'pass-through prompts are unprefixed');
+    assert.ok(
+      prompts.prompts.some((p) => !p.name.startsWith('everything_')),
+      'pass-through prompts are unprefixed',
+    );
     const res = await c.listResources();
     const own = res.resources.find((r) => !r.uri.startsWith('mcpx://'))!;
     const read = await c.readResource({ uri: own.uri });

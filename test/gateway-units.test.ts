@@ -61,9 +61,24 @@ describe('names and filters', () => {
 
 describe('schema checks', () => {
   test('draft-07 and 2020-12 schemas; a broken schema does not block calls', () => {
-    assert.match(schemaMismatch({ type: 'object', properties: { n: { type: 'integer' } }, required: ['n'] }, {})!, /must have required property 'n'/);
-    assert.equal(schemaMismatch({ $schema: 'http://json-schema.org/draft-07/schema#', type: 'object', properties: { a: { type: 'string' } } }, { a: 'x' }), undefined);
-    assert.match(schemaMismatch({ type: 'object', prefixItems: [], properties: { t: { type: 'array', prefixItems: [{ type: 'string' }] } } }, { t: [1] })!, /\/t\/0 must be string/);
+    assert.match(
+      schemaMismatch({ type: 'object', properties: { n: { type: 'integer' } }, required: ['n'] }, {})!,
+      /must have required property 'n'/,
+    );
+    assert.equal(
+      schemaMismatch(
+        { $schema: 'http://json-schema.org/draft-07/schema#', type: 'object', properties: { a: { type: 'string' } } },
+        { a: 'x' },
+      ),
+      undefined,
+    );
+    assert.match(
+      schemaMismatch(
+        { type: 'object', prefixItems: [], properties: { t: { type: 'array', prefixItems: [{ type: 'string' }] } } },
+        { t: [1] },
+      )!,
+      /\/t\/0 must be string/,
+    );
     assert.equal(schemaMismatch({ type: 'nonsense-type' }, { a: 1 }), undefined);
   });
 });
@@ -80,12 +95,20 @@ describe('completion/complete', () => {
       const c = new HttpClient(gw.url, '2025-11-25');
       await c.initialize();
       const ask = async (server: string) =>
-        (await c.request('completion/complete', { ref: { type: 'ref/prompt', name: `${server}_greet` }, argument: { name: 'who', value: 'b' } })).result!;
+        (
+          await c.request('completion/complete', {
+            ref: { type: 'ref/prompt', name: `${server}_greet` },
+            argument: { name: 'who', value: 'b' },
+          })
+        ).result!;
       assert.deepEqual(((await ask('modern')).completion as Json).values, ['bob']);
       assert.deepEqual(((await ask('old')).completion as Json).values, ['bob']);
       const quiet = await ask('quiet');
       assert.deepEqual((quiet.completion as Json).values, []);
-      assert.deepEqual(quiet._meta, { 'dev.mcpx/source': 'cache', 'dev.mcpx/reason': 'quiet does not declare completions' });
+      assert.deepEqual(quiet._meta, {
+        'dev.mcpx/source': 'cache',
+        'dev.mcpx/reason': 'quiet does not declare completions',
+      });
       const oldquiet = await ask('oldquiet');
       assert.equal((oldquiet._meta as Json)['dev.mcpx/source'], 'cache');
       assert.match(String((oldquiet._meta as Json)['dev.mcpx/reason']), /2024-11-05/);
@@ -142,16 +165,40 @@ describe("setRoots: mcpx's own roots (the editor's workspace folders) change", (
     const { tmpdir } = await import('node:os');
     const dir = mkdtempSync(join(tmpdir(), 'mcpx-roots-'));
     const record = join(dir, 'up.jsonl');
-    const gw = await gatewayFor({ up: fixtureCommand(['--rev', '2025-06-18', '--name', 'up', '--record', record]) }, {}, { roots: ['/work/a'] });
+    const gw = await gatewayFor(
+      { up: fixtureCommand(['--rev', '2025-06-18', '--name', 'up', '--record', record]) },
+      {},
+      { roots: ['/work/a'] },
+    );
     try {
       const c = new HttpClient(gw.url, '2026-07-28');
-      const roots = async () => JSON.parse(String(((await c.request('tools/call', { name: 'mcpx_call', arguments: { server: 'up', tool: 'roots', arguments: {} } })).result!.content as Json[])[0]!.text));
+      const roots = async () =>
+        JSON.parse(
+          String(
+            (
+              (
+                await c.request('tools/call', {
+                  name: 'mcpx_call',
+                  arguments: { server: 'up', tool: 'roots', arguments: {} },
+                })
+              ).result!.content as Json[]
+            )[0]!.text,
+          ),
+        );
       assert.deepEqual(await roots(), { roots: [{ uri: 'file:///work/a' }] });
-      gw.g.setRoots([{ uri: 'file:///work/a', name: 'a' }, { uri: 'file:///work/b', name: 'b' }]);
+      gw.g.setRoots([
+        { uri: 'file:///work/a', name: 'a' },
+        { uri: 'file:///work/b', name: 'b' },
+      ]);
       const told = () => readFileSync(record, 'utf8').includes('"notifications/roots/list_changed"');
       for (let i = 0; i < 100 && !told(); i++) await new Promise((r) => setTimeout(r, 20));
       assert.ok(told(), 'the legacy upstream was told');
-      assert.deepEqual(await roots(), { roots: [{ uri: 'file:///work/a', name: 'a' }, { uri: 'file:///work/b', name: 'b' }] });
+      assert.deepEqual(await roots(), {
+        roots: [
+          { uri: 'file:///work/a', name: 'a' },
+          { uri: 'file:///work/b', name: 'b' },
+        ],
+      });
     } finally {
       await gw.close();
       rmSync(dir, { recursive: true, force: true });
@@ -168,7 +215,10 @@ describe('UpstreamListens: the listen stream mcpx keeps to a 2026-07-28 upstream
       era: 'modern',
       isClosed: false,
       negotiated: { capabilities: { tools: { listChanged: true }, resources: { subscribe: true } } },
-      async listen(filter: Record<string, unknown>, on: (n: { method: string; params: Record<string, unknown> }) => void) {
+      async listen(
+        filter: Record<string, unknown>,
+        on: (n: { method: string; params: Record<string, unknown> }) => void,
+      ) {
         opened.push(filter);
         on({ method: 'notifications/subscriptions/acknowledged', params: { notifications: filter } });
         return {};
@@ -181,11 +231,25 @@ describe('UpstreamListens: the listen stream mcpx keeps to a 2026-07-28 upstream
     const { UpstreamListens } = await import('../src/gateway/listens');
     const { client, opened } = fakeClient();
     const lines: string[] = [];
-    const l = new UpstreamListens({ wanted: () => ['a://x'], deliver: () => undefined, log: (x) => lines.push(x), ackTimeoutMs: () => 1000, retryMs: [5, 10, 20] });
+    const l = new UpstreamListens({
+      wanted: () => ['a://x'],
+      deliver: () => undefined,
+      log: (x) => lines.push(x),
+      ackTimeoutMs: () => 1000,
+      retryMs: [5, 10, 20],
+    });
     await l.sync('up', client as never);
-    assert.deepEqual(opened[0], { toolsListChanged: true, resourceSubscriptions: ['a://x'] }, 'what the server declares, and the wanted URIs');
-    for (let i = 0; i < 100 && !lines.some((x) => /not reopened/.test(x)); i++) await new Promise((r) => setTimeout(r, 10));
-    assert.ok(lines.some((x) => /6 times in a row; not reopened/.test(x)), lines.join('\n'));
+    assert.deepEqual(
+      opened[0],
+      { toolsListChanged: true, resourceSubscriptions: ['a://x'] },
+      'what the server declares, and the wanted URIs',
+    );
+    for (let i = 0; i < 100 && !lines.some((x) => /not reopened/.test(x)); i++)
+      await new Promise((r) => setTimeout(r, 10));
+    assert.ok(
+      lines.some((x) => /6 times in a row; not reopened/.test(x)),
+      lines.join('\n'),
+    );
     const count = opened.length;
     assert.equal(count, 6);
     await new Promise((r) => setTimeout(r, 100));

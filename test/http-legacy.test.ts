@@ -46,7 +46,12 @@ for (const rev of LEGACY) {
       const init = await c.initialize();
       const r = init.result as Json;
       const caps = r.capabilities as Json;
-      assert.deepEqual(Object.keys(caps).sort(), (atLeast(rev, '2025-03-26') ? ['completions', 'logging', 'prompts', 'resources', 'tools'] : ['logging', 'prompts', 'resources', 'tools']));
+      assert.deepEqual(
+        Object.keys(caps).sort(),
+        atLeast(rev, '2025-03-26')
+          ? ['completions', 'logging', 'prompts', 'resources', 'tools']
+          : ['logging', 'prompts', 'resources', 'tools'],
+      );
       assert.equal((r.serverInfo as Json).name, 'mcpx');
       assert.equal('title' in (r.serverInfo as Json), atLeast(rev, '2025-06-18'));
       assert.equal(r.instructions, 'A test provider.');
@@ -57,7 +62,10 @@ for (const rev of LEGACY) {
       const c = await session(rev);
       const tools = await listAll(c, 'tools/list', 'tools');
       assert.equal((tools as unknown as { pages: number }).pages, 2);
-      assert.deepEqual(tools.map((t) => t.name), ['echo', 'add', 'scalar', 'rich', 'slow', 'fail', 'ask']);
+      assert.deepEqual(
+        tools.map((t) => t.name),
+        ['echo', 'add', 'scalar', 'rich', 'slow', 'fail', 'ask'],
+      );
       const add = tools.find((t) => t.name === 'add')!;
       assert.equal('annotations' in add, atLeast(rev, '2025-03-26'));
       assert.equal('title' in add, atLeast(rev, '2025-06-18'));
@@ -96,7 +104,8 @@ for (const rev of LEGACY) {
         ],
       );
       if (!atLeast(rev, '2025-03-26')) assert.equal((blocks[2]!.resource as Json).blob, 'UklGRg==');
-      if (!atLeast(rev, '2025-06-18')) assert.match(String(blocks[3]!.text), /Read me <test:\/\/doc\/readme> \(text\/plain\)/);
+      if (!atLeast(rev, '2025-06-18'))
+        assert.match(String(blocks[3]!.text), /Read me <test:\/\/doc\/readme> \(text\/plain\)/);
     });
 
     test('unknown tool is -32602 naming it, never an isError result', async () => {
@@ -132,7 +141,10 @@ for (const rev of LEGACY) {
       const msgs = got.result!.messages as Json[];
       assert.equal((msgs[0]!.content as Json).text, 'Hello, Ada!');
       assert.equal((msgs[1]!.content as Json).type, atLeast(rev, '2025-06-18') ? 'resource_link' : 'text');
-      const done = await c.request('completion/complete', { ref: { type: 'ref/prompt', name: 'greet' }, argument: { name: 'who', value: 'a' } });
+      const done = await c.request('completion/complete', {
+        ref: { type: 'ref/prompt', name: 'greet' },
+        argument: { name: 'who', value: 'a' },
+      });
       assert.deepEqual((done.result!.completion as Json).values, ['alice']);
     });
 
@@ -152,20 +164,28 @@ for (const rev of LEGACY) {
       assert.match(wrongType.error!.message, /params\.name/);
     });
 
-    test('progress and logs ride the call\'s own stream: increasing, at or above the level set', async () => {
+    test("progress and logs ride the call's own stream: increasing, at or above the level set", async () => {
       const c = await session(rev);
       await c.request('logging/setLevel', { level: 'info' });
       // 2024-11-05 has no progress message; the default policy sends it (docs/protocol.md
       // "Progress `message` to 2024-11-05"). Its frames are checked below: the message is the only thing the schema objects to.
       c.opts.noValidate = rev === '2024-11-05';
-      const ex = await c.request('tools/call', { name: 'slow', arguments: { ms: 60, steps: 3 } }, { meta: { progressToken: 'p1' } });
+      const ex = await c.request(
+        'tools/call',
+        { name: 'slow', arguments: { ms: 60, steps: 3 } },
+        { meta: { progressToken: 'p1' } },
+      );
       for (const f of ex.reply.frames) {
         for (const e of serverFrameErrors(rev, f, 'tools/call')) assert.match(e, /additional property "message"/);
       }
       assert.equal(ex.reply.contentType, 'text/event-stream');
-      const progress = ex.notifications.filter((n) => n.method === 'notifications/progress').map((n) => (n.params as Json).progress);
+      const progress = ex.notifications
+        .filter((n) => n.method === 'notifications/progress')
+        .map((n) => (n.params as Json).progress);
       assert.deepEqual(progress, [1, 2, 3]);
-      const logs = ex.notifications.filter((n) => n.method === 'notifications/message').map((n) => (n.params as Json).level);
+      const logs = ex.notifications
+        .filter((n) => n.method === 'notifications/message')
+        .map((n) => (n.params as Json).level);
       assert.deepEqual(logs, ['info', 'info', 'info']);
       assert.equal(ex.result?.content instanceof Array, true);
     });
@@ -193,8 +213,15 @@ describe('HTTP legacy handshake edge cases', () => {
     try {
       const c = new HttpClient(strict.url, '2024-11-05');
       await c.initialize();
-      const ex = await c.request('tools/call', { name: 'slow', arguments: { ms: 20, steps: 2 } }, { meta: { progressToken: 'q' } });
-      assert.deepEqual(ex.notifications.map((n) => 'message' in (n.params as Json)), [false, false]);
+      const ex = await c.request(
+        'tools/call',
+        { name: 'slow', arguments: { ms: 20, steps: 2 } },
+        { meta: { progressToken: 'q' } },
+      );
+      assert.deepEqual(
+        ex.notifications.map((n) => 'message' in (n.params as Json)),
+        [false, false],
+      );
     } finally {
       await strict.close();
     }
@@ -203,13 +230,22 @@ describe('HTTP legacy handshake edge cases', () => {
   test('progress keeps its message for 2024-11-05 by default (precedence-governed)', async () => {
     const c = await session('2024-11-05');
     c.opts.noValidate = true; // 2024-11-05's schema has no progress message: the default policy sends it anyway
-    const ex = await c.request('tools/call', { name: 'slow', arguments: { ms: 20, steps: 1 } }, { meta: { progressToken: 7 } });
+    const ex = await c.request(
+      'tools/call',
+      { name: 'slow', arguments: { ms: 20, steps: 1 } },
+      { meta: { progressToken: 7 } },
+    );
     assert.equal((ex.notifications[0]!.params as Json).message, 'step 1');
   });
 
   test('in a session, a second request whose id is in flight is refused, and cancelling that id cancels the first', async () => {
     const c = await session('2025-11-25');
-    const call = (ms: number) => ({ jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'slow', arguments: { ms, steps: 1 } } });
+    const call = (ms: number) => ({
+      jsonrpc: '2.0',
+      id: 7,
+      method: 'tools/call',
+      params: { name: 'slow', arguments: { ms, steps: 1 } },
+    });
     const first = c.post(call(5_000));
     // A ping with the same id answers until the first is in flight, then is refused.
     let refused: Json | undefined;

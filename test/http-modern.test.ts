@@ -13,7 +13,10 @@ const CAPS = 'io.modelcontextprotocol/clientCapabilities';
 let gw: Listening;
 const cancelled: string[] = [];
 before(async () => {
-  gw = await startTestServer({ 'mcp.pageSize': 4, 'transport.sseKeepAlive': '40ms' }, { onCancelled: (n) => cancelled.push(n) });
+  gw = await startTestServer(
+    { 'mcp.pageSize': 4, 'transport.sseKeepAlive': '40ms' },
+    { onCancelled: (n) => cancelled.push(n) },
+  );
 });
 after(() => gw.close());
 
@@ -25,7 +28,11 @@ describe('2026-07-28 over HTTP', () => {
     const r = ex.result!;
     assert.deepEqual(r.supportedVersions, ['2026-07-28', '2025-11-25', '2025-06-18', '2025-03-26', '2024-11-05']);
     assert.equal(r.resultType, 'complete');
-    assert.deepEqual((r._meta as Json)['io.modelcontextprotocol/serverInfo'], { name: 'mcpx', title: 'mcpx gateway', version: VERSION });
+    assert.deepEqual((r._meta as Json)['io.modelcontextprotocol/serverInfo'], {
+      name: 'mcpx',
+      title: 'mcpx gateway',
+      version: VERSION,
+    });
     assert.equal(r.cacheScope, 'public');
     assert.equal(r.ttlMs, 60_000);
     assert.equal('serverInfo' in r, false);
@@ -60,7 +67,10 @@ describe('2026-07-28 over HTTP', () => {
     const r = (await c.request('tools/call', { name: 'scalar', arguments: {} })).result!;
     assert.equal(r.structuredContent, 42);
     const rich = (await c.request('tools/call', { name: 'rich', arguments: {} })).result!;
-    assert.deepEqual((rich.content as Json[]).map((b) => b.type), ['text', 'image', 'audio', 'resource_link', 'resource']);
+    assert.deepEqual(
+      (rich.content as Json[]).map((b) => b.type),
+      ['text', 'image', 'audio', 'resource_link', 'resource'],
+    );
     const tools = (await c.request('tools/list')).result!.tools as Json[];
     const add = tools.find((t) => t.name === 'add')!;
     assert.equal('execution' in add, false, 'Tool.execution is not in 2026-07-28 core');
@@ -68,8 +78,21 @@ describe('2026-07-28 over HTTP', () => {
   });
 
   test('removed methods are -32601 with 404; unknown too; nothing is session-scoped', async () => {
-    for (const method of ['initialize', 'ping', 'logging/setLevel', 'resources/subscribe', 'resources/unsubscribe', 'nope/nope', 'tasks/list']) {
-      const ex = await client().request(method, method === 'initialize' ? { protocolVersion: M, capabilities: {}, clientInfo: { name: 'x', version: '1' } } : {});
+    for (const method of [
+      'initialize',
+      'ping',
+      'logging/setLevel',
+      'resources/subscribe',
+      'resources/unsubscribe',
+      'nope/nope',
+      'tasks/list',
+    ]) {
+      const ex = await client().request(
+        method,
+        method === 'initialize'
+          ? { protocolVersion: M, capabilities: {}, clientInfo: { name: 'x', version: '1' } }
+          : {},
+      );
       assert.equal(ex.error?.code, -32601, method);
       assert.equal(ex.reply.status, 404, method);
     }
@@ -97,7 +120,13 @@ describe('2026-07-28 over HTTP', () => {
 
   test('header rules: MCP-Protocol-Version, Mcp-Method and Mcp-Name must be present and agree (-32020, 400)', async () => {
     const c = client();
-    const call = (name: string) => ({ jsonrpc: '2.0', id: c.id(), method: 'tools/call', params: c.params({ name: 'add', arguments: {} }), _n: name });
+    const call = (name: string) => ({
+      jsonrpc: '2.0',
+      id: c.id(),
+      method: 'tools/call',
+      params: c.params({ name: 'add', arguments: {} }),
+      _n: name,
+    });
     const variants: Array<[string, (h: Record<string, string>) => void]> = [
       ['no version header', (h) => delete h['MCP-Protocol-Version']],
       ['version header differs from the body', (h) => (h['MCP-Protocol-Version'] = '2025-11-25')],
@@ -125,7 +154,12 @@ describe('2026-07-28 over HTTP', () => {
 
   test('an unknown per-request version is -32022 with the supported list', async () => {
     const c = client();
-    const body = { jsonrpc: '2.0', id: c.id(), method: 'tools/list', params: { _meta: { [PV]: '2099-01-01', [CAPS]: {} } } };
+    const body = {
+      jsonrpc: '2.0',
+      id: c.id(),
+      method: 'tools/list',
+      params: { _meta: { [PV]: '2099-01-01', [CAPS]: {} } },
+    };
     const reply = await c.post(body, { ...c.headers(body), 'MCP-Protocol-Version': '2099-01-01' });
     assert.equal(reply.status, 400);
     const err = reply.frames[0]!.error as Json;
@@ -154,10 +188,24 @@ describe('2026-07-28 over HTTP', () => {
 
   test('logs only at the per-request level; none without one; progress increasing', async () => {
     const c = client();
-    const quiet = await c.request('tools/call', { name: 'slow', arguments: { ms: 30, steps: 2 } }, { meta: { progressToken: 'a' } });
-    assert.deepEqual(quiet.notifications.map((n) => n.method), ['notifications/progress', 'notifications/progress']);
-    const loud = await c.request('tools/call', { name: 'slow', arguments: { ms: 30, steps: 2 } }, { meta: { 'io.modelcontextprotocol/logLevel': 'debug' } });
-    assert.deepEqual(loud.notifications.map((n) => (n.params as Json).level), ['info', 'debug', 'info', 'debug']);
+    const quiet = await c.request(
+      'tools/call',
+      { name: 'slow', arguments: { ms: 30, steps: 2 } },
+      { meta: { progressToken: 'a' } },
+    );
+    assert.deepEqual(
+      quiet.notifications.map((n) => n.method),
+      ['notifications/progress', 'notifications/progress'],
+    );
+    const loud = await c.request(
+      'tools/call',
+      { name: 'slow', arguments: { ms: 30, steps: 2 } },
+      { meta: { 'io.modelcontextprotocol/logLevel': 'debug' } },
+    );
+    assert.deepEqual(
+      loud.notifications.map((n) => (n.params as Json).level),
+      ['info', 'debug', 'info', 'debug'],
+    );
     // Capabilities are per request: nothing set on an earlier request carries over.
     const after = await c.request('tools/call', { name: 'slow', arguments: { ms: 10, steps: 1 } });
     assert.equal(after.notifications.length, 0);
@@ -168,7 +216,11 @@ describe('2026-07-28 over HTTP', () => {
     const c = client();
     const before = cancelled.length;
     const ctl = new AbortController();
-    const pending = c.request('tools/call', { name: 'slow', arguments: { ms: 2000, steps: 20 } }, { signal: ctl.signal, meta: { progressToken: 1 } });
+    const pending = c.request(
+      'tools/call',
+      { name: 'slow', arguments: { ms: 2000, steps: 20 } },
+      { signal: ctl.signal, meta: { progressToken: 1 } },
+    );
     setTimeout(() => ctl.abort(), 150);
     await assert.rejects(pending);
     await waitFor(() => cancelled.length > before);

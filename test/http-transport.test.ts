@@ -12,14 +12,23 @@ let gw: Listening;
 const cancelled: string[] = [];
 before(async () => {
   gw = await startTestServer(
-    { 'transport.sseKeepAlive': '40ms', 'transport.allowedOrigins': ['https://trusted.example'], 'transport.maxBodyBytes': 1024 * 1024 },
+    {
+      'transport.sseKeepAlive': '40ms',
+      'transport.allowedOrigins': ['https://trusted.example'],
+      'transport.maxBodyBytes': 1024 * 1024,
+    },
     { onCancelled: (n) => cancelled.push(n) },
   );
 });
 after(() => gw.close());
 
 /** A raw request with headers fetch would not let us set (Host). */
-function raw(method: string, path: string, headers: Record<string, string>, body?: string): Promise<{ status: number; body: string }> {
+function raw(
+  method: string,
+  path: string,
+  headers: Record<string, string>,
+  body?: string,
+): Promise<{ status: number; body: string }> {
   const u = new URL(gw.url);
   return new Promise((resolve, reject) => {
     const req = httpRequest({ host: u.hostname, port: u.port, method, path, headers }, (res) => {
@@ -57,7 +66,11 @@ describe('sessions', () => {
     const body = { jsonrpc: '2.0', id: 9, method: 'tools/call', params: { name: 'add', arguments: { a: 1, b: 2 } } };
     const other = await c.post(body, { ...c.headers(body), 'MCP-Protocol-Version': '2025-03-26' });
     assert.equal(other.status, 200);
-    assert.deepEqual((other.frames[0]!.result as Json).structuredContent, { sum: 3 }, 'spelled for the negotiated 2025-06-18');
+    assert.deepEqual(
+      (other.frames[0]!.result as Json).structuredContent,
+      { sum: 3 },
+      'spelled for the negotiated 2025-06-18',
+    );
     const garbage = await c.post(body, { ...c.headers(), 'MCP-Protocol-Version': 'v1' });
     assert.equal(garbage.status, 400);
     assert.match(String((garbage.frames[0]!.error as Json).message), /Unsupported MCP-Protocol-Version "v1"/);
@@ -69,7 +82,10 @@ describe('sessions', () => {
     const c = new HttpClient(gw.url, '2025-11-25');
     await c.initialize();
     const ctl = new AbortController();
-    const res = await fetch(gw.url, { headers: { Accept: 'text/event-stream', 'Mcp-Session-Id': c.sessionId! }, signal: ctl.signal });
+    const res = await fetch(gw.url, {
+      headers: { Accept: 'text/event-stream', 'Mcp-Session-Id': c.sessionId! },
+      signal: ctl.signal,
+    });
     assert.equal(res.status, 200);
     assert.equal(res.headers.get('content-type'), 'text/event-stream');
     ctl.abort();
@@ -87,7 +103,12 @@ describe('sessions', () => {
     assert.equal(cancelled.length, n, 'the session call ran to its end');
     // A notifications/cancelled inside the session does cancel.
     const id = c.id();
-    const body = { jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'slow', arguments: { ms: 2000, steps: 20 } } };
+    const body = {
+      jsonrpc: '2.0',
+      id,
+      method: 'tools/call',
+      params: { name: 'slow', arguments: { ms: 2000, steps: 20 } },
+    };
     const running = c.post(body);
     await new Promise((r) => setTimeout(r, 60));
     assert.equal((await c.notify('notifications/cancelled', { requestId: id, reason: 'test' })).status, 202);
@@ -108,14 +129,23 @@ describe('Origin and Host', () => {
   test('loopback and allowed origins pass; anything else is 403 with a JSON-RPC error', async () => {
     const c = new HttpClient(gw.url, '2025-06-18');
     for (const origin of ['http://localhost:3000', 'http://127.0.0.1', 'https://trusted.example']) {
-      assert.equal((await c.post({ jsonrpc: '2.0', id: 1, method: 'ping' }, { ...c.headers(), Origin: origin })).status, 200, origin);
+      assert.equal(
+        (await c.post({ jsonrpc: '2.0', id: 1, method: 'ping' }, { ...c.headers(), Origin: origin })).status,
+        200,
+        origin,
+      );
     }
     for (const origin of ['https://evil.example', 'null', 'http://127.0.0.1.evil.example']) {
       const r = await c.post({ jsonrpc: '2.0', id: 1, method: 'ping' }, { ...c.headers(), Origin: origin });
       assert.equal(r.status, 403, origin);
       assert.match(String((r.frames[0]!.error as Json).message), /not allowed/);
     }
-    const host = await raw('POST', '/mcp', { Host: 'evil.example:8899', 'Content-Type': 'application/json' }, '{"jsonrpc":"2.0","id":1,"method":"ping"}');
+    const host = await raw(
+      'POST',
+      '/mcp',
+      { Host: 'evil.example:8899', 'Content-Type': 'application/json' },
+      '{"jsonrpc":"2.0","id":1,"method":"ping"}',
+    );
     assert.equal(host.status, 403);
     const v1 = await raw('GET', '/v1/protocol', { Host: 'attacker.example' });
     assert.equal(v1.status, 403, '/v1 is behind the same check');
@@ -129,11 +159,19 @@ describe('batches', () => {
       { jsonrpc: '2.0', id: 1, method: 'ping' },
       { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'echo', arguments: { text: 'hi' } } },
       { jsonrpc: '2.0', method: 'notifications/initialized' },
-      { jsonrpc: '2.0', id: 3, method: 'initialize', params: { protocolVersion: '2025-03-26', capabilities: {}, clientInfo: { name: 'x', version: '1' } } },
+      {
+        jsonrpc: '2.0',
+        id: 3,
+        method: 'initialize',
+        params: { protocolVersion: '2025-03-26', capabilities: {}, clientInfo: { name: 'x', version: '1' } },
+      },
       { jsonrpc: '2.0', id: 4, method: 7 },
     ]);
     assert.equal(reply.status, 200);
-    assert.deepEqual(reply.frames.map((f) => f.id), [1, 2, 3, 4]);
+    assert.deepEqual(
+      reply.frames.map((f) => f.id),
+      [1, 2, 3, 4],
+    );
     assert.equal(((reply.frames[1]!.result as Json).content as Json[])[0]!.text, 'hi');
     assert.equal((reply.frames[2]!.error as Json).code, -32600);
     assert.equal((reply.frames[3]!.error as Json).code, -32600);
@@ -148,7 +186,10 @@ describe('batches', () => {
       assert.equal((r.frames[0]!.error as Json).code, -32600);
     }
     const m = new HttpClient(gw.url, '2026-07-28');
-    const r = await m.post([{ jsonrpc: '2.0', id: 1, method: 'tools/list', params: m.params() }], { ...m.headers(), 'Mcp-Method': 'tools/list' });
+    const r = await m.post([{ jsonrpc: '2.0', id: 1, method: 'tools/list', params: m.params() }], {
+      ...m.headers(),
+      'Mcp-Method': 'tools/list',
+    });
     assert.equal(r.status, 400);
     const empty = await new HttpClient(gw.url, '2025-03-26').post([]);
     assert.equal(empty.status, 400);
@@ -178,7 +219,12 @@ describe('bad input, and the server keeps serving', () => {
 
   test('a 5 MB body is 413 with a JSON-RPC error; the next request is served', async () => {
     const c = new HttpClient(gw.url, '2025-03-26');
-    const big = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'echo', arguments: { text: 'x'.repeat(5 * 1024 * 1024) } } });
+    const big = JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'tools/call',
+      params: { name: 'echo', arguments: { text: 'x'.repeat(5 * 1024 * 1024) } },
+    });
     const r = await c.post(undefined, c.headers(), { raw: big });
     assert.equal(r.status, 413);
     assert.match(String((r.frames[0]!.error as Json).message), /too large/);
@@ -187,7 +233,10 @@ describe('bad input, and the server keeps serving', () => {
 
   test('a wrong Content-Type is 415; an unknown HTTP method 405; another path 404', async () => {
     const c = new HttpClient(gw.url, '2025-03-26');
-    assert.equal((await c.post(undefined, { ...c.headers(), 'Content-Type': 'text/plain' }, { raw: '{}' })).status, 415);
+    assert.equal(
+      (await c.post(undefined, { ...c.headers(), 'Content-Type': 'text/plain' }, { raw: '{}' })).status,
+      415,
+    );
     assert.equal((await fetch(gw.url, { method: 'PUT' })).status, 405);
     assert.equal((await fetch(new URL('/nope', gw.url))).status, 404);
   });
@@ -197,7 +246,13 @@ describe('/v1/protocol', () => {
   test('serves the revision table and the effective policy', async () => {
     const r = await fetch(new URL('/v1/protocol', gw.url));
     const body = (await r.json()) as Json;
-    assert.deepEqual((body.spec as Json).precedence, ['2026-07-28', '2025-11-25', '2025-06-18', '2025-03-26', '2024-11-05']);
+    assert.deepEqual((body.spec as Json).precedence, [
+      '2026-07-28',
+      '2025-11-25',
+      '2025-06-18',
+      '2025-03-26',
+      '2024-11-05',
+    ]);
     assert.deepEqual(((body.methods as Json).initialize as Json).removedIn, '2026-07-28');
     assert.equal((body.revisions as Json[]).length, 5);
   });

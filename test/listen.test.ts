@@ -16,7 +16,10 @@ const SID = 'io.modelcontextprotocol/subscriptionId';
 
 describe('list_changed through the gateway', () => {
   test('legacy session with its GET stream: tools/list_changed arrives unsolicited; the list is fetched anew', async () => {
-    const gw = await gatewayFor({ up: fixtureCommand(['--rev', '2025-11-25', '--name', 'up']) }, { 'mcp.passthrough': ['up'] });
+    const gw = await gatewayFor(
+      { up: fixtureCommand(['--rev', '2025-11-25', '--name', 'up']) },
+      { 'mcp.passthrough': ['up'] },
+    );
     try {
       const peer = new HttpPeer('2025-11-25', gw.url);
       const init = await peer.initialize({});
@@ -24,7 +27,8 @@ describe('list_changed through the gateway', () => {
       const stream = await peer.listen();
       const before = ((await peer.request('tools/list')).result as Json).tools as Json[];
       await peer.request('tools/call', { name: 'mutate', arguments: {} });
-      for (let i = 0; i < 100 && !peer.frames.some((f) => f.method === 'notifications/tools/list_changed'); i++) await new Promise((r) => setTimeout(r, 20));
+      for (let i = 0; i < 100 && !peer.frames.some((f) => f.method === 'notifications/tools/list_changed'); i++)
+        await new Promise((r) => setTimeout(r, 20));
       assert.ok(peer.frames.some((f) => f.method === 'notifications/tools/list_changed'));
       const afterList = ((await peer.request('tools/list')).result as Json).tools as Json[];
       assert.equal(afterList.length, before.length + 1, 'the cached list was dropped');
@@ -36,12 +40,28 @@ describe('list_changed through the gateway', () => {
   });
 
   test('2026-07-28: the acknowledgement first, tagged notifications, only what the filter names; the result when mcpx ends it', async () => {
-    const gw = await gatewayFor({ up: fixtureCommand(['--rev', '2025-11-25', '--name', 'up']) }, { 'mcp.passthrough': ['up'], 'transport.sseKeepAlive': '50ms' });
-    const meta = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} };
-    const body = { jsonrpc: '2.0', id: 'L1', method: 'subscriptions/listen', params: { _meta: meta, notifications: { toolsListChanged: true, resourceSubscriptions: ['x://y'] } } };
+    const gw = await gatewayFor(
+      { up: fixtureCommand(['--rev', '2025-11-25', '--name', 'up']) },
+      { 'mcp.passthrough': ['up'], 'transport.sseKeepAlive': '50ms' },
+    );
+    const meta = {
+      'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+      'io.modelcontextprotocol/clientCapabilities': {},
+    };
+    const body = {
+      jsonrpc: '2.0',
+      id: 'L1',
+      method: 'subscriptions/listen',
+      params: { _meta: meta, notifications: { toolsListChanged: true, resourceSubscriptions: ['x://y'] } },
+    };
     const res = await fetch(gw.url, {
       method: 'POST',
-      headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', 'MCP-Protocol-Version': '2026-07-28', 'Mcp-Method': 'subscriptions/listen' },
+      headers: {
+        'Content-Type': 'application/json',
+        Accept: 'application/json, text/event-stream',
+        'MCP-Protocol-Version': '2026-07-28',
+        'Mcp-Method': 'subscriptions/listen',
+      },
       body: JSON.stringify(body),
     });
     assert.equal(res.headers.get('content-type'), 'text/event-stream');
@@ -58,7 +78,11 @@ describe('list_changed through the gateway', () => {
       await until(() => parseSse(text).length >= 1);
       const ack = parseSse(text)[0] as Json;
       assert.equal(ack.method, 'notifications/subscriptions/acknowledged');
-      assert.deepEqual((ack.params as Json).notifications, { toolsListChanged: true, resourceSubscriptions: ['x://y'] }, 'the pass-through upstream declares resources.subscribe');
+      assert.deepEqual(
+        (ack.params as Json).notifications,
+        { toolsListChanged: true, resourceSubscriptions: ['x://y'] },
+        'the pass-through upstream declares resources.subscribe',
+      );
       assert.equal(((ack.params as Json)._meta as Json)[SID], 'L1');
       // A change: call mutate from another client.
       const other = new HttpPeer('2026-07-28', gw.url);
@@ -77,7 +101,11 @@ describe('list_changed through the gateway', () => {
     assert.equal(last.id, 'L1', 'mcpx ends the stream with the listen result (HTTP: the result, then close)');
     assert.equal((last.result as Json).resultType, 'complete');
     for (const f of frames) assertServerFrame('2026-07-28', f, 'id' in f ? 'subscriptions/listen' : undefined);
-    assert.equal(frames.filter((f) => f.method === 'notifications/cancelled').length, 0, 'no notifications/cancelled over HTTP');
+    assert.equal(
+      frames.filter((f) => f.method === 'notifications/cancelled').length,
+      0,
+      'no notifications/cancelled over HTTP',
+    );
   });
 });
 
@@ -88,15 +116,29 @@ describe('listen on stdio', () => {
     const c = new StdioClient(process.execPath, [fixture('serve')], '2026-07-28');
     const first = c.request('subscriptions/listen', { notifications: { toolsListChanged: true } }, {}, 'A');
     const second = c.request('subscriptions/listen', { notifications: {} }, {}, 'B');
-    for (let i = 0; i < 100 && c.frames.filter((f) => f.method === 'notifications/subscriptions/acknowledged').length < 2; i++) await new Promise((r) => setTimeout(r, 10));
+    for (
+      let i = 0;
+      i < 100 && c.frames.filter((f) => f.method === 'notifications/subscriptions/acknowledged').length < 2;
+      i++
+    )
+      await new Promise((r) => setTimeout(r, 10));
     const acks = c.frames.filter((f) => f.method === 'notifications/subscriptions/acknowledged');
-    assert.deepEqual(acks.map((f) => ((f.params as Json)._meta as Json)[SID]).sort(), ['A', 'B'], 'two streams on one connection, keyed by request id');
+    assert.deepEqual(
+      acks.map((f) => ((f.params as Json)._meta as Json)[SID]).sort(),
+      ['A', 'B'],
+      'two streams on one connection, keyed by request id',
+    );
     c.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 'A', reason: 'done' } });
     void first;
     c.child.kill('SIGTERM');
     const b = await second;
-    const order = c.frames.filter((f) => (f.method === 'notifications/cancelled' && (f.params as Json).requestId === 'B') || f.id === 'B');
-    assert.deepEqual(order.map((f) => (f.method ? 'cancelled' : 'result')), ['cancelled', 'result']);
+    const order = c.frames.filter(
+      (f) => (f.method === 'notifications/cancelled' && (f.params as Json).requestId === 'B') || f.id === 'B',
+    );
+    assert.deepEqual(
+      order.map((f) => (f.method ? 'cancelled' : 'result')),
+      ['cancelled', 'result'],
+    );
     assert.equal(((b.result as Json)._meta as Json)[SID], 'B');
     await c.exited;
     assert.equal(c.frames.filter((f) => f.id === 'A').length, 0, 'the stream the client cancelled gets no result');
@@ -105,7 +147,10 @@ describe('listen on stdio', () => {
 
 describe('a 2026-07-28 upstream with scope "identity"', () => {
   test("each client's own instance is listened to: its list change drops the cached list", async () => {
-    const gw = await gatewayFor({ up: { ...fixtureCommand(['--rev', '2026-07-28', '--name', 'up']), scope: 'identity' } }, { 'mcp.passthrough': ['up'] });
+    const gw = await gatewayFor(
+      { up: { ...fixtureCommand(['--rev', '2026-07-28', '--name', 'up']), scope: 'identity' } },
+      { 'mcp.passthrough': ['up'] },
+    );
     try {
       const peer = new HttpPeer('2025-11-25', gw.url);
       await peer.initialize({});
@@ -113,8 +158,13 @@ describe('a 2026-07-28 upstream with scope "identity"', () => {
       const before = await count();
       await peer.request('tools/call', { name: 'mutate', arguments: {} });
       let after = before;
-      for (let i = 0; i < 100 && after === before; i++, await new Promise((r) => setTimeout(r, 20))) after = await count();
-      assert.equal(after, before + 1, "the list_changed on this client's instance's listen stream reached the catalogue");
+      for (let i = 0; i < 100 && after === before; i++, await new Promise((r) => setTimeout(r, 20)))
+        after = await count();
+      assert.equal(
+        after,
+        before + 1,
+        "the list_changed on this client's instance's listen stream reached the catalogue",
+      );
       assert.deepEqual(peer.problems, []);
     } finally {
       await gw.close();
@@ -130,11 +180,24 @@ describe('listen streams and the server', () => {
     try {
       for (let i = 0; i < 3; i++) {
         const ctl = new AbortController();
-        const meta = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} };
+        const meta = {
+          'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+          'io.modelcontextprotocol/clientCapabilities': {},
+        };
         const res = await fetch(l.url, {
           method: 'POST',
-          headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', 'MCP-Protocol-Version': '2026-07-28', 'Mcp-Method': 'subscriptions/listen' },
-          body: JSON.stringify({ jsonrpc: '2.0', id: `S${i}`, method: 'subscriptions/listen', params: { _meta: meta, notifications: { toolsListChanged: true } } }),
+          headers: {
+            'Content-Type': 'application/json',
+            Accept: 'application/json, text/event-stream',
+            'MCP-Protocol-Version': '2026-07-28',
+            'Mcp-Method': 'subscriptions/listen',
+          },
+          body: JSON.stringify({
+            jsonrpc: '2.0',
+            id: `S${i}`,
+            method: 'subscriptions/listen',
+            params: { _meta: meta, notifications: { toolsListChanged: true } },
+          }),
           signal: ctl.signal,
         });
         const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
@@ -144,7 +207,8 @@ describe('listen streams and the server', () => {
         assert.equal(getEventListeners(closing, 'abort').length, before + 1, 'the open stream waits on it');
         ctl.abort();
         await reader.read().catch(() => undefined);
-        for (let t = 0; t < 100 && getEventListeners(closing, 'abort').length > before; t++) await new Promise((r) => setTimeout(r, 20));
+        for (let t = 0; t < 100 && getEventListeners(closing, 'abort').length > before; t++)
+          await new Promise((r) => setTimeout(r, 20));
         assert.equal(getEventListeners(closing, 'abort').length, before, `stream ${i}: its listener is gone with it`);
       }
     } finally {

@@ -15,7 +15,8 @@ before(async () => {
 after(() => gw.close());
 
 const asker = () => new HttpClient(gw.url, '2026-07-28', { capabilities: { elicitation: {} } });
-const ask = (c: HttpClient, times: number, extra: Json = {}) => c.request('tools/call', { name: 'ask', arguments: { times }, ...extra });
+const ask = (c: HttpClient, times: number, extra: Json = {}) =>
+  c.request('tools/call', { name: 'ask', arguments: { times }, ...extra });
 
 describe('MRTR (2026-07-28)', () => {
   test('a question comes back as input_required; the retry with inputResponses and requestState resumes the call', async () => {
@@ -27,28 +28,47 @@ describe('MRTR (2026-07-28)', () => {
     const [k1] = Object.keys(reqs);
     assert.deepEqual(reqs[k1!], {
       method: 'elicitation/create',
-      params: { mode: 'form', message: 'question 1', requestedSchema: { type: 'object', properties: { n: { type: 'number' } }, required: ['n'] } },
+      params: {
+        mode: 'form',
+        message: 'question 1',
+        requestedSchema: { type: 'object', properties: { n: { type: 'number' } }, required: ['n'] },
+      },
     });
-    const r2 = (await ask(c, 2, { inputResponses: { [k1!]: { action: 'accept', content: { n: 1 } } }, requestState: r1.requestState })).result!;
+    const r2 = (
+      await ask(c, 2, {
+        inputResponses: { [k1!]: { action: 'accept', content: { n: 1 } } },
+        requestState: r1.requestState,
+      })
+    ).result!;
     assert.equal(r2.resultType, 'input_required');
     const [k2] = Object.keys(r2.inputRequests as Json);
     assert.notEqual(k2, k1);
-    const r3 = (await ask(c, 2, { inputResponses: { [k2!]: { action: 'decline' } }, requestState: r2.requestState })).result!;
+    const r3 = (await ask(c, 2, { inputResponses: { [k2!]: { action: 'decline' } }, requestState: r2.requestState }))
+      .result!;
     assert.equal(r3.resultType, 'complete');
-    assert.deepEqual(JSON.parse(String((r3.content as Json[])[0]!.text)), [{ action: 'accept', content: { n: 1 } }, { action: 'decline' }]);
+    assert.deepEqual(JSON.parse(String((r3.content as Json[])[0]!.text)), [
+      { action: 'accept', content: { n: 1 } },
+      { action: 'decline' },
+    ]);
   });
 
   test('a missing key is asked again; keys that match nothing are ignored', async () => {
     const c = asker();
     const r1 = (await ask(c, 1)).result!;
-    const again = (await ask(c, 1, { inputResponses: { nonsense: { action: 'accept', content: {} } }, requestState: r1.requestState })).result!;
+    const again = (
+      await ask(c, 1, {
+        inputResponses: { nonsense: { action: 'accept', content: {} } },
+        requestState: r1.requestState,
+      })
+    ).result!;
     assert.equal(again.resultType, 'input_required');
     assert.deepEqual(Object.keys(again.inputRequests as Json), Object.keys(r1.inputRequests as Json));
   });
 
   test('inputResponses sent up front are held and matched by key when the question is asked', async () => {
     const c = asker();
-    const r = (await ask(c, 1, { inputResponses: { 'elicitation-1': { action: 'accept', content: { n: 9 } } } })).result!;
+    const r = (await ask(c, 1, { inputResponses: { 'elicitation-1': { action: 'accept', content: { n: 9 } } } }))
+      .result!;
     assert.equal(r.resultType, 'complete');
     assert.match(String((r.content as Json[])[0]!.text), /"n":9/);
   });
@@ -77,10 +97,18 @@ describe('MRTR (2026-07-28)', () => {
     let r = (await ask(c, 10)).result!;
     for (let i = 0; i < 2; i++) {
       const [k] = Object.keys(r.inputRequests as Json);
-      r = (await ask(c, 10, { inputResponses: { [k!]: { action: 'accept', content: { n: i } } }, requestState: r.requestState })).result!;
+      r = (
+        await ask(c, 10, {
+          inputResponses: { [k!]: { action: 'accept', content: { n: i } } },
+          requestState: r.requestState,
+        })
+      ).result!;
     }
     const [k] = Object.keys(r.inputRequests as Json);
-    const last = await ask(c, 10, { inputResponses: { [k!]: { action: 'accept', content: { n: 3 } } }, requestState: r.requestState });
+    const last = await ask(c, 10, {
+      inputResponses: { [k!]: { action: 'accept', content: { n: 3 } } },
+      requestState: r.requestState,
+    });
     assert.equal(last.error?.code, -32603);
     assert.match(last.error!.message, /after 3 rounds \(proto\.askRounds\)/);
     // The call is gone: its state resumes nothing now.
@@ -98,7 +126,9 @@ describe('MRTR (2026-07-28)', () => {
 });
 
 describe('BackgroundCall', () => {
-  test('everyone waiting for it to settle hears it: the round in progress and the first request clean-up', { timeout: 5000 }, async () => {
+  test('everyone waiting for it to settle hears it: the round in progress and the first request clean-up', {
+    timeout: 5000,
+  }, async () => {
     const call = new BackgroundCall('tools/call');
     let finish!: (r: Json) => void;
     call.run(new Promise<Json>((resolve) => (finish = resolve)));

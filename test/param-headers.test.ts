@@ -9,10 +9,22 @@ import { headerParams, paramHeaders } from '../src/wire/paramHeaders';
 const obj = (properties: Record<string, unknown>) => ({ type: 'object', properties });
 
 test('valid annotations give their headers; values encoded; absent ones omitted', () => {
-  const r = headerParams(obj({ region: { type: 'string', 'x-mcp-header': 'Region' }, n: { type: 'integer', 'x-mcp-header': 'N' }, deep: obj({ on: { type: 'boolean', 'x-mcp-header': 'On' } }) }));
+  const r = headerParams(
+    obj({
+      region: { type: 'string', 'x-mcp-header': 'Region' },
+      n: { type: 'integer', 'x-mcp-header': 'N' },
+      deep: obj({ on: { type: 'boolean', 'x-mcp-header': 'On' } }),
+    }),
+  );
   assert.ok('params' in r);
-  assert.deepEqual(paramHeaders(r.params, { region: 'us-west1', n: 42, deep: { on: false } }), { 'Mcp-Param-Region': 'us-west1', 'Mcp-Param-N': '42', 'Mcp-Param-On': 'false' });
-  assert.deepEqual(paramHeaders(r.params, { region: ' café ', n: null }), { 'Mcp-Param-Region': `=?base64?${Buffer.from(' café ').toString('base64')}?=` });
+  assert.deepEqual(paramHeaders(r.params, { region: 'us-west1', n: 42, deep: { on: false } }), {
+    'Mcp-Param-Region': 'us-west1',
+    'Mcp-Param-N': '42',
+    'Mcp-Param-On': 'false',
+  });
+  assert.deepEqual(paramHeaders(r.params, { region: ' café ', n: null }), {
+    'Mcp-Param-Region': `=?base64?${Buffer.from(' café ').toString('base64')}?=`,
+  });
 });
 
 test('invalid annotations reject the tool, each with its reason', () => {
@@ -22,7 +34,10 @@ test('invalid annotations reject the tool, each with its reason', () => {
     [obj({ a: { type: 'number', 'x-mcp-header': 'A' } }), /not string, integer or boolean/],
     [obj({ a: { type: 'string', 'x-mcp-header': 'X' }, b: { type: 'string', 'x-mcp-header': 'x' } }), /used twice/],
     [obj({ a: { type: 'array', items: { type: 'string', 'x-mcp-header': 'I' } } }), /not statically reachable/],
-    [{ type: 'object', oneOf: [{ properties: { a: { type: 'string', 'x-mcp-header': 'A' } } }] }, /not statically reachable/],
+    [
+      { type: 'object', oneOf: [{ properties: { a: { type: 'string', 'x-mcp-header': 'A' } } }] },
+      /not statically reachable/,
+    ],
   ];
   for (const [schema, why] of cases) {
     const r = headerParams(schema);
@@ -32,15 +47,32 @@ test('invalid annotations reject the tool, each with its reason', () => {
 });
 
 describe("mcpx's own server: Mcp-Param-* headers checked against the tool's x-mcp-header arguments", () => {
-  const ANNOTATED = { type: 'object', properties: { text: { type: 'string', 'x-mcp-header': 'Text' } }, required: ['text'] };
+  const ANNOTATED = {
+    type: 'object',
+    properties: { text: { type: 'string', 'x-mcp-header': 'Text' } },
+    required: ['text'],
+  };
   const post = async (url: string, text: string | undefined, header?: string) => {
     const body = {
       jsonrpc: '2.0',
       id: 1,
       method: 'tools/call',
-      params: { name: 'echo', arguments: text === undefined ? {} : { text }, _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} } },
+      params: {
+        name: 'echo',
+        arguments: text === undefined ? {} : { text },
+        _meta: {
+          'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+          'io.modelcontextprotocol/clientCapabilities': {},
+        },
+      },
     };
-    const headers: Record<string, string> = { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', 'MCP-Protocol-Version': '2026-07-28', 'Mcp-Method': 'tools/call', 'Mcp-Name': 'echo' };
+    const headers: Record<string, string> = {
+      'Content-Type': 'application/json',
+      Accept: 'application/json, text/event-stream',
+      'MCP-Protocol-Version': '2026-07-28',
+      'Mcp-Method': 'tools/call',
+      'Mcp-Name': 'echo',
+    };
     if (header !== undefined) headers['Mcp-Param-Text'] = header;
     const res = await fetch(url, { method: 'POST', headers, body: JSON.stringify(body) });
     const frame = (await res.json()) as Record<string, Record<string, unknown>>;
@@ -50,7 +82,10 @@ describe("mcpx's own server: Mcp-Param-* headers checked against the tool's x-mc
 
   test('matching (plain and base64) is served; missing, different, badly encoded or unexpected is -32020 with 400', async () => {
     const base = testProvider();
-    const l = await startTestServer({}, { provider: { ...base, toolInputSchema: async (name) => (name === 'echo' ? ANNOTATED : undefined) } });
+    const l = await startTestServer(
+      {},
+      { provider: { ...base, toolInputSchema: async (name) => (name === 'echo' ? ANNOTATED : undefined) } },
+    );
     try {
       assert.equal((await post(l.url, 'hello', 'hello')).status, 200);
       const ok = await post(l.url, 'café', `=?base64?${Buffer.from('café').toString('base64')}?=`);

@@ -52,7 +52,9 @@ describe('failure modes', () => {
       assert.match(crash.error!.message, /upstream up exited with code 3/);
       const after = text((await call(c, 'up', 'whoami')).result);
       assert.notEqual(after, before, 'a new process');
-      const st = (await c.request('tools/call', { name: 'mcpx_servers', arguments: {} })).result!.structuredContent as { servers: Json[] };
+      const st = (await c.request('tools/call', { name: 'mcpx_servers', arguments: {} })).result!.structuredContent as {
+        servers: Json[];
+      };
       assert.equal(st.servers[0]!.state, 'running');
     } finally {
       await gw.close();
@@ -72,7 +74,10 @@ describe('failure modes', () => {
       const r2 = await call(c, 'up', 'echo', { text: 'y' }, { timeoutSec: 0.1 });
       assert.match(r2.error!.message, /within 100 ms/);
       await new Promise((res) => setTimeout(res, 100));
-      const lines = readFileSync(record, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as { dir: string; frame: Json });
+      const lines = readFileSync(record, 'utf8')
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l) as { dir: string; frame: Json });
       const cancels = lines.filter((l) => l.dir === 'in' && l.frame.method === 'notifications/cancelled');
       assert.equal(cancels.length, 2, 'notifications/cancelled sent for each timed-out call');
       assert.equal((cancels[0]!.frame.params as Json).reason, 'timed out');
@@ -82,7 +87,10 @@ describe('failure modes', () => {
   });
 
   test('an upstream that never answers the handshake fails with a clear error, within the start timeout', async () => {
-    const gw = await gatewayFor({ up: fx('--fail', 'no-init') }, { 'pool.startTimeout': '500ms', 'pool.probeTimeout': '200ms' });
+    const gw = await gatewayFor(
+      { up: fx('--fail', 'no-init') },
+      { 'pool.startTimeout': '500ms', 'pool.probeTimeout': '200ms' },
+    );
     try {
       const c = await client(gw.url);
       const r = await call(c, 'up', 'echo', { text: 'x' });
@@ -104,14 +112,20 @@ describe('failure modes', () => {
   });
 
   test('an upstream that exits at once is retried with backoff, then given up on with a visible error', async () => {
-    const gw = await gatewayFor({ up: fx('--fail', 'exit-at-once') }, { 'pool.startTimeout': '1s', 'pool.probeTimeout': '200ms' });
+    const gw = await gatewayFor(
+      { up: fx('--fail', 'exit-at-once') },
+      { 'pool.startTimeout': '1s', 'pool.probeTimeout': '200ms' },
+    );
     try {
       const c = await client(gw.url);
       const errors: string[] = [];
-      for (let i = 0; i <= RESTART_POLICY.maxCrashes; i++) errors.push((await call(c, 'up', 'echo', { text: 'x' })).error!.message);
+      for (let i = 0; i <= RESTART_POLICY.maxCrashes; i++)
+        errors.push((await call(c, 'up', 'echo', { text: 'x' })).error!.message);
       assert.match(errors[0]!, /could not be connected/);
       assert.match(errors.at(-1)!, /failed 5 times within 60 s and is given up on for now/);
-      const st = (await c.request('tools/call', { name: 'mcpx_servers', arguments: {} })).result!.structuredContent as { servers: Json[] };
+      const st = (await c.request('tools/call', { name: 'mcpx_servers', arguments: {} })).result!.structuredContent as {
+        servers: Json[];
+      };
       assert.equal(st.servers[0]!.state, 'failed');
       assert.match(String(st.servers[0]!.lastError), /exited with code 1|could not be connected/);
     } finally {
@@ -125,7 +139,8 @@ describe('scope, auth and filters', () => {
     const gw = await gatewayFor({ shared: fx(), mine: { ...fx(), scope: 'identity' } });
     try {
       const c = await client(gw.url);
-      const as = async (server: string, who: string) => text((await call(c, server, 'whoami', {}, {}, { 'dev.mcpx/session': who })).result);
+      const as = async (server: string, who: string) =>
+        text((await call(c, server, 'whoami', {}, {}, { 'dev.mcpx/session': who })).result);
       assert.equal(await as('shared', 'alice'), await as('shared', 'bob'));
       assert.notEqual(await as('mine', 'alice'), await as('mine', 'bob'));
       assert.equal(await as('mine', 'alice'), await as('mine', 'alice'));
@@ -135,7 +150,16 @@ describe('scope, auth and filters', () => {
   });
 
   test('auth is applied to every connection: env for stdio, bearer and query for HTTP', async () => {
-    const { url } = await startHttpFixture(['--rev', '2025-11-25', '--transport', 'http', '--require-header', 'Authorization: Bearer s3cret', '--require-query', 'key=k1']);
+    const { url } = await startHttpFixture([
+      '--rev',
+      '2025-11-25',
+      '--transport',
+      'http',
+      '--require-header',
+      'Authorization: Bearer s3cret',
+      '--require-query',
+      'key=k1',
+    ]);
     const gw = await gatewayFor({
       env: { ...fx('--require-env', 'TOKEN=t0k'), auth: { type: 'env', name: 'TOKEN', value: 't0k' } },
       web: { type: 'http', url, auth: { type: 'bearer', token: 's3cret' }, headers: {} },
@@ -144,7 +168,9 @@ describe('scope, auth and filters', () => {
       const c = await client(gw.url);
       assert.equal(text((await call(c, 'env', 'echo', { text: 'a' })).result), 'a');
       // The query parameter travels as part of the URL; the fixture checks both.
-      const gw2 = await gatewayFor({ web: { type: 'http', url: `${url}?key=k1`, auth: { type: 'bearer', token: 's3cret' } } });
+      const gw2 = await gatewayFor({
+        web: { type: 'http', url: `${url}?key=k1`, auth: { type: 'bearer', token: 's3cret' } },
+      });
       try {
         const c2 = await client(gw2.url);
         assert.equal(text((await call(c2, 'web', 'echo', { text: 'b' })).result), 'b');
@@ -165,7 +191,8 @@ describe('scope, auth and filters', () => {
       const r = await call(c, 'up', 'crash');
       assert.equal(r.error?.code, -32602);
       assert.match(r.error!.message, /not allowed by its tools filter/);
-      const found = (await c.request('tools/call', { name: 'mcpx_tools', arguments: { server: 'up' } })).result!.structuredContent as { tools: Json[] };
+      const found = (await c.request('tools/call', { name: 'mcpx_tools', arguments: { server: 'up' } })).result!
+        .structuredContent as { tools: Json[] };
       const names = found.tools.map((t) => t.tool);
       assert.ok(names.includes('echo') && !names.includes('crash') && !names.includes('fail'));
     } finally {
@@ -217,17 +244,27 @@ describe('pass-through', () => {
 describe('no child outlives the gateway', () => {
   test('SIGKILL the daemon while upstreams run: every upstream process is gone', async () => {
     const config = join(dir, 'kill.json');
-    writeFileSync(config, JSON.stringify({ servers: { a: fx(), b: fx(), c: fixtureCommand(['--rev', '2026-07-28']) } }));
-    const daemon: ChildProcess = spawn(process.execPath, [join(repoRoot(), 'dist', 'cli.js'), 'daemon', '--port', '0', '--config', config], {
-      env: { ...process.env, XDG_STATE_HOME: dir },
-      stdio: ['ignore', 'pipe', 'ignore'],
-    });
+    writeFileSync(
+      config,
+      JSON.stringify({ servers: { a: fx(), b: fx(), c: fixtureCommand(['--rev', '2026-07-28']) } }),
+    );
+    const daemon: ChildProcess = spawn(
+      process.execPath,
+      [join(repoRoot(), 'dist', 'cli.js'), 'daemon', '--port', '0', '--config', config],
+      {
+        env: { ...process.env, XDG_STATE_HOME: dir },
+        stdio: ['ignore', 'pipe', 'ignore'],
+      },
+    );
     const line = await new Promise<string>((r) => createInterface({ input: daemon.stdout! }).once('line', r));
     const url = /listening on (\S+)/.exec(line)![1]!;
     const c = await client(url);
     const pids: number[] = [];
     for (const s of ['a', 'b', 'c']) pids.push(Number(text((await call(c, s, 'whoami')).result).split(':')[1]));
-    assert.ok(pids.every((p) => p > 0 && alive(p)), String(pids));
+    assert.ok(
+      pids.every((p) => p > 0 && alive(p)),
+      String(pids),
+    );
     daemon.kill('SIGKILL');
     const deadline = Date.now() + 5000;
     while (pids.some(alive) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
@@ -238,7 +275,10 @@ describe('no child outlives the gateway', () => {
 describe('names', () => {
   test('a gateway tool an upstream also names is hidden over MCP; a name beyond the rules gets a stable short form', async () => {
     const long = 'x'.repeat(140);
-    const gw = await gatewayFor({ up: fx('--tool-name', 'mcpx_servers', '--tool-name', 'has/slash', '--tool-name', long) }, { 'mcp.passthrough': ['up'] });
+    const gw = await gatewayFor(
+      { up: fx('--tool-name', 'mcpx_servers', '--tool-name', 'has/slash', '--tool-name', long) },
+      { 'mcp.passthrough': ['up'] },
+    );
     try {
       const c = await client(gw.url);
       const names = ((await c.request('tools/list')).result!.tools as Json[]).map((t) => String(t.name));
@@ -249,11 +289,21 @@ describe('names', () => {
       assert.match(slash, /^has_slash_[0-9a-f]{6}$/);
       const short = names.find((n) => n.startsWith('xxxx'))!;
       assert.equal(short.length, 128);
-      assert.equal(text((await c.request('tools/call', { name: short, arguments: { text: 'long one' } })).result), 'long one');
-      assert.equal(text((await c.request('tools/call', { name: slash, arguments: { text: 'slashed' } })).result), 'slashed');
+      assert.equal(
+        text((await c.request('tools/call', { name: short, arguments: { text: 'long one' } })).result),
+        'long one',
+      );
+      assert.equal(
+        text((await c.request('tools/call', { name: slash, arguments: { text: 'slashed' } })).result),
+        'slashed',
+      );
       // The discovery tools show the mapping from the upstream's name to the one shown.
-      const found = (await c.request('tools/call', { name: 'mcpx_tools', arguments: { query: 'slash' } })).result!.structuredContent as { tools: Json[] };
-      assert.deepEqual(found.tools.map((t) => [t.tool, t.name]), [['has/slash', slash]]);
+      const found = (await c.request('tools/call', { name: 'mcpx_tools', arguments: { query: 'slash' } })).result!
+        .structuredContent as { tools: Json[] };
+      assert.deepEqual(
+        found.tools.map((t) => [t.tool, t.name]),
+        [['has/slash', slash]],
+      );
     } finally {
       await gw.close();
     }
@@ -266,7 +316,12 @@ describe('idle upstreams', () => {
     try {
       const c = await client(gw.url);
       const first = text((await call(c, 'up', 'whoami')).result);
-      const state = async () => ((await c.request('tools/call', { name: 'mcpx_servers', arguments: {} })).result!.structuredContent as { servers: Json[] }).servers[0]!.state;
+      const state = async () =>
+        (
+          (await c.request('tools/call', { name: 'mcpx_servers', arguments: {} })).result!.structuredContent as {
+            servers: Json[];
+          }
+        ).servers[0]!.state;
       assert.equal(await state(), 'running');
       const deadline = Date.now() + 5000;
       while ((await state()) !== 'stopped' && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
@@ -286,10 +341,24 @@ describe('legacy sessions', () => {
     try {
       const c = await client(gw.url);
       assert.equal(text((await call(c, 'web', 'echo', { text: 'one' })).result), 'one');
-      const sid = (readFileSync(record, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as { headers?: Record<string, string> }).find((l) => l.headers?.['mcp-session-id'])!.headers!)['mcp-session-id']!;
-      assert.equal((await fetch(url, { method: 'DELETE', headers: { 'Mcp-Session-Id': sid, 'MCP-Protocol-Version': '2025-11-25' } })).status, 200);
+      const sid = readFileSync(record, 'utf8')
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l) as { headers?: Record<string, string> })
+        .find((l) => l.headers?.['mcp-session-id'])!.headers!['mcp-session-id']!;
+      assert.equal(
+        (
+          await fetch(url, {
+            method: 'DELETE',
+            headers: { 'Mcp-Session-Id': sid, 'MCP-Protocol-Version': '2025-11-25' },
+          })
+        ).status,
+        200,
+      );
       assert.equal(text((await call(c, 'web', 'echo', { text: 'two' })).result), 'two');
-      const inits = readFileSync(record, 'utf8').split('\n').filter((l) => l.includes('"method":"initialize"') && l.includes('"dir":"in"'));
+      const inits = readFileSync(record, 'utf8')
+        .split('\n')
+        .filter((l) => l.includes('"method":"initialize"') && l.includes('"dir":"in"'));
       assert.equal(inits.length, 2);
     } finally {
       await gw.close();

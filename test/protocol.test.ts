@@ -57,7 +57,10 @@ describe('downgrade edge', () => {
     assert.equal('ttlMs' in interim, false);
     assert.equal('cacheScope' in interim, false);
     const list = envelope('tools/list', { tools: [], _meta: { 'dev.x/k': 1 } }, opts);
-    assert.deepEqual(list._meta, { 'dev.x/k': 1, 'io.modelcontextprotocol/serverInfo': { name: 'mcpx', version: '1' } });
+    assert.deepEqual(list._meta, {
+      'dev.x/k': 1,
+      'io.modelcontextprotocol/serverInfo': { name: 'mcpx', version: '1' },
+    });
     assert.equal(list.ttlMs, 5);
   });
 });
@@ -99,16 +102,51 @@ describe('policy', () => {
 describe('questions spelled per revision', () => {
   test('fields a revision lacks are left out, a url elicitation gets an id, an unsayable one is refused as such', () => {
     const url = { mode: 'url', message: 'm', url: 'https://example.com' };
-    assert.deepEqual(spellQuestion('elicitation/create', url, '2025-06-18', () => 'x'), { message: 'm', url: 'https://example.com' });
-    assert.deepEqual(spellQuestion('elicitation/create', url, '2025-11-25', () => 'x'), { ...url, elicitationId: 'mcpx-x' });
-    assert.equal('elicitationId' in spellQuestion('elicitation/create', { ...url, elicitationId: 'e' }, '2026-07-28', () => 'x'), false);
-    const tools = { messages: [{ role: 'user', content: [{ type: 'text', text: 'a' }] }], maxTokens: 5, tools: [], toolChoice: { mode: 'auto' } };
-    assert.deepEqual(spellQuestion('sampling/createMessage', tools, '2025-06-18', () => 'x'), { messages: [{ role: 'user', content: { type: 'text', text: 'a' } }], maxTokens: 5 });
-    const two = { messages: [{ role: 'user', content: [{ type: 'text', text: 'a' }, { type: 'text', text: 'b' }] }], maxTokens: 5 };
-    assert.deepEqual(spellQuestion('sampling/createMessage', two, '2025-11-25', () => 'x'), two, 'several blocks are sayable from 2025-11-25');
+    assert.deepEqual(
+      spellQuestion('elicitation/create', url, '2025-06-18', () => 'x'),
+      { message: 'm', url: 'https://example.com' },
+    );
+    assert.deepEqual(
+      spellQuestion('elicitation/create', url, '2025-11-25', () => 'x'),
+      { ...url, elicitationId: 'mcpx-x' },
+    );
+    assert.equal(
+      'elicitationId' in spellQuestion('elicitation/create', { ...url, elicitationId: 'e' }, '2026-07-28', () => 'x'),
+      false,
+    );
+    const tools = {
+      messages: [{ role: 'user', content: [{ type: 'text', text: 'a' }] }],
+      maxTokens: 5,
+      tools: [],
+      toolChoice: { mode: 'auto' },
+    };
+    assert.deepEqual(
+      spellQuestion('sampling/createMessage', tools, '2025-06-18', () => 'x'),
+      { messages: [{ role: 'user', content: { type: 'text', text: 'a' } }], maxTokens: 5 },
+    );
+    const two = {
+      messages: [
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: 'a' },
+            { type: 'text', text: 'b' },
+          ],
+        },
+      ],
+      maxTokens: 5,
+    };
+    assert.deepEqual(
+      spellQuestion('sampling/createMessage', two, '2025-11-25', () => 'x'),
+      two,
+      'several blocks are sayable from 2025-11-25',
+    );
     assert.throws(
       () => spellQuestion('sampling/createMessage', two, '2025-06-18', () => 'x'),
-      (e: unknown) => e instanceof UnsayableQuestion && e.code === -32603 && e.message === 'sampling/createMessage cannot be put to a 2025-06-18 client as asked',
+      (e: unknown) =>
+        e instanceof UnsayableQuestion &&
+        e.code === -32603 &&
+        e.message === 'sampling/createMessage cannot be put to a 2025-06-18 client as asked',
     );
   });
 });

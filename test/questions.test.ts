@@ -21,10 +21,12 @@ after(() => {
 const ALL = { elicitation: {}, sampling: {}, roots: {} };
 const answers = (req: Json): Json => {
   if (req.method === 'elicitation/create') return { action: 'accept', content: { answer: 'forty-two' } };
-  if (req.method === 'sampling/createMessage') return { role: 'assistant', content: { type: 'text', text: 'sampled!' }, model: 'test-model' };
+  if (req.method === 'sampling/createMessage')
+    return { role: 'assistant', content: { type: 'text', text: 'sampled!' }, model: 'test-model' };
   return { roots: [{ uri: 'file:///client/root', name: 'client root' }] };
 };
-const textOf = (r: Json) => String(((((r.result as Json)?.content as Json[]) ?? [])[0] as Json)?.text ?? JSON.stringify(r.error));
+const textOf = (r: Json) =>
+  String(((((r.result as Json)?.content as Json[]) ?? [])[0] as Json)?.text ?? JSON.stringify(r.error));
 
 for (const upstreamRev of ['2025-11-25', '2026-07-28'] as Revision[]) {
   describe(`a legacy HTTP session client, ${upstreamRev} upstream`, () => {
@@ -35,18 +37,28 @@ for (const upstreamRev of ['2025-11-25', '2026-07-28'] as Revision[]) {
           const peer = new HttpPeer(clientRev, gw.url);
           peer.answer = answers;
           await peer.initialize(ALL);
-          const call = (tool: string, text?: string) => peer.request('tools/call', { name: 'mcpx_call', arguments: { server: 'up', tool, arguments: text ? { text } : {} } });
+          const call = (tool: string, text?: string) =>
+            peer.request('tools/call', {
+              name: 'mcpx_call',
+              arguments: { server: 'up', tool, arguments: text ? { text } : {} },
+            });
           const e = await call('elicit', 'Which number?');
           assert.match(textOf(e), /"action":"accept".*forty-two/);
           const s = await call('sample', 'Say hi');
           assert.match(textOf(s), /sampled!/);
           const asked = peer.frames.filter((f) => typeof f.method === 'string' && 'id' in f);
-          assert.deepEqual(asked.map((f) => f.method), ['elicitation/create', 'sampling/createMessage']);
-          assert.ok(asked.every((f) => (f.id as number) < 0), 'server-sent ids are negative');
+          assert.deepEqual(
+            asked.map((f) => f.method),
+            ['elicitation/create', 'sampling/createMessage'],
+          );
+          assert.ok(
+            asked.every((f) => (f.id as number) < 0),
+            'server-sent ids are negative',
+          );
           assert.equal((asked[0]!.params as Json).message, 'up (via mcpx) asks: Which number?');
           if (upstreamRev !== '2026-07-28') {
             const r = await call('roots');
-            assert.match(textOf(r), /client\/root/, "roots: the client that declared roots is asked");
+            assert.match(textOf(r), /client\/root/, 'roots: the client that declared roots is asked');
           }
           assert.deepEqual(peer.problems, [], 'every frame valid for the client revision');
         } finally {
@@ -59,12 +71,20 @@ for (const upstreamRev of ['2025-11-25', '2026-07-28'] as Revision[]) {
 
 describe('declaring one is not declaring the other; the broker takes the rest', () => {
   test('a client that declared only sampling is never sent an elicitation; the broker holds it until answered', async () => {
-    const gw = await gatewayFor({ up: fixtureCommand(['--rev', '2025-11-25', '--name', 'up']) }, {}, {}, { questionTtlMs: 5000 });
+    const gw = await gatewayFor(
+      { up: fixtureCommand(['--rev', '2025-11-25', '--name', 'up']) },
+      {},
+      {},
+      { questionTtlMs: 5000 },
+    );
     try {
       const peer = new HttpPeer('2025-11-25', gw.url);
       peer.answer = answers;
       await peer.initialize({ sampling: {} });
-      const pending = peer.request('tools/call', { name: 'mcpx_call', arguments: { server: 'up', tool: 'elicit', arguments: { text: 'Secret?' } } });
+      const pending = peer.request('tools/call', {
+        name: 'mcpx_call',
+        arguments: { server: 'up', tool: 'elicit', arguments: { text: 'Secret?' } },
+      });
       let q = gw.g.questions();
       for (let i = 0; q.length === 0 && i < 100; i++) {
         await new Promise((r) => setTimeout(r, 20));
@@ -74,7 +94,10 @@ describe('declaring one is not declaring the other; the broker takes the rest', 
       assert.equal(q[0]!.method, 'elicitation/create');
       assert.equal(q[0]!.reason, 'the calling client cannot take it');
       // An invalid answer is refused to the answerer with the reason, not forwarded.
-      assert.match(gw.g.answer(q[0]!.id, { action: 'accept', content: { answer: 7 } })!, /does not match the requested schema/);
+      assert.match(
+        gw.g.answer(q[0]!.id, { action: 'accept', content: { answer: 7 } })!,
+        /does not match the requested schema/,
+      );
       assert.equal(gw.g.answer(q[0]!.id, { action: 'accept', content: { answer: 'seven' } }), undefined);
       assert.match(textOf(await pending), /seven/);
       assert.equal(peer.frames.filter((f) => f.method === 'elicitation/create').length, 0, 'never sent to this client');
@@ -84,11 +107,19 @@ describe('declaring one is not declaring the other; the broker takes the rest', 
   });
 
   test('a question nobody answers expires as cancel, never decline', async () => {
-    const gw = await gatewayFor({ up: fixtureCommand(['--rev', '2025-11-25', '--name', 'up']) }, {}, {}, { questionTtlMs: 300 });
+    const gw = await gatewayFor(
+      { up: fixtureCommand(['--rev', '2025-11-25', '--name', 'up']) },
+      {},
+      {},
+      { questionTtlMs: 300 },
+    );
     try {
       const peer = new HttpPeer('2025-11-25', gw.url);
       await peer.initialize({});
-      const r = await peer.request('tools/call', { name: 'mcpx_call', arguments: { server: 'up', tool: 'elicit', arguments: {} } });
+      const r = await peer.request('tools/call', {
+        name: 'mcpx_call',
+        arguments: { server: 'up', tool: 'elicit', arguments: {} },
+      });
       assert.match(textOf(r), /"action":"cancel"/);
       assert.equal(gw.g.questions().length, 0);
     } finally {
@@ -97,7 +128,10 @@ describe('declaring one is not declaring the other; the broker takes the rest', 
   });
 
   test('pool.callTimeout does not run while a question is pending', async () => {
-    const gw = await gatewayFor({ up: fixtureCommand(['--rev', '2025-11-25', '--name', 'up']) }, { 'pool.callTimeout': '300ms' });
+    const gw = await gatewayFor(
+      { up: fixtureCommand(['--rev', '2025-11-25', '--name', 'up']) },
+      { 'pool.callTimeout': '300ms' },
+    );
     try {
       const peer = new HttpPeer('2025-11-25', gw.url);
       peer.answer = async (req: Json) => {
@@ -105,7 +139,10 @@ describe('declaring one is not declaring the other; the broker takes the rest', 
         return answers(req);
       };
       await peer.initialize(ALL);
-      const r = await peer.request('tools/call', { name: 'mcpx_call', arguments: { server: 'up', tool: 'elicit', arguments: {} } });
+      const r = await peer.request('tools/call', {
+        name: 'mcpx_call',
+        arguments: { server: 'up', tool: 'elicit', arguments: {} },
+      });
       assert.match(textOf(r), /forty-two/, 'a person may take longer than the call timeout to answer');
     } finally {
       await gw.close();
@@ -117,11 +154,19 @@ describe('a legacy stdio client (mcpx serve)', () => {
   test('the question goes down the pipe while the call is open, and the answer comes back up', async () => {
     const config = join(dir, 'serve.json');
     writeFileSync(config, JSON.stringify({ servers: { up: fixtureCommand(['--rev', '2025-11-25', '--name', 'up']) } }));
-    const c = new StdioClient(process.execPath, [join(repoRoot(), 'dist', 'cli.js'), 'serve', '--transport', 'stdio', '--config', config], '2025-11-25', ALL);
+    const c = new StdioClient(
+      process.execPath,
+      [join(repoRoot(), 'dist', 'cli.js'), 'serve', '--transport', 'stdio', '--config', config],
+      '2025-11-25',
+      ALL,
+    );
     try {
       c.answer = answers;
       await c.initialize();
-      const r = await c.request('tools/call', { name: 'mcpx_call', arguments: { server: 'up', tool: 'elicit', arguments: { text: 'Name?' } } });
+      const r = await c.request('tools/call', {
+        name: 'mcpx_call',
+        arguments: { server: 'up', tool: 'elicit', arguments: { text: 'Name?' } },
+      });
       assert.match(textOf(r), /forty-two/);
       const q = c.frames.find((f) => f.method === 'elicitation/create')!;
       assert.ok((q.id as number) < 0);
@@ -145,7 +190,13 @@ for (const upstreamRev of ['2025-11-25', '2026-07-28'] as Revision[]) {
           const [key, q] = Object.entries(r1.inputRequests as Record<string, Json>)[0]!;
           assert.equal(q.method, tool === 'elicit' ? 'elicitation/create' : 'sampling/createMessage');
           if (tool === 'elicit') assert.equal((q.params as Json).message, 'up (via mcpx) asks: Q?');
-          const r2 = (await c.request('tools/call', { ...args, inputResponses: { [key]: answers(q) }, requestState: r1.requestState })).result!;
+          const r2 = (
+            await c.request('tools/call', {
+              ...args,
+              inputResponses: { [key]: answers(q) },
+              requestState: r1.requestState,
+            })
+          ).result!;
           assert.equal(r2.resultType, 'complete');
           assert.match(textOf({ result: r2 }), tool === 'elicit' ? /forty-two/ : /sampled!/);
         }
@@ -160,15 +211,27 @@ describe('headless: mcpx elicit answers what waits at the broker, through /v1', 
   test('list, refuse an invalid answer, accept a valid one; stored owner-only and pruned', async () => {
     const { execFile } = await import('node:child_process');
     const { statSync, readdirSync } = await import('node:fs');
-    const gw = await gatewayFor({ up: fixtureCommand(['--rev', '2025-11-25', '--name', 'up']) }, {}, {}, { questionTtlMs: 10_000 });
+    const gw = await gatewayFor(
+      { up: fixtureCommand(['--rev', '2025-11-25', '--name', 'up']) },
+      {},
+      {},
+      { questionTtlMs: 10_000 },
+    );
     const cli = (...args: string[]) =>
       new Promise<{ code: number; out: string; err: string }>((resolve) =>
-        execFile(process.execPath, [join(repoRoot(), 'dist', 'cli.js'), 'elicit', ...args, '--endpoint', gw.url], (e, out, err) => resolve({ code: e ? 1 : 0, out, err })),
+        execFile(
+          process.execPath,
+          [join(repoRoot(), 'dist', 'cli.js'), 'elicit', ...args, '--endpoint', gw.url],
+          (e, out, err) => resolve({ code: e ? 1 : 0, out, err }),
+        ),
       );
     try {
       const peer = new HttpPeer('2025-11-25', gw.url);
       await peer.initialize({});
-      const pending = peer.request('tools/call', { name: 'mcpx_call', arguments: { server: 'up', tool: 'elicit', arguments: { text: 'Your name?' } } });
+      const pending = peer.request('tools/call', {
+        name: 'mcpx_call',
+        arguments: { server: 'up', tool: 'elicit', arguments: { text: 'Your name?' } },
+      });
       let listed = await cli();
       for (let i = 0; !/elicitation\/create/.test(listed.out) && i < 100; i++) listed = await cli();
       assert.match(listed.out, /up {2}elicitation\/create {2}up \(via mcpx\) asks: Your name\?/, listed.err);
@@ -194,26 +257,41 @@ describe('answers the client gets wrong, or never gives', () => {
     try {
       const peer = new HttpPeer('2025-11-25', gw.url);
       let n = 0;
-      peer.answer = () => (++n === 1 ? { action: 'accept', content: { answer: 12 } } : { action: 'accept', content: { answer: 'twelve' } });
+      peer.answer = () =>
+        ++n === 1 ? { action: 'accept', content: { answer: 12 } } : { action: 'accept', content: { answer: 'twelve' } };
       await peer.initialize(ALL);
-      const r = await peer.request('tools/call', { name: 'mcpx_call', arguments: { server: 'up', tool: 'elicit', arguments: { text: 'N?' } } });
+      const r = await peer.request('tools/call', {
+        name: 'mcpx_call',
+        arguments: { server: 'up', tool: 'elicit', arguments: { text: 'N?' } },
+      });
       assert.match(textOf(r), /twelve/);
       assert.doesNotMatch(textOf(r), /12/);
-      const asked = peer.frames.filter((f) => f.method === 'elicitation/create').map((f) => String((f.params as Json).message));
+      const asked = peer.frames
+        .filter((f) => f.method === 'elicitation/create')
+        .map((f) => String((f.params as Json).message));
       assert.equal(asked.length, 2);
-      assert.match(asked[1]!, /^Your answer was not accepted \(the answer does not match the requested schema: \/answer must be string\)\. up \(via mcpx\) asks: N\?$/);
+      assert.match(
+        asked[1]!,
+        /^Your answer was not accepted \(the answer does not match the requested schema: \/answer must be string\)\. up \(via mcpx\) asks: N\?$/,
+      );
     } finally {
       await gw.close();
     }
   });
 
   test('a client that does not answer within proto.askTimeout: the question is withdrawn and the upstream gets cancel', async () => {
-    const gw = await gatewayFor({ up: fixtureCommand(['--rev', '2025-11-25', '--name', 'up']) }, { 'proto.askTimeout': '300ms' });
+    const gw = await gatewayFor(
+      { up: fixtureCommand(['--rev', '2025-11-25', '--name', 'up']) },
+      { 'proto.askTimeout': '300ms' },
+    );
     try {
       const peer = new HttpPeer('2025-11-25', gw.url);
       peer.answer = () => new Promise(() => undefined); // never answers
       await peer.initialize(ALL);
-      const r = await peer.request('tools/call', { name: 'mcpx_call', arguments: { server: 'up', tool: 'elicit', arguments: {} } });
+      const r = await peer.request('tools/call', {
+        name: 'mcpx_call',
+        arguments: { server: 'up', tool: 'elicit', arguments: {} },
+      });
       assert.match(textOf(r), /"action":"cancel"/);
       const q = peer.frames.find((f) => f.method === 'elicitation/create')!;
       const withdrawn = peer.frames.find((f) => f.method === 'notifications/cancelled')!;
@@ -230,10 +308,19 @@ describe('answers the client gets wrong, or never gives', () => {
       const args = { name: 'mcpx_call', arguments: { server: 'up', tool: 'elicit', arguments: { text: 'N?' } } };
       const r1 = (await c.request('tools/call', args)).result!;
       const [k1] = Object.keys(r1.inputRequests as Json);
-      const r2 = (await c.request('tools/call', { ...args, inputResponses: { [k1!]: { action: 'accept', content: {} } }, requestState: r1.requestState })).result!;
+      const r2 = (
+        await c.request('tools/call', {
+          ...args,
+          inputResponses: { [k1!]: { action: 'accept', content: {} } },
+          requestState: r1.requestState,
+        })
+      ).result!;
       assert.equal(r2.resultType, 'input_required');
       const [q2] = Object.values(r2.inputRequests as Record<string, Json>);
-      assert.match(String((q2!.params as Json).message), /^Your answer was not accepted \(.*must have required property 'answer'\)/);
+      assert.match(
+        String((q2!.params as Json).message),
+        /^Your answer was not accepted \(.*must have required property 'answer'\)/,
+      );
     } finally {
       await gw.close();
     }
@@ -243,22 +330,37 @@ describe('answers the client gets wrong, or never gives', () => {
 describe('URL-mode elicitation', () => {
   for (const upstreamRev of ['2025-11-25', '2026-07-28'] as Revision[]) {
     test(`${upstreamRev} upstream: to a 2025-11-25 client that declared url mode, with an elicitationId; never to one that declared only form`, async () => {
-      const gw = await gatewayFor({ up: fixtureCommand(['--rev', upstreamRev, '--name', 'up']) }, {}, {}, { questionTtlMs: 400 });
+      const gw = await gatewayFor(
+        { up: fixtureCommand(['--rev', upstreamRev, '--name', 'up']) },
+        {},
+        {},
+        { questionTtlMs: 400 },
+      );
       try {
         const url = new HttpPeer('2025-11-25', gw.url);
         url.answer = () => ({ action: 'accept' });
         await url.initialize({ elicitation: { url: {} } });
-        const r = await url.request('tools/call', { name: 'mcpx_call', arguments: { server: 'up', tool: 'elicit_url', arguments: { text: 'Connect your account' } } });
+        const r = await url.request('tools/call', {
+          name: 'mcpx_call',
+          arguments: { server: 'up', tool: 'elicit_url', arguments: { text: 'Connect your account' } },
+        });
         assert.match(textOf(r), /"action":"accept"/);
         const q = url.frames.find((f) => f.method === 'elicitation/create')!.params as Json;
         assert.equal(q.mode, 'url');
         assert.equal(q.url, 'https://auth.example/connect?state=fixture');
-        assert.match(String(q.elicitationId), upstreamRev === '2026-07-28' ? /^mcpx-[0-9a-f-]{36}$/ : /^fx-/, 'supplied where the upstream gave none');
+        assert.match(
+          String(q.elicitationId),
+          upstreamRev === '2026-07-28' ? /^mcpx-[0-9a-f-]{36}$/ : /^fx-/,
+          'supplied where the upstream gave none',
+        );
         assert.deepEqual(url.problems, []);
         const form = new HttpPeer('2025-11-25', gw.url);
         form.answer = () => ({ action: 'accept' });
         await form.initialize({ elicitation: { form: {} } });
-        const r2 = await form.request('tools/call', { name: 'mcpx_call', arguments: { server: 'up', tool: 'elicit_url', arguments: {} } });
+        const r2 = await form.request('tools/call', {
+          name: 'mcpx_call',
+          arguments: { server: 'up', tool: 'elicit_url', arguments: {} },
+        });
         assert.match(textOf(r2), /"action":"cancel"/, 'held by the broker until it expired');
         assert.equal(form.frames.filter((f) => f.method === 'elicitation/create').length, 0);
       } finally {
@@ -271,7 +373,10 @@ describe('URL-mode elicitation', () => {
 describe('no question ever reaches a client that did not declare the capability', () => {
   test('across client eras and upstream eras, every kind of question', async () => {
     const gw = await gatewayFor(
-      { legacy: fixtureCommand(['--rev', '2025-11-25', '--name', 'legacy']), modern: fixtureCommand(['--rev', '2026-07-28', '--name', 'modern']) },
+      {
+        legacy: fixtureCommand(['--rev', '2025-11-25', '--name', 'legacy']),
+        modern: fixtureCommand(['--rev', '2026-07-28', '--name', 'modern']),
+      },
       {},
       { roots: ['/configured/root'] },
       { questionTtlMs: 250 },
@@ -283,19 +388,34 @@ describe('no question ever reaches a client that did not declare the capability'
         await peer.initialize({});
         for (const server of ['legacy', 'modern']) {
           for (const tool of tools) {
-            const r = await peer.request('tools/call', { name: 'mcpx_call', arguments: { server, tool, arguments: {} } });
-            if (tool === 'roots' && server === 'legacy') assert.match(textOf(r), /configured\/root/, "mcpx's own roots");
+            const r = await peer.request('tools/call', {
+              name: 'mcpx_call',
+              arguments: { server, tool, arguments: {} },
+            });
+            if (tool === 'roots' && server === 'legacy')
+              assert.match(textOf(r), /configured\/root/, "mcpx's own roots");
             if (tool.startsWith('elicit')) assert.match(textOf(r), /"action":"cancel"/);
           }
         }
-        assert.deepEqual(peer.frames.filter((f) => typeof f.method === 'string' && 'id' in f), [], `${clientRev}: no request was sent`);
+        assert.deepEqual(
+          peer.frames.filter((f) => typeof f.method === 'string' && 'id' in f),
+          [],
+          `${clientRev}: no request was sent`,
+        );
         assert.deepEqual(peer.problems, []);
       }
       const modern = new HttpClient(gw.url, '2026-07-28', { capabilities: {} });
       for (const server of ['legacy', 'modern']) {
         for (const tool of tools) {
-          const r = await modern.request('tools/call', { name: 'mcpx_call', arguments: { server, tool, arguments: {} } });
-          assert.notEqual(r.result?.resultType, 'input_required', `${server}/${tool}: never input_required to a client that declared nothing`);
+          const r = await modern.request('tools/call', {
+            name: 'mcpx_call',
+            arguments: { server, tool, arguments: {} },
+          });
+          assert.notEqual(
+            r.result?.resultType,
+            'input_required',
+            `${server}/${tool}: never input_required to a client that declared nothing`,
+          );
         }
       }
     } finally {
@@ -311,20 +431,29 @@ describe('the host port: the person answers what the calling client cannot', () 
     const { Settings } = await import('../src/config/settings');
     const { listen } = await import('../src/app/app');
     const seen: Json[] = [];
-    const g = new Gateway(parseConfig({ servers: { up: fixtureCommand(['--rev', '2025-11-25', '--name', 'up']) } }, 't', { env: process.env }), new Settings(), {
-      person: {
-        can: (method) => method === 'elicitation/create',
-        ask: async (q) => {
-          seen.push(q as unknown as Json);
-          return { action: 'accept', content: { answer: 'from the person' } };
+    const g = new Gateway(
+      parseConfig({ servers: { up: fixtureCommand(['--rev', '2025-11-25', '--name', 'up']) } }, 't', {
+        env: process.env,
+      }),
+      new Settings(),
+      {
+        person: {
+          can: (method) => method === 'elicitation/create',
+          ask: async (q) => {
+            seen.push(q as unknown as Json);
+            return { action: 'accept', content: { answer: 'from the person' } };
+          },
         },
       },
-    });
+    );
     const l = await listen({ provider: g, settings: new Settings(), port: 0, address: '127.0.0.1' });
     try {
       const peer = new HttpPeer('2025-11-25', l.url);
       await peer.initialize({});
-      const r = await peer.request('tools/call', { name: 'mcpx_call', arguments: { server: 'up', tool: 'elicit', arguments: { text: 'Who?' } } });
+      const r = await peer.request('tools/call', {
+        name: 'mcpx_call',
+        arguments: { server: 'up', tool: 'elicit', arguments: { text: 'Who?' } },
+      });
       assert.match(textOf(r), /from the person/);
       assert.equal(seen.length, 1);
       assert.equal((seen[0]!.params as Json).message, 'up (via mcpx) asks: Who?');

@@ -20,7 +20,11 @@ after(() => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-const TRACE = { traceparent: '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01', tracestate: 'mcpx=1', baggage: 'user=ada' };
+const TRACE = {
+  traceparent: '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01',
+  tracestate: 'mcpx=1',
+  baggage: 'user=ada',
+};
 const SLOW = { name: 'mcpx_call', arguments: { server: 'up', tool: 'slow', arguments: { ms: 150, steps: 3 } } };
 const META = { name: 'mcpx_call', arguments: { server: 'up', tool: 'meta', arguments: {} } };
 
@@ -39,7 +43,11 @@ const KINDS: Kind[] = [
     async start(servers) {
       const config = join(dir, `serve-${Math.random()}.json`);
       writeFileSync(config, JSON.stringify({ servers }));
-      const c = new StdioClient(process.execPath, [join(repoRoot(), 'dist', 'cli.js'), 'serve', '--transport', 'stdio', '--config', config], '2025-11-25');
+      const c = new StdioClient(
+        process.execPath,
+        [join(repoRoot(), 'dist', 'cli.js'), 'serve', '--transport', 'stdio', '--config', config],
+        '2025-11-25',
+      );
       await c.initialize();
       await c.request('logging/setLevel', { level: 'info' });
       return {
@@ -78,7 +86,9 @@ const KINDS: Kind[] = [
       const c = new HttpClient(gw.url, '2026-07-28');
       return {
         call: async (params, meta) => {
-          const r = await c.request('tools/call', params, { meta: { ...meta, 'io.modelcontextprotocol/logLevel': 'info' } });
+          const r = await c.request('tools/call', params, {
+            meta: { ...meta, 'io.modelcontextprotocol/logLevel': 'info' },
+          });
           return { notes: r.notifications, result: r.result! };
         },
         problems: () => [],
@@ -98,14 +108,25 @@ for (const kind of KINDS) {
           assert.match(String((result.content as Json[])[0]!.text), /slept 150ms/);
           const progress = notes.filter((n) => n.method === 'notifications/progress').map((n) => n.params as Json);
           assert.ok(progress.length >= 1);
-          assert.ok(progress.every((p) => p.progressToken === 'host-7'), "the host's token, not mcpx's");
+          assert.ok(
+            progress.every((p) => p.progressToken === 'host-7'),
+            "the host's token, not mcpx's",
+          );
           const values = progress.map((p) => Number(p.progress));
-          assert.deepEqual(values, [...new Set(values)].sort((a, b) => a - b), 'never backwards, never repeated');
+          assert.deepEqual(
+            values,
+            [...new Set(values)].sort((a, b) => a - b),
+            'never backwards, never repeated',
+          );
           assert.equal(values.at(-1), 3, 'the final report (progress = total) always arrives');
           assert.ok(progress.every((p) => p.total === 3));
           const logs = notes.filter((n) => n.method === 'notifications/message').map((n) => n.params as Json);
           assert.ok(logs.length >= 1, 'info messages relayed');
-          assert.ok(logs.every((l) => ['info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency'].includes(String(l.level))));
+          assert.ok(
+            logs.every((l) =>
+              ['info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency'].includes(String(l.level)),
+            ),
+          );
           const seen = await client.call(META, { ...TRACE });
           const upstreamMeta = JSON.parse(String((seen.result.content as Json[])[0]!.text)) as Json;
           for (const [k, v] of Object.entries(TRACE)) assert.equal(upstreamMeta[k], v, `${k} unchanged upstream`);

@@ -9,7 +9,8 @@ import { CLIENT_INFO } from './harness/wire';
 const LEGACY = '2025-11-25';
 const BATCH_REV = '2025-03-26';
 
-const req = (id: Id, method: string, params?: JsonObject): Request => (params ? { jsonrpc: '2.0', id, method, params } : { jsonrpc: '2.0', id, method });
+const req = (id: Id, method: string, params?: JsonObject): Request =>
+  params ? { jsonrpc: '2.0', id, method, params } : { jsonrpc: '2.0', id, method };
 const hold = (id: Id, key: string) => req(id, 'tools/call', { name: 'hold', arguments: { key } });
 const isError = (r: Response | undefined): r is ErrorResponse => r !== undefined && 'error' in r;
 const textOf = (r: Response | undefined) => ((r as ResultResponse).result.content as Array<{ text: string }>)[0]!.text;
@@ -64,7 +65,11 @@ describe('Runner: ids in flight', () => {
     const a = runner.request(hold(1, 'a'), LEGACY, channel);
     const b = runner.request(hold(2, 'b'), LEGACY, channel);
     await Promise.all([provider.whenStarted('a'), provider.whenStarted('b')]);
-    runner.notification({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 1, reason: 'changed my mind' } });
+    runner.notification({
+      jsonrpc: '2.0',
+      method: 'notifications/cancelled',
+      params: { requestId: 1, reason: 'changed my mind' },
+    });
     const outA = await a;
     assert.equal(outA.response, undefined, 'a cancelled request is not answered');
     assert.deepEqual(provider.aborted, ['a']);
@@ -122,7 +127,10 @@ describe('Runner: batches', () => {
     assert.equal(refused.error.code, -32600);
     assert.equal(conn.revision, undefined, 'the refused initialize negotiated nothing');
     assert.deepEqual((byId.get('p') as ResultResponse).result, {});
-    assert.deepEqual(((byId.get('t') as ResultResponse).result.tools as JsonObject[]).map((t) => t.name), ['hold']);
+    assert.deepEqual(
+      ((byId.get('t') as ResultResponse).result.tools as JsonObject[]).map((t) => t.name),
+      ['hold'],
+    );
   });
 
   test('invalid items get their own error; notifications and responses get none', async () => {
@@ -156,7 +164,10 @@ describe('Runner: batches', () => {
     const out = await pending;
     assert.ok('responses' in out);
     assert.equal(out.responses.length, 2);
-    assert.deepEqual(out.responses.map((r) => r.id), [1, 1]);
+    assert.deepEqual(
+      out.responses.map((r) => r.id),
+      [1, 1],
+    );
     const errors = out.responses.filter(isError);
     assert.equal(errors.length, 1);
     assert.equal(errors[0]!.error.code, -32600);
@@ -190,7 +201,10 @@ describe('Runner: batches', () => {
     provider.release('a');
     const out = await pending;
     assert.ok('responses' in out);
-    assert.deepEqual(out.responses.map((r) => r.id), [1]);
+    assert.deepEqual(
+      out.responses.map((r) => r.id),
+      [1],
+    );
     assert.deepEqual(provider.aborted, ['b']);
   });
 });
@@ -215,11 +229,19 @@ describe('Runner: initialize as a barrier', () => {
       events.push('after:start');
     });
     await tick();
-    assert.deepEqual(events, ['before:start', 'init:start'], 'neither the earlier task nor initialize is held; the later one is');
+    assert.deepEqual(
+      events,
+      ['before:start', 'init:start'],
+      'neither the earlier task nor initialize is held; the later one is',
+    );
     init.resolve();
     await p2;
     await p3;
-    assert.deepEqual(events, ['before:start', 'init:start', 'init:end', 'after:start'], 'the earlier task is still running and did not hold anything');
+    assert.deepEqual(
+      events,
+      ['before:start', 'init:start', 'init:end', 'after:start'],
+      'the earlier task is still running and did not hold anything',
+    );
     before.resolve();
     await p1;
   });
@@ -261,9 +283,15 @@ describe('Runner: initialize as a barrier', () => {
   test('through the server: a request scheduled after initialize is read in the negotiated revision', async () => {
     const { runner, conn, channel } = setup();
     const init = runner.schedule(true, () =>
-      runner.request(req(0, 'initialize', { protocolVersion: '2024-11-05', capabilities: {}, clientInfo: CLIENT_INFO }), '2024-11-05', channel),
+      runner.request(
+        req(0, 'initialize', { protocolVersion: '2024-11-05', capabilities: {}, clientInfo: CLIENT_INFO }),
+        '2024-11-05',
+        channel,
+      ),
     );
-    const list = runner.schedule(false, () => runner.request(req(1, 'tools/list'), conn.revision ?? '2025-11-25', channel));
+    const list = runner.schedule(false, () =>
+      runner.request(req(1, 'tools/list'), conn.revision ?? '2025-11-25', channel),
+    );
     const [i, l] = await Promise.all([init, list]);
     assert.equal(i.initialized, true);
     assert.equal(l.rev, '2024-11-05', 'the list ran after initialize had negotiated its revision');

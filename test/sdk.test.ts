@@ -43,7 +43,9 @@ describe('official TypeScript SDK client', () => {
 
   test('over stdio (a real process)', async () => {
     const client = new Client({ name: 'sdk-test', version: '1.0.0' });
-    const { transport, frames } = validating(new StdioClientTransport({ command: process.execPath, args: [fixture('serve')] }));
+    const { transport, frames } = validating(
+      new StdioClientTransport({ command: process.execPath, args: [fixture('serve')] }),
+    );
     await client.connect(transport);
     assert.equal(client.getServerVersion()?.name, 'mcpx');
     await exercise(client);

@@ -4,7 +4,15 @@
 import assert from 'node:assert/strict';
 import { getEventListeners } from 'node:events';
 import { describe, test } from 'node:test';
-import type { ErrorResponse, Id, JsonObject, Notification, Request, Response, ResultResponse } from '../src/protocol/jsonrpc';
+import type {
+  ErrorResponse,
+  Id,
+  JsonObject,
+  Notification,
+  Request,
+  Response,
+  ResultResponse,
+} from '../src/protocol/jsonrpc';
 import { Conn } from '../src/server/conn';
 import { testProvider } from './fixtures/provider';
 import { TEST_SERVER_INFO, heldProvider, memoryServer } from './harness/memory';
@@ -18,7 +26,8 @@ const CAPS = 'io.modelcontextprotocol/clientCapabilities';
 const SUB = 'io.modelcontextprotocol/subscriptionId';
 const SERVER_INFO_KEY = 'io.modelcontextprotocol/serverInfo';
 
-const req = (id: Id, method: string, params?: JsonObject): Request => (params ? { jsonrpc: '2.0', id, method, params } : { jsonrpc: '2.0', id, method });
+const req = (id: Id, method: string, params?: JsonObject): Request =>
+  params ? { jsonrpc: '2.0', id, method, params } : { jsonrpc: '2.0', id, method };
 /** A well-formed 2026-07-28 request: version and capabilities in `_meta`. */
 const modern = (id: Id, method: string, params: JsonObject = {}, meta: JsonObject = {}): Request =>
   req(id, method, { ...params, _meta: { [PV]: MODERN, [CAPS]: {}, ...meta } });
@@ -42,7 +51,11 @@ describe('McpServer: the revision of each request', () => {
     assertServerFrame(MODERN, out.response, 'tools/list');
     const legacy = await runner.request(req(2, 'tools/list'), '2024-11-05', channel);
     assert.equal(legacy.rev, '2024-11-05');
-    assert.equal('resultType' in result(legacy.response), false, 'the next request without _meta is legacy again: nothing carries over');
+    assert.equal(
+      'resultType' in result(legacy.response),
+      false,
+      'the next request without _meta is legacy again: nothing carries over',
+    );
     assertServerFrame('2024-11-05', legacy.response, 'tools/list');
   });
 
@@ -57,7 +70,11 @@ describe('McpServer: the revision of each request', () => {
   test('an unknown per-request version is -32022 with data.requested and data.supported', async () => {
     const mem = memoryServer(testProvider());
     const { runner, channel } = mem.runner();
-    const out = await runner.request(req(1, 'tools/list', { _meta: { [PV]: '2099-01-01', [CAPS]: {} } }), MODERN, channel);
+    const out = await runner.request(
+      req(1, 'tools/list', { _meta: { [PV]: '2099-01-01', [CAPS]: {} } }),
+      MODERN,
+      channel,
+    );
     const e = error(out.response);
     assert.equal(e.code, -32022);
     const data = e.data as { requested: string; supported: string[] };
@@ -70,7 +87,14 @@ describe('McpServer: the revision of each request', () => {
     test(`${method}, removed in 2026-07-28, is -32601 to a modern request (and answered to legacy)`, async () => {
       const mem = memoryServer(testProvider());
       const { runner, channel } = mem.runner();
-      const params: JsonObject = method === 'logging/setLevel' ? { level: 'info' } : method === 'initialize' ? { protocolVersion: MODERN, capabilities: {}, clientInfo: CLIENT_INFO } : method === 'resources/subscribe' ? { uri: 'test://doc/readme' } : {};
+      const params: JsonObject =
+        method === 'logging/setLevel'
+          ? { level: 'info' }
+          : method === 'initialize'
+            ? { protocolVersion: MODERN, capabilities: {}, clientInfo: CLIENT_INFO }
+            : method === 'resources/subscribe'
+              ? { uri: 'test://doc/readme' }
+              : {};
       const out = await runner.request(modern(1, method, params), MODERN, channel);
       assert.equal(error(out.response).code, -32601);
       assertServerFrame(MODERN, out.response);
@@ -105,7 +129,11 @@ describe('McpServer: the revision of each request', () => {
       assert.equal(error(out.response).code, -32602, what);
       assertServerFrame(MODERN, out.response);
     }
-    const unknownLevel = await runner.request(modern(9, 'tools/list', {}, { 'io.modelcontextprotocol/logLevel': 'loud' }), MODERN, channel);
+    const unknownLevel = await runner.request(
+      modern(9, 'tools/list', {}, { 'io.modelcontextprotocol/logLevel': 'loud' }),
+      MODERN,
+      channel,
+    );
     assert.equal(error(unknownLevel.response).code, -32602);
   });
 
@@ -113,7 +141,11 @@ describe('McpServer: the revision of each request', () => {
     const mem = memoryServer(testProvider());
     for (const asked of ['1999-01-01', MODERN]) {
       const { runner, conn, channel } = mem.runner();
-      const out = await runner.request(req(0, 'initialize', { protocolVersion: asked, capabilities: {}, clientInfo: CLIENT_INFO }), '2024-11-05', channel);
+      const out = await runner.request(
+        req(0, 'initialize', { protocolVersion: asked, capabilities: {}, clientInfo: CLIENT_INFO }),
+        '2024-11-05',
+        channel,
+      );
       const r = result(out.response);
       assert.equal(r.protocolVersion, '2025-11-25', `asked ${asked}`);
       assert.equal(out.rev, '2025-11-25', 'the answer is spelled in the revision it negotiated');
@@ -127,7 +159,11 @@ describe('McpServer: the revision of each request', () => {
     const mem = memoryServer(testProvider());
     for (const rev of LEGACY_REVS) {
       const { runner, channel } = mem.runner();
-      const out = await runner.request(req(0, 'initialize', { protocolVersion: rev, capabilities: {}, clientInfo: CLIENT_INFO }), '2024-11-05', channel);
+      const out = await runner.request(
+        req(0, 'initialize', { protocolVersion: rev, capabilities: {}, clientInfo: CLIENT_INFO }),
+        '2024-11-05',
+        channel,
+      );
       const r = result(out.response);
       assert.equal(r.protocolVersion, rev);
       assert.equal(r.instructions, 'A test provider.');
@@ -141,7 +177,10 @@ describe('McpServer: the revision of each request', () => {
 
 describe('McpServer: spelling the result', () => {
   test('a 2026-07-28 result carries resultType, serverInfo in _meta and the cache hints of the settings', async () => {
-    const mem = memoryServer(testProvider(), { 'protoMessages.listMaxAge': '2500ms', 'protoMessages.readMaxAge': '700ms' });
+    const mem = memoryServer(testProvider(), {
+      'protoMessages.listMaxAge': '2500ms',
+      'protoMessages.readMaxAge': '700ms',
+    });
     const { runner, channel } = mem.runner();
     const list = result((await runner.request(modern(1, 'tools/list'), MODERN, channel)).response);
     assert.equal(list.resultType, 'complete');
@@ -150,7 +189,11 @@ describe('McpServer: spelling the result', () => {
     const read = await runner.request(modern(2, 'resources/read', { uri: 'test://doc/readme' }), MODERN, channel);
     assert.deepEqual([result(read.response).ttlMs, result(read.response).cacheScope], [700, 'private']);
     assertServerFrame(MODERN, read.response, 'resources/read');
-    const call = await runner.request(modern(3, 'tools/call', { name: 'add', arguments: { a: 2, b: 3 } }), MODERN, channel);
+    const call = await runner.request(
+      modern(3, 'tools/call', { name: 'add', arguments: { a: 2, b: 3 } }),
+      MODERN,
+      channel,
+    );
     const c = result(call.response);
     assert.equal(c.resultType, 'complete');
     assert.deepEqual((c._meta as JsonObject)[SERVER_INFO_KEY], TEST_SERVER_INFO);
@@ -173,13 +216,20 @@ describe('McpServer: spelling the result', () => {
     const mem = memoryServer(testProvider());
     const { runner, channel } = mem.runner();
     for (const rev of REVISIONS) {
-      const call = rev === MODERN ? modern(1, 'tools/call', { name: 'add', arguments: { a: 1, b: 2 } }) : req(1, 'tools/call', { name: 'add', arguments: { a: 1, b: 2 } });
+      const call =
+        rev === MODERN
+          ? modern(1, 'tools/call', { name: 'add', arguments: { a: 1, b: 2 } })
+          : req(1, 'tools/call', { name: 'add', arguments: { a: 1, b: 2 } });
       const out = await runner.request(call, rev, channel);
       const r = result(out.response);
       const has = rev >= '2025-06-18';
       assert.equal('structuredContent' in r, has, `structuredContent in ${rev}`);
       if (has) assert.deepEqual(r.structuredContent, { sum: 3 });
-      assert.deepEqual(r.content, [{ type: 'text', text: JSON.stringify({ sum: 3 }) }], 'the text content is kept in every revision');
+      assert.deepEqual(
+        r.content,
+        [{ type: 'text', text: JSON.stringify({ sum: 3 }) }],
+        'the text content is kept in every revision',
+      );
       assertServerFrame(rev, out.response, 'tools/call');
     }
   });
@@ -199,7 +249,11 @@ describe('McpServer: spelling the result', () => {
     ];
     for (const rev of REVISIONS) {
       for (const [method, params] of calls) {
-        const out = await runner.request(rev === MODERN ? modern(method, method, params) : req(method, method, params), rev, channel);
+        const out = await runner.request(
+          rev === MODERN ? modern(method, method, params) : req(method, method, params),
+          rev,
+          channel,
+        );
         assert.equal(out.rev, rev);
         assertServerFrame(rev, out.response, method);
       }
@@ -210,7 +264,9 @@ describe('McpServer: spelling the result', () => {
     const mem = memoryServer(testProvider());
     const { runner, channel } = mem.runner();
     const addIn = async (rev: Revision) => {
-      const r = result((await runner.request(rev === MODERN ? modern(1, 'tools/list') : req(1, 'tools/list'), rev, channel)).response);
+      const r = result(
+        (await runner.request(rev === MODERN ? modern(1, 'tools/list') : req(1, 'tools/list'), rev, channel)).response,
+      );
       return (r.tools as JsonObject[]).find((t) => t.name === 'add')!;
     };
     const old = await addIn('2025-03-26');
@@ -221,7 +277,7 @@ describe('McpServer: spelling the result', () => {
     assert.deepEqual(['title' in late, 'outputSchema' in late, 'icons' in late], [true, true, true]);
   });
 
-  test('a spelled result is a copy: the provider\'s stored list is not changed by spelling it down', async () => {
+  test("a spelled result is a copy: the provider's stored list is not changed by spelling it down", async () => {
     const provider = testProvider();
     const mem = memoryServer(provider);
     const { runner, channel } = mem.runner();
@@ -237,36 +293,65 @@ describe('McpServer: progress and log messages ride the request channel', () => 
     const mem = memoryServer(testProvider());
     const { runner, channel } = mem.runner();
     const out = await runner.request(
-      modern(1, 'tools/call', { name: 'slow', arguments: { ms: 3, steps: 3 } }, { progressToken: 'p1', 'io.modelcontextprotocol/logLevel': 'info' }),
+      modern(
+        1,
+        'tools/call',
+        { name: 'slow', arguments: { ms: 3, steps: 3 } },
+        { progressToken: 'p1', 'io.modelcontextprotocol/logLevel': 'info' },
+      ),
       MODERN,
       channel,
     );
     result(out.response);
     const progress = channel.emitted.filter((n) => n.method === 'notifications/progress');
-    assert.deepEqual(progress.map((n) => n.params!.progress), [1, 2, 3], 'only increasing progress is sent');
+    assert.deepEqual(
+      progress.map((n) => n.params!.progress),
+      [1, 2, 3],
+      'only increasing progress is sent',
+    );
     assert.ok(progress.every((n) => n.params!.progressToken === 'p1'));
     const logs = channel.emitted.filter((n) => n.method === 'notifications/message');
-    assert.deepEqual(logs.map((n) => n.params!.level), ['info', 'info', 'info'], 'debug messages are below the level asked for');
+    assert.deepEqual(
+      logs.map((n) => n.params!.level),
+      ['info', 'info', 'info'],
+      'debug messages are below the level asked for',
+    );
     for (const n of channel.emitted) assertServerFrame(MODERN, n);
   });
 
   test('no log level asked for, no log messages; no token, no progress', async () => {
     const mem = memoryServer(testProvider());
     const { runner, channel } = mem.runner();
-    result((await runner.request(modern(1, 'tools/call', { name: 'slow', arguments: { ms: 3, steps: 2 } }), MODERN, channel)).response);
+    result(
+      (await runner.request(modern(1, 'tools/call', { name: 'slow', arguments: { ms: 3, steps: 2 } }), MODERN, channel))
+        .response,
+    );
     assert.deepEqual(channel.emitted, []);
   });
 
-  test('legacy: logging/setLevel sets the connection\'s level for the requests that follow', async () => {
+  test("legacy: logging/setLevel sets the connection's level for the requests that follow", async () => {
     const mem = memoryServer(testProvider());
     const { runner, channel } = mem.runner();
     result((await runner.request(req(0, 'logging/setLevel', { level: 'debug' }), '2025-11-25', channel)).response);
-    const out = await runner.request(req(1, 'tools/call', { name: 'slow', arguments: { ms: 3, steps: 2 }, _meta: { progressToken: 7 } }), '2025-11-25', channel);
+    const out = await runner.request(
+      req(1, 'tools/call', { name: 'slow', arguments: { ms: 3, steps: 2 }, _meta: { progressToken: 7 } }),
+      '2025-11-25',
+      channel,
+    );
     result(out.response);
     const logs = channel.emitted.filter((n) => n.method === 'notifications/message');
-    assert.deepEqual(logs.map((n) => n.params!.level), ['info', 'debug', 'info', 'debug']);
+    assert.deepEqual(
+      logs.map((n) => n.params!.level),
+      ['info', 'debug', 'info', 'debug'],
+    );
     const progress = channel.emitted.filter((n) => n.method === 'notifications/progress');
-    assert.deepEqual(progress.map((n) => [n.params!.progressToken, n.params!.progress, n.params!.message]), [[7, 1, 'step 1'], [7, 2, 'step 2']]);
+    assert.deepEqual(
+      progress.map((n) => [n.params!.progressToken, n.params!.progress, n.params!.message]),
+      [
+        [7, 1, 'step 1'],
+        [7, 2, 'step 2'],
+      ],
+    );
     for (const n of channel.emitted) assertServerFrame('2025-11-25', n);
   });
 
@@ -274,7 +359,15 @@ describe('McpServer: progress and log messages ride the request channel', () => 
     const messagesIn = async (values: Record<string, unknown>) => {
       const mem = memoryServer(testProvider(), values);
       const { runner, channel } = mem.runner();
-      result((await runner.request(req(1, 'tools/call', { name: 'slow', arguments: { ms: 2, steps: 2 }, _meta: { progressToken: 't' } }), '2024-11-05', channel)).response);
+      result(
+        (
+          await runner.request(
+            req(1, 'tools/call', { name: 'slow', arguments: { ms: 2, steps: 2 }, _meta: { progressToken: 't' } }),
+            '2024-11-05',
+            channel,
+          )
+        ).response,
+      );
       const progress = channel.emitted.filter((n) => n.method === 'notifications/progress');
       assert.equal(progress.length, 2);
       return { progress, messages: progress.map((n) => 'message' in n.params!) };
@@ -302,10 +395,18 @@ describe('McpServer: subscriptions/listen', () => {
     const provider = heldProvider();
     const mem = memoryServer(provider);
     const { runner, channel } = mem.runner();
-    const listen = runner.request(modern('L1', 'subscriptions/listen', { notifications: { toolsListChanged: true, promptsListChanged: true } }), MODERN, channel);
+    const listen = runner.request(
+      modern('L1', 'subscriptions/listen', { notifications: { toolsListChanged: true, promptsListChanged: true } }),
+      MODERN,
+      channel,
+    );
     const ack = (await channel.waitFor(isAck)) as Notification;
     assert.equal(channel.frames[0], ack, 'nothing goes on the stream before the acknowledgement');
-    assert.deepEqual(ack.params!.notifications, { toolsListChanged: true }, 'prompts are not offered by this provider: not agreed');
+    assert.deepEqual(
+      ack.params!.notifications,
+      { toolsListChanged: true },
+      'prompts are not offered by this provider: not agreed',
+    );
     assert.equal((ack.params!._meta as JsonObject)[SUB], 'L1');
     assertServerFrame(MODERN, ack);
 
@@ -314,7 +415,11 @@ describe('McpServer: subscriptions/listen', () => {
     const changed = (await channel.waitFor((f) => f.method === 'notifications/tools/list_changed')) as Notification;
     assert.equal((changed.params!._meta as JsonObject)[SUB], 'L1');
     assertServerFrame(MODERN, changed);
-    assert.equal(channel.frames.some((f) => f.method === 'notifications/prompts/list_changed'), false, 'a change not agreed is not sent');
+    assert.equal(
+      channel.frames.some((f) => f.method === 'notifications/prompts/list_changed'),
+      false,
+      'a change not agreed is not sent',
+    );
 
     mem.close();
     const out = await listen;
@@ -332,8 +437,16 @@ describe('McpServer: subscriptions/listen', () => {
     const mem = memoryServer(provider);
     const a = mem.runner();
     const b = mem.runner();
-    const la = a.runner.request(modern(1, 'subscriptions/listen', { notifications: { toolsListChanged: true } }), MODERN, a.channel);
-    const lb = b.runner.request(modern(2, 'subscriptions/listen', { notifications: { toolsListChanged: true } }), MODERN, b.channel);
+    const la = a.runner.request(
+      modern(1, 'subscriptions/listen', { notifications: { toolsListChanged: true } }),
+      MODERN,
+      a.channel,
+    );
+    const lb = b.runner.request(
+      modern(2, 'subscriptions/listen', { notifications: { toolsListChanged: true } }),
+      MODERN,
+      b.channel,
+    );
     await Promise.all([a.channel.waitFor(isAck), b.channel.waitFor(isAck)]);
     provider.changed('tools');
     const ca = (await a.channel.waitFor((f) => f.method === 'notifications/tools/list_changed')) as Notification;
@@ -348,7 +461,11 @@ describe('McpServer: subscriptions/listen', () => {
     const mem = memoryServer(provider);
     const { runner, channel } = mem.runner();
     const before = getEventListeners(mem.server.listens.closingSignal, 'abort').length;
-    const listen = runner.request(modern(5, 'subscriptions/listen', { notifications: { toolsListChanged: true } }), MODERN, channel);
+    const listen = runner.request(
+      modern(5, 'subscriptions/listen', { notifications: { toolsListChanged: true } }),
+      MODERN,
+      channel,
+    );
     await channel.waitFor(isAck);
     assert.equal(getEventListeners(mem.server.listens.closingSignal, 'abort').length, before + 1);
     runner.notification({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 5 } });
@@ -365,7 +482,11 @@ describe('McpServer: subscriptions/listen', () => {
     const provider = heldProvider();
     const mem = memoryServer(provider, {}, 'stdio');
     const { runner, channel } = mem.runner();
-    const listen = runner.request(req(3, 'subscriptions/listen', { notifications: { toolsListChanged: true } }), '2025-11-25', channel);
+    const listen = runner.request(
+      req(3, 'subscriptions/listen', { notifications: { toolsListChanged: true } }),
+      '2025-11-25',
+      channel,
+    );
     await tick();
     assert.equal(channel.frames.some(isAck), false, 'a legacy client gets no acknowledgement notification');
     provider.changed('tools');
@@ -389,10 +510,17 @@ describe('McpServer: subscriptions/listen', () => {
     const { runner, channel } = mem.runner(conn);
     provider.changed('tools');
     assert.equal(pushed.length, 0, 'not before notifications/initialized');
-    await runner.request(req(0, 'initialize', { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: CLIENT_INFO }), '2024-11-05', channel);
+    await runner.request(
+      req(0, 'initialize', { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: CLIENT_INFO }),
+      '2024-11-05',
+      channel,
+    );
     runner.notification({ jsonrpc: '2.0', method: 'notifications/initialized' });
     provider.changed('tools');
-    assert.deepEqual(pushed.map((n) => n.method), ['notifications/tools/list_changed']);
+    assert.deepEqual(
+      pushed.map((n) => n.method),
+      ['notifications/tools/list_changed'],
+    );
     conn.close();
     provider.changed('tools');
     assert.equal(pushed.length, 1, 'a closed connection gets nothing');

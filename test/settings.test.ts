@@ -25,17 +25,27 @@ describe('settings', () => {
   });
 
   test('an unknown revision is refused with the list of valid ones, in every revision setting', () => {
-    for (const [key, v] of [['spec.precedence', '2025-13-01'], ['spec.lenient', ['2024-11-05', 'draft']], ['spec.first', 'latest']] as const) {
-      assert.throws(() => new Settings([{ source: 'flag', values: { [key]: v } }]), (e: Error) => {
-        assert.match(e.message, new RegExp(`^${key.replace('.', '\\.')}: unknown revision`));
-        assert.match(e.message, /valid revisions: 2024-11-05, 2025-03-26, 2025-06-18, 2025-11-25, 2026-07-28/);
-        return true;
-      });
+    for (const [key, v] of [
+      ['spec.precedence', '2025-13-01'],
+      ['spec.lenient', ['2024-11-05', 'draft']],
+      ['spec.first', 'latest'],
+    ] as const) {
+      assert.throws(
+        () => new Settings([{ source: 'flag', values: { [key]: v } }]),
+        (e: Error) => {
+          assert.match(e.message, new RegExp(`^${key.replace('.', '\\.')}: unknown revision`));
+          assert.match(e.message, /valid revisions: 2024-11-05, 2025-03-26, 2025-06-18, 2025-11-25, 2026-07-28/);
+          return true;
+        },
+      );
     }
   });
 
   test('bad values and unknown keys are named', () => {
-    assert.throws(() => new Settings([{ source: 'flag', values: { 'pool.callTimeout': 'soon' } }]), /pool\.callTimeout: expected a duration/);
+    assert.throws(
+      () => new Settings([{ source: 'flag', values: { 'pool.callTimeout': 'soon' } }]),
+      /pool\.callTimeout: expected a duration/,
+    );
     assert.throws(() => new Settings([{ source: 'flag', values: { 'pool.nope': 1 } }]), /pool\.nope: unknown setting/);
     assert.throws(() => new Settings([{ source: 'flag', values: { 'proto.askRounds': 0 } }]), /at least 1/);
     assert.equal(parseDuration('1.5s'), 1500);
@@ -59,11 +69,17 @@ describe('config file', () => {
       'test',
       { env: { TOKEN: 't0k' }, workspaceFolder: '/ws' },
     );
-    assert.deepEqual(c.issues.map((i) => `${i.path}: ${i.message}`), [
-      'servers.github.command: expected string, received number',
-      'servers.web.auth.type: oauth is not supported yet: use bearer, basic, header, query or env',
-    ]);
-    assert.deepEqual(c.servers.map((s) => `${s.name}:${s.type}`), ['ok:stdio', 'remote:http', 'claude:stdio']);
+    assert.deepEqual(
+      c.issues.map((i) => `${i.path}: ${i.message}`),
+      [
+        'servers.github.command: expected string, received number',
+        'servers.web.auth.type: oauth is not supported yet: use bearer, basic, header, query or env',
+      ],
+    );
+    assert.deepEqual(
+      c.servers.map((s) => `${s.name}:${s.type}`),
+      ['ok:stdio', 'remote:http', 'claude:stdio'],
+    );
     const ok = c.servers[0]!;
     assert.equal(ok.type === 'stdio' && ok.args[0], '/ws/s.js');
     assert.equal(ok.type === 'stdio' && ok.env.T, 't0k');
@@ -74,29 +90,56 @@ describe('config file', () => {
 describe("the editor's server sources (mcpx.servers, then .vscode/mcp.json)", () => {
   test('the workspace wins a clash and says so; a bad entry names its file and path, the rest load; untrusted workspace stdio servers are held back', async () => {
     const { mergeSources } = await import('../src/config/merge');
-    const user = { label: 'settings (mcpx.servers)', workspace: false, value: { servers: { a: { command: 'user-a' }, b: { type: 'http', url: 'http://127.0.0.1:1/mcp' } } } };
-    const ws = { label: '/w/.vscode/mcp.json', workspace: true, value: { servers: { a: { command: 'ws-a' }, bad: { type: 'stdio', command: 7 }, web: { type: 'http', url: 'http://127.0.0.1:2/mcp' } } } };
+    const user = {
+      label: 'settings (mcpx.servers)',
+      workspace: false,
+      value: { servers: { a: { command: 'user-a' }, b: { type: 'http', url: 'http://127.0.0.1:1/mcp' } } },
+    };
+    const ws = {
+      label: '/w/.vscode/mcp.json',
+      workspace: true,
+      value: {
+        servers: {
+          a: { command: 'ws-a' },
+          bad: { type: 'stdio', command: 7 },
+          web: { type: 'http', url: 'http://127.0.0.1:2/mcp' },
+        },
+      },
+    };
     const trusted = mergeSources([user, ws], { env: {}, trusted: true });
     assert.deepEqual(trusted.config.servers.map((s) => s.name).sort(), ['a', 'b', 'web']);
     assert.equal((trusted.config.servers.find((s) => s.name === 'a') as { command: string }).command, 'ws-a');
-    assert.deepEqual(trusted.clashes, ['server "a" is defined in settings (mcpx.servers) and in /w/.vscode/mcp.json; the one in /w/.vscode/mcp.json is used']);
+    assert.deepEqual(trusted.clashes, [
+      'server "a" is defined in settings (mcpx.servers) and in /w/.vscode/mcp.json; the one in /w/.vscode/mcp.json is used',
+    ]);
     assert.equal(trusted.problems.length, 1);
     assert.match(trusted.problems[0]!, /^\/w\/\.vscode\/mcp\.json: servers\.bad\.command: /);
     const untrusted = mergeSources([user, ws], { env: {}, trusted: false });
     assert.deepEqual(untrusted.untrusted, ['a']);
     assert.deepEqual(untrusted.config.servers.map((s) => s.name).sort(), ['a', 'b', 'web']);
-    assert.equal((untrusted.config.servers.find((s) => s.name === 'a') as { command: string }).command, 'user-a', "the workspace's stdio server is not spawned; the user's own definition stays");
+    assert.equal(
+      (untrusted.config.servers.find((s) => s.name === 'a') as { command: string }).command,
+      'user-a',
+      "the workspace's stdio server is not spawned; the user's own definition stays",
+    );
   });
 });
 
 describe('${secret:NAME} in server definitions', () => {
   test('resolved from the given secrets; a missing one is an issue naming the field; headless it is an unknown variable', async () => {
     const { parseConfig, secretNames } = await import('../src/config/file');
-    const value = { servers: { gh: { type: 'http', url: 'http://127.0.0.1:1/mcp', auth: { type: 'bearer', token: '${secret:gh-token}' } }, other: { type: 'http', url: 'http://127.0.0.1:2/mcp', headers: { 'X-Key': '${secret:missing}' } } } };
+    const value = {
+      servers: {
+        gh: { type: 'http', url: 'http://127.0.0.1:1/mcp', auth: { type: 'bearer', token: '${secret:gh-token}' } },
+        other: { type: 'http', url: 'http://127.0.0.1:2/mcp', headers: { 'X-Key': '${secret:missing}' } },
+      },
+    };
     assert.deepEqual(secretNames(value).sort(), ['gh-token', 'missing']);
     const c = parseConfig(value, 'test', { env: {}, secrets: { 'gh-token': 's3cr3t' } });
-    assert.equal(((c.servers.find((s) => s.name === 'gh') as { auth: { token: string } }).auth).token, 's3cr3t');
-    assert.deepEqual(c.issues, [{ path: 'servers.other.headers.X-Key', message: 'no secret named "missing" is stored (mcpx: Set Secret…)' }]);
+    assert.equal((c.servers.find((s) => s.name === 'gh') as { auth: { token: string } }).auth.token, 's3cr3t');
+    assert.deepEqual(c.issues, [
+      { path: 'servers.other.headers.X-Key', message: 'no secret named "missing" is stored (mcpx: Set Secret…)' },
+    ]);
     assert.ok(!JSON.stringify(c.issues).includes('s3cr3t'));
     const headless = parseConfig(value, 'test', { env: {} });
     assert.ok(headless.issues.some((i) => /unknown variable \$\{secret:gh-token\}/.test(i.message)));

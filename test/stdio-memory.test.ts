@@ -10,13 +10,20 @@ import { CLIENT_INFO } from './harness/wire';
 
 type Msg = JsonObject & { id?: unknown; result?: JsonObject; error?: JsonObject; method?: string };
 const byId = (id: unknown) => (m: unknown) => (m as Msg).id === id;
-const init = (id: number, protocolVersion: string) => ({ jsonrpc: '2.0', id, method: 'initialize', params: { protocolVersion, capabilities: {}, clientInfo: CLIENT_INFO } });
+const init = (id: number, protocolVersion: string) => ({
+  jsonrpc: '2.0',
+  id,
+  method: 'initialize',
+  params: { protocolVersion, capabilities: {}, clientInfo: CLIENT_INFO },
+});
 
 describe('StdioTransport in memory', () => {
   test('initialize and the request after it in one write: the request is read in the negotiated revision', async () => {
     const mem = memoryServer(testProvider(), {}, 'stdio');
     const io = memoryStdio(mem.server);
-    io.write(`${JSON.stringify(init(1, '2025-03-26'))}\n${JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' })}`);
+    io.write(
+      `${JSON.stringify(init(1, '2025-03-26'))}\n${JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' })}`,
+    );
     const list = (await io.next(byId(2))) as Msg;
     const add = (list.result!.tools as JsonObject[]).find((t) => t.name === 'add')!;
     assert.equal('annotations' in add, true, '2025-03-26 has tool annotations');
@@ -58,9 +65,14 @@ describe('StdioTransport in memory', () => {
     io.write(init(1, '2025-11-25'));
     await io.next(byId(1));
     io.write([{ jsonrpc: '2.0', id: 'c', method: 'ping' }]);
-    const refused = (await io.next((m) => !Array.isArray(m) && (m as Msg).error !== undefined && !('id' in (m as Msg)))) as Msg;
+    const refused = (await io.next(
+      (m) => !Array.isArray(m) && (m as Msg).error !== undefined && !('id' in (m as Msg)),
+    )) as Msg;
     assert.equal(refused.error!.code, -32600);
-    assert.equal(io.messages.some((m) => Array.isArray(m) && m.some(byId('c'))), false);
+    assert.equal(
+      io.messages.some((m) => Array.isArray(m) && m.some(byId('c'))),
+      false,
+    );
     io.end();
     await io.transport.closed;
   });
@@ -69,7 +81,12 @@ describe('StdioTransport in memory', () => {
     const provider = heldProvider();
     const mem = memoryServer(provider, {}, 'stdio');
     const io = memoryStdio(mem.server);
-    const hold = (id: number, key: string) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'hold', arguments: { key } } });
+    const hold = (id: number, key: string) => ({
+      jsonrpc: '2.0',
+      id,
+      method: 'tools/call',
+      params: { name: 'hold', arguments: { key } },
+    });
     io.write(hold(1, 'a'));
     io.write(hold(2, 'b'));
     await Promise.all([provider.whenStarted('a'), provider.whenStarted('b')]);
@@ -88,7 +105,12 @@ describe('StdioTransport in memory', () => {
     const provider = heldProvider();
     const mem = memoryServer(provider, {}, 'stdio');
     const io = memoryStdio(mem.server, 200);
-    const hold = (id: number, key: string) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'hold', arguments: { key } } });
+    const hold = (id: number, key: string) => ({
+      jsonrpc: '2.0',
+      id,
+      method: 'tools/call',
+      params: { name: 'hold', arguments: { key } },
+    });
     io.write(hold(1, 'quick'));
     io.write(hold(2, 'never'));
     await Promise.all([provider.whenStarted('quick'), provider.whenStarted('never')]);

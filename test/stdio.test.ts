@@ -6,7 +6,8 @@ import { fixture } from './harness/gateway';
 import type { Revision } from './harness/schema';
 import { type Json, StdioClient } from './harness/wire';
 
-const spawnServer = (rev: Revision, args: string[] = []) => new StdioClient(process.execPath, [fixture('serve'), ...args], rev);
+const spawnServer = (rev: Revision, args: string[] = []) =>
+  new StdioClient(process.execPath, [fixture('serve'), ...args], rev);
 
 describe('stdio', () => {
   test('a client that declared nothing is spelled for 2024-11-05 (Oldest)', async () => {
@@ -14,7 +15,10 @@ describe('stdio', () => {
     const r = await c.request('tools/call', { name: 'add', arguments: { a: 1, b: 2 } });
     assert.equal('structuredContent' in (r.result as Json), false);
     const rich = await c.request('tools/call', { name: 'rich', arguments: {} });
-    assert.deepEqual(((rich.result as Json).content as Json[]).map((b) => b.type), ['text', 'image', 'resource', 'text', 'resource']);
+    assert.deepEqual(
+      ((rich.result as Json).content as Json[]).map((b) => b.type),
+      ['text', 'image', 'resource', 'text', 'resource'],
+    );
     assert.equal(await c.close(), 0);
   });
 
@@ -50,7 +54,12 @@ describe('stdio', () => {
     const nometa = await new Promise<Json>((resolve) => {
       const id = 'x1';
       (c as unknown as { waiting: Map<unknown, unknown> }).waiting.set(id, { method: 'tools/list', resolve });
-      c.send({ jsonrpc: '2.0', id, method: 'tools/list', params: { _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28' } } });
+      c.send({
+        jsonrpc: '2.0',
+        id,
+        method: 'tools/list',
+        params: { _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28' } },
+      });
     });
     assert.equal((nometa.error as Json).code, -32602);
     assert.equal(await c.close(), 0);
@@ -86,7 +95,10 @@ describe('stdio', () => {
       { jsonrpc: '2.0', id: 1, method: 'ping' },
       { jsonrpc: '2.0', id: 2, method: 'initialize', params: { protocolVersion: '2025-03-26', capabilities: {} } },
     ]);
-    assert.deepEqual(out.map((f) => f.id), [1, 2]);
+    assert.deepEqual(
+      out.map((f) => f.id),
+      [1, 2],
+    );
     assert.equal((out[1]!.error as Json).code, -32600);
     await c.close();
     const d = spawnServer('2025-06-18');

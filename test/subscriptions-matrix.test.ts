@@ -44,12 +44,26 @@ interface UpstreamKind {
 }
 
 const UPSTREAMS: UpstreamKind[] = [
-  { name: 'legacy stdio (2025-11-25)', rev: '2025-11-25', server: async (r, x = []) => fixtureCommand(['--rev', '2025-11-25', '--name', 'up', '--record', r, ...x]), interrupt: 'crash' },
-  { name: '2026-07-28 stdio', rev: '2026-07-28', server: async (r, x = []) => fixtureCommand(['--rev', '2026-07-28', '--name', 'up', '--record', r, ...x]), interrupt: 'crash' },
+  {
+    name: 'legacy stdio (2025-11-25)',
+    rev: '2025-11-25',
+    server: async (r, x = []) => fixtureCommand(['--rev', '2025-11-25', '--name', 'up', '--record', r, ...x]),
+    interrupt: 'crash',
+  },
+  {
+    name: '2026-07-28 stdio',
+    rev: '2026-07-28',
+    server: async (r, x = []) => fixtureCommand(['--rev', '2026-07-28', '--name', 'up', '--record', r, ...x]),
+    interrupt: 'crash',
+  },
   {
     name: '2026-07-28 HTTP',
     rev: '2026-07-28',
-    server: async (r, x = []) => ({ type: 'http', url: (await startHttpFixture(['--rev', '2026-07-28', '--transport', 'http', '--name', 'up', '--record', r, ...x])).url }),
+    server: async (r, x = []) => ({
+      type: 'http',
+      url: (await startHttpFixture(['--rev', '2026-07-28', '--transport', 'http', '--name', 'up', '--record', r, ...x]))
+        .url,
+    }),
     interrupt: 'hangup',
   },
 ];
@@ -70,13 +84,15 @@ function upstreamView(record: string, rev: Revision): { wants: string[]; establi
     let established = 0;
     for (const f of frames) {
       const uri = String((f.params as Json | undefined)?.uri);
-      if (f.method === 'resources/subscribe') (wants.add(uri), established++);
+      if (f.method === 'resources/subscribe') wants.add(uri), established++;
       if (f.method === 'resources/unsubscribe') wants.delete(uri);
       if (f.method === 'initialize') wants.clear(); // a new process holds nothing
     }
     return { wants: [...wants], established };
   }
-  const listens = frames.filter((f) => f.method === 'subscriptions/listen').map((f) => ((f.params as Json).notifications as Json).resourceSubscriptions as string[] | undefined);
+  const listens = frames
+    .filter((f) => f.method === 'subscriptions/listen')
+    .map((f) => ((f.params as Json).notifications as Json).resourceSubscriptions as string[] | undefined);
   return { wants: listens.at(-1) ?? [], established: listens.filter((l) => l?.length).length };
 }
 
@@ -104,7 +120,10 @@ interface ClientKind {
   start(servers: Record<string, Json>): Promise<Client>;
 }
 
-const mcpxCall = (server: string, tool: string, args: Json = {}) => ({ name: 'mcpx_call', arguments: { server, tool, arguments: args } });
+const mcpxCall = (server: string, tool: string, args: Json = {}) => ({
+  name: 'mcpx_call',
+  arguments: { server, tool, arguments: args },
+});
 
 /** A legacy stdio client of `mcpx serve`: watcher one with resources/subscribe, the next ones as
  *  subscriptions/listen streams on the same pipe (accepted from legacy clients, ended by cancelling). */
@@ -113,7 +132,11 @@ const legacyStdio: ClientKind = {
   async start(servers) {
     const config = join(dir, `serve-${Date.now()}-${Math.random()}.json`);
     writeFileSync(config, JSON.stringify({ servers }));
-    const c = new StdioClient(process.execPath, [join(repoRoot(), 'dist', 'cli.js'), 'serve', '--transport', 'stdio', '--config', config], '2025-11-25');
+    const c = new StdioClient(
+      process.execPath,
+      [join(repoRoot(), 'dist', 'cli.js'), 'serve', '--transport', 'stdio', '--config', config],
+      '2025-11-25',
+    );
     await c.initialize();
     let subscribed = false;
     let nextListen = 9000;
@@ -123,7 +146,12 @@ const legacyStdio: ClientKind = {
         if (!subscribed) {
           subscribed = true;
           assert.deepEqual((await c.request('resources/subscribe', { uri })).result, {});
-          const untagged = () => c.frames.filter((f) => f.method === 'notifications/resources/updated' && !((f.params as Json)._meta as Json | undefined)?.[SID]);
+          const untagged = () =>
+            c.frames.filter(
+              (f) =>
+                f.method === 'notifications/resources/updated' &&
+                !((f.params as Json)._meta as Json | undefined)?.[SID],
+            );
           return {
             acked: [uri],
             updates: () => untagged().map((f) => String((f.params as Json).uri)),
@@ -132,12 +160,21 @@ const legacyStdio: ClientKind = {
         }
         const id = nextListen++;
         void c.request('subscriptions/listen', { notifications: { resourceSubscriptions: [uri] } }, {}, id);
-        const tagged = () => c.frames.filter((f) => f.method === 'notifications/resources/updated' && ((f.params as Json)._meta as Json | undefined)?.[SID] === id);
+        const tagged = () =>
+          c.frames.filter(
+            (f) =>
+              f.method === 'notifications/resources/updated' &&
+              ((f.params as Json)._meta as Json | undefined)?.[SID] === id,
+          );
         // A legacy client gets no acknowledgement notification; the stream is in place once the gateway
         // has it — a ping answered after it says the request was read.
         await c.request('ping');
         await sleep(100);
-        return { acked: [uri], updates: () => tagged().map((f) => String((f.params as Json).uri)), leave: async () => c.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: id } }) };
+        return {
+          acked: [uri],
+          updates: () => tagged().map((f) => String((f.params as Json).uri)),
+          leave: async () => c.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: id } }),
+        };
       },
       async call(server, tool, args) {
         await c.request('tools/call', mcpxCall(server, tool, args));
@@ -165,7 +202,10 @@ const legacyHttp: ClientKind = {
         assert.deepEqual((await p.request('resources/subscribe', { uri })).result, {});
         return {
           acked: [uri],
-          updates: () => p.frames.filter((f) => f.method === 'notifications/resources/updated').map((f) => String((f.params as Json).uri)),
+          updates: () =>
+            p.frames
+              .filter((f) => f.method === 'notifications/resources/updated')
+              .map((f) => String((f.params as Json).uri)),
           leave: async () => {
             await p.request('resources/unsubscribe', { uri });
             stream.close();
@@ -194,13 +234,19 @@ const modernHttp: ClientKind = {
       async watch(uri) {
         const id = nextId++;
         void peer.raw('subscriptions/listen', peer.params({ notifications: { resourceSubscriptions: [uri] } }), id);
-        const mine = () => peer.frames.filter((f) => ((f.params as Json | undefined)?._meta as Json | undefined)?.[SID] === id);
-        await waitFor('the acknowledgement', () => mine().some((f) => f.method === 'notifications/subscriptions/acknowledged'));
+        const mine = () =>
+          peer.frames.filter((f) => ((f.params as Json | undefined)?._meta as Json | undefined)?.[SID] === id);
+        await waitFor('the acknowledgement', () =>
+          mine().some((f) => f.method === 'notifications/subscriptions/acknowledged'),
+        );
         const ack = mine()[0]!;
         assert.equal(ack.method, 'notifications/subscriptions/acknowledged', 'the acknowledgement comes first');
         return {
           acked: ((ack.params as Json).notifications as Json).resourceSubscriptions as string[],
-          updates: () => mine().filter((f) => f.method === 'notifications/resources/updated').map((f) => String((f.params as Json).uri)),
+          updates: () =>
+            mine()
+              .filter((f) => f.method === 'notifications/resources/updated')
+              .map((f) => String((f.params as Json).uri)),
           leave: async () => peer.abort(id),
         };
       },
@@ -220,7 +266,10 @@ for (const kind of [legacyStdio, legacyHttp, modernHttp]) {
         const tag = `${kind.name}-${up.name}`.replace(/\W+/g, '-');
         const record = join(dir, `${tag}.jsonl`);
         const nosubRecord = join(dir, `${tag}-nosub.jsonl`);
-        const client = await kind.start({ up: await up.server(record), nosub: await up.server(nosubRecord, ['--no-subscribe']) });
+        const client = await kind.start({
+          up: await up.server(record),
+          nosub: await up.server(nosubRecord, ['--no-subscribe']),
+        });
         const view = () => upstreamView(record, up.rev);
         try {
           // The first watcher subscribes upstream, in the upstream's era mechanism.
@@ -238,9 +287,15 @@ for (const kind of [legacyStdio, legacyHttp, modernHttp]) {
 
           // The upstream's side ends while the subscription is wanted: subscribed again at once.
           await client.call('up', up.interrupt).catch(() => undefined);
-          await waitFor('the subscription re-established', () => view().established > established && view().wants.includes('fixture://doc'));
+          await waitFor(
+            'the subscription re-established',
+            () => view().established > established && view().wants.includes('fixture://doc'),
+          );
           await client.call('up', 'touch', { uri: 'fixture://doc' });
-          await waitFor('the update after the interruption', () => a.updates().length === 2 && b.updates().length === 2);
+          await waitFor(
+            'the update after the interruption',
+            () => a.updates().length === 2 && b.updates().length === 2,
+          );
 
           // One watcher leaves: the other still gets updates, the upstream keeps the subscription.
           await b.leave();
@@ -257,7 +312,8 @@ for (const kind of [legacyStdio, legacyHttp, modernHttp]) {
           // An upstream that declares no resources.subscribe is never subscribed; a listen says so in its
           // acknowledgement, a legacy subscribe succeeds and delivers nothing.
           const n = await client.watch(NOSUB);
-          if (client.rev === '2026-07-28') assert.deepEqual(n.acked, [], 'the acknowledgement lists only URIs whose updates will arrive');
+          if (client.rev === '2026-07-28')
+            assert.deepEqual(n.acked, [], 'the acknowledgement lists only URIs whose updates will arrive');
           await client.call('nosub', 'touch', { uri: 'fixture://doc' });
           await sleep(150);
           assert.deepEqual(n.updates(), []);
@@ -274,16 +330,24 @@ for (const kind of [legacyStdio, legacyHttp, modernHttp]) {
 describe('a 2026-07-28 upstream: the listen stream mcpx keeps', () => {
   test('list changes arrive on it (the cached list dropped and relayed); it is cancelled on stdio when no longer wanted', async () => {
     const record = join(dir, 'lc.jsonl');
-    const gw = await gatewayFor({ up: fixtureCommand(['--rev', '2026-07-28', '--name', 'up', '--record', record]) }, { 'mcp.passthrough': ['up'] });
+    const gw = await gatewayFor(
+      { up: fixtureCommand(['--rev', '2026-07-28', '--name', 'up', '--record', record]) },
+      { 'mcp.passthrough': ['up'] },
+    );
     try {
       const c = new HttpClient(gw.url, '2026-07-28');
       const before = ((await c.request('tools/list')).result!.tools as Json[]).length;
       await waitFor('the upstream listen stream', () => readFileSync(record, 'utf8').includes('subscriptions/listen'));
       const listen = checkRecorded(record, '2026-07-28').find((f) => f.method === 'subscriptions/listen')!;
-      assert.deepEqual((listen.params as Json).notifications, { toolsListChanged: true }, 'what the upstream declares, and no URI nobody wants');
+      assert.deepEqual(
+        (listen.params as Json).notifications,
+        { toolsListChanged: true },
+        'what the upstream declares, and no URI nobody wants',
+      );
       await c.request('tools/call', { name: 'mutate', arguments: {} });
       let after = before;
-      for (let i = 0; i < 50 && after === before; i++, await sleep(20)) after = ((await c.request('tools/list')).result!.tools as Json[]).length;
+      for (let i = 0; i < 50 && after === before; i++, await sleep(20))
+        after = ((await c.request('tools/list')).result!.tools as Json[]).length;
       assert.equal(after, before + 1, 'the list_changed on the listen stream dropped the cached list');
       // Watching a URI reopens the stream with it; the old one is cancelled on stdio after the new one is acknowledged.
       const w = await gw.g.subscribe('mcpx://up/fixture://doc', () => undefined);
@@ -293,7 +357,9 @@ describe('a 2026-07-28 upstream: the listen stream mcpx keeps', () => {
       assert.equal(listens.length, 2);
       assert.deepEqual(((listens[1]!.params as Json).notifications as Json).resourceSubscriptions, ['fixture://doc']);
       await waitFor('the first stream cancelled', () =>
-        checkRecorded(record, '2026-07-28').some((f) => f.method === 'notifications/cancelled' && (f.params as Json).requestId === listens[0]!.id),
+        checkRecorded(record, '2026-07-28').some(
+          (f) => f.method === 'notifications/cancelled' && (f.params as Json).requestId === listens[0]!.id,
+        ),
       );
       w.release();
     } finally {
@@ -307,14 +373,20 @@ describe('a bare URI offered by two pass-through servers', () => {
     const ra = join(dir, 'first.jsonl');
     const rb = join(dir, 'second.jsonl');
     const gw = await gatewayFor(
-      { a: fixtureCommand(['--rev', '2025-11-25', '--name', 'a', '--record', ra]), b: fixtureCommand(['--rev', '2025-11-25', '--name', 'b', '--record', rb]) },
+      {
+        a: fixtureCommand(['--rev', '2025-11-25', '--name', 'a', '--record', ra]),
+        b: fixtureCommand(['--rev', '2025-11-25', '--name', 'b', '--record', rb]),
+      },
       { 'mcp.passthrough': ['a', 'b'] },
     );
     try {
       const w = await gw.g.subscribe('fixture://doc', () => undefined);
       assert.equal(w.deliverable, true, w.reason);
       // b may never even start: a lists the URI.
-      const subscribed = (record: string) => (existsSync(record) ? checkRecorded(record, '2025-11-25') : []).filter((f) => f.method === 'resources/subscribe').map((f) => (f.params as Json).uri);
+      const subscribed = (record: string) =>
+        (existsSync(record) ? checkRecorded(record, '2025-11-25') : [])
+          .filter((f) => f.method === 'resources/subscribe')
+          .map((f) => (f.params as Json).uri);
       assert.deepEqual(subscribed(ra), ['fixture://doc']);
       assert.deepEqual(subscribed(rb), []);
       w.release();

@@ -19,7 +19,11 @@ after(() => {
 
 const DOC = 'mcpx://up/fixture://doc';
 const received = (record: string, method: string) =>
-  readFileSync(record, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as { dir: string; frame: Json }).filter((l) => l.dir === 'in' && l.frame.method === method);
+  readFileSync(record, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as { dir: string; frame: Json })
+    .filter((l) => l.dir === 'in' && l.frame.method === method);
 const waitFor = async (cond: () => boolean) => {
   for (let i = 0; i < 200 && !cond(); i++) await new Promise((r) => setTimeout(r, 20));
   assert.ok(cond());
@@ -40,8 +44,12 @@ describe('legacy resources/subscribe through the gateway', () => {
       assert.deepEqual((await a.request('resources/subscribe', { uri: DOC })).result, {});
       assert.deepEqual((await b.request('resources/subscribe', { uri: DOC })).result, {});
       assert.equal(received(record, 'resources/subscribe').length, 1, 'counted per URI: one upstream subscription');
-      await a.request('tools/call', { name: 'mcpx_call', arguments: { server: 'up', tool: 'touch', arguments: { uri: 'fixture://doc' } } });
-      const updates = (p: HttpPeer) => p.frames.filter((f) => f.method === 'notifications/resources/updated').map((f) => (f.params as Json).uri);
+      await a.request('tools/call', {
+        name: 'mcpx_call',
+        arguments: { server: 'up', tool: 'touch', arguments: { uri: 'fixture://doc' } },
+      });
+      const updates = (p: HttpPeer) =>
+        p.frames.filter((f) => f.method === 'notifications/resources/updated').map((f) => (f.params as Json).uri);
       await waitFor(() => updates(a).length === 1 && updates(b).length === 1);
       assert.deepEqual(updates(a), [DOC], "in the client's own form");
       // The upstream crashes while the subscription is wanted: restarted at once and subscribed again.
@@ -66,7 +74,10 @@ describe('legacy resources/subscribe through the gateway', () => {
       const a = new HttpPeer('2025-11-25', gw.url);
       await a.initialize({});
       await a.request('resources/subscribe', { uri: DOC });
-      assert.equal((await fetch(gw.url, { method: 'DELETE', headers: { 'Mcp-Session-Id': a.sessionId! } })).status, 204);
+      assert.equal(
+        (await fetch(gw.url, { method: 'DELETE', headers: { 'Mcp-Session-Id': a.sessionId! } })).status,
+        204,
+      );
       await waitFor(() => received(record, 'resources/unsubscribe').length === 1);
     } finally {
       await gw.close();
@@ -76,16 +87,32 @@ describe('legacy resources/subscribe through the gateway', () => {
 
 describe('2026-07-28 listen with resourceSubscriptions', () => {
   test('the acknowledgement lists only URIs whose updates will arrive; updates are tagged', async () => {
-    const gw = await gatewayFor({ up: fixtureCommand(['--rev', '2025-11-25', '--name', 'up']), modern: fixtureCommand(['--rev', '2026-07-28', '--name', 'modern']) });
+    const gw = await gatewayFor({
+      up: fixtureCommand(['--rev', '2025-11-25', '--name', 'up']),
+      modern: fixtureCommand(['--rev', '2026-07-28', '--name', 'modern']),
+    });
     try {
-      const meta = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} };
+      const meta = {
+        'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+        'io.modelcontextprotocol/clientCapabilities': {},
+      };
       const uris = [DOC, 'mcpx://modern/fixture://doc', 'mcpx://nowhere/x'];
-      const body = { jsonrpc: '2.0', id: 7, method: 'subscriptions/listen', params: { _meta: meta, notifications: { resourceSubscriptions: uris } } };
+      const body = {
+        jsonrpc: '2.0',
+        id: 7,
+        method: 'subscriptions/listen',
+        params: { _meta: meta, notifications: { resourceSubscriptions: uris } },
+      };
       const ctl = new AbortController();
       const res = await fetch(gw.url, {
         method: 'POST',
         signal: ctl.signal,
-        headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', 'MCP-Protocol-Version': '2026-07-28', 'Mcp-Method': 'subscriptions/listen' },
+        headers: {
+          'Content-Type': 'application/json',
+          Accept: 'application/json, text/event-stream',
+          'MCP-Protocol-Version': '2026-07-28',
+          'Mcp-Method': 'subscriptions/listen',
+        },
         body: JSON.stringify(body),
       });
       const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
@@ -100,9 +127,16 @@ describe('2026-07-28 listen with resourceSubscriptions', () => {
       };
       await until(() => frames().length >= 1);
       const ack = frames()[0]!;
-      assert.deepEqual((ack.params as Json).notifications, { resourceSubscriptions: [DOC, 'mcpx://modern/fixture://doc'] }, 'only the URIs whose updates will arrive (both upstream eras; no server owns the third)');
+      assert.deepEqual(
+        (ack.params as Json).notifications,
+        { resourceSubscriptions: [DOC, 'mcpx://modern/fixture://doc'] },
+        'only the URIs whose updates will arrive (both upstream eras; no server owns the third)',
+      );
       const other = new HttpClient(gw.url, '2026-07-28');
-      await other.request('tools/call', { name: 'mcpx_call', arguments: { server: 'up', tool: 'touch', arguments: { uri: 'fixture://doc' } } });
+      await other.request('tools/call', {
+        name: 'mcpx_call',
+        arguments: { server: 'up', tool: 'touch', arguments: { uri: 'fixture://doc' } },
+      });
       await until(() => frames().some((f) => f.method === 'notifications/resources/updated'));
       const upd = frames().find((f) => f.method === 'notifications/resources/updated')!;
       assert.deepEqual(upd.params, { uri: DOC, _meta: { 'io.modelcontextprotocol/subscriptionId': 7 } });
@@ -128,12 +162,19 @@ describe('GET /v1/events', () => {
       await a.initialize({});
       await a.request('resources/subscribe', { uri: DOC });
       await a.request('resources/subscribe', { uri: 'mcpx://nowhere/x' });
-      await a.request('tools/call', { name: 'mcpx_call', arguments: { server: 'up', tool: 'touch', arguments: { uri: 'fixture://doc' } } });
+      await a.request('tools/call', {
+        name: 'mcpx_call',
+        arguments: { server: 'up', tool: 'touch', arguments: { uri: 'fixture://doc' } },
+      });
       const events = () => parseSse(text) as Json[];
       while (!events().some((e) => e.type === 'resource.updated')) text += (await reader.read()).value ?? '';
       const types = events().map((e) => e.type);
       assert.ok(types.includes('server.state'));
-      assert.ok(events().some((e) => e.type === 'server.log' && /no updates will be delivered for mcpx:\/\/nowhere\/x/.test(String(e.data))));
+      assert.ok(
+        events().some(
+          (e) => e.type === 'server.log' && /no updates will be delivered for mcpx:\/\/nowhere\/x/.test(String(e.data)),
+        ),
+      );
       assert.deepEqual(events().find((e) => e.type === 'resource.updated')!.uri, 'fixture://doc');
     } finally {
       ctl.abort();

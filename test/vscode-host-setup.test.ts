@@ -24,7 +24,10 @@ const RECORD = `require('node:fs').writeFileSync(process.env.PROBE_OUT, JSON.str
 function probeTarball(): string {
   const pkg = join(dir, 'probe-src', 'package');
   mkdirSync(pkg, { recursive: true });
-  writeFileSync(join(pkg, 'package.json'), JSON.stringify({ name: 'probe', version: '1.0.0', scripts: { postinstall: 'node record.js' } }));
+  writeFileSync(
+    join(pkg, 'package.json'),
+    JSON.stringify({ name: 'probe', version: '1.0.0', scripts: { postinstall: 'node record.js' } }),
+  );
   writeFileSync(join(pkg, 'record.js'), RECORD);
   const tgz = join(dir, 'probe-1.0.0.tgz');
   execFileSync('tar', ['czf', tgz, '-C', dirname(pkg), 'package']);
@@ -35,7 +38,15 @@ test('the host install runs in a clean npm environment, whatever an outer npm ex
   const tgz = probeTarball();
   const host = join(dir, 'host');
   mkdirSync(host);
-  writeFileSync(join(host, 'package.json'), JSON.stringify({ name: 'host', private: true, dependencies: { probe: `file:${tgz}` }, allowScripts: { probe: true } }));
+  writeFileSync(
+    join(host, 'package.json'),
+    JSON.stringify({
+      name: 'host',
+      private: true,
+      dependencies: { probe: `file:${tgz}` },
+      allowScripts: { probe: true },
+    }),
+  );
   const out = join(dir, 'seen.json');
   const script = join(repoRoot(), 'scripts', 'vscode-host', 'clean-npm.sh');
   // What `npm test` run by a Node 18 npm would leave in the environment, including settings that
@@ -50,11 +61,20 @@ test('the host install runs in a clean npm environment, whatever an outer npm ex
     INIT_CWD: '/nonexistent-outer-cwd',
     NODE_OPTIONS: `--require ${join(dir, 'no-such-preload.js')}`,
   };
-  const npmCli = join(execFileSync('npm', ['root', '-g'], { encoding: 'utf8', env: { PATH: process.env.PATH ?? '' } }).trim(), 'npm', 'bin', 'npm-cli.js');
-  execFileSync('bash', ['-c', `source "$1"; host_npm_install "$2" "$3" "$4"`, 'x', script, host, process.execPath, npmCli], {
-    env: { ...process.env, ...outer, PROBE_OUT: out },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const npmCli = join(
+    execFileSync('npm', ['root', '-g'], { encoding: 'utf8', env: { PATH: process.env.PATH ?? '' } }).trim(),
+    'npm',
+    'bin',
+    'npm-cli.js',
+  );
+  execFileSync(
+    'bash',
+    ['-c', `source "$1"; host_npm_install "$2" "$3" "$4"`, 'x', script, host, process.execPath, npmCli],
+    {
+      env: { ...process.env, ...outer, PROBE_OUT: out },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   const seen = JSON.parse(readFileSync(out, 'utf8')) as Record<string, string | null>;
   // The nested npm names the Node it runs under, not the outer one.
   assert.match(seen.userAgent ?? '', new RegExp(`node/${process.version.replace(/\./g, '\\.')} `));
@@ -70,7 +90,25 @@ test('the outer variables named are exactly the npm ones', () => {
   const script = join(repoRoot(), 'scripts', 'vscode-host', 'clean-npm.sh');
   const names = execFileSync('bash', ['-c', 'source "$1"; outer_npm_vars | sort', 'x', script], {
     encoding: 'utf8',
-    env: { PATH: process.env.PATH ?? '', npm_config_cache: '/c', NPM_CONFIG_PREFIX: '/p', npm_package_json: '/j', INIT_CWD: '/i', NODE_OPTIONS: '-r x', npm_execpath: '/e', NODE_PATH: '/keep', HOME: '/keep', npmish: 'keep' },
+    env: {
+      PATH: process.env.PATH ?? '',
+      npm_config_cache: '/c',
+      NPM_CONFIG_PREFIX: '/p',
+      npm_package_json: '/j',
+      INIT_CWD: '/i',
+      NODE_OPTIONS: '-r x',
+      npm_execpath: '/e',
+      NODE_PATH: '/keep',
+      HOME: '/keep',
+      npmish: 'keep',
+    },
   });
-  assert.deepEqual(names.trim().split('\n'), ['INIT_CWD', 'NODE_OPTIONS', 'NPM_CONFIG_PREFIX', 'npm_config_cache', 'npm_execpath', 'npm_package_json']);
+  assert.deepEqual(names.trim().split('\n'), [
+    'INIT_CWD',
+    'NODE_OPTIONS',
+    'NPM_CONFIG_PREFIX',
+    'npm_config_cache',
+    'npm_execpath',
+    'npm_package_json',
+  ]);
 });

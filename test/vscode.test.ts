@@ -13,7 +13,16 @@ import { SERVER_JS } from './fixtures/upstream/client';
 import { repoRoot } from './harness/gateway';
 
 type FrameOp = { fill: [string, string] } | { click: string } | { text: [string, string] };
-type Action = { fill: string } | { pick: string } | { key: string } | { shot: string; when?: 'quick' | 'webview' | 'dialog' } | { webview: FrameOp[] } | { dialog: string } | { gone: 'quick' } | { title: string } | { back: true };
+type Action =
+  | { fill: string }
+  | { pick: string }
+  | { key: string }
+  | { shot: string; when?: 'quick' | 'webview' | 'dialog' }
+  | { webview: FrameOp[] }
+  | { dialog: string }
+  | { gone: 'quick' }
+  | { title: string }
+  | { back: true };
 interface Loc {
   first(): Loc;
   waitFor(o: { state: string; timeout: number }): Promise<void>;
@@ -70,12 +79,18 @@ function driver(): { onLog(text: string): void; onPage(page: Page): Promise<void
             await page.locator('.quick-input-widget input').first().waitFor({ state: 'visible', timeout: 20_000 });
             await page.keyboard.press(a.key);
           } else if ('back' in a) {
-            const back = page.locator('.quick-input-widget .codicon-quick-input-back, .quick-input-widget [aria-label="Back"]').first();
+            const back = page
+              .locator('.quick-input-widget .codicon-quick-input-back, .quick-input-widget [aria-label="Back"]')
+              .first();
             await back.waitFor({ state: 'visible', timeout: 20_000 });
             await back.click();
           } else if ('title' in a) {
             // Who asks, and for which client, in the widget's title.
-            await page.locator('.quick-input-widget .quick-input-title').filter({ hasText: a.title }).first().waitFor({ state: 'visible', timeout: 20_000 });
+            await page
+              .locator('.quick-input-widget .quick-input-title')
+              .filter({ hasText: a.title })
+              .first()
+              .waitFor({ state: 'visible', timeout: 20_000 });
           } else if ('gone' in a) {
             await page.locator('.quick-input-widget').first().waitFor({ state: 'hidden', timeout: 10_000 });
           } else if ('dialog' in a) {
@@ -91,12 +106,25 @@ function driver(): { onLog(text: string): void; onPage(page: Page): Promise<void
                 await input.waitFor({ state: 'visible', timeout: 20_000 });
                 await input.fill(op.fill[1]);
               } else if ('click' in op) await form.locator(op.click).first().click();
-              else await form.locator(op.text[0]).filter({ hasText: op.text[1] }).first().waitFor({ state: 'visible', timeout: 10_000 });
+              else
+                await form
+                  .locator(op.text[0])
+                  .filter({ hasText: op.text[1] })
+                  .first()
+                  .waitFor({ state: 'visible', timeout: 10_000 });
             }
           } else {
-            if (a.when === 'webview') await page.frameLocator('iframe.webview').frameLocator('#active-frame').locator('#accept').first().waitFor({ state: 'visible', timeout: 20_000 });
-            if (a.when === 'dialog') await page.locator('.monaco-dialog-box').first().waitFor({ state: 'visible', timeout: 20_000 });
-            if (a.when === 'quick') await page.locator('.quick-input-widget').first().waitFor({ state: 'visible', timeout: 20_000 });
+            if (a.when === 'webview')
+              await page
+                .frameLocator('iframe.webview')
+                .frameLocator('#active-frame')
+                .locator('#accept')
+                .first()
+                .waitFor({ state: 'visible', timeout: 20_000 });
+            if (a.when === 'dialog')
+              await page.locator('.monaco-dialog-box').first().waitFor({ state: 'visible', timeout: 20_000 });
+            if (a.when === 'quick')
+              await page.locator('.quick-input-widget').first().waitFor({ state: 'visible', timeout: 20_000 });
             await page.waitForTimeout(400);
             await page.screenshot({ path: join(SHOTS, `${a.shot}.png`) });
           }
@@ -118,7 +146,19 @@ let lmPackaged: string | undefined;
 function lmVsix(): string {
   if (lmPackaged) return lmPackaged;
   const out = join(repoRoot(), 'build', 'mcpx-test-lm.vsix');
-  const r = spawnSync(join(HOST, 'node', 'bin', 'node'), [join(HOST, 'node_modules', '@vscode', 'vsce', 'vsce'), 'package', '--no-dependencies', '--allow-missing-repository', '--skip-license', '-o', out], { cwd: join(repoRoot(), 'test', 'vscode', 'lm-provider'), encoding: 'utf8' });
+  const r = spawnSync(
+    join(HOST, 'node', 'bin', 'node'),
+    [
+      join(HOST, 'node_modules', '@vscode', 'vsce', 'vsce'),
+      'package',
+      '--no-dependencies',
+      '--allow-missing-repository',
+      '--skip-license',
+      '-o',
+      out,
+    ],
+    { cwd: join(repoRoot(), 'test', 'vscode', 'lm-provider'), encoding: 'utf8' },
+  );
   assert.equal(r.status, 0, r.stderr + r.stdout);
   return (lmPackaged = out);
 }
@@ -126,18 +166,31 @@ function lmVsix(): string {
 /** One run of build/vscode/suite.js in code-server, the widgets answered by the driver. Returns the
  *  suite's result lines. */
 async function runSuite(name: string, o: { installVsix?: string; suite?: 'smoke' }): Promise<string[]> {
-  assert.ok(existsSync(join(HOST, 'node_modules', 'code-server')), `the VS Code host is not set up in ${HOST}: run scripts/vscode-host/setup.sh (npm test does)`);
+  assert.ok(
+    existsSync(join(HOST, 'node_modules', 'code-server')),
+    `the VS Code host is not set up in ${HOST}: run scripts/vscode-host/setup.sh (npm test does)`,
+  );
   const dir = mkdtempSync(join(tmpdir(), 'mcpx-vsc-'));
   const ws = join(dir, 'ws');
   mkdirSync(join(ws, '.vscode'), { recursive: true });
   writeFileSync(
     join(ws, '.vscode', 'mcp.json'),
-    JSON.stringify({ servers: { up: { type: 'stdio', command: process.execPath, args: [SERVER_JS(), '--rev', '2025-11-25', '--name', 'up', '--record', join(ws, 'up.jsonl')] } } }),
+    JSON.stringify({
+      servers: {
+        up: {
+          type: 'stdio',
+          command: process.execPath,
+          args: [SERVER_JS(), '--rev', '2025-11-25', '--name', 'up', '--record', join(ws, 'up.jsonl')],
+        },
+      },
+    }),
   );
   // A workspace file: adding a folder then does not restart the extension host.
   const workspace = join(dir, 'mcpx.code-workspace');
   writeFileSync(workspace, JSON.stringify({ folders: [{ path: ws }] }));
-  const { runHost } = (await import(pathToFileURL(join(repoRoot(), 'scripts', 'vscode-host', 'run.mjs')).href)) as { runHost(o: Record<string, unknown>): Promise<number> };
+  const { runHost } = (await import(pathToFileURL(join(repoRoot(), 'scripts', 'vscode-host', 'run.mjs')).href)) as {
+    runHost(o: Record<string, unknown>): Promise<number>;
+  };
   const d = driver();
   const lines: string[] = [];
   try {
@@ -160,7 +213,11 @@ async function runSuite(name: string, o: { installVsix?: string; suite?: 'smoke'
     });
     d.stop();
     const results = lines.filter((l) => l.startsWith('mcpx-test:'));
-    assert.equal(code, 0, `editor tests failed (log: build/vscode-host-${name}.log):\n${results.join('\n')}\n${d.errors.join('\n')}`);
+    assert.equal(
+      code,
+      0,
+      `editor tests failed (log: build/vscode-host-${name}.log):\n${results.join('\n')}\n${d.errors.join('\n')}`,
+    );
     assert.ok(results.length > 0 && results.every((l) => l.startsWith('mcpx-test: ok')), results.join('\n'));
     assert.deepEqual(d.errors, []);
     return results;
@@ -170,13 +227,29 @@ async function runSuite(name: string, o: { installVsix?: string; suite?: 'smoke'
   }
 }
 
-test('the extension in a real VS Code extension host (code-server), from the dev folder', { timeout: 300_000 }, async () => {
+test('the extension in a real VS Code extension host (code-server), from the dev folder', {
+  timeout: 300_000,
+}, async () => {
   const results = await runSuite('dev', {});
   assert.equal(results.length, 16, results.join('\n'));
 });
 
-test('the packaged .vsix: under 2 MB, installed offline, the smoke test passes against the installed package', { timeout: 300_000 }, async () => {
-  const r = spawnSync(join(HOST, 'node', 'bin', 'node'), [join(HOST, 'node_modules', '@vscode', 'vsce', 'vsce'), 'package', '--no-dependencies', '--allow-missing-repository', '--no-rewrite-relative-links', '-o', VSIX], { cwd: repoRoot(), encoding: 'utf8' });
+test('the packaged .vsix: under 2 MB, installed offline, the smoke test passes against the installed package', {
+  timeout: 300_000,
+}, async () => {
+  const r = spawnSync(
+    join(HOST, 'node', 'bin', 'node'),
+    [
+      join(HOST, 'node_modules', '@vscode', 'vsce', 'vsce'),
+      'package',
+      '--no-dependencies',
+      '--allow-missing-repository',
+      '--no-rewrite-relative-links',
+      '-o',
+      VSIX,
+    ],
+    { cwd: repoRoot(), encoding: 'utf8' },
+  );
   assert.equal(r.status, 0, r.stderr + r.stdout);
   const size = statSync(VSIX).size;
   assert.ok(size < 2 * 1024 * 1024, `${size} bytes`);

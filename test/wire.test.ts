@@ -155,22 +155,33 @@ describe('header values (2026-07-28 streamable-http "Value Encoding")', () => {
   });
 
   test('decoding refuses what a header may not carry plainly', () => {
-    for (const raw of ['café', 'a\u0001b', 'a\nb', '\u007f']) assert.equal(decodeHeaderValue(raw), undefined, JSON.stringify(raw));
+    for (const raw of ['café', 'a\u0001b', 'a\nb', '\u007f'])
+      assert.equal(decodeHeaderValue(raw), undefined, JSON.stringify(raw));
     assert.equal(decodeHeaderValue('a\tb'), 'a\tb', 'an inner tab is a valid field value');
   });
 
   test('something framed like the sentinel is base64 or refused, never plain text', () => {
     assert.equal(decodeHeaderValue('=?base64?SGVsbG8=?='), 'Hello');
     assert.equal(decodeHeaderValue('=?base64??='), '');
-    for (const raw of ['=?base64?SGVsbG8?=', '=?base64?SGVs*G8=?=', '=?base64?SGVsbG8=\n?=', '=?base64?SGVsbG9=?=', '=?base64?QR==?=']) {
-      assert.equal(decodeHeaderValue(raw), undefined, `${JSON.stringify(raw)}: unpadded, outside the alphabet, or not canonical`);
+    for (const raw of [
+      '=?base64?SGVsbG8?=',
+      '=?base64?SGVs*G8=?=',
+      '=?base64?SGVsbG8=\n?=',
+      '=?base64?SGVsbG9=?=',
+      '=?base64?QR==?=',
+    ]) {
+      assert.equal(
+        decodeHeaderValue(raw),
+        undefined,
+        `${JSON.stringify(raw)}: unpadded, outside the alphabet, or not canonical`,
+      );
     }
     // Not framed (one marker only, or the wrong case): an ordinary plain value.
     assert.equal(decodeHeaderValue('=?base64?SGVsbG8='), '=?base64?SGVsbG8=');
     assert.equal(decodeHeaderValue('=?BASE64?SGVsbG8=?='), '=?BASE64?SGVsbG8=?=');
   });
 
-  test('the specification\'s own example decodes to the literal it stands for', () => {
+  test("the specification's own example decodes to the literal it stands for", () => {
     assert.equal(decodeHeaderValue('=?base64?PT9iYXNlNjQ/bGl0ZXJhbD89?='), '=?base64?literal?=');
   });
 
@@ -182,7 +193,21 @@ describe('header values (2026-07-28 streamable-http "Value Encoding")', () => {
   });
 
   test('decode(encode(v)) is v for every value in a mixed set', () => {
-    const values = ['', 'x', ' ', '  two  ', 'ümlaut', 'a\tb', 'multi\nline', 'quote"s', '\\back', '=?', '?=', '=?base64?', 'x'.repeat(300)];
+    const values = [
+      '',
+      'x',
+      ' ',
+      '  two  ',
+      'ümlaut',
+      'a\tb',
+      'multi\nline',
+      'quote"s',
+      '\\back',
+      '=?',
+      '?=',
+      '=?base64?',
+      'x'.repeat(300),
+    ];
     for (const v of values) assert.equal(decodeHeaderValue(encodeHeaderValue(v)), v, JSON.stringify(v));
   });
 });
@@ -206,7 +231,11 @@ describe('Mcp-Param headers (x-mcp-header), both directions', () => {
       { name: 'Count', path: ['count'] },
       { name: 'Dry-Run', path: ['opts', 'dry'] },
     ]);
-    assert.deepEqual(headerParams({ type: 'object', 'x-mcp-header': 'Root' }), { params: [] }, 'an annotation on the root names no argument');
+    assert.deepEqual(
+      headerParams({ type: 'object', 'x-mcp-header': 'Root' }),
+      { params: [] },
+      'an annotation on the root names no argument',
+    );
   });
 
   test('argumentAt follows the path and is undefined where it leads nowhere', () => {
@@ -247,7 +276,14 @@ describe('Mcp-Param headers (x-mcp-header), both directions', () => {
     jsonrpc: '2.0',
     id: 1,
     method: 'tools/call',
-    params: { name: 't', arguments: args, _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} } },
+    params: {
+      name: 't',
+      arguments: args,
+      _meta: {
+        'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+        'io.modelcontextprotocol/clientCapabilities': {},
+      },
+    },
   });
   const received = (headers: Record<string, string>) =>
     Object.fromEntries(Object.entries(headers).map(([k, v]) => [k.toLowerCase().replace(/^mcp-param-/, ''), v]));
@@ -257,9 +293,17 @@ describe('Mcp-Param headers (x-mcp-header), both directions', () => {
     const { mem, called } = serverFor(SCHEMA);
     const r = headerParams(SCHEMA);
     assert.ok('params' in r);
-    for (const args of [{ region: 'eu-west', count: 3, opts: { dry: false } }, { region: ' spaced ', count: -1 }, { region: '東京' }, {}]) {
+    for (const args of [
+      { region: 'eu-west', count: 3, opts: { dry: false } },
+      { region: ' spaced ', count: -1 },
+      { region: '東京' },
+      {},
+    ]) {
       const { runner, channel } = mem.runner();
-      const out = await runner.request(call(args), '2026-07-28', { ...channel, paramHeaders: received(paramHeaders(r.params, args)) });
+      const out = await runner.request(call(args), '2026-07-28', {
+        ...channel,
+        paramHeaders: received(paramHeaders(r.params, args)),
+      });
       assert.equal(codeOf(out.response), 'result', JSON.stringify(args));
     }
     assert.equal(called.length, 4);
@@ -336,18 +380,28 @@ describe('SseStream', () => {
     const s = new SseStream(res.as(), 0, { 'Mcp-Session-Id': 'abc' });
     assert.equal(s.isStarted, false);
     assert.equal(res.headersSent, false);
-    const msg = { jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: 1, progress: 1, message: 'ünïcode\nline' } };
+    const msg = {
+      jsonrpc: '2.0',
+      method: 'notifications/progress',
+      params: { progressToken: 1, progress: 1, message: 'ünïcode\nline' },
+    };
     assert.equal(s.send(msg), true);
     assert.equal(s.isStarted, true);
     assert.equal(res.status, 200);
     assert.equal(res.headers!['Content-Type'], 'text/event-stream');
-    assert.equal(res.headers!['Mcp-Session-Id'], 'abc', 'the caller\'s headers are kept');
+    assert.equal(res.headers!['Mcp-Session-Id'], 'abc', "the caller's headers are kept");
     assert.equal(res.headers!['X-Accel-Buffering'], 'no');
     assert.match(String(res.headers!['Cache-Control']), /no-cache/);
     assert.equal(res.flushed, 1);
     s.send({ jsonrpc: '2.0', id: 1, result: {} });
     assert.deepEqual(parseSse(res.body), [msg, { jsonrpc: '2.0', id: 1, result: {} }]);
-    assert.ok(res.body.split('\n\n').filter(Boolean).every((ev) => ev.startsWith('event: message\ndata: ')), 'each event is one data line');
+    assert.ok(
+      res.body
+        .split('\n\n')
+        .filter(Boolean)
+        .every((ev) => ev.startsWith('event: message\ndata: ')),
+      'each event is one data line',
+    );
     assert.doesNotMatch(res.body, /^id:/m, 'no event ids: mcpx offers no resumption');
   });
 

@@ -23,18 +23,25 @@ const CODE_SERVER = path.join(HOST_DIR, 'node_modules', 'code-server', 'out', 'n
 const CHROMIUM = process.env.MCPX_CHROMIUM || '/usr/bin/chromium';
 
 const SERVER_FLAGS = [
-  '--auth', 'none',
+  '--auth',
+  'none',
   '--disable-telemetry',
   '--disable-update-check',
   '--disable-workspace-trust',
   '--disable-getting-started-override',
   '--ignore-last-opened',
   // Required: without it the built workbench silently ignores the `payload` query parameter.
-  '--vscode-option', 'enable-smoke-test-driver',
+  '--vscode-option',
+  'enable-smoke-test-driver',
 ];
 const CHROMIUM_ARGS = [
-  '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-  '--disable-background-networking', '--disable-component-update', '--disable-sync',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
   '--disable-dev-shm-usage',
 ];
 const MARKER_VAR = 'MCPX_VSCODE_HOST_RUN';
@@ -61,8 +68,7 @@ function loadPlaywright() {
   return createRequire(path.join(HOST_DIR, 'package.json'))('playwright-core').chromium;
 }
 
-const remoteUri = (port, abs) =>
-  `vscode-remote://127.0.0.1:${port}` + abs.split('/').map(encodeURIComponent).join('/');
+const remoteUri = (port, abs) => `vscode-remote://127.0.0.1:${port}` + abs.split('/').map(encodeURIComponent).join('/');
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
@@ -70,14 +76,23 @@ const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 function formatLog(message) {
   let args = message;
   if (typeof message === 'string' && message.startsWith('[')) {
-    try { args = JSON.parse(message); } catch { return message; }
+    try {
+      args = JSON.parse(message);
+    } catch {
+      return message;
+    }
   }
   if (!Array.isArray(args)) return typeof args === 'string' ? args : JSON.stringify(args);
   return args.map((a) => (typeof a === 'string' ? a : JSON.stringify(a))).join(' ');
 }
 
 function groupAlive(pgid) {
-  try { process.kill(-pgid, 0); return true; } catch { return false; }
+  try {
+    process.kill(-pgid, 0);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** Pids (other than ours) whose environment carries MARKER_VAR=runDir: everything a run started,
@@ -89,14 +104,26 @@ function markedPids(runDir) {
     if (!/^\d+$/.test(d) || +d === process.pid) continue;
     try {
       if ((fs.readFileSync(`/proc/${d}/environ`, 'latin1') + '\0').includes(needle)) pids.push(+d);
-    } catch { /* gone or not ours */ }
+    } catch {
+      /* gone or not ours */
+    }
   }
   return pids;
 }
 
 function killAll(pgid, runDir, signal) {
-  if (pgid) try { process.kill(-pgid, signal); } catch { /* already gone */ }
-  for (const pid of markedPids(runDir)) try { process.kill(pid, signal); } catch { /* gone */ }
+  if (pgid)
+    try {
+      process.kill(-pgid, signal);
+    } catch {
+      /* already gone */
+    }
+  for (const pid of markedPids(runDir))
+    try {
+      process.kill(pid, signal);
+    } catch {
+      /* gone */
+    }
 }
 
 /** Spawn Node 24 on code-server's entry in its own process group; lines go to onLine. */
@@ -108,9 +135,14 @@ function spawnServer(args, env, onLine) {
     stream.on('data', (s) => {
       buf += s;
       let i;
-      while ((i = buf.indexOf('\n')) >= 0) { onLine(buf.slice(0, i)); buf = buf.slice(i + 1); }
+      while ((i = buf.indexOf('\n')) >= 0) {
+        onLine(buf.slice(0, i));
+        buf = buf.slice(i + 1);
+      }
     });
-    stream.on('end', () => { if (buf) onLine(buf); });
+    stream.on('end', () => {
+      if (buf) onLine(buf);
+    });
   }
   child.exited = new Promise((resolve) => child.on('exit', (code, sig) => resolve(code ?? sig)));
   return child;
@@ -147,9 +179,7 @@ function spawnServer(args, env, onLine) {
  */
 export async function runHost(o) {
   const chromium = loadPlaywright();
-  const {
-    testsPath, installVsix, onPage, timeoutMs = 300_000, logFile, logsDir, echo = true,
-  } = o;
+  const { testsPath, installVsix, onPage, timeoutMs = 300_000, logFile, logsDir, echo = true } = o;
   const extensionPath = o.extensionPath && path.resolve(o.extensionPath);
   if (!testsPath && !onPage) throw new Error('runHost: give testsPath and/or onPage');
   if (!extensionPath && !installVsix) throw new Error('runHost: give extensionPath or installVsix');
@@ -158,19 +188,26 @@ export async function runHost(o) {
   const t0 = Date.now();
   const logFd = logFile ? fs.openSync(logFile, 'a') : undefined;
   const runDir = fs.mkdtempSync('/tmp/vh-'); // short: VS Code puts unix sockets under TMPDIR
-  const d = (name) => { const p = path.join(runDir, name); fs.mkdirSync(p, { recursive: true }); return p; };
+  const d = (name) => {
+    const p = path.join(runDir, name);
+    fs.mkdirSync(p, { recursive: true });
+    return p;
+  };
   const tmp = d('t');
   const userData = d('u');
   fs.mkdirSync(path.join(userData, 'User'));
-  fs.writeFileSync(path.join(userData, 'User', 'settings.json'),
-    JSON.stringify({ ...DEFAULT_SETTINGS, ...o.settings }, null, 2));
+  fs.writeFileSync(
+    path.join(userData, 'User', 'settings.json'),
+    JSON.stringify({ ...DEFAULT_SETTINGS, ...o.settings }, null, 2),
+  );
   const extDir = o.extensionsDir ? path.resolve(o.extensionsDir) : d('e');
   const workspace = o.workspace ? path.resolve(o.workspace) : d('w');
   const env = { ...process.env };
   // Variables of an enclosing VS Code / Node setup would confuse code-server or Node 24
   // (VSCODE_IPC_HOOK_CLI makes code-server open in the enclosing instance instead of serving).
   for (const k of Object.keys(env)) {
-    if (k.startsWith('VSCODE_') || k.startsWith('npm_') || k === 'NODE_OPTIONS' || k === 'ELECTRON_RUN_AS_NODE') delete env[k];
+    if (k.startsWith('VSCODE_') || k.startsWith('npm_') || k === 'NODE_OPTIONS' || k === 'ELECTRON_RUN_AS_NODE')
+      delete env[k];
   }
   Object.assign(env, {
     TMPDIR: tmp,
@@ -187,7 +224,9 @@ export async function runHost(o) {
   fs.chmodSync(env.XDG_RUNTIME_DIR, 0o700);
 
   const stamp = () => `+${((Date.now() - t0) / 1000).toFixed(1)}s`.padStart(7);
-  const writeLog = (line) => { if (logFd !== undefined) fs.writeSync(logFd, `${stamp()} ${line}\n`); };
+  const writeLog = (line) => {
+    if (logFd !== undefined) fs.writeSync(logFd, `${stamp()} ${line}\n`);
+  };
   const serverTail = [];
   const serverLine = (line) => {
     writeLog(`[server] ${line}`);
@@ -204,7 +243,12 @@ export async function runHost(o) {
     process.off('exit', onExit);
     if (context) {
       let t;
-      await Promise.race([context.close().catch(() => {}), new Promise((r) => { t = setTimeout(r, 10_000); })]);
+      await Promise.race([
+        context.close().catch(() => {}),
+        new Promise((r) => {
+          t = setTimeout(r, 10_000);
+        }),
+      ]);
       clearTimeout(t);
     }
     const pgid = server?.pid;
@@ -214,13 +258,22 @@ export async function runHost(o) {
     for (let i = 0; i < 20 && markedPids(runDir).length; i++) await sleep(100);
     if (logFd !== undefined) fs.closeSync(logFd);
     for (let i = 0; i < 5; i++) {
-      try { fs.rmSync(runDir, { recursive: true, force: true }); break; } catch { await sleep(200); }
+      try {
+        fs.rmSync(runDir, { recursive: true, force: true });
+        break;
+      } catch {
+        await sleep(200);
+      }
     }
   };
   // Last resort if the process exits mid-run (synchronous only).
   const onExit = () => {
     killAll(server?.pid, runDir, 'SIGKILL');
-    try { fs.rmSync(runDir, { recursive: true, force: true }); } catch { /* best effort */ }
+    try {
+      fs.rmSync(runDir, { recursive: true, force: true });
+    } catch {
+      /* best effort */
+    }
   };
   process.on('exit', onExit);
 
@@ -235,7 +288,11 @@ export async function runHost(o) {
     // 1. Optionally install the packaged .vsix offline, with code-server's own CLI.
     let devPath = extensionPath;
     const install = async (vsix) => {
-      const inst = spawnServer(['--user-data-dir', userData, '--extensions-dir', extDir, '--install-extension', path.resolve(vsix)], env, serverLine);
+      const inst = spawnServer(
+        ['--user-data-dir', userData, '--extensions-dir', extDir, '--install-extension', path.resolve(vsix)],
+        env,
+        serverLine,
+      );
       server = inst;
       const code = await within(inst.exited);
       if (code !== 0) throw new Error(`installing ${vsix} failed (${code}):\n${serverTail.join('\n')}`);
@@ -249,15 +306,23 @@ export async function runHost(o) {
       // contributes nothing lets the installed extension run as installed (Production mode).
       devPath = testsPath ? d('stub') : undefined;
       if (devPath) {
-        fs.writeFileSync(path.join(devPath, 'package.json'), JSON.stringify({
-          name: 'vsix-test-stub', publisher: 'mcpx-test', version: '0.0.0', engines: { vscode: '*' },
-        }));
+        fs.writeFileSync(
+          path.join(devPath, 'package.json'),
+          JSON.stringify({
+            name: 'vsix-test-stub',
+            publisher: 'mcpx-test',
+            version: '0.0.0',
+            engines: { vscode: '*' },
+          }),
+        );
       }
     }
 
     // 2. Start code-server on a free loopback port.
     let onPort;
-    const portP = new Promise((r) => { onPort = r; });
+    const portP = new Promise((r) => {
+      onPort = r;
+    });
     server = spawnServer(
       ['--bind-addr', '127.0.0.1:0', '--user-data-dir', userData, '--extensions-dir', extDir, ...SERVER_FLAGS],
       env,
@@ -265,7 +330,8 @@ export async function runHost(o) {
         serverLine(line);
         const m = /HTTP server listening on http:\/\/127\.0\.0\.1:(\d+)/.exec(line);
         if (m) onPort(+m[1]);
-      });
+      },
+    );
     const serverDied = server.exited.then((code) => {
       throw new Error(`code-server exited (${code}):\n${serverTail.join('\n')}`);
     });
@@ -274,13 +340,20 @@ export async function runHost(o) {
     const tServer = Date.now();
 
     // 3. Chromium with the automation hooks exposed before the workbench loads.
-    context = await within(chromium.launchPersistentContext(d('c'), {
-      executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS, env,
-      viewport: { width: 1400, height: 900 },
-    }));
+    context = await within(
+      chromium.launchPersistentContext(d('c'), {
+        executablePath: CHROMIUM,
+        headless: true,
+        args: CHROMIUM_ARGS,
+        env,
+        viewport: { width: 1400, height: 900 },
+      }),
+    );
     const page = context.pages()[0] ?? (await context.newPage());
     let onExitCode;
-    const exitP = new Promise((r) => { onExitCode = r; });
+    const exitP = new Promise((r) => {
+      onExitCode = r;
+    });
     let exited = false;
     await page.exposeFunction('codeAutomationLog', (type, message) => {
       const text = formatLog(message);
@@ -307,20 +380,30 @@ export async function runHost(o) {
     payload.push(['skipWelcome', 'true'], ['skipReleaseNotes', 'true']);
     if (disableExtensions) payload.push(['disableExtensions', 'true']);
     const target = workspace.endsWith('.code-workspace') ? 'workspace' : 'folder';
-    const url = `http://127.0.0.1:${port}/?${target}=${encodeURIComponent(workspace)}`
-      + `&payload=${encodeURIComponent(JSON.stringify(payload))}`;
+    const url =
+      `http://127.0.0.1:${port}/?${target}=${encodeURIComponent(workspace)}` +
+      `&payload=${encodeURIComponent(JSON.stringify(payload))}`;
     writeLog(`[run] ${url}`);
     await within(page.goto(url, { waitUntil: 'domcontentloaded' }));
     const tPage = Date.now();
 
     // 4. Wait for the tests' exit code, or for a UI-only driver to finish.
-    const ends = [exitP.then((c) => { exited = true; return c; }), serverDied];
+    const ends = [
+      exitP.then((c) => {
+        exited = true;
+        return c;
+      }),
+      serverDied,
+    ];
     if (onPage) {
       const driver = Promise.resolve().then(() => onPage(page, { port, url, runDir }));
       // A driver failing after the tests already exited (page closing under it) is not an error.
-      ends.push(driver.then(
-        (v) => (testsPath ? new Promise(() => {}) : typeof v === 'number' ? v : 0),
-        (e) => (exited ? new Promise(() => {}) : Promise.reject(e))));
+      ends.push(
+        driver.then(
+          (v) => (testsPath ? new Promise(() => {}) : typeof v === 'number' ? v : 0),
+          (e) => (exited ? new Promise(() => {}) : Promise.reject(e)),
+        ),
+      );
     }
     const code = await within(Promise.race(ends));
     exited = true;
@@ -340,9 +423,14 @@ export async function runHost(o) {
 function parseArgs(argv) {
   const out = {};
   const names = {
-    '--extension': 'extensionPath', '--tests': 'testsPath', '--workspace': 'workspace',
-    '--vsix': 'installVsix', '--extensions-dir': 'extensionsDir', '--timeout': 'timeoutMs',
-    '--log': 'logFile', '--logs-dir': 'logsDir',
+    '--extension': 'extensionPath',
+    '--tests': 'testsPath',
+    '--workspace': 'workspace',
+    '--vsix': 'installVsix',
+    '--extensions-dir': 'extensionsDir',
+    '--timeout': 'timeoutMs',
+    '--log': 'logFile',
+    '--logs-dir': 'logsDir',
   };
   for (let i = 0; i < argv.length; i++) {
     const [flag, inline] = argv[i].split(/=(.*)/s);
@@ -360,13 +448,22 @@ if (process.argv[1] && import.meta.url === pathToFileURL(path.resolve(process.ar
     opts = parseArgs(process.argv.slice(2));
     if (!opts.testsPath) throw new Error('--tests FILE is required');
   } catch (e) {
-    console.error(`${e.message}\nusage: node scripts/vscode-host/run.mjs --extension DIR --tests FILE`
-      + ' [--workspace DIR] [--vsix FILE] [--extensions-dir DIR] [--timeout MS] [--log FILE] [--logs-dir DIR]');
+    console.error(
+      `${e.message}\nusage: node scripts/vscode-host/run.mjs --extension DIR --tests FILE` +
+        ' [--workspace DIR] [--vsix FILE] [--extensions-dir DIR] [--timeout MS] [--log FILE] [--logs-dir DIR]',
+    );
     process.exit(2);
   }
   // Ctrl-C / CI cancellation: the 'exit' hook in runHost kills the run's processes.
   for (const sig of ['SIGINT', 'SIGTERM']) process.on(sig, () => process.exit(130));
   runHost(opts).then(
-    (code) => { console.log(`[vscode-host] tests exited with ${code}`); process.exit(code); },
-    (e) => { console.error(`[vscode-host] ${e?.stack || e}`); process.exit(1); });
+    (code) => {
+      console.log(`[vscode-host] tests exited with ${code}`);
+      process.exit(code);
+    },
+    (e) => {
+      console.error(`[vscode-host] ${e?.stack || e}`);
+      process.exit(1);
+    },
+  );
 }

@@ -36,8 +36,16 @@ export async function listen(opts: {
 }): Promise<Listening> {
   const policy = policyFrom(opts.settings);
   const server = makeServer(opts.provider, opts.settings, policy);
-  const http = new HttpTransport({ server, settings: opts.settings, routes: [protocolRoute(policy), ...(opts.routes ?? [])], log: opts.log });
-  const a = await http.listen(opts.port ?? opts.settings.get<number>('port'), opts.address ?? opts.settings.get<string>('address'));
+  const http = new HttpTransport({
+    server,
+    settings: opts.settings,
+    routes: [protocolRoute(policy), ...(opts.routes ?? [])],
+    log: opts.log,
+  });
+  const a = await http.listen(
+    opts.port ?? opts.settings.get<number>('port'),
+    opts.address ?? opts.settings.get<string>('address'),
+  );
   return {
     ...a,
     server,

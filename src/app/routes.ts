@@ -75,7 +75,7 @@ function questionsRoute(g: Pick<GatewayFacade, 'questions' | 'answer'>): Route {
       json(res, 400, { error: (e as Error).message });
       return true;
     }
-    if (!isObject(answer)) return json(res, 400, { error: 'the answer must be a JSON object' }), true;
+    if (!isObject(answer)) return (json(res, 400, { error: 'the answer must be a JSON object' }), true);
     const refused = g.answer(m[1]!, answer);
     if (refused === undefined) json(res, 200, { answered: m[1] });
     else json(res, /no pending question/.test(refused) ? 404 : 400, { error: refused });

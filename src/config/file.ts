@@ -42,7 +42,11 @@ function substitute(v: unknown, ctx: SubstitutionContext, path: string, issues: 
       if (name.startsWith('env:')) return ctx.env[name.slice(4)] ?? '';
       if (name.startsWith('secret:') && ctx.secrets) {
         const v = ctx.secrets[name.slice(7)];
-        if (v === undefined) issues.push({ path, message: `no secret named ${JSON.stringify(name.slice(7))} is stored (mcpx: Set Secret…)` });
+        if (v === undefined)
+          issues.push({
+            path,
+            message: `no secret named ${JSON.stringify(name.slice(7))} is stored (mcpx: Set Secret…)`,
+          });
         return v ?? '';
       }
       if (name === 'workspaceFolder' && ctx.workspaceFolder !== undefined) return ctx.workspaceFolder;
@@ -53,7 +57,9 @@ function substitute(v: unknown, ctx: SubstitutionContext, path: string, issues: 
   }
   if (Array.isArray(v)) return v.map((x, i) => substitute(x, ctx, `${path}.${i}`, issues));
   if (typeof v === 'object' && v !== null) {
-    return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, substitute(x, ctx, path ? `${path}.${k}` : k, issues)]));
+    return Object.fromEntries(
+      Object.entries(v).map(([k, x]) => [k, substitute(x, ctx, path ? `${path}.${k}` : k, issues)]),
+    );
   }
   return v;
 }
@@ -70,13 +76,15 @@ export function parseConfig(value: unknown, source: string, ctx: SubstitutionCon
   if (Array.isArray(file.roots)) {
     file.roots.forEach((r, i) => {
       if (typeof r === 'string') roots.push({ uri: r.startsWith('file://') ? r : `file://${r}` });
-      else if (r && typeof r === 'object' && typeof (r as { uri?: unknown }).uri === 'string') roots.push(r as { uri: string; name?: string });
+      else if (r && typeof r === 'object' && typeof (r as { uri?: unknown }).uri === 'string')
+        roots.push(r as { uri: string; name?: string });
       else issues.push({ path: `roots.${i}`, message: 'expected a path or {uri, name}' });
     });
   } else if (file.roots !== undefined) issues.push({ path: 'roots', message: 'expected an array' });
   let settings: Record<string, unknown> = {};
   if (file.settings !== undefined) {
-    if (typeof file.settings === 'object' && file.settings !== null && !Array.isArray(file.settings)) settings = file.settings as Record<string, unknown>;
+    if (typeof file.settings === 'object' && file.settings !== null && !Array.isArray(file.settings))
+      settings = file.settings as Record<string, unknown>;
     else issues.push({ path: 'settings', message: 'expected an object' });
   }
   return { servers, roots, settings, issues, source };
@@ -96,7 +104,13 @@ export function loadConfig(path: string | undefined, ctx: SubstitutionContext): 
   try {
     value = JSON.parse(readFileSync(p, 'utf8'));
   } catch (e) {
-    return { servers: [], roots: [], settings: {}, issues: [{ path: '', message: `${p} is not valid JSON: ${(e as Error).message}` }], source: p };
+    return {
+      servers: [],
+      roots: [],
+      settings: {},
+      issues: [{ path: '', message: `${p} is not valid JSON: ${(e as Error).message}` }],
+      source: p,
+    };
   }
   return parseConfig(value, p, ctx);
 }

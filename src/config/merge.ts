@@ -34,7 +34,8 @@ export function mergeSources(sources: Source[], ctx: SubstitutionContext & { tru
   // Later sources win: the caller passes the user setting first, the workspace file last.
   for (const src of sources) {
     const c = parseConfig(src.value, src.label, ctx);
-    for (const i of c.issues as ConfigIssue[]) problems.push(`${src.label}: ${i.path ? `${i.path}: ` : ''}${i.message}`);
+    for (const i of c.issues as ConfigIssue[])
+      problems.push(`${src.label}: ${i.path ? `${i.path}: ` : ''}${i.message}`);
     roots.push(...c.roots);
     for (const def of c.servers) {
       // Workspace Trust: a workspace's stdio server is a command the workspace chose; it is not spawned
@@ -44,11 +45,23 @@ export function mergeSources(sources: Source[], ctx: SubstitutionContext & { tru
         continue;
       }
       const prev = byName.get(def.name);
-      if (prev) clashes.push(`server ${JSON.stringify(def.name)} is defined in ${prev.from.label} and in ${src.label}; the one in ${src.label} is used`);
+      if (prev)
+        clashes.push(
+          `server ${JSON.stringify(def.name)} is defined in ${prev.from.label} and in ${src.label}; the one in ${src.label} is used`,
+        );
       byName.set(def.name, { def, from: src });
     }
   }
-  const config: Config = { servers: [...byName.values()].map((e) => e.def), roots, settings: {}, issues: [], source: sources.map((s) => s.label).join(' + ') };
-  const fromWorkspace = new Set([...[...byName.values()].filter((e) => e.from.workspace).map((e) => e.def.name), ...untrusted]);
+  const config: Config = {
+    servers: [...byName.values()].map((e) => e.def),
+    roots,
+    settings: {},
+    issues: [],
+    source: sources.map((s) => s.label).join(' + '),
+  };
+  const fromWorkspace = new Set([
+    ...[...byName.values()].filter((e) => e.from.workspace).map((e) => e.def.name),
+    ...untrusted,
+  ]);
   return { config, problems, clashes, untrusted, fromWorkspace };
 }

@@ -13,7 +13,11 @@ export interface Policy {
   governs(rev: Revision): boolean;
 }
 
-export function makePolicy(precedence: readonly Revision[], lenient: readonly Revision[], first?: Revision | ''): Policy {
+export function makePolicy(
+  precedence: readonly Revision[],
+  lenient: readonly Revision[],
+  first?: Revision | '',
+): Policy {
   let order = [...precedence, ...NEWEST_FIRST.filter((r) => !precedence.includes(r))];
   if (first) order = [first, ...order.filter((r) => r !== first)];
   const strict = (rev: Revision) => !lenient.includes(rev);

@@ -65,7 +65,8 @@ function issuesOf(prefix: string, e: z.ZodError): ConfigIssue[] {
 /** Validate one server definition. `command` present means stdio; `url` means http. */
 export function parseServer(name: string, raw: unknown, prefix: string): { def?: ServerDef; issues: ConfigIssue[] } {
   const at = `${prefix}.${name}`;
-  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return { issues: [{ path: at, message: 'expected an object' }] };
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw))
+    return { issues: [{ path: at, message: 'expected an object' }] };
   const r = raw as Record<string, unknown>;
   const isStdio = r.type === 'stdio' || (r.type === undefined && 'command' in r);
   const schema = isStdio ? stdio : http;
@@ -73,7 +74,11 @@ export function parseServer(name: string, raw: unknown, prefix: string): { def?:
   if (!parsed.success) return { issues: issuesOf(at, parsed.error) };
   const d = parsed.data as Record<string, unknown>;
   if ((d.auth as Auth | undefined)?.type === 'oauth') {
-    return { issues: [{ path: `${at}.auth.type`, message: 'oauth is not supported yet: use bearer, basic, header, query or env' }] };
+    return {
+      issues: [
+        { path: `${at}.auth.type`, message: 'oauth is not supported yet: use bearer, basic, header, query or env' },
+      ],
+    };
   }
   const type = isStdio ? 'stdio' : d.type === 'sse' ? 'sse' : 'http';
   return { def: { ...(d as object), name, type } as ServerDef, issues: [] };

@@ -17,7 +17,13 @@ export interface SettingDef {
   readonly min?: number;
 }
 
-const D = (key: string, kind: Kind, def: unknown, description: string, extra: Partial<SettingDef> = {}): SettingDef => ({
+const D = (
+  key: string,
+  kind: Kind,
+  def: unknown,
+  description: string,
+  extra: Partial<SettingDef> = {},
+): SettingDef => ({
   key,
   kind,
   default: def,
@@ -25,34 +31,76 @@ const D = (key: string, kind: Kind, def: unknown, description: string, extra: Pa
   ...extra,
 });
 
-
-
 export const SETTINGS: readonly SettingDef[] = [
   D('port', 'integer', 8899, 'Loopback port of the gateway (the next free one if taken, in VS Code).', { min: 0 }),
-  D('address', 'string', '127.0.0.1', 'Address the gateway binds. Beyond loopback, anything that can reach it can run tools as you.'),
-  D('spec.precedence', 'revisions', [...NEWEST_FIRST], 'Revisions in the order their rules win where revisions conflict; a partial list is completed newest first.'),
-  D('spec.first', 'revision', '', 'Moves one revision to the front of spec.precedence (--mcp-spec).', { env: ['MCPX_MCP_SPEC'] }),
+  D(
+    'address',
+    'string',
+    '127.0.0.1',
+    'Address the gateway binds. Beyond loopback, anything that can reach it can run tools as you.',
+  ),
+  D(
+    'spec.precedence',
+    'revisions',
+    [...NEWEST_FIRST],
+    'Revisions in the order their rules win where revisions conflict; a partial list is completed newest first.',
+  ),
+  D('spec.first', 'revision', '', 'Moves one revision to the front of spec.precedence (--mcp-spec).', {
+    env: ['MCPX_MCP_SPEC'],
+  }),
   D('spec.lenient', 'revisions', [], 'Revisions mcpx does not hold strictly.'),
   D('transport.sseKeepAlive', 'duration', 15_000, 'Interval of SSE keep-alive comments on every stream mcpx serves.'),
-  D('transport.allowedOrigins', 'list', [], 'Origins allowed besides loopback and the gateway\'s own address.'),
+  D('transport.allowedOrigins', 'list', [], "Origins allowed besides loopback and the gateway's own address."),
   D('transport.stdioDrain', 'duration', 5_000, 'How long requests in flight may finish after stdin ends.'),
-  D('transport.maxBodyBytes', 'integer', 4 * 1024 * 1024, 'Largest request body accepted over HTTP (413 beyond).', { min: 1024 }),
-  D('transport.sessionIdleTimeout', 'duration', 3_600_000, 'A legacy HTTP session unused this long (and with no stream open) is ended.'),
+  D('transport.maxBodyBytes', 'integer', 4 * 1024 * 1024, 'Largest request body accepted over HTTP (413 beyond).', {
+    min: 1024,
+  }),
+  D(
+    'transport.sessionIdleTimeout',
+    'duration',
+    3_600_000,
+    'A legacy HTTP session unused this long (and with no stream open) is ended.',
+  ),
   D('mcp.pageSize', 'integer', 100, 'Items per page of a list result.', { min: 1 }),
   D('mcp.passthrough', 'list', [], 'Servers whose tools, prompts and resources are offered under their own names.'),
-  D('pool.callTimeout', 'duration', 120_000, 'Longest an upstream call may run; a caller may lower it per call, never raise it.'),
-  D('pool.maxCallTime', 'duration', 1_800_000, 'Progress from an upstream extends pool.callTimeout, never beyond this from the start of the call.'),
+  D(
+    'pool.callTimeout',
+    'duration',
+    120_000,
+    'Longest an upstream call may run; a caller may lower it per call, never raise it.',
+  ),
+  D(
+    'pool.maxCallTime',
+    'duration',
+    1_800_000,
+    'Progress from an upstream extends pool.callTimeout, never beyond this from the start of the call.',
+  ),
   D('pool.startTimeout', 'duration', 10_000, 'How long connecting to an upstream (era probe and handshake) may take.'),
-  D('pool.probeTimeout', 'duration', 3_000, 'How long server/discover may go unanswered before an upstream is taken as legacy.'),
+  D(
+    'pool.probeTimeout',
+    'duration',
+    3_000,
+    'How long server/discover may go unanswered before an upstream is taken as legacy.',
+  ),
   D('pool.idleTimeout', 'duration', 600_000, 'An upstream unused this long is stopped.'),
   D('proto.native', 'boolean', true, 'Ask the calling client first when an upstream asks a question.'),
   D('proto.askTimeout', 'duration', 600_000, 'Longest one client request may be held for a question.'),
   D('proto.askRounds', 'integer', 8, 'How many times one call may come back asking.', { min: 1 }),
   D('proto.stateTTL', 'duration', 1_800_000, 'How long a requestState may be resumed with.'),
-  D('proto.askTTL', 'duration', 900_000, 'A background call still waiting after this is cancelled; a finished one\'s result is kept this long.'),
+  D(
+    'proto.askTTL',
+    'duration',
+    900_000,
+    "A background call still waiting after this is cancelled; a finished one's result is kept this long.",
+  ),
   D('protoMessages.listMaxAge', 'duration', 60_000, `ttlMs of list results and server/discover (${MODERN}).`),
   D('protoMessages.readMaxAge', 'duration', 0, `ttlMs of resources/read results (${MODERN}).`),
-  D('protoMessages.taskAfter', 'duration', 5_000, 'Not used yet (mcpx does not implement tasks): meant as how long a call may run before it becomes a task.'),
+  D(
+    'protoMessages.taskAfter',
+    'duration',
+    5_000,
+    'Not used yet (mcpx does not implement tasks): meant as how long a call may run before it becomes a task.',
+  ),
   D('log.level', 'string', 'info', 'Gateway log level: debug, info, warning, error.'),
 ];
 
@@ -61,7 +109,13 @@ const byKey = new Map(SETTINGS.map((s) => [s.key, s]));
 
 /** MCPX_ + the key in upper snake case: `transport.sseKeepAlive` -> MCPX_TRANSPORT_SSE_KEEP_ALIVE. */
 export function envName(key: string): string {
-  return 'MCPX_' + key.replace(/([a-z0-9])([A-Z])/g, '$1_$2').replace(/\./g, '_').toUpperCase();
+  return (
+    'MCPX_' +
+    key
+      .replace(/([a-z0-9])([A-Z])/g, '$1_$2')
+      .replace(/\./g, '_')
+      .toUpperCase()
+  );
 }
 
 export class SettingError extends Error {
@@ -97,7 +151,10 @@ function parseSetting(def: SettingDef, raw: unknown): unknown {
     Array.isArray(raw)
       ? raw.map((x) => (typeof x === 'string' ? x.trim() : fail(`expected strings, got ${JSON.stringify(x)}`)))
       : typeof raw === 'string'
-        ? raw.split(',').map((s) => s.trim()).filter(Boolean)
+        ? raw
+            .split(',')
+            .map((s) => s.trim())
+            .filter(Boolean)
         : fail(`expected a list or a comma-separated string, got ${JSON.stringify(raw)}`);
   switch (def.kind) {
     case 'duration': {
@@ -178,4 +235,3 @@ export function envLayer(env: NodeJS.ProcessEnv): Record<string, unknown> {
   }
   return out;
 }
-

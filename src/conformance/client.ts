@@ -34,7 +34,8 @@ function valueFor(schema: unknown): unknown {
   if ('default' in schema) return schema.default;
   if ('const' in schema) return schema.const;
   if (Array.isArray(schema.enum) && schema.enum.length) return schema.enum[0];
-  if (Array.isArray(schema.oneOf) && isObject(schema.oneOf[0]) && 'const' in schema.oneOf[0]) return schema.oneOf[0].const;
+  if (Array.isArray(schema.oneOf) && isObject(schema.oneOf[0]) && 'const' in schema.oneOf[0])
+    return schema.oneOf[0].const;
   switch (schema.type) {
     case 'number':
     case 'integer':
@@ -66,11 +67,21 @@ function argumentsFor(schema: unknown): JsonObject {
 const hooks: ClientHooks = {
   async onRequest(method, params) {
     if (method === 'elicitation/create') {
-      const content = isObject(params.requestedSchema) ? argumentsFor({ ...params.requestedSchema, required: Object.keys(isObject(params.requestedSchema.properties) ? params.requestedSchema.properties : {}) }) : {};
+      const content = isObject(params.requestedSchema)
+        ? argumentsFor({
+            ...params.requestedSchema,
+            required: Object.keys(isObject(params.requestedSchema.properties) ? params.requestedSchema.properties : {}),
+          })
+        : {};
       return { action: 'accept', content };
     }
     if (method === 'sampling/createMessage') {
-      return { role: 'assistant', content: { type: 'text', text: 'A completion from the mcpx conformance client.' }, model: 'mcpx-conformance', stopReason: 'endTurn' };
+      return {
+        role: 'assistant',
+        content: { type: 'text', text: 'A completion from the mcpx conformance client.' },
+        model: 'mcpx-conformance',
+        stopReason: 'endTurn',
+      };
     }
     if (method === 'roots/list') return { roots: [{ uri: 'file:///tmp/mcpx-conformance', name: 'mcpx-conformance' }] };
     throw new ProtocolError(CODES.MethodNotFound, `Method not found: ${method}`);
@@ -91,12 +102,15 @@ interface Call {
  *  of the tool listed before it (json-schema-2020-12-preservation's echo). */
 function plan(tools: JsonObject[], context: JsonObject): Call[] {
   if (Array.isArray(context.toolCalls)) {
-    return context.toolCalls.filter(isObject).map((c) => ({ name: String(c.name), arguments: isObject(c.arguments) ? c.arguments : {} }));
+    return context.toolCalls
+      .filter(isObject)
+      .map((c) => ({ name: String(c.name), arguments: isObject(c.arguments) ? c.arguments : {} }));
   }
   return tools.map((t, i) => {
     const args = argumentsFor(t.inputSchema);
     const props = isObject(t.inputSchema) && isObject(t.inputSchema.properties) ? t.inputSchema.properties : {};
-    if (isObject(props.schema) && props.schema.type === 'object' && i > 0) args.schema = tools[i - 1]!.inputSchema ?? {};
+    if (isObject(props.schema) && props.schema.type === 'object' && i > 0)
+      args.schema = tools[i - 1]!.inputSchema ?? {};
     return { name: String(t.name), arguments: args };
   });
 }
@@ -107,7 +121,11 @@ async function exercise(client: UpstreamClient, context: JsonObject): Promise<vo
   log(`${tools.length} tool(s): ${tools.map((t) => String(t.name)).join(', ')}`);
   for (const call of plan(tools, context)) {
     try {
-      const r = await client.request('tools/call', { name: call.name, arguments: call.arguments }, { timeoutMs: 20_000 });
+      const r = await client.request(
+        'tools/call',
+        { name: call.name, arguments: call.arguments },
+        { timeoutMs: 20_000 },
+      );
       log(`tools/call ${call.name}: ${JSON.stringify(r).slice(0, 300)}`);
     } catch (e) {
       log(`tools/call ${call.name} failed: ${(e as Error).message}`);
@@ -116,15 +134,21 @@ async function exercise(client: UpstreamClient, context: JsonObject): Promise<vo
   if (isObject(caps.resources)) {
     const resources = await client.listAll('resources/list', 'resources');
     const first = resources[0];
-    if (first) await client.request('resources/read', { uri: first.uri }).catch((e: Error) => log(`resources/read failed: ${e.message}`));
+    if (first)
+      await client
+        .request('resources/read', { uri: first.uri })
+        .catch((e: Error) => log(`resources/read failed: ${e.message}`));
   }
   if (isObject(caps.prompts)) {
     const prompts = await client.listAll('prompts/list', 'prompts');
     const first = prompts[0];
     if (first) {
       const args: JsonObject = {};
-      for (const a of Array.isArray(first.arguments) ? first.arguments.filter(isObject) : []) if (a.required) args[String(a.name)] = 'value';
-      await client.request('prompts/get', { name: first.name, arguments: args }).catch((e: Error) => log(`prompts/get failed: ${(e as Error).message}`));
+      for (const a of Array.isArray(first.arguments) ? first.arguments.filter(isObject) : [])
+        if (a.required) args[String(a.name)] = 'value';
+      await client
+        .request('prompts/get', { name: first.name, arguments: args })
+        .catch((e: Error) => log(`prompts/get failed: ${(e as Error).message}`));
     }
   }
 }

@@ -24,10 +24,17 @@ export interface Field {
 function optionsOf(s: JsonObject): Option[] | undefined {
   if (Array.isArray(s.enum)) {
     const names = Array.isArray(s.enumNames) ? s.enumNames : [];
-    return s.enum.map((v, i) => ({ value: String(v), label: typeof names[i] === 'string' ? String(names[i]) : String(v) }));
+    return s.enum.map((v, i) => ({
+      value: String(v),
+      label: typeof names[i] === 'string' ? String(names[i]) : String(v),
+    }));
   }
   const alts = Array.isArray(s.oneOf) ? s.oneOf : Array.isArray(s.anyOf) ? s.anyOf : undefined;
-  if (alts?.every((a) => isObject(a) && 'const' in a)) return alts.map((a) => ({ value: String((a as JsonObject).const), label: String((a as JsonObject).title ?? (a as JsonObject).const) }));
+  if (alts?.every((a) => isObject(a) && 'const' in a))
+    return alts.map((a) => ({
+      value: String((a as JsonObject).const),
+      label: String((a as JsonObject).title ?? (a as JsonObject).const),
+    }));
   return undefined;
 }
 
@@ -38,14 +45,22 @@ export function flatFields(schema: unknown): Field[] | undefined {
   const out: Field[] = [];
   for (const [key, s] of Object.entries(schema.properties)) {
     if (!isObject(s)) return undefined;
-    const base = { key, title: typeof s.title === 'string' ? s.title : key, description: typeof s.description === 'string' ? s.description : undefined, required: required.has(key), default: s.default, schema: s };
+    const base = {
+      key,
+      title: typeof s.title === 'string' ? s.title : key,
+      description: typeof s.description === 'string' ? s.description : undefined,
+      required: required.has(key),
+      default: s.default,
+      schema: s,
+    };
     const options = optionsOf(s);
     if (s.type === 'array') {
       const items = isObject(s.items) ? optionsOf(s.items) : undefined;
       if (!items) return undefined;
       out.push({ ...base, kind: 'multi', options: items });
     } else if (options && (s.type === 'string' || s.type === undefined)) out.push({ ...base, kind: 'enum', options });
-    else if (s.type === 'string' || s.type === 'number' || s.type === 'integer' || s.type === 'boolean') out.push({ ...base, kind: s.type });
+    else if (s.type === 'string' || s.type === 'number' || s.type === 'integer' || s.type === 'boolean')
+      out.push({ ...base, kind: s.type });
     else return undefined;
   }
   return out;
@@ -63,11 +78,14 @@ export function parseText(f: Field, text: string): { value?: unknown } | { error
     if (typeof s.maximum === 'number' && n > s.maximum) return { error: `at most ${s.maximum}` };
     return { value: n };
   }
-  if (typeof s.minLength === 'number' && text.length < s.minLength) return { error: `at least ${s.minLength} characters` };
-  if (typeof s.maxLength === 'number' && text.length > s.maxLength) return { error: `at most ${s.maxLength} characters` };
+  if (typeof s.minLength === 'number' && text.length < s.minLength)
+    return { error: `at least ${s.minLength} characters` };
+  if (typeof s.maxLength === 'number' && text.length > s.maxLength)
+    return { error: `at most ${s.maxLength} characters` };
   if (s.format === 'email' && !/^[^@\s]+@[^@\s]+$/.test(text)) return { error: 'not an email address' };
   if ((s.format === 'uri' || s.format === 'url') && !/^[a-z][a-z0-9+.-]*:/i.test(text)) return { error: 'not a URI' };
-  if (typeof s.pattern === 'string' && !new RegExp(s.pattern).test(text)) return { error: `does not match ${s.pattern}` };
+  if (typeof s.pattern === 'string' && !new RegExp(s.pattern).test(text))
+    return { error: `does not match ${s.pattern}` };
   return { value: text };
 }
 

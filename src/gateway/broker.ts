@@ -33,7 +33,8 @@ interface Pending {
 export function answerProblem(method: string, params: JsonObject, result: JsonObject): string | undefined {
   if (method !== 'elicitation/create') return undefined;
   const action = result.action;
-  if (action !== 'accept' && action !== 'decline' && action !== 'cancel') return 'action must be accept, decline or cancel';
+  if (action !== 'accept' && action !== 'decline' && action !== 'cancel')
+    return 'action must be accept, decline or cancel';
   if (action === 'accept' && isObject(params.requestedSchema)) {
     const bad = schemaMismatch(params.requestedSchema, result.content ?? {});
     if (bad) return `the answer does not match the requested schema: ${bad}`;
@@ -69,15 +70,29 @@ export class Broker {
   /** Hold a question until it is answered, withdrawn (signal) or expires. */
   ask(server: string, method: string, params: JsonObject, signal: AbortSignal, reason: string): Promise<JsonObject> {
     const now = Date.now();
-    const q: Question = { id: randomUUID(), server, method, params, createdAt: now, deadline: now + this.ttlMs, reason };
+    const q: Question = {
+      id: randomUUID(),
+      server,
+      method,
+      params,
+      createdAt: now,
+      deadline: now + this.ttlMs,
+      reason,
+    };
     return new Promise<JsonObject>((resolve, reject) => {
       const timer = setTimeout(() => {
         // Expiry: elicitation is answered cancel; anything else has no such answer and fails.
         if (method === 'elicitation/create') settle(() => resolve({ action: 'cancel' }));
-        else settle(() => reject(new ProtocolError(CODES.InternalError, `nobody answered ${method} from ${server} before its deadline`)));
+        else
+          settle(() =>
+            reject(
+              new ProtocolError(CODES.InternalError, `nobody answered ${method} from ${server} before its deadline`),
+            ),
+          );
       }, this.ttlMs);
       timer.unref();
-      const onAbort = () => settle(() => reject(signal.reason instanceof Error ? signal.reason : new Error('withdrawn')));
+      const onAbort = () =>
+        settle(() => reject(signal.reason instanceof Error ? signal.reason : new Error('withdrawn')));
       const settle = (fn: () => void) => {
         if (!this.pending.delete(q.id)) return;
         this.prune(q);

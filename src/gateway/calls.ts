@@ -30,7 +30,13 @@ export class Calls {
   constructor(private readonly d: CallDeps) {}
 
   /** Run an upstream request on behalf of a call, registered as in flight on its (server, scope). */
-  async request(server: string, ctx: CallContext, method: string, params: JsonObject, requestedTimeoutMs?: number): Promise<JsonObject> {
+  async request(
+    server: string,
+    ctx: CallContext,
+    method: string,
+    params: JsonObject,
+    requestedTimeoutMs?: number,
+  ): Promise<JsonObject> {
     const { pool, settings, passthrough } = this.d;
     const def = pool.def(server);
     const scope = pool.scopeOf(def, ctx.identity);
@@ -44,14 +50,16 @@ export class Calls {
     if (token) meta.progressToken = token;
     // Upstream logs at the host's level, or the gateway's own if that is more verbose.
     const own = settings.get<string>('log.level');
-    const logLevel: LogLevel | undefined = ctx.logLevel && isLogLevel(own) && atLeastLevel(ctx.logLevel, own) ? own : ctx.logLevel;
+    const logLevel: LogLevel | undefined =
+      ctx.logLevel && isLogLevel(own) && atLeastLevel(ctx.logLevel, own) ? own : ctx.logLevel;
     try {
       return await pool.request(server, ctx.identity, method, params, {
         signal: ctx.signal,
         meta,
         logLevel,
         // A 2026-07-28 upstream's question is the result of this request: its call is known.
-        onQuestion: (m, p, signal, inputKey) => this.d.ask({ server, method: m, params: p, signal, owner: ctx, unowned: 'no call in flight', inputKey }),
+        onQuestion: (m, p, signal, inputKey) =>
+          this.d.ask({ server, method: m, params: p, signal, owner: ctx, unowned: 'no call in flight', inputKey }),
         // Pass-through: the client's own declarations, narrowed (docs/gateway.md "Pass-through").
         // Through the gateway's tools mcpx is the client, and declares what it can answer.
         clientCapabilities: passthrough.includes(server) ? narrowed(ctx) : undefined,
@@ -76,7 +84,8 @@ export class Calls {
    *  for its level (CallContext.log filters; no level, no messages). */
   log(server: string, scope: string, p: JsonObject): void {
     if (!isLogLevel(p.level)) return;
-    for (const ctx of this.inFlight.get(entryKey(server, scope)) ?? []) ctx.log(p.level, p.data, typeof p.logger === 'string' ? p.logger : undefined);
+    for (const ctx of this.inFlight.get(entryKey(server, scope)) ?? [])
+      ctx.log(p.level, p.data, typeof p.logger === 'string' ? p.logger : undefined);
   }
 
   /** An upstream's notifications/progress, back to the call that asked under mcpx's token. */

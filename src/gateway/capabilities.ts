@@ -8,7 +8,11 @@ import type { CallContext } from '../server/provider';
  *  sampling because a question always has an answerer — the calling client where it declared the
  *  capability, else the broker, which any answerer can reach until the question's deadline. Spelled per
  *  revision by the edge (downgradeClientCapabilities). */
-export const MCPX_CAPABILITIES: JsonObject = { roots: { listChanged: true }, elicitation: { form: {}, url: {} }, sampling: {} };
+export const MCPX_CAPABILITIES: JsonObject = {
+  roots: { listChanged: true },
+  elicitation: { form: {}, url: {} },
+  sampling: {},
+};
 
 /** A client's capabilities narrowed to what mcpx itself has: never declare upstream what the client
  *  did not (docs/gateway.md "Pass-through"). */

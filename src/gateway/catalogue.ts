@@ -13,7 +13,12 @@ const METHOD: Record<ListKind, string> = {
 };
 
 /** The capability a server must declare for each list. */
-const CAPABILITY: Record<ListKind, string> = { tools: 'tools', prompts: 'prompts', resources: 'resources', resourceTemplates: 'resources' };
+const CAPABILITY: Record<ListKind, string> = {
+  tools: 'tools',
+  prompts: 'prompts',
+  resources: 'resources',
+  resourceTemplates: 'resources',
+};
 
 /** list_changed notification -> the lists it invalidates. */
 export const INVALIDATES: Readonly<Record<string, ListKind[]>> = {

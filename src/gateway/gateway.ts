@@ -41,7 +41,6 @@ export interface GatewayOptions {
   person?: PersonPort;
 }
 
-
 export class Gateway implements Provider, GatewayFacade {
   private readonly log: (line: string) => void;
   private readonly events: EventBus;
@@ -69,14 +68,21 @@ export class Gateway implements Provider, GatewayFacade {
     // The parts, each after what it needs.
     const log = opts.log ?? (() => undefined);
     const events = new EventBus();
-    const broker = new Broker(opts.questionTtlMs, opts.stateDir ? join(opts.stateDir, 'questions') : undefined, (state, q) =>
-      events.emit({ type: 'question', server: q.server, id: q.id, method: q.method, state }),
+    const broker = new Broker(
+      opts.questionTtlMs,
+      opts.stateDir ? join(opts.stateDir, 'questions') : undefined,
+      (state, q) => events.emit({ type: 'question', server: q.server, id: q.id, method: q.method, state }),
     );
     const defs = new Map(config.servers.filter((s) => !s.disabled).map((s) => [s.name, s]));
     const named = settings.get<string[]>('mcp.passthrough');
-    for (const p of named) if (!defs.has(p)) log(`mcp.passthrough names ${JSON.stringify(p)}, which is not a configured server; ignored`);
+    for (const p of named)
+      if (!defs.has(p)) log(`mcp.passthrough names ${JSON.stringify(p)}, which is not a configured server; ignored`);
     const passthrough = named.filter((p) => defs.has(p));
-    const ask = (q: Asked) => routeQuestion({ native: settings.get<boolean>('proto.native'), person: opts.person, broker, roots: config.roots, log }, q);
+    const ask = (q: Asked) =>
+      routeQuestion(
+        { native: settings.get<boolean>('proto.native'), person: opts.person, broker, roots: config.roots, log },
+        q,
+      );
     // What upstreams send and ask, and their state changes, reach the parts built on the pool through
     // the inbox (src/gateway/inbox.ts), which is given those parts below, once they exist.
     const inbox = new UpstreamInbox({ events, passthrough, ask, changed: (kind) => this.changed(kind), log });
@@ -112,7 +118,15 @@ export class Gateway implements Provider, GatewayFacade {
     this.catalogue = catalogue;
     this.calls = calls;
     this.subscriptions = subscriptions;
-    this.namespaces = new Namespaces({ defs, passthrough, catalogue, pool, log, upstream: (server, ctx, method, params) => calls.request(server, ctx, method, params), narrowed });
+    this.namespaces = new Namespaces({
+      defs,
+      passthrough,
+      catalogue,
+      pool,
+      log,
+      upstream: (server, ctx, method, params) => calls.request(server, ctx, method, params),
+      narrowed,
+    });
     this.passthroughTools = new PassthroughTools({ defs, passthrough, catalogue, log });
   }
 
@@ -120,7 +134,14 @@ export class Gateway implements Provider, GatewayFacade {
     // Gateway mode's own tools never change; the namespaced prompts and resources change with their
     // upstreams. In pass-through the tools are the upstreams' and change with them (2025-11-25
     // server/tools "List Changed Notification").
-    return { tools: true, prompts: true, resources: true, completions: true, logging: true, listChanged: { tools: this.passthrough.length > 0, prompts: true, resources: true } };
+    return {
+      tools: true,
+      prompts: true,
+      resources: true,
+      completions: true,
+      logging: true,
+      listChanged: { tools: this.passthrough.length > 0, prompts: true, resources: true },
+    };
   }
 
   onListChanged(listener: (kind: ListKind) => void): void {
@@ -131,7 +152,10 @@ export class Gateway implements Provider, GatewayFacade {
     return this.subscriptions.listening();
   }
 
-  subscribe(uri: string, deliver: (uri: string) => void): Promise<{ deliverable: boolean; reason?: string; release(): void }> {
+  subscribe(
+    uri: string,
+    deliver: (uri: string) => void,
+  ): Promise<{ deliverable: boolean; reason?: string; release(): void }> {
     return this.subscriptions.subscribe(uri, deliver);
   }
 
@@ -141,7 +165,10 @@ export class Gateway implements Provider, GatewayFacade {
   setRoots(roots: Array<{ uri: string; name?: string }>): void {
     this.config.roots.splice(0, this.config.roots.length, ...roots);
     for (const c of this.pool.runningClients()) {
-      if (c.era === 'legacy') void c.notify('notifications/roots/list_changed').catch((e: Error) => this.log(`[${c.name}] roots/list_changed: ${e.message}`));
+      if (c.era === 'legacy')
+        void c
+          .notify('notifications/roots/list_changed')
+          .catch((e: Error) => this.log(`[${c.name}] roots/list_changed: ${e.message}`));
     }
   }
 
@@ -150,7 +177,9 @@ export class Gateway implements Provider, GatewayFacade {
 
   async listTools(ctx: CallContext): Promise<JsonObject[]> {
     const pt = await this.passthroughTools.index(ctx.identity);
-    const upstream = [...pt.entries()].sort(([a], [b]) => a.localeCompare(b)).map(([shown, e]) => ({ ...e.tool, name: shown }));
+    const upstream = [...pt.entries()]
+      .sort(([a], [b]) => a.localeCompare(b))
+      .map(([shown, e]) => ({ ...e.tool, name: shown }));
     // A gateway tool an upstream also names is hidden over MCP: the upstream wins.
     return [...upstream, ...FIXED_TOOLS.filter((t) => !pt.has(String(t.name)))];
   }
@@ -185,17 +214,32 @@ export class Gateway implements Provider, GatewayFacade {
         const server = String(args.server);
         const tool = String(args.tool);
         const d = this.pool.def(server);
-        if (!toolAllowed(tool, d.tools)) throw invalidParams(`tool ${JSON.stringify(tool)} of ${server} is not allowed by its tools filter`);
+        if (!toolAllowed(tool, d.tools))
+          throw invalidParams(`tool ${JSON.stringify(tool)} of ${server} is not allowed by its tools filter`);
         const listed = (await this.catalogue.list(server, 'tools', ctx.identity)).find((t) => t.name === tool);
         const timeout = typeof args.timeoutSec === 'number' ? args.timeoutSec * 1000 : undefined;
-        const result = await this.forwardCall(server, tool, isObject(args.arguments) ? args.arguments : {}, ctx, listed, timeout);
+        const result = await this.forwardCall(
+          server,
+          tool,
+          isObject(args.arguments) ? args.arguments : {},
+          ctx,
+          listed,
+          timeout,
+        );
         return this.passthrough.includes(server) ? result : rewriteUris(server, result);
       }
       case 'mcpx_servers':
         return jsonResult({ servers: this.serverStatuses() });
       case 'mcpx_tools': {
         const servers = typeof args.server === 'string' ? [this.pool.def(args.server).name] : [...this.defs.keys()];
-        return jsonResult(await findTools({ defs: this.defs, passthrough: this.passthrough, catalogue: this.catalogue }, servers, ctx.identity, typeof args.query === 'string' ? args.query : undefined));
+        return jsonResult(
+          await findTools(
+            { defs: this.defs, passthrough: this.passthrough, catalogue: this.catalogue },
+            servers,
+            ctx.identity,
+            typeof args.query === 'string' ? args.query : undefined,
+          ),
+        );
       }
       case 'mcpx_describe': {
         const server = String(args.server);
@@ -212,24 +256,42 @@ export class Gateway implements Provider, GatewayFacade {
     return this.pool.statuses().map((s) => ({
       ...s,
       passthrough: this.passthrough.includes(s.name),
-      ...(issues.some((i) => i.path.includes(`.${s.name}.`)) ? { configIssues: issues.filter((i) => i.path.includes(`.${s.name}.`)) } : {}),
+      ...(issues.some((i) => i.path.includes(`.${s.name}.`))
+        ? { configIssues: issues.filter((i) => i.path.includes(`.${s.name}.`)) }
+        : {}),
     })) as unknown as JsonObject[]; // UpstreamStatus is plain JSON
   }
 
   /** The upstream call: arguments checked against the input schema first, the result against the
    *  output schema after; the result is the upstream's own (a JSON-RPC error stays that error). */
-  private async forwardCall(server: string, tool: string, args: JsonObject, ctx: CallContext, listed: JsonObject | undefined, requestedTimeoutMs?: number): Promise<JsonObject> {
+  private async forwardCall(
+    server: string,
+    tool: string,
+    args: JsonObject,
+    ctx: CallContext,
+    listed: JsonObject | undefined,
+    requestedTimeoutMs?: number,
+  ): Promise<JsonObject> {
     if (listed) {
       const bad = schemaMismatch(listed.inputSchema, args);
       if (bad) return this.inputError(ctx, `Invalid arguments for ${server}/${tool}: ${bad}`);
     }
-    const result = await this.calls.request(server, ctx, 'tools/call', { name: tool, arguments: args }, requestedTimeoutMs);
+    const result = await this.calls.request(
+      server,
+      ctx,
+      'tools/call',
+      { name: tool, arguments: args },
+      requestedTimeoutMs,
+    );
     if (listed && 'outputSchema' in listed && 'structuredContent' in result && !result.isError) {
       const bad = schemaMismatch(listed.outputSchema, result.structuredContent);
       if (bad) {
         const warning = `structuredContent of ${server}/${tool} does not match its outputSchema: ${bad}`;
         this.log(`[${server}] ${warning}`);
-        return { ...result, _meta: { ...(isObject(result._meta) ? result._meta : {}), 'dev.mcpx/warnings': [warning] } };
+        return {
+          ...result,
+          _meta: { ...(isObject(result._meta) ? result._meta : {}), 'dev.mcpx/warnings': [warning] },
+        };
       }
     }
     return result;

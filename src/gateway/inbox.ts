@@ -55,7 +55,8 @@ export class UpstreamInbox {
     return {
       // One function answers an upstream's questions in both eras (2025-11-25 client/elicitation,
       // client/sampling, client/roots; 2026-07-28 input_required through Calls.request).
-      onRequest: (method, params, signal) => this.d.ask({ server: def.name, method, params, signal, ...this.parts.calls.owner(def.name, scope) }),
+      onRequest: (method, params, signal) =>
+        this.d.ask({ server: def.name, method, params, signal, ...this.parts.calls.owner(def.name, scope) }),
       onNotification: (n) => this.notified(def.name, scope, n),
       log: this.d.log,
     };
@@ -64,7 +65,12 @@ export class UpstreamInbox {
   /** An upstream changed state (the pool's PoolOptions.onStateChange). */
   state(st: UpstreamStatus): void {
     const { catalogue, subscriptions } = this.parts;
-    this.d.events.emit({ type: 'server.state', server: st.name, state: st.state, ...(st.lastError && st.state === 'failed' ? { error: st.lastError } : {}) });
+    this.d.events.emit({
+      type: 'server.state',
+      server: st.name,
+      state: st.state,
+      ...(st.lastError && st.state === 'failed' ? { error: st.lastError } : {}),
+    });
     // A (re)started upstream may offer other lists than the one before it.
     if (st.state === 'starting') {
       catalogue.invalidate(st.name);
@@ -90,7 +96,13 @@ export class UpstreamInbox {
     switch (n.method) {
       case 'notifications/progress':
         calls.relayProgress(p);
-        if (typeof p.progress === 'number') events.emit({ type: 'progress', server, progress: p.progress, ...(typeof p.total === 'number' ? { total: p.total } : {}) });
+        if (typeof p.progress === 'number')
+          events.emit({
+            type: 'progress',
+            server,
+            progress: p.progress,
+            ...(typeof p.total === 'number' ? { total: p.total } : {}),
+          });
         break;
       case 'notifications/resources/updated':
         subscriptions.watches.updated(server, p);
@@ -98,10 +110,17 @@ export class UpstreamInbox {
         break;
       case 'notifications/elicitation/complete':
         // The out-of-band step of a URL elicitation is done (2025-11-25): whoever shows it may stop waiting.
-        if (typeof p.elicitationId === 'string') events.emit({ type: 'elicitation.complete', server, elicitationId: p.elicitationId });
+        if (typeof p.elicitationId === 'string')
+          events.emit({ type: 'elicitation.complete', server, elicitationId: p.elicitationId });
         break;
       case 'notifications/message':
-        events.emit({ type: 'server.log', server, level: String(p.level), data: p.data, ...(typeof p.logger === 'string' ? { logger: p.logger } : {}) });
+        events.emit({
+          type: 'server.log',
+          server,
+          level: String(p.level),
+          data: p.data,
+          ...(typeof p.logger === 'string' ? { logger: p.logger } : {}),
+        });
         calls.log(server, scope, p);
         break;
     }

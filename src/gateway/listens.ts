@@ -109,7 +109,10 @@ export class UpstreamListens {
     const acked = new Promise<void>((resolve, reject) => ((ack = resolve), (fail = reject)));
     acked.catch(() => undefined);
     const s: Stream = { client, ctl, key, acked, openedAt: Date.now() };
-    const timer = setTimeout(() => fail(new Error(`no acknowledgement within ${this.hooks.ackTimeoutMs()} ms`)), this.hooks.ackTimeoutMs());
+    const timer = setTimeout(
+      () => fail(new Error(`no acknowledgement within ${this.hooks.ackTimeoutMs()} ms`)),
+      this.hooks.ackTimeoutMs(),
+    );
     const on = (n: Notification) => {
       if (n.method === 'notifications/subscriptions/acknowledged') {
         s.agreed = isObject(n.params) && isObject(n.params.notifications) ? n.params.notifications : {};
@@ -122,7 +125,9 @@ export class UpstreamListens {
       () => this.ended(server, s, 'the server ended it'),
       (e: Error) => this.ended(server, s, e.message),
     );
-    void acked.catch((e: Error) => this.hooks.log(`[${server}] listen stream: ${e.message}`)).finally(() => clearTimeout(timer));
+    void acked
+      .catch((e: Error) => this.hooks.log(`[${server}] listen stream: ${e.message}`))
+      .finally(() => clearTimeout(timer));
     // A stream that ends before its acknowledgement fails it.
     ctl.signal.addEventListener('abort', () => fail(new Error('ended before its acknowledgement')), { once: true });
     return s;
@@ -139,7 +144,9 @@ export class UpstreamListens {
     const n = this.failures.get(server) ?? 0;
     this.failures.set(server, n + 1);
     if (n + 1 >= GIVE_UP_AFTER) {
-      this.hooks.log(`[${server}] listen stream ended (${why}) ${n + 1} times in a row; not reopened until the upstream restarts or its subscriptions change`);
+      this.hooks.log(
+        `[${server}] listen stream ended (${why}) ${n + 1} times in a row; not reopened until the upstream restarts or its subscriptions change`,
+      );
       this.failures.delete(server);
       return;
     }

@@ -18,7 +18,14 @@ export function safeName(name: string): string {
 
 /** `*` matches anything; every other character stands for itself. */
 export function globToRegExp(glob: string): RegExp {
-  return new RegExp('^' + glob.split('*').map((p) => p.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('.*') + '$');
+  return new RegExp(
+    '^' +
+      glob
+        .split('*')
+        .map((p) => p.replace(/[.+?^${}()|[\]\\]/g, '\\$&'))
+        .join('.*') +
+      '$',
+  );
 }
 
 /** Whether a tool passes a server's allow/deny lists (exact names or `*` globs; deny wins). */

@@ -35,12 +35,20 @@ export interface Located {
 
 /** Where `uri` lives, or why nowhere: an mcpx:// URI names its server; a bare URI goes to the first
  *  pass-through server that lists it or has a template for it, else to the first (docs/gateway.md "Pass-through"). */
-export async function locateResource(d: Pick<NamespaceDeps, 'defs' | 'passthrough' | 'catalogue'>, uri: string, identity: string): Promise<Located | { reason: string }> {
+export async function locateResource(
+  d: Pick<NamespaceDeps, 'defs' | 'passthrough' | 'catalogue'>,
+  uri: string,
+  identity: string,
+): Promise<Located | { reason: string }> {
   const parsed = parseGatewayUri(uri);
   if (parsed) {
     if (!parsed.server) return { reason: 'the mcpx:// URI names no server' };
     if (!d.defs.has(parsed.server)) return { reason: `no server named ${JSON.stringify(parsed.server)} is configured` };
-    const known = new Set((await d.catalogue.list(parsed.server, 'resources', identity).catch(() => [] as JsonObject[])).map((r) => String(r.uri)));
+    const known = new Set(
+      (await d.catalogue.list(parsed.server, 'resources', identity).catch(() => [] as JsonObject[])).map((r) =>
+        String(r.uri),
+      ),
+    );
     return { server: parsed.server, uri: resolveInner(parsed.inner, known), gateway: true };
   }
   if (d.passthrough.length === 0) return { reason: 'not an mcpx:// URI' };
@@ -58,7 +66,9 @@ export class Namespaces {
 
   // ---- prompts -------------------------------------------------------------------------------
 
-  private async promptIndex(identity: string): Promise<Map<string, { server: string; name: string; prompt: JsonObject }>> {
+  private async promptIndex(
+    identity: string,
+  ): Promise<Map<string, { server: string; name: string; prompt: JsonObject }>> {
     const out = new Map<string, { server: string; name: string; prompt: JsonObject }>();
     const lists = await this.allLists('prompts', identity);
     for (const [server, prompts] of lists) {
@@ -66,7 +76,11 @@ export class Namespaces {
         const name = String(p.name);
         const shown = this.d.passthrough.includes(server) ? name : safeName(`${server}_${name}`);
         const other = out.get(shown);
-        if (other) throw new ProtocolError(CODES.InternalError, `prompt ${JSON.stringify(shown)} is offered by both ${other.server} and ${server}`);
+        if (other)
+          throw new ProtocolError(
+            CODES.InternalError,
+            `prompt ${JSON.stringify(shown)} is offered by both ${other.server} and ${server}`,
+          );
         out.set(shown, { server, name, prompt: p });
       }
     }
@@ -74,7 +88,10 @@ export class Namespaces {
   }
 
   /** Every server's list of one kind; a server that cannot be reached is logged and left out. */
-  private async allLists(kind: 'prompts' | 'resources' | 'resourceTemplates', identity: string): Promise<Array<[string, JsonObject[]]>> {
+  private async allLists(
+    kind: 'prompts' | 'resources' | 'resourceTemplates',
+    identity: string,
+  ): Promise<Array<[string, JsonObject[]]>> {
     const servers = [...this.d.defs.keys()];
     const lists = await Promise.all(
       servers.map((s) =>
@@ -108,7 +125,9 @@ export class Namespaces {
 
   async listResourceTemplates(ctx: CallContext): Promise<JsonObject[]> {
     return (await this.allLists('resourceTemplates', ctx.identity)).flatMap(([server, ts]) =>
-      this.d.passthrough.includes(server) ? ts : ts.map((t) => ({ ...t, uriTemplate: toGatewayTemplate(server, String(t.uriTemplate)) })),
+      this.d.passthrough.includes(server)
+        ? ts
+        : ts.map((t) => ({ ...t, uriTemplate: toGatewayTemplate(server, String(t.uriTemplate)) })),
     );
   }
 
@@ -120,7 +139,16 @@ export class Namespaces {
       const result = await this.d.upstream(target.server, ctx, 'resources/read', { uri: target.uri });
       if (!target.gateway) return result;
       const contents = Array.isArray(result.contents) ? result.contents : [];
-      return { ...result, contents: contents.map((c) => (isObject(c) && c.uri === target.uri ? { ...c, uri } : isObject(c) && typeof c.uri === 'string' ? { ...c, uri: toGatewayUri(target.server, c.uri) } : c)) };
+      return {
+        ...result,
+        contents: contents.map((c) =>
+          isObject(c) && c.uri === target.uri
+            ? { ...c, uri }
+            : isObject(c) && typeof c.uri === 'string'
+              ? { ...c, uri: toGatewayUri(target.server, c.uri) }
+              : c,
+        ),
+      };
     } catch (e) {
       if (e instanceof UpstreamError && (e.code === CODES.ResourceNotFoundLegacy || e.code === CODES.InvalidParams)) {
         throw resourceNotFound(ctx.rev, uri, `Resource not found (${target.server} said: ${e.message})`);
@@ -166,9 +194,19 @@ export class Namespaces {
     try {
       const { ref: _r, ...rest } = params;
       void _r;
-      return await this.d.pool.request(server, ctx.identity, 'completion/complete', { ...rest, ref: upstreamRef }, { signal: ctx.signal, clientCapabilities: this.d.passthrough.includes(server) ? this.d.narrowed(ctx) : undefined });
+      return await this.d.pool.request(
+        server,
+        ctx.identity,
+        'completion/complete',
+        { ...rest, ref: upstreamRef },
+        {
+          signal: ctx.signal,
+          clientCapabilities: this.d.passthrough.includes(server) ? this.d.narrowed(ctx) : undefined,
+        },
+      );
     } catch (e) {
-      if (askAnyway && e instanceof UpstreamError && e.code === CODES.MethodNotFound) return fromCache(`${server} (${rev}) has no completion/complete`);
+      if (askAnyway && e instanceof UpstreamError && e.code === CODES.MethodNotFound)
+        return fromCache(`${server} (${rev}) has no completion/complete`);
       throw e;
     }
   }

@@ -13,7 +13,10 @@ import { type Broker, answerProblem } from './broker';
  *  `can` says which kinds the host takes at all (the rest wait at the broker). */
 export interface PersonPort {
   can(method: string, params: JsonObject): boolean;
-  ask(question: { server: string; method: string; params: JsonObject; client?: string }, signal: AbortSignal): Promise<JsonObject | undefined>;
+  ask(
+    question: { server: string; method: string; params: JsonObject; client?: string },
+    signal: AbortSignal,
+  ): Promise<JsonObject | undefined>;
 }
 
 export interface Answerers {
@@ -41,7 +44,10 @@ export interface Asked {
 
 export async function routeQuestion(a: Answerers, q: Asked): Promise<JsonObject> {
   const { server, method, params, signal, owner } = q;
-  const asked = method === 'elicitation/create' && typeof params.message === 'string' ? { ...params, message: `${server} (via mcpx) asks: ${params.message}` } : params;
+  const asked =
+    method === 'elicitation/create' && typeof params.message === 'string'
+      ? { ...params, message: `${server} (via mcpx) asks: ${params.message}` }
+      : params;
   if (owner?.ask && a.native && declares(owner.clientCapabilities, method, params, owner.rev)) {
     let prompt = asked;
     for (;;) {
@@ -53,7 +59,8 @@ export async function routeQuestion(a: Answerers, q: Asked): Promise<JsonObject>
         if (e instanceof UnsayableQuestion) break;
         // Not answered in time (proto.askTimeout) or the client went away: for an elicitation that is a
         // dismissal — cancel, never decline. Withdrawn by the upstream: nothing to answer.
-        if (!signal.aborted && method === 'elicitation/create' && !(e instanceof ProtocolError)) return { action: 'cancel' };
+        if (!signal.aborted && method === 'elicitation/create' && !(e instanceof ProtocolError))
+          return { action: 'cancel' };
         throw e;
       }
       // An invalid answer is refused to the answerer with the reason (asked again, within
@@ -72,7 +79,10 @@ export async function routeQuestion(a: Answerers, q: Asked): Promise<JsonObject>
     const expiry = AbortSignal.timeout(a.broker.ttlMs);
     let answer: JsonObject | undefined;
     try {
-      answer = await a.person.ask({ server, method, params: asked, client: owner?.clientName }, AbortSignal.any([withdrawn, expiry]));
+      answer = await a.person.ask(
+        { server, method, params: asked, client: owner?.clientName },
+        AbortSignal.any([withdrawn, expiry]),
+      );
     } catch (e) {
       if (expiry.aborted && !withdrawn.aborted && method === 'elicitation/create') return { action: 'cancel' };
       throw e;
@@ -83,6 +93,12 @@ export async function routeQuestion(a: Answerers, q: Asked): Promise<JsonObject>
       a.log(`[${server}] the answer given in the editor was refused: ${bad}`);
     } else dismissed = true;
   }
-  const reason = dismissed ? 'dismissed in the editor: answer it from the Questions view' : !owner ? q.unowned : !a.native ? 'proto.native is off' : 'the calling client cannot take it';
+  const reason = dismissed
+    ? 'dismissed in the editor: answer it from the Questions view'
+    : !owner
+      ? q.unowned
+      : !a.native
+        ? 'proto.native is off'
+        : 'the calling client cannot take it';
   return a.broker.ask(server, method, asked, withdrawn, reason);
 }

@@ -11,7 +11,10 @@ const PROGRESS_MIN_INTERVAL_MS = 20;
 type Report = { progress: number; total?: number; message?: string };
 
 export class ProgressRelay {
-  private readonly byToken = new Map<string, { ctx: CallContext; lastAt: number; done: boolean; pending?: Report; timer?: NodeJS.Timeout }>();
+  private readonly byToken = new Map<
+    string,
+    { ctx: CallContext; lastAt: number; done: boolean; pending?: Report; timer?: NodeJS.Timeout }
+  >();
   private seq = 0;
 
   /** mcpx's token for a call whose host asked for progress; none otherwise. */
@@ -33,7 +36,11 @@ export class ProgressRelay {
   relay(p: JsonObject): void {
     const r = this.byToken.get(String(p.progressToken));
     if (!r || r.done || typeof p.progress !== 'number') return;
-    const report: Report = { progress: p.progress, total: typeof p.total === 'number' ? p.total : undefined, message: typeof p.message === 'string' ? p.message : undefined };
+    const report: Report = {
+      progress: p.progress,
+      total: typeof p.total === 'number' ? p.total : undefined,
+      message: typeof p.message === 'string' ? p.message : undefined,
+    };
     const final = report.total !== undefined && report.progress >= report.total;
     const send = (x: Report) => {
       r.lastAt = Date.now();

@@ -92,11 +92,16 @@ export class Subscriptions {
       return;
     }
     const wanted = this.watches.wanted(st.name);
-    if (st.state === 'failed' && wanted.length) void pool.client(st.name, WATCH_IDENTITY).catch((e: Error) => log(`[${st.name}] restart failed: ${e.message}`));
+    if (st.state === 'failed' && wanted.length)
+      void pool.client(st.name, WATCH_IDENTITY).catch((e: Error) => log(`[${st.name}] restart failed: ${e.message}`));
     if (st.state !== 'running') return;
     const client = pool.running(st.name, WATCH_IDENTITY);
     if (client?.era === 'modern') void this.listens.sync(key, client).catch(() => undefined);
-    else for (const uri of wanted) void pool.request(st.name, WATCH_IDENTITY, 'resources/subscribe', { uri }).catch((e: Error) => log(`[${st.name}] resubscribing ${uri}: ${e.message}`));
+    else
+      for (const uri of wanted)
+        void pool
+          .request(st.name, WATCH_IDENTITY, 'resources/subscribe', { uri })
+          .catch((e: Error) => log(`[${st.name}] resubscribing ${uri}: ${e.message}`));
   }
 
   /** A client opened a listen stream: the streams of running 2026-07-28 upstreams are in place (and
@@ -108,18 +113,27 @@ export class Subscriptions {
     await Promise.all(
       names.map(async (name) => {
         const client = await pool.client(name, WATCH_IDENTITY).catch(() => undefined);
-        if (client?.era === 'modern') await this.listens.sync(this.key(name, this.scope(name)), client).catch(() => undefined);
+        if (client?.era === 'modern')
+          await this.listens.sync(this.key(name, this.scope(name)), client).catch(() => undefined);
       }),
     );
   }
 
   /** Watch a resource for a client. Never subscribes upstream where the server did not declare
    *  resources.subscribe; says so, and why, instead. */
-  async subscribe(uri: string, deliver: (uri: string) => void): Promise<{ deliverable: boolean; reason?: string; release(): void }> {
+  async subscribe(
+    uri: string,
+    deliver: (uri: string) => void,
+  ): Promise<{ deliverable: boolean; reason?: string; release(): void }> {
     const { pool, events, log } = this.d;
     const none = (reason: string) => {
       log(`warning: no updates will be delivered for ${uri}: ${reason}`);
-      events.emit({ type: 'server.log', server: 'mcpx', level: 'warning', data: `no updates will be delivered for ${uri}: ${reason}` });
+      events.emit({
+        type: 'server.log',
+        server: 'mcpx',
+        level: 'warning',
+        data: `no updates will be delivered for ${uri}: ${reason}`,
+      });
       return { deliverable: false, reason, release: () => undefined };
     };
     // Watched where it would be read.
@@ -136,7 +150,10 @@ export class Subscriptions {
     if (!isObject(res) || res.subscribe !== true) return none(`${server} does not declare resources.subscribe`);
     const release = await this.watches.add({ server, uri: upstreamUri, clientUri: uri, deliver });
     // A 2026-07-28 upstream says in its acknowledgement which URIs it will send updates for.
-    if (client.era === 'modern' && !this.listens.acknowledged(this.key(server, this.scope(server))).some((u) => sameUri(u, upstreamUri))) {
+    if (
+      client.era === 'modern' &&
+      !this.listens.acknowledged(this.key(server, this.scope(server))).some((u) => sameUri(u, upstreamUri))
+    ) {
       release();
       return none(`${server} did not acknowledge a subscription to ${upstreamUri}`);
     }

@@ -41,7 +41,8 @@ export class PassthroughTools {
     );
     // The index is rebuilt only when one of the lists it was built from changed.
     const cached = this.cached;
-    if (cached && cached.lists.length === lists.length && cached.lists.every((l, i) => l === lists[i])) return cached.index;
+    if (cached && cached.lists.length === lists.length && cached.lists.every((l, i) => l === lists[i]))
+      return cached.index;
     const out = new Map<string, PassthroughTool>();
     for (const [i, server] of passthrough.entries()) {
       const def = defs.get(server)!;
@@ -50,7 +51,11 @@ export class PassthroughTools {
         if (!toolAllowed(name, def.tools)) continue;
         const shown = safeName(name);
         const other = out.get(shown);
-        if (other) throw new ProtocolError(CODES.InternalError, `tool ${JSON.stringify(shown)} is offered by both ${other.server} and ${server}; rename or filter one (tools.deny)`);
+        if (other)
+          throw new ProtocolError(
+            CODES.InternalError,
+            `tool ${JSON.stringify(shown)} is offered by both ${other.server} and ${server}; rename or filter one (tools.deny)`,
+          );
         out.set(shown, { server, name, tool });
       }
     }
@@ -61,7 +66,12 @@ export class PassthroughTools {
 
 /** mcpx_tools: the allowed tools of `servers` whose name, title or description contains `query`, by
  *  the name a client calls them under; a server that cannot list them is named with its error. */
-export async function findTools(d: Omit<ToolIndexDeps, 'log'>, servers: string[], identity: string, query?: string): Promise<JsonObject> {
+export async function findTools(
+  d: Omit<ToolIndexDeps, 'log'>,
+  servers: string[],
+  identity: string,
+  query?: string,
+): Promise<JsonObject> {
   const q = query?.toLowerCase();
   const tools: JsonObject[] = [];
   const errors: JsonObject[] = [];
@@ -74,7 +84,13 @@ export async function findTools(d: Omit<ToolIndexDeps, 'log'>, servers: string[]
           const text = `${name} ${String(t.title ?? '')} ${String(t.description ?? '')}`.toLowerCase();
           if (q && !text.includes(q)) continue;
           const shown = d.passthrough.includes(s) ? safeName(name) : safeName(`${s}_${name}`);
-          tools.push({ server: s, tool: name, name: shown, ...(t.title ? { title: t.title } : {}), ...(t.description ? { description: t.description } : {}) });
+          tools.push({
+            server: s,
+            tool: name,
+            name: shown,
+            ...(t.title ? { title: t.title } : {}),
+            ...(t.description ? { description: t.description } : {}),
+          });
         }
       } catch (e) {
         errors.push({ server: s, error: (e as Error).message });

@@ -2,19 +2,28 @@
 // then discovery. Pass-through tools come ahead of them.
 import type { JsonObject } from '../protocol/jsonrpc';
 
-const obj = (properties: JsonObject, required: string[] = []): JsonObject => ({ type: 'object', properties, ...(required.length ? { required } : {}) });
+const obj = (properties: JsonObject, required: string[] = []): JsonObject => ({
+  type: 'object',
+  properties,
+  ...(required.length ? { required } : {}),
+});
 
 export const FIXED_TOOLS: readonly JsonObject[] = [
   {
     name: 'mcpx_call',
     title: 'Call a tool of a configured server',
-    description: "Call `tool` on the configured MCP server `server` with `arguments`. The result is the upstream's own, verbatim. `timeoutSec` may lower the gateway's call timeout for this call, never raise it.",
+    description:
+      "Call `tool` on the configured MCP server `server` with `arguments`. The result is the upstream's own, verbatim. `timeoutSec` may lower the gateway's call timeout for this call, never raise it.",
     inputSchema: obj(
       {
         server: { type: 'string', description: 'A configured server name (see mcpx_servers).' },
         tool: { type: 'string', description: 'The tool name as the server lists it (see mcpx_tools).' },
         arguments: { type: 'object', description: "The tool's arguments.", additionalProperties: true },
-        timeoutSec: { type: 'number', exclusiveMinimum: 0, description: 'A shorter timeout for this call, in seconds.' },
+        timeoutSec: {
+          type: 'number',
+          exclusiveMinimum: 0,
+          description: 'A shorter timeout for this call, in seconds.',
+        },
       },
       ['server', 'tool'],
     ),
@@ -31,9 +40,13 @@ export const FIXED_TOOLS: readonly JsonObject[] = [
   {
     name: 'mcpx_tools',
     title: 'Find tools across servers',
-    description: 'List the tools of every server (or one), optionally filtered by a case-insensitive `query` on name, title and description.',
+    description:
+      'List the tools of every server (or one), optionally filtered by a case-insensitive `query` on name, title and description.',
     inputSchema: obj({ query: { type: 'string' }, server: { type: 'string' } }),
-    outputSchema: obj({ tools: { type: 'array', items: { type: 'object' } }, errors: { type: 'array', items: { type: 'object' } } }, ['tools']),
+    outputSchema: obj(
+      { tools: { type: 'array', items: { type: 'object' } }, errors: { type: 'array', items: { type: 'object' } } },
+      ['tools'],
+    ),
     annotations: { readOnlyHint: true },
   },
   {

@@ -23,7 +23,13 @@ export function toGatewayUri(server: string, uri: string): string {
 /** A template keeps its {variables} unencoded. */
 export function toGatewayTemplate(server: string, template: string): string {
   const t = template.startsWith('/') ? template.slice(1) : template;
-  return `${PREFIX}${encodeURIComponent(server)}/` + t.split(/(\{[^}]*\})/).map((part) => (part.startsWith('{') ? part : encodePath(part))).join('');
+  return (
+    `${PREFIX}${encodeURIComponent(server)}/` +
+    t
+      .split(/(\{[^}]*\})/)
+      .map((part) => (part.startsWith('{') ? part : encodePath(part)))
+      .join('')
+  );
 }
 
 export interface ParsedGatewayUri {
@@ -57,7 +63,14 @@ export function resolveInner(inner: string, known: ReadonlySet<string>): string 
 
 /** A URI template (RFC 6570 level 1) matched loosely: each {var} matches one or more characters. */
 export function templateMatches(template: string, uri: string): boolean {
-  const re = new RegExp('^' + template.split(/\{[^}]*\}/).map((p) => p.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('.+') + '$');
+  const re = new RegExp(
+    '^' +
+      template
+        .split(/\{[^}]*\}/)
+        .map((p) => p.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))
+        .join('.+') +
+      '$',
+  );
   return re.test(uri);
 }
 
@@ -73,6 +86,7 @@ export function rewriteUris(server: string, result: JsonObject): JsonObject {
   };
   const out: JsonObject = { ...result };
   if (Array.isArray(result.content)) out.content = result.content.map(block);
-  if (Array.isArray(result.messages)) out.messages = result.messages.map((m) => (isObject(m) ? { ...m, content: block(m.content) } : m));
+  if (Array.isArray(result.messages))
+    out.messages = result.messages.map((m) => (isObject(m) ? { ...m, content: block(m.content) } : m));
   return out;
 }

@@ -65,7 +65,10 @@ function compileByText(schema: object): ValidateFunction | Error {
 function describe(errors: ErrorObject[] | null | undefined): string {
   return (errors ?? [])
     .slice(0, 5)
-    .map((e) => `${e.instancePath || '(root)'} ${e.message ?? 'is invalid'}${e.keyword === 'additionalProperties' ? ` (${String((e.params as { additionalProperty?: string }).additionalProperty)})` : ''}`)
+    .map(
+      (e) =>
+        `${e.instancePath || '(root)'} ${e.message ?? 'is invalid'}${e.keyword === 'additionalProperties' ? ` (${String((e.params as { additionalProperty?: string }).additionalProperty)})` : ''}`,
+    )
     .join('; ');
 }
 

@@ -32,7 +32,10 @@ const norm = (uri: string) => (uri.startsWith('/') ? uri.slice(1) : uri);
 export const sameUri = (a: string, b: string): boolean => norm(a) === norm(b);
 
 export class Watches {
-  private readonly byKey = new Map<string, { server: string; uri: string; watchers: Set<Watch>; lastUpdate?: number }>();
+  private readonly byKey = new Map<
+    string,
+    { server: string; uri: string; watchers: Set<Watch>; lastUpdate?: number }
+  >();
 
   constructor(private readonly hooks: WatchHooks) {}
 
@@ -68,7 +71,9 @@ export class Watches {
     if (!e || !e.watchers.delete(w) || e.watchers.size > 0) return;
     this.byKey.delete(k);
     this.hooks.hold(e.server, -1);
-    void this.hooks.unsubscribe(e.server, e.uri).catch((err: Error) => this.hooks.log(`[${e.server}] unsubscribing ${e.uri} failed: ${err.message}`));
+    void this.hooks
+      .unsubscribe(e.server, e.uri)
+      .catch((err: Error) => this.hooks.log(`[${e.server}] unsubscribing ${e.uri} failed: ${err.message}`));
   }
 
   /** notifications/resources/updated from an upstream: to every watcher of that URI. */
@@ -85,6 +90,11 @@ export class Watches {
   }
 
   rows(): WatchRow[] {
-    return [...this.byKey.values()].map((e) => ({ server: e.server, uri: e.uri, watchers: e.watchers.size, lastUpdate: e.lastUpdate }));
+    return [...this.byKey.values()].map((e) => ({
+      server: e.server,
+      uri: e.uri,
+      watchers: e.watchers.size,
+      lastUpdate: e.lastUpdate,
+    }));
   }
 }

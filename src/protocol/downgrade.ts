@@ -1,14 +1,7 @@
 // The one edge: results and notifications are built in the 2026-07-28 shape and spelled down here for
 // the revision they go to. Always a copy, never an edit: a stored result may be handed out again.
 import { type JsonObject, isObject } from './jsonrpc';
-import {
-  type Revision,
-  CONTENT_TYPES,
-  META_KEYS,
-  STRUCTURED_ANY_VALUE,
-  hasField,
-  inSpan,
-} from './revisions';
+import { type Revision, CONTENT_TYPES, META_KEYS, STRUCTURED_ANY_VALUE, hasField, inSpan } from './revisions';
 
 /** Nested positions of each shape: field -> shape of its value (`[]` marks an array). */
 const TREE: Readonly<Record<string, Readonly<Record<string, string>>>> = {
@@ -25,7 +18,11 @@ const TREE: Readonly<Record<string, Readonly<Record<string, string>>>> = {
   ReadResourceResult: { contents: 'ResourceContents[]' },
   Content: { annotations: 'Annotations', resource: 'ResourceContents' },
   InitializeResult: { serverInfo: 'Implementation', capabilities: 'ServerCapabilities' },
-  ClientCapabilities: { roots: 'RootsCapability', elicitation: 'ElicitationCapability', sampling: 'SamplingCapability' },
+  ClientCapabilities: {
+    roots: 'RootsCapability',
+    elicitation: 'ElicitationCapability',
+    sampling: 'SamplingCapability',
+  },
 };
 
 /** The result shape of each method whose results carry nested shapes. */
@@ -113,7 +110,9 @@ function spellStructured(result: JsonObject, rev: Revision): void {
   delete result.structuredContent;
   const json = JSON.stringify(sc);
   const content = Array.isArray(result.content) ? result.content : [];
-  const has = content.some((b) => isObject(b) && b.type === 'text' && typeof b.text === 'string' && b.text.trim() === json);
+  const has = content.some(
+    (b) => isObject(b) && b.type === 'text' && typeof b.text === 'string' && b.text.trim() === json,
+  );
   result.content = has ? content : [...content, { type: 'text', text: json }];
 }
 

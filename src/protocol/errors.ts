@@ -27,8 +27,16 @@ interface CodeRow {
 // "Server Validation"; basic/index "Error Codes").
 export const CODE_TABLE: Readonly<Record<number, CodeRow>> = {
   [CODES.ParseError]: { name: 'Parse error', span: { since: '2024-11-05' }, http: { legacy: 400, modern: 400 } },
-  [CODES.InvalidRequest]: { name: 'Invalid request', span: { since: '2024-11-05' }, http: { legacy: 400, modern: 400 } },
-  [CODES.MethodNotFound]: { name: 'Method not found', span: { since: '2024-11-05' }, http: { legacy: 200, modern: 404 } },
+  [CODES.InvalidRequest]: {
+    name: 'Invalid request',
+    span: { since: '2024-11-05' },
+    http: { legacy: 400, modern: 400 },
+  },
+  [CODES.MethodNotFound]: {
+    name: 'Method not found',
+    span: { since: '2024-11-05' },
+    http: { legacy: 200, modern: 404 },
+  },
   [CODES.InvalidParams]: { name: 'Invalid params', span: { since: '2024-11-05' }, http: { legacy: 200, modern: 400 } },
   [CODES.InternalError]: { name: 'Internal error', span: { since: '2024-11-05' }, http: { legacy: 200, modern: 500 } },
   [CODES.ResourceNotFoundLegacy]: {
@@ -36,7 +44,11 @@ export const CODE_TABLE: Readonly<Record<number, CodeRow>> = {
     span: { since: '2024-11-05', removedIn: '2026-07-28' }, // 2026-07-28 basic/index: MUST NOT emit
     http: { legacy: 200, modern: 400 },
   },
-  [CODES.HeaderMismatch]: { name: 'Header mismatch', span: { since: '2026-07-28' }, http: { legacy: 400, modern: 400 } },
+  [CODES.HeaderMismatch]: {
+    name: 'Header mismatch',
+    span: { since: '2026-07-28' },
+    http: { legacy: 400, modern: 400 },
+  },
   [CODES.MissingRequiredClientCapability]: {
     name: 'Missing required client capability',
     span: { since: '2026-07-28' },

@@ -43,7 +43,10 @@ const ENVELOPE_KEYS = new Set(['jsonrpc', 'id', 'method', 'params', 'result', 'e
  *  with zod: it runs on every message, and a union of schemas builds an issue for every branch it rejects. */
 export function classify(value: unknown): Classified {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    return { kind: 'invalid', error: new ProtocolError(CODES.InvalidRequest, 'Invalid request: expected a JSON-RPC object') };
+    return {
+      kind: 'invalid',
+      error: new ProtocolError(CODES.InvalidRequest, 'Invalid request: expected a JSON-RPC object'),
+    };
   }
   const v = value as JsonObject;
   const knownId = isId(v.id) ? v.id : undefined;
@@ -54,16 +57,20 @@ export function classify(value: unknown): Classified {
   });
   if (v.jsonrpc !== '2.0') return bad('jsonrpc must be "2.0"');
   for (const k of Object.keys(v)) if (!ENVELOPE_KEYS.has(k)) return bad(`unknown member "${k}"`);
-  if ('id' in v && !isId(v.id)) return bad(v.id === null ? 'id must be a string or an integer, not null' : 'id must be a string or an integer');
+  if ('id' in v && !isId(v.id))
+    return bad(v.id === null ? 'id must be a string or an integer, not null' : 'id must be a string or an integer');
   if ('method' in v) {
     if (typeof v.method !== 'string' || v.method === '') return bad('method must be a non-empty string');
     if ('params' in v && !isObject(v.params)) return bad('params must be an object');
     if ('result' in v || 'error' in v) return bad('a request carries no result or error');
-    return 'id' in v ? { kind: 'request', msg: v as unknown as Request } : { kind: 'notification', msg: v as unknown as Notification };
+    return 'id' in v
+      ? { kind: 'request', msg: v as unknown as Request }
+      : { kind: 'notification', msg: v as unknown as Notification };
   }
   if (!('id' in v) && !('error' in v)) return bad('neither a request, a notification nor a response');
   if ('result' in v) {
-    if (!isObject(v.result) || 'error' in v || !('id' in v)) return bad('a result response needs an id and an object result');
+    if (!isObject(v.result) || 'error' in v || !('id' in v))
+      return bad('a result response needs an id and an object result');
     return { kind: 'response', msg: v as unknown as ResultResponse };
   }
   if ('error' in v) {
@@ -94,4 +101,3 @@ export function errorResponse(id: Id | undefined, error: WireError): ErrorRespon
 
 export const notificationMsg = (method: string, params?: JsonObject): Notification =>
   params === undefined ? { jsonrpc: '2.0', method } : { jsonrpc: '2.0', method, params };
-

@@ -6,16 +6,18 @@ const obj = z.record(z.unknown());
 const cursor = z.object({ cursor: z.string().optional() }).passthrough();
 
 export const PARAMS = {
-  initialize: z
-    .object({ protocolVersion: z.string(), capabilities: obj, clientInfo: obj.optional() })
-    .passthrough(),
+  initialize: z.object({ protocolVersion: z.string(), capabilities: obj, clientInfo: obj.optional() }).passthrough(),
   list: cursor,
   'tools/call': z.object({ name: z.string(), arguments: obj.optional() }).passthrough(),
   'prompts/get': z.object({ name: z.string(), arguments: z.record(z.string()).optional() }).passthrough(),
   'resources/read': z.object({ uri: z.string() }).passthrough(),
-  'completion/complete': z.object({ ref: obj, argument: z.object({ name: z.string(), value: z.string() }).passthrough() }).passthrough(),
+  'completion/complete': z
+    .object({ ref: obj, argument: z.object({ name: z.string(), value: z.string() }).passthrough() })
+    .passthrough(),
   'logging/setLevel': z.object({ level: z.string() }).passthrough(),
-  'notifications/cancelled': z.object({ requestId: z.union([z.string(), z.number()]), reason: z.string().optional() }).passthrough(),
+  'notifications/cancelled': z
+    .object({ requestId: z.union([z.string(), z.number()]), reason: z.string().optional() })
+    .passthrough(),
 } as const;
 
 /** Parse params with a schema; a mismatch is -32602 naming the first bad path. */

@@ -12,6 +12,8 @@ export const META = {
 
 const LOG_LEVELS = ['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
-export const isLogLevel = (v: unknown): v is LogLevel => typeof v === 'string' && (LOG_LEVELS as readonly string[]).includes(v);
+export const isLogLevel = (v: unknown): v is LogLevel =>
+  typeof v === 'string' && (LOG_LEVELS as readonly string[]).includes(v);
 /** Whether a message at `level` passes a threshold of `min`. */
-export const atLeastLevel = (level: LogLevel, min: LogLevel): boolean => LOG_LEVELS.indexOf(level) >= LOG_LEVELS.indexOf(min);
+export const atLeastLevel = (level: LogLevel, min: LogLevel): boolean =>
+  LOG_LEVELS.indexOf(level) >= LOG_LEVELS.indexOf(min);

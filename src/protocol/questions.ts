@@ -50,7 +50,8 @@ export function spellQuestion(method: string, params: JsonObject, rev: Revision,
   if (method === 'elicitation/create') {
     dropUndefined(out, 'ElicitParams', rev);
     // 2025-11-25 url mode REQUIRES an elicitationId; one relayed without it gets mcpx-<id> (2025-11-25 client/elicitation; docs/protocol.md "Elicitation params per era").
-    if (out.mode === 'url' && hasField('ElicitParams', 'elicitationId', rev) && typeof out.elicitationId !== 'string') out.elicitationId = `mcpx-${mintId()}`;
+    if (out.mode === 'url' && hasField('ElicitParams', 'elicitationId', rev) && typeof out.elicitationId !== 'string')
+      out.elicitationId = `mcpx-${mintId()}`;
   }
   if (method === 'sampling/createMessage') {
     dropUndefined(out, 'SamplingParams', rev);

@@ -58,7 +58,11 @@ function serverCapabilities(p: Provider): JsonObject {
 }
 
 /** A list method: the provider's whole list, one page of it per request. */
-function list(key: string, get: (p: Provider) => ((ctx: CallContext) => Promise<JsonObject[]>) | undefined, method: string): Handler {
+function list(
+  key: string,
+  get: (p: Provider) => ((ctx: CallContext) => Promise<JsonObject[]>) | undefined,
+  method: string,
+): Handler {
   return async (ctx, params) => {
     const fn = get(provider(ctx));
     if (!fn) throw methodNotFound(method);
@@ -82,7 +86,8 @@ export const HANDLERS: Readonly<Record<string, Handler>> = {
     const p = readParams(PARAMS.initialize, params);
     // Every legacy lifecycle page: a version the server does not support gets one it does (counter-offer),
     // never -32022, which a legacy client cannot read (docs/protocol.md "Legacy initialize with an unsupported version").
-    const rev: Revision = isRevision(p.protocolVersion) && eraOf(p.protocolVersion) === 'legacy' ? p.protocolVersion : LATEST_LEGACY;
+    const rev: Revision =
+      isRevision(p.protocolVersion) && eraOf(p.protocolVersion) === 'legacy' ? p.protocolVersion : LATEST_LEGACY;
     ctx.conn.revision = rev;
     ctx.conn.clientCapabilities = p.capabilities;
     ctx.conn.clientInfo = p.clientInfo;
@@ -150,7 +155,11 @@ export const HANDLERS: Readonly<Record<string, Handler>> = {
     const { uri } = readParams(PARAMS['resources/read'], params);
     if (ctx.conn.watches.has(uri)) return {};
     const conn = ctx.conn;
-    const w = await fn.call(provider(ctx), uri, (u) => void conn.push?.({ jsonrpc: '2.0', method: 'notifications/resources/updated', params: { uri: u } }));
+    const w = await fn.call(
+      provider(ctx),
+      uri,
+      (u) => void conn.push?.({ jsonrpc: '2.0', method: 'notifications/resources/updated', params: { uri: u } }),
+    );
     conn.watches.set(uri, w.release);
     return {};
   },

@@ -62,13 +62,17 @@ export class Listens {
       const agreedUris: string[] = [];
       for (const uri of filter.resourceSubscriptions.filter((u): u is string => typeof u === 'string')) {
         // Nothing goes on the stream before its acknowledgement (2026-07-28 server/subscriptions).
-        const w = await provider.subscribe(uri, (u) => acked && ctx.notify('notifications/resources/updated', { uri: u, _meta: tag }));
+        const w = await provider.subscribe(
+          uri,
+          (u) => acked && ctx.notify('notifications/resources/updated', { uri: u, _meta: tag }),
+        );
         releases.push(w.release);
         if (w.deliverable) agreedUris.push(uri);
       }
       agreed.resourceSubscriptions = agreedUris;
     }
-    if (eraOf(ctx.rev) === 'modern') ctx.notify('notifications/subscriptions/acknowledged', { notifications: agreed, _meta: tag });
+    if (eraOf(ctx.rev) === 'modern')
+      ctx.notify('notifications/subscriptions/acknowledged', { notifications: agreed, _meta: tag });
     acked = true;
     const listener = { filter: agreed, send: (method: string) => ctx.notify(method, { _meta: tag }) };
     this.listeners.add(listener);
@@ -88,7 +92,8 @@ export class Listens {
       for (const release of releases) release();
     }
     if (ctx.call.signal.aborted) throw new ProtocolError(CODES.InternalError, 'Request cancelled');
-    if (ctx.conn.transport === 'stdio') ctx.notify('notifications/cancelled', { requestId: ctx.id, reason: 'mcpx is ending the subscription' });
+    if (ctx.conn.transport === 'stdio')
+      ctx.notify('notifications/cancelled', { requestId: ctx.id, reason: 'mcpx is ending the subscription' });
     return { _meta: tag };
   }
 

@@ -53,13 +53,19 @@ export class BackgroundCall {
   /** The finished call's result, or its error's message. */
   get outcomeForShow(): JsonObject | string | undefined {
     if (!this.outcome) return undefined;
-    return this.outcome.result ?? (this.outcome.error instanceof Error ? this.outcome.error.message : String(this.outcome.error));
+    return (
+      this.outcome.result ??
+      (this.outcome.error instanceof Error ? this.outcome.error.message : String(this.outcome.error))
+    );
   }
 
   /** The handler's question: answered by a later retry (or a held response). */
   ask(method: string, params: JsonObject, signal: AbortSignal, preferred?: string): Promise<JsonObject> {
     // The upstream's own key where it has one and it is free (docs/protocol.md "inputRequests keys"); else one of ours.
-    const key = preferred && !this.outstanding.has(preferred) && !this.used.has(preferred) ? preferred : `${method.split('/')[0]}-${++this.next}`;
+    const key =
+      preferred && !this.outstanding.has(preferred) && !this.used.has(preferred)
+        ? preferred
+        : `${method.split('/')[0]}-${++this.next}`;
     this.used.add(key);
     const held = this.held.get(key);
     if (held) {
@@ -136,7 +142,10 @@ export class BackgroundCalls {
   private readonly calls = new Map<string, BackgroundCall>();
   private readonly sweeper: NodeJS.Timeout;
 
-  constructor(private readonly ttlMs: () => number, private readonly max = 1000) {
+  constructor(
+    private readonly ttlMs: () => number,
+    private readonly max = 1000,
+  ) {
     this.sweeper = setInterval(() => this.sweep(), 30_000);
     this.sweeper.unref();
   }
@@ -203,7 +212,11 @@ export function bindingOf(method: string, params: JsonObject): string {
 /** JSON with sorted keys, so equal params hash equally whatever their key order. */
 function canonical(v: unknown): string {
   if (Array.isArray(v)) return `[${v.map(canonical).join(',')}]`;
-  if (isObject(v)) return `{${Object.keys(v).sort().map((k) => `${JSON.stringify(k)}:${canonical(v[k])}`).join(',')}}`;
+  if (isObject(v))
+    return `{${Object.keys(v)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${canonical(v[k])}`)
+      .join(',')}}`;
   return JSON.stringify(v);
 }
 
@@ -231,11 +244,15 @@ export class RequestStates {
     const want = createHmac('sha256', this.key).update(body).digest();
     const got = Buffer.from(mac, 'base64url');
     if (got.length !== want.length || !timingSafeEqual(got, want)) {
-      throw invalidParams('Invalid params: requestState failed verification (tampered with, or issued by another mcpx process)');
+      throw invalidParams(
+        'Invalid params: requestState failed verification (tampered with, or issued by another mcpx process)',
+      );
     }
     const p = JSON.parse(Buffer.from(body, 'base64url').toString('utf8')) as StatePayload;
-    if (Date.now() > p.e) throw invalidParams(`Invalid params: requestState expired at ${new Date(p.e).toISOString()} (proto.stateTTL)`);
-    if (p.b !== binding) throw invalidParams('Invalid params: requestState was issued for a different request (method or params differ)');
+    if (Date.now() > p.e)
+      throw invalidParams(`Invalid params: requestState expired at ${new Date(p.e).toISOString()} (proto.stateTTL)`);
+    if (p.b !== binding)
+      throw invalidParams('Invalid params: requestState was issued for a different request (method or params differ)');
     return p;
   }
 }

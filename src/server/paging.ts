@@ -7,7 +7,8 @@ export function paginate(method: string, items: JsonObject[], cursor: string | u
   let offset = 0;
   if (cursor !== undefined) {
     offset = decode(method, cursor);
-    if (offset > items.length) throw invalidParams(`Invalid cursor: ${JSON.stringify(cursor)} is past the end of ${method}`);
+    if (offset > items.length)
+      throw invalidParams(`Invalid cursor: ${JSON.stringify(cursor)} is past the end of ${method}`);
   }
   const page = items.slice(offset, offset + pageSize);
   const next = offset + pageSize < items.length ? encode(method, offset + pageSize) : undefined;

@@ -22,7 +22,12 @@ function annotated(schema: JsonObject): HeaderParam[] | undefined {
   return annotations.get(schema);
 }
 
-export async function checkParamHeaders(provider: Provider, tool: string, args: JsonObject, ctx: CallContext): Promise<void> {
+export async function checkParamHeaders(
+  provider: Provider,
+  tool: string,
+  args: JsonObject,
+  ctx: CallContext,
+): Promise<void> {
   const headers = ctx.paramHeaders ?? {};
   const schema = await provider.toolInputSchema?.(tool, ctx);
   for (const p of (schema && annotated(schema)) || []) {
@@ -34,8 +39,15 @@ export async function checkParamHeaders(provider: Provider, tool: string, args: 
       throw mismatch(`the ${header} header is required: argument ${p.path.join('.')} is annotated x-mcp-header`);
     }
     const value = decodeHeaderValue(raw);
-    if (value === undefined) throw mismatch(`${header} header ${JSON.stringify(raw)} is not a valid header value (plain visible ASCII or =?base64?…?=)`);
-    if (v === undefined || v === null) throw mismatch(`${header} header is present but argument ${p.path.join('.')} is not`);
-    if (value !== String(v)) throw mismatch(`${header} header ${JSON.stringify(value)} does not match argument ${p.path.join('.')} ${JSON.stringify(v)}`);
+    if (value === undefined)
+      throw mismatch(
+        `${header} header ${JSON.stringify(raw)} is not a valid header value (plain visible ASCII or =?base64?…?=)`,
+      );
+    if (v === undefined || v === null)
+      throw mismatch(`${header} header is present but argument ${p.path.join('.')} is not`);
+    if (value !== String(v))
+      throw mismatch(
+        `${header} header ${JSON.stringify(value)} does not match argument ${p.path.join('.')} ${JSON.stringify(v)}`,
+      );
   }
 }

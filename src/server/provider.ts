@@ -66,7 +66,10 @@ export interface Provider {
   complete?(params: JsonObject, ctx: CallContext): Promise<JsonObject>;
   /** Watch a resource: `deliver` is called with `uri` whenever it changes, until `release`.
    *  `deliverable` says whether updates will arrive at all (and `reason` why not). */
-  subscribe?(uri: string, deliver: (uri: string) => void): Promise<{ deliverable: boolean; reason?: string; release(): void }>;
+  subscribe?(
+    uri: string,
+    deliver: (uri: string) => void,
+  ): Promise<{ deliverable: boolean; reason?: string; release(): void }>;
   /** Register the one listener the server uses to announce list changes to its clients. */
   onListChanged?(listener: (kind: ListKind) => void): void;
   /** A listen stream that asked for list changes is about to be acknowledged: whatever the provider

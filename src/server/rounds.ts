@@ -44,7 +44,10 @@ export class Rounds {
     if (typeof params.requestState === 'string') {
       const state = this.states.verify(params.requestState, binding());
       const found = this.background.get(state.c);
-      if (!found) throw invalidParams('Invalid params: the call behind this requestState is gone (collected, or abandoned after proto.askTTL)');
+      if (!found)
+        throw invalidParams(
+          'Invalid params: the call behind this requestState is gone (collected, or abandoned after proto.askTTL)',
+        );
       call = found;
       rounds = state.r;
     } else {
@@ -55,7 +58,9 @@ export class Rounds {
     if (isObject(params.inputResponses)) call.deliver(params.inputResponses);
     // Closing the stream cancels this request (2026-07-28): a call nobody has been asked about yet ends
     // with it; one that already asked waits for its retry until proto.askTTL.
-    const cancelled = new Promise<'cancelled'>((resolve) => inc.signal.addEventListener('abort', () => resolve('cancelled'), { once: true }));
+    const cancelled = new Promise<'cancelled'>((resolve) =>
+      inc.signal.addEventListener('abort', () => resolve('cancelled'), { once: true }),
+    );
     const ev = await Promise.race([call.settle(), cancelled]);
     if (ev === 'cancelled') {
       if (rounds === 0) {
@@ -73,7 +78,10 @@ export class Rounds {
     if (rounds + 1 > max) {
       call.abort.abort(new Error('too many rounds'));
       this.background.delete(call.id);
-      throw new ProtocolError(CODES.InternalError, `the call was still asking for input after ${max} rounds (proto.askRounds); abandoned`);
+      throw new ProtocolError(
+        CODES.InternalError,
+        `the call was still asking for input after ${max} rounds (proto.askRounds); abandoned`,
+      );
     }
     // Never an inputRequests kind the client did not declare on this request (2026-07-28 mrtr: MUST).
     const caps = (isObject(params._meta) ? params._meta[META.clientCapabilities] : undefined) as JsonObject | undefined;
@@ -83,27 +91,53 @@ export class Rounds {
       if (declares(caps ?? {}, r.method, r.params, rev)) inputRequests[k] = q;
     }
     call.rounds = rounds + 1;
-    const requestState = this.states.sign({ c: call.id, b: binding(), e: Date.now() + this.settings.duration('proto.stateTTL'), r: rounds + 1 });
+    const requestState = this.states.sign({
+      c: call.id,
+      b: binding(),
+      e: Date.now() + this.settings.duration('proto.stateTTL'),
+      r: rounds + 1,
+    });
     return { resultType: 'input_required', inputRequests, requestState };
   }
 
   /** A question a background call's handler asks: it waits in the call until a retry answers it. */
-  askInBackground(call: BackgroundCall, rev: Revision, method: string, params: JsonObject, signal: AbortSignal, key?: string): Promise<JsonObject> {
-    return call.ask(method, spellQuestion(method, params, rev, () => randomUUID()), AbortSignal.any([signal, call.abort.signal]), key);
+  askInBackground(
+    call: BackgroundCall,
+    rev: Revision,
+    method: string,
+    params: JsonObject,
+    signal: AbortSignal,
+    key?: string,
+  ): Promise<JsonObject> {
+    return call.ask(
+      method,
+      spellQuestion(method, params, rev, () => randomUUID()),
+      AbortSignal.any([signal, call.abort.signal]),
+      key,
+    );
   }
 
   /** A question put to a legacy client on the request's own channel (a wire request, negative id).
    *  `count` is the number asked so far on this request. */
-  async askOnChannel(inc: Incoming, rev: Revision, method: string, params: JsonObject, signal: AbortSignal, count: number): Promise<JsonObject> {
+  async askOnChannel(
+    inc: Incoming,
+    rev: Revision,
+    method: string,
+    params: JsonObject,
+    signal: AbortSignal,
+    count: number,
+  ): Promise<JsonObject> {
     const max = this.settings.get<number>('proto.askRounds');
-    if (count >= max) throw new ProtocolError(CODES.InternalError, `the call asked more than ${max} questions (proto.askRounds)`);
+    if (count >= max)
+      throw new ProtocolError(CODES.InternalError, `the call asked more than ${max} questions (proto.askRounds)`);
     const spelled = spellQuestion(method, params, rev, () => randomUUID());
     const conn = inc.conn;
     const id = conn.mintAskId();
     const all = AbortSignal.any([signal, inc.signal, AbortSignal.timeout(this.settings.duration('proto.askTimeout'))]);
     const answer = conn.asked.wait(id, all);
     // A question withdrawn (upstream cancelled, call ended, timed out) is withdrawn from the client too.
-    const onAbort = () => inc.emit(notificationMsg('notifications/cancelled', { requestId: id, reason: 'withdrawn by mcpx' }));
+    const onAbort = () =>
+      inc.emit(notificationMsg('notifications/cancelled', { requestId: id, reason: 'withdrawn by mcpx' }));
     all.addEventListener('abort', onAbort, { once: true });
     try {
       inc.send!({ jsonrpc: '2.0', id, method, params: spelled });

@@ -45,7 +45,9 @@ export class Runner {
    *  with `ctl` until answered, so a cancellation by id aborts it. */
   async request(req: Request, rev: Revision, channel: Channel, ctl = new AbortController()): Promise<Outcome> {
     if (this.conn.inflight.has(req.id)) {
-      const e = invalidRequest(`Invalid request: id ${JSON.stringify(req.id)} is already in use by a request in flight`);
+      const e = invalidRequest(
+        `Invalid request: id ${JSON.stringify(req.id)} is already in use by a request in flight`,
+      );
       return { response: errorResponse(req.id, toWireError(e, rev)), rev };
     }
     this.conn.track(req.id, ctl);
@@ -60,8 +62,15 @@ export class Runner {
    *  never empty, never holding initialize (2025-03-26 basic/lifecycle). Its requests run concurrently;
    *  `signal` aborts every one of them. */
   async batch(items: unknown[], rev: Revision, channel: Channel, signal?: AbortSignal): Promise<BatchOutcome> {
-    if (!inSpan(rev, BATCHES)) return { refused: new ProtocolError(CODES.InvalidRequest, `Invalid request: JSON-RPC batches are accepted in ${BATCHES.since} only, not ${rev}`) };
-    if (items.length === 0) return { refused: new ProtocolError(CODES.InvalidRequest, 'Invalid request: an empty batch') };
+    if (!inSpan(rev, BATCHES))
+      return {
+        refused: new ProtocolError(
+          CODES.InvalidRequest,
+          `Invalid request: JSON-RPC batches are accepted in ${BATCHES.since} only, not ${rev}`,
+        ),
+      };
+    if (items.length === 0)
+      return { refused: new ProtocolError(CODES.InvalidRequest, 'Invalid request: an empty batch') };
     const out = await Promise.all(
       items.map(async (item): Promise<Response | undefined> => {
         const c = classify(item);
@@ -69,7 +78,10 @@ export class Runner {
         if (c.kind === 'notification') return void this.notification(c.msg);
         if (c.kind === 'response') return undefined;
         if (c.msg.method === 'initialize') {
-          return errorResponse(c.msg.id, invalidRequest('Invalid request: initialize must not be part of a batch').toWire());
+          return errorResponse(
+            c.msg.id,
+            invalidRequest('Invalid request: initialize must not be part of a batch').toWire(),
+          );
         }
         const ctl = new AbortController();
         const onAbort = () => ctl.abort(signal!.reason);

@@ -7,7 +7,16 @@ import type { Settings } from '../config/settings';
 import { downgradeNotification, downgradeResult } from '../protocol/downgrade';
 import { envelope } from '../protocol/envelope';
 import { CODES, ProtocolError, invalidParams, methodNotFound, toWireError } from '../protocol/errors';
-import { type Id, type JsonObject, type Notification, type Request, errorResponse, isObject, notificationMsg, resultResponse } from '../protocol/jsonrpc';
+import {
+  type Id,
+  type JsonObject,
+  type Notification,
+  type Request,
+  errorResponse,
+  isObject,
+  notificationMsg,
+  resultResponse,
+} from '../protocol/jsonrpc';
 import { META, type LogLevel, atLeastLevel, isLogLevel } from '../protocol/meta';
 import { MODERN, NEWEST_FIRST, type Revision, eraOf, isRevision, methodAnswered } from '../protocol/revisions';
 import { ClientCancelled, type Conn } from './conn';
@@ -81,7 +90,11 @@ export class McpServer {
       ctx.finish();
       // initialize is answered in the revision it negotiated, not the one it arrived under.
       if (req.method === 'initialize' && inc.conn.revision) rev = inc.conn.revision;
-      return { response: resultResponse(req.id, this.spell(req.method, result, rev)), rev, initialized: req.method === 'initialize' };
+      return {
+        response: resultResponse(req.id, this.spell(req.method, result, rev)),
+        rev,
+        initialized: req.method === 'initialize',
+      };
     } catch (err) {
       if (inc.signal.aborted && inc.signal.reason instanceof ClientCancelled) return { response: undefined, rev };
       return { response: errorResponse(req.id, toWireError(this.abortReason(err, inc.signal), rev)), rev };
@@ -91,7 +104,10 @@ export class McpServer {
   /** A request aborted while running surfaces as the abort's own error, not what the handler made of it. */
   private abortReason(err: unknown, signal: AbortSignal): unknown {
     if (err instanceof ProtocolError || !signal.aborted) return err;
-    return new ProtocolError(CODES.InternalError, `Request cancelled: ${(signal.reason as Error)?.message ?? 'aborted'}`);
+    return new ProtocolError(
+      CODES.InternalError,
+      `Request cancelled: ${(signal.reason as Error)?.message ?? 'aborted'}`,
+    );
   }
 
   /** A notification from the client: acted on where NOTIFICATION_HANDLERS has it, else ignored
@@ -99,7 +115,6 @@ export class McpServer {
   notify(conn: Conn, n: Notification): void {
     NOTIFICATION_HANDLERS[n.method]?.(conn, n.params);
   }
-
 
   /** A 2026-07-28 call that may ask starts in the background: its handler runs with the call's own
    *  context, whose progress and log messages ride this request's stream only while it is open. */
@@ -134,15 +149,19 @@ export class McpServer {
       // from earlier requests on the connection.
       const caps = meta[META.clientCapabilities];
       if (!isObject(params._meta)) throw invalidParams(`Invalid params: params._meta is required in ${MODERN}`);
-      if (typeof meta[META.protocolVersion] !== 'string') throw invalidParams(`Invalid params: params._meta["${META.protocolVersion}"] is required`);
-      if (!isObject(caps)) throw invalidParams(`Invalid params: params._meta["${META.clientCapabilities}"] is required (an object)`);
+      if (typeof meta[META.protocolVersion] !== 'string')
+        throw invalidParams(`Invalid params: params._meta["${META.protocolVersion}"] is required`);
+      if (!isObject(caps))
+        throw invalidParams(`Invalid params: params._meta["${META.clientCapabilities}"] is required (an object)`);
       const level = meta[META.logLevel];
-      if (level !== undefined && !isLogLevel(level)) throw invalidParams(`Invalid params: unknown log level ${JSON.stringify(level)}`);
+      if (level !== undefined && !isLogLevel(level))
+        throw invalidParams(`Invalid params: unknown log level ${JSON.stringify(level)}`);
       clientCapabilities = caps;
       logLevel = level as LogLevel | undefined;
       identity = `request:${randomUUID()}`;
     }
-    if (typeof meta[META.session] === 'string' && meta[META.session] !== '') identity = `client:${String(meta[META.session])}`;
+    if (typeof meta[META.session] === 'string' && meta[META.session] !== '')
+      identity = `client:${String(meta[META.session])}`;
     let done = false;
     const emit = (method: string, p: JsonObject) => {
       if (done || inc.signal.aborted) return;
@@ -178,8 +197,11 @@ export class McpServer {
       },
     };
     let asked = 0;
-    if (inc.send && eraOf(rev) === 'legacy') call.ask = (method, params, signal) => this.rounds.askOnChannel(inc, rev, method, params, signal, asked++);
-    if (background) call.ask = async (method, params, signal, key) => this.rounds.askInBackground(background, rev, method, params, signal, key);
+    if (inc.send && eraOf(rev) === 'legacy')
+      call.ask = (method, params, signal) => this.rounds.askOnChannel(inc, rev, method, params, signal, asked++);
+    if (background)
+      call.ask = async (method, params, signal, key) =>
+        this.rounds.askInBackground(background, rev, method, params, signal, key);
     return {
       call,
       conn,

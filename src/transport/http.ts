@@ -6,7 +6,15 @@ import type { Settings } from '../config/settings';
 import { CODES, ProtocolError, httpStatus, invalidRequest } from '../protocol/errors';
 import { type Notification, type Request, classify, errorResponse, isObject, parseJson } from '../protocol/jsonrpc';
 import { META } from '../protocol/meta';
-import { HEADERLESS, MCP_NAME_SOURCE, MODERN, NEWEST_FIRST, type Revision, eraOf, isRevision } from '../protocol/revisions';
+import {
+  HEADERLESS,
+  MCP_NAME_SOURCE,
+  MODERN,
+  NEWEST_FIRST,
+  type Revision,
+  eraOf,
+  isRevision,
+} from '../protocol/revisions';
 import { Conn } from '../server/conn';
 import { Runner } from '../server/runner';
 import type { McpServer } from '../server/server';
@@ -151,7 +159,8 @@ export class HttpTransport {
     if (id === undefined) return undefined;
     const s = this.sessions.get(id);
     // 2025-03-26..2025-11-25 transports: an unknown or ended session is 404; the client re-initializes.
-    if (!s) throw new HttpRefusal(404, invalidRequest(`Session not found: ${id} is unknown or has ended; initialize again`));
+    if (!s)
+      throw new HttpRefusal(404, invalidRequest(`Session not found: ${id} is unknown or has ended; initialize again`));
     s.lastSeen = Date.now();
     return s;
   }
@@ -162,7 +171,10 @@ export class HttpTransport {
     const s = hv === MODERN ? undefined : this.session(req);
     if (!s) {
       res.setHeader('Allow', 'POST');
-      throw new HttpRefusal(405, invalidRequest(`No stream to open: GET needs a legacy session (${MODERN} clients use subscriptions/listen)`));
+      throw new HttpRefusal(
+        405,
+        invalidRequest(`No stream to open: GET needs a legacy session (${MODERN} clients use subscriptions/listen)`),
+      );
     }
     if (!(h(req, 'accept') ?? '').includes('text/event-stream')) {
       throw new HttpRefusal(406, invalidRequest('GET opens an event stream: Accept must include text/event-stream'));
@@ -203,7 +215,12 @@ export class HttpTransport {
       });
       req.on('end', () => {
         if (size > max) {
-          reject(new HttpRefusal(413, invalidRequest(`Request body too large: ${size} bytes; the limit is ${max} (transport.maxBodyBytes)`)));
+          reject(
+            new HttpRefusal(
+              413,
+              invalidRequest(`Request body too large: ${size} bytes; the limit is ${max} (transport.maxBodyBytes)`),
+            ),
+          );
         } else resolve(Buffer.concat(chunks).toString('utf8'));
       });
       req.on('error', reject);
@@ -213,7 +230,10 @@ export class HttpTransport {
   private async post(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const ct = h(req, 'content-type');
     if (ct !== undefined && !ct.toLowerCase().includes('json')) {
-      throw new HttpRefusal(415, invalidRequest(`Unsupported Content-Type ${JSON.stringify(ct)}: send application/json`));
+      throw new HttpRefusal(
+        415,
+        invalidRequest(`Unsupported Content-Type ${JSON.stringify(ct)}: send application/json`),
+      );
     }
     const body = await this.readBody(req);
     let value: unknown;
@@ -232,17 +252,28 @@ export class HttpTransport {
   }
 
   /** 2026-07-28: no sessions, headers must agree with the body, the status follows the code. */
-  private async postModern(req: IncomingMessage, res: ServerResponse, value: unknown, hv: string | undefined): Promise<void> {
-    if (Array.isArray(value)) throw new HttpRefusal(400, invalidRequest(`Invalid request: batches are not accepted in ${MODERN}`));
+  private async postModern(
+    req: IncomingMessage,
+    res: ServerResponse,
+    value: unknown,
+    hv: string | undefined,
+  ): Promise<void> {
+    if (Array.isArray(value))
+      throw new HttpRefusal(400, invalidRequest(`Invalid request: batches are not accepted in ${MODERN}`));
     const c = classify(value);
     if (c.kind === 'invalid') throw new HttpRefusal(400, c.error, c.id);
-    if (c.kind === 'response') throw new HttpRefusal(400, invalidRequest(`Invalid request: ${MODERN} clients send no responses`));
+    if (c.kind === 'response')
+      throw new HttpRefusal(400, invalidRequest(`Invalid request: ${MODERN} clients send no responses`));
     const msg = c.msg;
     const id = c.kind === 'request' ? c.msg.id : undefined;
-    const mismatch = (why: string) => new HttpRefusal(400, new ProtocolError(CODES.HeaderMismatch, `Header mismatch: ${why}`), id);
+    const mismatch = (why: string) =>
+      new HttpRefusal(400, new ProtocolError(CODES.HeaderMismatch, `Header mismatch: ${why}`), id);
     if (hv === undefined) throw mismatch('the MCP-Protocol-Version header is required');
     const bv = bodyVersion(value);
-    if (bv !== undefined && bv !== hv) throw mismatch(`MCP-Protocol-Version header ${JSON.stringify(hv)} does not match the body's ${JSON.stringify(bv)}`);
+    if (bv !== undefined && bv !== hv)
+      throw mismatch(
+        `MCP-Protocol-Version header ${JSON.stringify(hv)} does not match the body's ${JSON.stringify(bv)}`,
+      );
     if (c.kind === 'request') this.checkRequestHeaders(req, c.msg, mismatch);
     const runner = this.sessionless();
     if (c.kind === 'notification') {
@@ -250,14 +281,25 @@ export class HttpTransport {
       return void res.writeHead(202).end();
     }
     // Only tools/call reads Mcp-Param-* headers (x-mcp-header arguments).
-    await this.run(req, res, runner, msg as Request, MODERN, false, msg.method === 'tools/call' ? paramHeadersOf(req) : undefined);
+    await this.run(
+      req,
+      res,
+      runner,
+      msg as Request,
+      MODERN,
+      false,
+      msg.method === 'tools/call' ? paramHeadersOf(req) : undefined,
+    );
   }
 
   /** Mcp-Method on every request, Mcp-Name where the method names something (2026-07-28 streamable-http). */
   private checkRequestHeaders(req: IncomingMessage, msg: Request, mismatch: (why: string) => HttpRefusal): void {
     const method = h(req, 'mcp-method');
     if (method === undefined) throw mismatch('the Mcp-Method header is required');
-    if (method !== msg.method) throw mismatch(`Mcp-Method header ${JSON.stringify(method)} does not match the body's ${JSON.stringify(msg.method)}`);
+    if (method !== msg.method)
+      throw mismatch(
+        `Mcp-Method header ${JSON.stringify(method)} does not match the body's ${JSON.stringify(msg.method)}`,
+      );
     const field = MCP_NAME_SOURCE[msg.method];
     if (!field) return;
     const raw = h(req, 'mcp-name');
@@ -265,13 +307,24 @@ export class HttpTransport {
     if (raw === undefined) throw mismatch(`the Mcp-Name header is required for ${msg.method}`);
     const name = decodeHeaderValue(raw);
     if (name === undefined) throw mismatch(`Mcp-Name header ${JSON.stringify(raw)} is not a valid header value`);
-    if (name !== bodyName) throw mismatch(`Mcp-Name header ${JSON.stringify(name)} does not match the body's params.${field} ${JSON.stringify(bodyName)}`);
+    if (name !== bodyName)
+      throw mismatch(
+        `Mcp-Name header ${JSON.stringify(name)} does not match the body's params.${field} ${JSON.stringify(bodyName)}`,
+      );
   }
 
-  private async postLegacy(req: IncomingMessage, res: ServerResponse, value: unknown, hv: string | undefined): Promise<void> {
+  private async postLegacy(
+    req: IncomingMessage,
+    res: ServerResponse,
+    value: unknown,
+    hv: string | undefined,
+  ): Promise<void> {
     if (hv !== undefined && !isRevision(hv)) {
       // 2025-06-18+ transports: an invalid or unsupported MCP-Protocol-Version is 400.
-      throw new HttpRefusal(400, invalidRequest(`Unsupported MCP-Protocol-Version ${JSON.stringify(hv)}; supported: ${NEWEST_FIRST.join(', ')}`));
+      throw new HttpRefusal(
+        400,
+        invalidRequest(`Unsupported MCP-Protocol-Version ${JSON.stringify(hv)}; supported: ${NEWEST_FIRST.join(', ')}`),
+      );
     }
     const session = this.session(req);
     // Within a session the negotiated revision governs; a header naming another revision mcpx serves is
@@ -283,7 +336,8 @@ export class HttpTransport {
     if (c.kind === 'invalid') throw new HttpRefusal(400, c.error, c.id);
     if (c.kind === 'response') {
       // The answer to a question mcpx put on one of this session's streams (docs/questions.md "Who answers").
-      if (!session) throw new HttpRefusal(400, invalidRequest('Invalid request: a response outside a session answers nothing'));
+      if (!session)
+        throw new HttpRefusal(400, invalidRequest('Invalid request: a response outside a session answers nothing'));
       runner.response(c.msg);
       return void res.writeHead(202).end();
     }
@@ -303,7 +357,13 @@ export class HttpTransport {
 
   /** Notifications a batched request emits have no stream to ride on; they are dropped. Outside a
    *  session a dropped connection cancels the batch's requests. */
-  private async batch(res: ServerResponse, runner: Runner, items: unknown[], rev: Revision, inSession: boolean): Promise<void> {
+  private async batch(
+    res: ServerResponse,
+    runner: Runner,
+    items: unknown[],
+    rev: Revision,
+    inSession: boolean,
+  ): Promise<void> {
     const ctl = new AbortController();
     const onClose = () => !res.writableFinished && !inSession && ctl.abort(new Error('client disconnected'));
     res.on('close', onClose);
@@ -320,7 +380,15 @@ export class HttpTransport {
   /** Runs one request; the response is JSON, or an SSE stream once something must be streamed. Within a
    *  legacy session a dropped connection is not a cancellation, and a question can be put (its answer
    *  comes back on another POST of the session); outside one, neither. */
-  private async run(req: IncomingMessage, res: ServerResponse, runner: Runner, msg: Request, rev: Revision, inSession: boolean, paramHeaders?: Record<string, string>): Promise<void> {
+  private async run(
+    req: IncomingMessage,
+    res: ServerResponse,
+    runner: Runner,
+    msg: Request,
+    rev: Revision,
+    inSession: boolean,
+    paramHeaders?: Record<string, string>,
+  ): Promise<void> {
     const disconnectCancels = !inSession;
     const ctl = new AbortController();
     const acceptsSse = (h(req, 'accept') ?? '').includes('text/event-stream');

@@ -38,7 +38,8 @@ export function checkOrigin(headers: { origin?: string; host?: string }, p: Orig
     const u = new URL(origin);
     const name = hostname(u.host);
     const web = u.protocol === 'http:' || u.protocol === 'https:';
-    if (web && (LOOPBACK.has(name) || name.endsWith('.localhost') || (!wildcard && name === bracket(p.address)))) return undefined;
+    if (web && (LOOPBACK.has(name) || name.endsWith('.localhost') || (!wildcard && name === bracket(p.address))))
+      return undefined;
   }
   return `Origin ${JSON.stringify(origin)} is not allowed; add it to transport.allowedOrigins to allow it`;
 }

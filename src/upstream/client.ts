@@ -4,7 +4,14 @@
 import type { Policy } from '../config/policy';
 import { downgradeClientCapabilities } from '../protocol/downgrade';
 import { CODES, ProtocolError } from '../protocol/errors';
-import { type Id, type JsonObject, type Notification, type Request, type Response, isObject } from '../protocol/jsonrpc';
+import {
+  type Id,
+  type JsonObject,
+  type Notification,
+  type Request,
+  type Response,
+  isObject,
+} from '../protocol/jsonrpc';
 import { META, type LogLevel, atLeastLevel } from '../protocol/meta';
 import { MCP_NAME_SOURCE, MODERN, type Era, type Revision } from '../protocol/revisions';
 import { encodeHeaderValue } from '../wire/headers';
@@ -53,7 +60,16 @@ export interface RequestOptions {
 
 /** Methods that may be sent again on a new id when a modern stream breaks, never a non-idempotent
  *  tools/call (docs/protocol.md "A broken 2026-07-28 stream"). */
-const IDEMPOTENT = new Set(['server/discover', 'tools/list', 'prompts/list', 'resources/list', 'resources/templates/list', 'resources/read', 'prompts/get', 'completion/complete']);
+const IDEMPOTENT = new Set([
+  'server/discover',
+  'tools/list',
+  'prompts/list',
+  'resources/list',
+  'resources/templates/list',
+  'resources/read',
+  'prompts/get',
+  'completion/complete',
+]);
 
 /** One request as the wire sees it: its signal, and the id it is on now (a re-sent request gets a new one). */
 interface Flight {
@@ -113,13 +129,16 @@ export class UpstreamClient {
 
   private incoming(msg: Request | Notification): void {
     if ('id' in msg) return void this.answer(msg);
-    if (msg.method === 'notifications/progress' && isObject(msg.params)) this.progressClocks.get(msg.params.progressToken)?.extend();
+    if (msg.method === 'notifications/progress' && isObject(msg.params))
+      this.progressClocks.get(msg.params.progressToken)?.extend();
     if (msg.method === 'notifications/cancelled') {
       const id = isObject(msg.params) ? (msg.params.requestId as Id) : undefined;
       const ctl = id === undefined ? undefined : this.answering.get(id);
       if (ctl) {
         ctl.abort(new Error(String((msg.params as JsonObject).reason ?? 'withdrawn by the upstream')));
-        this.hooks.log(`[${this.name}] withdrew request ${String(id)}: ${String((msg.params as JsonObject).reason ?? '')}`);
+        this.hooks.log(
+          `[${this.name}] withdrew request ${String(id)}: ${String((msg.params as JsonObject).reason ?? '')}`,
+        );
       }
       return;
     }
@@ -192,7 +211,9 @@ export class UpstreamClient {
    *  held strictly (docs/protocol.md "A request from a 2026-07-28 upstream"; 2026-07-28 basic/transports/stdio). */
   private async answer(req: Request): Promise<void> {
     if (this.era === 'modern' && this.policy.strict(MODERN)) {
-      this.hooks.log(`[${this.name}] a ${MODERN} server sent a request (${req.method}); not answered (${MODERN} is strict)`);
+      this.hooks.log(
+        `[${this.name}] a ${MODERN} server sent a request (${req.method}); not answered (${MODERN} is strict)`,
+      );
       return;
     }
     const ctl = new AbortController();
@@ -200,17 +221,23 @@ export class UpstreamClient {
     let response: Response;
     this.questionStarted();
     try {
-      const result = req.method === 'ping' ? {} : await this.hooks.onRequest(req.method, isObject(req.params) ? req.params : {}, ctl.signal);
+      const result =
+        req.method === 'ping'
+          ? {}
+          : await this.hooks.onRequest(req.method, isObject(req.params) ? req.params : {}, ctl.signal);
       response = { jsonrpc: '2.0', id: req.id, result };
     } catch (e) {
-      const err = e instanceof ProtocolError ? e.toWire() : { code: CODES.InternalError, message: (e as Error).message };
+      const err =
+        e instanceof ProtocolError ? e.toWire() : { code: CODES.InternalError, message: (e as Error).message };
       response = { jsonrpc: '2.0', id: req.id, error: err };
     } finally {
       this.answering.delete(req.id);
       this.questionEnded();
     }
     if (ctl.signal.aborted || this.closed) return; // withdrawn: no response is sent
-    await this.transport.respond(response).catch((e: Error) => this.hooks.log(`[${this.name}] could not answer ${req.method}: ${e.message}`));
+    await this.transport
+      .respond(response)
+      .catch((e: Error) => this.hooks.log(`[${this.name}] could not answer ${req.method}: ${e.message}`));
   }
 
   /** Params with the request's `_meta`: per-request version and capabilities for 2026-07-28. */
@@ -219,7 +246,10 @@ export class UpstreamClient {
     if (this.era === 'modern') {
       if (o.logLevel) meta[META.logLevel] = o.logLevel;
       meta[META.protocolVersion] = MODERN;
-      meta[META.clientCapabilities] = downgradeClientCapabilities(o.clientCapabilities ?? this.defaultCapabilities, MODERN);
+      meta[META.clientCapabilities] = downgradeClientCapabilities(
+        o.clientCapabilities ?? this.defaultCapabilities,
+        MODERN,
+      );
       meta[META.clientInfo] = this.clientInfo;
     }
     return Object.keys(meta).length ? { ...params, _meta: meta } : params;
@@ -234,7 +264,8 @@ export class UpstreamClient {
     const field = MCP_NAME_SOURCE[method];
     const v = field ? params[field] : undefined;
     if (typeof v === 'string') h['Mcp-Name'] = encodeHeaderValue(v);
-    const annotated = method === 'tools/call' && typeof params.name === 'string' ? this.toolHeaders.get(params.name) : undefined;
+    const annotated =
+      method === 'tools/call' && typeof params.name === 'string' ? this.toolHeaders.get(params.name) : undefined;
     if (annotated) Object.assign(h, paramHeaders(annotated, isObject(params.arguments) ? params.arguments : {}));
     return h;
   }
@@ -292,12 +323,22 @@ export class UpstreamClient {
         if (type === undefined || type === 'complete') return result;
         if (type !== 'input_required') {
           // A value mcpx did not ask for is not guessed at (docs/protocol.md "resultType from a 2026-07-28 upstream").
-          throw new ProtocolError(CODES.InternalError, `upstream ${this.name} answered ${method} with an unknown resultType ${JSON.stringify(type)}`);
+          throw new ProtocolError(
+            CODES.InternalError,
+            `upstream ${this.name} answered ${method} with an unknown resultType ${JSON.stringify(type)}`,
+          );
         }
         if (round + 1 >= (o.askRounds ?? 8)) {
-          throw new ProtocolError(CODES.InternalError, `upstream ${this.name} was still asking for input after ${o.askRounds ?? 8} rounds (proto.askRounds)`);
+          throw new ProtocolError(
+            CODES.InternalError,
+            `upstream ${this.name} was still asking for input after ${o.askRounds ?? 8} rounds (proto.askRounds)`,
+          );
         }
-        p = { ...p, inputResponses: await this.inputResponses(result, signal, o.onQuestion), ...(typeof result.requestState === 'string' ? { requestState: result.requestState } : {}) };
+        p = {
+          ...p,
+          inputResponses: await this.inputResponses(result, signal, o.onQuestion),
+          ...(typeof result.requestState === 'string' ? { requestState: result.requestState } : {}),
+        };
         if (typeof result.requestState !== 'string') delete p.requestState;
       }
     } catch (e) {
@@ -321,7 +362,8 @@ export class UpstreamClient {
   private async inputResponses(
     result: JsonObject,
     signal?: AbortSignal,
-    answer: (method: string, params: JsonObject, signal: AbortSignal, key?: string) => Promise<JsonObject> = this.hooks.onRequest,
+    answer: (method: string, params: JsonObject, signal: AbortSignal, key?: string) => Promise<JsonObject> = this.hooks
+      .onRequest,
   ): Promise<JsonObject> {
     const reqs = isObject(result.inputRequests) ? result.inputRequests : {};
     const out: JsonObject = {};
@@ -346,7 +388,9 @@ export class UpstreamClient {
    *  on 2026-07-28 HTTP the closed stream is the cancellation. */
   private cancelNotice(flight: Flight, reason: string): void {
     if (flight.id === undefined || (this.era === 'modern' && this.transport.kind === 'http')) return;
-    void this.transport.notify({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: flight.id, reason } }).catch(() => undefined);
+    void this.transport
+      .notify({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: flight.id, reason } })
+      .catch(() => undefined);
   }
 
   /** One request on the wire, on `flight.id`; a broken stream re-sends an idempotent one on a new id. */
@@ -374,7 +418,9 @@ export class UpstreamClient {
     if (this.era !== 'legacy' || !('logging' in this.negotiated.capabilities)) return;
     if (this.level && atLeastLevel(level, this.level)) return;
     this.level = level;
-    await this.request('logging/setLevel', { level }).catch((e: Error) => this.hooks.log(`[${this.name}] logging/setLevel ${level}: ${e.message}`));
+    await this.request('logging/setLevel', { level }).catch((e: Error) =>
+      this.hooks.log(`[${this.name}] logging/setLevel ${level}: ${e.message}`),
+    );
   }
 
   async notify(method: string, params?: JsonObject): Promise<void> {
@@ -388,7 +434,8 @@ export class UpstreamClient {
     let cursor: string | undefined;
     for (let page = 0; page < 1000; page++) {
       const r = await this.request(method, cursor === undefined ? {} : { cursor }, o);
-      if (Array.isArray(r[key])) items.push(...(method === 'tools/list' ? this.screenTools(r[key] as JsonObject[]) : (r[key] as JsonObject[])));
+      if (Array.isArray(r[key]))
+        items.push(...(method === 'tools/list' ? this.screenTools(r[key] as JsonObject[]) : (r[key] as JsonObject[])));
       const next = r.nextCursor;
       if (typeof next !== 'string' || (next === '' && this.era === 'legacy')) return items;
       cursor = next;

@@ -16,7 +16,10 @@ export interface EraRecord {
 
 /** What identifies a configuration: how it is reached, never its secrets (env, headers, auth). */
 function eraKey(def: ServerDef): string {
-  const what = def.type === 'stdio' ? { type: 'stdio', command: def.command, args: def.args, cwd: def.cwd ?? '' } : { type: def.type, url: def.url };
+  const what =
+    def.type === 'stdio'
+      ? { type: 'stdio', command: def.command, args: def.args, cwd: def.cwd ?? '' }
+      : { type: def.type, url: def.url };
   return createHash('sha256').update(JSON.stringify(what)).digest('hex').slice(0, 32);
 }
 

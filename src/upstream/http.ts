@@ -62,10 +62,17 @@ export class HttpUpstream implements UpstreamTransport {
     const signal = opts.signal ? AbortSignal.any([opts.signal, this.ctl.signal]) : this.ctl.signal;
     let res: globalThis.Response;
     try {
-      res = await fetch(this.opts.url, { method: 'POST', headers: this.headers(opts.headers), body: JSON.stringify(body), signal });
+      res = await fetch(this.opts.url, {
+        method: 'POST',
+        headers: this.headers(opts.headers),
+        body: JSON.stringify(body),
+        signal,
+      });
     } catch (e) {
       if (signal.aborted) throw signal.reason instanceof Error ? signal.reason : new Error('aborted');
-      throw new TransportClosed(`upstream ${this.name} at ${this.opts.url} could not be reached: ${(e as Error).cause ?? (e as Error).message}`);
+      throw new TransportClosed(
+        `upstream ${this.name} at ${this.opts.url} could not be reached: ${(e as Error).cause ?? (e as Error).message}`,
+      );
     }
     const sid = res.headers.get('mcp-session-id');
     if (sid) this.sessionId = sid;
@@ -79,7 +86,10 @@ export class HttpUpstream implements UpstreamTransport {
 
   /** Reads JSON-RPC messages from a JSON or SSE body. `cursor` collects the stream's last event id and
    *  retry interval (2025-11-25 SSE polling, SEP-1699). */
-  private async *messages(res: globalThis.Response, cursor?: { lastEventId?: string; retryMs?: number }): AsyncGenerator<unknown> {
+  private async *messages(
+    res: globalThis.Response,
+    cursor?: { lastEventId?: string; retryMs?: number },
+  ): AsyncGenerator<unknown> {
     const type = res.headers.get('content-type') ?? '';
     if (type.includes('text/event-stream') && res.body) {
       const parser = new EventSourceParserStream({ onRetry: (ms) => cursor && (cursor.retryMs = ms) });
@@ -143,7 +153,11 @@ export class HttpUpstream implements UpstreamTransport {
     const h = this.headers({ Accept: 'text/event-stream' });
     delete h['Content-Type'];
     if (lastEventId) h['Last-Event-ID'] = lastEventId;
-    return fetch(this.opts.url, { method: 'GET', headers: h, signal: signal ? AbortSignal.any([signal, this.ctl.signal]) : this.ctl.signal });
+    return fetch(this.opts.url, {
+      method: 'GET',
+      headers: h,
+      signal: signal ? AbortSignal.any([signal, this.ctl.signal]) : this.ctl.signal,
+    });
   }
 
   async notify(n: Notification, opts: SendOptions = {}): Promise<void> {
@@ -192,7 +206,11 @@ export class HttpUpstream implements UpstreamTransport {
     this.ctl.abort(new TransportClosed(`upstream ${this.name} is stopping`));
     if (sid) {
       // Legacy: end the session politely; a server without DELETE answers 405, which is fine.
-      await fetch(this.opts.url, { method: 'DELETE', headers: { ...this.opts.headers, 'Mcp-Session-Id': sid }, signal: AbortSignal.timeout(1000) })
+      await fetch(this.opts.url, {
+        method: 'DELETE',
+        headers: { ...this.opts.headers, 'Mcp-Session-Id': sid },
+        signal: AbortSignal.timeout(1000),
+      })
         .then((r) => r.body?.cancel())
         .catch(() => undefined);
     }

@@ -81,7 +81,11 @@ export class Pool {
 
   def(server: string): ServerDef {
     const d = this.defs.get(server);
-    if (!d) throw new ProtocolError(CODES.InvalidParams, `no server named ${JSON.stringify(server)}; configured: ${[...this.defs.keys()].join(', ') || 'none'}`);
+    if (!d)
+      throw new ProtocolError(
+        CODES.InvalidParams,
+        `no server named ${JSON.stringify(server)}; configured: ${[...this.defs.keys()].join(', ') || 'none'}`,
+      );
     return d;
   }
 
@@ -100,7 +104,16 @@ export class Pool {
   private status(e: Entry): UpstreamStatus {
     const n = e.client?.negotiated;
     const t = e.client?.transport as { pid?: number; kind: string } | undefined;
-    return { name: e.def.name, scope: e.scope, state: e.state, era: n?.era, revision: n?.revision, transport: t?.kind ?? e.def.type, lastError: e.lastError, pid: t?.pid };
+    return {
+      name: e.def.name,
+      scope: e.scope,
+      state: e.state,
+      era: n?.era,
+      revision: n?.revision,
+      transport: t?.kind ?? e.def.type,
+      lastError: e.lastError,
+      pid: t?.pid,
+    };
   }
 
   private setState(e: Entry, s: UpstreamState, error?: string): void {
@@ -166,7 +179,9 @@ export class Pool {
       e.failures.push(Date.now());
       const msg = (err as Error).message;
       this.setState(e, 'failed', msg);
-      throw err instanceof ProtocolError ? err : new ProtocolError(CODES.InternalError, `upstream ${e.def.name} could not start: ${msg}`);
+      throw err instanceof ProtocolError
+        ? err
+        : new ProtocolError(CODES.InternalError, `upstream ${e.def.name} could not start: ${msg}`);
     }
   }
 
@@ -177,7 +192,13 @@ export class Pool {
   }
 
   /** Send one request to (server, scope), starting it if needed. */
-  async request(server: string, identity: string, method: string, params: JsonObject, o: RequestOptions & { requestedTimeoutMs?: number } = {}): Promise<JsonObject> {
+  async request(
+    server: string,
+    identity: string,
+    method: string,
+    params: JsonObject,
+    o: RequestOptions & { requestedTimeoutMs?: number } = {},
+  ): Promise<JsonObject> {
     const def = this.def(server);
     const e = this.entry(def, this.scopeOf(def, identity));
     const opts = {
@@ -254,7 +275,13 @@ export class Pool {
     const idle = this.o.settings.duration('pool.idleTimeout');
     const now = Date.now();
     for (const e of this.entries.values()) {
-      if (e.state === 'running' && e.calls === 0 && e.holds === 0 && (e.client?.inflight ?? 0) === 0 && now - e.lastUsed > idle) {
+      if (
+        e.state === 'running' &&
+        e.calls === 0 &&
+        e.holds === 0 &&
+        (e.client?.inflight ?? 0) === 0 &&
+        now - e.lastUsed > idle
+      ) {
         this.o.log(`[${e.def.name}] idle for ${Math.round((now - e.lastUsed) / 1000)} s: stopping`);
         await this.stopEntry(e);
       }
@@ -265,9 +292,11 @@ export class Pool {
   async close(): Promise<void> {
     this.closed = true;
     clearInterval(this.reaper);
-    await Promise.all([...this.entries.values()].map(async (e) => {
-      await e.starting?.catch(() => undefined);
-      await this.stopEntry(e);
-    }));
+    await Promise.all(
+      [...this.entries.values()].map(async (e) => {
+        await e.starting?.catch(() => undefined);
+        await this.stopEntry(e);
+      }),
+    );
   }
 }

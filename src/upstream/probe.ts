@@ -29,7 +29,11 @@ export interface ConnectOptions {
 }
 
 /** Errors only a 2026-07-28 server sends: the server is modern, do not fall back (versioning page). */
-const MODERN_CODES = new Set<number>([CODES.HeaderMismatch, CODES.MissingRequiredClientCapability, CODES.UnsupportedProtocolVersion]);
+const MODERN_CODES = new Set<number>([
+  CODES.HeaderMismatch,
+  CODES.MissingRequiredClientCapability,
+  CODES.UnsupportedProtocolVersion,
+]);
 
 /** The probe uses ids 0 (discover) and 1 (initialize); the client continues after them, so no id is
  *  reused within a legacy session. */
@@ -44,7 +48,8 @@ const SSE_FALLBACK = new Set([400, 404, 405]);
 export async function connect(o: ConnectOptions): Promise<UpstreamClient> {
   const cached = o.eras.get(o.def);
   const first: EraRecord['era'] = cached?.era ?? 'modern';
-  const via = o.def.type === 'stdio' ? 'stdio' : o.def.type === 'sse' ? 'sse' : cached?.transport === 'sse' ? 'sse' : 'http';
+  const via =
+    o.def.type === 'stdio' ? 'stdio' : o.def.type === 'sse' ? 'sse' : cached?.transport === 'sse' ? 'sse' : 'http';
   const order: Array<'modern' | 'legacy'> = first === 'modern' ? ['modern', 'legacy'] : ['legacy', 'modern'];
   const why: string[] = [];
   let transport: UpstreamTransport | undefined;
@@ -83,40 +88,71 @@ function remember(o: ConnectOptions, client: UpstreamClient, cached?: EraRecord)
 
 async function tryModern(o: ConnectOptions, t: UpstreamTransport, retried = false): Promise<Attempt> {
   const params = {
-    _meta: { [META.protocolVersion]: MODERN, [META.clientCapabilities]: downgradeClientCapabilities(o.capabilities, MODERN), [META.clientInfo]: o.clientInfo },
+    _meta: {
+      [META.protocolVersion]: MODERN,
+      [META.clientCapabilities]: downgradeClientCapabilities(o.capabilities, MODERN),
+      [META.clientInfo]: o.clientInfo,
+    },
   };
   const headers = t.kind === 'http' ? { 'MCP-Protocol-Version': MODERN, 'Mcp-Method': 'server/discover' } : undefined;
   try {
-    const res = await t.request({ jsonrpc: '2.0', id: 0, method: 'server/discover', params }, { signal: AbortSignal.timeout(o.probeTimeoutMs), headers });
+    const res = await t.request(
+      { jsonrpc: '2.0', id: 0, method: 'server/discover', params },
+      { signal: AbortSignal.timeout(o.probeTimeoutMs), headers },
+    );
     if ('error' in res) {
       // -32022 lists what the server supports: a legacy revision mcpx speaks is worth an initialize.
-      const supported = isObject(res.error.data) && Array.isArray(res.error.data.supported) ? (res.error.data.supported as unknown[]) : [];
-      if (res.error.code === CODES.UnsupportedProtocolVersion && supported.some((v) => isRevision(v) && eraOf(v) === 'legacy')) {
+      const supported =
+        isObject(res.error.data) && Array.isArray(res.error.data.supported)
+          ? (res.error.data.supported as unknown[])
+          : [];
+      if (
+        res.error.code === CODES.UnsupportedProtocolVersion &&
+        supported.some((v) => isRevision(v) && eraOf(v) === 'legacy')
+      ) {
         return { kind: 'not-this-era', why: `server/discover: it supports ${JSON.stringify(supported)}` };
       }
       // It lists 2026-07-28 after all: retry once with a version from its list (versioning page SHOULD).
-      if (res.error.code === CODES.UnsupportedProtocolVersion && supported.includes(MODERN) && !retried) return tryModern(o, t, true);
+      if (res.error.code === CODES.UnsupportedProtocolVersion && supported.includes(MODERN) && !retried)
+        return tryModern(o, t, true);
       if (MODERN_CODES.has(res.error.code)) {
-        throw new ProtocolError(CODES.InternalError, `upstream ${o.def.name} is a ${MODERN}-era server that refused server/discover: ${res.error.message}`);
+        throw new ProtocolError(
+          CODES.InternalError,
+          `upstream ${o.def.name} is a ${MODERN}-era server that refused server/discover: ${res.error.message}`,
+        );
       }
       return { kind: 'not-this-era', why: `server/discover: ${res.error.code} ${res.error.message}` };
     }
     const r = res.result;
     const versions = Array.isArray(r.supportedVersions) ? (r.supportedVersions as unknown[]) : [];
-    if (!versions.includes(MODERN)) return { kind: 'not-this-era', why: `server/discover listed no ${MODERN} (${JSON.stringify(versions)})` };
+    if (!versions.includes(MODERN))
+      return { kind: 'not-this-era', why: `server/discover listed no ${MODERN} (${JSON.stringify(versions)})` };
     const meta = isObject(r._meta) ? r._meta : {};
     const negotiated = {
       era: 'modern' as const,
       revision: MODERN,
       capabilities: isObject(r.capabilities) ? r.capabilities : {},
-      serverInfo: isObject(meta[META.serverInfo]) ? (meta[META.serverInfo] as JsonObject) : { name: o.def.name, version: '' },
+      serverInfo: isObject(meta[META.serverInfo])
+        ? (meta[META.serverInfo] as JsonObject)
+        : { name: o.def.name, version: '' },
       instructions: typeof r.instructions === 'string' ? r.instructions : undefined,
     };
-    return { kind: 'ok', client: new UpstreamClient(o.def.name, t, negotiated, o.hooks, o.policy, o.capabilities, o.clientInfo, PROBE_IDS) };
+    return {
+      kind: 'ok',
+      client: new UpstreamClient(o.def.name, t, negotiated, o.hooks, o.policy, o.capabilities, o.clientInfo, PROBE_IDS),
+    };
   } catch (e) {
     if (e instanceof ProtocolError) throw e;
-    if (e instanceof HttpStatusError && e.json && isObject(e.json.error) && MODERN_CODES.has(Number(e.json.error.code))) {
-      throw new ProtocolError(CODES.InternalError, `upstream ${o.def.name} refused server/discover: ${String(e.json.error.message)}`);
+    if (
+      e instanceof HttpStatusError &&
+      e.json &&
+      isObject(e.json.error) &&
+      MODERN_CODES.has(Number(e.json.error.code))
+    ) {
+      throw new ProtocolError(
+        CODES.InternalError,
+        `upstream ${o.def.name} refused server/discover: ${String(e.json.error.message)}`,
+      );
     }
     // Any other error, or no answer in time: a legacy server (2026-07-28 stdio "Backward Compatibility").
     return { kind: 'not-this-era', why: `server/discover: ${(e as Error).message}` };
@@ -124,15 +160,25 @@ async function tryModern(o: ConnectOptions, t: UpstreamTransport, retried = fals
 }
 
 async function tryLegacy(o: ConnectOptions, t: UpstreamTransport): Promise<Attempt> {
-  const params = { protocolVersion: LATEST_LEGACY, capabilities: downgradeClientCapabilities(o.capabilities, LATEST_LEGACY), clientInfo: o.clientInfo };
+  const params = {
+    protocolVersion: LATEST_LEGACY,
+    capabilities: downgradeClientCapabilities(o.capabilities, LATEST_LEGACY),
+    clientInfo: o.clientInfo,
+  };
   try {
-    const res = await t.request({ jsonrpc: '2.0', id: 1, method: 'initialize', params }, { signal: AbortSignal.timeout(o.timeoutMs) });
+    const res = await t.request(
+      { jsonrpc: '2.0', id: 1, method: 'initialize', params },
+      { signal: AbortSignal.timeout(o.timeoutMs) },
+    );
     if ('error' in res) return { kind: 'not-this-era', why: `initialize: ${res.error.code} ${res.error.message}` };
     const r = res.result;
     const v = r.protocolVersion;
     if (!isRevision(v) || eraOf(v) !== 'legacy') {
       await t.close();
-      throw new ProtocolError(CODES.InternalError, `upstream ${o.def.name} answered initialize with ${JSON.stringify(v)}, a version mcpx does not speak`);
+      throw new ProtocolError(
+        CODES.InternalError,
+        `upstream ${o.def.name} answered initialize with ${JSON.stringify(v)}, a version mcpx does not speak`,
+      );
     }
     if (t instanceof HttpUpstream && inSpan(v, VERSION_HEADER)) t.protocolVersion = v;
     const negotiated = {
@@ -142,12 +188,25 @@ async function tryLegacy(o: ConnectOptions, t: UpstreamTransport): Promise<Attem
       serverInfo: isObject(r.serverInfo) ? r.serverInfo : { name: o.def.name, version: '' },
       instructions: typeof r.instructions === 'string' ? r.instructions : undefined,
     };
-    const client = new UpstreamClient(o.def.name, t, negotiated, o.hooks, o.policy, o.capabilities, o.clientInfo, PROBE_IDS);
+    const client = new UpstreamClient(
+      o.def.name,
+      t,
+      negotiated,
+      o.hooks,
+      o.policy,
+      o.capabilities,
+      o.clientInfo,
+      PROBE_IDS,
+    );
     await t.notify({ jsonrpc: '2.0', method: 'notifications/initialized' });
     return { kind: 'ok', client };
   } catch (e) {
     if (e instanceof ProtocolError && !(e instanceof UpstreamError)) throw e;
     if (e instanceof TransportClosed) return { kind: 'not-this-era', why: `initialize: ${e.message}` };
-    return { kind: 'not-this-era', why: `initialize: ${(e as Error).message}`, status: e instanceof HttpStatusError ? e.status : undefined };
+    return {
+      kind: 'not-this-era',
+      why: `initialize: ${(e as Error).message}`,
+      status: e instanceof HttpStatusError ? e.status : undefined,
+    };
   }
 }

@@ -26,7 +26,13 @@ export class SseUpstream implements UpstreamTransport {
   ) {}
 
   /** Open the stream and wait for its endpoint event. */
-  static async open(name: string, url: string, headers: Record<string, string>, log: (l: string) => void, timeoutMs = 10_000): Promise<SseUpstream> {
+  static async open(
+    name: string,
+    url: string,
+    headers: Record<string, string>,
+    log: (l: string) => void,
+    timeoutMs = 10_000,
+  ): Promise<SseUpstream> {
     const t = new SseUpstream(name, url, headers, log);
     const res = await fetch(url, { headers: { ...headers, Accept: 'text/event-stream' }, signal: t.ctl.signal });
     if (!res.ok || !(res.headers.get('content-type') ?? '').includes('text/event-stream') || !res.body) {
@@ -34,7 +40,10 @@ export class SseUpstream implements UpstreamTransport {
       throw new HttpStatusError(res.status, `upstream ${name}: GET ${url} did not open an event stream`);
     }
     const ready = new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`upstream ${name}: no endpoint event within ${timeoutMs} ms`)), timeoutMs);
+      const timer = setTimeout(
+        () => reject(new Error(`upstream ${name}: no endpoint event within ${timeoutMs} ms`)),
+        timeoutMs,
+      );
       void t.read(res.body!, () => {
         clearTimeout(timer);
         resolve();

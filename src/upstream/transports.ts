@@ -23,7 +23,8 @@ function httpTarget(def: Extract<ServerDef, { url: string }>): { url: string; he
   const url = new URL(def.url);
   const a = def.auth;
   if (a?.type === 'bearer') headers.Authorization = `Bearer ${a.token}`;
-  if (a?.type === 'basic') headers.Authorization = `Basic ${Buffer.from(`${a.username}:${a.password}`).toString('base64')}`;
+  if (a?.type === 'basic')
+    headers.Authorization = `Basic ${Buffer.from(`${a.username}:${a.password}`).toString('base64')}`;
   if (a?.type === 'header') headers[a.name] = a.value;
   if (a?.type === 'query') url.searchParams.set(a.name, a.value);
   return { url: url.toString(), headers };
@@ -40,7 +41,11 @@ function stdioTransport(def: Extract<ServerDef, { command: string }>, log: (l: s
   return new StdioUpstream(def.name, { command: def.command, args: def.args, env, cwd: def.cwd }, log);
 }
 
-export async function openTransport(def: ServerDef, via: 'stdio' | 'http' | 'sse', log: (l: string) => void): Promise<UpstreamTransport> {
+export async function openTransport(
+  def: ServerDef,
+  via: 'stdio' | 'http' | 'sse',
+  log: (l: string) => void,
+): Promise<UpstreamTransport> {
   if (def.type === 'stdio') return stdioTransport(def, log);
   const { url, headers } = httpTarget(def);
   if (via === 'sse') return SseUpstream.open(def.name, url, headers, log);

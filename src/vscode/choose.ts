@@ -5,7 +5,13 @@
 // withdrawn.
 import * as vscode from 'vscode';
 
-export function choose(title: string, placeholder: string, actions: string[], info: Array<{ label: string; detail?: string }>, signal: AbortSignal): Promise<string | undefined> {
+export function choose(
+  title: string,
+  placeholder: string,
+  actions: string[],
+  info: Array<{ label: string; detail?: string }>,
+  signal: AbortSignal,
+): Promise<string | undefined> {
   if (signal.aborted) return Promise.resolve(undefined);
   return new Promise((resolve) => {
     const qp = vscode.window.createQuickPick<vscode.QuickPickItem & { action?: string }>();

@@ -9,8 +9,19 @@ import { EDITOR_IDENTITY } from './views';
 
 /** A call from the editor: mcpx is the client, the person is who asks (roots: the workspace folders).
  *  No progress is shown unless the caller passes where to. */
-function editorContext(signal = new AbortController().signal, progress: (p: number, total?: number, message?: string) => void = () => undefined): CallContext {
-  return { rev: MODERN, signal, identity: EDITOR_IDENTITY, clientCapabilities: {}, meta: { progressToken: 'mcpx-editor' }, progress, log: () => undefined };
+function editorContext(
+  signal = new AbortController().signal,
+  progress: (p: number, total?: number, message?: string) => void = () => undefined,
+): CallContext {
+  return {
+    rev: MODERN,
+    signal,
+    identity: EDITOR_IDENTITY,
+    clientCapabilities: {},
+    meta: { progressToken: 'mcpx-editor' },
+    progress,
+    log: () => undefined,
+  };
 }
 
 /** The server a command is about: named by its argument (a string, or a tree row), else picked. */
@@ -19,8 +30,13 @@ async function serverOf(arg: { name?: string } | string | undefined, g: GatewayF
 }
 
 async function pickServer(g: GatewayFacade): Promise<string | undefined> {
-  const items = g.servers().map((s) => ({ label: s.name, description: [s.state, s.revision, s.transport].filter(Boolean).join(' · ') }));
-  if (items.length === 0) return void vscode.window.showInformationMessage('mcpx: no upstream servers are configured (.vscode/mcp.json or mcpx.servers).');
+  const items = g
+    .servers()
+    .map((s) => ({ label: s.name, description: [s.state, s.revision, s.transport].filter(Boolean).join(' · ') }));
+  if (items.length === 0)
+    return void vscode.window.showInformationMessage(
+      'mcpx: no upstream servers are configured (.vscode/mcp.json or mcpx.servers).',
+    );
   return (await vscode.window.showQuickPick(items, { title: 'mcpx: pick a server' }))?.label;
 }
 
@@ -51,12 +67,17 @@ async function argumentsFor(person: PersonPort, server: string, tool: JsonObject
 const RESULT_SCHEME = 'mcpx-result';
 const results = new Map<string, string>();
 let resultSeq = 0;
-const resultDocs: vscode.TextDocumentContentProvider = { provideTextDocumentContent: (uri) => results.get(uri.path) ?? '' };
+const resultDocs: vscode.TextDocumentContentProvider = {
+  provideTextDocumentContent: (uri) => results.get(uri.path) ?? '',
+};
 
 /** A result in a read-only editor: its text blocks, then the whole result as JSON. */
 async function showResult(title: string, result: JsonObject): Promise<void> {
   const blocks = Array.isArray(result.content) ? (result.content as JsonObject[]) : [];
-  const text = blocks.filter((b) => b.type === 'text').map((b) => String(b.text)).join('\n\n');
+  const text = blocks
+    .filter((b) => b.type === 'text')
+    .map((b) => String(b.text))
+    .join('\n\n');
   const body = `${text ? `${text}\n\n` : ''}// ${title}: the whole result\n${JSON.stringify(result, null, 2)}\n`;
   const path = `/${title.replace(/[^\w.-]+/g, '-')}-${++resultSeq}.txt`;
   results.set(path, body);
@@ -66,10 +87,15 @@ async function showResult(title: string, result: JsonObject): Promise<void> {
   await vscode.window.showTextDocument(doc, { preview: true });
   const media = mediaBlocks(blocks);
   if (media.length) showMedia(title, media);
-  if (result.isError === true) void vscode.window.showErrorMessage(`mcpx: ${title} returned an error: ${text.slice(0, 200)}`);
+  if (result.isError === true)
+    void vscode.window.showErrorMessage(`mcpx: ${title} returned an error: ${text.slice(0, 200)}`);
 }
 
-export function registerCommands(host: GatewayHost, person: PersonPort, log: vscode.LogOutputChannel): vscode.Disposable[] {
+export function registerCommands(
+  host: GatewayHost,
+  person: PersonPort,
+  log: vscode.LogOutputChannel,
+): vscode.Disposable[] {
   const running = (): GatewayFacade | undefined => {
     if (host.gateway) return host.gateway;
     void vscode.window.showWarningMessage(`mcpx: the gateway is not running: ${host.whyStopped}.`);
@@ -83,16 +109,32 @@ export function registerCommands(host: GatewayHost, person: PersonPort, log: vsc
       if (!g) return;
       const server = serverArg ?? (await pickServer(g));
       if (!server) return;
-      const tools = await g.serverList(server, 'tools', EDITOR_IDENTITY).catch((e: Error) => void vscode.window.showErrorMessage(`mcpx: ${server}: ${e.message}`));
+      const tools = await g
+        .serverList(server, 'tools', EDITOR_IDENTITY)
+        .catch((e: Error) => void vscode.window.showErrorMessage(`mcpx: ${server}: ${e.message}`));
       if (!tools) return;
       const tool = toolArg
         ? tools.find((t) => t.name === toolArg)
-        : (await vscode.window.showQuickPick(tools.map((t) => ({ label: String(t.name), description: typeof t.title === 'string' ? t.title : undefined, detail: typeof t.description === 'string' ? t.description : undefined, t })), { title: `mcpx: a tool of ${server}`, matchOnDetail: true }))?.t;
+        : (
+            await vscode.window.showQuickPick(
+              tools.map((t) => ({
+                label: String(t.name),
+                description: typeof t.title === 'string' ? t.title : undefined,
+                detail: typeof t.description === 'string' ? t.description : undefined,
+                t,
+              })),
+              { title: `mcpx: a tool of ${server}`, matchOnDetail: true },
+            )
+          )?.t;
       if (!tool) return;
       const args = await argumentsFor(person, server, tool);
       if (!args) return;
       const result = await vscode.window.withProgress(
-        { location: vscode.ProgressLocation.Notification, title: `mcpx: ${server} · ${String(tool.name)}`, cancellable: true },
+        {
+          location: vscode.ProgressLocation.Notification,
+          title: `mcpx: ${server} · ${String(tool.name)}`,
+          cancellable: true,
+        },
         async (progress, token) => {
           const ctl = new AbortController();
           token.onCancellationRequested(() => ctl.abort(new Error('cancelled in the editor')));
@@ -125,62 +167,118 @@ export function registerCommands(host: GatewayHost, person: PersonPort, log: vsc
     reg('mcpx.showLog', () => log.show()),
     reg('mcpx.setSecret', async () => {
       if (!host.secrets) return;
-      const named = host.referencedSecrets().map((label) => ({ label, description: 'referred to as ${secret:' + label + '}' }));
-      const pick = await vscode.window.showQuickPick([...named, { label: '$(add) Another name…', description: '' }], { title: 'mcpx: store a credential in SecretStorage' });
+      const named = host
+        .referencedSecrets()
+        .map((label) => ({ label, description: 'referred to as ${secret:' + label + '}' }));
+      const pick = await vscode.window.showQuickPick([...named, { label: '$(add) Another name…', description: '' }], {
+        title: 'mcpx: store a credential in SecretStorage',
+      });
       if (!pick) return;
-      const name = pick.label.startsWith('$(add)') ? await vscode.window.showInputBox({ title: 'mcpx: secret name', prompt: 'Refer to it in a server definition as ${secret:NAME}', validateInput: (v) => (/^[\w.-]+$/.test(v) ? undefined : 'letters, digits, _ . -') }) : pick.label;
+      const name = pick.label.startsWith('$(add)')
+        ? await vscode.window.showInputBox({
+            title: 'mcpx: secret name',
+            prompt: 'Refer to it in a server definition as ${secret:NAME}',
+            validateInput: (v) => (/^[\w.-]+$/.test(v) ? undefined : 'letters, digits, _ . -'),
+          })
+        : pick.label;
       if (!name) return;
-      const value = await vscode.window.showInputBox({ title: `mcpx: value of ${name}`, password: true, ignoreFocusOut: true });
+      const value = await vscode.window.showInputBox({
+        title: `mcpx: value of ${name}`,
+        password: true,
+        ignoreFocusOut: true,
+      });
       if (value === undefined) return;
       await host.secrets.store(name, value);
       void vscode.window.showInformationMessage(`mcpx: stored ${name}; servers referring to it are reloaded.`);
     }),
     reg('mcpx.copyEndpoint', async () => {
-      if (!host.endpoint) return void vscode.window.showWarningMessage(`mcpx: the gateway is not running (${host.whyStopped}), so there is no endpoint to copy.`);
+      if (!host.endpoint)
+        return void vscode.window.showWarningMessage(
+          `mcpx: the gateway is not running (${host.whyStopped}), so there is no endpoint to copy.`,
+        );
       await vscode.env.clipboard.writeText(host.endpoint);
       void vscode.window.showInformationMessage(`mcpx: copied ${host.endpoint}`);
     }),
     reg('mcpx.copyClientConfig', async () => {
-      if (!host.endpoint) return void vscode.window.showWarningMessage(`mcpx: the gateway is not running (${host.whyStopped}).`);
-      await vscode.env.clipboard.writeText(JSON.stringify({ servers: { mcpx: { type: 'http', url: host.endpoint } } }, null, 2));
+      if (!host.endpoint)
+        return void vscode.window.showWarningMessage(`mcpx: the gateway is not running (${host.whyStopped}).`);
+      await vscode.env.clipboard.writeText(
+        JSON.stringify({ servers: { mcpx: { type: 'http', url: host.endpoint } } }, null, 2),
+      );
       void vscode.window.showInformationMessage('mcpx: copied an mcp.json entry for this gateway.');
     }),
     reg('mcpx.answerQuestion', async (id?: string) => {
       const g = running();
       if (!g) return;
-      const q = g.questions().find((x) => x.id === id) ?? (await vscode.window.showQuickPick(g.questions().map((x) => ({ label: `${x.server}: ${String(x.params.message ?? x.method)}`, x })), { title: 'mcpx: pending questions' }))?.x;
+      const q =
+        g.questions().find((x) => x.id === id) ??
+        (
+          await vscode.window.showQuickPick(
+            g.questions().map((x) => ({ label: `${x.server}: ${String(x.params.message ?? x.method)}`, x })),
+            { title: 'mcpx: pending questions' },
+          )
+        )?.x;
       if (!q) return;
-      if (!person.can(q.method, q.params)) return void vscode.window.showWarningMessage(`mcpx: this question (${q.method}) cannot be answered in the editor yet; use \`mcpx elicit\`.`);
-      const answer = await person.ask({ server: q.server, method: q.method, params: q.params }, new AbortController().signal);
+      if (!person.can(q.method, q.params))
+        return void vscode.window.showWarningMessage(
+          `mcpx: this question (${q.method}) cannot be answered in the editor yet; use \`mcpx elicit\`.`,
+        );
+      const answer = await person.ask(
+        { server: q.server, method: q.method, params: q.params },
+        new AbortController().signal,
+      );
       if (!answer) return; // dismissed again: it stays in the Questions view until its deadline
       const problem = g.answer(q.id, answer);
       if (problem) void vscode.window.showErrorMessage(`mcpx: the answer was refused: ${problem}`);
     }),
     reg('mcpx.task', async (id?: string) => {
       const call = host.background?.list().find((c) => c.id === id);
-      if (!call) return void vscode.window.showInformationMessage('mcpx: that background call has ended and was collected.');
+      if (!call)
+        return void vscode.window.showInformationMessage('mcpx: that background call has ended and was collected.');
       const done = call.outcomeForShow !== undefined;
-      const pick = await vscode.window.showQuickPick(done ? ['Show result'] : ['Cancel the call'], { title: `mcpx: ${call.label} (${call.status})` });
+      const pick = await vscode.window.showQuickPick(done ? ['Show result'] : ['Cancel the call'], {
+        title: `mcpx: ${call.label} (${call.status})`,
+      });
       if (pick === 'Cancel the call') host.background?.cancel(call.id);
       else if (pick === 'Show result') {
         const r = call.outcomeForShow!;
-        await showResult(call.label, typeof r === 'string' ? { content: [{ type: 'text', text: r }], isError: true } : r);
+        await showResult(
+          call.label,
+          typeof r === 'string' ? { content: [{ type: 'text', text: r }], isError: true } : r,
+        );
       }
     }),
     reg('mcpx.readResource', async () => {
       const g = running();
       if (!g) return;
-      const resources = await g.listResources(editorContext()).catch((e: Error) => void vscode.window.showErrorMessage(`mcpx: ${e.message}`));
+      const resources = await g
+        .listResources(editorContext())
+        .catch((e: Error) => void vscode.window.showErrorMessage(`mcpx: ${e.message}`));
       if (!resources) return;
       const pick = await vscode.window.showQuickPick(
-        resources.map((r) => ({ label: String(r.name ?? r.uri), description: String(r.uri), detail: typeof r.description === 'string' ? r.description : undefined, uri: String(r.uri) })),
+        resources.map((r) => ({
+          label: String(r.name ?? r.uri),
+          description: String(r.uri),
+          detail: typeof r.description === 'string' ? r.description : undefined,
+          uri: String(r.uri),
+        })),
         { title: 'mcpx: a resource to read', matchOnDescription: true },
       );
       if (!pick) return;
       try {
         const r = await g.readResource(pick.uri, editorContext());
         const contents = (r.contents as JsonObject[]) ?? [];
-        await showResult(pick.uri, { content: contents.map((c) => (typeof c.text === 'string' ? { type: 'text', text: c.text } : { type: 'text', text: `[${String(c.mimeType ?? 'binary')} content, ${String(c.blob ?? '').length} base64 characters]` })), contents });
+        await showResult(pick.uri, {
+          content: contents.map((c) =>
+            typeof c.text === 'string'
+              ? { type: 'text', text: c.text }
+              : {
+                  type: 'text',
+                  text: `[${String(c.mimeType ?? 'binary')} content, ${String(c.blob ?? '').length} base64 characters]`,
+                },
+          ),
+          contents,
+        });
       } catch (e) {
         void vscode.window.showErrorMessage(`mcpx: ${pick.uri}: ${(e as Error).message}`);
       }
@@ -189,22 +287,44 @@ export function registerCommands(host: GatewayHost, person: PersonPort, log: vsc
       const g = running();
       if (!g) return;
       const ctx = editorContext();
-      const prompts = await g.listPrompts(ctx).catch((e: Error) => void vscode.window.showErrorMessage(`mcpx: ${e.message}`));
+      const prompts = await g
+        .listPrompts(ctx)
+        .catch((e: Error) => void vscode.window.showErrorMessage(`mcpx: ${e.message}`));
       if (!prompts) return;
       const pick = await vscode.window.showQuickPick(
-        prompts.map((p) => ({ label: String(p.name), description: typeof p.title === 'string' ? p.title : undefined, detail: typeof p.description === 'string' ? p.description : undefined, p })),
+        prompts.map((p) => ({
+          label: String(p.name),
+          description: typeof p.title === 'string' ? p.title : undefined,
+          detail: typeof p.description === 'string' ? p.description : undefined,
+          p,
+        })),
         { title: 'mcpx: a prompt' },
       );
       if (!pick) return;
       // Prompt arguments are strings: the same form flow, from a schema made of them.
       const args = Array.isArray(pick.p.arguments) ? (pick.p.arguments as JsonObject[]) : [];
-      const schema = { type: 'object', properties: Object.fromEntries(args.map((a) => [String(a.name), { type: 'string', title: String(a.title ?? a.name), description: a.description }])), required: args.filter((a) => a.required === true).map((a) => String(a.name)) };
+      const schema = {
+        type: 'object',
+        properties: Object.fromEntries(
+          args.map((a) => [
+            String(a.name),
+            { type: 'string', title: String(a.title ?? a.name), description: a.description },
+          ]),
+        ),
+        required: args.filter((a) => a.required === true).map((a) => String(a.name)),
+      };
       const values = args.length ? await argumentsFor(person, 'mcpx', { name: pick.p.name, inputSchema: schema }) : {};
       if (!values) return;
       try {
         const r = await g.getPrompt(String(pick.p.name), values as Record<string, string>, ctx);
         const msgs = (r.messages as JsonObject[]) ?? [];
-        await showResult(String(pick.p.name), { content: msgs.map((m) => ({ type: 'text', text: `${String(m.role)}: ${isObject(m.content) && typeof m.content.text === 'string' ? m.content.text : JSON.stringify(m.content)}` })), messages: msgs });
+        await showResult(String(pick.p.name), {
+          content: msgs.map((m) => ({
+            type: 'text',
+            text: `${String(m.role)}: ${isObject(m.content) && typeof m.content.text === 'string' ? m.content.text : JSON.stringify(m.content)}`,
+          })),
+          messages: msgs,
+        });
       } catch (e) {
         void vscode.window.showErrorMessage(`mcpx: ${String(pick.p.name)}: ${(e as Error).message}`);
       }
@@ -221,7 +341,10 @@ export function registerCommands(host: GatewayHost, person: PersonPort, log: vsc
       const editor = vscode.window.activeTextEditor;
       if (!editor) return;
       // The entry itself: the first line that names it as a key.
-      const line = editor.document.getText().split('\n').findIndex((l) => l.includes(`"${server}"`));
+      const line = editor.document
+        .getText()
+        .split('\n')
+        .findIndex((l) => l.includes(`"${server}"`));
       if (line >= 0) {
         editor.selection = new vscode.Selection(line, 0, line, 0);
         editor.revealRange(new vscode.Range(line, 0, line, 0));
@@ -243,7 +366,9 @@ export function registerCommands(host: GatewayHost, person: PersonPort, log: vsc
         { label: '$(copy) Copy Endpoint', command: 'mcpx.copyEndpoint' },
         { label: '$(json) Copy Client Config', command: 'mcpx.copyClientConfig' },
       ];
-      const pick = await vscode.window.showQuickPick(items, { title: host.endpoint ? `mcpx at ${host.endpoint}` : `mcpx: not running (${host.whyStopped})` });
+      const pick = await vscode.window.showQuickPick(items, {
+        title: host.endpoint ? `mcpx at ${host.endpoint}` : `mcpx: not running (${host.whyStopped})`,
+      });
       if (pick) await vscode.commands.executeCommand(pick.command);
     }),
   ];

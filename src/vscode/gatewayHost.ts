@@ -39,12 +39,21 @@ export class GatewayHost implements vscode.Disposable {
       vscode.workspace.onDidChangeWorkspaceFolders(() => this.gateway?.setRoots(roots())),
       // Servers or a gateway setting changed: rebuild. (mcpx.sampling.models and mcpx.autoStart are read
       // where they are used; they need no rebuild.)
-      vscode.workspace.onDidChangeConfiguration((e) => (e.affectsConfiguration('mcpx.servers') || SETTINGS.some((d) => e.affectsConfiguration(`mcpx.${d.key}`))) && void this.reload()),
+      vscode.workspace.onDidChangeConfiguration(
+        (e) =>
+          (e.affectsConfiguration('mcpx.servers') || SETTINGS.some((d) => e.affectsConfiguration(`mcpx.${d.key}`))) &&
+          void this.reload(),
+      ),
       vscode.workspace.onDidGrantWorkspaceTrust(() => void this.reload()),
     );
     if (secrets) this.subs.push(secrets.onDidChange(() => void this.reload()));
     const watcher = vscode.workspace.createFileSystemWatcher('**/.vscode/mcp.json');
-    this.subs.push(watcher, watcher.onDidChange(() => void this.reload()), watcher.onDidCreate(() => void this.reload()), watcher.onDidDelete(() => void this.reload()));
+    this.subs.push(
+      watcher,
+      watcher.onDidChange(() => void this.reload()),
+      watcher.onDidCreate(() => void this.reload()),
+      watcher.onDidDelete(() => void this.reload()),
+    );
   }
 
   get endpoint(): string | undefined {
@@ -79,13 +88,24 @@ export class GatewayHost implements vscode.Disposable {
 
   /** The two sources as they stand: the user setting first, the workspace file last (it wins). */
   private sourceList(): Source[] {
-    const list: Source[] = [{ label: 'settings (mcpx.servers)', value: { servers: vscode.workspace.getConfiguration('mcpx').get('servers') ?? {} }, workspace: false }];
+    const list: Source[] = [
+      {
+        label: 'settings (mcpx.servers)',
+        value: { servers: vscode.workspace.getConfiguration('mcpx').get('servers') ?? {} },
+        workspace: false,
+      },
+    ];
     const file = this.workspaceFile();
     if (file) {
       try {
-        list.push({ label: file.fsPath, value: JSON.parse(readFileSync(file.fsPath, 'utf8')) as unknown, workspace: true });
+        list.push({
+          label: file.fsPath,
+          value: JSON.parse(readFileSync(file.fsPath, 'utf8')) as unknown,
+          workspace: true,
+        });
       } catch (e) {
-        if ((e as NodeJS.ErrnoException).code !== 'ENOENT') list.push({ label: file.fsPath, value: `not JSON: ${(e as Error).message}`, workspace: true });
+        if ((e as NodeJS.ErrnoException).code !== 'ENOENT')
+          list.push({ label: file.fsPath, value: `not JSON: ${(e as Error).message}`, workspace: true });
       }
     }
     return list;
@@ -120,16 +140,35 @@ export class GatewayHost implements vscode.Disposable {
       const v = await this.secrets?.get(name);
       if (v !== undefined) secrets[name] = v;
     }
-    const merged = mergeSources(list, { env: process.env, workspaceFolder: folder?.uri.fsPath, trusted: vscode.workspace.isTrusted, secrets });
+    const merged = mergeSources(list, {
+      env: process.env,
+      workspaceFolder: folder?.uri.fsPath,
+      trusted: vscode.workspace.isTrusted,
+      secrets,
+    });
     merged.config.roots = roots();
     const problems = [...merged.problems, ...merged.clashes];
     for (const p of problems) this.log.warn(p);
-    if (merged.untrusted.length) this.log.warn(`not spawned until this workspace is trusted: ${merged.untrusted.join(', ')}`);
+    if (merged.untrusted.length)
+      this.log.warn(`not spawned until this workspace is trusted: ${merged.untrusted.join(', ')}`);
     const inFile = file ? problems.filter((p) => p.startsWith(file.fsPath)) : [];
     if (file && inFile.length) {
-      this.diagnostics.set(file, inFile.map((p) => new vscode.Diagnostic(new vscode.Range(0, 0, 0, 0), p.slice(file.fsPath.length + 2), vscode.DiagnosticSeverity.Warning)));
+      this.diagnostics.set(
+        file,
+        inFile.map(
+          (p) =>
+            new vscode.Diagnostic(
+              new vscode.Range(0, 0, 0, 0),
+              p.slice(file.fsPath.length + 2),
+              vscode.DiagnosticSeverity.Warning,
+            ),
+        ),
+      );
     }
-    if (problems.length) void vscode.window.showWarningMessage(`mcpx: ${problems[0]}${problems.length > 1 ? ` (and ${problems.length - 1} more in the log)` : ''}`);
+    if (problems.length)
+      void vscode.window.showWarningMessage(
+        `mcpx: ${problems[0]}${problems.length > 1 ? ` (and ${problems.length - 1} more in the log)` : ''}`,
+      );
     this.fromWorkspace = merged.fromWorkspace;
     return merged.config;
   }
@@ -149,13 +188,23 @@ export class GatewayHost implements vscode.Disposable {
     const userOnly = this.gateway.config.servers.filter((d) => !this.fromWorkspace.has(d.name));
     if (userOnly.length === 0) return undefined;
     if (!this.editorView) {
-      const gateway = new Gateway({ servers: userOnly, roots: roots(), settings: {}, issues: [], source: 'mcpx.servers' }, settings, {
-        log: (l) => this.log.info(`[editor view] ${l}`),
-        stateDir: this.stateDir,
-        person: this.person,
-        clientInfo: { name: 'mcpx-vscode', version: VERSION },
+      const gateway = new Gateway(
+        { servers: userOnly, roots: roots(), settings: {}, issues: [], source: 'mcpx.servers' },
+        settings,
+        {
+          log: (l) => this.log.info(`[editor view] ${l}`),
+          stateDir: this.stateDir,
+          person: this.person,
+          clientInfo: { name: 'mcpx-vscode', version: VERSION },
+        },
+      );
+      const listening = await listen({
+        provider: gateway,
+        settings,
+        port: 0,
+        routes: gatewayRoutes(gateway),
+        log: (l) => this.log.error(l),
       });
-      const listening = await listen({ provider: gateway, settings, port: 0, routes: gatewayRoutes(gateway), log: (l) => this.log.error(l) });
       this.editorView = { listening, gateway };
       this.log.info(`VS Code's chat is offered ${listening.url} with ${userOnly.map((d) => d.name).join(', ')}`);
     }
@@ -169,12 +218,23 @@ export class GatewayHost implements vscode.Disposable {
       { source: 'vscode', values: vscodeLayer() },
       { source: 'env', values: envLayer(process.env) },
     ]);
-    const gateway = new Gateway(config, settings, { log: (l) => this.log.info(l), stateDir: this.stateDir, person: this.person, clientInfo: { name: 'mcpx-vscode', version: VERSION } });
+    const gateway = new Gateway(config, settings, {
+      log: (l) => this.log.info(l),
+      stateDir: this.stateDir,
+      person: this.person,
+      clientInfo: { name: 'mcpx-vscode', version: VERSION },
+    });
     const first = this.port ?? settings.get<number>('port');
     let lastError: unknown;
     for (let port = first; port < first + PORT_TRIES; port++) {
       try {
-        this.listening = await listen({ provider: gateway, settings, port, routes: gatewayRoutes(gateway), log: (l) => this.log.error(l) });
+        this.listening = await listen({
+          provider: gateway,
+          settings,
+          port,
+          routes: gatewayRoutes(gateway),
+          log: (l) => this.log.error(l),
+        });
         break;
       } catch (e) {
         lastError = e;
@@ -191,7 +251,9 @@ export class GatewayHost implements vscode.Disposable {
     // What the views and the status bar show changes with every event but an upstream's log line.
     gateway.onEvent((e) => e.type !== 'server.log' && this.changed.fire());
     this.listening.background.onChange = () => this.changed.fire();
-    this.log.info(`gateway listening on ${this.listening.url} with ${config.servers.length} upstream(s): ${config.servers.map((s) => s.name).join(', ') || 'none'}`);
+    this.log.info(
+      `gateway listening on ${this.listening.url} with ${config.servers.length} upstream(s): ${config.servers.map((s) => s.name).join(', ') || 'none'}`,
+    );
     this.publish(this.listening.url);
     this.changed.fire();
     this.definitions.fire();

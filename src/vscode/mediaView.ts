@@ -9,14 +9,28 @@ const esc = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`)
 
 /** The image and audio blocks of a result; none, no panel. */
 export function mediaBlocks(content: JsonObject[]): JsonObject[] {
-  return content.filter((b) => (b.type === 'image' || b.type === 'audio') && typeof b.data === 'string' && typeof b.mimeType === 'string' && SAFE_MIME.test(b.mimeType) && BASE64.test(b.data));
+  return content.filter(
+    (b) =>
+      (b.type === 'image' || b.type === 'audio') &&
+      typeof b.data === 'string' &&
+      typeof b.mimeType === 'string' &&
+      SAFE_MIME.test(b.mimeType) &&
+      BASE64.test(b.data),
+  );
 }
 
 export function showMedia(title: string, blocks: JsonObject[]): vscode.WebviewPanel {
-  const panel = vscode.window.createWebviewPanel('mcpx.result', `${title}: media`, { viewColumn: vscode.ViewColumn.Beside, preserveFocus: true }, { enableScripts: false, localResourceRoots: [] });
+  const panel = vscode.window.createWebviewPanel(
+    'mcpx.result',
+    `${title}: media`,
+    { viewColumn: vscode.ViewColumn.Beside, preserveFocus: true },
+    { enableScripts: false, localResourceRoots: [] },
+  );
   const items = blocks.map((b) => {
     const src = `data:${String(b.mimeType)};base64,${String(b.data)}`;
-    return b.type === 'image' ? `<figure><img alt="image" src="${esc(src)}"><figcaption>${esc(String(b.mimeType))}</figcaption></figure>` : `<figure><audio controls src="${esc(src)}"></audio><figcaption>${esc(String(b.mimeType))}</figcaption></figure>`;
+    return b.type === 'image'
+      ? `<figure><img alt="image" src="${esc(src)}"><figcaption>${esc(String(b.mimeType))}</figcaption></figure>`
+      : `<figure><audio controls src="${esc(src)}"></audio><figcaption>${esc(String(b.mimeType))}</figcaption></figure>`;
   });
   panel.webview.html = `<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">
 <meta http-equiv="Content-Security-Policy" content="default-src 'none'; img-src data:; media-src data:; style-src 'unsafe-inline';">

@@ -28,7 +28,14 @@ function track<T extends vscode.QuickInput>(w: T, signal: AbortSignal, reject: (
   return w;
 }
 
-function inputStep(f: Field, current: unknown, header: string, step: number, total: number, signal: AbortSignal): Promise<unknown | typeof BACK | undefined> {
+function inputStep(
+  f: Field,
+  current: unknown,
+  header: string,
+  step: number,
+  total: number,
+  signal: AbortSignal,
+): Promise<unknown | typeof BACK | undefined> {
   return new Promise((resolve, reject) => {
     const box = track(vscode.window.createInputBox(), signal, reject);
     box.title = header;
@@ -63,7 +70,14 @@ interface Item extends vscode.QuickPickItem {
   value: string;
 }
 
-function pickStep(f: Field, current: unknown, header: string, step: number, total: number, signal: AbortSignal): Promise<unknown | typeof BACK | undefined> {
+function pickStep(
+  f: Field,
+  current: unknown,
+  header: string,
+  step: number,
+  total: number,
+  signal: AbortSignal,
+): Promise<unknown | typeof BACK | undefined> {
   return new Promise((resolve, reject) => {
     const qp = track(vscode.window.createQuickPick<Item>(), signal, reject);
     qp.title = header;
@@ -72,9 +86,19 @@ function pickStep(f: Field, current: unknown, header: string, step: number, tota
     qp.placeholder = `${f.title}${f.required ? '' : ' (optional)'}${f.description ? ` — ${f.description}` : ''}`;
     qp.ignoreFocusOut = true;
     qp.buttons = step > 1 ? [vscode.QuickInputButtons.Back] : [];
-    const options = f.kind === 'boolean' ? [{ value: 'true', label: 'Yes' }, { value: 'false', label: 'No' }] : f.options!;
+    const options =
+      f.kind === 'boolean'
+        ? [
+            { value: 'true', label: 'Yes' },
+            { value: 'false', label: 'No' },
+          ]
+        : f.options!;
     qp.canSelectMany = f.kind === 'multi';
-    qp.items = options.map((o) => ({ label: o.label, value: o.value, description: o.label !== o.value ? o.value : undefined }));
+    qp.items = options.map((o) => ({
+      label: o.label,
+      value: o.value,
+      description: o.label !== o.value ? o.value : undefined,
+    }));
     const cur = current === undefined ? [] : Array.isArray(current) ? current.map(String) : [String(current)];
     if (f.kind === 'multi') qp.selectedItems = qp.items.filter((i) => cur.includes(i.value));
     else qp.activeItems = qp.items.filter((i) => cur.includes(i.value));
@@ -98,23 +122,41 @@ function pickStep(f: Field, current: unknown, header: string, step: number, tota
 }
 
 function step(f: Field, current: unknown, header: string, i: number, total: number, signal: AbortSignal) {
-  return f.kind === 'string' || f.kind === 'number' || f.kind === 'integer' ? inputStep(f, current, header, i, total, signal) : pickStep(f, current, header, i, total, signal);
+  return f.kind === 'string' || f.kind === 'number' || f.kind === 'integer'
+    ? inputStep(f, current, header, i, total, signal)
+    : pickStep(f, current, header, i, total, signal);
 }
 
 /** The review: every value shown, each one editable; accept, decline or cancel. */
-function review(fields: Field[], values: Record<string, unknown>, header: string, signal: AbortSignal): Promise<{ edit: Field } | { action: 'accept' | 'decline' | 'cancel' } | undefined> {
+function review(
+  fields: Field[],
+  values: Record<string, unknown>,
+  header: string,
+  signal: AbortSignal,
+): Promise<{ edit: Field } | { action: 'accept' | 'decline' | 'cancel' } | undefined> {
   return new Promise((resolve, reject) => {
-    const qp = track(vscode.window.createQuickPick<vscode.QuickPickItem & { act?: 'accept' | 'decline' | 'cancel'; field?: Field }>(), signal, reject);
+    const qp = track(
+      vscode.window.createQuickPick<vscode.QuickPickItem & { act?: 'accept' | 'decline' | 'cancel'; field?: Field }>(),
+      signal,
+      reject,
+    );
     qp.title = header;
     qp.placeholder = 'Review (pick a value to change it), then accept, decline or cancel';
     qp.ignoreFocusOut = true;
     const missing = fields.filter((f) => f.required && values[f.key] === undefined);
     qp.items = [
-      ...(missing.length ? [] : [{ label: '$(check) Accept', description: 'send these values', act: 'accept' as const }]),
+      ...(missing.length
+        ? []
+        : [{ label: '$(check) Accept', description: 'send these values', act: 'accept' as const }]),
       { label: '$(close) Decline', description: 'say no to the request', act: 'decline' as const },
       { label: '$(circle-slash) Cancel', description: 'dismiss without choosing', act: 'cancel' as const },
       { label: 'Values', kind: vscode.QuickPickItemKind.Separator },
-      ...fields.map((f) => ({ label: `$(edit) ${f.title}`, description: showValue(f, values[f.key]), detail: f.description, field: f })),
+      ...fields.map((f) => ({
+        label: `$(edit) ${f.title}`,
+        description: showValue(f, values[f.key]),
+        detail: f.description,
+        field: f,
+      })),
     ];
     let done = false;
     qp.onDidAccept(() => {
@@ -133,7 +175,13 @@ function review(fields: Field[], values: Record<string, unknown>, header: string
 }
 
 /** Undefined: dismissed without choosing (Escape, or the widget closed) — the question stays pending. */
-async function askForm(server: string, params: JsonObject, fields: Field[], signal: AbortSignal, client?: string): Promise<JsonObject | undefined> {
+async function askForm(
+  server: string,
+  params: JsonObject,
+  fields: Field[],
+  signal: AbortSignal,
+  client?: string,
+): Promise<JsonObject | undefined> {
   const message = String(params.message ?? '');
   // The message names who asks (routeQuestion rewrote it: "<server> (via mcpx) asks: …").
   const header = `${message || `${server} (via mcpx) asks`}${client ? ` — for ${client}` : ''}`;
@@ -155,7 +203,8 @@ async function askForm(server: string, params: JsonObject, fields: Field[], sign
   for (;;) {
     const r = await review(fields, values, header, signal);
     if (!r) return undefined;
-    if ('action' in r) return r.action === 'accept' ? { action: 'accept', content: values as JsonObject } : { action: r.action };
+    if ('action' in r)
+      return r.action === 'accept' ? { action: 'accept', content: values as JsonObject } : { action: r.action };
     const v = await step(r.edit, values[r.edit.key], header, 1, 1, signal);
     if (v !== BACK && v !== undefined) values[r.edit.key] = v;
   }
@@ -165,7 +214,13 @@ async function askForm(server: string, params: JsonObject, fields: Field[], sign
  *  does before `signal` ends. */
 export type WaitComplete = (server: string, elicitationId: string, signal: AbortSignal) => Promise<boolean>;
 
-async function askUrl(server: string, params: JsonObject, signal: AbortSignal, waitComplete?: WaitComplete, done?: (id: string) => void): Promise<JsonObject | undefined> {
+async function askUrl(
+  server: string,
+  params: JsonObject,
+  signal: AbortSignal,
+  waitComplete?: WaitComplete,
+  done?: (id: string) => void,
+): Promise<JsonObject | undefined> {
   const url = String(params.url ?? '');
   let host = '';
   try {
@@ -175,7 +230,13 @@ async function askUrl(server: string, params: JsonObject, signal: AbortSignal, w
   }
   // The full URL and its host are shown; the page opens only on consent (2025-11-25 client/elicitation, URL mode).
   const open = `Open ${host} in the browser`;
-  const choice = await choose(`${server} (via mcpx) asks you to open a page on ${host}`, String(params.message ?? ''), [open, 'Decline', 'Cancel'], [{ label: host, detail: url }], signal);
+  const choice = await choose(
+    `${server} (via mcpx) asks you to open a page on ${host}`,
+    String(params.message ?? ''),
+    [open, 'Decline', 'Cancel'],
+    [{ label: host, detail: url }],
+    signal,
+  );
   if (signal.aborted) throw new Withdrawn();
   if (choice === 'Decline') return { action: 'decline' };
   if (choice === 'Cancel') return { action: 'cancel' };
@@ -184,7 +245,9 @@ async function askUrl(server: string, params: JsonObject, signal: AbortSignal, w
   // the URL is offered to copy, and the consent still stands.
   const opened = await Promise.resolve(vscode.env.openExternal(vscode.Uri.parse(url))).catch(() => false);
   if (!opened) {
-    void vscode.window.showWarningMessage(`mcpx: the page on ${host} could not be opened from the editor: ${url}`, 'Copy URL').then((c) => c && vscode.env.clipboard.writeText(url));
+    void vscode.window
+      .showWarningMessage(`mcpx: the page on ${host} could not be opened from the editor: ${url}`, 'Copy URL')
+      .then((c) => c && vscode.env.clipboard.writeText(url));
   }
   // Accept goes back at once (the consent); the editor then waits, visibly, for the upstream to say the
   // step on the page is complete (notifications/elicitation/complete, 2025-11-25).
@@ -194,21 +257,32 @@ async function askUrl(server: string, params: JsonObject, signal: AbortSignal, w
     const ctl = new AbortController();
     const timer = setTimeout(() => ctl.abort(), 10 * 60_000);
     const waiting = waitComplete(server, id, ctl.signal);
-    void vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `mcpx: waiting for ${server} to finish the step on ${host}`, cancellable: true }, async (_p, token) => {
-      token.onCancellationRequested(() => ctl.abort());
-      const complete = await waiting;
-      clearTimeout(timer);
-      if (complete) {
-        done?.(id);
-        void vscode.window.showInformationMessage(`mcpx: ${server} finished the step on ${host}.`);
-      }
-    });
+    void vscode.window.withProgress(
+      {
+        location: vscode.ProgressLocation.Notification,
+        title: `mcpx: waiting for ${server} to finish the step on ${host}`,
+        cancellable: true,
+      },
+      async (_p, token) => {
+        token.onCancellationRequested(() => ctl.abort());
+        const complete = await waiting;
+        clearTimeout(timer);
+        if (complete) {
+          done?.(id);
+          void vscode.window.showInformationMessage(`mcpx: ${server} finished the step on ${host}.`);
+        }
+      },
+    );
   }
   return { action: 'accept' };
 }
 
 /** The person port, and how many questions it has open now (the editor tests wait on it). */
-export function editorPerson(log: (line: string) => void, extensionUri: vscode.Uri, waitComplete?: WaitComplete): PersonPort & { open(): number; completed: string[] } {
+export function editorPerson(
+  log: (line: string) => void,
+  extensionUri: vscode.Uri,
+  waitComplete?: WaitComplete,
+): PersonPort & { open(): number; completed: string[] } {
   let open = 0;
   /** URL elicitations whose completion the editor saw (newest last, a few kept). */
   const completed: string[] = [];
@@ -221,7 +295,8 @@ export function editorPerson(log: (line: string) => void, extensionUri: vscode.U
     completed,
     can(method, params) {
       // Text sampling only: a request carrying tools (2025-11-25 sampling.tools) waits at the broker.
-      if (method === 'sampling/createMessage') return typeof vscode.lm?.selectChatModels === 'function' && !Array.isArray(params.tools);
+      if (method === 'sampling/createMessage')
+        return typeof vscode.lm?.selectChatModels === 'function' && !Array.isArray(params.tools);
       if (method !== 'elicitation/create') return false;
       if (params.mode === 'url') return typeof params.url === 'string';
       return isObject(params.requestedSchema) && params.requestedSchema.type === 'object';
@@ -235,7 +310,12 @@ export function editorPerson(log: (line: string) => void, extensionUri: vscode.U
         // A flat schema: the QuickPick flow; anything richer: the webview form.
         const fields = flatFields(q.params.requestedSchema);
         if (fields) return await askForm(q.server, q.params, fields, signal, q.client);
-        return await askInWebview(extensionUri, String(q.params.message ?? `${q.server} (via mcpx) asks`), q.params.requestedSchema as JsonObject, signal);
+        return await askInWebview(
+          extensionUri,
+          String(q.params.message ?? `${q.server} (via mcpx) asks`),
+          q.params.requestedSchema as JsonObject,
+          signal,
+        );
       } catch (e) {
         if (e instanceof Withdrawn || e instanceof FormWithdrawn) {
           void vscode.window.showInformationMessage(`mcpx: ${q.server} withdrew its question (or it expired).`);
@@ -248,4 +328,3 @@ export function editorPerson(log: (line: string) => void, extensionUri: vscode.U
     },
   };
 }
-

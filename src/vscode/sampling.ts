@@ -14,7 +14,9 @@ const declined = () => new ProtocolError(-1, 'the person declined the sampling r
 
 function textOf(content: unknown): string {
   const blocks = Array.isArray(content) ? content : [content];
-  return blocks.map((b) => (isObject(b) && b.type === 'text' ? String(b.text) : isObject(b) ? `[${String(b.type)} content]` : '')).join('\n');
+  return blocks
+    .map((b) => (isObject(b) && b.type === 'text' ? String(b.text) : isObject(b) ? `[${String(b.type)} content]` : ''))
+    .join('\n');
 }
 
 /** A model id or vendor matches an entry of mcpx.sampling.models (`*` globs); an empty list allows all. */
@@ -27,20 +29,32 @@ function modelAllowed(allowed: readonly string[], model: { id: string; vendor: s
   });
 }
 
-export async function sampleInEditor(server: string, params: JsonObject, signal: AbortSignal): Promise<JsonObject | undefined> {
+export async function sampleInEditor(
+  server: string,
+  params: JsonObject,
+  signal: AbortSignal,
+): Promise<JsonObject | undefined> {
   const messages = Array.isArray(params.messages) ? (params.messages as JsonObject[]) : [];
   const request = [
     ...(typeof params.systemPrompt === 'string' ? [{ label: 'system prompt', detail: params.systemPrompt }] : []),
     ...messages.map((m) => ({ label: String(m.role), detail: textOf(m.content) })),
     { label: `at most ${String(params.maxTokens)} tokens` },
   ];
-  const consent = await choose(`${server} (via mcpx) asks to sample a language model`, 'Review the request, then choose a model or decline', ['Choose a model…', 'Decline'], request, signal);
+  const consent = await choose(
+    `${server} (via mcpx) asks to sample a language model`,
+    'Review the request, then choose a model or decline',
+    ['Choose a model…', 'Decline'],
+    request,
+    signal,
+  );
   if (consent === undefined && !signal.aborted) return undefined; // dismissed: it waits in the Questions view
   if (consent !== 'Choose a model…') throw declined();
   const allowed = vscode.workspace.getConfiguration('mcpx').get<string[]>('sampling.models') ?? [];
   const models = (await vscode.lm.selectChatModels()).filter((m) => modelAllowed(allowed, m));
   if (models.length === 0) {
-    void vscode.window.showWarningMessage(`mcpx: no language model is available${allowed.length ? ` among mcpx.sampling.models (${allowed.join(', ')})` : ''}; the sampling request of ${server} is declined.`);
+    void vscode.window.showWarningMessage(
+      `mcpx: no language model is available${allowed.length ? ` among mcpx.sampling.models (${allowed.join(', ')})` : ''}; the sampling request of ${server} is declined.`,
+    );
     throw declined();
   }
   const pick = await vscode.window.showQuickPick(
@@ -52,12 +66,22 @@ export async function sampleInEditor(server: string, params: JsonObject, signal:
   signal.addEventListener('abort', () => cts.cancel(), { once: true });
   const chat = [
     ...(typeof params.systemPrompt === 'string' ? [vscode.LanguageModelChatMessage.User(params.systemPrompt)] : []),
-    ...messages.map((m) => (m.role === 'assistant' ? vscode.LanguageModelChatMessage.Assistant(textOf(m.content)) : vscode.LanguageModelChatMessage.User(textOf(m.content)))),
+    ...messages.map((m) =>
+      m.role === 'assistant'
+        ? vscode.LanguageModelChatMessage.Assistant(textOf(m.content))
+        : vscode.LanguageModelChatMessage.User(textOf(m.content)),
+    ),
   ];
   const response = await pick.m.sendRequest(chat, {}, cts.token);
   let text = '';
   for await (const part of response.text) text += part;
-  const review = await choose(`${pick.m.name} answered; send it back to ${server}?`, 'Review the answer', ['Send', 'Decline'], [{ label: 'answer', detail: text }], signal);
+  const review = await choose(
+    `${pick.m.name} answered; send it back to ${server}?`,
+    'Review the answer',
+    ['Send', 'Decline'],
+    [{ label: 'answer', detail: text }],
+    signal,
+  );
   if (review !== 'Send') throw declined();
   return { role: 'assistant', content: { type: 'text', text }, model: pick.m.id, stopReason: 'endTurn' };
 }

@@ -11,8 +11,12 @@ export function statusBar(host: GatewayHost): vscode.Disposable {
     const st = host.gateway?.servers() ?? [];
     const up = st.filter((s) => s.state === 'running').length;
     const failed = st.filter((s) => s.state === 'failed').length;
-    item.text = url ? `$(plug) mcpx :${new URL(url).port} · ${up}/${st.length}${failed ? ` $(warning) ${failed}` : ''}` : '$(debug-disconnect) mcpx stopped';
-    item.tooltip = url ? `mcpx gateway at ${url}: ${st.length} upstream(s), ${up} running${failed ? `, ${failed} failed` : ''} — click for commands` : `The mcpx gateway is not running: ${host.whyStopped}`;
+    item.text = url
+      ? `$(plug) mcpx :${new URL(url).port} · ${up}/${st.length}${failed ? ` $(warning) ${failed}` : ''}`
+      : '$(debug-disconnect) mcpx stopped';
+    item.tooltip = url
+      ? `mcpx gateway at ${url}: ${st.length} upstream(s), ${up} running${failed ? `, ${failed} failed` : ''} — click for commands`
+      : `The mcpx gateway is not running: ${host.whyStopped}`;
   };
   render();
   item.show();

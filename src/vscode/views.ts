@@ -13,7 +13,12 @@ type Node =
   | { kind: 'item'; server: string; list: 'tools' | 'prompts' | 'resources'; item: JsonObject }
   | { kind: 'note'; text: string };
 
-const STATE_ICON: Record<string, string> = { running: 'pass-filled', starting: 'loading~spin', failed: 'error', stopped: 'circle-outline' };
+const STATE_ICON: Record<string, string> = {
+  running: 'pass-filled',
+  starting: 'loading~spin',
+  failed: 'error',
+  stopped: 'circle-outline',
+};
 
 export class UpstreamsTree implements vscode.TreeDataProvider<Node> {
   private readonly changed = new vscode.EventEmitter<void>();
@@ -45,7 +50,8 @@ export class UpstreamsTree implements vscode.TreeDataProvider<Node> {
         t.description = typeof n.item.title === 'string' ? n.item.title : undefined;
         t.tooltip = typeof n.item.description === 'string' ? n.item.description : name;
         t.contextValue = `mcpx.${n.list}`;
-        if (n.list === 'tools') t.command = { command: 'mcpx.callTool', title: 'Call Tool…', arguments: [n.server, name] };
+        if (n.list === 'tools')
+          t.command = { command: 'mcpx.callTool', title: 'Call Tool…', arguments: [n.server, name] };
         return t;
       }
       case 'note':
@@ -58,14 +64,26 @@ export class UpstreamsTree implements vscode.TreeDataProvider<Node> {
     if (!g) return [{ kind: 'note', text: `The gateway is not running: ${this.host.whyStopped}` }];
     if (!n) {
       const st = g.servers();
-      if (st.length === 0) return [{ kind: 'note', text: 'No upstream servers: add them to .vscode/mcp.json or mcpx.servers' }];
-      return st.map((s) => ({ kind: 'server', name: s.name, state: s.state, detail: [s.state === 'failed' ? `failed: ${s.lastError ?? ''}` : s.state, s.revision, s.transport].filter(Boolean).join(' · '), error: s.lastError }));
+      if (st.length === 0)
+        return [{ kind: 'note', text: 'No upstream servers: add them to .vscode/mcp.json or mcpx.servers' }];
+      return st.map((s) => ({
+        kind: 'server',
+        name: s.name,
+        state: s.state,
+        detail: [s.state === 'failed' ? `failed: ${s.lastError ?? ''}` : s.state, s.revision, s.transport]
+          .filter(Boolean)
+          .join(' · '),
+        error: s.lastError,
+      }));
     }
-    if (n.kind === 'server') return (['tools', 'prompts', 'resources'] as const).map((list) => ({ kind: 'group', server: n.name, list }));
+    if (n.kind === 'server')
+      return (['tools', 'prompts', 'resources'] as const).map((list) => ({ kind: 'group', server: n.name, list }));
     if (n.kind === 'group') {
       try {
         const items = await g.serverList(n.server, n.list, EDITOR_IDENTITY);
-        return items.length ? items.map((item) => ({ kind: 'item', server: n.server, list: n.list, item })) : [{ kind: 'note', text: `no ${n.list}` }];
+        return items.length
+          ? items.map((item) => ({ kind: 'item', server: n.server, list: n.list, item }))
+          : [{ kind: 'note', text: `no ${n.list}` }];
       } catch (e) {
         return [{ kind: 'note', text: (e as Error).message }];
       }
@@ -138,7 +156,9 @@ export function tasksTree(host: GatewayHost): RowsTree {
       label: c.label,
       description: [
         c.status,
-        c.progress ? `${c.progress.progress}${c.progress.total !== undefined ? `/${c.progress.total}` : ''}` : undefined,
+        c.progress
+          ? `${c.progress.progress}${c.progress.total !== undefined ? `/${c.progress.total}` : ''}`
+          : undefined,
         `started ${ago(c.startedAt)}`,
         c.rounds ? `${c.rounds} round${c.rounds === 1 ? '' : 's'} of questions` : undefined,
       ]

@@ -15,7 +15,11 @@ const FromForm = z.discriminatedUnion('type', [
   z.object({ type: z.literal('cancel') }),
 ]);
 
-export type FormAnswer = { action: 'accept'; content: JsonObject } | { action: 'decline' } | { action: 'cancel' } | undefined;
+export type FormAnswer =
+  | { action: 'accept'; content: JsonObject }
+  | { action: 'decline' }
+  | { action: 'cancel' }
+  | undefined;
 
 export class FormWithdrawn extends Error {}
 
@@ -30,9 +34,18 @@ function html(webview: vscode.Webview, media: vscode.Uri): string {
 <script nonce="${nonce}" src="${src('form.js')}"></script></body></html>`;
 }
 
-export function askInWebview(extensionUri: vscode.Uri, title: string, schema: JsonObject, signal: AbortSignal): Promise<FormAnswer> {
+export function askInWebview(
+  extensionUri: vscode.Uri,
+  title: string,
+  schema: JsonObject,
+  signal: AbortSignal,
+): Promise<FormAnswer> {
   const media = vscode.Uri.joinPath(extensionUri, 'media');
-  const panel = vscode.window.createWebviewPanel('mcpx.form', title, vscode.ViewColumn.Active, { enableScripts: true, localResourceRoots: [media], retainContextWhenHidden: true });
+  const panel = vscode.window.createWebviewPanel('mcpx.form', title, vscode.ViewColumn.Active, {
+    enableScripts: true,
+    localResourceRoots: [media],
+    retainContextWhenHidden: true,
+  });
   panel.webview.html = html(panel.webview, media);
   return new Promise<FormAnswer>((resolve, reject) => {
     let settled = false;

@@ -1,9 +1,18 @@
 // A JSON body with its length: the one way mcpx answers HTTP with JSON (/mcp refusals and /v1 routes).
 import type { ServerResponse } from 'node:http';
 
-export function sendJson(res: ServerResponse, status: number, body: unknown, o: { headers?: Record<string, string>; pretty?: boolean } = {}): void {
+export function sendJson(
+  res: ServerResponse,
+  status: number,
+  body: unknown,
+  o: { headers?: Record<string, string>; pretty?: boolean } = {},
+): void {
   if (res.headersSent) return void res.end();
   const text = o.pretty ? JSON.stringify(body, null, 2) : JSON.stringify(body);
-  res.writeHead(status, { ...o.headers, 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(text) });
+  res.writeHead(status, {
+    ...o.headers,
+    'Content-Type': 'application/json',
+    'Content-Length': Buffer.byteLength(text),
+  });
   res.end(text);
 }

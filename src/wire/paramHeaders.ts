@@ -24,7 +24,8 @@ export function headerParams(schema: unknown): { params: HeaderParam[] } | { rea
     if (h !== undefined && path.length > 0) {
       if (typeof h !== 'string' || h === '') return `x-mcp-header of ${path.join('.')} is empty`;
       if (!TOKEN.test(h)) return `x-mcp-header ${JSON.stringify(h)} is not an HTTP field-name token`;
-      if (!PRIMITIVE.has(String(node.type))) return `x-mcp-header ${h} is on a parameter of type ${JSON.stringify(node.type)}, not string, integer or boolean`;
+      if (!PRIMITIVE.has(String(node.type)))
+        return `x-mcp-header ${h} is on a parameter of type ${JSON.stringify(node.type)}, not string, integer or boolean`;
       if (params.some((p) => p.name.toLowerCase() === h.toLowerCase())) return `x-mcp-header ${h} is used twice`;
       params.push({ name: h, path });
     }

@@ -3,7 +3,11 @@
 const SHIM = new URL('./node20-fs.mjs', import.meta.url).href;
 
 export async function resolve(specifier, context, next) {
-  if ((specifier === 'fs' || specifier === 'node:fs') && context.parentURL && /\/conformance-(alpha|stable)\/dist\//.test(context.parentURL)) {
+  if (
+    (specifier === 'fs' || specifier === 'node:fs') &&
+    context.parentURL &&
+    /\/conformance-(alpha|stable)\/dist\//.test(context.parentURL)
+  ) {
     return { url: SHIM, shortCircuit: true };
   }
   return next(specifier, context);

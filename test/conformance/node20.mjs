@@ -45,7 +45,15 @@ net.Server.prototype.listen = function listen(...args) {
     // listen(port[, backlog][, cb])
     return listenOnLoopback(this, [first, LOOPBACK, ...args.slice(1)]);
   }
-  if (first && typeof first === 'object' && !first.path && !('fd' in first) && !('_handle' in first) && !('handle' in first) && !first.host) {
+  if (
+    first &&
+    typeof first === 'object' &&
+    !first.path &&
+    !('fd' in first) &&
+    !('_handle' in first) &&
+    !('handle' in first) &&
+    !first.host
+  ) {
     return listenOnLoopback(this, [{ ...first, host: LOOPBACK }, ...args.slice(1)]);
   }
   return original.apply(this, args);

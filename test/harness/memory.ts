@@ -56,7 +56,11 @@ export interface MemoryServer {
 }
 
 /** An McpServer over `provider` (the settings given as the 'flag' layer), driven in memory. */
-export function memoryServer(provider: Provider, values: Record<string, unknown> = {}, kind: TransportKind = 'http'): MemoryServer {
+export function memoryServer(
+  provider: Provider,
+  values: Record<string, unknown> = {},
+  kind: TransportKind = 'http',
+): MemoryServer {
   const settings = new Settings([{ source: 'flag', values }]);
   const server = new McpServer({ provider, settings, policy: policyFrom(settings), serverInfo: TEST_SERVER_INFO });
   let n = 0;

@@ -130,7 +130,18 @@ interface WalkCtx {
 }
 
 /** Keywords whose values are data, not subschemas. */
-const DATA_KEYWORDS = new Set(['enum', 'const', 'default', 'examples', 'required', 'description', '$schema', '$ref', 'type', 'format']);
+const DATA_KEYWORDS = new Set([
+  'enum',
+  'const',
+  'default',
+  'examples',
+  'required',
+  'description',
+  '$schema',
+  '$ref',
+  'type',
+  'format',
+]);
 
 function closeObjects(node: unknown, ctx: WalkCtx): void {
   if (Array.isArray(node)) {
@@ -202,7 +213,9 @@ function closeAllOfCompositions(node: unknown, defs: SchemaObject): void {
 
 /** Add the generic `_meta` to request/notification params where the generator dropped it. */
 function injectParamsMeta(defs: SchemaObject, draft07: boolean): void {
-  const reqMeta = draft07 ? pick(defs, 'Request', 'properties', 'params', 'properties', '_meta') : pick(defs, 'RequestParams', 'properties', '_meta');
+  const reqMeta = draft07
+    ? pick(defs, 'Request', 'properties', 'params', 'properties', '_meta')
+    : pick(defs, 'RequestParams', 'properties', '_meta');
   const notMeta = draft07
     ? pick(defs, 'Notification', 'properties', 'params', 'properties', '_meta')
     : pick(defs, 'NotificationParams', 'properties', '_meta');
@@ -302,7 +315,8 @@ function isRevision(rev: unknown): rev is Revision {
 }
 
 function state(rev: Revision): RevState {
-  if (!isRevision(rev)) throw new Error(`unknown MCP revision ${JSON.stringify(rev)}; expected one of ${REVISIONS.join(', ')}`);
+  if (!isRevision(rev))
+    throw new Error(`unknown MCP revision ${JSON.stringify(rev)}; expected one of ${REVISIONS.join(', ')}`);
   const cached = states.get(rev);
   if (cached) return cached;
   const file = join(repoRoot(), 'test', 'schemas', rev, 'schema.json');
@@ -447,7 +461,9 @@ function paramsDeclare(st: RevState, reqDef: string, prop: string): boolean {
 function schemaLocation(st: RevState, defName: string, e: ErrorObject): string {
   const parent: unknown = e.parentSchema;
   const base = isObject(parent) ? st.pointers.get(parent) : undefined;
-  return base !== undefined ? `${base}/${e.keyword}` : `#/${st.defsKeyword}/${defName}${e.schemaPath.replace(/^#/, '')}`;
+  return base !== undefined
+    ? `${base}/${e.keyword}`
+    : `#/${st.defsKeyword}/${defName}${e.schemaPath.replace(/^#/, '')}`;
 }
 
 function formatError(st: RevState, defName: string, prefix: string, e: ErrorObject): string {
@@ -536,7 +552,9 @@ function frameErrors(rev: Revision, dir: Direction, frame: unknown, answered: Me
       return [`/ batch (array) frames are not allowed in ${rev}: JSON-RPC batching exists only in 2025-03-26`];
     }
     if (frame.length === 0) return ['/ an empty batch array is not valid JSON-RPC'];
-    const kinds = new Set(frame.map((el) => (isObject(el) && ('result' in el || 'error' in el) ? 'response' : 'request')));
+    const kinds = new Set(
+      frame.map((el) => (isObject(el) && ('result' in el || 'error' in el) ? 'response' : 'request')),
+    );
     const out: string[] = [];
     if (kinds.size > 1) out.push('/ a batch must contain only responses or only requests/notifications, not both');
     frame.forEach((el, i) => {
@@ -551,10 +569,19 @@ function frameErrors(rev: Revision, dir: Direction, frame: unknown, answered: Me
   return singleFrameErrors(st, dir, frame, answered, '');
 }
 
-function singleFrameErrors(st: RevState, dir: Direction, frame: unknown, answered: string | undefined, prefix: string): string[] {
+function singleFrameErrors(
+  st: RevState,
+  dir: Direction,
+  frame: unknown,
+  answered: string | undefined,
+  prefix: string,
+): string[] {
   const rev = st.rev;
   const at = prefix || '/';
-  if (!isObject(frame)) return [`${at} frame must be a JSON object (got ${frame === null ? 'null' : Array.isArray(frame) ? 'array' : typeof frame})`];
+  if (!isObject(frame))
+    return [
+      `${at} frame must be a JSON object (got ${frame === null ? 'null' : Array.isArray(frame) ? 'array' : typeof frame})`,
+    ];
   const t = tables(st);
   const defs = st.rawDefs;
 
@@ -567,7 +594,10 @@ function singleFrameErrors(st: RevState, dir: Direction, frame: unknown, answere
     // page lets such an HTTP error carry "a JSON-RPC error response that has no id").
     const parseErrorWithoutId = (code === -32700 || code === -32600) && !('id' in frame);
     const dropMissingId = parseErrorWithoutId
-      ? (e: ErrorObject): boolean => e.keyword === 'required' && e.instancePath === '' && (e.params as Record<string, unknown>).missingProperty === 'id'
+      ? (e: ErrorObject): boolean =>
+          e.keyword === 'required' &&
+          e.instancePath === '' &&
+          (e.params as Record<string, unknown>).missingProperty === 'id'
       : undefined;
     const out = run(st, envelope, frame, prefix, dropMissingId);
     const specific = typeof code === 'number' ? t.errorFrameDefs.get(code) : undefined;
@@ -588,7 +618,9 @@ function singleFrameErrors(st: RevState, dir: Direction, frame: unknown, answere
     const reqDef = requests.get(answered);
     if (resultDef === undefined || reqDef === undefined) {
       const union = dir === 'server' ? 'ClientRequest' : 'ServerRequest';
-      out.push(`${at} method "${answered}" does not exist in ${rev} (no ${union} with that method, so no result to validate)`);
+      out.push(
+        `${at} method "${answered}" does not exist in ${rev} (no ${union} with that method, so no result to validate)`,
+      );
       return out;
     }
     const result = frame.result;
@@ -597,7 +629,9 @@ function singleFrameErrors(st: RevState, dir: Direction, frame: unknown, answere
       // 2026-07-28 multi round-trip: a result with resultType "input_required" is an InputRequiredResult.
       if (result.resultType === 'input_required' && Object.hasOwn(defs, 'InputRequiredResult')) {
         if (!paramsDeclare(st, reqDef, 'inputResponses')) {
-          out.push(`${at}/result/resultType "input_required" is not allowed for ${answered} in ${rev} (its params take no inputResponses)`);
+          out.push(
+            `${at}/result/resultType "input_required" is not allowed for ${answered} in ${rev} (its params take no inputResponses)`,
+          );
           return out;
         }
         def = 'InputRequiredResult';
@@ -617,8 +651,12 @@ function singleFrameErrors(st: RevState, dir: Direction, frame: unknown, answere
     const out = run(st, envelope, frame, prefix);
     if (typeof method !== 'string') return out;
     const table = isRequest
-      ? dir === 'server' ? t.serverRequests : t.clientRequests
-      : dir === 'server' ? t.serverNotifications : t.clientNotifications;
+      ? dir === 'server'
+        ? t.serverRequests
+        : t.clientRequests
+      : dir === 'server'
+        ? t.serverNotifications
+        : t.clientNotifications;
     const def = table.get(method);
     if (def === undefined) {
       const union = (dir === 'server' ? 'Server' : 'Client') + (isRequest ? 'Request' : 'Notification');

@@ -16,7 +16,13 @@ export function validating(t: Transport): { transport: Transport; frames: unknow
     t.onmessage = (msg, extra) => {
       const rev = ((t as { protocolVersion?: string }).protocolVersion ?? '2025-11-25') as Revision;
       const method = 'id' in msg ? methods.get(msg.id) : undefined;
-      assertServerFrame(method === 'initialize' ? ((msg as { result?: { protocolVersion?: Revision } }).result?.protocolVersion ?? rev) : rev, msg, method);
+      assertServerFrame(
+        method === 'initialize'
+          ? ((msg as { result?: { protocolVersion?: Revision } }).result?.protocolVersion ?? rev)
+          : rev,
+        msg,
+        method,
+      );
       frames.push(msg);
       inner?.(msg, extra);
     };
@@ -28,4 +34,3 @@ export function validating(t: Transport): { transport: Transport; frames: unknow
   };
   return { transport: t, frames };
 }
-

@@ -31,7 +31,9 @@ export async function gatewayFor(
   const dir = mkdtempSync(join(tmpdir(), 'mcpx-gw-'));
   const config = parseConfig({ servers, ...extra }, 'test', { env: process.env });
   if (config.issues.length) throw new Error(JSON.stringify(config.issues));
-  const settings = new Settings([{ source: 'flag', values: { 'pool.probeTimeout': '1s', 'pool.startTimeout': '5s', ...values } }]);
+  const settings = new Settings([
+    { source: 'flag', values: { 'pool.probeTimeout': '1s', 'pool.startTimeout': '5s', ...values } },
+  ]);
   const g = new Gateway(config, settings, { stateDir: dir, ...options });
   const l: Listening = await listen({ provider: g, settings, port: 0, address: '127.0.0.1', routes: gatewayRoutes(g) });
   return {
@@ -53,9 +55,13 @@ interface RecordLine {
 
 /** Every frame a fixture received (what mcpx sent it), validated against `rev`. Returns them. */
 export function checkRecorded(file: string, rev: Revision): Array<Record<string, unknown>> {
-  const lines = readFileSync(file, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as RecordLine);
+  const lines = readFileSync(file, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as RecordLine);
   const asked = new Map<unknown, string>();
-  for (const l of lines) if (l.dir === 'out' && 'method' in l.frame && 'id' in l.frame) asked.set(l.frame.id, String(l.frame.method));
+  for (const l of lines)
+    if (l.dir === 'out' && 'method' in l.frame && 'id' in l.frame) asked.set(l.frame.id, String(l.frame.method));
   const received = lines.filter((l) => l.dir === 'in').map((l) => l.frame);
   for (const f of received) {
     // The probe's server/discover is a 2026-07-28 request by design: it is how mcpx learns the era.

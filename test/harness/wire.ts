@@ -99,8 +99,17 @@ export class HttpClient {
         const b = body as Json;
         if (typeof b.method === 'string' && 'id' in b) h['Mcp-Method'] = b.method;
         const p = b.params as Json | undefined;
-        const name = b.method === 'resources/read' ? p?.uri : b.method === 'tools/call' || b.method === 'prompts/get' ? p?.name : undefined;
-        if (typeof name === 'string') h['Mcp-Name'] = /^[\x20-\x7e]*$/.test(name) && name.trim() === name ? name : `=?base64?${Buffer.from(name).toString('base64')}?=`;
+        const name =
+          b.method === 'resources/read'
+            ? p?.uri
+            : b.method === 'tools/call' || b.method === 'prompts/get'
+              ? p?.name
+              : undefined;
+        if (typeof name === 'string')
+          h['Mcp-Name'] =
+            /^[\x20-\x7e]*$/.test(name) && name.trim() === name
+              ? name
+              : `=?base64?${Buffer.from(name).toString('base64')}?=`;
       }
     } else if (this.sessionId && this.rev >= '2025-06-18') {
       h['MCP-Protocol-Version'] = this.rev;
@@ -109,10 +118,15 @@ export class HttpClient {
   }
 
   /** POST any body; frames are validated unless the client says not to. */
-  async post(body: unknown, headers?: Record<string, string>, opts: { raw?: string; signal?: AbortSignal } = {}): Promise<HttpReply> {
+  async post(
+    body: unknown,
+    headers?: Record<string, string>,
+    opts: { raw?: string; signal?: AbortSignal } = {},
+  ): Promise<HttpReply> {
     const methods = new Map<unknown, string>();
     for (const m of Array.isArray(body) ? body : [body]) {
-      if (m && typeof m === 'object' && 'id' in m && 'method' in m) methods.set((m as Json).id, String((m as Json).method));
+      if (m && typeof m === 'object' && 'id' in m && 'method' in m)
+        methods.set((m as Json).id, String((m as Json).method));
     }
     const res = await fetch(this.url, {
       method: 'POST',
@@ -139,10 +153,16 @@ export class HttpClient {
 
   /** The params of a request, with this client's per-request _meta in 2026-07-28. */
   params(params: Json = {}, meta: Json = {}): Json {
-    return withMeta(this.rev, params, meta, this.opts.capabilities ?? {}, { 'io.modelcontextprotocol/clientInfo': CLIENT_INFO });
+    return withMeta(this.rev, params, meta, this.opts.capabilities ?? {}, {
+      'io.modelcontextprotocol/clientInfo': CLIENT_INFO,
+    });
   }
 
-  async request(method: string, params: Json = {}, o: { meta?: Json; headers?: Record<string, string>; signal?: AbortSignal } = {}): Promise<Exchange> {
+  async request(
+    method: string,
+    params: Json = {},
+    o: { meta?: Json; headers?: Record<string, string>; signal?: AbortSignal } = {},
+  ): Promise<Exchange> {
     const body = { jsonrpc: '2.0', id: this.id(), method, params: this.params(params, o.meta) };
     const reply = await this.post(body, { ...this.headers(body), ...o.headers }, { signal: o.signal });
     const response = reply.frames.find((f) => 'id' in f && f.id === body.id);
@@ -200,7 +220,9 @@ export class StdioClient {
     const v = JSON.parse(line) as Json | Json[];
     const frames = Array.isArray(v) ? v : [v];
     if (Array.isArray(v)) {
-      const m = Object.fromEntries(v.filter((f) => 'id' in f).map((f) => [String(f.id), this.waiting.get(f.id)?.method ?? '']));
+      const m = Object.fromEntries(
+        v.filter((f) => 'id' in f).map((f) => [String(f.id), this.waiting.get(f.id)?.method ?? '']),
+      );
       assertServerFrame(this.rev, v, m);
     }
     for (const f of frames) {
@@ -266,7 +288,11 @@ export class StdioClient {
   }
 
   async initialize(version: string = this.rev): Promise<Json> {
-    const r = await this.request('initialize', { protocolVersion: version, capabilities: this.capabilities, clientInfo: CLIENT_INFO });
+    const r = await this.request('initialize', {
+      protocolVersion: version,
+      capabilities: this.capabilities,
+      clientInfo: CLIENT_INFO,
+    });
     this.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
     return r;
   }

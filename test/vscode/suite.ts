@@ -17,7 +17,12 @@ interface TreeNode {
 }
 interface Exports {
   endpoint(): string | undefined;
-  host: { gateway?: { servers(): Array<{ name: string; state: string }>; questions(): Array<{ id: string; server: string; reason: string; deadline: number }> } };
+  host: {
+    gateway?: {
+      servers(): Array<{ name: string; state: string }>;
+      questions(): Array<{ id: string; server: string; reason: string; deadline: number }>;
+    };
+  };
   upstreams: vscode.TreeDataProvider<TreeNode>;
   mcpDefinitions: vscode.McpServerDefinitionProvider;
   questions: vscode.TreeDataProvider<{ label: string; description: string }>;
@@ -29,7 +34,16 @@ interface Exports {
 /** Actions for the runner: fill the quick input and press Enter, pick the row whose text contains a
  *  string, or press a key. */
 type FrameOp = { fill: [string, string] } | { click: string } | { text: [string, string] };
-type Action = { fill: string } | { pick: string } | { key: string } | { shot: string; when?: 'quick' | 'webview' | 'dialog' } | { webview: FrameOp[] } | { dialog: string } | { gone: 'quick' } | { title: string } | { back: true };
+type Action =
+  | { fill: string }
+  | { pick: string }
+  | { key: string }
+  | { shot: string; when?: 'quick' | 'webview' | 'dialog' }
+  | { webview: FrameOp[] }
+  | { dialog: string }
+  | { gone: 'quick' }
+  | { title: string }
+  | { back: true };
 function drive(...actions: Action[]): void {
   console.log(`mcpx-drive: ${JSON.stringify(actions)}`);
 }
@@ -38,7 +52,12 @@ const WORKSPACE = () => vscode.workspace.workspaceFolders![0]!.uri.fsPath;
 const RECORD = () => join(WORKSPACE(), 'up.jsonl');
 const recorded = (): Json[] => {
   try {
-    return readFileSync(RECORD(), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as { dir: string; frame: Json }).filter((l) => l.dir === 'in').map((l) => l.frame);
+    return readFileSync(RECORD(), 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as { dir: string; frame: Json })
+      .filter((l) => l.dir === 'in')
+      .map((l) => l.frame);
   } catch {
     return [];
   }
@@ -60,22 +79,41 @@ async function mcp(endpoint: string, method: string, params: Json = {}, signal?:
   const res = await fetch(endpoint, {
     signal,
     method: 'POST',
-    headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', 'MCP-Protocol-Version': '2026-07-28', 'Mcp-Method': method, ...(method === 'tools/call' ? { 'Mcp-Name': String(params.name) } : {}) },
+    headers: {
+      'Content-Type': 'application/json',
+      Accept: 'application/json, text/event-stream',
+      'MCP-Protocol-Version': '2026-07-28',
+      'Mcp-Method': method,
+      ...(method === 'tools/call' ? { 'Mcp-Name': String(params.name) } : {}),
+    },
     body: JSON.stringify({
       jsonrpc: '2.0',
       id: nextId++,
       method,
-      params: { ...params, _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {}, 'io.modelcontextprotocol/clientInfo': { name: 'test-agent', version: '1.0.0' } } },
+      params: {
+        ...params,
+        _meta: {
+          'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+          'io.modelcontextprotocol/clientCapabilities': {},
+          'io.modelcontextprotocol/clientInfo': { name: 'test-agent', version: '1.0.0' },
+        },
+      },
     }),
   });
   const text = await res.text();
   // An SSE answer: the last data line is the response.
-  const frames = res.headers.get('content-type')?.includes('event-stream') ? text.split('\n').filter((l) => l.startsWith('data:')).map((l) => JSON.parse(l.slice(5)) as Json) : [JSON.parse(text) as Json];
+  const frames = res.headers.get('content-type')?.includes('event-stream')
+    ? text
+        .split('\n')
+        .filter((l) => l.startsWith('data:'))
+        .map((l) => JSON.parse(l.slice(5)) as Json)
+    : [JSON.parse(text) as Json];
   const last = frames.at(-1)!;
   if (last.error) throw new Error(JSON.stringify(last.error));
   return last.result as Json;
 }
-const call = (endpoint: string, tool: string, args: Json = {}, signal?: AbortSignal) => mcp(endpoint, 'tools/call', { name: 'mcpx_call', arguments: { server: 'up', tool, arguments: args } }, signal);
+const call = (endpoint: string, tool: string, args: Json = {}, signal?: AbortSignal) =>
+  mcp(endpoint, 'tools/call', { name: 'mcpx_call', arguments: { server: 'up', tool, arguments: args } }, signal);
 const textOf = (r: Json) => String((r.content as Json[])[0]!.text);
 
 const tests: Array<[string, (x: Exports) => Promise<void>]> = [];
@@ -86,17 +124,35 @@ test('activates on startup and the endpoint answers; every command is registered
   const discover = await mcp(url, 'server/discover');
   assert.ok(Array.isArray(discover.supportedVersions));
   const all = await vscode.commands.getCommands(true);
-  for (const id of ['mcpx.callTool', 'mcpx.restartUpstream', 'mcpx.showLog', 'mcpx.copyEndpoint', 'mcpx.copyClientConfig', 'mcpx.menu']) assert.ok(all.includes(id), id);
+  for (const id of [
+    'mcpx.callTool',
+    'mcpx.restartUpstream',
+    'mcpx.showLog',
+    'mcpx.copyEndpoint',
+    'mcpx.copyClientConfig',
+    'mcpx.menu',
+  ])
+    assert.ok(all.includes(id), id);
 });
 
 test('an upstream elicits: the QuickPick flow appears, the person answers, the answer reaches the upstream', async (x) => {
   const url = x.endpoint()!;
   const pending = call(url, 'elicit', { text: 'Your name?' });
-  drive({ title: 'up (via mcpx) asks: Your name? — for test-agent' }, { shot: 'elicitation-quickpick', when: 'quick' }, { fill: 'Ada Lovelace' }, { shot: 'elicitation-review', when: 'quick' }, { pick: 'Accept' });
+  drive(
+    { title: 'up (via mcpx) asks: Your name? — for test-agent' },
+    { shot: 'elicitation-quickpick', when: 'quick' },
+    { fill: 'Ada Lovelace' },
+    { shot: 'elicitation-review', when: 'quick' },
+    { pick: 'Accept' },
+  );
   const r = await pending;
   assert.deepEqual(JSON.parse(textOf(r)), { action: 'accept', content: { answer: 'Ada Lovelace' } });
   const answered = recorded().find((f) => 'result' in f && (f.result as Json).action === 'accept');
-  assert.deepEqual(answered?.result, { action: 'accept', content: { answer: 'Ada Lovelace' } }, 'the upstream received the answer');
+  assert.deepEqual(
+    answered?.result,
+    { action: 'accept', content: { answer: 'Ada Lovelace' } },
+    'the upstream received the answer',
+  );
 });
 
 test('decline and cancel; dismissed, it waits in the Questions view and is answered from there; withdrawn, its QuickPick closes', async (x) => {
@@ -110,7 +166,9 @@ test('decline and cancel; dismissed, it waits in the Questions view and is answe
   // Escape: not an answer. The question waits (Questions view) until its deadline, answerable later.
   const later = call(url, 'elicit', { text: 'Later?' });
   drive({ key: 'Escape' });
-  const q = await until('the question in the Questions view', () => x.host.gateway?.questions().find((p) => p.server === 'up'));
+  const q = await until('the question in the Questions view', () =>
+    x.host.gateway?.questions().find((p) => p.server === 'up'),
+  );
   assert.match(q.reason, /dismissed in the editor/);
   assert.ok(q.deadline > Date.now());
   const rows = (await x.questions.getChildren()) as Array<{ label: string; description: string }>;
@@ -139,13 +197,18 @@ test('decline and cancel; dismissed, it waits in the Questions view and is answe
 });
 
 test('the upstreams tree shows the server with its state', async (x) => {
-  await until('the upstream running', () => x.host.gateway?.servers().find((s) => s.name === 'up' && s.state === 'running'));
+  await until('the upstream running', () =>
+    x.host.gateway?.servers().find((s) => s.name === 'up' && s.state === 'running'),
+  );
   const roots = (await x.upstreams.getChildren()) as TreeNode[];
   const up = roots.find((n) => n.name === 'up')!;
   const item = await x.upstreams.getTreeItem(up);
   assert.match(String(item.description), /^running · 2025-11-25 · stdio$/);
   const groups = (await x.upstreams.getChildren(up)) as TreeNode[];
-  assert.deepEqual(groups.map((g) => g.list), ['tools', 'prompts', 'resources']);
+  assert.deepEqual(
+    groups.map((g) => g.list),
+    ['tools', 'prompts', 'resources'],
+  );
   const tools = ((await x.upstreams.getChildren(groups[0])) as TreeNode[]).map((n) => String(n.item?.name));
   for (const t of ['echo', 'elicit', 'roots']) assert.ok(tools.includes(t), t);
   await vscode.commands.executeCommand('mcpx.upstreams.focus');
@@ -157,7 +220,11 @@ test('a palette tool call end to end: server, tool, arguments through the form, 
   const done = vscode.commands.executeCommand('mcpx.callTool', 'up', 'echo');
   drive({ fill: 'hello from the palette' }, { pick: 'Accept' });
   await done;
-  const editor = await until('the result editor', () => (vscode.window.activeTextEditor?.document.getText().includes('hello from the palette') ? vscode.window.activeTextEditor : undefined));
+  const editor = await until('the result editor', () =>
+    vscode.window.activeTextEditor?.document.getText().includes('hello from the palette')
+      ? vscode.window.activeTextEditor
+      : undefined,
+  );
   assert.match(editor.document.getText(), /"text": "hello from the palette"/);
   assert.equal(editor.document.uri.scheme, 'mcpx-result', 'a read-only document, not an untitled one');
   drive({ shot: 'tool-result' });
@@ -168,17 +235,36 @@ test('a nested schema opens the webview form: an invalid answer is refused in th
   const done = vscode.commands.executeCommand('mcpx.callTool', 'up', 'nested');
   drive(
     { shot: 'webview-form', when: 'webview' },
-    { webview: [{ fill: ['server.port', '8080'] }, { click: '#accept' }, { text: ['#problem', 'host'] }, { fill: ['server.host', 'example.org'] }, { fill: ['tags', 'a\nb'] }, { click: '#accept' }] },
+    {
+      webview: [
+        { fill: ['server.port', '8080'] },
+        { click: '#accept' },
+        { text: ['#problem', 'host'] },
+        { fill: ['server.host', 'example.org'] },
+        { fill: ['tags', 'a\nb'] },
+        { click: '#accept' },
+      ],
+    },
   );
   await done;
-  const editor = await until('the result editor', () => (vscode.window.activeTextEditor?.document.getText().includes('example.org') ? vscode.window.activeTextEditor : undefined));
+  const editor = await until('the result editor', () =>
+    vscode.window.activeTextEditor?.document.getText().includes('example.org')
+      ? vscode.window.activeTextEditor
+      : undefined,
+  );
   assert.match(editor.document.getText(), /\{"server":\{"host":"example.org","port":8080\},"tags":\["a","b"\]\}/);
 });
 
 test('sampling: consent, a model the person picks (a test language model), the answer reviewed before it goes back', async (x) => {
   const url = x.endpoint()!;
   const pending = call(url, 'sample', { text: 'Say hi' });
-  drive({ shot: 'sampling-consent', when: 'quick' }, { pick: 'Choose a model' }, { pick: 'mcpx test echo' }, { shot: 'sampling-review', when: 'quick' }, { pick: 'Send' });
+  drive(
+    { shot: 'sampling-consent', when: 'quick' },
+    { pick: 'Choose a model' },
+    { pick: 'mcpx test echo' },
+    { shot: 'sampling-review', when: 'quick' },
+    { pick: 'Send' },
+  );
   const r = await pending;
   assert.ok(textOf(r).startsWith('{'), textOf(r));
   const answer = JSON.parse(textOf(r)) as Json;
@@ -200,19 +286,27 @@ test('URL elicitation: the full URL and its host shown; declined, or accepted an
   const acceptedText = textOf(await accepted);
   assert.ok(acceptedText.startsWith('{'), acceptedText);
   assert.deepEqual(JSON.parse(acceptedText), { action: 'accept' });
-  await until('the completion seen in the editor', () => (x.person.completed.some((id) => id.startsWith('fx-')) ? true : undefined));
+  await until('the completion seen in the editor', () =>
+    x.person.completed.some((id) => id.startsWith('fx-')) ? true : undefined,
+  );
 });
 
 test('images and audio of a result render in a webview beside it; Open Server Config… opens the entry', async () => {
   await vscode.commands.executeCommand('mcpx.callTool', 'up', 'rich');
   const tab = await until('the media panel', () =>
-    vscode.window.tabGroups.all.flatMap((g) => g.tabs).find((t) => t.input instanceof vscode.TabInputWebview && t.input.viewType.endsWith('mcpx.result')),
+    vscode.window.tabGroups.all
+      .flatMap((g) => g.tabs)
+      .find((t) => t.input instanceof vscode.TabInputWebview && t.input.viewType.endsWith('mcpx.result')),
   );
   assert.match(tab.label, /up · rich: media/);
   drive({ shot: 'tool-result-media' });
   await new Promise((r) => setTimeout(r, 1200));
   await vscode.commands.executeCommand('mcpx.openConfig', 'up');
-  const editor = await until('mcp.json open at the entry', () => (vscode.window.activeTextEditor?.document.uri.path.endsWith('.vscode/mcp.json') ? vscode.window.activeTextEditor : undefined));
+  const editor = await until('mcp.json open at the entry', () =>
+    vscode.window.activeTextEditor?.document.uri.path.endsWith('.vscode/mcp.json')
+      ? vscode.window.activeTextEditor
+      : undefined,
+  );
   assert.match(editor.document.lineAt(editor.selection.active.line).text, /"up"/);
 });
 
@@ -221,7 +315,9 @@ test('the form flow goes back a step; a value that is not a number is refused in
   // a = 1, back, a = 2; b = "x" refused, b = 3; accept: the sum says which values went.
   drive({ fill: '1' }, { back: true }, { fill: '2' }, { fill: 'x' }, { fill: '3' }, { pick: 'Accept' });
   await done;
-  const editor = await until('the sum', () => (vscode.window.activeTextEditor?.document.getText().includes('"sum"') ? vscode.window.activeTextEditor : undefined));
+  const editor = await until('the sum', () =>
+    vscode.window.activeTextEditor?.document.getText().includes('"sum"') ? vscode.window.activeTextEditor : undefined,
+  );
   assert.match(editor.document.getText(), /\{"sum":5\}/);
 });
 
@@ -231,16 +327,37 @@ test('the Subscriptions view: the subscribed URI, its upstream, watchers and las
   const res = await fetch(url, {
     method: 'POST',
     signal: ctl.signal,
-    headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', 'MCP-Protocol-Version': '2026-07-28', 'Mcp-Method': 'subscriptions/listen' },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 'watch-1', method: 'subscriptions/listen', params: { notifications: { resourceSubscriptions: ['mcpx://up/fixture://doc'] }, _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} } } }),
+    headers: {
+      'Content-Type': 'application/json',
+      Accept: 'application/json, text/event-stream',
+      'MCP-Protocol-Version': '2026-07-28',
+      'Mcp-Method': 'subscriptions/listen',
+    },
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: 'watch-1',
+      method: 'subscriptions/listen',
+      params: {
+        notifications: { resourceSubscriptions: ['mcpx://up/fixture://doc'] },
+        _meta: {
+          'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+          'io.modelcontextprotocol/clientCapabilities': {},
+        },
+      },
+    }),
   });
   const reader = res.body!.getReader();
   let text = '';
   while (!text.includes('acknowledged')) text += new TextDecoder().decode((await reader.read()).value);
   const rows = async () => (await x.subscriptions.getChildren()) as Array<{ label: string; description: string }>;
-  assert.deepEqual((await rows()).map((r) => [r.label, r.description]), [['fixture://doc', 'up · 1 watcher']]);
+  assert.deepEqual(
+    (await rows()).map((r) => [r.label, r.description]),
+    [['fixture://doc', 'up · 1 watcher']],
+  );
   await call(url, 'touch', { uri: 'fixture://doc' });
-  await until('the last update shown', async () => ((await rows())[0]?.description.includes('updated') ? true : undefined));
+  await until('the last update shown', async () =>
+    (await rows())[0]?.description.includes('updated') ? true : undefined,
+  );
   await vscode.commands.executeCommand('mcpx.subscriptions.focus');
   drive({ shot: 'subscriptions-view' });
   await new Promise((r) => setTimeout(r, 1200));
@@ -252,20 +369,44 @@ test('Get Prompt… and Read Resource… from the palette, results in read-only 
   const prompt = vscode.commands.executeCommand('mcpx.getPrompt');
   drive({ pick: 'greet' }, { fill: 'Ada' }, { pick: 'Accept' });
   await prompt;
-  await until('the prompt in an editor', () => (vscode.window.activeTextEditor?.document.getText().includes('Hello, Ada!') ? true : undefined));
+  await until('the prompt in an editor', () =>
+    vscode.window.activeTextEditor?.document.getText().includes('Hello, Ada!') ? true : undefined,
+  );
   const read = vscode.commands.executeCommand('mcpx.readResource');
   drive({ pick: 'fixture://doc' });
   await read;
-  const editor = await until('the resource in an editor', () => (vscode.window.activeTextEditor?.document.getText().startsWith('doc body') ? vscode.window.activeTextEditor : undefined));
+  const editor = await until('the resource in an editor', () =>
+    vscode.window.activeTextEditor?.document.getText().startsWith('doc body')
+      ? vscode.window.activeTextEditor
+      : undefined,
+  );
   assert.equal(editor.document.uri.scheme, 'mcpx-result');
 });
 
-test('the Tasks view: a 2026-07-28 client\'s background call waiting for input, cancelled from the view', async (x) => {
+test("the Tasks view: a 2026-07-28 client's background call waiting for input, cancelled from the view", async (x) => {
   const url = x.endpoint()!;
   const res = await fetch(url, {
     method: 'POST',
-    headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', 'MCP-Protocol-Version': '2026-07-28', 'Mcp-Method': 'tools/call', 'Mcp-Name': 'mcpx_call' },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 99, method: 'tools/call', params: { name: 'mcpx_call', arguments: { server: 'up', tool: 'elicit', arguments: { text: 'In the background?' } }, _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': { elicitation: {} } } } }),
+    headers: {
+      'Content-Type': 'application/json',
+      Accept: 'application/json, text/event-stream',
+      'MCP-Protocol-Version': '2026-07-28',
+      'Mcp-Method': 'tools/call',
+      'Mcp-Name': 'mcpx_call',
+    },
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: 99,
+      method: 'tools/call',
+      params: {
+        name: 'mcpx_call',
+        arguments: { server: 'up', tool: 'elicit', arguments: { text: 'In the background?' } },
+        _meta: {
+          'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+          'io.modelcontextprotocol/clientCapabilities': { elicitation: {} },
+        },
+      },
+    }),
   });
   const first = JSON.parse(await res.text()) as Json;
   assert.equal((first.result as Json).resultType, 'input_required');
@@ -285,11 +426,21 @@ test('the Tasks view: a 2026-07-28 client\'s background call waiting for input, 
 test('roots are the workspace folders; a folder added reaches the legacy upstream as list_changed', async (x) => {
   const url = x.endpoint()!;
   const first = JSON.parse(textOf(await call(url, 'roots'))) as { roots: Array<{ uri: string }> };
-  assert.deepEqual(first.roots.map((r) => r.uri), vscode.workspace.workspaceFolders!.map((f) => f.uri.toString()));
+  assert.deepEqual(
+    first.roots.map((r) => r.uri),
+    vscode.workspace.workspaceFolders!.map((f) => f.uri.toString()),
+  );
   const extra = vscode.Uri.file(join(WORKSPACE(), '..', 'second'));
   await vscode.workspace.fs.createDirectory(extra);
-  assert.ok(vscode.workspace.updateWorkspaceFolders(vscode.workspace.workspaceFolders!.length, 0, { uri: extra, name: 'second' }));
-  await until('notifications/roots/list_changed upstream', () => recorded().some((f) => f.method === 'notifications/roots/list_changed'));
+  assert.ok(
+    vscode.workspace.updateWorkspaceFolders(vscode.workspace.workspaceFolders!.length, 0, {
+      uri: extra,
+      name: 'second',
+    }),
+  );
+  await until('notifications/roots/list_changed upstream', () =>
+    recorded().some((f) => f.method === 'notifications/roots/list_changed'),
+  );
   const second = JSON.parse(textOf(await call(url, 'roots'))) as { roots: Array<{ uri: string }> };
   assert.equal(second.roots.length, first.roots.length + 1);
   assert.ok(second.roots.some((r) => r.uri === extra.toString()));
@@ -297,41 +448,90 @@ test('roots are the workspace folders; a folder added reaches the legacy upstrea
 
 test("config changes apply without a restart; a bad entry is a diagnostic naming its path; VS Code's chat is offered only servers it does not run itself", async (x) => {
   const token = new vscode.CancellationTokenSource().token;
-  assert.deepEqual(await x.mcpDefinitions.provideMcpServerDefinitions(token), [], 'VS Code runs the workspace file itself: nothing offered twice');
+  assert.deepEqual(
+    await x.mcpDefinitions.provideMcpServerDefinitions(token),
+    [],
+    'VS Code runs the workspace file itself: nothing offered twice',
+  );
   const file = vscode.Uri.joinPath(vscode.workspace.workspaceFolders![0]!.uri, '.vscode', 'mcp.json');
   const original = JSON.parse(readFileSync(file.fsPath, 'utf8')) as { servers: Record<string, Json> };
   const up = original.servers.up!;
-  await vscode.workspace.getConfiguration('mcpx').update('servers', { mine: { ...up, args: (up.args as string[]).map((a) => (a === 'up' ? 'mine' : a === RECORD() ? `${RECORD()}.mine` : a)) } }, vscode.ConfigurationTarget.Global);
-  await until('the user server loaded', () => x.host.gateway?.servers().some((s) => s.name === 'mine') && x.host.gateway.servers().some((s) => s.name === 'up'));
+  await vscode.workspace
+    .getConfiguration('mcpx')
+    .update(
+      'servers',
+      {
+        mine: {
+          ...up,
+          args: (up.args as string[]).map((a) => (a === 'up' ? 'mine' : a === RECORD() ? `${RECORD()}.mine` : a)),
+        },
+      },
+      vscode.ConfigurationTarget.Global,
+    );
+  await until(
+    'the user server loaded',
+    () =>
+      x.host.gateway?.servers().some((s) => s.name === 'mine') && x.host.gateway.servers().some((s) => s.name === 'up'),
+  );
   const defs = (await x.mcpDefinitions.provideMcpServerDefinitions(token)) as vscode.McpHttpServerDefinition[];
   assert.equal(defs.length, 1);
-  const listed = (JSON.parse(textOf(await mcp(defs[0]!.uri.toString(), 'tools/call', { name: 'mcpx_servers', arguments: {} }))) as { servers: Array<{ name: string }> }).servers;
-  assert.deepEqual(listed.map((s) => s.name), ['mine'], "the chat's endpoint has only the server VS Code does not run");
-  await vscode.workspace.fs.writeFile(file, Buffer.from(JSON.stringify({ servers: { ...original.servers, bad: { type: 'stdio', command: 7 } } })));
+  const listed = (
+    JSON.parse(textOf(await mcp(defs[0]!.uri.toString(), 'tools/call', { name: 'mcpx_servers', arguments: {} }))) as {
+      servers: Array<{ name: string }>;
+    }
+  ).servers;
+  assert.deepEqual(
+    listed.map((s) => s.name),
+    ['mine'],
+    "the chat's endpoint has only the server VS Code does not run",
+  );
+  await vscode.workspace.fs.writeFile(
+    file,
+    Buffer.from(JSON.stringify({ servers: { ...original.servers, bad: { type: 'stdio', command: 7 } } })),
+  );
   const diags = await until('a diagnostic on mcp.json', () => {
     const d = vscode.languages.getDiagnostics(file);
     return d.length ? d : undefined;
   });
   assert.match(diags[0]!.message, /^servers\.bad\.command: /);
-  assert.ok(x.host.gateway?.servers().some((s) => s.name === 'up'), 'the rest still loads');
+  assert.ok(
+    x.host.gateway?.servers().some((s) => s.name === 'up'),
+    'the rest still loads',
+  );
   await vscode.workspace.fs.writeFile(file, Buffer.from(JSON.stringify(original)));
   await vscode.workspace.getConfiguration('mcpx').update('servers', undefined, vscode.ConfigurationTarget.Global);
-  await until('back to the workspace servers', () => x.host.gateway?.servers().length === 1 && vscode.languages.getDiagnostics(file).length === 0);
+  await until(
+    'back to the workspace servers',
+    () => x.host.gateway?.servers().length === 1 && vscode.languages.getDiagnostics(file).length === 0,
+  );
 });
 
 test('a credential from SecretStorage (mcpx: Set Secret…) reaches the upstream through ${secret:NAME}, never a setting', async (x) => {
   const file = vscode.Uri.joinPath(vscode.workspace.workspaceFolders![0]!.uri, '.vscode', 'mcp.json');
   const up = (JSON.parse(readFileSync(file.fsPath, 'utf8')) as { servers: Record<string, Json> }).servers.up!;
   // The fixture exits at start unless TOKEN is exactly the secret.
-  const args = [...(up.args as string[]).map((a) => (a === 'up' ? 'vault' : a === RECORD() ? `${RECORD()}.vault` : a)), '--require-env', 'TOKEN=s3cret-value'];
-  await vscode.workspace.getConfiguration('mcpx').update('servers', { vault: { ...up, args, env: { TOKEN: '${secret:vault-token}' } } }, vscode.ConfigurationTarget.Global);
+  const args = [
+    ...(up.args as string[]).map((a) => (a === 'up' ? 'vault' : a === RECORD() ? `${RECORD()}.vault` : a)),
+    '--require-env',
+    'TOKEN=s3cret-value',
+  ];
+  await vscode.workspace
+    .getConfiguration('mcpx')
+    .update(
+      'servers',
+      { vault: { ...up, args, env: { TOKEN: '${secret:vault-token}' } } },
+      vscode.ConfigurationTarget.Global,
+    );
   await until('the vault server configured', () => x.host.gateway?.servers().some((s) => s.name === 'vault'));
   const setting = vscode.commands.executeCommand('mcpx.setSecret');
   drive({ pick: 'vault-token' }, { fill: 's3cret-value' });
   await setting;
   const url = await until('the gateway reloaded', () => x.endpoint());
   const r = await until('the vault server answering', async () => {
-    const res = await mcp(url, 'tools/call', { name: 'mcpx_call', arguments: { server: 'vault', tool: 'echo', arguments: { text: 'unlocked' } } }).catch(() => undefined);
+    const res = await mcp(url, 'tools/call', {
+      name: 'mcpx_call',
+      arguments: { server: 'vault', tool: 'echo', arguments: { text: 'unlocked' } },
+    }).catch(() => undefined);
     return res && !res.isError ? res : undefined;
   });
   assert.equal(textOf(r), 'unlocked');

@@ -2,7 +2,15 @@
 const vscode = require('vscode');
 
 exports.activate = (context) => {
-  const model = { id: 'mcpx-test-echo', name: 'mcpx test echo', family: 'echo', version: '1', maxInputTokens: 8192, maxOutputTokens: 1024, capabilities: {} };
+  const model = {
+    id: 'mcpx-test-echo',
+    name: 'mcpx test echo',
+    family: 'echo',
+    version: '1',
+    maxInputTokens: 8192,
+    maxOutputTokens: 1024,
+    capabilities: {},
+  };
   context.subscriptions.push(
     vscode.lm.registerLanguageModelChatProvider('mcpx-test', {
       provideLanguageModelChatInformation: () => [model],

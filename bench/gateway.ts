@@ -188,7 +188,7 @@ async function httpPath(
     run: (ms) => clientsRun(cs, call, ms, ok),
     close: async () => {
       if (sessions) await Promise.all(withSession.map(closeSession));
-      else cs.forEach((c) => c.close());
+      else for (const c of cs) c.close();
     },
   };
 }

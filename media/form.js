@@ -2,7 +2,7 @@
 // form, and posts typed messages back: {type:'submit', content} | {type:'decline'} | {type:'cancel'}.
 // The extension validates; an invalid answer comes back as {type:'invalid', reason}. No network, no
 // eval: the page's CSP allows only this script (by nonce) and the stylesheet.
-(function () {
+(() => {
   const vscode = acquireVsCodeApi();
   const root = document.getElementById('form');
   const title = document.getElementById('title');

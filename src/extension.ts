@@ -11,9 +11,7 @@ export const timings: { loadStart?: number; loadEnd?: number; activate?: number;
   loadStart: (globalThis as { __mcpxLoadStart?: number }).__mcpxLoadStart,
 };
 
-export async function activate(
-  context: vscode.ExtensionContext,
-): Promise<{
+export async function activate(context: vscode.ExtensionContext): Promise<{
   endpoint(): string | undefined;
   host: GatewayHost;
   person: { open(): number; completed: string[] };

@@ -43,7 +43,13 @@ function fakeVscode(port: number, servers: Record<string, unknown> = {}) {
   const api = {
     EventEmitter,
     StatusBarAlignment: { Left: 1, Right: 2 },
-    Disposable: { from: (...ds: Disposable[]) => ({ dispose: () => ds.forEach((d) => d.dispose()) }) },
+    Disposable: {
+      from: (...ds: Disposable[]) => ({
+        dispose: () => {
+          for (const d of ds) d.dispose();
+        },
+      }),
+    },
     workspace: {
       workspaceFolders: undefined,
       isTrusted: true,
@@ -108,9 +114,7 @@ test('activate: gateway on the next free port, endpoint in the status bar and cl
     req === 'vscode' ? api : load(req, ...rest);
   try {
     const ext = require(join(repoRoot(), 'dist', 'extension.js')) as {
-      activate(
-        ctx: unknown,
-      ): Promise<{
+      activate(ctx: unknown): Promise<{
         endpoint(): string | undefined;
         host: { gateway?: { servers(): Array<{ name: string; pid?: number }> } };
       }>;

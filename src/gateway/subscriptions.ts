@@ -5,6 +5,7 @@
 // where no update will come.
 import type { ServerDef } from '../config/servers';
 import { type Notification, isObject } from '../protocol/jsonrpc';
+import type { UpstreamClient } from '../upstream/client';
 import type { Pool, UpstreamStatus } from '../upstream/pool';
 import type { Catalogue } from './catalogue';
 import type { EventBus } from './events';
@@ -140,7 +141,7 @@ export class Subscriptions {
     const at = await locateResource(this.d, uri, WATCH_IDENTITY);
     if ('reason' in at) return none(at.reason);
     const { server, uri: upstreamUri } = at;
-    let client;
+    let client: UpstreamClient;
     try {
       client = await pool.client(server, WATCH_IDENTITY);
     } catch (e) {

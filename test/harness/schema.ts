@@ -349,7 +349,7 @@ function indexPointers(node: unknown, pointer: string, out: WeakMap<object, stri
   if (typeof node !== 'object' || node === null || out.has(node)) return;
   out.set(node, pointer);
   if (Array.isArray(node)) {
-    node.forEach((n, i) => indexPointers(n, `${pointer}/${i}`, out));
+    for (const [i, n] of node.entries()) indexPointers(n, `${pointer}/${i}`, out);
     return;
   }
   for (const [k, v] of Object.entries(node)) {

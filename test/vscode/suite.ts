@@ -456,18 +456,16 @@ test("config changes apply without a restart; a bad entry is a diagnostic naming
   const file = vscode.Uri.joinPath(vscode.workspace.workspaceFolders![0]!.uri, '.vscode', 'mcp.json');
   const original = JSON.parse(readFileSync(file.fsPath, 'utf8')) as { servers: Record<string, Json> };
   const up = original.servers.up!;
-  await vscode.workspace
-    .getConfiguration('mcpx')
-    .update(
-      'servers',
-      {
-        mine: {
-          ...up,
-          args: (up.args as string[]).map((a) => (a === 'up' ? 'mine' : a === RECORD() ? `${RECORD()}.mine` : a)),
-        },
+  await vscode.workspace.getConfiguration('mcpx').update(
+    'servers',
+    {
+      mine: {
+        ...up,
+        args: (up.args as string[]).map((a) => (a === 'up' ? 'mine' : a === RECORD() ? `${RECORD()}.mine` : a)),
       },
-      vscode.ConfigurationTarget.Global,
-    );
+    },
+    vscode.ConfigurationTarget.Global,
+  );
   await until(
     'the user server loaded',
     () =>

@@ -61,6 +61,54 @@ export const SETTINGS: readonly SettingDef[] = [
     3_600_000,
     'A legacy HTTP session unused this long (and with no stream open) is ended.',
   ),
+  D(
+    'transport.secret',
+    'boolean',
+    true,
+    'Serve only requests that carry the endpoint secret (Authorization: Bearer, or the /mcp/<secret> path). Off, anything that can reach the port runs tools as you.',
+  ),
+  D(
+    'transport.maxLineBytes',
+    'integer',
+    4 * 1024 * 1024,
+    'Longest stdio line accepted (the twin of transport.maxBodyBytes).',
+    {
+      min: 1024,
+    },
+  ),
+  D('limits.batchLength', 'integer', 64, 'Most messages in one JSON-RPC batch.', { min: 1 }),
+  D('limits.responseBytes', 'integer', 32 * 1024 * 1024, 'Largest response written for one request or one batch.', {
+    min: 1024,
+  }),
+  D('limits.paramsDepth', 'integer', 64, 'Deepest nesting of objects and arrays in a message (-32602 beyond).', {
+    min: 8,
+  }),
+  D('limits.instancesPerServer', 'integer', 8, 'Most instances of one `scope: "identity"` server running at once.', {
+    min: 1,
+  }),
+  D('limits.identitiesPerConnection', 'integer', 16, 'Most identities one client connection may name in _meta.', {
+    min: 1,
+  }),
+  D('limits.backgroundPerIdentity', 'integer', 64, 'Most background calls one identity may hold at once.', { min: 1 }),
+  D('limits.questionsPerIdentity', 'integer', 32, 'Most questions waiting for one identity at once.', { min: 1 }),
+  D(
+    'limits.inflightPerIdentity',
+    'integer',
+    256,
+    'Most requests of one identity running at once; more wait their turn.',
+    {
+      min: 1,
+    },
+  ),
+  D('limits.inflight', 'integer', 2048, 'Most requests running at once in the gateway; beyond, new ones are refused.', {
+    min: 16,
+  }),
+  D(
+    'upstream.env',
+    'list',
+    [],
+    "Names of the gateway's environment variables passed to every stdio upstream, besides the safe list.",
+  ),
   D('mcp.pageSize', 'integer', 100, 'Items per page of a list result.', { min: 1 }),
   D('mcp.passthrough', 'list', [], 'Servers whose tools, prompts and resources are offered under their own names.'),
   D(

@@ -2,6 +2,7 @@
 // against mcp-proxy), in one run, on this machine. Writes docs/performance.md with both sections.
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { floodBench, floodReport } from './flood';
 import { gatewayBench } from './gateway';
 import { type Figures, fmt, httpLoad, startProcess, stdioLoad, stop } from './lib';
 
@@ -76,6 +77,7 @@ async function main(): Promise<void> {
     process.stdout.write(`stdio ping x${clients}: mcpx ${fmt(mf)} | floor ${fmt(ff)}\n`);
   }
   const gateway = await gatewayBench(MS);
+  const flood = await floodBench();
   const lines = [
     '# Performance',
     '',
@@ -95,6 +97,8 @@ async function main(): Promise<void> {
     ),
     '',
     ...gateway,
+    '',
+    ...floodReport(flood),
   ];
   writeFileSync(join(root, 'docs', 'performance.md'), lines.join('\n'));
 }

@@ -24,6 +24,7 @@ import {
   median,
   probeGet,
   procStatusKb,
+  shown,
   stopTree,
 } from './lib';
 
@@ -142,7 +143,7 @@ async function openSession(url: string): Promise<HttpClient> {
 async function closeSession(c: HttpClient): Promise<void> {
   const a = await c.send('DELETE');
   c.close();
-  if (a.status >= 300) throw new Error(`DELETE session at ${c.url.href}: HTTP ${a.status} ${a.body.slice(0, 300)}`);
+  if (a.status >= 300) throw new Error(`DELETE session at ${shown(c.url)}: HTTP ${a.status} ${a.body.slice(0, 300)}`);
 }
 
 async function startStdioEcho(extra: string[] = []): Promise<{ proc: Proc; rpc: StdioRpc }> {

@@ -205,7 +205,7 @@ export class HttpClient implements Poster {
       );
       req.on('error', reject);
       // A server that stops answering fails the run instead of hanging it.
-      req.setTimeout(30_000, () => req.destroy(new Error(`no answer from ${this.url.href} within 30 s`)));
+      req.setTimeout(30_000, () => req.destroy(new Error(`no answer from ${shown(this.url)} within 30 s`)));
       req.end(body);
     });
   }
@@ -258,7 +258,7 @@ export async function clientsRun(
         const t0 = performance.now();
         const a = await c.post(body(nextHttpId++));
         if (!check(a))
-          throw new Error(`unexpected answer from ${c.url.href}: HTTP ${a.status} ${a.body.slice(0, 300)}`);
+          throw new Error(`unexpected answer from ${shown(c.url)}: HTTP ${a.status} ${a.body.slice(0, 300)}`);
         latencies.push(performance.now() - t0);
       }
     }),
@@ -438,4 +438,10 @@ export function probeGet(url: string): Promise<number> {
     req.on('error', () => resolve(0));
     req.end();
   });
+}
+
+/** A URL for an error message: mcpx's /mcp/<secret> path without the secret (docs/security.md "The
+ *  endpoint secret"). */
+export function shown(url: URL): string {
+  return url.href.replace(/\/mcp\/[A-Za-z0-9_-]{43}/, '/mcp/<secret>');
 }

@@ -141,6 +141,11 @@ function run(args: string[], o: { timeoutMs: number; env?: NodeJS.ProcessEnv }):
 }
 
 /** Starts a server process and waits for the line announcing its URL. */
+/** Text with any /mcp/<secret> path spelled /mcp/<secret>: what goes to a log file. */
+function withoutSecret(text: string): string {
+  return text.replace(/\/mcp\/[A-Za-z0-9_-]{43}/g, '/mcp/<secret>');
+}
+
 function startServer(
   args: string[],
   pattern: RegExp,
@@ -156,7 +161,9 @@ function startServer(
     const stop = async (): Promise<void> => {
       await stopChild(c);
       children.delete(c);
-      writeFileSync(log, `${out}\n--- stderr ---\n${err}`);
+      // mcpx daemon prints its URL with the endpoint secret on stdout; a log file never holds it
+      // (docs/security.md "The endpoint secret").
+      writeFileSync(log, withoutSecret(`${out}\n--- stderr ---\n${err}`));
     };
     const t = setTimeout(() => {
       void stop().then(() =>
@@ -472,7 +479,7 @@ async function serverLeg(
     const d = await run(suiteArgs(s, ['server', '--url', server.url, ...args, ...extra, '-o', out]), {
       timeoutMs: 900_000,
     });
-    writeFileSync(join(dir, 'suite.log'), d.stdout + '\n--- stderr ---\n' + d.stderr);
+    writeFileSync(join(dir, 'suite.log'), withoutSecret(d.stdout + '\n--- stderr ---\n' + d.stderr));
     const rs = collect(out, 'server');
     if (target === 'mcpx') {
       leg.mcpx = rs;

@@ -2,6 +2,7 @@
 import { type Listening, isLoopback, listen, makeServer } from './app/app';
 import { gatewayRoutes } from './app/routes';
 import { type Config, defaultStateDir, loadConfig } from './config/file';
+import { endpointSecret, readSecret } from './config/secret';
 import { SETTINGS, Settings, envLayer, envName, SettingError } from './config/settings';
 import { Gateway } from './gateway/gateway';
 import { StdioTransport } from './transport/stdio';
@@ -74,10 +75,13 @@ async function daemon(a: Args): Promise<void> {
   const config = loadConfig(a.config, { env: process.env, workspaceFolder: process.cwd() });
   reportIssues(config);
   const settings = settingsFor(config, a, process.env);
+  const stateDir = defaultStateDir(process.env);
   const gateway = new Gateway(config, settings, {
     log: (l) => process.stderr.write(l + '\n'),
-    stateDir: defaultStateDir(process.env),
+    stateDir,
   });
+  // The install's endpoint secret (docs/security.md "The endpoint secret"), shared with the editor.
+  const secret = settings.get<boolean>('transport.secret') ? endpointSecret(stateDir) : undefined;
   const address = settings.get<string>('address');
   if (!isLoopback(address)) {
     process.stderr.write(
@@ -91,6 +95,8 @@ async function daemon(a: Args): Promise<void> {
       settings,
       routes: gatewayRoutes(gateway),
       log: (x) => process.stderr.write(x + '\n'),
+      secret,
+      stateDir,
     });
   } catch (e) {
     const err = e as NodeJS.ErrnoException;
@@ -98,7 +104,8 @@ async function daemon(a: Args): Promise<void> {
       err.code === 'EADDRINUSE' ? `port ${settings.get('port')} is in use (use --port 0 for a free one)` : err.message;
     throw new Error(`cannot listen on ${address}: ${why}`);
   }
-  process.stdout.write(`mcpx listening on ${l.url}\n`);
+  // The URL that works, secret included: on the user's own stdout, where they look for it (never a log).
+  process.stdout.write(`mcpx listening on ${l.endpoint}\n`);
   const stop = async () => {
     await l.close();
     await gateway.close();
@@ -112,7 +119,7 @@ async function serve(a: Args): Promise<void> {
   if (a.transport !== 'stdio') {
     throw new Error(
       a.transport === 'http'
-        ? 'serve --transport http is removed: run `mcpx daemon` and use its /mcp endpoint (http://127.0.0.1:8899/mcp by default)'
+        ? 'serve --transport http is removed: run `mcpx daemon` and use the endpoint it prints (http://127.0.0.1:8899/mcp/<secret> by default)'
         : `serve needs --transport stdio\n${USAGE}`,
     );
   }
@@ -153,13 +160,21 @@ function showSettings(a: Args): void {
   process.stdout.write(`config: ${config.source}\n`);
 }
 
-/** `mcpx elicit`: the broker's questions at a running gateway, through its /v1 API. */
+/** `mcpx elicit`: the broker's questions at a running gateway, through its /v1 API. It holds the endpoint
+ *  secret — the one in an --endpoint URL's /mcp/<secret> path, else the install's — so it is the person. */
 async function elicit(a: Args): Promise<void> {
   const base = new URL(a.endpoint ?? `http://127.0.0.1:${process.env.MCPX_PORT || 8899}/mcp`);
   const at = (path: string) => new URL(path, base).toString();
+  const secret = /^\/mcp\/([^/]+)$/.exec(base.pathname)?.[1] ?? readSecret(defaultStateDir(process.env));
+  const auth: Record<string, string> = secret ? { Authorization: `Bearer ${secret}` } : {};
+  const refusal = async (res: Response) => {
+    const out = (await res.json().catch(() => ({}))) as { error?: string | { message?: string } };
+    return new Error((typeof out.error === 'string' ? out.error : out.error?.message) ?? `HTTP ${res.status}`);
+  };
   const [verb, id, answer] = a.positional;
   if (verb === undefined || verb === 'list') {
-    const res = await fetch(at('/v1/questions'));
+    const res = await fetch(at('/v1/questions'), { headers: auth });
+    if (!res.ok) throw await refusal(res);
     const { questions } = (await res.json()) as {
       questions: Array<{ id: string; server: string; method: string; params: { message?: string }; deadline: number }>;
     };
@@ -173,11 +188,10 @@ async function elicit(a: Args): Promise<void> {
   if (verb !== 'answer' || !id || !answer) throw new Error(`usage: mcpx elicit answer ID 'JSON'\n${USAGE}`);
   const res = await fetch(at(`/v1/questions/${id}`), {
     method: 'POST',
-    headers: { 'Content-Type': 'application/json' },
+    headers: { 'Content-Type': 'application/json', ...auth },
     body: answer,
   });
-  const out = (await res.json()) as { error?: string };
-  if (!res.ok) throw new Error(out.error ?? `HTTP ${res.status}`);
+  if (!res.ok) throw await refusal(res);
   process.stdout.write(`answered ${id}\n`);
 }
 

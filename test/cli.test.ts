@@ -49,7 +49,7 @@ describe('mcpx CLI', () => {
       const line = await new Promise<string>((resolve) =>
         createInterface({ input: child.stdout }).once('line', resolve),
       );
-      const url = /mcpx listening on (http:\/\/127\.0\.0\.1:\d+\/mcp)/.exec(line)?.[1];
+      const url = /mcpx listening on (http:\/\/127\.0\.0\.1:\d+\/mcp\/[A-Za-z0-9_-]{43})$/.exec(line)?.[1];
       assert.ok(url, line);
       const c = new HttpClient(url, '2026-07-28');
       const r = await c.request('tools/call', { name: 'mcpx_servers', arguments: {} });
@@ -60,6 +60,45 @@ describe('mcpx CLI', () => {
       child.kill('SIGTERM');
     }
     assert.equal(await exited, 0);
+  });
+
+  test('the endpoint secret: created 0600 in the state dir, stable across restarts; mcpx elicit sends it', async () => {
+    const daemonUrl = async (): Promise<{ url: string; stop: () => Promise<unknown> }> => {
+      const child = spawn(process.execPath, [cli, 'daemon', '--port', '0'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+      const exited = new Promise((r2) => child.on('exit', r2));
+      const line = await new Promise<string>((resolve) =>
+        createInterface({ input: child.stdout }).once('line', resolve),
+      );
+      const url = /mcpx listening on (\S+)$/.exec(line)?.[1];
+      assert.ok(url, line);
+      return { url, stop: () => (child.kill('SIGTERM'), exited) };
+    };
+    const first = await daemonUrl();
+    const file = join(dir, 'mcpx', 'endpoint-secret');
+    const secret = readFileSync(file, 'utf8').trim();
+    try {
+      assert.equal(statSync(file).mode & 0o777, 0o600, 'owner-only');
+      assert.match(first.url, new RegExp(`/mcp/${secret}$`), 'the listening line is the URL with the secret');
+      const bare = first.url.slice(0, -secret.length - 1);
+      assert.equal((await fetch(bare, { method: 'POST', body: '{}' })).status, 401);
+      // mcpx elicit, given the bare endpoint, reads the secret from the state directory.
+      const listed = await run(['elicit', '--endpoint', bare]);
+      assert.equal(listed.code, 0, listed.stderr);
+      assert.match(listed.stdout, /no questions waiting/);
+      // Without it (another state directory) it is refused, and the secret is never in the message.
+      const refused = await run(['elicit', '--endpoint', bare], { XDG_STATE_HOME: join(dir, 'elsewhere') });
+      assert.equal(refused.code, 2);
+      assert.match(refused.stderr, /Unauthorized/);
+      assert.ok(!refused.stderr.includes(secret));
+    } finally {
+      await first.stop();
+    }
+    const second = await daemonUrl();
+    try {
+      assert.match(second.url, new RegExp(`/mcp/${secret}$`), 'the same secret after a restart');
+    } finally {
+      await second.stop();
+    }
   });
 
   test('serve --transport stdio speaks MCP on its own stdin/stdout', async () => {

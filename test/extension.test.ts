@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { createServer } from 'node:net';
 import Module from 'node:module';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
@@ -145,6 +145,20 @@ test('activate: gateway on the next free port, endpoint in the status bar and cl
       { url: string }
     >;
     assert.equal(endpoints['(no folder)']!.url, url, '<state>/endpoints.json names the endpoint of this window');
+    // docs/security.md "The endpoint secret": the endpoint carries the install's secret, endpoints.json is
+    // owner-only, and the bare /mcp is refused.
+    const secret = readFileSync(join(stateHome, 'mcpx', 'endpoint-secret'), 'utf8').trim();
+    assert.equal(url, `http://127.0.0.1:${port}/mcp/${secret}`);
+    assert.equal(statSync(join(stateHome, 'mcpx', 'endpoints.json')).mode & 0o777, 0o600, 'endpoints.json is 0600');
+    assert.equal(statSync(join(stateHome, 'mcpx', 'endpoint-secret')).mode & 0o777, 0o600, 'the secret is 0600');
+    assert.equal(
+      (
+        await new HttpClient(`http://127.0.0.1:${port}/mcp`, '2026-07-28', { noValidate: true }).request(
+          'server/discover',
+        )
+      ).reply.status,
+      401,
+    );
     await state.commands.get('mcpx.copyEndpoint')!();
     assert.equal(state.clipboard, url);
     const c = new HttpClient(url, '2026-07-28');

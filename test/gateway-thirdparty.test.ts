@@ -56,7 +56,7 @@ describe('gateway mode, real upstreams', () => {
   });
 
   test('fixed tools in their order; discovery; mcpx_call returns the upstream result verbatim', async () => {
-    const c = await connect(s.l.url);
+    const c = await connect(s.l.endpoint);
     const tools = await c.listTools();
     assert.deepEqual(
       tools.tools.map((t) => t.name),
@@ -104,7 +104,7 @@ describe('gateway mode, real upstreams', () => {
   });
 
   test('arguments are checked against the input schema before the upstream is called', async () => {
-    const c = await connect(s.l.url);
+    const c = await connect(s.l.endpoint);
     const bad = await c.callTool({
       name: 'mcpx_call',
       arguments: { server: 'everything', tool: 'echo', arguments: { message: 42 } },
@@ -119,7 +119,7 @@ describe('gateway mode, real upstreams', () => {
   });
 
   test('prompts are <server>_<prompt>, resources mcpx://<server>/<uri>, and read back', async () => {
-    const c = await connect(s.l.url);
+    const c = await connect(s.l.endpoint);
     const prompts = await c.listPrompts();
     assert.ok(prompts.prompts.some((p) => p.name.startsWith('everything_')));
     const resources = await c.listResources();
@@ -153,7 +153,7 @@ describe('pass-through mode, real upstreams', () => {
   });
 
   test("the upstream's tools under their own names, ahead of the gateway's, results verbatim", async () => {
-    const c = await connect(s.l.url);
+    const c = await connect(s.l.endpoint);
     const names = (await c.listTools()).tools.map((t) => t.name);
     const at = names.indexOf('mcpx_call');
     assert.ok(at > 0);

@@ -244,7 +244,7 @@ describe('bad input, and the server keeps serving', () => {
 
 describe('/v1/protocol', () => {
   test('serves the revision table and the effective policy', async () => {
-    const r = await fetch(new URL('/v1/protocol', gw.url));
+    const r = await fetch(new URL('/v1/protocol', gw.url), { headers: { Authorization: `Bearer ${gw.secret}` } });
     const body = (await r.json()) as Json;
     assert.deepEqual((body.spec as Json).precedence, [
       '2026-07-28',

@@ -448,7 +448,7 @@ describe('the host port: the person answers what the calling client cannot', () 
     );
     const l = await listen({ provider: g, settings: new Settings(), port: 0, address: '127.0.0.1' });
     try {
-      const peer = new HttpPeer('2025-11-25', l.url);
+      const peer = new HttpPeer('2025-11-25', l.endpoint);
       await peer.initialize({});
       const r = await peer.request('tools/call', {
         name: 'mcpx_call',

@@ -154,7 +154,10 @@ describe('GET /v1/events', () => {
     const gw = await gatewayFor({ up: fixtureCommand(['--rev', '2025-11-25', '--name', 'up']) });
     const ctl = new AbortController();
     try {
-      const res = await fetch(new URL('/v1/events', gw.url), { signal: ctl.signal });
+      const res = await fetch(new URL('/v1/events', gw.url), {
+        headers: { Authorization: `Bearer ${gw.secret}` },
+        signal: ctl.signal,
+      });
       assert.equal(res.headers.get('content-type'), 'text/event-stream');
       const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
       let text = '';

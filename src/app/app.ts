@@ -1,5 +1,6 @@
 // Composition shared by the headless CLI and the extension: one McpServer on one HTTP listener.
 import { type Policy, policyFrom } from '../config/policy';
+import { endpointsFile, newSecret, secretFile } from '../config/secret';
 import type { Settings } from '../config/settings';
 import { VERSION } from '../config/version';
 import type { BackgroundTasks } from '../gateway/facade';
@@ -11,7 +12,13 @@ import { HttpTransport, type Route } from '../transport/http';
 const SERVER_INFO: ServerInfo = { name: 'mcpx', title: 'mcpx gateway', version: VERSION };
 
 export interface Listening {
+  /** The bare endpoint, without the secret: what may be shown or logged. */
   url: string;
+  /** The endpoint that works: /mcp/<secret> while transport.secret is on (docs/security.md "The endpoint
+   *  secret"). Hand it to clients; never log it. */
+  endpoint: string;
+  /** The endpoint secret, when transport.secret is on. */
+  secret?: string;
   port: number;
   address: string;
   server: McpServer;
@@ -33,14 +40,25 @@ export async function listen(opts: {
   address?: string;
   routes?: Route[];
   log?: (line: string) => void;
+  /** The install's endpoint secret (src/config/secret.ts); without one, a fresh secret for this listener. */
+  secret?: string;
+  /** The state directory whose endpoints.json the 401 names. */
+  stateDir?: string;
 }): Promise<Listening> {
   const policy = policyFrom(opts.settings);
   const server = makeServer(opts.provider, opts.settings, policy);
+  const secret = opts.settings.get<boolean>('transport.secret') ? (opts.secret ?? newSecret()) : undefined;
+  if (!secret)
+    opts.log?.(
+      'WARNING: transport.secret is off: anything that can reach the port (other local users, any web page) runs tools as you.',
+    );
   const http = new HttpTransport({
     server,
     settings: opts.settings,
     routes: [protocolRoute(policy), ...(opts.routes ?? [])],
     log: opts.log,
+    secret,
+    whereIsTheSecret: whereIsTheSecret(opts.stateDir),
   });
   const a = await http.listen(
     opts.port ?? opts.settings.get<number>('port'),
@@ -48,6 +66,8 @@ export async function listen(opts: {
   );
   return {
     ...a,
+    endpoint: secret ? `${a.url}/${secret}` : a.url,
+    secret,
     server,
     background: server.rounds.background,
     http,
@@ -58,6 +78,12 @@ export async function listen(opts: {
       await http.close();
     },
   };
+}
+
+/** Where a client that was refused (401) finds the URL with the secret; never the secret itself. */
+function whereIsTheSecret(stateDir: string | undefined): string {
+  const file = stateDir ? endpointsFile(stateDir) : '<state>/endpoints.json';
+  return `The URL with the secret is in ${file} (written by the editor), behind "mcpx: Copy Endpoint" in VS Code, and on the line "mcpx listening on …" that mcpx daemon prints; the secret alone is ${stateDir ? secretFile(stateDir) : '<state>/endpoint-secret'} (owner-only)`;
 }
 
 /** Loopback addresses, for the warning about binding beyond them. */

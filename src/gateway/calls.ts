@@ -6,6 +6,7 @@
 import type { Settings } from '../config/settings';
 import type { JsonObject } from '../protocol/jsonrpc';
 import { type LogLevel, atLeastLevel, isLogLevel } from '../protocol/meta';
+import { declares } from '../protocol/questions';
 import type { CallContext } from '../server/provider';
 import { type Pool, entryKey } from '../upstream/pool';
 import { narrowed } from './capabilities';
@@ -23,8 +24,14 @@ export interface CallDeps {
   ask(q: Asked): Promise<JsonObject>;
 }
 
+/** A call in flight on a connection, and the signal of its end (however it ends). */
+interface InFlight {
+  ctx: CallContext;
+  ended: AbortController;
+}
+
 export class Calls {
-  private readonly inFlight = new Map<string, Set<CallContext>>();
+  private readonly inFlight = new Map<string, Set<InFlight>>();
   private readonly progress = new ProgressRelay();
 
   constructor(private readonly d: CallDeps) {}
@@ -43,7 +50,8 @@ export class Calls {
     const key = entryKey(server, scope);
     let set = this.inFlight.get(key);
     if (!set) this.inFlight.set(key, (set = new Set()));
-    set.add(ctx);
+    const call: InFlight = { ctx, ended: new AbortController() };
+    set.add(call);
     // The host's progressToken is replaced upstream by one of mcpx's own, unique on that connection.
     const meta = forwardMeta(ctx);
     const token = this.progress.track(ctx);
@@ -59,7 +67,16 @@ export class Calls {
         logLevel,
         // A 2026-07-28 upstream's question is the result of this request: its call is known.
         onQuestion: (m, p, signal, inputKey) =>
-          this.d.ask({ server, method: m, params: p, signal, owner: ctx, unowned: 'no call in flight', inputKey }),
+          this.d.ask({
+            server,
+            method: m,
+            params: p,
+            signal,
+            owner: ctx,
+            unowned: 'no call in flight',
+            inputKey,
+            ended: call.ended.signal,
+          }),
         // Pass-through: the client's own declarations, narrowed (docs/gateway.md "Pass-through").
         // Through the gateway's tools mcpx is the client, and declares what it can answer.
         clientCapabilities: passthrough.includes(server) ? narrowed(ctx) : undefined,
@@ -67,24 +84,42 @@ export class Calls {
       });
     } finally {
       if (token) this.progress.release(token);
-      set.delete(ctx);
+      set.delete(call);
       if (set.size === 0) this.inFlight.delete(key);
+      // A question of this call still waiting anywhere is withdrawn (docs/security.md "Questions belong to
+      // their owner").
+      call.ended.abort(new Error('the call ended'));
     }
   }
 
-  /** Whose call a question arriving on (server, scope) without naming a request belongs to: a legacy
-   *  wire request is attributed only when one call is in flight there and nobody else is on it. */
-  owner(server: string, scope: string): { owner?: CallContext; unowned: string } {
+  /** Whose call a question arriving on (server, scope) without naming a request belongs to: attributed
+   *  only when every request in flight there is a call of one client (one identity) — then to one of its
+   *  calls that declared the capability (docs/questions.md "Correlation, and the race that remains").
+   *  `ended` ends when every call it could belong to has ended: it is withdrawn then, owned or not. */
+  owner(
+    server: string,
+    scope: string,
+    method: string,
+    params: JsonObject,
+  ): { owner?: CallContext; unowned: string; ended?: AbortSignal } {
     const calls = this.inFlight.get(entryKey(server, scope));
-    const owner = calls?.size === 1 && this.d.pool.inflightOn(server, scope) === 1 ? [...calls][0]! : undefined;
-    return { owner, unowned: calls && calls.size > 1 ? 'several calls share the connection' : 'no call in flight' };
+    if (!calls || calls.size === 0) return { unowned: 'no call in flight' };
+    const all = [...calls];
+    const ended = all.length === 1 ? all[0]!.ended.signal : allEnded(all.map((c) => c.ended.signal));
+    if (this.d.pool.inflightOn(server, scope) !== calls.size)
+      return { unowned: calls.size > 1 ? 'several calls share the connection' : 'no call in flight', ended };
+    const identity = all[0]!.ctx.identity;
+    if (all.some((c) => c.ctx.identity !== identity))
+      return { unowned: 'calls of several clients share the connection', ended };
+    const owner = all.find((c) => declares(c.ctx.clientCapabilities, method, params, c.ctx.rev)) ?? all[0]!;
+    return { owner: owner.ctx, unowned: 'no call in flight', ended };
   }
 
   /** A log message names no request: it goes to every call in flight on that connection whose host asked
    *  for its level (CallContext.log filters; no level, no messages). */
   log(server: string, scope: string, p: JsonObject): void {
     if (!isLogLevel(p.level)) return;
-    for (const ctx of this.inFlight.get(entryKey(server, scope)) ?? [])
+    for (const { ctx } of this.inFlight.get(entryKey(server, scope)) ?? [])
       ctx.log(p.level, p.data, typeof p.logger === 'string' ? p.logger : undefined);
   }
 
@@ -92,6 +127,18 @@ export class Calls {
   relayProgress(p: JsonObject): void {
     this.progress.relay(p);
   }
+}
+
+/** A signal that aborts once every one of `signals` has. */
+function allEnded(signals: AbortSignal[]): AbortSignal {
+  const ctl = new AbortController();
+  let left = signals.length;
+  const one = () => --left === 0 && ctl.abort(new Error('every call it could belong to ended'));
+  for (const s of signals) {
+    if (s.aborted) one();
+    else s.addEventListener('abort', one, { once: true });
+  }
+  return ctl.signal;
 }
 
 /** `_meta` carried upstream: trace context, unchanged. */

@@ -56,7 +56,13 @@ export class UpstreamInbox {
       // One function answers an upstream's questions in both eras (2025-11-25 client/elicitation,
       // client/sampling, client/roots; 2026-07-28 input_required through Calls.request).
       onRequest: (method, params, signal) =>
-        this.d.ask({ server: def.name, method, params, signal, ...this.parts.calls.owner(def.name, scope) }),
+        this.d.ask({
+          server: def.name,
+          method,
+          params,
+          signal,
+          ...this.parts.calls.owner(def.name, scope, method, params),
+        }),
       onNotification: (n) => this.notified(def.name, scope, n),
       log: this.d.log,
     };

@@ -40,6 +40,8 @@ export interface Asked {
   unowned: string;
   /** A 2026-07-28 upstream's own inputRequests key, kept where it can be. */
   inputKey?: string;
+  /** Aborts when every call the question could belong to has ended (cancelled, failed or answered). */
+  ended?: AbortSignal;
 }
 
 export async function routeQuestion(a: Answerers, q: Asked): Promise<JsonObject> {
@@ -73,7 +75,10 @@ export async function routeQuestion(a: Answerers, q: Asked): Promise<JsonObject>
   if (method === 'roots/list') return { roots: a.roots };
   // A question belongs to its call: when the call ends (cancelled, timed out), the question is withdrawn
   // too, even where the upstream does not say so itself.
-  const withdrawn = owner ? AbortSignal.any([signal, owner.signal]) : signal;
+  // An unowned question too: once every call it could belong to has ended, nobody waits for its answer
+  // (docs/security.md "Questions belong to their owner").
+  const ends = [signal, ...(owner ? [owner.signal] : []), ...(q.ended ? [q.ended] : [])];
+  const withdrawn = ends.length === 1 ? signal : AbortSignal.any(ends);
   let dismissed = false;
   if (a.person?.can(method, params)) {
     const expiry = AbortSignal.timeout(a.broker.ttlMs);

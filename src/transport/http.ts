@@ -1,5 +1,5 @@
 // Streamable HTTP on node:http, both eras on one endpoint (docs/protocol.md "One endpoint for both eras").
-import { randomUUID } from 'node:crypto';
+import { randomUUID, timingSafeEqual } from 'node:crypto';
 import { type IncomingMessage, type Server, type ServerResponse, createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Settings } from '../config/settings';
@@ -24,6 +24,7 @@ import { checkOrigin } from './origin';
 import { SseStream } from '../wire/sse';
 
 const MCP_PATH = '/mcp';
+const SECRET_PATH_PREFIX = `${MCP_PATH}/`;
 
 interface Session {
   readonly id: string;
@@ -41,6 +42,12 @@ export interface HttpOptions {
   settings: Settings;
   routes?: Route[];
   log?: (line: string) => void;
+  /** The endpoint secret (docs/security.md "The endpoint secret"; 2025-11-25 basic/transports, Security
+   *  Warning: servers SHOULD implement proper authentication): when set, /mcp and /v1 serve only a
+   *  request that carries it, as `Authorization: Bearer <secret>` or (for /mcp) the path /mcp/<secret>. */
+  secret?: string;
+  /** Said in a 401: where the URL with the secret is. Never the secret itself. */
+  whereIsTheSecret?: string;
 }
 
 const h = (req: IncomingMessage, name: string): string | undefined => {
@@ -64,8 +71,39 @@ export class HttpTransport {
   private readonly sessions = new Map<string, Session>();
   private sweeper?: NodeJS.Timeout;
   private address = '127.0.0.1';
+  private readonly secret?: Buffer;
 
-  constructor(private readonly opts: HttpOptions) {}
+  constructor(private readonly opts: HttpOptions) {
+    if (opts.secret !== undefined) this.secret = Buffer.from(opts.secret, 'utf8');
+  }
+
+  /** Whether `candidate` is the secret, compared in constant time (equal-length buffers). */
+  private isSecret(candidate: string): boolean {
+    const want = this.secret!;
+    const got = Buffer.from(candidate, 'utf8');
+    // timingSafeEqual needs equal lengths; a wrong length is compared against the secret itself, so the
+    // time taken does not depend on where a guess differs.
+    return got.length === want.length ? timingSafeEqual(got, want) : !timingSafeEqual(want, want);
+  }
+
+  /** Bearer authorization: the request's `Authorization: Bearer <secret>`, else 401. */
+  private authorize(req: IncomingMessage, res: ServerResponse, pathSecret?: string): void {
+    if (!this.secret) return;
+    if (pathSecret !== undefined) {
+      if (this.isSecret(pathSecret)) return;
+    } else {
+      const auth = h(req, 'authorization');
+      const m = auth === undefined ? null : /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(auth);
+      if (m && this.isSecret(m[1]!)) return;
+    }
+    res.setHeader('WWW-Authenticate', 'Bearer realm="mcpx"');
+    throw new HttpRefusal(
+      401,
+      invalidRequest(
+        `Unauthorized: mcpx serves /mcp and /v1 only with its endpoint secret, sent as "Authorization: Bearer <secret>" or in the path /mcp/<secret>${this.opts.whereIsTheSecret ? `. ${this.opts.whereIsTheSecret}` : ''}`,
+      ),
+    );
+  }
 
   get sessionCount(): number {
     return this.sessions.size;
@@ -124,10 +162,24 @@ export class HttpTransport {
         { address: this.address, allowedOrigins: this.opts.settings.get<string[]>('transport.allowedOrigins') },
       );
       if (refused) throw new HttpRefusal(403, invalidRequest(`Forbidden: ${refused}`));
+      // Order (docs/security.md "The endpoint secret"): Origin and Host (403), then the secret (401),
+      // then the request itself (415 for a POST that is not application/json, and the rest).
       // The MCP endpoint without a query string is every message's path: no URL object for it.
-      if (req.url === MCP_PATH) return await this.mcp(req, res);
+      if (req.url === MCP_PATH) {
+        this.authorize(req, res);
+        return await this.mcp(req, res);
+      }
       const url = new URL(req.url ?? '/', 'http://localhost');
-      if (url.pathname === MCP_PATH) return await this.mcp(req, res);
+      if (url.pathname === MCP_PATH) {
+        this.authorize(req, res);
+        return await this.mcp(req, res);
+      }
+      // /mcp/<secret>: for clients that take only a URL.
+      if (this.secret && url.pathname.startsWith(SECRET_PATH_PREFIX)) {
+        this.authorize(req, res, url.pathname.slice(SECRET_PATH_PREFIX.length));
+        return await this.mcp(req, res);
+      }
+      if (url.pathname === '/v1' || url.pathname.startsWith('/v1/')) this.authorize(req, res);
       for (const r of this.opts.routes ?? []) if (await r(req, res, url)) return;
       sendJson(res, 404, { error: `No route for ${req.method} ${url.pathname}; the MCP endpoint is ${MCP_PATH}` });
     } catch (e) {
@@ -228,11 +280,16 @@ export class HttpTransport {
   }
 
   private async post(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    // A POST is application/json (the messages of 2026-07-28 basic/transports/streamable-http), or 415
+    // before anything reads it: a web page's blind cross-origin POST has no Content-Type or a "simple"
+    // one (text/plain, a form) and never reaches a handler (docs/security.md "The endpoint secret").
     const ct = h(req, 'content-type');
-    if (ct !== undefined && !ct.toLowerCase().includes('json')) {
+    if (ct === undefined || !isJsonType(ct)) {
       throw new HttpRefusal(
         415,
-        invalidRequest(`Unsupported Content-Type ${JSON.stringify(ct)}: send application/json`),
+        invalidRequest(
+          `Unsupported Content-Type ${ct === undefined ? '(none)' : JSON.stringify(ct)}: send application/json`,
+        ),
       );
     }
     const body = await this.readBody(req);
@@ -444,6 +501,12 @@ export class HttpTransport {
     this.opts.server.listens.registerPush(runner.conn);
     return id;
   }
+}
+
+/** `application/json`, parameters (charset) allowed. */
+function isJsonType(ct: string): boolean {
+  const semi = ct.indexOf(';');
+  return (semi < 0 ? ct : ct.slice(0, semi)).trim().toLowerCase() === 'application/json';
 }
 
 /** The per-request version a body names in `_meta`, if any. */

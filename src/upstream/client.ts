@@ -92,6 +92,9 @@ export class UpstreamClient {
   private closed = false;
   /** Open subscriptions/listen streams: their id -> who gets what arrives tagged with it. */
   private readonly listens = new Map<Id, (n: Notification) => void>();
+  /** Streamable HTTP: who answers a question that arrives on the response stream of a request in flight,
+   *  by that request's id — the question belongs to that request's call (docs/questions.md "Who answers"). */
+  private readonly streamAskers = new Map<Id, NonNullable<RequestOptions['onQuestion']>>();
   inflight = 0;
   /** Questions from the upstream being answered: pool.callTimeout does not run meanwhile (docs/questions.md "Bounds"). */
   private questions = 0;
@@ -110,7 +113,7 @@ export class UpstreamClient {
     firstId = 1,
   ) {
     this.nextId = firstId;
-    transport.onIncoming = (msg) => this.incoming(msg);
+    transport.onIncoming = (msg, via) => this.incoming(msg, via);
   }
 
   get era(): Era {
@@ -127,8 +130,8 @@ export class UpstreamClient {
     return this.nextId++;
   }
 
-  private incoming(msg: Request | Notification): void {
-    if ('id' in msg) return void this.answer(msg);
+  private incoming(msg: Request | Notification, via?: Id): void {
+    if ('id' in msg) return void this.answer(msg, via === undefined ? undefined : this.streamAskers.get(via));
     if (msg.method === 'notifications/progress' && isObject(msg.params))
       this.progressClocks.get(msg.params.progressToken)?.extend();
     if (msg.method === 'notifications/cancelled') {
@@ -209,7 +212,7 @@ export class UpstreamClient {
 
   /** A request from the upstream. 2026-07-28 servers send none: not answered while that revision is
    *  held strictly (docs/protocol.md "A request from a 2026-07-28 upstream"; 2026-07-28 basic/transports/stdio). */
-  private async answer(req: Request): Promise<void> {
+  private async answer(req: Request, ask = this.hooks.onRequest): Promise<void> {
     if (this.era === 'modern' && this.policy.strict(MODERN)) {
       this.hooks.log(
         `[${this.name}] a ${MODERN} server sent a request (${req.method}); not answered (${MODERN} is strict)`,
@@ -222,9 +225,7 @@ export class UpstreamClient {
     this.questionStarted();
     try {
       const result =
-        req.method === 'ping'
-          ? {}
-          : await this.hooks.onRequest(req.method, isObject(req.params) ? req.params : {}, ctl.signal);
+        req.method === 'ping' ? {} : await ask(req.method, isObject(req.params) ? req.params : {}, ctl.signal);
       response = { jsonrpc: '2.0', id: req.id, result };
     } catch (e) {
       const err =
@@ -317,7 +318,14 @@ export class UpstreamClient {
       let p = this.withMeta(params, o);
       for (let round = 0; ; round++) {
         flight.id = this.mintId();
-        const result = await this.once(method, p, flight);
+        const id = flight.id;
+        if (o.onQuestion && this.transport.kind === 'http') this.streamAskers.set(id, o.onQuestion);
+        let result: JsonObject;
+        try {
+          result = await this.once(method, p, flight);
+        } finally {
+          this.streamAskers.delete(id);
+        }
         flight.id = undefined; // answered: a cancellation while the next round is prepared names no request
         const type = result.resultType;
         if (type === undefined || type === 'complete') return result;

@@ -29,7 +29,7 @@ export class HttpUpstream implements UpstreamTransport {
   get isClosed(): boolean {
     return this.ctl.signal.aborted;
   }
-  onIncoming?: (msg: Request | Notification) => void;
+  onIncoming?: (msg: Request | Notification, via?: Request['id']) => void;
   onClose?: (reason: Error) => void;
   private readonly ctl = new AbortController();
   private streamCtl?: AbortController;
@@ -130,7 +130,8 @@ export class HttpUpstream implements UpstreamTransport {
           void res.body?.cancel().catch(() => undefined);
           return c.msg;
         }
-        if (c.kind === 'request' || c.kind === 'notification') this.onIncoming?.(c.msg);
+        // A request on this POST's own stream belongs to this request (its call).
+        if (c.kind === 'request' || c.kind === 'notification') this.onIncoming?.(c.msg, req.id);
         else if (c.kind === 'response' && !res.ok) {
           // An error without our id (an HTTP-level refusal): surface it with its status.
           throw new HttpStatusError(res.status, JSON.stringify(v), v as JsonObject);

@@ -17,7 +17,8 @@ export interface UpstreamTransport {
   notify(n: Notification, opts?: SendOptions): Promise<void>;
   /** Answer a request the server sent. */
   respond(r: Response): Promise<void>;
-  onIncoming?: (msg: Request | Notification) => void;
+  /** `via`: the id of the request on whose response stream it arrived (Streamable HTTP), if any. */
+  onIncoming?: (msg: Request | Notification, via?: Request['id']) => void;
   /** Called once when the transport ends by itself (process exit, stream loss). */
   onClose?: (reason: Error) => void;
   close(): Promise<void>;

@@ -196,8 +196,12 @@ export function registerCommands(
         return void vscode.window.showWarningMessage(
           `mcpx: the gateway is not running (${host.whyStopped}), so there is no endpoint to copy.`,
         );
+      // The URL that works, secret included (docs/security.md "The endpoint secret"); the message shows it
+      // without the secret.
       await vscode.env.clipboard.writeText(host.endpoint);
-      void vscode.window.showInformationMessage(`mcpx: copied ${host.endpoint}`);
+      void vscode.window.showInformationMessage(
+        `mcpx: copied ${host.bareEndpoint}/… (the endpoint with its secret; keep it private)`,
+      );
     }),
     reg('mcpx.copyClientConfig', async () => {
       if (!host.endpoint)
@@ -367,7 +371,7 @@ export function registerCommands(
         { label: '$(json) Copy Client Config', command: 'mcpx.copyClientConfig' },
       ];
       const pick = await vscode.window.showQuickPick(items, {
-        title: host.endpoint ? `mcpx at ${host.endpoint}` : `mcpx: not running (${host.whyStopped})`,
+        title: host.bareEndpoint ? `mcpx at ${host.bareEndpoint}` : `mcpx: not running (${host.whyStopped})`,
       });
       if (pick) await vscode.commands.executeCommand(pick.command);
     }),

@@ -2,13 +2,13 @@
 // come from the user setting mcpx.servers and the workspace's .vscode/mcp.json (the workspace wins);
 // a change to either rebuilds the gateway on the same port. The workspace folders are its roots.
 // <state>/endpoints.json maps each window's workspace to its endpoint for tools outside VS Code.
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { mkdirSync, readFileSync } from 'node:fs';
 import * as vscode from 'vscode';
 import { type Listening, listen } from '../app/app';
 import { gatewayRoutes } from '../app/routes';
 import { VERSION } from '../config/version';
 import { defaultStateDir, secretNames } from '../config/file';
+import { endpointSecret, endpointsFile, writePrivate } from '../config/secret';
 import { type Source, mergeSources } from '../config/merge';
 import { SETTINGS, Settings, envLayer } from '../config/settings';
 import type { BackgroundTasks, GatewayFacade, PersonPort } from '../gateway/facade';
@@ -56,8 +56,21 @@ export class GatewayHost implements vscode.Disposable {
     );
   }
 
+  /** The endpoint that works, with the secret (docs/security.md "The endpoint secret"): for clients, the
+   *  clipboard and endpoints.json; never for a log. */
   get endpoint(): string | undefined {
+    return this.listening?.endpoint;
+  }
+
+  /** The endpoint without the secret: what may be shown and logged. */
+  get bareEndpoint(): string | undefined {
     return this.listening?.url;
+  }
+
+  /** The install's endpoint secret, shared with `mcpx daemon` and `mcpx elicit` through the headless
+   *  state directory; undefined while transport.secret is off. */
+  private secretFor(settings: Settings): string | undefined {
+    return settings.get<boolean>('transport.secret') ? endpointSecret(defaultStateDir(process.env)) : undefined;
   }
 
   /** Resolves true when an upstream says a URL elicitation's step is complete; false if `signal` ends
@@ -204,15 +217,19 @@ export class GatewayHost implements vscode.Disposable {
         port: 0,
         routes: gatewayRoutes(gateway),
         log: (l) => this.log.error(l),
+        secret: this.secretFor(settings),
+        stateDir: defaultStateDir(process.env),
       });
       this.editorView = { listening, gateway };
       this.log.info(`VS Code's chat is offered ${listening.url} with ${userOnly.map((d) => d.name).join(', ')}`);
     }
-    return this.editorView.listening.url;
+    // VS Code's chat is given the URL with the secret in its path.
+    return this.editorView.listening.endpoint;
   }
 
+  /** Resolves with the endpoint that works (with the secret). */
   async start(): Promise<string> {
-    if (this.listening) return this.listening.url;
+    if (this.listening) return this.listening.endpoint;
     const config = await this.sources();
     const settings = new Settings([
       { source: 'vscode', values: vscodeLayer() },
@@ -224,6 +241,7 @@ export class GatewayHost implements vscode.Disposable {
       person: this.person,
       clientInfo: { name: 'mcpx-vscode', version: VERSION },
     });
+    const secret = this.secretFor(settings);
     const first = this.port ?? settings.get<number>('port');
     let lastError: unknown;
     for (let port = first; port < first + PORT_TRIES; port++) {
@@ -234,6 +252,8 @@ export class GatewayHost implements vscode.Disposable {
           port,
           routes: gatewayRoutes(gateway),
           log: (l) => this.log.error(l),
+          secret,
+          stateDir: defaultStateDir(process.env),
         });
         break;
       } catch (e) {
@@ -254,10 +274,10 @@ export class GatewayHost implements vscode.Disposable {
     this.log.info(
       `gateway listening on ${this.listening.url} with ${config.servers.length} upstream(s): ${config.servers.map((s) => s.name).join(', ') || 'none'}`,
     );
-    this.publish(this.listening.url);
+    this.publish(this.listening.endpoint, this.listening.secret);
     this.changed.fire();
     this.definitions.fire();
-    return this.listening.url;
+    return this.listening.endpoint;
   }
 
   /** The port this window holds: a reload keeps it, so the endpoint agents were given stays true. */
@@ -290,23 +310,23 @@ export class GatewayHost implements vscode.Disposable {
     this.changed.fire();
   }
 
-  /** <state>/endpoints.json: workspace folder -> endpoint of the window serving it. */
-  private publish(url: string | undefined): void {
+  /** <state>/endpoints.json: workspace folder -> endpoint of the window serving it, with the secret, so
+   *  the file is owner-only (0600; docs/security.md "The endpoint secret"). */
+  private publish(url: string | undefined, secret?: string): void {
     const key = vscode.workspace.workspaceFolders?.map((f) => f.uri.fsPath).join(',') || '(no folder)';
     const dir = defaultStateDir(process.env);
-    const file = join(dir, 'endpoints.json');
+    const file = endpointsFile(dir);
     try {
-      mkdirSync(dir, { recursive: true });
+      mkdirSync(dir, { recursive: true, mode: 0o700 });
       let all: Record<string, unknown> = {};
       try {
         all = JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
       } catch {
         // first window
       }
-      if (url) all[key] = { url, pid: process.pid, at: new Date().toISOString() };
+      if (url) all[key] = { url, ...(secret ? { secret } : {}), pid: process.pid, at: new Date().toISOString() };
       else delete all[key];
-      writeFileSync(`${file}.tmp`, JSON.stringify(all, null, 2));
-      renameSync(`${file}.tmp`, file);
+      writePrivate(file, JSON.stringify(all, null, 2));
     } catch (e) {
       this.log.warn(`could not write ${file}: ${(e as Error).message}`);
     }

@@ -7,7 +7,7 @@ export function statusBar(host: GatewayHost): vscode.Disposable {
   item.name = 'mcpx';
   item.command = 'mcpx.menu';
   const render = () => {
-    const url = host.endpoint;
+    const url = host.bareEndpoint;
     const st = host.gateway?.servers() ?? [];
     const up = st.filter((s) => s.state === 'running').length;
     const failed = st.filter((s) => s.state === 'failed').length;

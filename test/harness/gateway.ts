@@ -9,9 +9,12 @@ import { dirname, join } from 'node:path';
 export async function startTestServer(
   values: Record<string, unknown> = {},
   o: TestProviderOptions & { provider?: Provider } = {},
-): Promise<Listening> {
+): Promise<Listening & { bare: string }> {
   const settings = new Settings([{ source: 'flag', values }]);
-  return listen({ provider: o.provider ?? testProvider(o), settings, port: 0, address: '127.0.0.1' });
+  const l = await listen({ provider: o.provider ?? testProvider(o), settings, port: 0, address: '127.0.0.1' });
+  // The endpoint secret is on in every test (docs/security.md "The endpoint secret"): `url` is the
+  // endpoint that works, the secret in its path; `bare` is /mcp without it.
+  return { ...l, url: l.endpoint, bare: l.url };
 }
 
 /** Repo root: the nearest folder above this bundle with a package.json. */

@@ -16,7 +16,12 @@ export { startHttpFixture, killAll } from '../fixtures/upstream/client';
 export const fixtureCommand = (args: string[]) => ({ command: process.execPath, args: [SERVER_JS(), ...args] });
 
 export interface TestGateway {
+  /** The endpoint that works: the secret in its path (docs/security.md "The endpoint secret"). */
   url: string;
+  /** /mcp without the secret. */
+  bare: string;
+  /** The endpoint secret, for `Authorization: Bearer` (the /v1 API). */
+  secret: string;
   g: Gateway;
   dir: string;
   close(): Promise<void>;
@@ -37,7 +42,9 @@ export async function gatewayFor(
   const g = new Gateway(config, settings, { stateDir: dir, ...options });
   const l: Listening = await listen({ provider: g, settings, port: 0, address: '127.0.0.1', routes: gatewayRoutes(g) });
   return {
-    url: l.url,
+    url: l.endpoint,
+    bare: l.url,
+    secret: l.secret!,
     g,
     dir,
     close: async () => {

@@ -1,0 +1,93 @@
+// The endpoint secret (docs/security.md "The endpoint secret"): 32 random bytes, base64url, one per
+// install, created on first need in the state directory and kept owner-only (0600). Loopback is not a
+// boundary — other local users and any web page can reach a port — so /mcp and /v1 serve only requests
+// that carry it. Its value is never logged and never put in an error message.
+import { randomBytes } from 'node:crypto';
+import {
+  chmodSync,
+  closeSync,
+  linkSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeSync,
+} from 'node:fs';
+import { join } from 'node:path';
+
+/** <state>/endpoint-secret. */
+export function secretFile(stateDir: string): string {
+  return join(stateDir, 'endpoint-secret');
+}
+
+/** <state>/endpoints.json: the endpoint of each editor window, secret included (owner-only). */
+export function endpointsFile(stateDir: string): string {
+  return join(stateDir, 'endpoints.json');
+}
+
+const WELL_FORMED = /^[A-Za-z0-9_-]{43}$/;
+
+/** A fresh secret: 32 random bytes, base64url. */
+export function newSecret(): string {
+  return randomBytes(32).toString('base64url');
+}
+
+/** The secret stored at `stateDir`, or undefined when there is none (never creates one). */
+export function readSecret(stateDir: string): string | undefined {
+  try {
+    const s = readFileSync(secretFile(stateDir), 'utf8').trim();
+    return WELL_FORMED.test(s) ? s : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The install's secret: read from `stateDir`, or created there (0600) on first need. Two processes
+ *  starting together agree: the file appears whole and only once (a link of a written temporary file),
+ *  and the loser reads the winner's. */
+export function endpointSecret(stateDir: string): string {
+  mkdirSync(stateDir, { recursive: true, mode: 0o700 });
+  const file = secretFile(stateDir);
+  const existing = readSecret(stateDir);
+  if (existing !== undefined) {
+    // Kept owner-only even if something widened it.
+    if ((statSync(file).mode & 0o077) !== 0) chmodSync(file, 0o600);
+    return existing;
+  }
+  const s = newSecret();
+  const tmp = `${file}.${process.pid}.tmp`;
+  writeOwnerOnly(tmp, `${s}\n`);
+  try {
+    linkSync(tmp, file);
+    return s;
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+    const other = readSecret(stateDir);
+    if (other !== undefined) return other;
+    // A file there that is not a secret (empty, truncated) is replaced.
+    renameSync(tmp, file);
+    return s;
+  } finally {
+    rmSync(tmp, { force: true });
+  }
+}
+
+function writeOwnerOnly(file: string, text: string): void {
+  const fd = openSync(file, 'w', 0o600);
+  try {
+    writeSync(fd, text);
+  } finally {
+    closeSync(fd);
+  }
+  // openSync's mode applies only to a file it creates: a leftover one is narrowed too.
+  chmodSync(file, 0o600);
+}
+
+/** Write a file owner-only (0600), atomically (a temporary file renamed over it). */
+export function writePrivate(file: string, text: string): void {
+  const tmp = `${file}.${process.pid}.tmp`;
+  writeOwnerOnly(tmp, text);
+  renameSync(tmp, file);
+}

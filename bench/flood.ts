@@ -41,7 +41,12 @@ function body(kind: Kind, id: number | string, text: string, meta: Record<string
   return JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params });
 }
 
-const modernHeaders = { ...JSON_HEADERS, 'MCP-Protocol-Version': MODERN, 'Mcp-Method': 'tools/call', 'Mcp-Name': 'echo' };
+const modernHeaders = {
+  ...JSON_HEADERS,
+  'MCP-Protocol-Version': MODERN,
+  'Mcp-Method': 'tools/call',
+  'Mcp-Name': 'echo',
+};
 
 async function client(url: URL, kind: Kind, n: number): Promise<Client> {
   const http = new HttpClient(url, kind === 'modern' ? modernHeaders : JSON_HEADERS);
@@ -122,9 +127,7 @@ async function flood(url: URL, stop: () => boolean): Promise<{ sent: number; ref
                     },
                   },
                 });
-          const a = await h
-            .post(text, id % 2 === 0 ? {} : { 'Mcp-Name': 'mcpx_call' })
-            .catch(() => ({ status: 0 }));
+          const a = await h.post(text, id % 2 === 0 ? {} : { 'Mcp-Name': 'mcpx_call' }).catch(() => ({ status: 0 }));
           sent++;
           if (a.status !== 200) refused++;
         }
@@ -144,7 +147,10 @@ async function start(dir: string): Promise<{ child: ChildProcess; url: URL }> {
   const up = (scope: string) => ({ command: process.execPath, args: [fixture, '--rev', '2025-11-25'], scope });
   writeFileSync(
     config,
-    JSON.stringify({ servers: { echo: up('shared'), solo: up('identity') }, settings: { 'mcp.passthrough': ['echo'] } }),
+    JSON.stringify({
+      servers: { echo: up('shared'), solo: up('identity') },
+      settings: { 'mcp.passthrough': ['echo'] },
+    }),
   );
   const child = spawn(process.execPath, [cli, 'daemon', '--port', '0', '--config', config], {
     env: { ...process.env, XDG_STATE_HOME: dir, XDG_CONFIG_HOME: dir },
@@ -191,7 +197,14 @@ export async function floodBench(): Promise<FloodResult> {
     const flooded = await run();
     stopped = true;
     const f = await flooding;
-    return { quiet: quiet.f, flooded: flooded.f, misrouted: quiet.misrouted + flooded.misrouted, flood: f, peakProcesses, peakRssKb };
+    return {
+      quiet: quiet.f,
+      flooded: flooded.f,
+      misrouted: quiet.misrouted + flooded.misrouted,
+      flood: f,
+      peakProcesses,
+      peakRssKb,
+    };
   } finally {
     clearInterval(sampler);
     await stopTree(child);

@@ -160,6 +160,7 @@ export class Pool {
         capabilities: this.o.capabilities,
         timeoutMs: this.o.settings.duration('pool.startTimeout'),
         probeTimeoutMs: this.o.settings.duration('pool.probeTimeout'),
+        maxLineBytes: this.o.settings.get<number>('transport.maxLineBytes'),
       });
       if (this.closed) {
         await client.close();

@@ -152,6 +152,12 @@ export class Gateway implements Provider, GatewayFacade {
     return this.subscriptions.listening();
   }
 
+  /** A 2026-07-28 request's own identity ended with its call: its instances of `scope: "identity"`
+   *  servers stop now rather than after pool.idleTimeout (docs/security.md "Bounds"). */
+  identityEnded(identity: string): void {
+    void this.pool.release(identity);
+  }
+
   subscribe(
     uri: string,
     deliver: (uri: string) => void,

@@ -71,26 +71,62 @@ export const SETTINGS: readonly SettingDef[] = [
     'transport.maxLineBytes',
     'integer',
     4 * 1024 * 1024,
-    'Longest stdio line accepted (the twin of transport.maxBodyBytes).',
+    "Longest stdio line read, from a client or a stdio upstream (the twin of transport.maxBodyBytes): a client's longer line is answered -32600 and discarded; an upstream's closes its connection.",
     {
       min: 1024,
     },
   ),
-  D('limits.batchLength', 'integer', 64, 'Most messages in one JSON-RPC batch.', { min: 1 }),
-  D('limits.responseBytes', 'integer', 32 * 1024 * 1024, 'Largest response written for one request or one batch.', {
-    min: 1024,
-  }),
+  D(
+    'limits.batchLength',
+    'integer',
+    64,
+    'Most messages in one JSON-RPC batch; a longer one is refused whole (-32600).',
+    { min: 1 },
+  ),
+  D(
+    'limits.responseBytes',
+    'integer',
+    32 * 1024 * 1024,
+    'Largest response written for one request or one batch; a response past it is replaced by an error.',
+    {
+      min: 1024,
+    },
+  ),
   D('limits.paramsDepth', 'integer', 64, 'Deepest nesting of objects and arrays in a message (-32602 beyond).', {
     min: 8,
   }),
-  D('limits.instancesPerServer', 'integer', 8, 'Most instances of one `scope: "identity"` server running at once.', {
-    min: 1,
-  }),
-  D('limits.identitiesPerConnection', 'integer', 16, 'Most identities one client connection may name in _meta.', {
-    min: 1,
-  }),
-  D('limits.backgroundPerIdentity', 'integer', 64, 'Most background calls one identity may hold at once.', { min: 1 }),
-  D('limits.questionsPerIdentity', 'integer', 32, 'Most questions waiting for one identity at once.', { min: 1 }),
+  D(
+    'limits.instancesPerServer',
+    'integer',
+    8,
+    'Most instances of one `scope: "identity"` server running at once; beyond, the least recently used idle one is stopped, or the call is refused.',
+    {
+      min: 1,
+    },
+  ),
+  D(
+    'limits.identitiesPerConnection',
+    'integer',
+    16,
+    'Most identities one client connection may name in _meta["dev.mcpx/session"] (-32602 beyond).',
+    {
+      min: 1,
+    },
+  ),
+  D(
+    'limits.backgroundPerIdentity',
+    'integer',
+    64,
+    `Most ${MODERN} background calls one identity may hold at once; beyond, a new call is refused.`,
+    { min: 1 },
+  ),
+  D(
+    'limits.questionsPerIdentity',
+    'integer',
+    32,
+    'Most questions waiting at the broker for one identity at once; beyond, a new question is refused.',
+    { min: 1 },
+  ),
   D(
     'limits.inflightPerIdentity',
     'integer',
@@ -100,9 +136,15 @@ export const SETTINGS: readonly SettingDef[] = [
       min: 1,
     },
   ),
-  D('limits.inflight', 'integer', 2048, 'Most requests running at once in the gateway; beyond, new ones are refused.', {
-    min: 16,
-  }),
+  D(
+    'limits.inflight',
+    'integer',
+    2048,
+    'Most requests running or waiting at once in the gateway (beyond, new ones are refused); also the most background calls held and questions waiting at the broker.',
+    {
+      min: 16,
+    },
+  ),
   D(
     'upstream.env',
     'list',

@@ -42,8 +42,15 @@ export function answerProblem(method: string, params: JsonObject, result: JsonOb
   return undefined;
 }
 
+/** How many questions wait here: per identity, and in total. */
+export interface BrokerLimits {
+  perIdentity: number;
+  total: number;
+}
+
 export class Broker {
   private readonly pending = new Map<string, Pending>();
+  private readonly perIdentity = new Map<string, number>();
 
   constructor(
     /** A question's deadline here, and at the person before it comes here (gateway/questions.ts). */
@@ -51,6 +58,8 @@ export class Broker {
     /** <state>/questions: each pending question stored owner-only, removed when it settles. */
     private readonly dir?: string,
     private readonly onChange?: (event: 'asked' | 'settled', q: Question) => void,
+    /** limits.questionsPerIdentity and, for the broker as a whole, limits.inflight (docs/security.md "Bounds"). */
+    private readonly limits: () => BrokerLimits = () => ({ perIdentity: 32, total: 2048 }),
   ) {}
 
   private store(q: Question): void {
@@ -67,8 +76,33 @@ export class Broker {
     return [...this.pending.values()].map((p) => p.q);
   }
 
-  /** Hold a question until it is answered, withdrawn (signal) or expires. */
-  ask(server: string, method: string, params: JsonObject, signal: AbortSignal, reason: string): Promise<JsonObject> {
+  /** Hold a question until it is answered, withdrawn (signal) or expires. `identity` is the asking
+   *  call's (CallContext.identity), or the upstream's where no call owns it; at a bound the question is
+   *  refused at once (-32603 naming the setting), and nothing already waiting is dropped for it. */
+  ask(
+    server: string,
+    method: string,
+    params: JsonObject,
+    signal: AbortSignal,
+    reason: string,
+    identity = `upstream:${server}`,
+  ): Promise<JsonObject> {
+    const { perIdentity, total } = this.limits();
+    if (this.pending.size >= total)
+      return Promise.reject(
+        new ProtocolError(
+          CODES.InternalError,
+          `${method} from ${server} refused: ${total} questions are already waiting (limits.inflight)`,
+        ),
+      );
+    const mine = this.perIdentity.get(identity) ?? 0;
+    if (mine >= perIdentity)
+      return Promise.reject(
+        new ProtocolError(
+          CODES.InternalError,
+          `${method} from ${server} refused: ${perIdentity} questions for this client are already waiting (limits.questionsPerIdentity)`,
+        ),
+      );
     const now = Date.now();
     const q: Question = {
       id: randomUUID(),
@@ -95,6 +129,9 @@ export class Broker {
         settle(() => reject(signal.reason instanceof Error ? signal.reason : new Error('withdrawn')));
       const settle = (fn: () => void) => {
         if (!this.pending.delete(q.id)) return;
+        const n = (this.perIdentity.get(identity) ?? 1) - 1;
+        if (n > 0) this.perIdentity.set(identity, n);
+        else this.perIdentity.delete(identity);
         this.prune(q);
         clearTimeout(timer);
         signal.removeEventListener('abort', onAbort);
@@ -103,7 +140,12 @@ export class Broker {
       };
       if (signal.aborted) return reject(signal.reason);
       signal.addEventListener('abort', onAbort, { once: true });
-      this.pending.set(q.id, { q, resolve: (r) => settle(() => resolve(r)), reject: (e) => settle(() => reject(e)) });
+      this.pending.set(q.id, {
+        q,
+        resolve: (r) => settle(() => resolve(r)),
+        reject: (e) => settle(() => reject(e)),
+      });
+      this.perIdentity.set(identity, mine + 1);
       this.store(q);
       this.onChange?.('asked', q);
     });

@@ -72,6 +72,10 @@ export class Gateway implements Provider, GatewayFacade {
       opts.questionTtlMs,
       opts.stateDir ? join(opts.stateDir, 'questions') : undefined,
       (state, q) => events.emit({ type: 'question', server: q.server, id: q.id, method: q.method, state }),
+      () => ({
+        perIdentity: settings.get<number>('limits.questionsPerIdentity'),
+        total: settings.get<number>('limits.inflight'),
+      }),
     );
     const defs = new Map(config.servers.filter((s) => !s.disabled).map((s) => [s.name, s]));
     const named = settings.get<string[]>('mcp.passthrough');
@@ -150,6 +154,12 @@ export class Gateway implements Provider, GatewayFacade {
 
   listening(): Promise<void> {
     return this.subscriptions.listening();
+  }
+
+  /** A 2026-07-28 request's own identity ended with its call: its instances of `scope: "identity"`
+   *  servers stop now rather than after pool.idleTimeout (docs/security.md "Bounds"). */
+  identityEnded(identity: string): void {
+    void this.pool.release(identity);
   }
 
   subscribe(

@@ -105,5 +105,5 @@ export async function routeQuestion(a: Answerers, q: Asked): Promise<JsonObject>
       : !a.native
         ? 'proto.native is off'
         : 'the calling client cannot take it';
-  return a.broker.ask(server, method, asked, withdrawn, reason);
+  return a.broker.ask(server, method, asked, withdrawn, reason, owner?.identity);
 }

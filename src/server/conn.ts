@@ -24,6 +24,8 @@ export class Conn {
   /** Level set by logging/setLevel (legacy). */
   logLevel?: LogLevel;
   initialized = false;
+  /** Identities this connection named in _meta["dev.mcpx/session"] (limits.identitiesPerConnection). */
+  readonly identities = new Set<string>();
   /** Requests in flight, each with its own abort. */
   readonly inflight = new Map<Id, AbortController>();
   /** Legacy resources/subscribe watches of this connection, released when it ends. */

@@ -2,7 +2,7 @@
 // `input_required` result; the call behind it runs on as a background call, and the client's retry
 // carrying `inputResponses` and the signed `requestState` resumes it (2026-07-28 basic/patterns/mrtr; docs/questions.md "Who answers").
 import { createHash, createHmac, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
-import { invalidParams } from '../protocol/errors';
+import { CODES, ProtocolError, invalidParams } from '../protocol/errors';
 import { type JsonObject, isObject } from '../protocol/jsonrpc';
 
 /** Only these may answer input_required (2026-07-28 basic/patterns/mrtr). */
@@ -42,6 +42,8 @@ export class BackgroundCall {
     readonly method: string,
     /** What it is, for a person: the tool, prompt or resource it names. */
     readonly label = method,
+    /** Whose call it is (CallContext.identity): the store's bound per identity counts it there. */
+    readonly identity = '',
   ) {}
 
   /** Where it stands, for the editor's Tasks view. */
@@ -137,14 +139,24 @@ export class BackgroundCall {
   }
 }
 
-/** The task store for background calls, bounded in time (proto.askTTL) and in size. */
+/** How many background calls the store holds: per identity, and in total. */
+export interface BackgroundLimits {
+  perIdentity: number;
+  total: number;
+}
+
+/** The task store for background calls, bounded in time (proto.askTTL) and in size: per identity
+ *  (limits.backgroundPerIdentity) and in total (limits.inflight). At a bound the new call is refused;
+ *  nothing held is ever evicted for it, so one client's flood cannot end another's call
+ *  (docs/security.md "Bounds"). */
 export class BackgroundCalls {
   private readonly calls = new Map<string, BackgroundCall>();
+  private readonly perIdentity = new Map<string, number>();
   private readonly sweeper: NodeJS.Timeout;
 
   constructor(
     private readonly ttlMs: () => number,
-    private readonly max = 1000,
+    private readonly limits: () => BackgroundLimits,
   ) {
     this.sweeper = setInterval(() => this.sweep(), 30_000);
     this.sweeper.unref();
@@ -153,16 +165,39 @@ export class BackgroundCalls {
   /** Told when a call comes or goes (the editor's Tasks view refreshes on it). */
   onChange?: () => void;
 
+  /** Holds a new call, or refuses it (-32603 naming the setting) at a bound. */
   add(call: BackgroundCall): void {
-    if (this.calls.size >= this.max) this.sweep(true);
+    const { perIdentity, total } = this.limits();
+    if (this.calls.size >= total)
+      throw new ProtocolError(
+        CODES.InternalError,
+        `the gateway holds ${total} background calls (limits.inflight); retry when one has finished`,
+      );
+    const mine = this.perIdentity.get(call.identity) ?? 0;
+    if (mine >= perIdentity)
+      throw new ProtocolError(
+        CODES.InternalError,
+        `this client already has ${perIdentity} calls running or waiting for its input (limits.backgroundPerIdentity); retry when one has finished`,
+      );
     this.calls.set(call.id, call);
+    this.perIdentity.set(call.identity, mine + 1);
     this.onChange?.();
   }
   get(id: string): BackgroundCall | undefined {
     return this.calls.get(id);
   }
   delete(id: string): void {
-    if (this.calls.delete(id)) this.onChange?.();
+    const c = this.calls.get(id);
+    if (!c) return;
+    this.forget(c);
+    this.onChange?.();
+  }
+
+  private forget(c: BackgroundCall): void {
+    this.calls.delete(c.id);
+    const n = (this.perIdentity.get(c.identity) ?? 1) - 1;
+    if (n > 0) this.perIdentity.set(c.identity, n);
+    else this.perIdentity.delete(c.identity);
   }
   get size(): number {
     return this.calls.size;
@@ -180,14 +215,13 @@ export class BackgroundCalls {
   }
 
   /** A call still waiting after askTTL is cancelled; a finished one's result is kept that long. */
-  private sweep(force = false): void {
+  private sweep(): void {
     const now = Date.now();
-    for (const [id, c] of this.calls) {
+    for (const c of [...this.calls.values()]) {
       const age = now - (c.finishedAt ?? c.startedAt);
-      if (force || age > this.ttlMs()) {
+      if (age > this.ttlMs()) {
         c.abort.abort(new Error('abandoned: no retry within proto.askTTL'));
-        this.calls.delete(id);
-        if (force && this.calls.size < this.max) break;
+        this.forget(c);
       }
     }
   }
@@ -196,6 +230,7 @@ export class BackgroundCalls {
     clearInterval(this.sweeper);
     for (const c of this.calls.values()) c.abort.abort(new Error('the gateway is stopping'));
     this.calls.clear();
+    this.perIdentity.clear();
   }
 }
 

@@ -72,6 +72,9 @@ export interface Provider {
   ): Promise<{ deliverable: boolean; reason?: string; release(): void }>;
   /** Register the one listener the server uses to announce list changes to its clients. */
   onListChanged?(listener: (kind: ListKind) => void): void;
+  /** An identity made for one 2026-07-28 request has ended with its call: what the provider keeps for
+   *  it alone (an upstream instance of a `scope: "identity"` server) may go. */
+  identityEnded?(identity: string): void;
   /** A listen stream that asked for list changes is about to be acknowledged: whatever the provider
    *  needs to hear them is in place when this resolves. */
   listening?(): Promise<void>;

@@ -22,7 +22,13 @@ export class Rounds {
   private readonly states = new RequestStates();
 
   constructor(private readonly settings: Settings) {
-    this.background = new BackgroundCalls(() => settings.duration('proto.askTTL'));
+    this.background = new BackgroundCalls(
+      () => settings.duration('proto.askTTL'),
+      () => ({
+        perIdentity: settings.get<number>('limits.backgroundPerIdentity'),
+        total: settings.get<number>('limits.inflight'),
+      }),
+    );
   }
 
   close(): void {
@@ -32,8 +38,13 @@ export class Rounds {
   /** One round of a 2026-07-28 call that may ask: a fresh request starts the call in the background
    *  (`start` runs its handler with the call's context); a retry verifies its requestState, delivers
    *  its inputResponses and resumes it. The round ends with the call's result, or with input_required
-   *  carrying the open questions. */
-  async roundTrip(inc: Incoming, rev: Revision, start: (call: BackgroundCall) => void): Promise<JsonObject> {
+   *  carrying the open questions. A new call is held for `identity`, within its bounds. */
+  async roundTrip(
+    inc: Incoming,
+    rev: Revision,
+    identity: string,
+    start: (call: BackgroundCall) => void,
+  ): Promise<JsonObject> {
     const { req } = inc;
     const params = isObject(req.params) ? req.params : {};
     // Computed only when a state is checked or issued (once): a call that asks nothing pays nothing for it.
@@ -51,9 +62,14 @@ export class Rounds {
       call = found;
       rounds = state.r;
     } else {
-      call = new BackgroundCall(req.method, labelOf(req));
-      this.background.add(call);
-      start(call);
+      call = new BackgroundCall(req.method, labelOf(req), identity);
+      this.background.add(call); // refused at its bounds, before anything runs
+      try {
+        start(call);
+      } catch (e) {
+        this.background.delete(call.id);
+        throw e;
+      }
     }
     if (isObject(params.inputResponses)) call.deliver(params.inputResponses);
     // Closing the stream cancels this request (2026-07-28): a call nobody has been asked about yet ends

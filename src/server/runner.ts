@@ -1,6 +1,8 @@
 // The one request runner both server adapters (stdio, Streamable HTTP) use for a connection: requests
 // tracked by id with their own abort (so notifications/cancelled reaches them), an id already in flight
 // refused, batches, initialize refused inside a batch and run as a barrier where messages are ordered.
+// Bounded (docs/protocol.md "Bounds on requests and responses"): a batch's length (limits.batchLength)
+// and the bytes of a response or of a batch's responses together (limits.responseBytes).
 import { CODES, ProtocolError, invalidRequest, toWireError } from '../protocol/errors';
 import { type Notification, type Request, type Response, classify, errorResponse } from '../protocol/jsonrpc';
 import { BATCHES, type Revision, inSpan } from '../protocol/revisions';
@@ -52,10 +54,20 @@ export class Runner {
     }
     this.conn.track(req.id, ctl);
     try {
-      return await this.server.handle({ conn: this.conn, req, rev, signal: ctl.signal, ...channel });
+      const out = await this.server.handle({ conn: this.conn, req, rev, signal: ctl.signal, ...channel });
+      if (out.response) {
+        const max = this.maxResponseBytes;
+        const size = sizeOf(out.response);
+        if (size > max) return { ...out, response: tooLarge(out.response, rev, size, max, 'the response') };
+      }
+      return out;
     } finally {
       this.conn.untrack(req.id, ctl);
     }
+  }
+
+  private get maxResponseBytes(): number {
+    return this.server.opts.settings.get<number>('limits.responseBytes');
   }
 
   /** A JSON-RPC batch: accepted in 2025-03-26 only (a batch before initialize is read as 2025-03-26),
@@ -71,6 +83,15 @@ export class Runner {
       };
     if (items.length === 0)
       return { refused: new ProtocolError(CODES.InvalidRequest, 'Invalid request: an empty batch') };
+    // Refused whole, before anything in it runs.
+    const maxLength = this.server.opts.settings.get<number>('limits.batchLength');
+    if (items.length > maxLength)
+      return {
+        refused: new ProtocolError(
+          CODES.InvalidRequest,
+          `Invalid request: a batch of ${items.length} messages is longer than limits.batchLength (${maxLength})`,
+        ),
+      };
     const out = await Promise.all(
       items.map(async (item): Promise<Response | undefined> => {
         const c = classify(item);
@@ -93,6 +114,33 @@ export class Runner {
         }
       }),
     );
-    return { responses: out.filter((r): r is Response => r !== undefined) };
+    // The responses together stay within limits.responseBytes: in the batch's order, a response
+    // that would take the total past it is replaced by an error saying so.
+    const max = this.maxResponseBytes;
+    let total = 2; // the brackets
+    const responses: Response[] = [];
+    for (const r of out) {
+      if (r === undefined) continue;
+      let size = sizeOf(r) + 1;
+      let kept = r;
+      if (total + size > max) {
+        kept = tooLarge(r, rev, size, max, 'the batch');
+        size = sizeOf(kept) + 1;
+      }
+      total += size;
+      responses.push(kept);
+    }
+    return { responses };
   }
+}
+
+const sizeOf = (r: Response): number => Buffer.byteLength(JSON.stringify(r));
+
+/** The error that replaces a result past limits.responseBytes. */
+function tooLarge(r: Response, rev: Revision, size: number, max: number, what: string): Response {
+  const e = new ProtocolError(
+    CODES.InternalError,
+    `Internal error: ${what} would exceed limits.responseBytes (${max} bytes) with this ${size}-byte response; it is not sent`,
+  );
+  return errorResponse(r.id, toWireError(e, rev));
 }

@@ -19,6 +19,7 @@ import {
 } from '../protocol/jsonrpc';
 import { META, type LogLevel, atLeastLevel, isLogLevel } from '../protocol/meta';
 import { MODERN, NEWEST_FIRST, type Revision, eraOf, isRevision, methodAnswered } from '../protocol/revisions';
+import { Admission } from './admission';
 import { ClientCancelled, type Conn } from './conn';
 import { HANDLERS, type HandlerContext, NOTIFICATION_HANDLERS, type ServerInfo, type Services } from './handlers';
 import type { Incoming, Outcome } from './incoming';
@@ -28,6 +29,9 @@ import type { CallContext, Provider } from './provider';
 import { Rounds } from './rounds';
 
 export type { Incoming, Outcome, ServerInfo };
+
+/** The prefix of an identity made for one 2026-07-28 request. */
+const PER_REQUEST = 'request:';
 
 export interface ServerOptions {
   provider: Provider;
@@ -44,10 +48,16 @@ export class McpServer {
 
   /** What a handler may use of the server, and no more. */
   private readonly services: Services;
+  /** Requests in flight per identity and in total (docs/security.md "Bounds"). */
+  private readonly admission: Admission;
 
   constructor(readonly opts: ServerOptions) {
     this.listens = new Listens(opts.provider);
     this.rounds = new Rounds(opts.settings);
+    this.admission = new Admission(() => ({
+      perIdentity: opts.settings.get<number>('limits.inflightPerIdentity'),
+      total: opts.settings.get<number>('limits.inflight'),
+    }));
     this.services = {
       provider: opts.provider,
       settings: opts.settings,
@@ -78,14 +88,21 @@ export class McpServer {
   async handle(inc: Incoming): Promise<Outcome> {
     const { req } = inc;
     let rev: Revision = inc.rev;
+    let release: (() => void) | undefined;
+    let identity: string | undefined;
+    let background = false;
     try {
       rev = this.revisionOf(req, inc.rev);
       if (!methodAnswered(req.method, rev) || !HANDLERS[req.method]) throw methodNotFound(req.method);
+      identity = this.identityOf(inc, rev);
+      release = await this.admission.acquire(identity, inc.signal);
       if (eraOf(rev) === 'modern' && MRTR_METHODS.has(req.method)) {
-        const result = await this.rounds.roundTrip(inc, rev, (call) => this.startInBackground(inc, rev, call));
+        background = true;
+        const id = identity;
+        const result = await this.rounds.roundTrip(inc, rev, id, (call) => this.startInBackground(inc, rev, id, call));
         return { response: resultResponse(req.id, this.spell(req.method, result, rev)), rev };
       }
-      const ctx = this.context(inc, rev);
+      const ctx = this.context(inc, rev, identity);
       const result = await HANDLERS[req.method]!(ctx, isObject(req.params) ? req.params : {});
       ctx.finish();
       // initialize is answered in the revision it negotiated, not the one it arrived under.
@@ -98,7 +115,39 @@ export class McpServer {
     } catch (err) {
       if (inc.signal.aborted && inc.signal.reason instanceof ClientCancelled) return { response: undefined, rev };
       return { response: errorResponse(req.id, toWireError(this.abortReason(err, inc.signal), rev)), rev };
+    } finally {
+      release?.();
+      // A background call ends its identity itself, when it settles (startInBackground).
+      if (identity && !background) this.identityEnded(identity);
     }
+  }
+
+  /** Who a request is from (docs/protocol.md "Client identity"): the identity it names in
+   *  `_meta["dev.mcpx/session"]` — at most limits.identitiesPerConnection of them per connection —, else
+   *  a 2026-07-28 request is its own identity, and a legacy one is its connection's. */
+  private identityOf(inc: Incoming, rev: Revision): string {
+    const params = isObject(inc.req.params) ? inc.req.params : {};
+    const session = isObject(params._meta) ? params._meta[META.session] : undefined;
+    if (typeof session === 'string' && session !== '') {
+      const identity = `client:${session}`;
+      const named = inc.conn.identities;
+      if (!named.has(identity)) {
+        const max = this.opts.settings.get<number>('limits.identitiesPerConnection');
+        if (named.size >= max)
+          throw invalidParams(
+            `Invalid params: this connection has already named ${max} identities in _meta["${META.session}"] (limits.identitiesPerConnection)`,
+          );
+        named.add(identity);
+      }
+      return identity;
+    }
+    return eraOf(rev) === 'modern' ? `${PER_REQUEST}${randomUUID()}` : inc.conn.defaultIdentity;
+  }
+
+  /** An identity made for one 2026-07-28 request ends with its call: what the provider keeps for it
+   *  (an upstream instance of a `scope: "identity"` server) may go (docs/security.md "Bounds"). */
+  private identityEnded(identity: string): void {
+    if (identity.startsWith(PER_REQUEST)) this.opts.provider.identityEnded?.(identity);
   }
 
   /** A request aborted while running surfaces as the abort's own error, not what the handler made of it. */
@@ -118,11 +167,16 @@ export class McpServer {
 
   /** A 2026-07-28 call that may ask starts in the background: its handler runs with the call's own
    *  context, whose progress and log messages ride this request's stream only while it is open. */
-  private startInBackground(inc: Incoming, rev: Revision, call: BackgroundCall): void {
-    const ctx = this.context(inc, rev, call);
+  private startInBackground(inc: Incoming, rev: Revision, identity: string, call: BackgroundCall): void {
+    const ctx = this.context(inc, rev, identity, call);
     const params = isObject(inc.req.params) ? inc.req.params : {};
-    call.run(HANDLERS[inc.req.method]!(ctx, params));
+    const work = HANDLERS[inc.req.method]!(ctx, params);
+    call.run(work);
     void call.settle().then(() => ctx.finish());
+    void work.then(
+      () => this.identityEnded(identity),
+      () => this.identityEnded(identity),
+    );
   }
 
   /** The result spelled for `rev`: the modern envelope, or a legacy copy without what `rev` lacks. */
@@ -137,13 +191,17 @@ export class McpServer {
     return downgradeResult(method, result, rev);
   }
 
-  private context(inc: Incoming, rev: Revision, background?: BackgroundCall): HandlerContext & { finish(): void } {
+  private context(
+    inc: Incoming,
+    rev: Revision,
+    identity: string,
+    background?: BackgroundCall,
+  ): HandlerContext & { finish(): void } {
     const { conn, req } = inc;
     const params = isObject(req.params) ? req.params : {};
     const meta = isObject(params._meta) ? params._meta : {};
     let clientCapabilities = conn.clientCapabilities;
     let logLevel: LogLevel | undefined = conn.logLevel;
-    let identity = conn.defaultIdentity;
     if (eraOf(rev) === 'modern') {
       // 2026-07-28 basic/index: capabilities, version and log level are per request; nothing is read
       // from earlier requests on the connection.
@@ -158,10 +216,7 @@ export class McpServer {
         throw invalidParams(`Invalid params: unknown log level ${JSON.stringify(level)}`);
       clientCapabilities = caps;
       logLevel = level as LogLevel | undefined;
-      identity = `request:${randomUUID()}`;
     }
-    if (typeof meta[META.session] === 'string' && meta[META.session] !== '')
-      identity = `client:${String(meta[META.session])}`;
     let done = false;
     const emit = (method: string, p: JsonObject) => {
       if (done || inc.signal.aborted) return;

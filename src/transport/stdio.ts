@@ -1,14 +1,14 @@
 // MCP over stdio, server side: newline-delimited JSON-RPC. Requests run concurrently, each with its own
 // AbortSignal, so a notifications/cancelled read while one runs reaches it; notifications and
 // initialize stay in order (docs/protocol.md "stdio order").
-import { createInterface } from 'node:readline';
 import type { Readable, Writable } from 'node:stream';
 import { type Message, type Request, type Response, classify, errorResponse, parseJson } from '../protocol/jsonrpc';
-import type { ProtocolError } from '../protocol/errors';
+import { type ProtocolError, invalidRequest } from '../protocol/errors';
 import { HEADERLESS, OLDEST, type Revision } from '../protocol/revisions';
 import { Conn } from '../server/conn';
 import { type Channel, Runner } from '../server/runner';
 import type { McpServer } from '../server/server';
+import { readLines } from '../wire/lines';
 
 export interface StdioOptions {
   server: McpServer;
@@ -31,9 +31,28 @@ export class StdioTransport {
     this.conn = new Conn('stdio', opts.identity ?? `stdio:${process.pid}`, (msg) => this.write(msg));
     this.runner = new Runner(opts.server, this.conn);
     opts.server.listens.registerPush(this.conn);
-    const rl = createInterface({ input: opts.input, crlfDelay: Infinity });
-    rl.on('line', (line) => this.line(line));
-    this.closed = new Promise((resolve) => rl.on('close', () => void this.drain().then(resolve)));
+    // transport.maxLineBytes: a longer line is answered -32600 and discarded.
+    const max = opts.server.opts.settings.get<number>('transport.maxLineBytes');
+    this.closed = new Promise((resolve) =>
+      readLines(
+        opts.input,
+        max,
+        {
+          line: (line) => this.line(line),
+          // Not buffered past the bound (docs/security.md "Bounds"); the next line is read as usual.
+          overlong: () =>
+            void this.write(
+              errorResponse(
+                undefined,
+                invalidRequest(
+                  `Invalid request: a line longer than ${max} bytes (transport.maxLineBytes) was discarded`,
+                ).toWire(),
+              ),
+            ),
+        },
+        () => void this.drain().then(resolve),
+      ),
+    );
   }
 
   private write(msg: Message | Response[]): boolean {

@@ -138,12 +138,51 @@ export class Pool {
         `upstream ${server} failed ${recent.length} times within ${RESTART_POLICY.windowMs / 1000} s and is given up on for now: ${e.lastError ?? 'no error recorded'}`,
       );
     }
+    if (def.scope === 'identity') this.makeRoom(e);
     e.starting = this.start(e, recent.length);
     try {
       return await e.starting;
     } finally {
       e.starting = undefined;
     }
+  }
+
+  /** Room for one more instance of a `scope: "identity"` server within limits.instancesPerServer: the
+   *  least recently used idle instance of another identity is stopped; one in use is never taken, and
+   *  if every instance is in use the call is refused naming the setting (docs/security.md "Bounds"). */
+  private makeRoom(e: Entry): void {
+    const max = this.o.settings.get<number>('limits.instancesPerServer');
+    const live = [...this.entries.values()].filter((x) => x.def === e.def && x !== e && (x.client || x.starting));
+    if (live.length < max) return;
+    const idle = live
+      .filter((x) => !x.starting && x.calls === 0 && x.holds === 0 && (x.client?.inflight ?? 0) === 0)
+      .sort((a, b) => a.lastUsed - b.lastUsed);
+    const victim = idle[0];
+    if (!victim)
+      throw new ProtocolError(
+        CODES.InternalError,
+        `upstream ${e.def.name}: ${max} instances are running, each in use by another client (limits.instancesPerServer); retry when one is free`,
+      );
+    this.o.log(
+      `[${e.def.name}] limits.instancesPerServer (${max}) reached: stopping the least recently used idle instance`,
+    );
+    this.entries.delete(entryKey(victim.def.name, victim.scope));
+    void this.stopEntry(victim);
+  }
+
+  /** An identity is gone (a 2026-07-28 request's own, when its call settled): its instances stop now,
+   *  and the pool forgets them. One still in use is left to pool.idleTimeout. */
+  async release(identity: string): Promise<void> {
+    const mine = [...this.entries.values()].filter(
+      (e) => e.def.scope === 'identity' && e.scope === identity && e.calls === 0 && e.holds === 0,
+    );
+    await Promise.all(
+      mine.map(async (e) => {
+        this.entries.delete(entryKey(e.def.name, e.scope));
+        await e.starting?.catch(() => undefined);
+        await this.stopEntry(e);
+      }),
+    );
   }
 
   private async start(e: Entry, consecutive: number): Promise<UpstreamClient> {
@@ -160,6 +199,7 @@ export class Pool {
         capabilities: this.o.capabilities,
         timeoutMs: this.o.settings.duration('pool.startTimeout'),
         probeTimeoutMs: this.o.settings.duration('pool.probeTimeout'),
+        maxLineBytes: this.o.settings.get<number>('transport.maxLineBytes'),
       });
       if (this.closed) {
         await client.close();

@@ -1,10 +1,13 @@
 // An upstream over stdio: newline-delimited JSON-RPC on a spawned process's pipes. stderr goes to the
-// log line by line; a line that is not JSON-RPC is logged and skipped, never fatal.
+// log line by line; a line that is not JSON-RPC is logged and skipped, never fatal. A line longer than
+// transport.maxLineBytes is not buffered: the connection is closed and its calls fail naming the
+// setting (docs/security.md "Bounds").
 import type { ChildProcess } from 'node:child_process';
 import type { Socket } from 'node:net';
 import { createInterface } from 'node:readline';
 import { type Notification, type Request, type Response, classify } from '../protocol/jsonrpc';
 import { Correlator } from '../wire/correlator';
+import { readLines } from '../wire/lines';
 import { type SpawnSpec, killGroup, spawnGuarded } from './spawn';
 import { type SendOptions, TransportClosed, type UpstreamTransport } from './transport';
 
@@ -23,10 +26,22 @@ export class StdioUpstream implements UpstreamTransport {
     readonly name: string,
     spec: SpawnSpec,
     private readonly log: (line: string) => void,
+    /** transport.maxLineBytes */
+    maxLineBytes: number,
   ) {
     this.child = spawnGuarded(spec);
     (this.child.stdio[3] as Socket | null)?.unref?.();
-    createInterface({ input: this.child.stdout! }).on('line', (l) => this.line(l));
+    readLines(this.child.stdout!, maxLineBytes, {
+      line: (l) => this.line(l),
+      overlong: (bytes) => {
+        // Its content is not logged. Which call it answered is unknown, so every call on it fails now
+        // rather than waiting out pool.callTimeout; the next call starts it again.
+        const why = `upstream ${name} sent a line longer than ${maxLineBytes} bytes (transport.maxLineBytes; ${bytes} bytes seen); its connection was closed`;
+        this.log(`[${name}] ${why}`);
+        this.end(new TransportClosed(why));
+        void this.close();
+      },
+    });
     createInterface({ input: this.child.stderr! }).on('line', (l) => this.log(`[${name}] ${l}`));
     this.child.stdin!.on('error', () => undefined); // EPIPE after the child died: reported by 'exit'
     this.child.on('error', (e) => this.end(new TransportClosed(`upstream ${name} could not start: ${e.message}`)));

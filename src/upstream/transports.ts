@@ -30,7 +30,11 @@ function httpTarget(def: Extract<ServerDef, { url: string }>): { url: string; he
   return { url: url.toString(), headers };
 }
 
-function stdioTransport(def: Extract<ServerDef, { command: string }>, log: (l: string) => void): StdioUpstream {
+function stdioTransport(
+  def: Extract<ServerDef, { command: string }>,
+  log: (l: string) => void,
+  maxLineBytes: number,
+): StdioUpstream {
   const env: NodeJS.ProcessEnv = { ...process.env };
   if (def.envFile) Object.assign(env, readEnvFile(def.envFile));
   for (const [k, v] of Object.entries(def.env)) {
@@ -38,15 +42,17 @@ function stdioTransport(def: Extract<ServerDef, { command: string }>, log: (l: s
     else env[k] = String(v);
   }
   if (def.auth?.type === 'env') env[def.auth.name] = def.auth.value;
-  return new StdioUpstream(def.name, { command: def.command, args: def.args, env, cwd: def.cwd }, log);
+  return new StdioUpstream(def.name, { command: def.command, args: def.args, env, cwd: def.cwd }, log, maxLineBytes);
 }
 
 export async function openTransport(
   def: ServerDef,
   via: 'stdio' | 'http' | 'sse',
   log: (l: string) => void,
+  /** transport.maxLineBytes: the longest line read from a stdio upstream. */
+  maxLineBytes: number,
 ): Promise<UpstreamTransport> {
-  if (def.type === 'stdio') return stdioTransport(def, log);
+  if (def.type === 'stdio') return stdioTransport(def, log, maxLineBytes);
   const { url, headers } = httpTarget(def);
   if (via === 'sse') return SseUpstream.open(def.name, url, headers, log);
   return new HttpUpstream(def.name, { url, headers, log });

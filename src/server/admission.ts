@@ -1,0 +1,84 @@
+// Requests in flight, bounded per identity and in total (docs/security.md "Bounds"): beyond
+// limits.inflightPerIdentity a request waits in its identity's own queue, first come first served, and
+// starts as one of that identity's requests ends; beyond limits.inflight (running and waiting together)
+// a new request is refused. An identity waits only on its own requests, never on another's, so one
+// client's flood cannot hold back another client's ping.
+import { CODES, ProtocolError } from '../protocol/errors';
+
+export interface AdmissionLimits {
+  perIdentity: number;
+  total: number;
+}
+
+interface Waiter {
+  start(): void;
+}
+
+export class Admission {
+  private readonly running = new Map<string, number>();
+  private readonly waiting = new Map<string, Waiter[]>();
+  /** Running and waiting, every identity together. */
+  private count = 0;
+
+  constructor(private readonly limits: () => AdmissionLimits) {}
+
+  /** Resolves with the release once the request may run; rejects when the gateway is full, or with the
+   *  abort reason if `signal` aborts while it waits. */
+  acquire(identity: string, signal: AbortSignal): Promise<() => void> {
+    const { perIdentity, total } = this.limits();
+    if (this.count >= total)
+      return Promise.reject(
+        new ProtocolError(
+          CODES.InternalError,
+          `the gateway is at limits.inflight (${total}) requests in flight; retry`,
+        ),
+      );
+    this.count++;
+    const n = this.running.get(identity) ?? 0;
+    if (n < perIdentity && !this.waiting.has(identity)) {
+      this.running.set(identity, n + 1);
+      return Promise.resolve(this.releaser(identity));
+    }
+    return new Promise((resolve, reject) => {
+      const queue = this.waiting.get(identity) ?? [];
+      this.waiting.set(identity, queue);
+      const onAbort = () => {
+        const i = queue.indexOf(w);
+        if (i === -1) return;
+        queue.splice(i, 1);
+        if (queue.length === 0) this.waiting.delete(identity);
+        this.count--;
+        reject(signal.reason);
+      };
+      const w: Waiter = {
+        start: () => {
+          signal.removeEventListener('abort', onAbort);
+          resolve(this.releaser(identity));
+        },
+      };
+      queue.push(w);
+      if (signal.aborted) return onAbort();
+      signal.addEventListener('abort', onAbort, { once: true });
+    });
+  }
+
+  private releaser(identity: string): () => void {
+    let done = false;
+    return () => {
+      if (done) return;
+      done = true;
+      this.count--;
+      const queue = this.waiting.get(identity);
+      const next = queue?.shift();
+      if (next) {
+        // The slot passes to the identity's next request; its running count stays.
+        if (queue!.length === 0) this.waiting.delete(identity);
+        next.start();
+        return;
+      }
+      const n = (this.running.get(identity) ?? 1) - 1;
+      if (n > 0) this.running.set(identity, n);
+      else this.running.delete(identity);
+    };
+  }
+}

@@ -3,7 +3,15 @@
 // initialize stay in order (docs/protocol.md "stdio order").
 import { createInterface } from 'node:readline';
 import type { Readable, Writable } from 'node:stream';
-import { type Message, type Request, type Response, classify, errorResponse, parseJson } from '../protocol/jsonrpc';
+import {
+  type Message,
+  RefusedMessage,
+  type Request,
+  type Response,
+  classify,
+  errorResponse,
+  parseJson,
+} from '../protocol/jsonrpc';
 import type { ProtocolError } from '../protocol/errors';
 import { HEADERLESS, OLDEST, type Revision } from '../protocol/revisions';
 import { Conn } from '../server/conn';
@@ -50,9 +58,9 @@ export class StdioTransport {
     if (line.trim() === '') return;
     let value: unknown;
     try {
-      value = parseJson(line);
+      value = parseJson(line, this.opts.server.opts.settings.get<number>('limits.paramsDepth'));
     } catch (e) {
-      this.write(errorResponse(undefined, (e as ProtocolError).toWire()));
+      this.write(errorResponse(e instanceof RefusedMessage ? e.id : undefined, (e as ProtocolError).toWire()));
       return;
     }
     const runner = this.runner;

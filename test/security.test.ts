@@ -1,0 +1,182 @@
+// What mcpx promises a hostile or careless peer (docs/security.md): single-use requestState with the
+// round count kept by mcpx; messages nested too deeply and ids JSON cannot carry exactly refused as they
+// are read.
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import type { Listening } from '../src/app/app';
+import type { JsonObject, Request, Response } from '../src/protocol/jsonrpc';
+import { testProvider } from './fixtures/provider';
+import { startTestServer } from './harness/gateway';
+import { memoryServer, memoryStdio } from './harness/memory';
+import { assertServerFrame } from './harness/schema';
+import { HttpClient, type Json } from './harness/wire';
+
+const MODERN = '2026-07-28';
+const PV = 'io.modelcontextprotocol/protocolVersion';
+const CAPS = 'io.modelcontextprotocol/clientCapabilities';
+
+/** `{"a":{"a":…}}` nested `n` levels, built without recursion. */
+function nested(n: number): JsonObject {
+  let v: JsonObject = {};
+  for (let i = 0; i < n; i++) v = { a: v };
+  return v;
+}
+/** The same, as text (JSON.stringify of a very deep value overflows the stack). */
+const nestedText = (n: number) => `${'{"a":'.repeat(n)}{}${'}'.repeat(n)}`;
+
+let gw: Listening;
+before(async () => {
+  gw = await startTestServer({ 'proto.askRounds': 8 });
+});
+after(() => gw.close());
+
+describe('requestState', () => {
+  const asker = () => new HttpClient(gw.url, MODERN, { capabilities: { elicitation: {} } });
+  const ask = (c: HttpClient, extra: Json = {}) =>
+    c.request('tools/call', { name: 'ask', arguments: { times: 100 }, ...extra });
+  const answer = (r: Json) => {
+    const [k] = Object.keys(r.inputRequests as Json);
+    return { inputResponses: { [k!]: { action: 'accept', content: { n: 1 } } }, requestState: r.requestState };
+  };
+
+  test('a state resumes its call once: a second use is -32602 "already used"', async () => {
+    const c = asker();
+    const r1 = (await ask(c)).result!;
+    const r2 = await ask(c, answer(r1));
+    assert.equal(r2.result?.resultType, 'input_required');
+    const again = await ask(c, answer(r1));
+    assert.equal(again.error?.code, -32602);
+    assert.equal(again.reply.status, 400);
+    assert.match(again.error!.message, /already used/);
+  });
+
+  test('replaying the first round state twelve times gets no round; the chain still ends at proto.askRounds', async () => {
+    const c = asker();
+    const r1 = (await ask(c)).result!;
+    let r = (await ask(c, answer(r1))).result!;
+    assert.equal(r.resultType, 'input_required');
+    for (let i = 0; i < 12; i++) {
+      const replay = await ask(c, answer(r1));
+      assert.equal(replay.error?.code, -32602);
+      assert.match(replay.error!.message, /already used/);
+    }
+    // The count is the call's: rounds 1 and 2 are spent, so six more input_required, then the bound.
+    let rounds = 2;
+    for (;;) {
+      const next = await ask(c, answer(r));
+      if (next.error) {
+        assert.equal(next.error.code, -32603);
+        assert.match(next.error.message, /after 8 rounds \(proto\.askRounds\)/);
+        break;
+      }
+      r = next.result!;
+      rounds++;
+    }
+    assert.equal(rounds, 8);
+  });
+
+  test('the MAC is checked before the params are hashed; the hash reads a depth-limited form', async () => {
+    // Through the server core (no transport depth check): params far deeper than the stack allows.
+    const mem = memoryServer(testProvider(), { 'limits.paramsDepth': 64 });
+    try {
+      const { runner, channel } = mem.runner();
+      const req = (id: number, params: JsonObject): Request => ({
+        jsonrpc: '2.0',
+        id,
+        method: 'tools/call',
+        params: { ...params, _meta: { [PV]: MODERN, [CAPS]: { elicitation: {} } } },
+      });
+      const err = (r: Response | undefined) => (r && 'error' in r ? r.error : undefined);
+      const forged = await runner.request(
+        req(1, { name: 'ask', arguments: nested(20_000), requestState: 'eyJjIjoieCJ9.AAAA' }),
+        MODERN,
+        channel,
+      );
+      assert.equal(err(forged.response)?.code, -32602);
+      assert.match(err(forged.response)!.message, /failed verification/);
+      // A genuine state on a request too deep to hash: -32602, not a stack overflow.
+      const first = await runner.request(req(2, { name: 'ask', arguments: { times: 2 } }), MODERN, channel);
+      const state = (first.response as { result: Json }).result.requestState;
+      const deep = await runner.request(
+        req(3, { name: 'ask', arguments: nested(20_000), requestState: state }),
+        MODERN,
+        channel,
+      );
+      assert.equal(err(deep.response)?.code, -32602);
+      assert.match(err(deep.response)!.message, /nested too deeply \(limits\.paramsDepth\)/);
+    } finally {
+      await mem.close();
+    }
+  });
+});
+
+describe('Hostile shapes', () => {
+  const deepCall = (id: number | string, depth: number) =>
+    `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"method":"tools/call","params":{"name":"echo","arguments":{"text":"x","a":${nestedText(depth)}}}}`;
+
+  test('a message nested deeper than limits.paramsDepth is -32602 with HTTP 400, in both eras', async () => {
+    const modern = new HttpClient(gw.url, MODERN);
+    const body = { jsonrpc: '2.0', id: 7, method: 'tools/call', params: modern.params({ name: 'echo' }) };
+    const raw = JSON.stringify(body).replace('"name":"echo"', `"name":"echo","arguments":${nestedText(5000)}`);
+    const r = await modern.post(body, undefined, { raw });
+    assert.equal(r.status, 400);
+    assert.equal((r.frames[0]!.error as Json).code, -32602);
+    assert.match(String((r.frames[0]!.error as Json).message), /limits\.paramsDepth/);
+    assert.equal(r.frames[0]!.id, 7);
+
+    const legacy = new HttpClient(gw.url, '2025-11-25');
+    await legacy.initialize();
+    const l = await legacy.post({ jsonrpc: '2.0', id: 8, method: 'tools/call' }, undefined, { raw: deepCall(8, 5000) });
+    assert.equal(l.status, 400);
+    assert.equal((l.frames[0]!.error as Json).code, -32602);
+  });
+
+  test('a message within the limit is read as before', async () => {
+    const legacy = new HttpClient(gw.url, '2025-11-25');
+    await legacy.initialize();
+    const l = await legacy.post({ jsonrpc: '2.0', id: 9, method: 'tools/call' }, undefined, { raw: deepCall(9, 40) });
+    assert.equal(l.status, 200);
+    assert.ok(l.frames[0]!.result);
+  });
+
+  test('stdio: the same refusal, one line, the connection goes on', async () => {
+    const mem = memoryServer(testProvider());
+    const io = memoryStdio(mem.server);
+    try {
+      io.write({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '1' } },
+      });
+      await io.next((m) => (m as Json).id === 1);
+      io.write(deepCall(2, 10_000));
+      const refused = (await io.next((m) => (m as Json).id === 2)) as Json;
+      assert.equal((refused.error as Json).code, -32602);
+      assertServerFrame('2025-11-25', refused, 'tools/call');
+      io.write({ jsonrpc: '2.0', id: 3, method: 'ping' });
+      assert.deepEqual(((await io.next((m) => (m as Json).id === 3)) as Json).result, {});
+    } finally {
+      io.end();
+      await io.transport.closed;
+      await mem.close();
+    }
+  });
+
+  test('an id beyond 2^53 is refused with -32600, never echoed rounded', async () => {
+    const legacy = new HttpClient(gw.url, '2025-11-25', { noValidate: true });
+    await legacy.initialize();
+    for (const id of ['9007199254740993', '9007199254740992', '1e2', '1.0000000000000001']) {
+      const r = await legacy.post({}, undefined, { raw: `{"jsonrpc":"2.0","id":${id},"method":"ping"}` });
+      assert.equal(r.status, 400, id);
+      assert.equal((r.frames[0]!.error as Json).code, -32600, id);
+      assert.equal('id' in r.frames[0]!, false, `${id}: no rounded id echoed`);
+    }
+    const ok = await legacy.post({}, undefined, { raw: '{"jsonrpc":"2.0","id": 9007199254740991,"method":"ping"}' });
+    assert.equal(ok.frames[0]!.id, 9007199254740991);
+    const nested = await legacy.post({}, undefined, {
+      raw: '{"jsonrpc":"2.0","method":"ping","params":{"id":5},"id":42}',
+    });
+    assert.equal(nested.frames[0]!.id, 42);
+  });
+});

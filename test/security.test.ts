@@ -1,12 +1,16 @@
 // What mcpx promises a hostile or careless peer (docs/security.md): single-use requestState with the
 // round count kept by mcpx; messages nested too deeply and ids JSON cannot carry exactly refused as they
-// are read.
+// are read; stdio upstreams started with a safe environment, not the gateway's.
 import assert from 'node:assert/strict';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Listening } from '../src/app/app';
 import type { JsonObject, Request, Response } from '../src/protocol/jsonrpc';
 import { testProvider } from './fixtures/provider';
 import { startTestServer } from './harness/gateway';
+import { gatewayFor } from './harness/upstreams';
 import { memoryServer, memoryStdio } from './harness/memory';
 import { assertServerFrame } from './harness/schema';
 import { HttpClient, type Json } from './harness/wire';
@@ -178,5 +182,49 @@ describe('Hostile shapes', () => {
       raw: '{"jsonrpc":"2.0","method":"ping","params":{"id":5},"id":42}',
     });
     assert.equal(nested.frames[0]!.id, 42);
+  });
+});
+
+describe('Upstream environment', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'mcpx-env-'));
+  after(() => rmSync(dir, { recursive: true, force: true }));
+  // An "upstream" that writes the environment it got to a file and exits.
+  const reporter = (file: string, extra: Json = {}) => ({
+    command: process.execPath,
+    args: ['-e', 'require("fs").writeFileSync(process.argv[1], JSON.stringify(process.env))', file],
+    ...extra,
+  });
+  async function envOf(extra: Json, values: Record<string, unknown> = {}): Promise<Record<string, string>> {
+    const file = join(dir, `env-${Math.random().toString(36).slice(2)}.json`);
+    process.env.MCPX_TEST_SENTINEL = 'sentinel-value';
+    const gw = await gatewayFor({ rep: reporter(file, extra) }, values);
+    try {
+      const c = new HttpClient(gw.url, '2025-11-25');
+      await c.initialize();
+      await c.request('tools/call', { name: 'mcpx_call', arguments: { server: 'rep', tool: 'x' } });
+    } finally {
+      await gw.close();
+      delete process.env.MCPX_TEST_SENTINEL;
+    }
+    assert.ok(existsSync(file), 'the upstream ran');
+    return JSON.parse(readFileSync(file, 'utf8')) as Record<string, string>;
+  }
+
+  test('a stdio upstream gets the safe list and its own env, not the rest of the gateway environment', async () => {
+    const env = await envOf({ env: { OWN: 'own' } });
+    assert.equal(env.MCPX_TEST_SENTINEL, undefined);
+    assert.equal(env.PATH, process.env.PATH);
+    assert.equal(env.HOME, process.env.HOME);
+    assert.equal(env.OWN, 'own');
+  });
+
+  test('upstream.env names variables every stdio upstream gets', async () => {
+    const env = await envOf({}, { 'upstream.env': ['MCPX_TEST_SENTINEL'] });
+    assert.equal(env.MCPX_TEST_SENTINEL, 'sentinel-value');
+  });
+
+  test('inheritEnv: true passes the whole environment', async () => {
+    const env = await envOf({ inheritEnv: true });
+    assert.equal(env.MCPX_TEST_SENTINEL, 'sentinel-value');
   });
 });

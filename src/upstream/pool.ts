@@ -160,6 +160,7 @@ export class Pool {
         capabilities: this.o.capabilities,
         timeoutMs: this.o.settings.duration('pool.startTimeout'),
         probeTimeoutMs: this.o.settings.duration('pool.probeTimeout'),
+        envNames: this.o.settings.get<string[]>('upstream.env'),
       });
       if (this.closed) {
         await client.close();

@@ -26,6 +26,8 @@ export interface ConnectOptions {
   timeoutMs: number;
   /** How long server/discover may go unanswered before the server is taken as legacy. */
   probeTimeoutMs: number;
+  /** upstream.env: names of the gateway's environment a stdio upstream gets besides the safe list. */
+  envNames?: readonly string[];
 }
 
 /** Errors only a 2026-07-28 server sends: the server is modern, do not fall back (versioning page). */
@@ -54,7 +56,7 @@ export async function connect(o: ConnectOptions): Promise<UpstreamClient> {
   const why: string[] = [];
   let transport: UpstreamTransport | undefined;
   for (const era of order) {
-    transport = transport && !transport.isClosed ? transport : await openTransport(o.def, via, o.hooks.log);
+    transport = transport && !transport.isClosed ? transport : await openTransport(o.def, via, o.hooks.log, o.envNames);
     const a = era === 'modern' && via !== 'sse' ? await tryModern(o, transport) : await tryLegacy(o, transport);
     if (a.kind === 'ok') return remember(o, a.client, cached);
     why.push(a.why);
@@ -64,7 +66,7 @@ export async function connect(o: ConnectOptions): Promise<UpstreamClient> {
       await transport.close();
       transport = undefined;
       try {
-        const sse = await openTransport(o.def, 'sse', o.hooks.log);
+        const sse = await openTransport(o.def, 'sse', o.hooks.log, o.envNames);
         const b = await tryLegacy(o, sse);
         if (b.kind === 'ok') return remember(o, b.client, cached);
         why.push(b.why);

@@ -1,6 +1,7 @@
 // What mcpx promises a hostile or careless peer (docs/security.md): single-use requestState with the
 // round count kept by mcpx; messages nested too deeply and ids JSON cannot carry exactly refused as they
-// are read; stdio upstreams started with a safe environment, not the gateway's.
+// are read; secrets of server definitions out of output, errors and logs; stdio upstreams started with a
+// safe environment, not the gateway's.
 import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -9,6 +10,10 @@ import { after, before, describe, test } from 'node:test';
 import type { Listening } from '../src/app/app';
 import type { JsonObject, Request, Response } from '../src/protocol/jsonrpc';
 import { testProvider } from './fixtures/provider';
+import { listen } from '../src/app/app';
+import { parseConfig } from '../src/config/file';
+import { Settings } from '../src/config/settings';
+import { Gateway } from '../src/gateway/gateway';
 import { startTestServer } from './harness/gateway';
 import { gatewayFor } from './harness/upstreams';
 import { memoryServer, memoryStdio } from './harness/memory';
@@ -226,5 +231,68 @@ describe('Upstream environment', () => {
   test('inheritEnv: true passes the whole environment', async () => {
     const env = await envOf({ inheritEnv: true });
     assert.equal(env.MCPX_TEST_SENTINEL, 'sentinel-value');
+  });
+});
+
+describe('Secrets in output and logs', () => {
+  test('no secret of a definition reaches mcpx_servers, an error or a log line; host and path do', async () => {
+    const down = 'http://127.0.0.1:1/mcp'; // nothing listens on port 1
+    const secrets = [
+      'sk-query-secret-1',
+      'qvalue-secret-2',
+      'pw-secret-3',
+      'hdr-secret-4',
+      'bearer-secret-5',
+      'env-secret-6',
+      'sig-secret-7',
+      'basic-secret-8',
+    ];
+    const servers = {
+      query: { url: `${down}?api_key=${secrets[0]}&x-Signature=${secrets[6]}&plain=visible` },
+      authq: { url: down, auth: { type: 'query', name: 'q', value: secrets[1] } },
+      userinfo: { url: `http://someone:${secrets[2]}@127.0.0.1:1/mcp` },
+      headers: { url: down, headers: { 'X-Custom': secrets[3] }, auth: { type: 'bearer', token: secrets[4] } },
+      basic: { url: down, auth: { type: 'basic', username: 'me', password: secrets[7] } },
+      // A stdio upstream that prints its secret on stderr (logged) and exits.
+      env: {
+        command: process.execPath,
+        args: ['-e', 'console.error("my secret is " + process.env.SECRET_ENV); process.exit(1)'],
+        env: { SECRET_ENV: secrets[5] },
+      },
+    };
+    const config = parseConfig({ servers }, 'test', { env: process.env });
+    assert.deepEqual(config.issues, []);
+    const settings = new Settings([
+      { source: 'flag', values: { 'pool.probeTimeout': '1s', 'pool.startTimeout': '5s' } },
+    ]);
+    const logs: string[] = [];
+    const g = new Gateway(config, settings, { log: (l) => logs.push(l) });
+    const l = await listen({ provider: g, settings, port: 0, address: '127.0.0.1' });
+    const seen: string[] = [];
+    try {
+      const c = new HttpClient(l.url, '2025-11-25');
+      await c.initialize();
+      for (const server of Object.keys(servers)) {
+        const r = await c.request('tools/call', { name: 'mcpx_call', arguments: { server, tool: 'x' } });
+        assert.ok(r.error ?? r.result?.isError, `${server} failed`);
+        seen.push(JSON.stringify(r.response));
+      }
+      // Logs of the stdio upstream's stderr arrive asynchronously.
+      await new Promise((r) => setTimeout(r, 200));
+      const st = await c.request('tools/call', { name: 'mcpx_servers', arguments: {} });
+      seen.push(JSON.stringify(st.response));
+      const t = await c.request('tools/call', { name: 'mcpx_tools', arguments: {} });
+      seen.push(JSON.stringify(t.response));
+    } finally {
+      await l.close();
+      await g.close();
+    }
+    const all = [...seen, ...logs].join('\n');
+    for (const s of secrets) assert.ok(!all.includes(s), `${s} leaked:\n${all}`);
+    assert.ok(!all.includes(Buffer.from(`me:${secrets[7]}`).toString('base64')), 'basic credentials leaked');
+    // What is not secret is still said: the host, the path, an ordinary query parameter, the stderr line.
+    assert.match(all, /127\.0\.0\.1:1\/mcp\?api_key=\*\*\*/);
+    assert.match(all, /plain=visible/);
+    assert.match(all, /my secret is \*\*\*/);
   });
 });

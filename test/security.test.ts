@@ -1,6 +1,6 @@
 // What mcpx promises a hostile or careless peer (docs/security.md): single-use requestState with the
 // round count kept by mcpx; messages nested too deeply and ids JSON cannot carry exactly refused as they
-// are read; secrets of server definitions out of output, errors and logs; stdio upstreams started with a
+// are read; invalid upstream results never relayed; secrets of server definitions out of output, errors and logs; stdio upstreams started with a
 // safe environment, not the gateway's.
 import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -15,7 +15,8 @@ import { parseConfig } from '../src/config/file';
 import { Settings } from '../src/config/settings';
 import { Gateway } from '../src/gateway/gateway';
 import { startTestServer } from './harness/gateway';
-import { gatewayFor } from './harness/upstreams';
+import { resultProblem } from '../src/protocol/messages';
+import { fixtureCommand, gatewayFor } from './harness/upstreams';
 import { memoryServer, memoryStdio } from './harness/memory';
 import { assertServerFrame } from './harness/schema';
 import { HttpClient, type Json } from './harness/wire';
@@ -294,5 +295,71 @@ describe('Secrets in output and logs', () => {
     assert.match(all, /127\.0\.0\.1:1\/mcp\?api_key=\*\*\*/);
     assert.match(all, /plain=visible/);
     assert.match(all, /my secret is \*\*\*/);
+  });
+});
+
+describe('Upstream results', () => {
+  const fixture = (rev: string) =>
+    fixtureCommand([
+      '--rev',
+      rev,
+      '--name',
+      'bad',
+      '--tool-result',
+      'broken={"content":"notanarray"}',
+      '--tool-result',
+      'fine={"content":[{"type":"text","text":"ok"}]}',
+    ]);
+
+  test('an invalid tools/call result is an error naming the upstream, never relayed (both eras)', async () => {
+    for (const rev of ['2025-11-25', MODERN]) {
+      const gw = await gatewayFor({ bad: fixture(rev) }, { 'mcp.passthrough': ['bad'] });
+      try {
+        // A 2025-11-25 client through mcpx_call; a 2026-07-28 client through the pass-through name.
+        const legacy = new HttpClient(gw.url, '2025-11-25');
+        await legacy.initialize();
+        const viaCall = await legacy.request('tools/call', {
+          name: 'mcpx_call',
+          arguments: { server: 'bad', tool: 'broken' },
+        });
+        assert.equal(viaCall.error?.code, -32603, rev);
+        assert.equal(
+          viaCall.error!.message,
+          'upstream bad returned an invalid tools/call result: content must be an array',
+        );
+        const modern = new HttpClient(gw.url, MODERN);
+        const direct = await modern.request('tools/call', { name: 'broken' });
+        assert.equal(direct.error?.code, -32603);
+        assert.equal(direct.reply.status, 500);
+        assert.match(direct.error!.message, /upstream bad returned an invalid tools\/call result/);
+        // A valid one still passes, verbatim.
+        const fine = await modern.request('tools/call', { name: 'fine' });
+        assert.deepEqual(fine.result?.content, [{ type: 'text', text: 'ok' }]);
+      } finally {
+        await gw.close();
+      }
+    }
+  });
+
+  test('each relayed method has its required shape checked', () => {
+    const bad: Array<[string, unknown, string]> = [
+      ['tools/call', { content: [{ text: 'no type' }] }, 'content.0.type is required'],
+      ['tools/call', { content: [], isError: 'yes' }, 'isError must be a boolean'],
+      ['prompts/get', { messages: {} }, 'messages must be an array'],
+      ['resources/read', { contents: [{ text: 'x' }] }, 'contents.0.uri is required'],
+      ['tools/list', { tools: [{ name: 't' }] }, 'tools.0.inputSchema is required'],
+      ['prompts/list', {}, 'prompts is required'],
+      ['resources/list', { resources: [{ name: 'r' }] }, 'resources.0.uri is required'],
+      [
+        'resources/templates/list',
+        { resourceTemplates: [{ name: 'r', uri: 'x' }] },
+        'resourceTemplates.0.uriTemplate is required',
+      ],
+      ['completion/complete', { completion: { values: [1] } }, 'completion.values.0 must be a string'],
+      ['tools/list', { tools: [], nextCursor: 5 }, 'nextCursor must be a string'],
+    ];
+    for (const [method, result, why] of bad) assert.equal(resultProblem(method, result), why, method);
+    assert.equal(resultProblem('tools/call', { content: [], structuredContent: { a: 1 }, extra: true }), undefined);
+    assert.equal(resultProblem('ping', { anything: 1 }), undefined);
   });
 });

@@ -78,7 +78,7 @@ describe('MRTR (2026-07-28)', () => {
     const r1 = (await ask(c, 1)).result!;
     const state = String(r1.requestState);
     const [body, mac] = state.split('.');
-    const tampered = `${Buffer.from(Buffer.from(body!, 'base64url').toString().replace('"r":1', '"r":0')).toString('base64url')}.${mac}`;
+    const tampered = `${Buffer.from(Buffer.from(body!, 'base64url').toString().replace('"c":"', '"c":"x')).toString('base64url')}.${mac}`;
     const cases: Array<[Json, RegExp]> = [
       [{ requestState: tampered }, /failed verification/],
       [{ requestState: 'garbage' }, /not one mcpx issued/],

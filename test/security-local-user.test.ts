@@ -11,7 +11,8 @@ import { after, before, test } from 'node:test';
 import { repoRoot } from './harness/gateway';
 
 const root = process.getuid?.() === 0;
-const haveTools = root && spawnSync('sh', ['-c', 'command -v useradd && command -v userdel && command -v runuser']).status === 0;
+const haveTools =
+  root && spawnSync('sh', ['-c', 'command -v useradd && command -v userdel && command -v runuser']).status === 0;
 const skip = haveTools ? false : 'needs root with useradd and runuser (CI runs as root)';
 const user = `mcpxother${process.pid}`;
 const dir = mkdtempSync(join(tmpdir(), 'mcpx-user-'));
@@ -20,7 +21,10 @@ let url = '';
 
 /** Runs a script as the throwaway user; its stdout is the result. */
 function asOther(script: string, ...args: string[]): string {
-  return execFileSync('runuser', ['-u', user, '--', process.execPath, '-e', script, ...args], { encoding: 'utf8', cwd: '/' });
+  return execFileSync('runuser', ['-u', user, '--', process.execPath, '-e', script, ...args], {
+    encoding: 'utf8',
+    cwd: '/',
+  });
 }
 
 before(async () => {
@@ -33,7 +37,9 @@ before(async () => {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   daemon.stderr!.resume();
-  const line = await new Promise<string>((resolve) => createInterface({ input: daemon!.stdout! }).once('line', resolve));
+  const line = await new Promise<string>((resolve) =>
+    createInterface({ input: daemon!.stdout! }).once('line', resolve),
+  );
   url = /listening on (http:\/\/\S+)/.exec(line)?.[1] ?? '';
   assert.match(url, /\/mcp\/[A-Za-z0-9_-]{43}$/, line);
 });

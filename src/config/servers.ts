@@ -33,6 +33,9 @@ const stdio = z
     args: z.array(z.string()).default([]),
     env: z.record(z.union([z.string(), z.number(), z.null()])).default({}),
     envFile: z.string().optional(),
+    /** Pass the gateway's whole environment, not only the safe list and upstream.env (docs/security.md
+     *  "Upstream environment"). */
+    inheritEnv: z.boolean().optional(),
     cwd: z.string().optional(),
     ...common,
   })

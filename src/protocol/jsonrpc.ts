@@ -83,13 +83,84 @@ export function classify(value: unknown): Classified {
   return bad('neither a request, a notification nor a response');
 }
 
-/** Parse bytes as JSON; a syntax error is -32700. */
-export function parseJson(text: string): unknown {
+/** A message refused as it was read, with its id when it had one that can be echoed. */
+export class RefusedMessage extends ProtocolError {
+  constructor(
+    code: number,
+    message: string,
+    readonly id?: Id,
+  ) {
+    super(code, message);
+  }
+}
+
+/** Parse bytes as JSON; a syntax error is -32700. With `maxDepth` (limits.paramsDepth) the value is read
+ *  as a message or a batch of them: one nested deeper than that is -32602, and a numeric id JSON cannot
+ *  carry exactly is -32600 (docs/security.md "Hostile shapes";
+ *  docs/protocol.md "Request ids beyond 2^53"). */
+export function parseJson(text: string, maxDepth?: number): unknown {
+  let value: unknown;
   try {
-    return JSON.parse(text);
+    value = JSON.parse(text);
   } catch (e) {
     throw new ProtocolError(CODES.ParseError, `Parse error: ${(e as Error).message}`);
   }
+  if (maxDepth === undefined) return value;
+  const items = Array.isArray(value) ? value : [value];
+  for (const item of items) {
+    const id = isObject(item) && isId(item.id) ? item.id : undefined;
+    if (typeof id === 'number' && !exactId(text, id)) {
+      throw new RefusedMessage(
+        CODES.InvalidRequest,
+        'Invalid request: a numeric id must be an integer within ±(2^53 − 1) written as plain digits; this one cannot be echoed exactly',
+      );
+    }
+    if (depthOver(item, maxDepth)) {
+      throw new RefusedMessage(
+        CODES.InvalidParams,
+        `Invalid params: the message is nested deeper than ${maxDepth} levels (limits.paramsDepth)`,
+        Array.isArray(value) ? undefined : id,
+      );
+    }
+  }
+  return value;
+}
+
+/** Is `value` nested deeper than `max` objects and arrays (the value itself is level 1)? Iterative, so a
+ *  hostile depth costs a loop, never the call stack. */
+function depthOver(value: unknown, max: number): boolean {
+  if (typeof value !== 'object' || value === null) return false;
+  const nodes: object[] = [value];
+  const depths: number[] = [1];
+  while (nodes.length) {
+    const v = nodes.pop() as Record<string, unknown>;
+    const d = depths.pop()!;
+    if (d > max) return true;
+    for (const k in v) {
+      const x = v[k];
+      if (typeof x === 'object' && x !== null) {
+        nodes.push(x);
+        depths.push(d + 1);
+      }
+    }
+  }
+  return false;
+}
+
+/** A parsed numeric id is exact when it is a safe integer and the text holds it in its canonical form
+ *  after an "id" key (so 9007199254740993, read as ...992, and 1.0000000000000001, read as 1, are not). */
+function exactId(text: string, id: number): boolean {
+  if (!Number.isSafeInteger(id)) return false;
+  const digits = String(id);
+  for (let at = text.indexOf('"id"'); at !== -1; at = text.indexOf('"id"', at + 4)) {
+    let i = at + 4;
+    while (i < text.length && ' \t\r\n'.includes(text[i]!)) i++;
+    if (text[i] !== ':') continue;
+    i++;
+    while (i < text.length && ' \t\r\n'.includes(text[i]!)) i++;
+    if (text.startsWith(digits, i) && !/[0-9.eE]/.test(text[i + digits.length] ?? '')) return true;
+  }
+  return false;
 }
 
 export const resultResponse = (id: Id, result: JsonObject): ResultResponse => ({ jsonrpc: '2.0', id, result });

@@ -24,7 +24,11 @@ export class BackgroundCall {
   readonly id = randomUUID();
   readonly abort = new AbortController();
   readonly startedAt = Date.now();
+  /** Rounds answered with input_required so far: counted here, never read from a requestState. */
   rounds = 0;
+  /** The nonce of the one requestState that may resume this call now: the latest issued, not yet
+   *  presented. A retry claims it; a new round issues the next (docs/security.md "requestState"). */
+  nonce?: string;
   private next = 0;
   private readonly outstanding = new Map<string, Outstanding>();
   /** inputResponses that arrived before their question, matched by key when it is asked. */
@@ -235,22 +239,25 @@ export class BackgroundCalls {
 }
 
 /** The request binding: the method and a SHA-256 of its params without _meta, inputResponses and
- *  requestState (docs/questions.md "requestState"). */
-export function bindingOf(method: string, params: JsonObject): string {
+ *  requestState (docs/questions.md "requestState"), over a canonical form at most `maxDepth` deep. */
+export function bindingOf(method: string, params: JsonObject, maxDepth: number): string {
   const { _meta: _m, inputResponses: _i, requestState: _s, ...rest } = params;
   void _m;
   void _i;
   void _s;
-  return `${method}:${createHash('sha256').update(canonical(rest)).digest('base64url')}`;
+  return `${method}:${createHash('sha256').update(canonical(rest, maxDepth)).digest('base64url')}`;
 }
 
-/** JSON with sorted keys, so equal params hash equally whatever their key order. */
-function canonical(v: unknown): string {
-  if (Array.isArray(v)) return `[${v.map(canonical).join(',')}]`;
+/** JSON with sorted keys, so equal params hash equally whatever their key order; deeper than `left`
+ *  levels is -32602 (limits.paramsDepth), so the recursion is bounded. */
+function canonical(v: unknown, left: number): string {
+  if (typeof v === 'object' && v !== null && left <= 0)
+    throw invalidParams('Invalid params: params are nested too deeply (limits.paramsDepth)');
+  if (Array.isArray(v)) return `[${v.map((x) => canonical(x, left - 1)).join(',')}]`;
   if (isObject(v))
     return `{${Object.keys(v)
       .sort()
-      .map((k) => `${JSON.stringify(k)}:${canonical(v[k])}`)
+      .map((k) => `${JSON.stringify(k)}:${canonical(v[k], left - 1)}`)
       .join(',')}}`;
   return JSON.stringify(v);
 }
@@ -259,11 +266,11 @@ interface StatePayload {
   c: string; // call id
   b: string; // binding
   e: number; // expiry (ms since epoch)
-  r: number; // rounds so far
+  n: string; // nonce: the call accepts only its latest, once
 }
 
-/** base64url(payload).HMAC-SHA256 under a key made per process and never persisted. Replayable by
- *  whoever holds it, on the same request, within its TTL (documented in docs/questions.md). */
+/** base64url(payload).HMAC-SHA256 under a key made per process and never persisted. Single-use: the
+ *  call behind it accepts only the latest state it issued, once (docs/security.md "requestState"). */
 export class RequestStates {
   private readonly key = randomBytes(32);
 
@@ -272,8 +279,14 @@ export class RequestStates {
     return `${body}.${createHmac('sha256', this.key).update(body).digest('base64url')}`;
   }
 
-  /** The payload of a state presented with `binding`, or a -32602 saying exactly what is wrong. */
-  verify(state: string, binding: string): StatePayload {
+  /** A fresh nonce for the next state of a call. */
+  nonce(): string {
+    return randomBytes(12).toString('base64url');
+  }
+
+  /** The payload of a state presented with the request whose binding `binding()` computes, or a -32602
+   *  saying exactly what is wrong. The MAC is checked first: nothing of the request is hashed before. */
+  verify(state: string, binding: () => string): StatePayload {
     const [body, mac] = state.split('.');
     if (!body || !mac) throw invalidParams('Invalid params: requestState is not one mcpx issued');
     const want = createHmac('sha256', this.key).update(body).digest();
@@ -286,7 +299,7 @@ export class RequestStates {
     const p = JSON.parse(Buffer.from(body, 'base64url').toString('utf8')) as StatePayload;
     if (Date.now() > p.e)
       throw invalidParams(`Invalid params: requestState expired at ${new Date(p.e).toISOString()} (proto.stateTTL)`);
-    if (p.b !== binding)
+    if (p.b !== binding())
       throw invalidParams('Invalid params: requestState was issued for a different request (method or params differ)');
     return p;
   }

@@ -49,18 +49,23 @@ export class Rounds {
     const params = isObject(req.params) ? req.params : {};
     // Computed only when a state is checked or issued (once): a call that asks nothing pays nothing for it.
     let bound: string | undefined;
-    const binding = () => (bound ??= bindingOf(req.method, params));
+    const binding = () => (bound ??= bindingOf(req.method, params, this.settings.get<number>('limits.paramsDepth')));
     let call: BackgroundCall;
-    let rounds = 0;
+    // The nonce this retry claimed: given back if the retry is cancelled before it is answered.
+    let claimed: string | undefined;
     if (typeof params.requestState === 'string') {
-      const state = this.states.verify(params.requestState, binding());
+      const state = this.states.verify(params.requestState, binding);
       const found = this.background.get(state.c);
       if (!found)
         throw invalidParams(
           'Invalid params: the call behind this requestState is gone (collected, or abandoned after proto.askTTL)',
         );
+      // Single-use: only the call's latest state, and only once (docs/security.md "requestState").
+      if (found.nonce !== state.n)
+        throw invalidParams('Invalid params: requestState already used (each state resumes its call once)');
       call = found;
-      rounds = state.r;
+      claimed = found.nonce;
+      found.nonce = undefined;
     } else {
       call = new BackgroundCall(req.method, labelOf(req), identity);
       this.background.add(call); // refused at its bounds, before anything runs
@@ -79,7 +84,8 @@ export class Rounds {
     );
     const ev = await Promise.race([call.settle(), cancelled]);
     if (ev === 'cancelled') {
-      if (rounds === 0) {
+      if (claimed !== undefined && call.nonce === undefined) call.nonce = claimed;
+      if (call.rounds === 0) {
         call.abort.abort(new Error('cancelled by the client'));
         this.background.delete(call.id);
       }
@@ -91,7 +97,7 @@ export class Rounds {
       return ev.result!;
     }
     const max = this.settings.get<number>('proto.askRounds');
-    if (rounds + 1 > max) {
+    if (call.rounds + 1 > max) {
       call.abort.abort(new Error('too many rounds'));
       this.background.delete(call.id);
       throw new ProtocolError(
@@ -106,12 +112,13 @@ export class Rounds {
       const r = q as { method: string; params: JsonObject };
       if (declares(caps ?? {}, r.method, r.params, rev)) inputRequests[k] = q;
     }
-    call.rounds = rounds + 1;
+    call.rounds += 1;
+    call.nonce = this.states.nonce();
     const requestState = this.states.sign({
       c: call.id,
       b: binding(),
       e: Date.now() + this.settings.duration('proto.stateTTL'),
-      r: rounds + 1,
+      n: call.nonce,
     });
     return { resultType: 'input_required', inputRequests, requestState };
   }

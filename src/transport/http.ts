@@ -4,7 +4,15 @@ import { type IncomingMessage, type Server, type ServerResponse, createServer } 
 import type { AddressInfo } from 'node:net';
 import type { Settings } from '../config/settings';
 import { CODES, ProtocolError, httpStatus, invalidRequest } from '../protocol/errors';
-import { type Notification, type Request, classify, errorResponse, isObject, parseJson } from '../protocol/jsonrpc';
+import {
+  type Notification,
+  RefusedMessage,
+  type Request,
+  classify,
+  errorResponse,
+  isObject,
+  parseJson,
+} from '../protocol/jsonrpc';
 import { META } from '../protocol/meta';
 import {
   HEADERLESS,
@@ -295,9 +303,9 @@ export class HttpTransport {
     const body = await this.readBody(req);
     let value: unknown;
     try {
-      value = parseJson(body);
+      value = parseJson(body, this.opts.settings.get<number>('limits.paramsDepth'));
     } catch (e) {
-      throw new HttpRefusal(400, e as ProtocolError);
+      throw new HttpRefusal(400, e as ProtocolError, e instanceof RefusedMessage ? e.id : undefined);
     }
     const hv = h(req, 'mcp-protocol-version');
     // A body that names a per-request version other than a legacy one is a modern request, whatever

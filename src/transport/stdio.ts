@@ -2,7 +2,15 @@
 // AbortSignal, so a notifications/cancelled read while one runs reaches it; notifications and
 // initialize stay in order (docs/protocol.md "stdio order").
 import type { Readable, Writable } from 'node:stream';
-import { type Message, type Request, type Response, classify, errorResponse, parseJson } from '../protocol/jsonrpc';
+import {
+  type Message,
+  RefusedMessage,
+  type Request,
+  type Response,
+  classify,
+  errorResponse,
+  parseJson,
+} from '../protocol/jsonrpc';
 import { type ProtocolError, invalidRequest } from '../protocol/errors';
 import { HEADERLESS, OLDEST, type Revision } from '../protocol/revisions';
 import { Conn } from '../server/conn';
@@ -69,9 +77,9 @@ export class StdioTransport {
     if (line.trim() === '') return;
     let value: unknown;
     try {
-      value = parseJson(line);
+      value = parseJson(line, this.opts.server.opts.settings.get<number>('limits.paramsDepth'));
     } catch (e) {
-      this.write(errorResponse(undefined, (e as ProtocolError).toWire()));
+      this.write(errorResponse(e instanceof RefusedMessage ? e.id : undefined, (e as ProtocolError).toWire()));
       return;
     }
     const runner = this.runner;

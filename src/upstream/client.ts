@@ -12,6 +12,7 @@ import {
   type Response,
   isObject,
 } from '../protocol/jsonrpc';
+import { resultProblem } from '../protocol/messages';
 import { META, type LogLevel, atLeastLevel } from '../protocol/meta';
 import { MCP_NAME_SOURCE, MODERN, type Era, type Revision } from '../protocol/revisions';
 import { encodeHeaderValue } from '../wire/headers';
@@ -328,7 +329,7 @@ export class UpstreamClient {
         }
         flight.id = undefined; // answered: a cancellation while the next round is prepared names no request
         const type = result.resultType;
-        if (type === undefined || type === 'complete') return result;
+        if (type === undefined || type === 'complete') return this.checked(method, result);
         if (type !== 'input_required') {
           // A value mcpx did not ask for is not guessed at (docs/protocol.md "resultType from a 2026-07-28 upstream").
           throw new ProtocolError(
@@ -433,6 +434,17 @@ export class UpstreamClient {
 
   async notify(method: string, params?: JsonObject): Promise<void> {
     await this.transport.notify(params === undefined ? { jsonrpc: '2.0', method } : { jsonrpc: '2.0', method, params });
+  }
+
+  /** A result is relayed only in the shape every revision requires of it; an invalid one is an error
+   *  naming the upstream, never passed on (docs/security.md "Upstream results"). */
+  private checked(method: string, result: JsonObject): JsonObject {
+    const problem = resultProblem(method, result);
+    if (problem === undefined) return result;
+    throw new ProtocolError(
+      CODES.InternalError,
+      `upstream ${this.name} returned an invalid ${method} result: ${problem}`,
+    );
   }
 
   /** A whole list, page by page. A missing cursor ends it; in 2026-07-28 an empty string is a cursor

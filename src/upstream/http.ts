@@ -3,6 +3,7 @@
 // session read as "session ended". 2026-07-28: no sessions, per-request headers, closing the stream
 // is the cancellation.
 import { EventSourceParserStream } from 'eventsource-parser/stream';
+import { redactUrl } from '../config/redact';
 import { type JsonObject, type Notification, type Request, type Response, classify } from '../protocol/jsonrpc';
 import { HEADERLESS, SESSIONS, STREAM_RESUMPTION, type Span, inSpan, isRevision } from '../protocol/revisions';
 import { HttpStatusError, type SendOptions, TransportClosed, type UpstreamTransport } from './transport';
@@ -71,7 +72,7 @@ export class HttpUpstream implements UpstreamTransport {
     } catch (e) {
       if (signal.aborted) throw signal.reason instanceof Error ? signal.reason : new Error('aborted');
       throw new TransportClosed(
-        `upstream ${this.name} at ${this.opts.url} could not be reached: ${(e as Error).cause ?? (e as Error).message}`,
+        `upstream ${this.name} at ${redactUrl(this.opts.url)} could not be reached: ${(e as Error).cause ?? (e as Error).message}`,
       );
     }
     const sid = res.headers.get('mcp-session-id');

@@ -2,6 +2,7 @@
 // written as data. Upstreams start lazily, in parallel; idle ones are reaped; none while a call or a
 // subscription holds it; a crash fails the calls in flight at once and the next call restarts it.
 import type { Policy } from '../config/policy';
+import { redactText } from '../config/redact';
 import type { ServerDef } from '../config/servers';
 import type { Settings } from '../config/settings';
 import { CODES, ProtocolError } from '../protocol/errors';
@@ -122,6 +123,13 @@ export class Pool {
     this.o.onStateChange?.(this.status(e));
   }
 
+  /** The hooks of (server, scope), with its secrets masked in every line it logs (docs/security.md
+   *  "Secrets in output and logs"). */
+  private hooksOf(def: ServerDef, scope: string): ClientHooks {
+    const hooks = this.o.hooks(def, scope);
+    return { ...hooks, log: (line) => hooks.log(redactText(line, def)) };
+  }
+
   /** A running client for (server, scope), started on first use. */
   async client(server: string, identity: string): Promise<UpstreamClient> {
     if (this.closed) throw new ProtocolError(CODES.InternalError, 'the gateway is stopping');
@@ -192,7 +200,7 @@ export class Pool {
     try {
       const client = await connect({
         def: e.def,
-        hooks: this.o.hooks(e.def, e.scope),
+        hooks: this.hooksOf(e.def, e.scope),
         eras: this.o.eras,
         policy: this.o.policy,
         clientInfo: this.o.clientInfo,
@@ -200,6 +208,7 @@ export class Pool {
         timeoutMs: this.o.settings.duration('pool.startTimeout'),
         probeTimeoutMs: this.o.settings.duration('pool.probeTimeout'),
         maxLineBytes: this.o.settings.get<number>('transport.maxLineBytes'),
+        envNames: this.o.settings.get<string[]>('upstream.env'),
       });
       if (this.closed) {
         await client.close();
@@ -209,14 +218,16 @@ export class Pool {
         if (e.client !== client) return;
         e.client = undefined;
         e.failures.push(Date.now());
-        this.o.log(`[${e.def.name}] ${reason.message}`);
-        this.setState(e, 'failed', reason.message);
+        const why = redactText(reason.message, e.def);
+        this.o.log(`[${e.def.name}] ${why}`);
+        this.setState(e, 'failed', why);
       };
       e.client = client;
       this.setState(e, 'running');
       return client;
     } catch (err) {
       e.failures.push(Date.now());
+      redacted(err, e.def);
       const msg = (err as Error).message;
       this.setState(e, 'failed', msg);
       throw err instanceof ProtocolError
@@ -253,6 +264,7 @@ export class Pool {
       try {
         return await client.request(method, params, opts);
       } catch (err) {
+        redacted(err, def);
         // A legacy session the server no longer knows (HTTP 404): it did not see the request, so the
         // client initializes again and sends it once more (2025-03-26..2025-11-25 transports).
         if (!(err instanceof SessionExpired)) throw err;
@@ -339,4 +351,10 @@ export class Pool {
       }),
     );
   }
+}
+
+/** An error about `def` with its secrets masked, in place: its message reaches the client, the log and
+ *  mcpx_servers (docs/security.md "Secrets in output and logs"). */
+function redacted(err: unknown, def: ServerDef): void {
+  if (err instanceof Error) err.message = redactText(err.message, def);
 }

@@ -28,6 +28,8 @@ export interface ConnectOptions {
   probeTimeoutMs: number;
   /** transport.maxLineBytes: the longest line read from a stdio upstream (its default when absent). */
   maxLineBytes?: number;
+  /** upstream.env: names of the gateway's environment a stdio upstream gets besides the safe list. */
+  envNames?: readonly string[];
 }
 
 const MAX_LINE_BYTES = 4 * 1024 * 1024;
@@ -61,7 +63,7 @@ export async function connect(o: ConnectOptions): Promise<UpstreamClient> {
     transport =
       transport && !transport.isClosed
         ? transport
-        : await openTransport(o.def, via, o.hooks.log, o.maxLineBytes ?? MAX_LINE_BYTES);
+        : await openTransport(o.def, via, o.hooks.log, o.maxLineBytes ?? MAX_LINE_BYTES, o.envNames);
     const a = era === 'modern' && via !== 'sse' ? await tryModern(o, transport) : await tryLegacy(o, transport);
     if (a.kind === 'ok') return remember(o, a.client, cached);
     why.push(a.why);
@@ -71,7 +73,7 @@ export async function connect(o: ConnectOptions): Promise<UpstreamClient> {
       await transport.close();
       transport = undefined;
       try {
-        const sse = await openTransport(o.def, 'sse', o.hooks.log, o.maxLineBytes ?? MAX_LINE_BYTES);
+        const sse = await openTransport(o.def, 'sse', o.hooks.log, o.maxLineBytes ?? MAX_LINE_BYTES, o.envNames);
         const b = await tryLegacy(o, sse);
         if (b.kind === 'ok') return remember(o, b.client, cached);
         why.push(b.why);

@@ -2,6 +2,7 @@
 // fallback rules): GET opens a stream whose first event names the endpoint to POST to; responses come
 // back on the stream.
 import { EventSourceParserStream } from 'eventsource-parser/stream';
+import { redactUrl } from '../config/redact';
 import { type Notification, type Request, type Response, classify } from '../protocol/jsonrpc';
 import { Correlator } from '../wire/correlator';
 import { HttpStatusError, type SendOptions, TransportClosed, type UpstreamTransport } from './transport';
@@ -37,7 +38,7 @@ export class SseUpstream implements UpstreamTransport {
     const res = await fetch(url, { headers: { ...headers, Accept: 'text/event-stream' }, signal: t.ctl.signal });
     if (!res.ok || !(res.headers.get('content-type') ?? '').includes('text/event-stream') || !res.body) {
       await res.body?.cancel();
-      throw new HttpStatusError(res.status, `upstream ${name}: GET ${url} did not open an event stream`);
+      throw new HttpStatusError(res.status, `upstream ${name}: GET ${redactUrl(url)} did not open an event stream`);
     }
     const ready = new Promise<void>((resolve, reject) => {
       const timer = setTimeout(

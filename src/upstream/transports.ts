@@ -30,12 +30,44 @@ function httpTarget(def: Extract<ServerDef, { url: string }>): { url: string; he
   return { url: url.toString(), headers };
 }
 
+/** What every stdio upstream inherits of the gateway's environment (docs/security.md "Upstream
+ *  environment"): the official SDK's POSIX list, plus the locale, the time zone and the temporary and
+ *  runtime directories. */
+const SAFE_ENV = [
+  'HOME',
+  'LOGNAME',
+  'PATH',
+  'SHELL',
+  'TERM',
+  'USER',
+  'LANG',
+  'LC_ALL',
+  'LC_CTYPE',
+  'TZ',
+  'TMPDIR',
+  'XDG_RUNTIME_DIR',
+];
+
+/** The environment a stdio upstream starts with: the safe list and the names in `upstream.env` (or all
+ *  of it with `inheritEnv: true`), then its envFile, env and auth. */
+function inherited(def: Extract<ServerDef, { command: string }>, names: readonly string[]): NodeJS.ProcessEnv {
+  if (def.inheritEnv) return { ...process.env };
+  const env: NodeJS.ProcessEnv = {};
+  for (const k of [...SAFE_ENV, ...names]) {
+    const v = process.env[k];
+    // A value starting with "()" is a shell function: never passed on (as the official SDK does).
+    if (v !== undefined && !v.startsWith('()')) env[k] = v;
+  }
+  return env;
+}
+
 function stdioTransport(
   def: Extract<ServerDef, { command: string }>,
+  envNames: readonly string[],
   log: (l: string) => void,
   maxLineBytes: number,
 ): StdioUpstream {
-  const env: NodeJS.ProcessEnv = { ...process.env };
+  const env = inherited(def, envNames);
   if (def.envFile) Object.assign(env, readEnvFile(def.envFile));
   for (const [k, v] of Object.entries(def.env)) {
     if (v === null) delete env[k];
@@ -51,8 +83,9 @@ export async function openTransport(
   log: (l: string) => void,
   /** transport.maxLineBytes: the longest line read from a stdio upstream. */
   maxLineBytes: number,
+  envNames: readonly string[] = [],
 ): Promise<UpstreamTransport> {
-  if (def.type === 'stdio') return stdioTransport(def, log, maxLineBytes);
+  if (def.type === 'stdio') return stdioTransport(def, envNames, log, maxLineBytes);
   const { url, headers } = httpTarget(def);
   if (via === 'sse') return SseUpstream.open(def.name, url, headers, log);
   return new HttpUpstream(def.name, { url, headers, log });

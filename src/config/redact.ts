@@ -1,0 +1,56 @@
+// Secrets of a server definition kept out of everything a client or a log can see: tool output, error
+// messages, log lines (docs/security.md "Secrets in output and logs"). One place decides what is secret.
+import type { ServerDef } from './servers';
+
+const MASK = '***';
+
+/** A query parameter or header whose name looks secret: token, key, secret, password, auth, signature,
+ *  credential anywhere in it (x-api-key, access_token, apikey, Authorization), sig as a word. */
+const SECRET_NAME = /token|key|secret|passw|auth|signature|credential|(?:^|[-_.])sig(?:$|[-_.])/i;
+
+/** The URL without userinfo, and with the value of the auth query parameter and of any parameter whose
+ *  name looks secret replaced by ***. Text that is not a URL has userinfo-like parts removed. */
+export function redactUrl(url: string, def?: ServerDef): string {
+  let u: URL;
+  try {
+    u = new URL(url);
+  } catch {
+    return url.replace(/\/\/[^/@\s]*@/, '//');
+  }
+  u.username = '';
+  u.password = '';
+  const authName = def?.auth?.type === 'query' ? def.auth.name : undefined;
+  const names = [...new Set(u.searchParams.keys())];
+  for (const name of names) if (name === authName || SECRET_NAME.test(name)) u.searchParams.set(name, MASK);
+  return u.toString();
+}
+
+/** The secret strings of a definition: its auth, header and env values, userinfo, secret query values. */
+function secretsOf(def: ServerDef): string[] {
+  const out: string[] = [];
+  const a = def.auth as Record<string, unknown> | undefined;
+  if (a) for (const k of ['token', 'password', 'value']) if (typeof a[k] === 'string') out.push(a[k]);
+  if ('headers' in def) out.push(...Object.values(def.headers));
+  if ('env' in def) for (const v of Object.values(def.env)) if (v !== null) out.push(String(v));
+  if ('url' in def) {
+    try {
+      const u = new URL(def.url);
+      for (const s of [u.username, u.password]) if (s) out.push(s, decodeURIComponent(s));
+      for (const [k, v] of u.searchParams) if (SECRET_NAME.test(k)) out.push(v, encodeURIComponent(v));
+    } catch {
+      // not a URL: nothing more to find
+    }
+  }
+  if (a?.type === 'basic' && typeof a.username === 'string' && typeof a.password === 'string')
+    out.push(Buffer.from(`${a.username}:${a.password}`).toString('base64'));
+  // Short values (a flag such as DEBUG=1) would mask ordinary text and protect nothing.
+  return [...new Set(out)].filter((s) => s.length >= 4).sort((x, y) => y.length - x.length);
+}
+
+/** A message about a server with its URL redacted and every secret value of its definition masked. */
+export function redactText(text: string, def: ServerDef): string {
+  let out = text;
+  if ('url' in def) out = out.split(def.url).join(redactUrl(def.url, def));
+  for (const s of secretsOf(def)) if (out.includes(s)) out = out.split(s).join(MASK);
+  return out.replace(/(\w+:\/\/)[^/@\s]*@/g, '$1');
+}

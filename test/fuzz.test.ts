@@ -114,9 +114,18 @@ const message = fc.record(
 );
 /** Deep nesting, huge ids, long strings: the shapes a hostile peer sends. */
 const hostile = fc.oneof(
-  fc.integer({ min: 50, max: 3000 }).map((n) => `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":${'['.repeat(n)}${']'.repeat(n)}}}`),
-  fc.constantFrom('9007199254740993', '1e400', '-0', '12345678901234567890').map((n) => `{"jsonrpc":"2.0","id":${n},"method":"ping"}`),
-  fc.integer({ min: 1, max: 64 }).map((n) => JSON.stringify(Array.from({ length: n }, (_, i) => ({ jsonrpc: '2.0', id: i, method: 'ping' })))),
+  fc
+    .integer({ min: 50, max: 3000 })
+    .map(
+      (n) =>
+        `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":${'['.repeat(n)}${']'.repeat(n)}}}`,
+    ),
+  fc
+    .constantFrom('9007199254740993', '1e400', '-0', '12345678901234567890')
+    .map((n) => `{"jsonrpc":"2.0","id":${n},"method":"ping"}`),
+  fc
+    .integer({ min: 1, max: 64 })
+    .map((n) => JSON.stringify(Array.from({ length: n }, (_, i) => ({ jsonrpc: '2.0', id: i, method: 'ping' })))),
 );
 const bodyText = fc.oneof(
   { weight: 8, arbitrary: message.map((m) => JSON.stringify(m)) },
@@ -165,8 +174,10 @@ const frames = {
 interface Sent {
   /** The revision the reply must be spelled for, when the fuzzer can tell. */
   rev: Revision;
-  /** Ids of the requests in the frame that must each be answered (undefined: not a request). */
+  /** Ids of the requests in the frame that must each be answered. */
   ids: unknown[];
+  /** Every id a message of the frame carried. */
+  seen?: unknown[];
   batch: boolean;
 }
 
@@ -186,9 +197,20 @@ function expectation(frame: Frame, era: 'legacy' | 'modern' | 'stdio'): Sent {
     .filter((m) => typeof m === 'object' && m !== null && 'method' in m && 'id' in m)
     .map((m) => (m as { id: unknown }).id)
     .filter((x) => typeof x === 'string' || (typeof x === 'number' && Number.isInteger(x)));
+  // Any id a message carried may be echoed (an invalid message is answered with the id it had).
+  const seen = items
+    .filter((m) => typeof m === 'object' && m !== null && 'id' in m)
+    .map((m) => (m as { id: unknown }).id);
   const header = frame.headers['MCP-Protocol-Version'];
-  const rev: Revision = era === 'stdio' ? OLDEST : era === 'modern' && header === MODERN ? MODERN : isRevision(header) ? header : HEADERLESS;
-  return { rev, ids, batch: Array.isArray(v) };
+  const rev: Revision =
+    era === 'stdio'
+      ? OLDEST
+      : era === 'modern' && header === MODERN
+        ? MODERN
+        : isRevision(header)
+          ? header
+          : HEADERLESS;
+  return { rev, ids, seen, batch: Array.isArray(v) };
 }
 
 /** Statuses with which the transport refuses a request before any JSON-RPC handling. */
@@ -199,10 +221,17 @@ function checkError(err: unknown, status: number | undefined, sent: Sent, where:
   assert.equal(typeof e.code, 'number', `${where}: error without a numeric code`);
   const code = e.code as number;
   assert.ok(CODE_TABLE[code], `${where}: unknown error code ${code}`);
-  assert.doesNotMatch(String(e.message), /call stack|Cannot read|undefined is not|is not a function/i, `${where}: an internal failure leaked`);
+  assert.doesNotMatch(
+    String(e.message),
+    /call stack|Cannot read|undefined is not|is not a function/i,
+    `${where}: an internal failure leaked`,
+  );
   // A modern request may get a modern code, a legacy one a legacy code; which of the two the gateway
   // read the frame as is the era's to decide, so the code must fit one of them.
-  assert.ok(mayEmit(code, sent.rev) || mayEmit(code, MODERN) || mayEmit(code, OLDEST), `${where}: ${code} to ${sent.rev}`);
+  assert.ok(
+    mayEmit(code, sent.rev) || mayEmit(code, MODERN) || mayEmit(code, OLDEST),
+    `${where}: ${code} to ${sent.rev}`,
+  );
   if (status !== undefined && status !== 200 && !REFUSALS.has(status)) {
     assert.fail(`${where}: HTTP ${status} for ${code}`);
   }
@@ -233,7 +262,9 @@ function post(frame: Frame, timeoutMs = ANSWER_WITHIN_MS): Promise<{ status: num
         res.on('data', (c: string) => {
           text += c;
         });
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, type: String(res.headers['content-type'] ?? ''), text }));
+        res.on('end', () =>
+          resolve({ status: res.statusCode ?? 0, type: String(res.headers['content-type'] ?? ''), text }),
+        );
         res.on('error', reject);
       },
     );
@@ -272,20 +303,29 @@ async function httpFrame(frame: Frame, era: 'legacy' | 'modern'): Promise<void> 
   for (const [, digits] of frame.body.matchAll(/"id"\s*:\s*(-?\d{16,})/g)) {
     if (String(Number(digits)) === digits) continue;
     const refused = messagesOf(reply).some((m) => (m as { error?: { code?: number } }).error?.code === -32600);
-    assert.ok(refused || reply.text.includes(`"id":${digits}`) || reply.status !== 200, `${where}: id ${digits} changed: ${reply.text.slice(0, 200)}`);
+    assert.ok(
+      refused || reply.text.includes(`"id":${digits}`) || reply.status !== 200,
+      `${where}: id ${digits} changed: ${reply.text.slice(0, 200)}`,
+    );
   }
   for (const m of messagesOf(reply)) {
     const r = m as { id?: unknown; error?: unknown; result?: unknown };
     if (r.error !== undefined) checkError(r.error, reply.status, sent, where);
     if ('id' in r && r.id !== null && reply.status === 200 && (r.result !== undefined || r.error !== undefined)) {
-      assert.ok(sent.ids.some((x) => x === r.id), `${where}: answered id ${JSON.stringify(r.id)} was never sent`);
+      assert.ok(
+        (sent.seen ?? sent.ids).some((x) => x === r.id),
+        `${where}: answered id ${JSON.stringify(r.id)} was never sent`,
+      );
     }
   }
   if (reply.status === 200 && sent.ids.length > 0 && !sent.batch) {
     const answered = messagesOf(reply).some((m) => (m as { id?: unknown }).id === sent.ids[0]);
     // A request is answered, unless it opened a stream (listen) that the gateway keeps (not here: no SSE
     // accepted means JSON), or it was cancelled by itself.
-    assert.ok(answered || reply.type.includes('event-stream'), `${where}: request ${JSON.stringify(sent.ids[0])} not answered: ${reply.text.slice(0, 200)}`);
+    assert.ok(
+      answered || reply.type.includes('event-stream'),
+      `${where}: request ${JSON.stringify(sent.ids[0])} not answered: ${reply.text.slice(0, 200)}`,
+    );
   }
 }
 
@@ -299,7 +339,9 @@ async function runHttp(era: 'legacy' | 'modern', seed: number, n: number): Promi
         await httpFrame(f, era);
       } catch (e) {
         keep(`http-${era}`, f);
-        throw new Error(`fuzz seed ${seed} (MCPX_FUZZ_SEED=${seed}), frame #${list.indexOf(f)}: ${(e as Error).message}`);
+        throw new Error(
+          `fuzz seed ${seed} (MCPX_FUZZ_SEED=${seed}), frame #${list.indexOf(f)}: ${(e as Error).message}`,
+        );
       }
     }
   };
@@ -334,7 +376,8 @@ describe('fuzz: Streamable HTTP', () => {
   test('kept cases first', async () => {
     for (const name of readdirSync(CASES).filter((n) => n.endsWith('.json'))) {
       const c = JSON.parse(readFileSync(join(CASES, name), 'utf8')) as Frame & { kind: string };
-      if (c.kind === 'http-legacy' || c.kind === 'http-modern') await httpFrame(c, c.kind === 'http-legacy' ? 'legacy' : 'modern');
+      if (c.kind === 'http-legacy' || c.kind === 'http-modern')
+        await httpFrame(c, c.kind === 'http-legacy' ? 'legacy' : 'modern');
     }
   });
 
@@ -354,12 +397,17 @@ describe('fuzz: Streamable HTTP', () => {
 
 describe('fuzz: stdio', () => {
   test(`${PER_RUN * 2} generated lines, fixed seed ${FIXED_SEED} and random seed ${RANDOM_SEED}`, async () => {
-    const lines = fc.sample(bodyText, { seed: FIXED_SEED, numRuns: PER_RUN }).concat(fc.sample(bodyText, { seed: RANDOM_SEED, numRuns: PER_RUN }));
+    const lines = fc
+      .sample(bodyText, { seed: FIXED_SEED, numRuns: PER_RUN })
+      .concat(fc.sample(bodyText, { seed: RANDOM_SEED, numRuns: PER_RUN }));
     for (const name of readdirSync(CASES).filter((n) => n.endsWith('.json'))) {
       const c = JSON.parse(readFileSync(join(CASES, name), 'utf8')) as Frame & { kind: string };
       if (c.kind === 'stdio') lines.unshift(c.body);
     }
-    const child = spawn(process.execPath, [cli, 'serve', '--transport', 'stdio'], { env, stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [cli, 'serve', '--transport', 'stdio'], {
+      env,
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
     child.stderr!.resume();
     const waiting = new Map<string, (m: unknown) => void>();
     createInterface({ input: child.stdout! }).on('line', (l) => {
@@ -376,7 +424,8 @@ describe('fuzz: stdio', () => {
         const v = parsed(line);
         // A listen stream is held open by design: sent, not waited for.
         const listen = line.includes('subscriptions/listen');
-        const asRequest = !listen && typeof v === 'object' && v !== null && !Array.isArray(v) && 'method' in v && 'id' in v;
+        const asRequest =
+          !listen && typeof v === 'object' && v !== null && !Array.isArray(v) && 'method' in v && 'id' in v;
         let tag: unknown = `fz-${i}`;
         let text = line;
         if (asRequest) {
@@ -389,9 +438,10 @@ describe('fuzz: stdio', () => {
         const answered = asRequest ? new Promise((r) => waiting.set(JSON.stringify(tag), r)) : undefined;
         child.stdin!.write(`${text}\n`);
         if (!answered) continue;
-        const msg = (await Promise.race([answered, new Promise((r) => setTimeout(() => r('timeout'), ANSWER_WITHIN_MS))])) as
-          | { error?: unknown; result?: unknown }
-          | 'timeout';
+        const msg = (await Promise.race([
+          answered,
+          new Promise((r) => setTimeout(() => r('timeout'), ANSWER_WITHIN_MS)),
+        ])) as { error?: unknown; result?: unknown } | 'timeout';
         waiting.delete(JSON.stringify(tag));
         const where = `stdio line ${i} (seed ${i < PER_RUN ? FIXED_SEED : RANDOM_SEED}): ${line.slice(0, 200)}`;
         if (msg === 'timeout') {

@@ -164,9 +164,10 @@ const modernBody = fc.tuple(message, fc.boolean()).map(([m, keep]) => {
   }
   return JSON.stringify(m);
 });
-const frames = {
-  legacy: fc.record({ body: bodyText, headers: legacyHeaders }),
-  modern: fc.record({ body: fc.oneof(modernBody, bodyText), headers: modernHeaders }),
+const asHeaders = (h: object) => h as Record<string, string>;
+const frames: Record<'legacy' | 'modern', fc.Arbitrary<Frame>> = {
+  legacy: fc.record({ body: bodyText, headers: legacyHeaders.map(asHeaders) }),
+  modern: fc.record({ body: fc.oneof(modernBody, bodyText), headers: modernHeaders.map(asHeaders) }),
 };
 
 // ---- the oracle --------------------------------------------------------------------------------

@@ -50,7 +50,7 @@ class MemoryUpstream implements UpstreamTransport {
   }
 
   /** The upstream answers the request it was sent last. */
-  answer(result: JsonObject = {}): void {
+  answer(result: JsonObject = { content: [] }): void {
     const req = this.requests.at(-1)!;
     const w = this.waiting.get(req.id);
     assert.ok(w, `request ${String(req.id)} is not waiting`);
@@ -231,9 +231,9 @@ describe('upstream call clock', () => {
   test('after the call, its progress token extends nothing (the clock is gone)', async (t) => {
     const { up, client } = setup(t);
     const first = watch(client.request('tools/call', { name: 'x' }, { timeoutMs: 1000, meta: { progressToken: 'p' } }));
-    up.answer({});
+    up.answer();
     await flush();
-    assert.deepEqual(first(), {});
+    assert.deepEqual(first(), { content: [] });
     const second = watch(client.request('tools/call', { name: 'y' }, { timeoutMs: 1000 }));
     await tick(t, 900);
     up.incoming({ jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: 'p', progress: 1 } });
@@ -246,9 +246,9 @@ describe('upstream call clock', () => {
     const call = watch(client.request('tools/call', { name: 'x' }));
     await tick(t, 24 * 3600_000);
     assert.equal(call(), pending);
-    up.answer({ ok: true });
+    up.answer({ content: [], ok: true });
     await flush();
-    assert.deepEqual(call(), { ok: true });
+    assert.deepEqual(call(), { content: [], ok: true });
   });
 
   test("the caller's cancellation ends the call at once, told to the upstream as such", async (t) => {

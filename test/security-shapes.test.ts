@@ -271,7 +271,7 @@ describe('Secrets in output and logs', () => {
     const l = await listen({ provider: g, settings, port: 0, address: '127.0.0.1' });
     const seen: string[] = [];
     try {
-      const c = new HttpClient(l.url, '2025-11-25');
+      const c = new HttpClient(l.endpoint, '2025-11-25');
       await c.initialize();
       for (const server of Object.keys(servers)) {
         const r = await c.request('tools/call', { name: 'mcpx_call', arguments: { server, tool: 'x' } });

@@ -3,6 +3,7 @@
 import type { Id, JsonObject, Notification } from '../protocol/jsonrpc';
 import type { LogLevel } from '../protocol/meta';
 import type { Revision } from '../protocol/revisions';
+import type { Abort } from '../wire/abort';
 import { Correlator } from '../wire/correlator';
 
 export type TransportKind = 'stdio' | 'http';
@@ -25,7 +26,7 @@ export class Conn {
   logLevel?: LogLevel;
   initialized = false;
   /** Requests in flight, each with its own abort. */
-  readonly inflight = new Map<Id, AbortController>();
+  readonly inflight = new Map<Id, Abort>();
   /** Legacy resources/subscribe watches of this connection, released when it ends. */
   readonly watches = new Map<string, () => void>();
   /** Requests mcpx sent this client (questions), waiting for its answers. */
@@ -53,10 +54,10 @@ export class Conn {
     return this.nextAskId--;
   }
 
-  track(id: Id, ctl: AbortController): void {
+  track(id: Id, ctl: Abort): void {
     this.inflight.set(id, ctl);
   }
-  untrack(id: Id, ctl: AbortController): void {
+  untrack(id: Id, ctl: Abort): void {
     if (this.inflight.get(id) === ctl) this.inflight.delete(id);
   }
   cancel(id: Id, reason: string): boolean {

@@ -4,6 +4,7 @@
 import { CODES, ProtocolError, invalidRequest, toWireError } from '../protocol/errors';
 import { type Notification, type Request, type Response, classify, errorResponse } from '../protocol/jsonrpc';
 import { BATCHES, type Revision, inSpan } from '../protocol/revisions';
+import { Abort } from '../wire/abort';
 import type { Conn } from './conn';
 import type { Incoming, Outcome } from './incoming';
 import type { McpServer } from './server';
@@ -43,7 +44,7 @@ export class Runner {
   /** One request. Its id must not be in use by a request in flight on this connection (every
    *  revision's basic page: an id is unique among the requestor's requests in a session); it is tracked
    *  with `ctl` until answered, so a cancellation by id aborts it. */
-  async request(req: Request, rev: Revision, channel: Channel, ctl = new AbortController()): Promise<Outcome> {
+  async request(req: Request, rev: Revision, channel: Channel, ctl = new Abort()): Promise<Outcome> {
     if (this.conn.inflight.has(req.id)) {
       const e = invalidRequest(
         `Invalid request: id ${JSON.stringify(req.id)} is already in use by a request in flight`,
@@ -52,7 +53,7 @@ export class Runner {
     }
     this.conn.track(req.id, ctl);
     try {
-      return await this.server.handle({ conn: this.conn, req, rev, signal: ctl.signal, ...channel });
+      return await this.server.handle({ conn: this.conn, req, rev, abort: ctl, ...channel });
     } finally {
       this.conn.untrack(req.id, ctl);
     }
@@ -83,7 +84,7 @@ export class Runner {
             invalidRequest('Invalid request: initialize must not be part of a batch').toWire(),
           );
         }
-        const ctl = new AbortController();
+        const ctl = new Abort();
         const onAbort = () => ctl.abort(signal!.reason);
         signal?.addEventListener('abort', onAbort, { once: true });
         try {

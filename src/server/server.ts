@@ -19,6 +19,7 @@ import {
 } from '../protocol/jsonrpc';
 import { META, type LogLevel, atLeastLevel, isLogLevel } from '../protocol/meta';
 import { MODERN, NEWEST_FIRST, type Revision, eraOf, isRevision, methodAnswered } from '../protocol/revisions';
+import type { Aborts } from '../wire/abort';
 import { ClientCancelled, type Conn } from './conn';
 import { HANDLERS, type HandlerContext, NOTIFICATION_HANDLERS, type ServerInfo, type Services } from './handlers';
 import type { Incoming, Outcome } from './incoming';
@@ -96,13 +97,13 @@ export class McpServer {
         initialized: req.method === 'initialize',
       };
     } catch (err) {
-      if (inc.signal.aborted && inc.signal.reason instanceof ClientCancelled) return { response: undefined, rev };
-      return { response: errorResponse(req.id, toWireError(this.abortReason(err, inc.signal), rev)), rev };
+      if (inc.abort.aborted && inc.abort.reason instanceof ClientCancelled) return { response: undefined, rev };
+      return { response: errorResponse(req.id, toWireError(this.abortReason(err, inc.abort), rev)), rev };
     }
   }
 
   /** A request aborted while running surfaces as the abort's own error, not what the handler made of it. */
-  private abortReason(err: unknown, signal: AbortSignal): unknown {
+  private abortReason(err: unknown, signal: Aborts): unknown {
     if (err instanceof ProtocolError || !signal.aborted) return err;
     return new ProtocolError(
       CODES.InternalError,
@@ -164,16 +165,21 @@ export class McpServer {
       identity = `client:${String(meta[META.session])}`;
     let done = false;
     const emit = (method: string, p: JsonObject) => {
-      if (done || inc.signal.aborted) return;
+      if (done || inc.abort.aborted) return;
       const spelled = downgradeNotification(method, p, rev, { stripProgressMessage: this.opts.policy.governs(rev) });
       inc.emit(notificationMsg(method, spelled));
     };
     const token = meta.progressToken;
     let lastProgress = -Infinity;
+    const abort = background ? background.abort : inc.abort;
     const call: CallContext = {
       rev,
-      // A background call (MRTR) outlives the request that started it: its own signal, not the request's.
-      signal: background ? background.abort.signal : inc.signal,
+      // A background call (MRTR) outlives the request that started it: its own abort, not the request's.
+      abort,
+      // Built only when read (most calls only need `abort`).
+      get signal() {
+        return abort.signal;
+      },
       identity,
       clientCapabilities,
       meta,

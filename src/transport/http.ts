@@ -22,6 +22,7 @@ import { decodeHeaderValue } from '../wire/headers';
 import { sendJson } from '../wire/json';
 import { checkOrigin } from './origin';
 import { SseStream } from '../wire/sse';
+import { Abort } from '../wire/abort';
 
 const MCP_PATH = '/mcp';
 
@@ -390,7 +391,7 @@ export class HttpTransport {
     paramHeaders?: Record<string, string>,
   ): Promise<void> {
     const disconnectCancels = !inSession;
-    const ctl = new AbortController();
+    const ctl = new Abort();
     const acceptsSse = (h(req, 'accept') ?? '').includes('text/event-stream');
     const stream = new SseStream(res, this.opts.settings.duration('transport.sseKeepAlive'));
     // A slow answer to a client that accepts SSE becomes a stream with keep-alive comments, so idle
@@ -412,7 +413,7 @@ export class HttpTransport {
         paramHeaders,
       };
       const outcome = await runner.request(msg, rev, channel, ctl);
-      if (ctl.signal.aborted && disconnectCancels) return; // 2026-07-28: nothing more for a cancelled request
+      if (ctl.aborted && disconnectCancels) return; // 2026-07-28: nothing more for a cancelled request
       if (!outcome.response) {
         // Cancelled by notifications/cancelled: no response; the POST gets an empty event stream.
         stream.start();

@@ -16,7 +16,7 @@ export type BatchOutcome = { refused: ProtocolError } | { responses: Response[] 
 
 export class Runner {
   /** initialize is a barrier: what is scheduled after it waits until it has been answered. */
-  private barrier: Promise<unknown> = Promise.resolve();
+  private barrier?: Promise<unknown>;
 
   constructor(
     private readonly server: McpServer,
@@ -36,7 +36,7 @@ export class Runner {
   /** Runs `task` after any initialize scheduled before it; an initialize holds back what follows it.
    *  Decided when the message arrives, not when it runs: lines arrive in one burst. */
   schedule<T>(initialize: boolean, task: () => Promise<T>): Promise<T> {
-    const p = this.barrier.then(task);
+    const p = (this.barrier ?? Promise.resolve()).then(task);
     if (initialize) this.barrier = p.catch(() => undefined);
     return p;
   }

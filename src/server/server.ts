@@ -144,7 +144,7 @@ export class McpServer {
     const meta = isObject(params._meta) ? params._meta : {};
     let clientCapabilities = conn.clientCapabilities;
     let logLevel: LogLevel | undefined = conn.logLevel;
-    let identity = conn.defaultIdentity;
+    let identity: string;
     if (eraOf(rev) === 'modern') {
       // 2026-07-28 basic/index: capabilities, version and log level are per request; nothing is read
       // from earlier requests on the connection.
@@ -160,7 +160,7 @@ export class McpServer {
       clientCapabilities = caps;
       logLevel = level as LogLevel | undefined;
       identity = `request:${randomUUID()}`;
-    }
+    } else identity = conn.defaultIdentity;
     if (typeof meta[META.session] === 'string' && meta[META.session] !== '')
       identity = `client:${String(meta[META.session])}`;
     let done = false;

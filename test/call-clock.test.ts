@@ -9,6 +9,7 @@ import type { JsonObject, Notification, Request, Response } from '../src/protoco
 import { NEWEST_FIRST } from '../src/protocol/revisions';
 import { type ClientHooks, type Negotiated, UpstreamClient } from '../src/upstream/client';
 import type { SendOptions, UpstreamTransport } from '../src/upstream/transport';
+import { listen } from '../src/wire/abort';
 import { TransportClosed } from '../src/wire/correlator';
 import { deferred } from './harness/memory';
 
@@ -31,9 +32,9 @@ class MemoryUpstream implements UpstreamTransport {
         reject(opts.signal!.reason);
       };
       if (opts.signal?.aborted) return onAbort();
-      opts.signal?.addEventListener('abort', onAbort, { once: true });
+      const off = opts.signal ? listen(opts.signal, onAbort) : undefined;
       this.waiting.set(req.id, (r) => {
-        opts.signal?.removeEventListener('abort', onAbort);
+        off?.();
         resolve(r);
       });
     });

@@ -62,7 +62,7 @@ export class Calls {
       ctx.logLevel && isLogLevel(own) && atLeastLevel(ctx.logLevel, own) ? own : ctx.logLevel;
     try {
       return await pool.request(server, ctx.identity, method, params, {
-        signal: ctx.signal,
+        signal: ctx.abort ?? ctx.signal,
         meta,
         logLevel,
         // A 2026-07-28 upstream's question is the result of this request: its call is known.

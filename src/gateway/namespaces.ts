@@ -200,7 +200,7 @@ export class Namespaces {
         'completion/complete',
         { ...rest, ref: upstreamRef },
         {
-          signal: ctx.signal,
+          signal: ctx.abort ?? ctx.signal,
           clientCapabilities: this.d.passthrough.includes(server) ? this.d.narrowed(ctx) : undefined,
         },
       );

@@ -22,19 +22,33 @@ export interface PassthroughTool {
 
 export class PassthroughTools {
   private cached?: { lists: JsonObject[][]; index: Map<string, PassthroughTool> };
+  /** The catalogue's promises the last index came from: the same promises (nothing refetched or
+   *  dropped since) give the same index, without awaiting them again on every call. */
+  private last?: { sources: Promise<JsonObject[]>[]; index: Promise<Map<string, PassthroughTool>> };
 
   constructor(private readonly d: ToolIndexDeps) {}
 
   /** Name shown -> (server, upstream name, tool). Two servers offering one name fail the list with an
    *  error naming both (docs/gateway.md "Pass-through"). */
-  async index(identity: string): Promise<Map<string, PassthroughTool>> {
-    const { defs, passthrough, catalogue, log } = this.d;
+  index(identity: string): Promise<Map<string, PassthroughTool>> {
+    const { passthrough, catalogue } = this.d;
+    const sources = passthrough.map((server) => catalogue.list(server, 'tools', identity));
+    const last = this.last;
+    if (last && last.sources.length === sources.length && last.sources.every((p, i) => p === sources[i]))
+      return last.index;
+    const index = this.build(sources);
+    this.last = { sources, index };
+    return index;
+  }
+
+  private async build(sources: Promise<JsonObject[]>[]): Promise<Map<string, PassthroughTool>> {
+    const { defs, passthrough, log } = this.d;
     // An upstream that cannot start is left out of the list (and logged); its names still forward,
     // and the call says why it failed. The rest of the surface stays usable.
     const lists = await Promise.all(
-      passthrough.map((server) =>
-        catalogue.list(server, 'tools', identity).catch((e: Error) => {
-          log(`[${server}] tools unavailable: ${e.message}`);
+      sources.map((p, i) =>
+        p.catch((e: Error) => {
+          log(`[${passthrough[i]}] tools unavailable: ${e.message}`);
           return [] as JsonObject[];
         }),
       ),

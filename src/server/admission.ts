@@ -4,6 +4,7 @@
 // a new request is refused. An identity waits only on its own requests, never on another's, so one
 // client's flood cannot hold back another client's ping.
 import { CODES, ProtocolError } from '../protocol/errors';
+import { type Aborts, listen } from '../wire/abort';
 
 export interface AdmissionLimits {
   perIdentity: number;
@@ -23,8 +24,8 @@ export class Admission {
   constructor(private readonly limits: () => AdmissionLimits) {}
 
   /** Resolves with the release once the request may run; rejects when the gateway is full, or with the
-   *  abort reason if `signal` aborts while it waits. */
-  acquire(identity: string, signal: AbortSignal): Promise<() => void> {
+   *  abort reason if `abort` fires while it waits. */
+  acquire(identity: string, abort: Aborts): Promise<() => void> {
     const { perIdentity, total } = this.limits();
     if (this.count >= total)
       return Promise.reject(
@@ -42,23 +43,24 @@ export class Admission {
     return new Promise((resolve, reject) => {
       const queue = this.waiting.get(identity) ?? [];
       this.waiting.set(identity, queue);
+      let unlisten = (): void => undefined;
       const onAbort = () => {
         const i = queue.indexOf(w);
         if (i === -1) return;
         queue.splice(i, 1);
         if (queue.length === 0) this.waiting.delete(identity);
         this.count--;
-        reject(signal.reason);
+        reject(abort.reason);
       };
       const w: Waiter = {
         start: () => {
-          signal.removeEventListener('abort', onAbort);
+          unlisten();
           resolve(this.releaser(identity));
         },
       };
       queue.push(w);
-      if (signal.aborted) return onAbort();
-      signal.addEventListener('abort', onAbort, { once: true });
+      if (abort.aborted) return onAbort();
+      unlisten = listen(abort, onAbort);
     });
   }
 

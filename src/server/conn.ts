@@ -3,6 +3,7 @@
 import type { Id, JsonObject, Notification } from '../protocol/jsonrpc';
 import type { LogLevel } from '../protocol/meta';
 import type { Revision } from '../protocol/revisions';
+import type { Abort } from '../wire/abort';
 import { Correlator } from '../wire/correlator';
 
 export type TransportKind = 'stdio' | 'http';
@@ -27,11 +28,26 @@ export class Conn {
   /** Identities this connection named in _meta["dev.mcpx/session"] (limits.identitiesPerConnection). */
   readonly identities = new Set<string>();
   /** Requests in flight, each with its own abort. */
-  readonly inflight = new Map<Id, AbortController>();
+  readonly inflight = new Map<Id, Abort>();
+  // A sessionless HTTP request is a Conn of its own: what few of them use is built on first use.
+  private _watches?: Map<string, () => void>;
+  private _asked?: Correlator;
+  private _identity?: string;
   /** Legacy resources/subscribe watches of this connection, released when it ends. */
-  readonly watches = new Map<string, () => void>();
+  get watches(): Map<string, () => void> {
+    return (this._watches ??= new Map());
+  }
   /** Requests mcpx sent this client (questions), waiting for its answers. */
-  readonly asked = new Correlator();
+  get asked(): Correlator {
+    return (this._asked ??= new Correlator());
+  }
+  /** Identity when the client names none: the process on stdio, the session id over HTTP (a function:
+   *  made when first read; a 2026-07-28 request names its own and never reads it). */
+  get defaultIdentity(): string {
+    if (this._identity === undefined)
+      this._identity = typeof this.identity === 'string' ? this.identity : this.identity();
+    return this._identity;
+  }
   /** Server-sent ids are negative, so no client keying one table by id mistakes them for its own
    *  (docs/questions.md "Who answers"). */
   private nextAskId = -1;
@@ -39,8 +55,7 @@ export class Conn {
 
   constructor(
     readonly transport: TransportKind,
-    /** Identity when the client names none: the process on stdio, the session id over HTTP. */
-    readonly defaultIdentity: string,
+    private readonly identity: string | (() => string),
     /** Unsolicited messages (legacy push): stdio's pipe, a session's GET stream; absent otherwise. */
     public push?: (msg: Notification) => boolean,
     readonly sessionId?: string,
@@ -55,10 +70,10 @@ export class Conn {
     return this.nextAskId--;
   }
 
-  track(id: Id, ctl: AbortController): void {
+  track(id: Id, ctl: Abort): void {
     this.inflight.set(id, ctl);
   }
-  untrack(id: Id, ctl: AbortController): void {
+  untrack(id: Id, ctl: Abort): void {
     if (this.inflight.get(id) === ctl) this.inflight.delete(id);
   }
   cancel(id: Id, reason: string): boolean {
@@ -74,9 +89,9 @@ export class Conn {
     this.closed = true;
     for (const ctl of this.inflight.values()) ctl.abort(new Error(reason));
     this.inflight.clear();
-    this.asked.close();
-    for (const release of this.watches.values()) release();
-    this.watches.clear();
+    this._asked?.close();
+    if (this._watches) for (const release of this._watches.values()) release();
+    this._watches?.clear();
     this.push = undefined;
   }
   get isClosed(): boolean {

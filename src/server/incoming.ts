@@ -1,6 +1,7 @@
 // One request as a server adapter hands it to the server, and what comes back.
 import type { Notification, Request, Response } from '../protocol/jsonrpc';
 import type { Revision } from '../protocol/revisions';
+import type { Abort } from '../wire/abort';
 import type { Conn } from './conn';
 
 export interface Incoming {
@@ -8,7 +9,8 @@ export interface Incoming {
   req: Request;
   /** The revision the transport settled on: a header, the session's, or its era default. */
   rev: Revision;
-  signal: AbortSignal;
+  /** The request's abort (a cancellation, a closed connection); its AbortSignal is built only if used. */
+  abort: Abort;
   /** Sends a notification related to this request (progress, log) on its channel. */
   emit(n: Notification): void;
   /** Sends a request to the client on this request's channel, where there is one (legacy stdio, a

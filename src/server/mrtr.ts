@@ -4,6 +4,7 @@
 import { createHash, createHmac, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
 import { CODES, ProtocolError, invalidParams } from '../protocol/errors';
 import { type JsonObject, isObject } from '../protocol/jsonrpc';
+import { Abort } from '../wire/abort';
 
 /** Only these may answer input_required (2026-07-28 basic/patterns/mrtr). */
 export const MRTR_METHODS = new Set(['tools/call', 'prompts/get', 'resources/read']);
@@ -22,7 +23,7 @@ type Event = { kind: 'done'; result?: JsonObject; error?: unknown } | { kind: 'a
  *  collectable by id. */
 export class BackgroundCall {
   readonly id = randomUUID();
-  readonly abort = new AbortController();
+  readonly abort = new Abort();
   readonly startedAt = Date.now();
   /** Rounds answered with input_required so far: counted here, never read from a requestState. */
   rounds = 0;

@@ -3,11 +3,15 @@
 import type { JsonObject } from '../protocol/jsonrpc';
 import type { LogLevel } from '../protocol/meta';
 import type { Revision } from '../protocol/revisions';
+import type { Abort } from '../wire/abort';
 
 /** What one request knows about its caller, and how it talks back while it runs. */
 export interface CallContext {
   readonly rev: Revision;
   readonly signal: AbortSignal;
+  /** The same abort as `signal`, without building an AbortSignal (wire/abort.ts); absent where a
+   *  caller made the context with a signal only. */
+  readonly abort?: Abort;
   /** Who the request is from (docs/protocol.md "Client identity"). */
   readonly identity: string;
   /** Capabilities the client declared: per request (2026-07-28) or at initialize (legacy). */

@@ -15,6 +15,7 @@ import { declares, spellQuestion } from '../protocol/questions';
 import type { Revision } from '../protocol/revisions';
 import type { Incoming } from './incoming';
 import { BackgroundCall, BackgroundCalls, RequestStates, bindingOf } from './mrtr';
+import { listen } from '../wire/abort';
 
 export class Rounds {
   /** Background calls of 2026-07-28 clients (the store a retry resumes from). */
@@ -79,9 +80,7 @@ export class Rounds {
     if (isObject(params.inputResponses)) call.deliver(params.inputResponses);
     // Closing the stream cancels this request (2026-07-28): a call nobody has been asked about yet ends
     // with it; one that already asked waits for its retry until proto.askTTL.
-    const cancelled = new Promise<'cancelled'>((resolve) =>
-      inc.signal.addEventListener('abort', () => resolve('cancelled'), { once: true }),
-    );
+    const cancelled = new Promise<'cancelled'>((resolve) => listen(inc.abort, () => resolve('cancelled')));
     const ev = await Promise.race([call.settle(), cancelled]);
     if (ev === 'cancelled') {
       if (claimed !== undefined && call.nonce === undefined) call.nonce = claimed;
@@ -156,7 +155,11 @@ export class Rounds {
     const spelled = spellQuestion(method, params, rev, () => randomUUID());
     const conn = inc.conn;
     const id = conn.mintAskId();
-    const all = AbortSignal.any([signal, inc.signal, AbortSignal.timeout(this.settings.duration('proto.askTimeout'))]);
+    const all = AbortSignal.any([
+      signal,
+      inc.abort.signal,
+      AbortSignal.timeout(this.settings.duration('proto.askTimeout')),
+    ]);
     const answer = conn.asked.wait(id, all);
     // A question withdrawn (upstream cancelled, call ended, timed out) is withdrawn from the client too.
     const onAbort = () =>

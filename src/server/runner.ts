@@ -6,6 +6,7 @@
 import { CODES, ProtocolError, invalidRequest, toWireError } from '../protocol/errors';
 import { type Notification, type Request, type Response, classify, errorResponse } from '../protocol/jsonrpc';
 import { BATCHES, type Revision, inSpan } from '../protocol/revisions';
+import { Abort } from '../wire/abort';
 import type { Conn } from './conn';
 import type { Incoming, Outcome } from './incoming';
 import type { McpServer } from './server';
@@ -17,7 +18,7 @@ export type BatchOutcome = { refused: ProtocolError } | { responses: Response[] 
 
 export class Runner {
   /** initialize is a barrier: what is scheduled after it waits until it has been answered. */
-  private barrier: Promise<unknown> = Promise.resolve();
+  private barrier?: Promise<unknown>;
 
   constructor(
     private readonly server: McpServer,
@@ -37,7 +38,7 @@ export class Runner {
   /** Runs `task` after any initialize scheduled before it; an initialize holds back what follows it.
    *  Decided when the message arrives, not when it runs: lines arrive in one burst. */
   schedule<T>(initialize: boolean, task: () => Promise<T>): Promise<T> {
-    const p = this.barrier.then(task);
+    const p = (this.barrier ?? Promise.resolve()).then(task);
     if (initialize) this.barrier = p.catch(() => undefined);
     return p;
   }
@@ -45,7 +46,7 @@ export class Runner {
   /** One request. Its id must not be in use by a request in flight on this connection (every
    *  revision's basic page: an id is unique among the requestor's requests in a session); it is tracked
    *  with `ctl` until answered, so a cancellation by id aborts it. */
-  async request(req: Request, rev: Revision, channel: Channel, ctl = new AbortController()): Promise<Outcome> {
+  async request(req: Request, rev: Revision, channel: Channel, ctl = new Abort()): Promise<Outcome> {
     if (this.conn.inflight.has(req.id)) {
       const e = invalidRequest(
         `Invalid request: id ${JSON.stringify(req.id)} is already in use by a request in flight`,
@@ -54,7 +55,7 @@ export class Runner {
     }
     this.conn.track(req.id, ctl);
     try {
-      const out = await this.server.handle({ conn: this.conn, req, rev, signal: ctl.signal, ...channel });
+      const out = await this.server.handle({ conn: this.conn, req, rev, abort: ctl, ...channel });
       if (out.response) {
         const max = this.maxResponseBytes;
         const size = sizeOf(out.response);
@@ -104,7 +105,7 @@ export class Runner {
             invalidRequest('Invalid request: initialize must not be part of a batch').toWire(),
           );
         }
-        const ctl = new AbortController();
+        const ctl = new Abort();
         const onAbort = () => ctl.abort(signal!.reason);
         signal?.addEventListener('abort', onAbort, { once: true });
         try {

@@ -20,6 +20,7 @@ import {
 import { META, type LogLevel, atLeastLevel, isLogLevel } from '../protocol/meta';
 import { MODERN, NEWEST_FIRST, type Revision, eraOf, isRevision, methodAnswered } from '../protocol/revisions';
 import { Admission } from './admission';
+import type { Abort, Aborts } from '../wire/abort';
 import { ClientCancelled, type Conn } from './conn';
 import { HANDLERS, type HandlerContext, NOTIFICATION_HANDLERS, type ServerInfo, type Services } from './handlers';
 import type { Incoming, Outcome } from './incoming';
@@ -95,7 +96,7 @@ export class McpServer {
       rev = this.revisionOf(req, inc.rev);
       if (!methodAnswered(req.method, rev) || !HANDLERS[req.method]) throw methodNotFound(req.method);
       identity = this.identityOf(inc, rev);
-      release = await this.admission.acquire(identity, inc.signal);
+      release = await this.admission.acquire(identity, inc.abort);
       if (eraOf(rev) === 'modern' && MRTR_METHODS.has(req.method)) {
         background = true;
         const id = identity;
@@ -113,8 +114,8 @@ export class McpServer {
         initialized: req.method === 'initialize',
       };
     } catch (err) {
-      if (inc.signal.aborted && inc.signal.reason instanceof ClientCancelled) return { response: undefined, rev };
-      return { response: errorResponse(req.id, toWireError(this.abortReason(err, inc.signal), rev)), rev };
+      if (inc.abort.aborted && inc.abort.reason instanceof ClientCancelled) return { response: undefined, rev };
+      return { response: errorResponse(req.id, toWireError(this.abortReason(err, inc.abort), rev)), rev };
     } finally {
       release?.();
       // A background call ends its identity itself, when it settles (startInBackground).
@@ -151,7 +152,7 @@ export class McpServer {
   }
 
   /** A request aborted while running surfaces as the abort's own error, not what the handler made of it. */
-  private abortReason(err: unknown, signal: AbortSignal): unknown {
+  private abortReason(err: unknown, signal: Aborts): unknown {
     if (err instanceof ProtocolError || !signal.aborted) return err;
     return new ProtocolError(
       CODES.InternalError,
@@ -217,57 +218,94 @@ export class McpServer {
       clientCapabilities = caps;
       logLevel = level as LogLevel | undefined;
     }
-    let done = false;
-    const emit = (method: string, p: JsonObject) => {
-      if (done || inc.signal.aborted) return;
-      const spelled = downgradeNotification(method, p, rev, { stripProgressMessage: this.opts.policy.governs(rev) });
-      inc.emit(notificationMsg(method, spelled));
-    };
-    const token = meta.progressToken;
-    let lastProgress = -Infinity;
-    const call: CallContext = {
+    const ctx = new RequestScope(
+      inc,
       rev,
-      // A background call (MRTR) outlives the request that started it: its own signal, not the request's.
-      signal: background ? background.abort.signal : inc.signal,
+      background,
+      this.services,
+      this.opts.policy,
       identity,
       clientCapabilities,
       meta,
       logLevel,
-      clientName: nameOf(eraOf(rev) === 'modern' ? meta[META.clientInfo] : conn.clientInfo),
-      paramHeaders: inc.paramHeaders,
-      progress(progress, total, message) {
-        // Progress MUST increase (basic/utilities/progress); a report that does not is not sent.
-        if ((typeof token !== 'string' && typeof token !== 'number') || progress <= lastProgress) return;
-        lastProgress = progress;
-        if (background) background.progress = { progress, total };
-        const p: JsonObject = { progressToken: token, progress };
-        if (total !== undefined) p.total = total;
-        if (message !== undefined) p.message = message;
-        emit('notifications/progress', p);
-      },
-      log(level, data, logger) {
-        // No level requested, no messages (2026-07-28 MUST NOT; mcpx takes the same reading for legacy).
-        if (!logLevel || !atLeastLevel(level, logLevel)) return;
-        emit('notifications/message', logger === undefined ? { level, data } : { level, logger, data });
-      },
-    };
+    );
     let asked = 0;
     if (inc.send && eraOf(rev) === 'legacy')
-      call.ask = (method, params, signal) => this.rounds.askOnChannel(inc, rev, method, params, signal, asked++);
+      ctx.ask = (method, params, signal) => this.rounds.askOnChannel(inc, rev, method, params, signal, asked++);
     if (background)
-      call.ask = async (method, params, signal, key) =>
+      ctx.ask = async (method, params, signal, key) =>
         this.rounds.askInBackground(background, rev, method, params, signal, key);
-    return {
-      call,
-      conn,
-      services: this.services,
-      rev,
-      id: req.id as Id,
-      notify: (method, p) => emit(method, p),
-      finish: () => {
-        done = true;
-      },
-    };
+    return ctx;
+  }
+}
+
+/** One request's context: its CallContext (`call` is itself) and its handler's context in one object,
+ *  with methods on the prototype — a request builds one object here, not a dozen closures. */
+class RequestScope implements CallContext, HandlerContext {
+  declare ask?: CallContext['ask'];
+  /** A background call (MRTR) outlives the request that started it: its own abort, not the request's. */
+  readonly abort: Abort;
+  readonly conn: Conn;
+  readonly id: Id;
+  private done = false;
+  private lastProgress = -Infinity;
+
+  constructor(
+    private readonly inc: Incoming,
+    readonly rev: Revision,
+    private readonly background: BackgroundCall | undefined,
+    readonly services: Services,
+    private readonly policy: Policy,
+    readonly identity: string,
+    readonly clientCapabilities: JsonObject,
+    readonly meta: JsonObject,
+    readonly logLevel: LogLevel | undefined,
+  ) {
+    this.abort = background ? background.abort : inc.abort;
+    this.conn = inc.conn;
+    this.id = inc.req.id as Id;
+  }
+
+  get call(): CallContext {
+    return this;
+  }
+  /** Built only when read (most calls only need `abort`). */
+  get signal(): AbortSignal {
+    return this.abort.signal;
+  }
+  get clientName(): string | undefined {
+    return nameOf(eraOf(this.rev) === 'modern' ? this.meta[META.clientInfo] : this.conn.clientInfo);
+  }
+  get paramHeaders(): Readonly<Record<string, string>> | undefined {
+    return this.inc.paramHeaders;
+  }
+
+  notify(method: string, p: JsonObject): void {
+    if (this.done || this.inc.abort.aborted) return;
+    const spelled = downgradeNotification(method, p, this.rev, { stripProgressMessage: this.policy.governs(this.rev) });
+    this.inc.emit(notificationMsg(method, spelled));
+  }
+
+  progress(progress: number, total?: number, message?: string): void {
+    // Progress MUST increase (basic/utilities/progress); a report that does not is not sent.
+    const token = this.meta.progressToken;
+    if ((typeof token !== 'string' && typeof token !== 'number') || progress <= this.lastProgress) return;
+    this.lastProgress = progress;
+    if (this.background) this.background.progress = { progress, total };
+    const p: JsonObject = { progressToken: token, progress };
+    if (total !== undefined) p.total = total;
+    if (message !== undefined) p.message = message;
+    this.notify('notifications/progress', p);
+  }
+
+  log(level: LogLevel, data: unknown, logger?: string): void {
+    // No level requested, no messages (2026-07-28 MUST NOT; mcpx takes the same reading for legacy).
+    if (!this.logLevel || !atLeastLevel(level, this.logLevel)) return;
+    this.notify('notifications/message', logger === undefined ? { level, data } : { level, logger, data });
+  }
+
+  finish(): void {
+    this.done = true;
   }
 }
 

@@ -30,6 +30,7 @@ import { decodeHeaderValue } from '../wire/headers';
 import { sendJson } from '../wire/json';
 import { checkOrigin } from './origin';
 import { SseStream } from '../wire/sse';
+import { Abort } from '../wire/abort';
 
 const MCP_PATH = '/mcp';
 const SECRET_PATH_PREFIX = `${MCP_PATH}/`;
@@ -417,7 +418,7 @@ export class HttpTransport {
 
   /** A connection of its own for a request outside any session (every 2026-07-28 request). */
   private sessionless(): Runner {
-    return new Runner(this.opts.server, new Conn('http', `http:${randomUUID()}`));
+    return new Runner(this.opts.server, new Conn('http', () => `http:${randomUUID()}`));
   }
 
   /** Notifications a batched request emits have no stream to ride on; they are dropped. Outside a
@@ -455,12 +456,14 @@ export class HttpTransport {
     paramHeaders?: Record<string, string>,
   ): Promise<void> {
     const disconnectCancels = !inSession;
-    const ctl = new AbortController();
+    const ctl = new Abort();
     const acceptsSse = (h(req, 'accept') ?? '').includes('text/event-stream');
-    const stream = new SseStream(res, this.opts.settings.duration('transport.sseKeepAlive'));
+    const keepAliveMs = this.opts.settings.duration('transport.sseKeepAlive');
+    // Only a client that accepts SSE can get a stream; for the others none is made.
+    const stream = acceptsSse ? new SseStream(res, keepAliveMs) : undefined;
     // A slow answer to a client that accepts SSE becomes a stream with keep-alive comments, so idle
     // timeouts on the way do not end a call that is still running (docs/protocol.md "Lazy SSE").
-    if (acceptsSse) stream.keepAlive();
+    stream?.keepAlive();
     const onClose = () => {
       if (res.writableFinished) return;
       if (disconnectCancels) ctl.abort(new Error('client closed the stream'));
@@ -469,29 +472,30 @@ export class HttpTransport {
     try {
       const channel = {
         emit: (n: Notification) => {
-          if (acceptsSse) stream.send(n);
+          stream?.send(n);
         },
         // A question turns this POST's response into an event stream lazily; the answer comes back on
         // a separate POST in the same session. Outside a session nothing could route it back.
-        send: inSession && acceptsSse ? (q: Request) => void stream.send(q) : undefined,
+        send: inSession && stream ? (q: Request) => void stream.send(q) : undefined,
         paramHeaders,
       };
       const outcome = await runner.request(msg, rev, channel, ctl);
-      if (ctl.signal.aborted && disconnectCancels) return; // 2026-07-28: nothing more for a cancelled request
+      if (ctl.aborted && disconnectCancels) return; // 2026-07-28: nothing more for a cancelled request
       if (!outcome.response) {
         // Cancelled by notifications/cancelled: no response; the POST gets an empty event stream.
-        stream.start();
-        return stream.end();
+        const empty = stream ?? new SseStream(res, keepAliveMs);
+        empty.start();
+        return empty.end();
       }
       if (outcome.initialized && eraOf(outcome.rev) === 'legacy' && !('error' in outcome.response)) {
         const id = this.mint(runner);
-        if (!stream.isStarted) res.setHeader('Mcp-Session-Id', id);
+        if (!stream?.isStarted) res.setHeader('Mcp-Session-Id', id);
       }
-      if (stream.isStarted) {
+      if (stream?.isStarted) {
         stream.send(outcome.response);
         stream.end();
       } else {
-        stream.end();
+        stream?.end();
         const code = 'error' in outcome.response ? outcome.response.error.code : undefined;
         sendJson(res, code === undefined ? 200 : httpStatus(code, outcome.rev), outcome.response);
       }

@@ -19,6 +19,7 @@ import { encodeHeaderValue } from '../wire/headers';
 import { HttpUpstream, StreamBroken } from './http';
 import { type HeaderParam, headerParams, paramHeaders } from '../wire/paramHeaders';
 import type { UpstreamTransport } from './transport';
+import { Abort, type Aborts, listen } from '../wire/abort';
 
 /** What the gateway supplies: the one function that answers an upstream's questions, and a sink for
  *  its notifications. */
@@ -42,7 +43,8 @@ export class UpstreamError extends ProtocolError {
 }
 
 export interface RequestOptions {
-  signal?: AbortSignal;
+  /** The caller's abort: an AbortSignal, or an Abort (wire/abort.ts) that builds none. */
+  signal?: Aborts;
   timeoutMs?: number;
   /** Extra `_meta` for this request (progressToken, trace context). */
   meta?: JsonObject;
@@ -74,7 +76,7 @@ const IDEMPOTENT = new Set([
 
 /** One request as the wire sees it: its signal, and the id it is on now (a re-sent request gets a new one). */
 interface Flight {
-  signal: AbortSignal;
+  signal: Aborts;
   id?: Id;
 }
 
@@ -293,8 +295,8 @@ export class UpstreamClient {
     // One controller per call, aborted by the caller's signal or the clock, whichever comes first (one
     // listener and one timer: AbortSignal.any was the costliest allocation of a call). The request in
     // flight at that moment gets the era's cancellation notice.
-    const ctl = new AbortController();
-    const signal = ctl.signal;
+    const ctl = new Abort();
+    const signal = ctl;
     const flight: Flight = { signal };
     let timedOut = false;
     const abort = (why: unknown) => {
@@ -303,8 +305,9 @@ export class UpstreamClient {
       this.cancelNotice(flight, timedOut ? 'timed out' : 'cancelled by the caller');
     };
     const onCaller = () => abort(o.signal!.reason);
+    let offCaller: (() => void) | undefined;
     if (o.signal?.aborted) onCaller();
-    else o.signal?.addEventListener('abort', onCaller, { once: true });
+    else if (o.signal) offCaller = listen(o.signal, onCaller);
     const clock = o.timeoutMs
       ? this.callClock(o.timeoutMs, o.maxTotalMs ?? Infinity, () => {
           timedOut = true;
@@ -345,7 +348,7 @@ export class UpstreamClient {
         }
         p = {
           ...p,
-          inputResponses: await this.inputResponses(result, signal, o.onQuestion),
+          inputResponses: await this.inputResponses(result, signal.signal, o.onQuestion),
           ...(typeof result.requestState === 'string' ? { requestState: result.requestState } : {}),
         };
         if (typeof result.requestState !== 'string') delete p.requestState;
@@ -358,7 +361,7 @@ export class UpstreamClient {
       throw e;
     } finally {
       clock?.clear();
-      o.signal?.removeEventListener('abort', onCaller);
+      offCaller?.();
       if (token !== undefined) this.progressClocks.delete(token);
       this.inflight--;
       // A legacy HTTP session's GET stream (what the server sends unasked) opens after the first request

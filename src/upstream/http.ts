@@ -7,6 +7,7 @@ import { redactUrl } from '../config/redact';
 import { type JsonObject, type Notification, type Request, type Response, classify } from '../protocol/jsonrpc';
 import { HEADERLESS, SESSIONS, STREAM_RESUMPTION, type Span, inSpan, isRevision } from '../protocol/revisions';
 import { HttpStatusError, type SendOptions, TransportClosed, type UpstreamTransport } from './transport';
+import { signalOf } from '../wire/abort';
 
 /** The session ended (legacy 404 on a session): the client initializes again. */
 export class SessionExpired extends Error {
@@ -60,7 +61,7 @@ export class HttpUpstream implements UpstreamTransport {
   }
 
   private async post(body: unknown, opts: SendOptions = {}): Promise<globalThis.Response> {
-    const signal = opts.signal ? AbortSignal.any([opts.signal, this.ctl.signal]) : this.ctl.signal;
+    const signal = opts.signal ? AbortSignal.any([signalOf(opts.signal), this.ctl.signal]) : this.ctl.signal;
     let res: globalThis.Response;
     try {
       res = await fetch(this.opts.url, {
@@ -143,7 +144,7 @@ export class HttpUpstream implements UpstreamTransport {
       // stream is broken and the caller decides whether to re-issue (docs/protocol.md "A broken 2026-07-28 stream").
       if (!resumable || cursor.lastEventId === undefined || attempt >= 5 || opts.signal?.aborted) break;
       await new Promise((r) => setTimeout(r, cursor.retryMs ?? 1000));
-      res = await this.getStream(cursor.lastEventId, opts.signal);
+      res = await this.getStream(cursor.lastEventId, signalOf(opts.signal));
       if (!res.ok) break;
     }
     throw new StreamBroken(`upstream ${this.name}: the response stream ended before the response to ${req.method}`);

@@ -260,7 +260,9 @@ export class Pool {
     };
     e.calls++;
     try {
-      const client = await this.client(server, identity);
+      // A running client is used as it is: client() would look the entry up again, and its await costs
+      // a promise and a turn per call.
+      const client = !this.closed && e.client && e.state === 'running' ? e.client : await this.client(server, identity);
       try {
         return await client.request(method, params, opts);
       } catch (err) {

@@ -6,6 +6,7 @@ import { redactUrl } from '../config/redact';
 import { type Notification, type Request, type Response, classify } from '../protocol/jsonrpc';
 import { Correlator } from '../wire/correlator';
 import { HttpStatusError, type SendOptions, TransportClosed, type UpstreamTransport } from './transport';
+import { signalOf } from '../wire/abort';
 
 export class SseUpstream implements UpstreamTransport {
   readonly kind = 'sse' as const;
@@ -98,7 +99,7 @@ export class SseUpstream implements UpstreamTransport {
   async request(req: Request, opts: SendOptions = {}): Promise<Response> {
     const p = this.pending.wait(req.id, opts.signal);
     try {
-      await this.post(req, opts.signal);
+      await this.post(req, signalOf(opts.signal));
     } catch (e) {
       this.pending.forget(req.id);
       throw e;

@@ -1,8 +1,9 @@
 // What the client needs of a transport to an upstream, whatever carries the bytes.
 import type { JsonObject, Notification, Request, Response } from '../protocol/jsonrpc';
+import type { Aborts } from '../wire/abort';
 
 export interface SendOptions {
-  signal?: AbortSignal;
+  signal?: Aborts;
   /** Extra HTTP headers for this message (2026-07-28 Mcp-Method / Mcp-Name / MCP-Protocol-Version). */
   headers?: Record<string, string>;
 }

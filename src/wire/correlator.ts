@@ -1,6 +1,7 @@
 // Requests in flight on one connection: one map id -> pending, ids minted here and never reused, one
 // close(cause) that settles everything. Abort listeners are added once and removed on every exit.
 import type { Id, Response } from '../protocol/jsonrpc';
+import { type Aborts, listen } from './abort';
 /** The peer went away: every request in flight is rejected with this. */
 export class TransportClosed extends Error {
   constructor(message: string) {
@@ -15,6 +16,8 @@ interface Pending {
   cleanup(): void;
 }
 
+const noop = (): void => undefined;
+
 export class Correlator {
   private readonly pending = new Map<Id, Pending>();
   private closed?: Error;
@@ -24,16 +27,15 @@ export class Correlator {
   }
 
   /** Register `id` before the request is written; the promise settles with its response. */
-  wait(id: Id, signal?: AbortSignal): Promise<Response> {
+  wait(id: Id, signal?: Aborts): Promise<Response> {
     if (this.closed) return Promise.reject(this.closed);
     return new Promise<Response>((resolve, reject) => {
       const onAbort = () => {
         this.pending.delete(id);
         reject(signal!.reason instanceof Error ? signal!.reason : new Error('aborted'));
       };
-      const cleanup = () => signal?.removeEventListener('abort', onAbort);
       if (signal?.aborted) return onAbort();
-      signal?.addEventListener('abort', onAbort, { once: true });
+      const cleanup = signal ? listen(signal, onAbort) : noop;
       this.pending.set(id, {
         resolve: (r) => {
           cleanup();

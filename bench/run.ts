@@ -78,6 +78,11 @@ async function main(): Promise<void> {
   }
   const gateway = await gatewayBench(MS);
   const flood = await floodBench();
+  // Memory per idle legacy session (bench/sessions.ts), in its own process.
+  const { execFileSync } = await import('node:child_process');
+  const sessions = execFileSync(process.execPath, [join(__dirname, 'sessions.js'), '1000'], {
+    encoding: 'utf8',
+  }).trim();
   const lines = [
     '# Performance',
     '',
@@ -97,6 +102,10 @@ async function main(): Promise<void> {
     ),
     '',
     ...gateway,
+    '',
+    '### Idle sessions (bench/sessions.ts)',
+    '',
+    `${sessions}: each session did initialize and notifications/initialized, then was left open.`,
     '',
     ...floodReport(flood),
   ];

@@ -1,6 +1,7 @@
 // A whole run of the headless gateway, then a grep (docs/security.md "Secrets in output and logs"): every
 // secret the configuration holds — URL userinfo, query tokens, bearer headers, a stdio server's env that
-// the upstream itself prints — and the endpoint secret are searched for in everything the run wrote:
+// the upstream itself prints, an envFile's token — and the endpoint secret are searched for in everything
+// the run wrote:
 // stdout, stderr, every answer a client got, every file in the state directory. The endpoint secret may
 // appear only where the person looks for it (the listening line) and in its own 0600 file.
 import assert from 'node:assert/strict';
@@ -29,6 +30,7 @@ const SECRETS = {
   bearer: 'bear-header-5c2e9a17',
   env: 'env-apikey-d0e6f3b8',
   authQuery: 'authq-value-9a8b7c6d',
+  envFile: 'envfile-token-3e5f7a9c',
 };
 
 function files(root: string): string[] {
@@ -44,14 +46,16 @@ test('no configured secret, and the endpoint secret only where it belongs, in an
     command,
     args: [fixture],
   } = fixtureCommand([]);
-  const print = `process.stderr.write('API_KEY=' + process.env.API_KEY + '\\n'); process.argv.splice(1, 0, 'fixture'); require(${JSON.stringify(fixture)})`;
+  const print = `process.stderr.write('API_KEY=' + process.env.API_KEY + ' FILE_TOKEN=' + process.env.FILE_TOKEN + '\\n'); process.argv.splice(1, 0, 'fixture'); require(${JSON.stringify(fixture)})`;
   const args = ['-e', print, '--', '--rev', '2025-11-25', '--name', 'leaky'];
+  const envFile = join(dir, 'leaky.env');
+  writeFileSync(envFile, `# the upstream's token\nexport FILE_TOKEN="${SECRETS.envFile}"\n`);
   const config = join(dir, 'mcp.json');
   writeFileSync(
     config,
     JSON.stringify({
       servers: {
-        leaky: { command, args, env: { API_KEY: SECRETS.env } },
+        leaky: { command, args, env: { API_KEY: SECRETS.env }, envFile },
         far: { type: 'http', url: `http://someone:${SECRETS.userinfo}@127.0.0.1:9/mcp?token=${SECRETS.query}&v=1` },
         hdr: { type: 'http', url: 'http://127.0.0.1:9/mcp', headers: { Authorization: `Bearer ${SECRETS.bearer}` } },
         q: {
@@ -106,7 +110,7 @@ test('no configured secret, and the endpoint secret only where it belongs, in an
 
   assert.match(answers[0]!, /hi/, `the stdio upstream ran: ${answers[0]} ${stderr.slice(-500)}`);
   assert.match(answers.slice(1, 4).join('\n'), /127\.0\.0\.1:9/, 'errors still name where the servers are');
-  assert.match(stderr, /API_KEY=/, 'the upstream printed its env (masked) to the log');
+  assert.match(stderr, /API_KEY=\S+ FILE_TOKEN=/, 'the upstream printed its env (masked) to the log');
   const written: Array<[string, string]> = [
     ['stdout', stdout.replace(first, '')],
     ['stderr', stderr],

@@ -1,5 +1,6 @@
 // Secrets of a server definition kept out of everything a client or a log can see: tool output, error
 // messages, log lines (docs/security.md "Secrets in output and logs"). One place decides what is secret.
+import { readEnvFile } from './envFile';
 import type { ServerDef } from './servers';
 
 const MASK = '***';
@@ -25,13 +26,26 @@ export function redactUrl(url: string, def?: ServerDef): string {
   return u.toString();
 }
 
-/** The secret strings of a definition: its auth, header and env values, userinfo, secret query values. */
+/** Each definition's secrets, worked out once (a log line is redacted per line). */
+const known = new WeakMap<ServerDef, string[]>();
+
+/** The secret strings of a definition: its auth, header, env and envFile values, userinfo, secret query
+ *  values. */
 function secretsOf(def: ServerDef): string[] {
+  const cached = known.get(def);
+  if (cached) return cached;
   const out: string[] = [];
   const a = def.auth as Record<string, unknown> | undefined;
   if (a) for (const k of ['token', 'password', 'value']) if (typeof a[k] === 'string') out.push(a[k]);
   if ('headers' in def) out.push(...Object.values(def.headers));
   if ('env' in def) for (const v of Object.values(def.env)) if (v !== null) out.push(String(v));
+  if ('envFile' in def && def.envFile) {
+    try {
+      out.push(...Object.values(readEnvFile(def.envFile)));
+    } catch {
+      // unreadable: the upstream cannot start with it either
+    }
+  }
   if ('url' in def) {
     try {
       const u = new URL(def.url);
@@ -44,7 +58,9 @@ function secretsOf(def: ServerDef): string[] {
   if (a?.type === 'basic' && typeof a.username === 'string' && typeof a.password === 'string')
     out.push(Buffer.from(`${a.username}:${a.password}`).toString('base64'));
   // Short values (a flag such as DEBUG=1) would mask ordinary text and protect nothing.
-  return [...new Set(out)].filter((s) => s.length >= 4).sort((x, y) => y.length - x.length);
+  const secrets = [...new Set(out)].filter((s) => s.length >= 4).sort((x, y) => y.length - x.length);
+  known.set(def, secrets);
+  return secrets;
 }
 
 /** A message about a server with its URL redacted and every secret value of its definition masked. */

@@ -62,7 +62,7 @@ function argumentsFor(schema: unknown): JsonObject {
   return out;
 }
 
-/** How a user answers: elicitation accepted with the form's defaults (SEP-1034); sampling with a
+/** How a user answers: elicitation accepted with the form's defaults (2025-11-25 client/elicitation "Requested Schema": defaults); sampling with a
  *  canned completion; roots with one root. */
 const hooks: ClientHooks = {
   async onRequest(method, params) {

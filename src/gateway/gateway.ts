@@ -182,7 +182,6 @@ export class Gateway implements Provider, GatewayFacade {
     }
   }
 
-  /** /v1/questions: the broker's pending questions, and answering one (what `mcpx elicit` uses); /v1/events. */
   // ---- tools ---------------------------------------------------------------------------------
 
   async listTools(ctx: CallContext): Promise<JsonObject[]> {

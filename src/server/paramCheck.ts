@@ -1,4 +1,4 @@
-// 2026-07-28 Streamable HTTP "Schema Extension" (SEP-2243), the server's side: a tools/call whose tool
+// 2026-07-28 basic/transports/streamable-http "Custom Headers from Tool Parameters", the server's side: a tools/call whose tool
 // annotates arguments with x-mcp-header must carry each as an Mcp-Param-<Name> header with the same
 // value, validly encoded; otherwise -32020 (HTTP 400). Intermediaries route on these headers, so a
 // header that says something other than the body is refused, never served.

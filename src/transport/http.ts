@@ -528,7 +528,7 @@ function bodyVersion(value: unknown): string | undefined {
   return typeof v === 'string' ? v : undefined;
 }
 
-/** The Mcp-Param-* headers of a request, by lower-case name without the prefix (2026-07-28, SEP-2243). */
+/** The Mcp-Param-* headers of a request, by lower-case name without the prefix (2026-07-28 basic/transports/streamable-http "Custom Headers from Tool Parameters"). */
 function paramHeadersOf(req: IncomingMessage): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [k, v] of Object.entries(req.headers)) {

@@ -87,7 +87,7 @@ export class HttpUpstream implements UpstreamTransport {
   }
 
   /** Reads JSON-RPC messages from a JSON or SSE body. `cursor` collects the stream's last event id and
-   *  retry interval (2025-11-25 SSE polling, SEP-1699). */
+   *  retry interval (2025-11-25 basic/transports "Resumability and Redelivery"). */
   private async *messages(
     res: globalThis.Response,
     cursor?: { lastEventId?: string; retryMs?: number },

@@ -1,21 +1,10 @@
 // A transport for a server definition, with its auth applied to every connection.
-import { readFileSync } from 'node:fs';
+import { readEnvFile } from '../config/envFile';
 import type { ServerDef } from '../config/servers';
 import { HttpUpstream } from './http';
 import { SseUpstream } from './sse';
 import { StdioUpstream } from './stdio';
 import type { UpstreamTransport } from './transport';
-
-/** KEY=VALUE lines (# comments) of an envFile. */
-function readEnvFile(path: string): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const line of readFileSync(path, 'utf8').split(/\r?\n/)) {
-    const m = /^\s*(?:export\s+)?([A-Za-z_][A-Za-z0-9_]*)\s*=\s*(.*)\s*$/.exec(line);
-    if (!m || line.trim().startsWith('#')) continue;
-    out[m[1]!] = m[2]!.replace(/^(['"])(.*)\1$/, '$2');
-  }
-  return out;
-}
 
 /** Headers and URL of an http definition, with auth applied. */
 function httpTarget(def: Extract<ServerDef, { url: string }>): { url: string; headers: Record<string, string> } {

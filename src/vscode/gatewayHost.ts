@@ -345,5 +345,3 @@ export class GatewayHost implements vscode.Disposable {
 function roots(): Array<{ uri: string; name: string }> {
   return (vscode.workspace.workspaceFolders ?? []).map((f) => ({ uri: f.uri.toString(), name: f.name }));
 }
-
-/** The server's store of background calls, as the Tasks view sees it (src/gateway/facade.ts). */

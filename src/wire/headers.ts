@@ -6,7 +6,7 @@ const CLOSE = '?=';
 
 /** The value a header carries, or undefined when it is neither plain nor a valid sentinel. Something
  *  framed like the sentinel is read as base64 or refused, never taken as plain text: the sender meant
- *  base64 (SEP-2243). Only canonical, padded base64 is accepted. */
+ *  base64 (2026-07-28 streamable-http "Value Encoding"). Only canonical, padded base64 is accepted. */
 export function decodeHeaderValue(raw: string): string | undefined {
   const framed = raw.length >= OPEN.length + CLOSE.length && raw.startsWith(OPEN) && raw.endsWith(CLOSE);
   if (!framed) return PLAIN.test(raw) ? raw : undefined;

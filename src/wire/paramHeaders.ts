@@ -1,6 +1,6 @@
 // 2026-07-28 Streamable HTTP "Schema Extension": a tool argument annotated `x-mcp-header: Name` is
 // mirrored into an `Mcp-Param-Name` header on tools/call; a tool whose annotations break the rules is
-// excluded from the tools/list a client shows (SEP-2243).
+// excluded from the tools/list a client shows (2026-07-28 server/tools "x-mcp-header").
 import { type JsonObject, isObject } from '../protocol/jsonrpc';
 import { encodeHeaderValue } from './headers';
 

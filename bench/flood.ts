@@ -174,6 +174,10 @@ export interface FloodResult {
 export async function floodBench(): Promise<FloodResult> {
   const dir = mkdtempSync(join(tmpdir(), 'mcpx-flood-'));
   const { child, url } = await start(dir);
+  // Interrupted, the gateway (and through its reaper the upstreams) goes too.
+  const onSignal = () => void stopTree(child).then(() => process.exit(130));
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
   let peakProcesses = 0;
   let peakRssKb = 0;
   const sampler = setInterval(() => {
@@ -207,6 +211,8 @@ export async function floodBench(): Promise<FloodResult> {
     };
   } finally {
     clearInterval(sampler);
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
     await stopTree(child);
     rmSync(dir, { recursive: true, force: true });
   }

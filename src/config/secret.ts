@@ -91,3 +91,14 @@ export function writePrivate(file: string, text: string): void {
   writeOwnerOnly(tmp, text);
   renameSync(tmp, file);
 }
+
+/** The secret `mcpx elicit` sends to `endpoint`: the one in its /mcp/<secret> path, else the install's —
+ *  but the install's only to a loopback host (127.0.0.0/8, ::1, localhost), so an --endpoint naming
+ *  another host never receives it (docs/security.md "The endpoint secret"). */
+export function elicitSecret(endpoint: URL, stored: () => string | undefined): string | undefined {
+  const inPath = /^\/mcp\/([^/]+)$/.exec(endpoint.pathname)?.[1];
+  if (inPath !== undefined) return inPath;
+  const host = endpoint.hostname.replace(/^\[(.*)\]$/, '$1').toLowerCase();
+  const loopback = host === 'localhost' || host === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
+  return loopback ? stored() : undefined;
+}

@@ -2,7 +2,7 @@
 import { type Listening, isLoopback, listen, makeServer } from './app/app';
 import { gatewayRoutes } from './app/routes';
 import { type Config, defaultStateDir, loadConfig } from './config/file';
-import { endpointSecret, readSecret } from './config/secret';
+import { elicitSecret, endpointSecret, readSecret } from './config/secret';
 import { SETTINGS, Settings, envLayer, envName, SettingError } from './config/settings';
 import { Gateway } from './gateway/gateway';
 import { StdioTransport } from './transport/stdio';
@@ -165,7 +165,7 @@ function showSettings(a: Args): void {
 async function elicit(a: Args): Promise<void> {
   const base = new URL(a.endpoint ?? `http://127.0.0.1:${process.env.MCPX_PORT || 8899}/mcp`);
   const at = (path: string) => new URL(path, base).toString();
-  const secret = /^\/mcp\/([^/]+)$/.exec(base.pathname)?.[1] ?? readSecret(defaultStateDir(process.env));
+  const secret = elicitSecret(base, () => readSecret(defaultStateDir(process.env)));
   const auth: Record<string, string> = secret ? { Authorization: `Bearer ${secret}` } : {};
   const refusal = async (res: Response) => {
     const out = (await res.json().catch(() => ({}))) as { error?: string | { message?: string } };

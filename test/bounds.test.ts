@@ -338,6 +338,22 @@ describe('limits.instancesPerServer (scope "identity")', () => {
     }
   });
 
+  test('sessionless legacy HTTP calls leave no instance behind once they finish', async () => {
+    const gw = await gatewayFor({ up: up() });
+    try {
+      // No initialize, so no Mcp-Session-Id: each POST is a request of its own.
+      const c = new HttpClient(gw.url, LEGACY);
+      const pids = new Set<number>();
+      for (let i = 0; i < 5; i++) pids.add(Number(text((await modernCall(c, 'whoami')).result).split(':')[1]));
+      assert.equal(pids.size, 5, 'each request had its own instance');
+      for (let i = 0; i < 200 && [...pids].some(alive); i++) await new Promise((r) => setTimeout(r, 50));
+      assert.deepEqual([...pids].filter(alive), [], 'every instance ended with its request');
+      assert.equal(gw.g.servers().filter((s) => s.name === 'up' && s.scope !== 'shared').length, 0);
+    } finally {
+      await gw.close();
+    }
+  });
+
   test('at the cap a call is refused naming the server and the setting; an idle instance makes room', async () => {
     const gw = await gatewayFor({ up: up() }, { 'limits.instancesPerServer': 2 });
     const ctl = new AbortController();
@@ -366,6 +382,34 @@ describe('limits.instancesPerServer (scope "identity")', () => {
       assert.ok(gw.g.servers().filter((s) => s.state === 'running').length <= 2);
     } finally {
       ctl.abort();
+      await gw.close();
+    }
+  });
+});
+
+describe('limits.sessions', () => {
+  test('beyond limits.sessions a new initialize is refused naming the setting; an ended session makes room', async () => {
+    const gw = await startTestServer({ 'limits.sessions': 2 });
+    try {
+      const a = new HttpClient(gw.url, LEGACY);
+      const b = new HttpClient(gw.url, LEGACY);
+      assert.ok((await a.initialize()).result);
+      assert.ok((await b.initialize()).result);
+      assert.equal(gw.server.listens.pushableCount, 2);
+      const c = new HttpClient(gw.url, LEGACY);
+      const refused = await c.initialize();
+      assert.equal(refused.error?.code, -32603);
+      assert.match(refused.error!.message, /limits\.sessions/);
+      assert.equal(c.sessionId, undefined);
+      // The sessions already held still work.
+      assert.ok((await a.request('ping')).result);
+      const del = await fetch(gw.url, { method: 'DELETE', headers: { 'Mcp-Session-Id': b.sessionId! } });
+      assert.ok(del.ok);
+      // An ended session is no longer a connection to push to.
+      assert.equal(gw.server.listens.pushableCount, 1);
+      assert.ok((await c.initialize()).result);
+      assert.ok(c.sessionId);
+    } finally {
       await gw.close();
     }
   });

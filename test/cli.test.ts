@@ -16,6 +16,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { after, describe, test } from 'node:test';
+import { elicitSecret } from '../src/config/secret';
 import { repoRoot } from './harness/gateway';
 import { HttpClient, type Json, StdioClient } from './harness/wire';
 
@@ -183,5 +184,27 @@ describe('mcpx CLI', () => {
     rmSync(file);
     assert.equal((await go()).code, 0);
     assert.deepEqual(readdirSync(cacheDir).sort(), [name, 'mcpx-b.v8', 'mcpx-c.v8'].sort());
+  });
+});
+
+describe('mcpx elicit: which secret goes where', () => {
+  test("the install's secret goes only to a loopback host; a secret in the path goes where the path says", () => {
+    const stored = () => 'STORED';
+    for (const url of [
+      'http://127.0.0.1:8899/mcp',
+      'http://127.4.5.6/',
+      'http://localhost:1/mcp',
+      'http://[::1]:9/mcp',
+    ])
+      assert.equal(elicitSecret(new URL(url), stored), 'STORED', url);
+    for (const url of [
+      'http://example.invalid:1/',
+      'http://127.example.invalid/mcp',
+      'http://localhost.example.invalid/mcp',
+      'http://10.0.0.1:8899/mcp',
+      'http://[::2]/mcp',
+    ])
+      assert.equal(elicitSecret(new URL(url), stored), undefined, url);
+    assert.equal(elicitSecret(new URL('http://example.invalid/mcp/abc'), stored), 'abc');
   });
 });

@@ -1,7 +1,12 @@
 // Pieces of the gateway on their own: mcpx:// URIs, safe names, globs, schema checks; and completion
 // forwarding per the completions capability (with fixture upstreams).
 import assert from 'node:assert/strict';
+import { chmodSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
+import { endpointSecret, readSecret } from '../src/config/secret';
+import { Broker } from '../src/gateway/broker';
 import { safeName, toolAllowed, validToolName } from '../src/gateway/names';
 import { parseGatewayUri, resolveInner, toGatewayTemplate, toGatewayUri } from '../src/gateway/uris';
 import { schemaMismatch } from '../src/gateway/validate';
@@ -255,5 +260,36 @@ describe('UpstreamListens: the listen stream mcpx keeps to a 2026-07-28 upstream
     await new Promise((r) => setTimeout(r, 100));
     assert.equal(opened.length, count, 'nothing more after giving up');
     l.close();
+  });
+});
+
+describe('small leaks and races', () => {
+  test('a question withdrawn before it is put starts no timer', async () => {
+    const broker = new Broker(120_000, undefined, undefined, () => ({ perIdentity: 10, total: 10 }));
+    const ctl = new AbortController();
+    ctl.abort(new Error('withdrawn'));
+    const real = globalThis.setTimeout;
+    let timers = 0;
+    globalThis.setTimeout = ((...a: Parameters<typeof setTimeout>) => (timers++, real(...a))) as typeof setTimeout;
+    try {
+      await assert.rejects(broker.ask('up', 'elicitation/create', { message: 'q' }, ctl.signal, 'test'), /withdrawn/);
+    } finally {
+      globalThis.setTimeout = real;
+    }
+    assert.equal(timers, 0);
+    assert.equal(broker.list().length, 0);
+  });
+
+  test('the state directory is made owner-only; a file that is not a secret is replaced and what is on disk returned', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'mcpx-secret-'));
+    try {
+      chmodSync(dir, 0o755);
+      writeFileSync(join(dir, 'endpoint-secret'), 'not a secret\n');
+      const s = endpointSecret(dir);
+      assert.equal(statSync(dir).mode & 0o777, 0o700);
+      assert.equal(readSecret(dir), s);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -4,7 +4,14 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Listening } from '../src/app/app';
-import { BackgroundCall } from '../src/server/mrtr';
+import { Settings } from '../src/config/settings';
+import type { JsonObject } from '../src/protocol/jsonrpc';
+import { MODERN } from '../src/protocol/revisions';
+import { Conn } from '../src/server/conn';
+import type { Incoming } from '../src/server/incoming';
+import { BackgroundCall, BackgroundCalls } from '../src/server/mrtr';
+import { Rounds } from '../src/server/rounds';
+import { Abort } from '../src/wire/abort';
 import { startTestServer } from './harness/gateway';
 import { HttpClient, type Json } from './harness/wire';
 
@@ -144,5 +151,90 @@ describe('BackgroundCall', () => {
     finish({ content: [] });
     assert.deepEqual(await a, { kind: 'done', result: { content: [] } });
     assert.deepEqual(await b, { kind: 'done', result: { content: [] } });
+  });
+});
+
+describe('cancelled retries and the sweeper', () => {
+  const incoming = (params: JsonObject): Incoming => ({
+    conn: new Conn('http', 'test'),
+    req: { jsonrpc: '2.0', id: 1, method: 'tools/call', params },
+    rev: MODERN,
+    abort: new Abort(),
+    emit: () => undefined,
+  });
+
+  test('a retry cancelled while the call runs leaves no waiter, and a state that delivered answers stays used', async () => {
+    const rounds = new Rounds(new Settings([{ source: 'flag', values: {} }]));
+    try {
+      let call!: BackgroundCall;
+      let release!: () => void;
+      const gate = new Promise<void>((r) => (release = r));
+      const base = { name: 't', arguments: {} };
+      const first = await rounds.roundTrip(incoming(base), MODERN, 'who', (c) => {
+        call = c;
+        c.run(
+          (async () => {
+            await rounds.askInBackground(c, MODERN, 'elicitation/create', { message: 'm' }, c.abort.signal);
+            await gate;
+            return { content: [] };
+          })(),
+        );
+      });
+      assert.equal(first.resultType, 'input_required');
+      const key = Object.keys(call.inputRequests())[0]!;
+      const retry = incoming({
+        ...base,
+        requestState: first.requestState,
+        inputResponses: { [key]: { action: 'decline' } },
+      });
+      const pending = rounds.roundTrip(retry, MODERN, 'who', () => assert.fail('a retry starts nothing'));
+      await new Promise((r) => setImmediate(r));
+      assert.equal(call.waiting, 1, 'the retry waits for the running call');
+      retry.abort.abort(new Error('client closed the stream'));
+      await assert.rejects(pending, /Request cancelled/);
+      assert.equal(call.waiting, 0, 'the cancelled retry left no waiter behind');
+      // Its answers were delivered: the same state cannot deliver them again.
+      await assert.rejects(
+        rounds.roundTrip(
+          incoming({ ...base, requestState: first.requestState, inputResponses: { [key]: { action: 'decline' } } }),
+          MODERN,
+          'who',
+          () => undefined,
+        ),
+        /already used/,
+      );
+      release();
+    } finally {
+      rounds.close();
+    }
+  });
+
+  test('the sweeper spares a call still running for its request; it ends one that asked and nobody waits on', async () => {
+    const store = new BackgroundCalls(
+      () => 1000,
+      () => ({ perIdentity: 10, total: 10 }),
+    );
+    try {
+      const running = new BackgroundCall('tools/call', 'running', 'a');
+      const asked = new BackgroundCall('tools/call', 'asked', 'a');
+      const waited = new BackgroundCall('tools/call', 'waited', 'a');
+      const done = new BackgroundCall('tools/call', 'done', 'a');
+      for (const c of [running, asked, waited, done]) store.add(c);
+      asked.rounds = 1;
+      waited.rounds = 1;
+      waited.attached = 1;
+      done.run(Promise.resolve({}));
+      await new Promise<void>((r) => setImmediate(r));
+      const later = Date.now() + 60_000;
+      store.sweep(later);
+      assert.equal(running.abort.aborted, false, 'a long call the client still waits for runs on');
+      assert.ok(store.get(running.id));
+      assert.equal(waited.abort.aborted, false, 'a call with a retry waiting runs on');
+      assert.equal(asked.abort.aborted, true, 'a call that asked and nobody waits on is abandoned');
+      assert.equal(store.get(asked.id), undefined);
+      assert.equal(store.get(done.id), undefined, 'a finished result is kept only proto.askTTL');
+    } finally {
+      store.close();
+    }
   });
 });

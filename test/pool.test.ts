@@ -333,6 +333,50 @@ describe('idle upstreams', () => {
   });
 });
 
+describe('entries of identities', () => {
+  const rows = async (c: HttpClient, server: string) =>
+    (
+      (await c.request('tools/call', { name: 'mcpx_servers', arguments: {} })).result!.structuredContent as {
+        servers: Json[];
+      }
+    ).servers.filter((s) => s.name === server);
+
+  test("an identity's instance reaped idle leaves the pool: 30 identities leave no rows behind", async () => {
+    const gw = await gatewayFor(
+      { shared: fx(), mine: { ...fx(), scope: 'identity' } },
+      { 'pool.idleTimeout': '1s', 'limits.instancesPerServer': 64 },
+    );
+    try {
+      const c = await client(gw.url);
+      await call(c, 'shared', 'whoami');
+      for (let i = 0; i < 30; i++) await call(c, 'mine', 'whoami', {}, {}, { 'dev.mcpx/session': `who-${i}` });
+      const deadline = Date.now() + 15000;
+      while ((await rows(c, 'mine')).length > 1 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200));
+      const left = await rows(c, 'mine');
+      assert.ok(left.length <= 1, `${left.length} rows left`);
+      assert.ok(left.every((r) => r.scope === 'shared' && r.state === 'stopped'));
+      // The shared server's row stays, whatever its state.
+      assert.equal((await rows(c, 'shared')).length, 1);
+    } finally {
+      await gw.close();
+    }
+  });
+
+  test("an identity's instance that fails to start leaves no entry", async () => {
+    const gw = await gatewayFor({ bad: { ...fx('--fail', 'exit-at-once'), scope: 'identity' } });
+    try {
+      const c = await client(gw.url);
+      for (let i = 0; i < 6; i++) {
+        const r = await call(c, 'bad', 'whoami', {}, {}, { 'dev.mcpx/session': `who-${i}` });
+        assert.ok(r.error || r.result?.isError, 'the call fails');
+      }
+      assert.ok((await rows(c, 'bad')).length <= 1);
+    } finally {
+      await gw.close();
+    }
+  });
+});
+
 describe('legacy sessions', () => {
   test('a session the upstream no longer knows (404) is re-initialized and the request sent again', async () => {
     const record = join(dir, 'session.jsonl');

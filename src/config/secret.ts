@@ -48,7 +48,7 @@ export function readSecret(stateDir: string): string | undefined {
  *  starting together agree: the file appears whole and only once (a link of a written temporary file),
  *  and the loser reads the winner's. */
 export function endpointSecret(stateDir: string): string {
-  mkdirSync(stateDir, { recursive: true, mode: 0o700 });
+  privateDir(stateDir);
   const file = secretFile(stateDir);
   const existing = readSecret(stateDir);
   if (existing !== undefined) {
@@ -66,9 +66,12 @@ export function endpointSecret(stateDir: string): string {
     if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
     const other = readSecret(stateDir);
     if (other !== undefined) return other;
-    // A file there that is not a secret (empty, truncated) is replaced.
+    // A file there that is not a secret (empty, truncated) is replaced. Another process may replace it
+    // at the same time: whichever rename came last is on disk, and that is the secret both return.
     renameSync(tmp, file);
-    return s;
+    const onDisk = readSecret(stateDir);
+    if (onDisk === undefined) throw new Error(`could not write the endpoint secret to ${file}`);
+    return onDisk;
   } finally {
     rmSync(tmp, { force: true });
   }
@@ -90,4 +93,22 @@ export function writePrivate(file: string, text: string): void {
   const tmp = `${file}.${process.pid}.tmp`;
   writeOwnerOnly(tmp, text);
   renameSync(tmp, file);
+}
+
+/** The secret `mcpx elicit` sends to `endpoint`: the one in its /mcp/<secret> path, else the install's —
+ *  but the install's only to a loopback host (127.0.0.0/8, ::1, localhost), so an --endpoint naming
+ *  another host never receives it (docs/security.md "The endpoint secret"). */
+export function elicitSecret(endpoint: URL, stored: () => string | undefined): string | undefined {
+  const inPath = /^\/mcp\/([^/]+)$/.exec(endpoint.pathname)?.[1];
+  if (inPath !== undefined) return inPath;
+  const host = endpoint.hostname.replace(/^\[(.*)\]$/, '$1').toLowerCase();
+  const loopback = host === 'localhost' || host === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
+  return loopback ? stored() : undefined;
+}
+
+/** The state directory, made owner-only (0700): mkdirSync's mode applies only to a directory it
+ *  creates, so one that exists is narrowed too (docs/security.md "The endpoint secret"). */
+export function privateDir(dir: string): void {
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  if ((statSync(dir).mode & 0o077) !== 0) chmodSync(dir, 0o700);
 }

@@ -105,6 +105,15 @@ export const SETTINGS: readonly SettingDef[] = [
     },
   ),
   D(
+    'limits.sessions',
+    'integer',
+    1024,
+    'Most legacy HTTP sessions held at once; beyond, a new initialize is refused (-32603) and no session is ended for it.',
+    {
+      min: 1,
+    },
+  ),
+  D(
     'limits.identitiesPerConnection',
     'integer',
     16,

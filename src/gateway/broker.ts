@@ -114,6 +114,8 @@ export class Broker {
       reason,
     };
     return new Promise<JsonObject>((resolve, reject) => {
+      // A question withdrawn before it is put starts nothing: no timer, no entry.
+      if (signal.aborted) return reject(signal.reason);
       const timer = setTimeout(() => {
         // Expiry: elicitation is answered cancel; anything else has no such answer and fails.
         if (method === 'elicitation/create') settle(() => resolve({ action: 'cancel' }));
@@ -138,7 +140,6 @@ export class Broker {
         this.onChange?.('settled', q);
         fn();
       };
-      if (signal.aborted) return reject(signal.reason);
       signal.addEventListener('abort', onAbort, { once: true });
       this.pending.set(q.id, {
         q,

@@ -156,7 +156,7 @@ export class Gateway implements Provider, GatewayFacade {
     return this.subscriptions.listening();
   }
 
-  /** A 2026-07-28 request's own identity ended with its call: its instances of `scope: "identity"`
+  /** A request's own identity (2026-07-28, or legacy HTTP outside a session) ended with its call: its instances of `scope: "identity"`
    *  servers stop now rather than after pool.idleTimeout (docs/security.md "Bounds"). */
   identityEnded(identity: string): void {
     void this.pool.release(identity);

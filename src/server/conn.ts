@@ -17,6 +17,11 @@ export class ClientCancelled extends Error {
   }
 }
 
+/** The prefix of an identity made for one request: a 2026-07-28 request naming none, and a legacy HTTP
+ *  request outside any session. What it holds is released when the request ends (docs/security.md
+ *  "Bounds"). */
+export const PER_REQUEST = 'request:';
+
 export class Conn {
   /** Revision negotiated by initialize (legacy only). */
   revision?: Revision;
@@ -47,6 +52,10 @@ export class Conn {
     if (this._identity === undefined)
       this._identity = typeof this.identity === 'string' ? this.identity : this.identity();
     return this._identity;
+  }
+  /** The connection becomes a legacy session's: its identity from now on is the session's. */
+  becomeSession(identity: string): void {
+    this._identity = identity;
   }
   /** Server-sent ids are negative, so no client keying one table by id mistakes them for its own
    *  (docs/questions.md "Who answers"). */

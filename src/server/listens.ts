@@ -27,6 +27,16 @@ export class Listens {
     this.pushable.add(conn);
   }
 
+  /** The connection ended (a legacy session ended, a pipe closed): nothing is pushed to it again. */
+  unregisterPush(conn: Conn): void {
+    this.pushable.delete(conn);
+  }
+
+  /** Connections that can be pushed to now (a test counts them). */
+  get pushableCount(): number {
+    return this.pushable.size;
+  }
+
   close(): void {
     this.closing.abort(new Error('the gateway is stopping'));
   }

@@ -38,8 +38,12 @@ export class BackgroundCall {
   private readonly used = new Set<string>();
   private outcome?: { result?: JsonObject; error?: unknown };
   /** Whoever waits for the next settling: the round in progress, and the first request's clean-up. */
-  private waiters: Array<(e: Event) => void> = [];
+  private waiters = new Set<(e: Event) => void>();
   finishedAt?: number;
+  /** Requests (rounds) waiting on it now, and when the last one stopped waiting: a call that asked is
+   *  abandoned only after proto.askTTL with none waiting. */
+  attached = 0;
+  detachedAt = Date.now();
   /** The latest progress reported on it (the editor's Tasks view shows it). */
   progress?: { progress: number; total?: number };
 
@@ -112,28 +116,49 @@ export class BackgroundCall {
 
   private wake(e: Event): void {
     const waiters = this.waiters;
-    this.waiters = [];
+    this.waiters = new Set();
     for (const w of waiters) w(e);
   }
 
   /** Deliver a retry's inputResponses: answered keys leave; unknown keys are held (they may match a
    *  question not asked yet) — keys that never match are ignored. */
-  deliver(responses: JsonObject): void {
+  deliver(responses: JsonObject): number {
+    let delivered = 0;
     for (const [key, value] of Object.entries(responses)) {
       if (!isObject(value)) continue;
       const q = this.outstanding.get(key);
       if (q) {
         this.outstanding.delete(key);
         q.resolve(value);
-      } else if (this.held.size < 64) this.held.set(key, value);
+        delivered++;
+      } else if (this.held.size < 64) {
+        this.held.set(key, value);
+        delivered++;
+      }
     }
+    return delivered;
   }
 
   /** Wait until the call finishes or has a question outstanding. */
   settle(): Promise<Event> {
-    if (this.outcome) return Promise.resolve({ kind: 'done', ...this.outcome });
-    if (this.outstanding.size) return Promise.resolve({ kind: 'ask' });
-    return new Promise((resolve) => this.waiters.push(resolve));
+    return this.waitSettle().settled;
+  }
+
+  /** settle(), and a way to stop waiting (a cancelled retry): its waiter leaves at once. */
+  waitSettle(): { settled: Promise<Event>; stop(): void } {
+    if (this.outcome) return { settled: Promise.resolve({ kind: 'done', ...this.outcome }), stop: () => undefined };
+    if (this.outstanding.size) return { settled: Promise.resolve({ kind: 'ask' }), stop: () => undefined };
+    let waiter!: (e: Event) => void;
+    const settled = new Promise<Event>((resolve) => {
+      waiter = resolve;
+      this.waiters.add(resolve);
+    });
+    return { settled, stop: () => this.waiters.delete(waiter) };
+  }
+
+  /** Whoever waits for the next settling now (a test counts them). */
+  get waiting(): number {
+    return this.waiters.size;
   }
 
   /** The questions still open, keyed as the client must answer them. A missing key is asked again. */
@@ -219,12 +244,17 @@ export class BackgroundCalls {
     return true;
   }
 
-  /** A call still waiting after askTTL is cancelled; a finished one's result is kept that long. */
-  private sweep(): void {
-    const now = Date.now();
+  /** A finished call's result is kept proto.askTTL after it finished; a call that asked and has had no
+   *  request waiting on it for proto.askTTL is abandoned. A call still running for the request that
+   *  started it, or for a retry, is never swept: pool.maxCallTime bounds it (docs/questions.md "Bounds"). */
+  sweep(now = Date.now()): void {
+    const ttl = this.ttlMs();
     for (const c of [...this.calls.values()]) {
-      const age = now - (c.finishedAt ?? c.startedAt);
-      if (age > this.ttlMs()) {
+      const stale =
+        c.finishedAt !== undefined
+          ? now - c.finishedAt > ttl
+          : c.rounds > 0 && c.attached === 0 && now - c.detachedAt > ttl;
+      if (stale) {
         c.abort.abort(new Error('abandoned: no retry within proto.askTTL'));
         this.forget(c);
       }

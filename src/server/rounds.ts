@@ -77,13 +77,24 @@ export class Rounds {
         throw e;
       }
     }
-    if (isObject(params.inputResponses)) call.deliver(params.inputResponses);
+    const delivered = isObject(params.inputResponses) ? call.deliver(params.inputResponses) : 0;
     // Closing the stream cancels this request (2026-07-28): a call nobody has been asked about yet ends
     // with it; one that already asked waits for its retry until proto.askTTL.
     const cancelled = new Promise<'cancelled'>((resolve) => listen(inc.abort, () => resolve('cancelled')));
-    const ev = await Promise.race([call.settle(), cancelled]);
+    const wait = call.waitSettle();
+    call.attached++;
+    let ev: Awaited<typeof wait.settled> | 'cancelled';
+    try {
+      ev = await Promise.race([wait.settled, cancelled]);
+    } finally {
+      call.attached--;
+      call.detachedAt = Date.now();
+    }
     if (ev === 'cancelled') {
-      if (claimed !== undefined && call.nonce === undefined) call.nonce = claimed;
+      wait.stop();
+      // The state is given back only if this retry delivered nothing: answers are delivered once
+      // (docs/security.md "requestState").
+      if (claimed !== undefined && delivered === 0 && call.nonce === undefined) call.nonce = claimed;
       if (call.rounds === 0) {
         call.abort.abort(new Error('cancelled by the client'));
         this.background.delete(call.id);

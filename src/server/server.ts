@@ -21,7 +21,7 @@ import { META, type LogLevel, atLeastLevel, isLogLevel } from '../protocol/meta'
 import { MODERN, NEWEST_FIRST, type Revision, eraOf, isRevision, methodAnswered } from '../protocol/revisions';
 import { Admission } from './admission';
 import type { Abort, Aborts } from '../wire/abort';
-import { ClientCancelled, type Conn } from './conn';
+import { ClientCancelled, type Conn, PER_REQUEST } from './conn';
 import { HANDLERS, type HandlerContext, NOTIFICATION_HANDLERS, type ServerInfo, type Services } from './handlers';
 import type { Incoming, Outcome } from './incoming';
 import { Listens } from './listens';
@@ -30,9 +30,6 @@ import type { CallContext, Provider } from './provider';
 import { Rounds } from './rounds';
 
 export type { Incoming, Outcome, ServerInfo };
-
-/** The prefix of an identity made for one 2026-07-28 request. */
-const PER_REQUEST = 'request:';
 
 export interface ServerOptions {
   provider: Provider;
@@ -145,7 +142,7 @@ export class McpServer {
     return eraOf(rev) === 'modern' ? `${PER_REQUEST}${randomUUID()}` : inc.conn.defaultIdentity;
   }
 
-  /** An identity made for one 2026-07-28 request ends with its call: what the provider keeps for it
+  /** An identity made for one request (2026-07-28, or legacy HTTP outside a session) ends with its call: what the provider keeps for it
    *  (an upstream instance of a `scope: "identity"` server) may go (docs/security.md "Bounds"). */
   private identityEnded(identity: string): void {
     if (identity.startsWith(PER_REQUEST)) this.opts.provider.identityEnded?.(identity);

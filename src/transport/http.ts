@@ -23,7 +23,7 @@ import {
   eraOf,
   isRevision,
 } from '../protocol/revisions';
-import { Conn } from '../server/conn';
+import { Conn, PER_REQUEST } from '../server/conn';
 import { Runner } from '../server/runner';
 import type { McpServer } from '../server/server';
 import { decodeHeaderValue } from '../wire/headers';
@@ -160,6 +160,7 @@ export class HttpTransport {
 
   private endSession(s: Session, reason: string): void {
     this.sessions.delete(s.id);
+    this.opts.server.listens.unregisterPush(s.conn);
     s.stream?.end();
     s.conn.close(reason);
   }
@@ -353,7 +354,7 @@ export class HttpTransport {
       runner,
       msg as Request,
       MODERN,
-      false,
+      undefined,
       msg.method === 'tools/call' ? paramHeadersOf(req) : undefined,
     );
   }
@@ -399,6 +400,7 @@ export class HttpTransport {
     const runner = session?.runner ?? this.sessionless();
     if (Array.isArray(value)) return this.batch(res, runner, value, rev, session !== undefined);
     const c = classify(value);
+    if (!session && c.kind === 'request' && c.msg.method === 'initialize') this.roomForSession(c.msg.id, rev);
     if (c.kind === 'invalid') throw new HttpRefusal(400, c.error, c.id);
     if (c.kind === 'response') {
       // The answer to a question mcpx put on one of this session's streams (docs/questions.md "Who answers").
@@ -413,12 +415,30 @@ export class HttpTransport {
     }
     // Within a session a dropped connection is not a cancellation (2025-03-26..2025-11-25: SHOULD NOT);
     // outside one nothing else could ever cancel the request, so it is.
-    await this.run(req, res, runner, c.msg, rev, session !== undefined);
+    await this.run(req, res, runner, c.msg, rev, session);
   }
 
-  /** A connection of its own for a request outside any session (every 2026-07-28 request). */
+  /** limits.sessions: at the bound a new session is refused (-32603 naming the setting); no session is
+   *  ended for it, so one client's initialize flood cannot end another's session (docs/security.md
+   *  "Bounds"). */
+  private roomForSession(id: Request['id'], rev: Revision): void {
+    const max = this.opts.settings.get<number>('limits.sessions');
+    if (this.sessions.size < max) return;
+    throw new HttpRefusal(
+      httpStatus(CODES.InternalError, rev),
+      new ProtocolError(
+        CODES.InternalError,
+        `the gateway holds ${max} sessions (limits.sessions); end one (DELETE) or retry when one has ended`,
+      ),
+      id,
+    );
+  }
+
+  /** A connection of its own for a request outside any session (every 2026-07-28 request, and a legacy
+   *  one without Mcp-Session-Id). Its identity is the request's own, released when it ends
+   *  (docs/protocol.md "Client identity"), unless an initialize makes it a session's. */
   private sessionless(): Runner {
-    return new Runner(this.opts.server, new Conn('http', () => `http:${randomUUID()}`));
+    return new Runner(this.opts.server, new Conn('http', () => `${PER_REQUEST}${randomUUID()}`));
   }
 
   /** Notifications a batched request emits have no stream to ride on; they are dropped. Outside a
@@ -452,9 +472,10 @@ export class HttpTransport {
     runner: Runner,
     msg: Request,
     rev: Revision,
-    inSession: boolean,
+    session: Session | undefined,
     paramHeaders?: Record<string, string>,
   ): Promise<void> {
+    const inSession = session !== undefined;
     const disconnectCancels = !inSession;
     const ctl = new Abort();
     const acceptsSse = (h(req, 'accept') ?? '').includes('text/event-stream');
@@ -488,7 +509,7 @@ export class HttpTransport {
         return empty.end();
       }
       if (outcome.initialized && eraOf(outcome.rev) === 'legacy' && !('error' in outcome.response)) {
-        const id = this.mint(runner);
+        const id = session?.id ?? this.mint(runner);
         if (!stream?.isStarted) res.setHeader('Mcp-Session-Id', id);
       }
       if (stream?.isStarted) {
@@ -504,10 +525,11 @@ export class HttpTransport {
     }
   }
 
+  /** A new session for the sessionless connection `runner` initialized; its identity becomes the
+   *  session's, no longer the request's (docs/protocol.md "Client identity"). */
   private mint(runner: Runner): string {
-    const existing = [...this.sessions.values()].find((s) => s.runner === runner);
-    if (existing) return existing.id;
     const id = randomUUID();
+    runner.conn.becomeSession(`http:${randomUUID()}`);
     const s: Session = { id, conn: runner.conn, runner, lastSeen: Date.now() };
     this.sessions.set(id, s);
     this.opts.server.listens.registerPush(runner.conn);

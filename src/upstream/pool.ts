@@ -68,6 +68,8 @@ export const entryKey = (server: string, scope: string) => `${server}\u0000${sco
 
 export class Pool {
   private readonly entries = new Map<string, Entry>();
+  /** The `scope: "identity"` servers: the only ones with an entry per identity. */
+  private readonly identityDefs: ServerDef[];
   private readonly reaper: NodeJS.Timeout;
   private closed = false;
 
@@ -75,6 +77,7 @@ export class Pool {
     private readonly defs: ReadonlyMap<string, ServerDef>,
     private readonly o: PoolOptions,
   ) {
+    this.identityDefs = [...defs.values()].filter((d) => d.scope === 'identity');
     const idle = o.settings.duration('pool.idleTimeout');
     this.reaper = setInterval(() => void this.reap(), Math.max(1000, Math.min(idle / 2, 30_000)));
     this.reaper.unref();
@@ -152,6 +155,8 @@ export class Pool {
       return await e.starting;
     } finally {
       e.starting = undefined;
+      // An identity's instance that could not start is forgotten, so failed starts leave no entries.
+      if (e.state === 'failed') this.forget(e);
     }
   }
 
@@ -181,9 +186,14 @@ export class Pool {
   /** An identity is gone (a 2026-07-28 request's own, when its call settled): its instances stop now,
    *  and the pool forgets them. One still in use is left to pool.idleTimeout. */
   async release(identity: string): Promise<void> {
-    const mine = [...this.entries.values()].filter(
-      (e) => e.def.scope === 'identity' && e.scope === identity && e.calls === 0 && e.holds === 0,
-    );
+    // Most gateways have no `scope: "identity"` server, and most identities no instance: nothing to do.
+    if (this.identityDefs.length === 0) return;
+    const mine: Entry[] = [];
+    for (const def of this.identityDefs) {
+      const e = this.entries.get(entryKey(def.name, identity));
+      if (e && e.calls === 0 && e.holds === 0) mine.push(e);
+    }
+    if (mine.length === 0) return;
     await Promise.all(
       mine.map(async (e) => {
         this.entries.delete(entryKey(e.def.name, e.scope));
@@ -277,6 +287,7 @@ export class Pool {
     } finally {
       e.calls--;
       e.lastUsed = Date.now();
+      if (e.state === 'failed' || e.state === 'stopped') this.forget(e);
     }
   }
 
@@ -338,8 +349,17 @@ export class Pool {
       ) {
         this.o.log(`[${e.def.name}] idle for ${Math.round((now - e.lastUsed) / 1000)} s: stopping`);
         await this.stopEntry(e);
-      }
+        this.forget(e);
+      } else if (e.state === 'stopped' || e.state === 'failed') this.forget(e);
     }
+  }
+
+  /** An identity's entry that is stopped or failed and unused leaves the pool (the table stays bounded
+   *  by the identities in use); a shared entry stays, its state shown in mcpx_servers. */
+  private forget(e: Entry): void {
+    if (e.scope === 'shared' || e.starting || e.client || e.calls > 0 || e.holds > 0) return;
+    const k = entryKey(e.def.name, e.scope);
+    if (this.entries.get(k) === e) this.entries.delete(k);
   }
 
   /** Stops every upstream; no child outlives this. */

@@ -2,13 +2,13 @@
 // come from the user setting mcpx.servers and the workspace's .vscode/mcp.json (the workspace wins);
 // a change to either rebuilds the gateway on the same port. The workspace folders are its roots.
 // <state>/endpoints.json maps each window's workspace to its endpoint for tools outside VS Code.
-import { mkdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import * as vscode from 'vscode';
 import { type Listening, listen } from '../app/app';
 import { gatewayRoutes } from '../app/routes';
 import { VERSION } from '../config/version';
 import { defaultStateDir, secretNames } from '../config/file';
-import { endpointSecret, endpointsFile, writePrivate } from '../config/secret';
+import { endpointSecret, endpointsFile, privateDir, writePrivate } from '../config/secret';
 import { type Source, mergeSources } from '../config/merge';
 import { SETTINGS, Settings, envLayer } from '../config/settings';
 import type { BackgroundTasks, GatewayFacade, PersonPort } from '../gateway/facade';
@@ -317,7 +317,7 @@ export class GatewayHost implements vscode.Disposable {
     const dir = defaultStateDir(process.env);
     const file = endpointsFile(dir);
     try {
-      mkdirSync(dir, { recursive: true, mode: 0o700 });
+      privateDir(dir);
       let all: Record<string, unknown> = {};
       try {
         all = JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;

@@ -98,6 +98,8 @@ export class RefusedMessage extends ProtocolError {
 export interface ReadLimits {
   maxDepth: number;
   maxBatch?: number;
+  /** Refuse a numeric id JSON cannot carry exactly (default true). */
+  exactIds?: boolean;
 }
 
 /** Parse bytes as JSON; a syntax error is -32700. With limits (a number is `maxDepth`) the value is read
@@ -112,7 +114,7 @@ export function parseJson(text: string, limits?: number | ReadLimits): unknown {
     throw new ProtocolError(CODES.ParseError, `Parse error: ${(e as Error).message}`);
   }
   if (limits === undefined) return value;
-  const { maxDepth, maxBatch } = typeof limits === 'number' ? { maxDepth: limits, maxBatch: undefined } : limits;
+  const { maxDepth, maxBatch, exactIds = true } = typeof limits === 'number' ? { maxDepth: limits } : limits;
   const items: unknown[] = Array.isArray(value) ? value : [value];
   const batch = items === value;
   if (batch && maxBatch !== undefined && items.length > maxBatch) throw batchTooLong(items.length, maxBatch);
@@ -122,7 +124,7 @@ export function parseJson(text: string, limits?: number | ReadLimits): unknown {
   for (let n = 0; n < items.length; n++) {
     const item = items[n];
     const id = isObject(item) && isId(item.id) ? item.id : undefined;
-    if (typeof id === 'number') {
+    if (typeof id === 'number' && exactIds) {
       literals ??= idLiterals(text, batch);
       if (!Number.isSafeInteger(id) || literals[n] !== String(id)) {
         throw new RefusedMessage(

@@ -4,7 +4,15 @@ import assert from 'node:assert/strict';
 import { after, describe, test } from 'node:test';
 import { Broker } from '../src/gateway/broker';
 import { routeQuestion } from '../src/gateway/questions';
-import type { ErrorResponse, JsonObject, Request, Response, ResultResponse } from '../src/protocol/jsonrpc';
+import type { ProtocolError } from '../src/protocol/errors';
+import {
+  type ErrorResponse,
+  type JsonObject,
+  type Request,
+  type Response,
+  type ResultResponse,
+  parseJson,
+} from '../src/protocol/jsonrpc';
 import type { CallContext, Provider } from '../src/server/provider';
 import { LineSplitter } from '../src/wire/lines';
 import { startTestServer } from './harness/gateway';
@@ -95,6 +103,35 @@ describe('limits.batchLength and limits.responseBytes', () => {
     await tick();
     assert.deepEqual(provider.started, [], 'no item ran');
     mem.close();
+  });
+
+  test('parseJson refuses a long batch by its length before looking at any item', () => {
+    // Each item's id is one JSON cannot carry exactly: any per-item check would refuse for that instead.
+    const text = `[${Array.from({ length: 20_000 }, () => '{"jsonrpc":"2.0","id":1e2,"method":"ping"}').join(',')}]`;
+    assert.throws(
+      () => parseJson(text, { maxDepth: 64, maxBatch: 64 }),
+      (e: ProtocolError) =>
+        e.code === -32600 && /a batch of 20000 messages .*limits\.batchLength \(64\)/.test(e.message),
+    );
+  });
+
+  test('a 20,000-item batch on stdio is refused -32600 naming limits.batchLength; no item runs', async () => {
+    const provider = heldProvider();
+    const mem = memoryServer(provider);
+    const io = memoryStdio(mem.server);
+    try {
+      io.write(`[${Array.from({ length: 20_000 }, (_, i) => JSON.stringify(hold(i + 1, `k${i}`))).join(',')}]`);
+      io.write(req(0, 'ping'));
+      const refused = (await io.next((m) => !('id' in (m as Json)))) as ErrorResponse;
+      assert.equal(refused.error.code, -32600);
+      assert.match(refused.error.message, /limits\.batchLength \(64\)/);
+      await io.next((m) => (m as Json).id === 0);
+      await tick();
+      assert.deepEqual(provider.started, [], 'no item ran');
+    } finally {
+      io.end();
+      mem.close();
+    }
   });
 
   test('over HTTP the refusal is 400', async () => {

@@ -188,6 +188,19 @@ describe('Hostile shapes', () => {
       raw: '{"jsonrpc":"2.0","method":"ping","params":{"id":5},"id":42}',
     });
     assert.equal(nested.frames[0]!.id, 42);
+    // A nested "id":1 does not vouch for the message's own 1.0000000000000001 (read as 1).
+    const shadowed = await legacy.post({}, undefined, {
+      raw: '{"jsonrpc":"2.0","method":"ping","params":{"_meta":{"id":1}},"id":1.0000000000000001}',
+    });
+    assert.equal(shadowed.status, 400);
+    assert.equal((shadowed.frames[0]!.error as Json).code, -32600);
+    // Nor does another item's id in a batch.
+    const batch = new HttpClient(gw.url, '2025-03-26', { noValidate: true });
+    const other = await batch.post({}, undefined, {
+      raw: '[{"jsonrpc":"2.0","id":1,"method":"ping"},{"jsonrpc":"2.0","id":1.0000000000000001,"method":"ping"}]',
+    });
+    assert.equal(other.status, 400);
+    assert.equal((other.frames[0]!.error as Json).code, -32600);
   });
 });
 

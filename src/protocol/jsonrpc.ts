@@ -94,37 +94,62 @@ export class RefusedMessage extends ProtocolError {
   }
 }
 
-/** Parse bytes as JSON; a syntax error is -32700. With `maxDepth` (limits.paramsDepth) the value is read
- *  as a message or a batch of them: one nested deeper than that is -32602, and a numeric id JSON cannot
- *  carry exactly is -32600 (docs/security.md "Hostile shapes";
- *  docs/protocol.md "Request ids beyond 2^53"). */
-export function parseJson(text: string, maxDepth?: number): unknown {
+/** How a message is read: `maxDepth` is limits.paramsDepth, `maxBatch` limits.batchLength. */
+export interface ReadLimits {
+  maxDepth: number;
+  maxBatch?: number;
+  /** Refuse a numeric id JSON cannot carry exactly (default true). */
+  exactIds?: boolean;
+}
+
+/** Parse bytes as JSON; a syntax error is -32700. With limits (a number is `maxDepth`) the value is read
+ *  as a message or a batch of them: a batch longer than `maxBatch` is -32600 before any of its items is
+ *  looked at, one nested deeper than `maxDepth` is -32602, and a numeric id JSON cannot carry exactly is
+ *  -32600 (docs/security.md "Hostile shapes"; docs/protocol.md "Request ids beyond 2^53"). */
+export function parseJson(text: string, limits?: number | ReadLimits): unknown {
   let value: unknown;
   try {
     value = JSON.parse(text);
   } catch (e) {
     throw new ProtocolError(CODES.ParseError, `Parse error: ${(e as Error).message}`);
   }
-  if (maxDepth === undefined) return value;
-  const items = Array.isArray(value) ? value : [value];
-  for (const item of items) {
+  if (limits === undefined) return value;
+  const { maxDepth, maxBatch, exactIds = true } = typeof limits === 'number' ? { maxDepth: limits } : limits;
+  const items: unknown[] = Array.isArray(value) ? value : [value];
+  const batch = items === value;
+  if (batch && maxBatch !== undefined && items.length > maxBatch) throw batchTooLong(items.length, maxBatch);
+  // A text shorter than twice the bound cannot nest deeper than it: each level takes two brackets.
+  const walk = text.length >= 2 * maxDepth;
+  let literals: Array<string | undefined> | undefined;
+  for (let n = 0; n < items.length; n++) {
+    const item = items[n];
     const id = isObject(item) && isId(item.id) ? item.id : undefined;
-    if (typeof id === 'number' && !exactId(text, id)) {
-      throw new RefusedMessage(
-        CODES.InvalidRequest,
-        'Invalid request: a numeric id must be an integer within ±(2^53 − 1) written as plain digits; this one cannot be echoed exactly',
-      );
+    if (typeof id === 'number' && exactIds) {
+      literals ??= idLiterals(text, batch);
+      if (!Number.isSafeInteger(id) || literals[n] !== String(id)) {
+        throw new RefusedMessage(
+          CODES.InvalidRequest,
+          'Invalid request: a numeric id must be an integer within ±(2^53 − 1) written as plain digits; this one cannot be echoed exactly',
+        );
+      }
     }
-    if (depthOver(item, maxDepth)) {
+    if (walk && depthOver(item, maxDepth)) {
       throw new RefusedMessage(
         CODES.InvalidParams,
         `Invalid params: the message is nested deeper than ${maxDepth} levels (limits.paramsDepth)`,
-        Array.isArray(value) ? undefined : id,
+        batch ? undefined : id,
       );
     }
   }
   return value;
 }
+
+/** The refusal of a batch longer than limits.batchLength: refused whole, before anything in it runs. */
+export const batchTooLong = (length: number, max: number): ProtocolError =>
+  new ProtocolError(
+    CODES.InvalidRequest,
+    `Invalid request: a batch of ${length} messages is longer than limits.batchLength (${max})`,
+  );
 
 /** Is `value` nested deeper than `max` objects and arrays (the value itself is level 1)? Iterative, so a
  *  hostile depth costs a loop, never the call stack. */
@@ -147,20 +172,50 @@ function depthOver(value: unknown, max: number): boolean {
   return false;
 }
 
-/** A parsed numeric id is exact when it is a safe integer and the text holds it in its canonical form
- *  after an "id" key (so 9007199254740993, read as ...992, and 1.0000000000000001, read as 1, are not). */
-function exactId(text: string, id: number): boolean {
-  if (!Number.isSafeInteger(id)) return false;
-  const digits = String(id);
-  for (let at = text.indexOf('"id"'); at !== -1; at = text.indexOf('"id"', at + 4)) {
-    let i = at + 4;
-    while (i < text.length && ' \t\r\n'.includes(text[i]!)) i++;
-    if (text[i] !== ':') continue;
-    i++;
-    while (i < text.length && ' \t\r\n'.includes(text[i]!)) i++;
-    if (text.startsWith(digits, i) && !/[0-9.eE]/.test(text[i + digits.length] ?? '')) return true;
+const isSpace = (c: number): boolean => c === 0x20 || c === 0x09 || c === 0x0a || c === 0x0d;
+/** The characters of a JSON number: digits, "-", "+", ".", "e", "E". */
+const isNumberChar = (c: number): boolean =>
+  (c >= 0x30 && c <= 0x39) || c === 0x2d || c === 0x2b || c === 0x2e || c === 0x65 || c === 0x45;
+
+/** The literal text of each message's numeric "id" member, by the message's place (0 for a single
+ *  message, its index in a batch): one linear pass over `text` (already valid JSON), which looks only at
+ *  members of the message objects themselves, so an "id" nested in params never stands in for the
+ *  message's own. A parsed numeric id is exact when its canonical digits are that literal (so
+ *  9007199254740993, read as ...992, and 1.0000000000000001, read as 1, are not). */
+function idLiterals(text: string, batch: boolean): Array<string | undefined> {
+  const out: Array<string | undefined> = [];
+  const envelope = batch ? 2 : 1; // the nesting level of a message object's members
+  let depth = 0;
+  let item = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 0x22) {
+      // A string: its end is the next quote not escaped by an odd run of backslashes.
+      const from = i + 1;
+      let end = text.indexOf('"', from);
+      for (;;) {
+        let b = end - 1;
+        while (text.charCodeAt(b) === 0x5c) b--;
+        if ((end - 1 - b) % 2 === 0) break;
+        end = text.indexOf('"', end + 1);
+      }
+      i = end;
+      if (depth !== envelope || end - from !== 2 || text[from] !== 'i' || text[from + 1] !== 'd') continue;
+      let j = end + 1;
+      while (isSpace(text.charCodeAt(j))) j++;
+      if (text.charCodeAt(j) !== 0x3a) continue; // a value "id", not a key
+      j++;
+      while (isSpace(text.charCodeAt(j))) j++;
+      let k = j;
+      while (k < text.length && isNumberChar(text.charCodeAt(k))) k++;
+      // A repeated key: JSON.parse keeps the last, and so does this.
+      out[item] = k > j ? text.slice(j, k) : undefined;
+      i = k - 1;
+    } else if (c === 0x7b || c === 0x5b) depth++;
+    else if (c === 0x7d || c === 0x5d) depth--;
+    else if (c === 0x2c && batch && depth === 1) item++;
   }
-  return false;
+  return out;
 }
 
 export const resultResponse = (id: Id, result: JsonObject): ResultResponse => ({ jsonrpc: '2.0', id, result });

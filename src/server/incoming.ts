@@ -23,6 +23,8 @@ export interface Incoming {
 export interface Outcome {
   /** Absent when the client cancelled the request: nothing is sent for it. */
   response: Response | undefined;
+  /** The response's JSON text, serialized once by the runner for its size check; writers send it. */
+  text?: string;
   /** The revision the response was spelled for (picks the HTTP status). */
   rev: Revision;
   /** Set when a legacy initialize succeeded (HTTP mints a session on it). */

@@ -4,7 +4,14 @@
 // Bounded (docs/protocol.md "Bounds on requests and responses"): a batch's length (limits.batchLength)
 // and the bytes of a response or of a batch's responses together (limits.responseBytes).
 import { CODES, ProtocolError, invalidRequest, toWireError } from '../protocol/errors';
-import { type Notification, type Request, type Response, classify, errorResponse } from '../protocol/jsonrpc';
+import {
+  type Notification,
+  type Request,
+  type Response,
+  batchTooLong,
+  classify,
+  errorResponse,
+} from '../protocol/jsonrpc';
 import { BATCHES, type Revision, inSpan } from '../protocol/revisions';
 import { Abort } from '../wire/abort';
 import type { Conn } from './conn';
@@ -14,7 +21,8 @@ import type { McpServer } from './server';
 /** How a request talks back while it runs: its channel, as the adapter offers one. */
 export type Channel = Pick<Incoming, 'emit' | 'send' | 'paramHeaders'>;
 
-export type BatchOutcome = { refused: ProtocolError } | { responses: Response[] };
+/** `text`: the responses' JSON array, serialized once (what the writer sends). */
+export type BatchOutcome = { refused: ProtocolError } | { responses: Response[]; text: string };
 
 export class Runner {
   /** initialize is a barrier: what is scheduled after it waits until it has been answered. */
@@ -51,17 +59,18 @@ export class Runner {
       const e = invalidRequest(
         `Invalid request: id ${JSON.stringify(req.id)} is already in use by a request in flight`,
       );
-      return { response: errorResponse(req.id, toWireError(e, rev)), rev };
+      return { ...serialize(errorResponse(req.id, toWireError(e, rev)), rev), rev };
     }
     this.conn.track(req.id, ctl);
     try {
       const out = await this.server.handle({ conn: this.conn, req, rev, abort: ctl, ...channel });
-      if (out.response) {
-        const max = this.maxResponseBytes;
-        const size = sizeOf(out.response);
-        if (size > max) return { ...out, response: tooLarge(out.response, rev, size, max, 'the response') };
-      }
-      return out;
+      if (!out.response) return out;
+      // Serialized once, here: the size check and the writer use the same text.
+      let { response, text } = serialize(out.response, rev);
+      const max = this.maxResponseBytes;
+      const size = Buffer.byteLength(text);
+      if (size > max) ({ response, text } = serialize(tooLarge(response, rev, size, max, 'the response'), rev));
+      return { ...out, response, text };
     } finally {
       this.conn.untrack(req.id, ctl);
     }
@@ -85,31 +94,25 @@ export class Runner {
     if (items.length === 0)
       return { refused: new ProtocolError(CODES.InvalidRequest, 'Invalid request: an empty batch') };
     // Refused whole, before anything in it runs.
+    // The transports' parseJson refuses it as it reads it; this holds for any other caller.
     const maxLength = this.server.opts.settings.get<number>('limits.batchLength');
-    if (items.length > maxLength)
-      return {
-        refused: new ProtocolError(
-          CODES.InvalidRequest,
-          `Invalid request: a batch of ${items.length} messages is longer than limits.batchLength (${maxLength})`,
-        ),
-      };
+    if (items.length > maxLength) return { refused: batchTooLong(items.length, maxLength) };
     const out = await Promise.all(
-      items.map(async (item): Promise<Response | undefined> => {
+      items.map(async (item): Promise<Serialized | undefined> => {
         const c = classify(item);
-        if (c.kind === 'invalid') return errorResponse(c.id, c.error.toWire());
+        if (c.kind === 'invalid') return serialize(errorResponse(c.id, c.error.toWire()), rev);
         if (c.kind === 'notification') return void this.notification(c.msg);
         if (c.kind === 'response') return undefined;
         if (c.msg.method === 'initialize') {
-          return errorResponse(
-            c.msg.id,
-            invalidRequest('Invalid request: initialize must not be part of a batch').toWire(),
-          );
+          const e = invalidRequest('Invalid request: initialize must not be part of a batch');
+          return serialize(errorResponse(c.msg.id, e.toWire()), rev);
         }
         const ctl = new Abort();
         const onAbort = () => ctl.abort(signal!.reason);
         signal?.addEventListener('abort', onAbort, { once: true });
         try {
-          return (await this.request(c.msg, rev, channel, ctl)).response;
+          const { response, text } = await this.request(c.msg, rev, channel, ctl);
+          return response && text !== undefined ? { response, text } : undefined;
         } finally {
           signal?.removeEventListener('abort', onAbort);
         }
@@ -120,22 +123,39 @@ export class Runner {
     const max = this.maxResponseBytes;
     let total = 2; // the brackets
     const responses: Response[] = [];
+    const texts: string[] = [];
     for (const r of out) {
       if (r === undefined) continue;
-      let size = sizeOf(r) + 1;
+      let size = Buffer.byteLength(r.text) + 1;
       let kept = r;
       if (total + size > max) {
-        kept = tooLarge(r, rev, size, max, 'the batch');
-        size = sizeOf(kept) + 1;
+        kept = serialize(tooLarge(r.response, rev, size, max, 'the batch'), rev);
+        size = Buffer.byteLength(kept.text) + 1;
       }
       total += size;
-      responses.push(kept);
+      responses.push(kept.response);
+      texts.push(kept.text);
     }
-    return { responses };
+    return { responses, text: `[${texts.join(',')}]` };
   }
 }
 
-const sizeOf = (r: Response): number => Buffer.byteLength(JSON.stringify(r));
+type Serialized = { response: Response; text: string };
+
+/** A response and its JSON text. A response that cannot be serialized (nested past the call stack, a
+ *  BigInt) is replaced by a -32603 error for its id: a request is always answered. */
+function serialize(response: Response, rev: Revision): Serialized {
+  try {
+    return { response, text: JSON.stringify(response) };
+  } catch (e) {
+    const err = new ProtocolError(
+      CODES.InternalError,
+      `Internal error: the response could not be serialized (${(e as Error).message}); it is not sent`,
+    );
+    const replaced = errorResponse(response.id, toWireError(err, rev));
+    return { response: replaced, text: JSON.stringify(replaced) };
+  }
+}
 
 /** The error that replaces a result past limits.responseBytes. */
 function tooLarge(r: Response, rev: Revision, size: number, max: number, what: string): Response {

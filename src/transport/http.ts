@@ -305,7 +305,10 @@ export class HttpTransport {
     const body = await this.readBody(req);
     let value: unknown;
     try {
-      value = parseJson(body, this.opts.settings.get<number>('limits.paramsDepth'));
+      value = parseJson(body, {
+        maxDepth: this.opts.settings.get<number>('limits.paramsDepth'),
+        maxBatch: this.opts.settings.get<number>('limits.batchLength'),
+      });
     } catch (e) {
       throw new HttpRefusal(400, e as ProtocolError, e instanceof RefusedMessage ? e.id : undefined);
     }

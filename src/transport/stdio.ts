@@ -4,6 +4,7 @@
 import type { Readable, Writable } from 'node:stream';
 import {
   type Message,
+  type ReadLimits,
   RefusedMessage,
   type Request,
   type Response,
@@ -63,9 +64,18 @@ export class StdioTransport {
     );
   }
 
-  private write(msg: Message | Response[]): boolean {
+  /** `text`: `msg` already serialized (by the runner, which measured it). */
+  private write(msg: Message | Response[], text?: string): boolean {
     if (this.conn.isClosed && !Array.isArray(msg) && !('id' in msg)) return false;
-    return this.opts.output.write(JSON.stringify(msg) + '\n');
+    return this.opts.output.write((text ?? JSON.stringify(msg)) + '\n');
+  }
+
+  private get limits(): ReadLimits {
+    const settings = this.opts.server.opts.settings;
+    return {
+      maxDepth: settings.get<number>('limits.paramsDepth'),
+      maxBatch: settings.get<number>('limits.batchLength'),
+    };
   }
 
   /** The revision a message is read in before any _meta says otherwise. */
@@ -77,7 +87,7 @@ export class StdioTransport {
     if (line.trim() === '') return;
     let value: unknown;
     try {
-      value = parseJson(line, this.opts.server.opts.settings.get<number>('limits.paramsDepth'));
+      value = parseJson(line, this.limits);
     } catch (e) {
       this.write(errorResponse(e instanceof RefusedMessage ? e.id : undefined, (e as ProtocolError).toWire()));
       return;
@@ -103,8 +113,8 @@ export class StdioTransport {
   }
 
   private async request(req: Request): Promise<void> {
-    const { response } = await this.runner.request(req, this.rev, this.channel);
-    if (response) this.write(response); // none for a request the client cancelled
+    const { response, text } = await this.runner.request(req, this.rev, this.channel);
+    if (response) this.write(response, text); // none for a request the client cancelled
   }
 
   /** A batch before initialize is 2025-03-26 (2025-03-26 basic: batches); after it, only a 2025-03-26
@@ -112,7 +122,7 @@ export class StdioTransport {
   private async batch(items: unknown[]): Promise<void> {
     const out = await this.runner.batch(items, this.conn.revision ?? HEADERLESS, this.channel);
     if ('refused' in out) return void this.write(errorResponse(undefined, out.refused.toWire()));
-    if (out.responses.length) this.write(out.responses);
+    if (out.responses.length) this.write(out.responses, out.text);
   }
 
   /** EOF: requests in flight get drainMs to answer, then are aborted. */

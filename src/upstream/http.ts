@@ -6,7 +6,18 @@ import { EventSourceParserStream } from 'eventsource-parser/stream';
 import { redactUrl } from '../config/redact';
 import { type JsonObject, type Notification, type Request, type Response, classify } from '../protocol/jsonrpc';
 import { HEADERLESS, SESSIONS, STREAM_RESUMPTION, type Span, inSpan, isRevision } from '../protocol/revisions';
-import { HttpStatusError, type SendOptions, TransportClosed, type UpstreamTransport } from './transport';
+import {
+  HttpStatusError,
+  type SendOptions,
+  TransportClosed,
+  type UpstreamBounds,
+  type UpstreamTransport,
+  boundedEvents,
+  boundsWithDefaults,
+  boundedText,
+  eventTooLong,
+  readUpstreamMessage,
+} from './transport';
 import { signalOf } from '../wire/abort';
 
 /** The session ended (legacy 404 on a session): the client initializes again. */
@@ -21,6 +32,8 @@ export interface HttpUpstreamOptions {
   url: string;
   headers: Record<string, string>;
   log: (line: string) => void;
+  /** What is read is bounded: a JSON body, an SSE event, a message's nesting (defaults: the settings'). */
+  bounds?: Partial<UpstreamBounds>;
 }
 
 export class HttpUpstream implements UpstreamTransport {
@@ -37,10 +50,14 @@ export class HttpUpstream implements UpstreamTransport {
   private streamCtl?: AbortController;
   private lastEventId?: string;
 
+  private readonly bounds: UpstreamBounds;
+
   constructor(
     readonly name: string,
     private readonly opts: HttpUpstreamOptions,
-  ) {}
+  ) {
+    this.bounds = boundsWithDefaults(opts.bounds);
+  }
 
   private headers(extra?: Record<string, string>): Record<string, string> {
     const h: Record<string, string> = {
@@ -95,32 +112,41 @@ export class HttpUpstream implements UpstreamTransport {
     const type = res.headers.get('content-type') ?? '';
     if (type.includes('text/event-stream') && res.body) {
       const parser = new EventSourceParserStream({ onRetry: (ms) => cursor && (cursor.retryMs = ms) });
-      const events = res.body.pipeThrough(new TextDecoderStream()).pipeThrough(parser);
+      const { maxLineBytes, maxDepth } = this.bounds;
+      const events = res.body
+        .pipeThrough(new TextDecoderStream())
+        .pipeThrough(boundedEvents(maxLineBytes, () => eventTooLong(this.name, maxLineBytes)))
+        .pipeThrough(parser);
       for await (const ev of events) {
         if (cursor && ev.id) cursor.lastEventId = ev.id;
         if (!ev.data) continue; // a priming event (2025-11-25) carries an id and no data
+        let v: unknown;
         try {
-          yield JSON.parse(ev.data);
+          v = readUpstreamMessage(this.name, ev.data, maxDepth, this.opts.log);
         } catch {
           this.opts.log(`[${this.name}] SSE event that is not JSON skipped`);
+          continue;
         }
+        if (v !== undefined) yield v;
       }
       return;
     }
-    const text = await res.text();
+    const text = await boundedText(res, this.bounds.maxBodyBytes, this.name);
     if (!text) return;
+    let v: unknown;
     try {
-      yield JSON.parse(text);
+      v = readUpstreamMessage(this.name, text, this.bounds.maxDepth, this.opts.log);
     } catch {
       throw new HttpStatusError(res.status, text);
     }
+    if (v !== undefined) yield v;
   }
 
   async request(req: Request, opts: SendOptions = {}): Promise<Response> {
     let res = await this.post(req, opts);
     const type = res.headers.get('content-type') ?? '';
     if (!res.ok && !type.includes('json') && !type.includes('event-stream')) {
-      throw new HttpStatusError(res.status, await res.text());
+      throw new HttpStatusError(res.status, await boundedText(res, this.bounds.maxBodyBytes, this.name));
     }
     if (res.status === 202) throw new HttpStatusError(202, 'a request was answered with 202 and no response');
     const cursor: { lastEventId?: string; retryMs?: number } = {};

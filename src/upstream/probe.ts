@@ -12,7 +12,7 @@ import { type ClientHooks, UpstreamClient, UpstreamError } from './client';
 import type { EraCache, EraRecord } from './eras';
 import { HttpUpstream } from './http';
 import { openTransport } from './transports';
-import { HttpStatusError, TransportClosed, type UpstreamTransport } from './transport';
+import { HttpStatusError, TransportClosed, type UpstreamBounds, type UpstreamTransport } from './transport';
 
 export interface ConnectOptions {
   def: ServerDef;
@@ -28,11 +28,19 @@ export interface ConnectOptions {
   probeTimeoutMs: number;
   /** transport.maxLineBytes: the longest line read from a stdio upstream (its default when absent). */
   maxLineBytes?: number;
+  /** transport.maxBodyBytes: the largest JSON body read from an HTTP upstream (its default when absent). */
+  maxBodyBytes?: number;
+  /** limits.paramsDepth: the deepest nesting of a message read from an upstream (its default when absent). */
+  maxDepth?: number;
   /** upstream.env: names of the gateway's environment a stdio upstream gets besides the safe list. */
   envNames?: readonly string[];
 }
 
-const MAX_LINE_BYTES = 4 * 1024 * 1024;
+const boundsOf = (o: ConnectOptions): Partial<UpstreamBounds> => ({
+  maxLineBytes: o.maxLineBytes,
+  maxBodyBytes: o.maxBodyBytes,
+  maxDepth: o.maxDepth,
+});
 
 /** Errors only a 2026-07-28 server sends: the server is modern, do not fall back (versioning page). */
 const MODERN_CODES = new Set<number>([
@@ -63,7 +71,7 @@ export async function connect(o: ConnectOptions): Promise<UpstreamClient> {
     transport =
       transport && !transport.isClosed
         ? transport
-        : await openTransport(o.def, via, o.hooks.log, o.maxLineBytes ?? MAX_LINE_BYTES, o.envNames);
+        : await openTransport(o.def, via, o.hooks.log, boundsOf(o), o.envNames);
     const a = era === 'modern' && via !== 'sse' ? await tryModern(o, transport) : await tryLegacy(o, transport);
     if (a.kind === 'ok') return remember(o, a.client, cached);
     why.push(a.why);
@@ -73,7 +81,7 @@ export async function connect(o: ConnectOptions): Promise<UpstreamClient> {
       await transport.close();
       transport = undefined;
       try {
-        const sse = await openTransport(o.def, 'sse', o.hooks.log, o.maxLineBytes ?? MAX_LINE_BYTES, o.envNames);
+        const sse = await openTransport(o.def, 'sse', o.hooks.log, boundsOf(o), o.envNames);
         const b = await tryLegacy(o, sse);
         if (b.kind === 'ok') return remember(o, b.client, cached);
         why.push(b.why);

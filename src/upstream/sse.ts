@@ -5,7 +5,18 @@ import { EventSourceParserStream } from 'eventsource-parser/stream';
 import { redactUrl } from '../config/redact';
 import { type Notification, type Request, type Response, classify } from '../protocol/jsonrpc';
 import { Correlator } from '../wire/correlator';
-import { HttpStatusError, type SendOptions, TransportClosed, type UpstreamTransport } from './transport';
+import {
+  HttpStatusError,
+  type SendOptions,
+  TransportClosed,
+  type UpstreamBounds,
+  type UpstreamTransport,
+  boundedEvents,
+  boundsWithDefaults,
+  boundedText,
+  eventTooLong,
+  readUpstreamMessage,
+} from './transport';
 import { signalOf } from '../wire/abort';
 
 export class SseUpstream implements UpstreamTransport {
@@ -25,6 +36,7 @@ export class SseUpstream implements UpstreamTransport {
     private readonly url: string,
     private readonly headers: Record<string, string>,
     private readonly log: (line: string) => void,
+    private readonly bounds: UpstreamBounds,
   ) {}
 
   /** Open the stream and wait for its endpoint event. */
@@ -33,9 +45,10 @@ export class SseUpstream implements UpstreamTransport {
     url: string,
     headers: Record<string, string>,
     log: (l: string) => void,
+    bounds: Partial<UpstreamBounds> = {},
     timeoutMs = 10_000,
   ): Promise<SseUpstream> {
-    const t = new SseUpstream(name, url, headers, log);
+    const t = new SseUpstream(name, url, headers, log, boundsWithDefaults(bounds));
     const res = await fetch(url, { headers: { ...headers, Accept: 'text/event-stream' }, signal: t.ctl.signal });
     if (!res.ok || !(res.headers.get('content-type') ?? '').includes('text/event-stream') || !res.body) {
       await res.body?.cancel();
@@ -56,8 +69,18 @@ export class SseUpstream implements UpstreamTransport {
   }
 
   private async read(body: ReadableStream<Uint8Array>, onEndpoint: () => void): Promise<void> {
+    let overlong: Error | undefined;
     try {
-      const events = body.pipeThrough(new TextDecoderStream()).pipeThrough(new EventSourceParserStream());
+      const max = this.bounds.maxLineBytes;
+      const events = body
+        .pipeThrough(new TextDecoderStream())
+        .pipeThrough(
+          boundedEvents(max, () => {
+            overlong = eventTooLong(this.name, max);
+            return overlong;
+          }),
+        )
+        .pipeThrough(new EventSourceParserStream());
       for await (const ev of events) {
         if (ev.event === 'endpoint') {
           this.endpoint = new URL(ev.data.trim(), this.url).toString();
@@ -66,11 +89,12 @@ export class SseUpstream implements UpstreamTransport {
         }
         let v: unknown;
         try {
-          v = JSON.parse(ev.data);
+          v = readUpstreamMessage(this.name, ev.data, this.bounds.maxDepth, this.log);
         } catch {
           this.log(`[${this.name}] SSE event that is not JSON skipped`);
           continue;
         }
+        if (v === undefined) continue;
         const c = classify(v);
         if (c.kind === 'response') this.pending.settle(c.msg);
         else if (c.kind === 'request' || c.kind === 'notification') this.onIncoming?.(c.msg);
@@ -79,7 +103,10 @@ export class SseUpstream implements UpstreamTransport {
       // the stream broke or was aborted
     }
     this.lost = true;
-    const reason = new TransportClosed(`upstream ${this.name}: the event stream ended`);
+    // An event past the bound ends the stream: which call it answered is unknown, so all of them fail.
+    const reason = new TransportClosed(
+      overlong ? `${overlong.message}; its event stream was closed` : `upstream ${this.name}: the event stream ended`,
+    );
     this.pending.close(reason);
     if (!this.ctl.signal.aborted) this.onClose?.(reason);
   }
@@ -92,7 +119,7 @@ export class SseUpstream implements UpstreamTransport {
       body: JSON.stringify(msg),
       signal: signal ? AbortSignal.any([signal, this.ctl.signal]) : this.ctl.signal,
     });
-    const text = await res.text();
+    const text = await boundedText(res, this.bounds.maxBodyBytes, this.name);
     if (!res.ok) throw new HttpStatusError(res.status, text);
   }
 

@@ -1,20 +1,27 @@
 // An upstream over stdio: newline-delimited JSON-RPC on a spawned process's pipes. stderr goes to the
-// log line by line; a line that is not JSON-RPC is logged and skipped, never fatal. A line longer than
+// log line by line (bounded like stdout); a line that is not JSON-RPC is logged and skipped, never fatal. A line longer than
 // transport.maxLineBytes is not buffered: the connection is closed and its calls fail naming the
 // setting (docs/security.md "Bounds").
 import type { ChildProcess } from 'node:child_process';
 import type { Socket } from 'node:net';
-import { createInterface } from 'node:readline';
 import { type Notification, type Request, type Response, classify } from '../protocol/jsonrpc';
 import { Correlator } from '../wire/correlator';
 import { readLines } from '../wire/lines';
 import { type SpawnSpec, killGroup, spawnGuarded } from './spawn';
-import { type SendOptions, TransportClosed, type UpstreamTransport } from './transport';
+import {
+  type SendOptions,
+  TransportClosed,
+  type UpstreamBounds,
+  type UpstreamTransport,
+  boundsWithDefaults,
+  readUpstreamMessage,
+} from './transport';
 
 export class StdioUpstream implements UpstreamTransport {
   readonly kind = 'stdio' as const;
   private readonly child: ChildProcess;
   private readonly pending = new Correlator();
+  private readonly maxDepth: number;
   private ended = false;
   get isClosed(): boolean {
     return this.ended;
@@ -26,9 +33,10 @@ export class StdioUpstream implements UpstreamTransport {
     readonly name: string,
     spec: SpawnSpec,
     private readonly log: (line: string) => void,
-    /** transport.maxLineBytes */
-    maxLineBytes: number,
+    bounds: Partial<UpstreamBounds> = {},
   ) {
+    const { maxLineBytes, maxDepth } = boundsWithDefaults(bounds);
+    this.maxDepth = maxDepth;
     this.child = spawnGuarded(spec);
     (this.child.stdio[3] as Socket | null)?.unref?.();
     readLines(this.child.stdout!, maxLineBytes, {
@@ -42,7 +50,14 @@ export class StdioUpstream implements UpstreamTransport {
         void this.close();
       },
     });
-    createInterface({ input: this.child.stderr! }).on('line', (l) => this.log(`[${name}] ${l}`));
+    // stderr is read as lines bounded like stdout: an overlong one is noted, never buffered or logged.
+    readLines(this.child.stderr!, maxLineBytes, {
+      line: (l) => this.log(`[${name}] ${l}`),
+      overlong: (bytes) =>
+        this.log(
+          `[${name}] a stderr line longer than ${maxLineBytes} bytes (transport.maxLineBytes; ${bytes} bytes seen) was dropped`,
+        ),
+    });
     this.child.stdin!.on('error', () => undefined); // EPIPE after the child died: reported by 'exit'
     this.child.on('error', (e) => this.end(new TransportClosed(`upstream ${name} could not start: ${e.message}`)));
     this.child.on('exit', (code, signal) => {
@@ -59,11 +74,12 @@ export class StdioUpstream implements UpstreamTransport {
     if (line.trim() === '') return;
     let value: unknown;
     try {
-      value = JSON.parse(line);
+      value = readUpstreamMessage(this.name, line, this.maxDepth, this.log);
     } catch {
       this.log(`[${this.name}] not JSON-RPC, skipped: ${line.slice(0, 200)}`);
       return;
     }
+    if (value === undefined) return;
     const c = classify(value);
     if (c.kind === 'response') {
       if (!this.pending.settle(c.msg)) this.log(`[${this.name}] a response nobody waits for (id ${String(c.msg.id)})`);

@@ -1,5 +1,14 @@
 // What the client needs of a transport to an upstream, whatever carries the bytes.
-import type { JsonObject, Notification, Request, Response } from '../protocol/jsonrpc';
+import { CODES, ProtocolError } from '../protocol/errors';
+import {
+  type JsonObject,
+  type Notification,
+  RefusedMessage,
+  type Request,
+  type Response,
+  errorResponse,
+  parseJson,
+} from '../protocol/jsonrpc';
 import type { Aborts } from '../wire/abort';
 
 export interface SendOptions {
@@ -38,3 +47,106 @@ export class HttpStatusError extends Error {
     this.name = 'HttpStatusError';
   }
 }
+
+/** What is read from an upstream is bounded (docs/security.md "Bounds"): a stdio line and an SSE event
+ *  by transport.maxLineBytes, a JSON body by transport.maxBodyBytes, a message's nesting by
+ *  limits.paramsDepth. */
+export interface UpstreamBounds {
+  maxLineBytes: number;
+  maxBodyBytes: number;
+  maxDepth: number;
+}
+
+/** The settings' defaults (src/config/settings.ts), for a bound the caller does not pass. */
+const DEFAULT_BOUNDS: UpstreamBounds = {
+  maxLineBytes: 4 * 1024 * 1024,
+  maxBodyBytes: 4 * 1024 * 1024,
+  maxDepth: 64,
+};
+
+/** `b` with the default for each bound it leaves out (or sets undefined). */
+export const boundsWithDefaults = (b: Partial<UpstreamBounds> = {}): UpstreamBounds => ({
+  maxLineBytes: b.maxLineBytes ?? DEFAULT_BOUNDS.maxLineBytes,
+  maxBodyBytes: b.maxBodyBytes ?? DEFAULT_BOUNDS.maxBodyBytes,
+  maxDepth: b.maxDepth ?? DEFAULT_BOUNDS.maxDepth,
+});
+
+/** A message read from an upstream, or what stands for it when it is refused: nested deeper than
+ *  limits.paramsDepth, it becomes a -32603 response failing the call it answers when its id can be read
+ *  (its content is never logged), else nothing (`log` says so). Not JSON: the parse error. */
+export function readUpstreamMessage(
+  name: string,
+  text: string,
+  maxDepth: number,
+  log: (line: string) => void,
+): unknown {
+  try {
+    return parseJson(text, { maxDepth, exactIds: false });
+  } catch (e) {
+    if (!(e instanceof RefusedMessage)) throw e;
+    const why = `upstream ${name} sent a message nested deeper than ${maxDepth} levels (limits.paramsDepth)`;
+    if (e.id === undefined) {
+      log(`[${name}] ${why}; it was dropped`);
+      return undefined;
+    }
+    return errorResponse(e.id, { code: CODES.InternalError, message: `Internal error: ${why}` });
+  }
+}
+
+/** The body of `res` as text, at most `max` bytes: a longer one is cancelled and fails the call. */
+export async function boundedText(res: globalThis.Response, max: number, name: string): Promise<string> {
+  if (!res.body) return '';
+  const reader = res.body.getReader();
+  const parts: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.length;
+    if (size > max) {
+      void reader.cancel().catch(() => undefined);
+      throw new ProtocolError(
+        CODES.InternalError,
+        `Internal error: upstream ${name} sent a body longer than ${max} bytes (transport.maxBodyBytes)`,
+      );
+    }
+    parts.push(value);
+  }
+  return Buffer.concat(parts, size).toString('utf8');
+}
+
+/** Passes an SSE text stream through, failing it with `over()` once one event (the characters up to a
+ *  blank line) grows past `max`: nothing past the bound is handed to the event parser, which would
+ *  buffer it whole. */
+export function boundedEvents(max: number, over: () => Error): TransformStream<string, string> {
+  let event = 0;
+  let line = 0;
+  let lastCr = false;
+  return new TransformStream({
+    transform(chunk, ctl) {
+      let at = 0;
+      for (;;) {
+        const nl = chunk.indexOf('\n', at);
+        const end = nl === -1 ? chunk.length : nl;
+        line += end - at;
+        event += end - at;
+        if (event > max) return ctl.error(over());
+        if (end > at) lastCr = chunk.charCodeAt(end - 1) === 0x0d;
+        if (nl === -1) break;
+        // A blank line ("\n" or "\r\n" alone) ends the event.
+        if (line === 0 || (line === 1 && lastCr)) event = 0;
+        line = 0;
+        lastCr = false;
+        at = nl + 1;
+      }
+      ctl.enqueue(chunk);
+    },
+  });
+}
+
+/** The failure of a call whose SSE event grew past transport.maxLineBytes. */
+export const eventTooLong = (name: string, max: number): ProtocolError =>
+  new ProtocolError(
+    CODES.InternalError,
+    `Internal error: upstream ${name} sent an SSE event longer than ${max} characters (transport.maxLineBytes)`,
+  );

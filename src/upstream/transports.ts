@@ -4,7 +4,7 @@ import type { ServerDef } from '../config/servers';
 import { HttpUpstream } from './http';
 import { SseUpstream } from './sse';
 import { StdioUpstream } from './stdio';
-import type { UpstreamTransport } from './transport';
+import type { UpstreamBounds, UpstreamTransport } from './transport';
 
 /** Headers and URL of an http definition, with auth applied. */
 function httpTarget(def: Extract<ServerDef, { url: string }>): { url: string; headers: Record<string, string> } {
@@ -54,7 +54,7 @@ function stdioTransport(
   def: Extract<ServerDef, { command: string }>,
   envNames: readonly string[],
   log: (l: string) => void,
-  maxLineBytes: number,
+  bounds: Partial<UpstreamBounds>,
 ): StdioUpstream {
   const env = inherited(def, envNames);
   if (def.envFile) Object.assign(env, readEnvFile(def.envFile));
@@ -63,19 +63,20 @@ function stdioTransport(
     else env[k] = String(v);
   }
   if (def.auth?.type === 'env') env[def.auth.name] = def.auth.value;
-  return new StdioUpstream(def.name, { command: def.command, args: def.args, env, cwd: def.cwd }, log, maxLineBytes);
+  return new StdioUpstream(def.name, { command: def.command, args: def.args, env, cwd: def.cwd }, log, bounds);
 }
 
 export async function openTransport(
   def: ServerDef,
   via: 'stdio' | 'http' | 'sse',
   log: (l: string) => void,
-  /** transport.maxLineBytes: the longest line read from a stdio upstream. */
-  maxLineBytes: number,
+  /** What is read from the upstream is bounded (a number: transport.maxLineBytes; the rest default). */
+  bounds: number | Partial<UpstreamBounds>,
   envNames: readonly string[] = [],
 ): Promise<UpstreamTransport> {
-  if (def.type === 'stdio') return stdioTransport(def, envNames, log, maxLineBytes);
+  const b = typeof bounds === 'number' ? { maxLineBytes: bounds } : bounds;
+  if (def.type === 'stdio') return stdioTransport(def, envNames, log, b);
   const { url, headers } = httpTarget(def);
-  if (via === 'sse') return SseUpstream.open(def.name, url, headers, log);
-  return new HttpUpstream(def.name, { url, headers, log });
+  if (via === 'sse') return SseUpstream.open(def.name, url, headers, log, b);
+  return new HttpUpstream(def.name, { url, headers, log, bounds: b });
 }

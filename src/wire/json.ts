@@ -5,10 +5,11 @@ export function sendJson(
   res: ServerResponse,
   status: number,
   body: unknown,
-  o: { headers?: Record<string, string>; pretty?: boolean } = {},
+  /** `text`: `body` already serialized (the runner's Outcome.text), sent as it is. */
+  o: { headers?: Record<string, string>; pretty?: boolean; text?: string } = {},
 ): void {
   if (res.headersSent) return void res.end();
-  const text = o.pretty ? JSON.stringify(body, null, 2) : JSON.stringify(body);
+  const text = o.text ?? (o.pretty ? JSON.stringify(body, null, 2) : JSON.stringify(body));
   res.writeHead(status, {
     ...o.headers,
     'Content-Type': 'application/json',

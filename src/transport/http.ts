@@ -460,7 +460,7 @@ export class HttpTransport {
       const out = await runner.batch(items, rev, { emit: () => undefined }, ctl.signal);
       if ('refused' in out) throw new HttpRefusal(400, out.refused);
       if (out.responses.length === 0) return void res.writeHead(202).end();
-      sendJson(res, 200, out.responses);
+      sendJson(res, 200, out.responses, { text: out.text });
     } finally {
       res.off('close', onClose);
     }
@@ -521,7 +521,9 @@ export class HttpTransport {
       } else {
         stream?.end();
         const code = 'error' in outcome.response ? outcome.response.error.code : undefined;
-        sendJson(res, code === undefined ? 200 : httpStatus(code, outcome.rev), outcome.response);
+        sendJson(res, code === undefined ? 200 : httpStatus(code, outcome.rev), outcome.response, {
+          text: outcome.text,
+        });
       }
     } finally {
       res.off('close', onClose);

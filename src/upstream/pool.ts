@@ -218,6 +218,8 @@ export class Pool {
         timeoutMs: this.o.settings.duration('pool.startTimeout'),
         probeTimeoutMs: this.o.settings.duration('pool.probeTimeout'),
         maxLineBytes: this.o.settings.get<number>('transport.maxLineBytes'),
+        maxBodyBytes: this.o.settings.get<number>('transport.maxBodyBytes'),
+        maxDepth: this.o.settings.get<number>('limits.paramsDepth'),
         envNames: this.o.settings.get<string[]>('upstream.env'),
       });
       if (this.closed) {

@@ -240,7 +240,9 @@ export function floodReport(r: FloodResult): string[] {
   ];
 }
 
-if (require.main === module) {
+// Run alone (`node build/bench/flood.js`); bundled into run.js it only exports (there `require.main` is
+// the bundle itself, so it is not the test).
+if (process.argv[1]?.endsWith('flood.js')) {
   floodBench()
     .then((r) => process.stdout.write(`${floodReport(r).join('\n')}\n`))
     .catch((e) => {

@@ -16,7 +16,8 @@ writeFileSync(
   config,
   JSON.stringify({
     servers: { echo: { command: process.execPath, args: [upstream, '--rev', '2025-11-25'] } },
-    settings: { 'mcp.passthrough': ['echo'] },
+    // Room for every session this measures (limits.sessions bounds them; 1,024 by default).
+    settings: { 'mcp.passthrough': ['echo'], 'limits.sessions': N + 100 },
   }),
 );
 const env = { ...process.env, XDG_STATE_HOME: join(dir, 'state'), XDG_CONFIG_HOME: join(dir, 'cfg') };

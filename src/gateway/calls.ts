@@ -3,6 +3,7 @@
 // message — is matched to the calls there (docs/questions.md "Correlation, and the race that remains").
 // Progress comes back under a token of mcpx's own, trace context goes upstream unchanged, and the
 // upstream logs at the caller's level.
+import { Abort } from '../wire/abort';
 import type { Settings } from '../config/settings';
 import type { JsonObject } from '../protocol/jsonrpc';
 import { type LogLevel, atLeastLevel, isLogLevel } from '../protocol/meta';
@@ -27,7 +28,8 @@ export interface CallDeps {
 /** A call in flight on a connection, and the signal of its end (however it ends). */
 interface InFlight {
   ctx: CallContext;
-  ended: AbortController;
+  /** Aborted when the call ends; its AbortSignal is built only if a question asks for it. */
+  ended: Abort;
 }
 
 export class Calls {
@@ -50,7 +52,7 @@ export class Calls {
     const key = entryKey(server, scope);
     let set = this.inFlight.get(key);
     if (!set) this.inFlight.set(key, (set = new Set()));
-    const call: InFlight = { ctx, ended: new AbortController() };
+    const call: InFlight = { ctx, ended: new Abort() };
     set.add(call);
     // The host's progressToken is replaced upstream by one of mcpx's own, unique on that connection.
     const meta = forwardMeta(ctx);

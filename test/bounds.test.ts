@@ -391,6 +391,21 @@ describe('limits.instancesPerServer (scope "identity")', () => {
     }
   });
 
+  test('evictions at the cap are logged once a minute with a count, not once each', async () => {
+    const lines: string[] = [];
+    const gw = await gatewayFor({ up: up() }, { 'limits.instancesPerServer': 1 }, {}, { log: (l) => lines.push(l) });
+    try {
+      const c = new HttpClient(gw.url, '2026-07-28');
+      // Six identities one after another: each call's instance makes room by stopping the last one.
+      for (const who of ['a', 'b', 'c', 'd', 'e', 'f'])
+        assert.equal(text((await modernCall(c, 'echo', { text: who }, who)).result), who);
+      const notices = lines.filter((l) => l.includes('limits.instancesPerServer'));
+      assert.equal(notices.length, 1, notices.join('\n'));
+    } finally {
+      await gw.close();
+    }
+  });
+
   test('at the cap a call is refused naming the server and the setting; an idle instance makes room', async () => {
     const gw = await gatewayFor({ up: up() }, { 'limits.instancesPerServer': 2 });
     const ctl = new AbortController();

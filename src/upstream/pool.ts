@@ -68,6 +68,8 @@ export const entryKey = (server: string, scope: string) => `${server}\u0000${sco
 
 export class Pool {
   private readonly entries = new Map<string, Entry>();
+  /** Evictions at limits.instancesPerServer since the last notice, per server (the notice is rate-limited). */
+  private readonly evictions = new Map<string, { at: number; n: number }>();
   /** The `scope: "identity"` servers: the only ones with an entry per identity. */
   private readonly identityDefs: ServerDef[];
   private readonly reaper: NodeJS.Timeout;
@@ -176,9 +178,18 @@ export class Pool {
         CODES.InternalError,
         `upstream ${e.def.name}: ${max} instances are running, each in use by another client (limits.instancesPerServer); retry when one is free`,
       );
-    this.o.log(
-      `[${e.def.name}] limits.instancesPerServer (${max}) reached: stopping the least recently used idle instance`,
-    );
+    // Said once a minute per server with a count, not once per eviction: a flood of identities must not
+    // become a flood of log lines.
+    const said = this.evictions.get(e.def.name) ?? { at: 0, n: 0 };
+    said.n++;
+    if (Date.now() - said.at >= 60_000) {
+      this.o.log(
+        `[${e.def.name}] limits.instancesPerServer (${max}) reached: stopped the least recently used idle instance (${said.n} time(s) since the last notice)`,
+      );
+      said.at = Date.now();
+      said.n = 0;
+    }
+    this.evictions.set(e.def.name, said);
     this.entries.delete(entryKey(victim.def.name, victim.scope));
     void this.stopEntry(victim);
   }

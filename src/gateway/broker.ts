@@ -6,6 +6,7 @@ import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CODES, ProtocolError } from '../protocol/errors';
 import { type JsonObject, isObject } from '../protocol/jsonrpc';
+import { Counts } from '../server/counts';
 import { schemaMismatch } from './validate';
 
 /** elicit.ttl: a question's own deadline (a built-in, not a user setting). */
@@ -50,7 +51,7 @@ export interface BrokerLimits {
 
 export class Broker {
   private readonly pending = new Map<string, Pending>();
-  private readonly perIdentity = new Map<string, number>();
+  private readonly perIdentity = new Counts();
 
   constructor(
     /** A question's deadline here, and at the person before it comes here (gateway/questions.ts). */
@@ -95,8 +96,7 @@ export class Broker {
           `${method} from ${server} refused: ${total} questions are already waiting (limits.inflight)`,
         ),
       );
-    const mine = this.perIdentity.get(identity) ?? 0;
-    if (mine >= perIdentity)
+    if (this.perIdentity.get(identity) >= perIdentity)
       return Promise.reject(
         new ProtocolError(
           CODES.InternalError,
@@ -131,9 +131,7 @@ export class Broker {
         settle(() => reject(signal.reason instanceof Error ? signal.reason : new Error('withdrawn')));
       const settle = (fn: () => void) => {
         if (!this.pending.delete(q.id)) return;
-        const n = (this.perIdentity.get(identity) ?? 1) - 1;
-        if (n > 0) this.perIdentity.set(identity, n);
-        else this.perIdentity.delete(identity);
+        this.perIdentity.remove(identity);
         this.prune(q);
         clearTimeout(timer);
         signal.removeEventListener('abort', onAbort);
@@ -146,7 +144,7 @@ export class Broker {
         resolve: (r) => settle(() => resolve(r)),
         reject: (e) => settle(() => reject(e)),
       });
-      this.perIdentity.set(identity, mine + 1);
+      this.perIdentity.add(identity);
       this.store(q);
       this.onChange?.('asked', q);
     });

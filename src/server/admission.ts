@@ -5,6 +5,7 @@
 // client's flood cannot hold back another client's ping.
 import { CODES, ProtocolError } from '../protocol/errors';
 import { type Aborts, listen } from '../wire/abort';
+import { Counts } from './counts';
 
 export interface AdmissionLimits {
   perIdentity: number;
@@ -16,7 +17,7 @@ interface Waiter {
 }
 
 export class Admission {
-  private readonly running = new Map<string, number>();
+  private readonly running = new Counts();
   private readonly waiting = new Map<string, Waiter[]>();
   /** Running and waiting, every identity together. */
   private count = 0;
@@ -35,9 +36,8 @@ export class Admission {
         ),
       );
     this.count++;
-    const n = this.running.get(identity) ?? 0;
-    if (n < perIdentity && !this.waiting.has(identity)) {
-      this.running.set(identity, n + 1);
+    if (this.running.get(identity) < perIdentity && !this.waiting.has(identity)) {
+      this.running.add(identity);
       return Promise.resolve(this.releaser(identity));
     }
     return new Promise((resolve, reject) => {
@@ -78,9 +78,7 @@ export class Admission {
         next.start();
         return;
       }
-      const n = (this.running.get(identity) ?? 1) - 1;
-      if (n > 0) this.running.set(identity, n);
-      else this.running.delete(identity);
+      this.running.remove(identity);
     };
   }
 }

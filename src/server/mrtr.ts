@@ -5,6 +5,7 @@ import { createHash, createHmac, randomBytes, randomUUID, timingSafeEqual } from
 import { CODES, ProtocolError, invalidParams } from '../protocol/errors';
 import { type JsonObject, isObject } from '../protocol/jsonrpc';
 import { Abort } from '../wire/abort';
+import { Counts } from './counts';
 
 /** Only these may answer input_required (2026-07-28 basic/patterns/mrtr). */
 export const MRTR_METHODS = new Set(['tools/call', 'prompts/get', 'resources/read']);
@@ -181,7 +182,7 @@ export interface BackgroundLimits {
  *  (docs/security.md "Bounds"). */
 export class BackgroundCalls {
   private readonly calls = new Map<string, BackgroundCall>();
-  private readonly perIdentity = new Map<string, number>();
+  private readonly perIdentity = new Counts();
   private readonly sweeper: NodeJS.Timeout;
 
   constructor(
@@ -203,14 +204,13 @@ export class BackgroundCalls {
         CODES.InternalError,
         `the gateway holds ${total} background calls (limits.inflight); retry when one has finished`,
       );
-    const mine = this.perIdentity.get(call.identity) ?? 0;
-    if (mine >= perIdentity)
+    if (this.perIdentity.get(call.identity) >= perIdentity)
       throw new ProtocolError(
         CODES.InternalError,
         `this client already has ${perIdentity} calls running or waiting for its input (limits.backgroundPerIdentity); retry when one has finished`,
       );
     this.calls.set(call.id, call);
-    this.perIdentity.set(call.identity, mine + 1);
+    this.perIdentity.add(call.identity);
     this.onChange?.();
   }
   get(id: string): BackgroundCall | undefined {
@@ -225,9 +225,7 @@ export class BackgroundCalls {
 
   private forget(c: BackgroundCall): void {
     this.calls.delete(c.id);
-    const n = (this.perIdentity.get(c.identity) ?? 1) - 1;
-    if (n > 0) this.perIdentity.set(c.identity, n);
-    else this.perIdentity.delete(c.identity);
+    this.perIdentity.remove(c.identity);
   }
   get size(): number {
     return this.calls.size;

@@ -206,6 +206,13 @@ export const SETTINGS: readonly SettingDef[] = [
 const SETTING_KEYS = SETTINGS.map((s) => s.key);
 const byKey = new Map(SETTINGS.map((s) => [s.key, s]));
 
+/** A setting's default, for a part that runs without Settings (its one place is the table above). */
+export function defaultOf<T>(key: string): T {
+  const def = byKey.get(key);
+  if (!def) throw new Error(`no setting ${key}`);
+  return def.default as T;
+}
+
 /** MCPX_ + the key in upper snake case: `transport.sseKeepAlive` -> MCPX_TRANSPORT_SSE_KEEP_ALIVE. */
 export function envName(key: string): string {
   return (

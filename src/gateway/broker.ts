@@ -55,12 +55,12 @@ export class Broker {
 
   constructor(
     /** A question's deadline here, and at the person before it comes here (gateway/questions.ts). */
-    readonly ttlMs = ELICIT_TTL_MS,
+    readonly ttlMs: number = ELICIT_TTL_MS,
     /** <state>/questions: each pending question stored owner-only, removed when it settles. */
-    private readonly dir?: string,
-    private readonly onChange?: (event: 'asked' | 'settled', q: Question) => void,
+    private readonly dir: string | undefined,
+    private readonly onChange: ((event: 'asked' | 'settled', q: Question) => void) | undefined,
     /** limits.questionsPerIdentity and, for the broker as a whole, limits.inflight (docs/security.md "Bounds"). */
-    private readonly limits: () => BrokerLimits = () => ({ perIdentity: 32, total: 2048 }),
+    private readonly limits: () => BrokerLimits,
   ) {}
 
   private store(q: Question): void {

@@ -1,4 +1,5 @@
 // What the client needs of a transport to an upstream, whatever carries the bytes.
+import { defaultOf } from '../config/settings';
 import { CODES, ProtocolError } from '../protocol/errors';
 import {
   type JsonObject,
@@ -57,18 +58,11 @@ export interface UpstreamBounds {
   maxDepth: number;
 }
 
-/** The settings' defaults (src/config/settings.ts), for a bound the caller does not pass. */
-const DEFAULT_BOUNDS: UpstreamBounds = {
-  maxLineBytes: 4 * 1024 * 1024,
-  maxBodyBytes: 4 * 1024 * 1024,
-  maxDepth: 64,
-};
-
-/** `b` with the default for each bound it leaves out (or sets undefined). */
+/** `b` with the setting's default for each bound it leaves out (or sets undefined). */
 export const boundsWithDefaults = (b: Partial<UpstreamBounds> = {}): UpstreamBounds => ({
-  maxLineBytes: b.maxLineBytes ?? DEFAULT_BOUNDS.maxLineBytes,
-  maxBodyBytes: b.maxBodyBytes ?? DEFAULT_BOUNDS.maxBodyBytes,
-  maxDepth: b.maxDepth ?? DEFAULT_BOUNDS.maxDepth,
+  maxLineBytes: b.maxLineBytes ?? defaultOf<number>('transport.maxLineBytes'),
+  maxBodyBytes: b.maxBodyBytes ?? defaultOf<number>('transport.maxBodyBytes'),
+  maxDepth: b.maxDepth ?? defaultOf<number>('limits.paramsDepth'),
 });
 
 /** A message read from an upstream, or what stands for it when it is refused: nested deeper than

@@ -70,11 +70,10 @@ export async function openTransport(
   def: ServerDef,
   via: 'stdio' | 'http' | 'sse',
   log: (l: string) => void,
-  /** What is read from the upstream is bounded (a number: transport.maxLineBytes; the rest default). */
-  bounds: number | Partial<UpstreamBounds>,
+  /** What is read from the upstream is bounded; a bound left out takes its setting's default. */
+  b: Partial<UpstreamBounds>,
   envNames: readonly string[] = [],
 ): Promise<UpstreamTransport> {
-  const b = typeof bounds === 'number' ? { maxLineBytes: bounds } : bounds;
   if (def.type === 'stdio') return stdioTransport(def, envNames, log, b);
   const { url, headers } = httpTarget(def);
   if (via === 'sse') return SseUpstream.open(def.name, url, headers, log, b);

@@ -7,29 +7,20 @@ import type { GatewayFacade } from '../gateway/facade';
 import { isObject } from '../protocol/jsonrpc';
 import { revisionTable } from '../protocol/revisions';
 import type { Route } from '../transport/http';
+import { readBody } from '../wire/body';
 import { sendJson } from '../wire/json';
 import { SseStream } from '../wire/sse';
 
 const json = (res: ServerResponse, status: number, body: unknown) => sendJson(res, status, body, { pretty: true });
 
-function body(req: IncomingMessage, max = 1024 * 1024): Promise<unknown> {
-  return new Promise((resolve, reject) => {
-    let size = 0;
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => {
-      size += c.length;
-      if (size > max) req.destroy(new Error('body too large'));
-      else chunks.push(c);
-    });
-    req.on('end', () => {
-      try {
-        resolve(JSON.parse(Buffer.concat(chunks).toString('utf8')));
-      } catch {
-        reject(new Error('the body is not JSON'));
-      }
-    });
-    req.on('error', reject);
-  });
+/** An answer to a question is small: a body past 1 MiB is refused. */
+async function body(req: IncomingMessage): Promise<unknown> {
+  const text = await readBody(req, 1024 * 1024);
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new Error('the body is not JSON');
+  }
 }
 
 /** GET /v1/events: the gateway's events as an SSE stream, held open with keep-alive comments. */

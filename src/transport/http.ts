@@ -27,6 +27,7 @@ import { Conn, PER_REQUEST } from '../server/conn';
 import { Runner } from '../server/runner';
 import type { McpServer } from '../server/server';
 import { decodeHeaderValue } from '../wire/headers';
+import { BodyTooLarge, readBody } from '../wire/body';
 import { sendJson } from '../wire/json';
 import { checkOrigin } from './origin';
 import { SseStream } from '../wire/sse';
@@ -264,29 +265,16 @@ export class HttpTransport {
     res.writeHead(204).end();
   }
 
-  private readBody(req: IncomingMessage): Promise<string> {
-    const max = this.opts.settings.get<number>('transport.maxBodyBytes');
-    return new Promise((resolve, reject) => {
-      const chunks: Buffer[] = [];
-      let size = 0;
-      req.on('data', (c: Buffer) => {
-        size += c.length;
-        if (size <= max) chunks.push(c);
-        // Past 16x the limit the rest is not worth reading: drop the connection.
-        else if (size > max * 16) req.destroy();
-      });
-      req.on('end', () => {
-        if (size > max) {
-          reject(
-            new HttpRefusal(
-              413,
-              invalidRequest(`Request body too large: ${size} bytes; the limit is ${max} (transport.maxBodyBytes)`),
-            ),
-          );
-        } else resolve(Buffer.concat(chunks).toString('utf8'));
-      });
-      req.on('error', reject);
-    });
+  private async readBody(req: IncomingMessage): Promise<string> {
+    try {
+      return await readBody(req, this.opts.settings.get<number>('transport.maxBodyBytes'));
+    } catch (e) {
+      if (!(e instanceof BodyTooLarge)) throw e;
+      throw new HttpRefusal(
+        413,
+        invalidRequest(`Request body too large: ${e.size} bytes; the limit is ${e.max} (transport.maxBodyBytes)`),
+      );
+    }
   }
 
   private async post(req: IncomingMessage, res: ServerResponse): Promise<void> {

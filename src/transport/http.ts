@@ -1,5 +1,5 @@
 // Streamable HTTP on node:http, both eras on one endpoint (docs/protocol.md "One endpoint for both eras").
-import { randomUUID, timingSafeEqual } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { type IncomingMessage, type Server, type ServerResponse, createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Settings } from '../config/settings';
@@ -29,20 +29,14 @@ import type { McpServer } from '../server/server';
 import { decodeHeaderValue } from '../wire/headers';
 import { BodyTooLarge, readBody } from '../wire/body';
 import { sendJson } from '../wire/json';
+import { EndpointSecret } from './auth';
 import { checkOrigin } from './origin';
+import { type Session, Sessions } from './sessions';
 import { SseStream } from '../wire/sse';
 import { Abort } from '../wire/abort';
 
 const MCP_PATH = '/mcp';
 const SECRET_PATH_PREFIX = `${MCP_PATH}/`;
-
-interface Session {
-  readonly id: string;
-  readonly conn: Conn;
-  readonly runner: Runner;
-  stream?: SseStream;
-  lastSeen: number;
-}
 
 /** Extra routes (the /v1 API) mounted on the same listener: return true when handled. */
 export type Route = (req: IncomingMessage, res: ServerResponse, url: URL) => boolean | Promise<boolean>;
@@ -78,34 +72,19 @@ class HttpRefusal extends Error {
 
 export class HttpTransport {
   private http?: Server;
-  private readonly sessions = new Map<string, Session>();
-  private sweeper?: NodeJS.Timeout;
+  private sessions?: Sessions;
   private address = '127.0.0.1';
-  private readonly secret?: Buffer;
+  private readonly secret?: EndpointSecret;
 
   constructor(private readonly opts: HttpOptions) {
-    if (opts.secret !== undefined) this.secret = Buffer.from(opts.secret, 'utf8');
+    if (opts.secret !== undefined) this.secret = new EndpointSecret(opts.secret);
   }
 
-  /** Whether `candidate` is the secret, compared in constant time (equal-length buffers). */
-  private isSecret(candidate: string): boolean {
-    const want = this.secret!;
-    const got = Buffer.from(candidate, 'utf8');
-    // timingSafeEqual needs equal lengths; a wrong length is compared against the secret itself, so the
-    // time taken does not depend on where a guess differs.
-    return got.length === want.length ? timingSafeEqual(got, want) : !timingSafeEqual(want, want);
-  }
-
-  /** Bearer authorization: the request's `Authorization: Bearer <secret>`, else 401. */
+  /** The endpoint secret, in the path (/mcp/<secret>) or as `Authorization: Bearer <secret>`, else 401. */
   private authorize(req: IncomingMessage, res: ServerResponse, pathSecret?: string): void {
     if (!this.secret) return;
-    if (pathSecret !== undefined) {
-      if (this.isSecret(pathSecret)) return;
-    } else {
-      const auth = h(req, 'authorization');
-      const m = auth === undefined ? null : /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(auth);
-      if (m && this.isSecret(m[1]!)) return;
-    }
+    if (pathSecret !== undefined ? this.secret.matches(pathSecret) : this.secret.bearer(h(req, 'authorization')))
+      return;
     res.setHeader('WWW-Authenticate', 'Bearer realm="mcpx"');
     throw new HttpRefusal(
       401,
@@ -116,7 +95,7 @@ export class HttpTransport {
   }
 
   get sessionCount(): number {
-    return this.sessions.size;
+    return this.sessions?.size ?? 0;
   }
 
   async listen(port: number, address: string): Promise<{ url: string; port: number; address: string }> {
@@ -132,16 +111,13 @@ export class HttpTransport {
       });
     });
     const a = http.address() as AddressInfo;
-    // Sessions nobody has used for a long time are ended, so the table stays bounded.
-    this.sweeper = setInterval(() => this.sweep(), 60_000);
-    this.sweeper.unref();
+    this.sessions = new Sessions(this.opts.server, this.opts.settings);
     const host = a.family === 'IPv6' ? `[${a.address}]` : a.address;
     return { url: `http://${host}:${a.port}${MCP_PATH}`, port: a.port, address: a.address };
   }
 
   async close(): Promise<void> {
-    if (this.sweeper) clearInterval(this.sweeper);
-    for (const s of this.sessions.values()) this.endSession(s, 'gateway stopping');
+    this.sessions?.close();
     const http = this.http;
     this.http = undefined;
     if (!http) return;
@@ -149,21 +125,6 @@ export class HttpTransport {
       http.close(() => resolve());
       http.closeAllConnections();
     });
-  }
-
-  private sweep(): void {
-    const idle = this.opts.settings.duration('transport.sessionIdleTimeout');
-    const now = Date.now();
-    for (const s of this.sessions.values()) {
-      if (now - s.lastSeen > idle && s.conn.inflight.size === 0 && !s.stream) this.endSession(s, 'session idle');
-    }
-  }
-
-  private endSession(s: Session, reason: string): void {
-    this.sessions.delete(s.id);
-    this.opts.server.listens.unregisterPush(s.conn);
-    s.stream?.end();
-    s.conn.close(reason);
   }
 
   private async route(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -220,11 +181,10 @@ export class HttpTransport {
   private session(req: IncomingMessage): Session | undefined {
     const id = h(req, 'mcp-session-id');
     if (id === undefined) return undefined;
-    const s = this.sessions.get(id);
+    const s = this.sessions!.find(id);
     // 2025-03-26..2025-11-25 transports: an unknown or ended session is 404; the client re-initializes.
     if (!s)
       throw new HttpRefusal(404, invalidRequest(`Session not found: ${id} is unknown or has ended; initialize again`));
-    s.lastSeen = Date.now();
     return s;
   }
 
@@ -261,7 +221,7 @@ export class HttpTransport {
       throw new HttpRefusal(400, invalidRequest('DELETE ends a session: the Mcp-Session-Id header is required'));
     }
     const s = this.session(req)!;
-    this.endSession(s, 'session deleted by the client');
+    this.sessions!.end(s, 'session deleted by the client');
     res.writeHead(204).end();
   }
 
@@ -413,8 +373,8 @@ export class HttpTransport {
    *  ended for it, so one client's initialize flood cannot end another's session (docs/security.md
    *  "Bounds"). */
   private roomForSession(id: Request['id'], rev: Revision): void {
-    const max = this.opts.settings.get<number>('limits.sessions');
-    if (this.sessions.size < max) return;
+    const max = this.sessions!.full();
+    if (max === undefined) return;
     throw new HttpRefusal(
       httpStatus(CODES.InternalError, rev),
       new ProtocolError(
@@ -500,7 +460,7 @@ export class HttpTransport {
         return empty.end();
       }
       if (outcome.initialized && eraOf(outcome.rev) === 'legacy' && !('error' in outcome.response)) {
-        const id = session?.id ?? this.mint(runner);
+        const id = session?.id ?? this.sessions!.mint(runner);
         if (!stream?.isStarted) res.setHeader('Mcp-Session-Id', id);
       }
       if (stream?.isStarted) {
@@ -516,17 +476,6 @@ export class HttpTransport {
     } finally {
       res.off('close', onClose);
     }
-  }
-
-  /** A new session for the sessionless connection `runner` initialized; its identity becomes the
-   *  session's, no longer the request's (docs/protocol.md "Client identity"). */
-  private mint(runner: Runner): string {
-    const id = randomUUID();
-    runner.conn.becomeSession(`http:${randomUUID()}`);
-    const s: Session = { id, conn: runner.conn, runner, lastSeen: Date.now() };
-    this.sessions.set(id, s);
-    this.opts.server.listens.registerPush(runner.conn);
-    return id;
   }
 }
 

@@ -1,0 +1,79 @@
+// The legacy HTTP sessions (2025-03-26..2025-11-25 basic/transports, "Session Management"): minted on a
+// successful initialize, found by Mcp-Session-Id, ended by DELETE, by transport.sessionIdleTimeout
+// without use (and with nothing in flight or streaming), or when the gateway stops. At most
+// limits.sessions at once (docs/security.md "Bounds").
+import { randomUUID } from 'node:crypto';
+import type { Settings } from '../config/settings';
+import type { Conn } from '../server/conn';
+import type { Runner } from '../server/runner';
+import type { McpServer } from '../server/server';
+import type { SseStream } from '../wire/sse';
+
+export interface Session {
+  readonly id: string;
+  readonly conn: Conn;
+  readonly runner: Runner;
+  /** The GET stream, while open: the session's push channel. */
+  stream?: SseStream;
+  lastSeen: number;
+}
+
+export class Sessions {
+  private readonly table = new Map<string, Session>();
+  private readonly sweeper: NodeJS.Timeout;
+
+  constructor(
+    private readonly server: McpServer,
+    private readonly settings: Settings,
+  ) {
+    this.sweeper = setInterval(() => this.sweep(), 60_000);
+    this.sweeper.unref();
+  }
+
+  get size(): number {
+    return this.table.size;
+  }
+
+  /** The session named `id`, marked as used now; undefined for one unknown or ended. */
+  find(id: string): Session | undefined {
+    const s = this.table.get(id);
+    if (s) s.lastSeen = Date.now();
+    return s;
+  }
+
+  /** limits.sessions when the table is full (a new initialize is refused), else undefined. */
+  full(): number | undefined {
+    const max = this.settings.get<number>('limits.sessions');
+    return this.table.size >= max ? max : undefined;
+  }
+
+  /** A new session for the sessionless connection `runner` initialized; its identity becomes the
+   *  session's, no longer the request's (docs/protocol.md "Client identity"). */
+  mint(runner: Runner): string {
+    const id = randomUUID();
+    runner.conn.becomeSession(`http:${randomUUID()}`);
+    this.table.set(id, { id, conn: runner.conn, runner, lastSeen: Date.now() });
+    this.server.listens.registerPush(runner.conn);
+    return id;
+  }
+
+  end(s: Session, reason: string): void {
+    this.table.delete(s.id);
+    this.server.listens.unregisterPush(s.conn);
+    s.stream?.end();
+    s.conn.close(reason);
+  }
+
+  close(): void {
+    clearInterval(this.sweeper);
+    for (const s of this.table.values()) this.end(s, 'gateway stopping');
+  }
+
+  private sweep(): void {
+    const idle = this.settings.duration('transport.sessionIdleTimeout');
+    const now = Date.now();
+    for (const s of this.table.values()) {
+      if (now - s.lastSeen > idle && s.conn.inflight.size === 0 && !s.stream) this.end(s, 'session idle');
+    }
+  }
+}

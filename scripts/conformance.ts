@@ -51,7 +51,7 @@ const DOC = join(ROOT, 'docs', 'conformance.md');
 const RESULTS_DIR = join(ROOT, 'build', 'conformance');
 /** How many suite runs go at once (most of their time is spent waiting). */
 const PARALLEL = 4;
-const OWNERS = ['questions', 'relay', 'tasks (next round)', 'mcpx bug'] as const;
+const OWNERS = ['questions', 'relay', 'mcpx bug'] as const;
 type Owner = (typeof OWNERS)[number];
 
 interface Suite {

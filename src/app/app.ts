@@ -3,7 +3,7 @@ import { type Policy, policyFrom } from '../config/policy';
 import { endpointsFile, newSecret, secretFile } from '../config/secret';
 import type { Settings } from '../config/settings';
 import { VERSION } from '../config/version';
-import type { BackgroundTasks } from '../gateway/facade';
+import type { BackgroundTasks, TaskBoard } from '../gateway/facade';
 import type { Provider } from '../server/provider';
 import { McpServer, type ServerInfo } from '../server/server';
 import { protocolRoute } from './routes';
@@ -24,6 +24,8 @@ export interface Listening {
   server: McpServer;
   /** The 2026-07-28 background calls (the editor's Tasks view lists them). */
   background: BackgroundTasks;
+  /** Every task of this server, both eras (the Tasks view, /v1/tasks). */
+  tasks: TaskBoard;
   http: HttpTransport;
   close(): Promise<void>;
 }
@@ -70,6 +72,7 @@ export async function listen(opts: {
     secret,
     server,
     background: server.rounds.background,
+    tasks: server.tasks,
     http,
     close: async () => {
       // Listen streams end first (their results written), then the sockets close.

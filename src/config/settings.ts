@@ -130,6 +130,13 @@ export const SETTINGS: readonly SettingDef[] = [
     { min: 1 },
   ),
   D(
+    'limits.tasksPerIdentity',
+    'integer',
+    32,
+    'Most running tasks one identity may hold at once; beyond, a new task is refused (-32603). Ended ones do not count.',
+    { min: 1 },
+  ),
+  D(
     'limits.questionsPerIdentity',
     'integer',
     32,
@@ -198,8 +205,9 @@ export const SETTINGS: readonly SettingDef[] = [
     'protoMessages.taskAfter',
     'duration',
     5_000,
-    'Not used yet (mcpx does not implement tasks): meant as how long a call may run before it becomes a task.',
+    `How long a ${MODERN} call to a tool that declares no task support may run before it becomes a task (only for a client that declared the tasks extension and answers no questions inline).`,
   ),
+  D('proto.taskPollInterval', 'duration', 500, 'The polling interval mcpx suggests for its tasks (pollInterval, pollIntervalMs).'),
   D('log.level', 'string', 'info', 'Gateway log level: debug, info, warning, error.'),
 ];
 

@@ -8,6 +8,7 @@ import type { Settings } from '../config/settings';
 import type { JsonObject } from '../protocol/jsonrpc';
 import { type LogLevel, atLeastLevel, isLogLevel } from '../protocol/meta';
 import { declares } from '../protocol/questions';
+import { eraOf } from '../protocol/revisions';
 import type { CallContext } from '../server/provider';
 import { type Pool, entryKey } from '../upstream/pool';
 import { narrowed } from './capabilities';
@@ -45,6 +46,8 @@ export class Calls {
     method: string,
     params: JsonObject,
     requestedTimeoutMs?: number,
+    /** A tools/call: the tool's execution.taskSupport as its server listed it, where it did. */
+    taskSupport?: string,
   ): Promise<JsonObject> {
     const { pool, settings, passthrough } = this.d;
     const def = pool.def(server);
@@ -83,6 +86,18 @@ export class Calls {
         // Through the gateway's tools mcpx is the client, and declares what it can answer.
         clientCapabilities: passthrough.includes(server) ? narrowed(ctx) : undefined,
         requestedTimeoutMs,
+        // A client that would take a task gets one upstream too; a legacy client's call to a tool that
+        // runs only as a task is driven here; a 2026-07-28 client without the extension gets the
+        // upstream's -32021 (docs/protocol.md "Tasks": upstream).
+        task:
+          method === 'tools/call'
+            ? {
+                support: taskSupport,
+                wanted: ctx.wantsTask === true,
+                mayDrive: ctx.wantsTask === true || eraOf(ctx.rev) === 'legacy',
+                onCreated: () => ctx.becomeTask?.(),
+              }
+            : undefined,
       });
     } finally {
       if (token) this.progress.release(token);

@@ -69,6 +69,10 @@ interface BackgroundTask {
   readonly outcomeForShow: JsonObject | string | undefined;
 }
 
+/** The server's tasks (both eras): the editor's Tasks view, /v1/tasks and `mcpx tasks` read them; each
+ *  task's `call` is its work, `info` whose it is, `cancel()` ends it. */
+export type { Task as TaskView, Tasks as TaskBoard } from '../server/tasks';
+
 /** The server's store of background calls, as the editor's Tasks view sees it. */
 export interface BackgroundTasks {
   list(): BackgroundTask[];

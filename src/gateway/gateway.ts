@@ -11,7 +11,7 @@ import { VERSION } from '../config/version';
 import { invalidParams } from '../protocol/errors';
 import { type JsonObject, isObject } from '../protocol/jsonrpc';
 import { INPUT_ERROR_AS_RESULT, inSpan } from '../protocol/revisions';
-import type { CallContext, ListKind, Provider, ProviderCapabilities } from '../server/provider';
+import type { CallContext, ListKind, Provider, ProviderCapabilities, TaskSupport } from '../server/provider';
 import { EraCache } from '../upstream/eras';
 import { Pool } from '../upstream/pool';
 import { Broker } from './broker';
@@ -202,6 +202,15 @@ export class Gateway implements Provider, GatewayFacade {
     throw invalidParams(`no tool named ${JSON.stringify(name)}`);
   }
 
+  /** A pass-through tool's execution.taskSupport as its upstream listed it (2025-11-25 upstreams list it;
+   *  a 2026-07-28 upstream's is unknown until it answers a call with a task); mcpx_call's own. */
+  async toolTaskSupport(name: string, identity: string): Promise<TaskSupport | undefined> {
+    const hit = this.passthrough.length ? (await this.passthroughTools.index(identity)).get(name) : undefined;
+    const tool = hit?.tool ?? (hit ? undefined : FIXED_TOOLS.find((t) => t.name === name));
+    const s = taskSupportOf(tool);
+    return s === 'required' || s === 'optional' || s === 'forbidden' ? s : undefined;
+  }
+
   async toolInputSchema(name: string, ctx: CallContext): Promise<JsonObject | undefined> {
     const hit = this.passthrough.length ? (await this.passthroughTools.index(ctx.identity)).get(name) : undefined;
     const schema = hit?.tool.inputSchema ?? FIXED_TOOLS.find((t) => t.name === name)?.inputSchema;
@@ -291,6 +300,7 @@ export class Gateway implements Provider, GatewayFacade {
       'tools/call',
       { name: tool, arguments: args },
       requestedTimeoutMs,
+      taskSupportOf(listed),
     );
     if (listed && 'outputSchema' in listed && 'structuredContent' in result && !result.isError) {
       const bad = schemaMismatch(listed.outputSchema, result.structuredContent);
@@ -360,4 +370,10 @@ export class Gateway implements Provider, GatewayFacade {
     this.broker.close();
     await this.pool.close();
   }
+}
+
+/** A listed tool's execution.taskSupport, where it has one. */
+function taskSupportOf(tool: JsonObject | undefined): string | undefined {
+  const ex = tool?.execution;
+  return isObject(ex) && typeof ex.taskSupport === 'string' ? ex.taskSupport : undefined;
 }

@@ -28,6 +28,9 @@ export const FIXED_TOOLS: readonly JsonObject[] = [
       ['server', 'tool'],
     ),
     annotations: { openWorldHint: true },
+    // A long upstream call may run as a task (2025-11-25 server/tools "Tool-Level Negotiation"); spelled
+    // only to 2025-11-25 (the revision table's Tool.execution).
+    execution: { taskSupport: 'optional' },
   },
   {
     name: 'mcpx_servers',

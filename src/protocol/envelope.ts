@@ -15,6 +15,9 @@ export const CACHE_SCOPE: Readonly<Record<string, 'public' | 'private'>> = {
   'resources/read': 'private',
 };
 
+/** Results that are a Task (tasks extension "Task Polling"). */
+const TASK_SHAPED: ReadonlySet<string> = new Set(['tasks/get']);
+
 export interface EnvelopeOptions {
   serverInfo: JsonObject;
   listMaxAgeMs: number;
@@ -33,7 +36,9 @@ export function envelope(method: string, result: JsonObject, opts: EnvelopeOptio
     out.ttlMs = method === 'resources/read' ? opts.readMaxAgeMs : opts.listMaxAgeMs;
     out.cacheScope = scope;
   } else {
-    delete out.ttlMs;
+    // A task's ttlMs is its retention, not a cache hint (tasks extension "Tasks"): kept on a task
+    // handle and on tasks/get, which answer the Task itself.
+    if (!TASK_SHAPED.has(method) && resultType !== 'task') delete out.ttlMs;
     delete out.cacheScope;
   }
   return out;

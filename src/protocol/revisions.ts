@@ -63,10 +63,14 @@ export const CLIENT_METHODS: Readonly<Record<string, MethodRow>> = {
   'resources/read': { ...all, kind: 'request' },
   'resources/templates/list': { ...all, kind: 'request' },
   'completion/complete': { ...all, kind: 'request' },
-  'tasks/get': { ...from('2025-11-25'), kind: 'request' },
-  'tasks/result': { ...from('2025-11-25', '2026-07-28'), kind: 'request' },
-  'tasks/list': { ...from('2025-11-25', '2026-07-28'), kind: 'request' },
-  'tasks/cancel': { ...from('2025-11-25'), kind: 'request' },
+  // Core tasks are honoured from any legacy client (docs/protocol.md "Accept liberally"); tasks/result and
+  // tasks/list do not exist in the extension, and the SEP's -32601 overrides accepting liberally.
+  'tasks/get': { ...from('2025-11-25'), kind: 'request', accepted: all },
+  'tasks/result': { ...from('2025-11-25', '2026-07-28'), kind: 'request', accepted: legacyOnly },
+  'tasks/list': { ...from('2025-11-25', '2026-07-28'), kind: 'request', accepted: legacyOnly },
+  'tasks/cancel': { ...from('2025-11-25'), kind: 'request', accepted: all },
+  // The tasks extension's own method (2026-07-28 only, and only to a client that declared it).
+  'tasks/update': { ...from('2026-07-28'), kind: 'request' },
   'notifications/initialized': { ...legacyOnly, kind: 'notification' },
   'notifications/cancelled': { ...all, kind: 'notification' },
   'notifications/progress': { ...legacyOnly, kind: 'notification' },
@@ -81,13 +85,19 @@ export function methodAnswered(method: string, rev: Revision): boolean {
   return inSpan(rev, row.accepted ?? row);
 }
 
-/** Methods whose 2026-07-28 requests must carry `Mcp-Name` (streamable-http, "Standard Request Headers"),
- *  and the params field it mirrors. */
-export const MCP_NAME_SOURCE: Readonly<Record<string, 'name' | 'uri'>> = {
+/** Methods whose 2026-07-28 requests carry `Mcp-Name` (streamable-http, "Standard Request Headers"; the
+ *  tasks extension's "Streamable HTTP: Routing Headers" for tasks/*), and the params field it mirrors. */
+export const MCP_NAME_SOURCE: Readonly<Record<string, 'name' | 'uri' | 'taskId'>> = {
   'tools/call': 'name',
   'prompts/get': 'name',
   'resources/read': 'uri',
+  'tasks/get': 'taskId',
+  'tasks/update': 'taskId',
+  'tasks/cancel': 'taskId',
 };
+/** Of those, the ones whose Mcp-Name may be left out: a contradiction is -32020, an omission is
+ *  tolerated (docs/protocol.md "Tasks"). */
+export const MCP_NAME_OPTIONAL: ReadonlySet<string> = new Set(['tasks/get', 'tasks/update', 'tasks/cancel']);
 
 /** Optional fields of the shapes mcpx sends, with the revisions that define them. A field not named
  *  here exists in every revision that has its shape. Checked against each revision's schema.json. */
@@ -169,6 +179,10 @@ export const QUESTIONS: Readonly<Record<string, Span>> = {
   'sampling/createMessage': all,
   'elicitation/create': from('2025-06-18'),
 };
+
+/** notifications/tasks/status exists in 2025-11-25 only (the extension has notifications/tasks on a
+ *  listen stream instead): a task of an older legacy client changes silently (docs/protocol.md "Tasks"). */
+export const TASK_STATUS_NOTIFICATION: Span = from('2025-11-25', '2026-07-28');
 
 /** Sampling message content may be an array of blocks from 2025-11-25; before, one block. */
 export const SAMPLING_MULTI_CONTENT: Span = from('2025-11-25');

@@ -1,6 +1,8 @@
 // One handler per method. Each returns its result in the newest shape; server.spell() does the rest.
 import type { Settings } from '../config/settings';
 import type { Conn } from './conn';
+import type { Incoming } from './incoming';
+import { TASKS_EXTENSION, type Tasks } from './tasks';
 import type { CallContext, Provider } from './provider';
 import { downgradeCapabilities, downgradeImplementation } from '../protocol/downgrade';
 import { invalidParams, methodNotFound } from '../protocol/errors';
@@ -24,6 +26,8 @@ export interface Services {
   settings: Settings;
   serverInfo: ServerInfo;
   listen(ctx: HandlerContext, filter: JsonObject): Promise<JsonObject>;
+  /** Every task of this server (tasks.ts). */
+  tasks: Tasks;
 }
 
 export interface HandlerContext {
@@ -32,6 +36,9 @@ export interface HandlerContext {
   services: Services;
   rev: Revision;
   id: Id;
+  /** This request, where it can carry requests to the client (a legacy stream): a task's questions may
+   *  ride it (tasks/result). */
+  channel?: Incoming;
   /** A notification related to this request, on its own channel, spelled for its revision. */
   notify(method: string, params: JsonObject): void;
 }
@@ -54,6 +61,12 @@ function serverCapabilities(p: Provider): JsonObject {
   }
   if (c.completions) caps.completions = {};
   if (c.logging) caps.logging = {};
+  if (c.tools && p.toolTaskSupport) {
+    // Core tasks (spelled only to 2025-11-25) and the extension (only to 2026-07-28): the edge keeps
+    // each for its revision (the revision table's ServerCapabilities).
+    caps.tasks = { list: {}, cancel: {}, requests: { tools: { call: {} } } };
+    caps.extensions = { [TASKS_EXTENSION]: {} };
+  }
   return caps;
 }
 
@@ -109,7 +122,7 @@ export const HANDLERS: Readonly<Record<string, Handler>> = {
   async 'server/discover'(ctx) {
     const result: JsonObject = {
       supportedVersions: [...NEWEST_FIRST],
-      capabilities: serverCapabilities(provider(ctx)),
+      capabilities: downgradeCapabilities(serverCapabilities(provider(ctx)), ctx.rev),
     };
     const instructions = provider(ctx).instructions?.();
     if (instructions) result.instructions = instructions;

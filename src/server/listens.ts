@@ -1,13 +1,16 @@
 // Where the server's own change notifications go: every legacy connection that can be pushed to, and
 // every subscriptions/listen stream open on any connection (2026-07-28 server/subscriptions: any number
 // per connection, keyed by the listen request's id; accepted from legacy clients too).
+import { downgradeResult } from '../protocol/downgrade';
 import { CODES, ProtocolError } from '../protocol/errors';
-import { type JsonObject, notificationMsg } from '../protocol/jsonrpc';
+import { type JsonObject, isObject, notificationMsg } from '../protocol/jsonrpc';
+import { declares } from '../protocol/questions';
 import { META } from '../protocol/meta';
 import { eraOf } from '../protocol/revisions';
 import type { Conn } from './conn';
 import type { HandlerContext } from './handlers';
 import type { ListKind, Provider } from './provider';
+import { type Task, declaresTasks, extensionRequired } from './tasks';
 
 interface Listener {
   filter: JsonObject;
@@ -81,9 +84,31 @@ export class Listens {
       }
       agreed.resourceSubscriptions = agreedUris;
     }
+    // taskIds (tasks extension "Task Status Notifications"): only to a client that declared the extension;
+    // the acknowledgement lists the ones it can see, then each one's DetailedTask now and on every change.
+    const tasks: Task[] = [];
+    if (filter.taskIds !== undefined && eraOf(ctx.rev) === 'modern') {
+      if (!declaresTasks(ctx.call.clientCapabilities))
+        throw extensionRequired('a listen asking for taskIds needs the io.modelcontextprotocol/tasks extension');
+      const ids = Array.isArray(filter.taskIds) ? filter.taskIds.filter((id): id is string => typeof id === 'string') : [];
+      for (const id of new Set(ids)) {
+        const t = ctx.services.tasks.find(id);
+        if (t?.visibleTo(ctx.call.identity)) tasks.push(t);
+      }
+      agreed.taskIds = tasks.map((t) => t.id);
+    }
     if (eraOf(ctx.rev) === 'modern')
       ctx.notify('notifications/subscriptions/acknowledged', { notifications: agreed, _meta: tag });
     acked = true;
+    const taskUpdate = (t: Task) => {
+      const d = t.detailed((m, p) => declares(ctx.call.clientCapabilities, m, p, ctx.rev));
+      if (isObject(d.result)) d.result = downgradeResult('tools/call', d.result, ctx.rev);
+      ctx.notify('notifications/tasks', { ...d, _meta: tag });
+    };
+    for (const t of tasks) {
+      taskUpdate(t);
+      releases.push(t.onChange(taskUpdate));
+    }
     const listener = { filter: agreed, send: (method: string) => ctx.notify(method, { _meta: tag }) };
     this.listeners.add(listener);
     try {

@@ -18,7 +18,7 @@ interface Outstanding {
 }
 
 /** What a round ends in: the call's outcome, or questions for the client. */
-type Event = { kind: 'done'; result?: JsonObject; error?: unknown } | { kind: 'ask' };
+type Event = { kind: 'done'; result?: JsonObject; error?: unknown } | { kind: 'ask' } | { kind: 'task' };
 
 /** One upstream call running on behind a modern client's requests: the gateway's task store holds it,
  *  collectable by id. */
@@ -40,6 +40,8 @@ export class BackgroundCall {
   private outcome?: { result?: JsonObject; error?: unknown };
   /** Whoever waits for the next settling: the round in progress, and the first request's clean-up. */
   private waiters = new Set<(e: Event) => void>();
+  /** Waiters that a 'task' event ends. */
+  private readonly windowed = new WeakSet<(e: Event) => void>();
   finishedAt?: number;
   /** Requests (rounds) waiting on it now, and when the last one stopped waiting: a call that asked is
    *  abandoned only after proto.askTTL with none waiting. */
@@ -47,6 +49,8 @@ export class BackgroundCall {
   detachedAt = Date.now();
   /** The latest progress reported on it (the editor's Tasks view shows it). */
   progress?: { progress: number; total?: number };
+  /** Told whenever a question opens or closes and when the call finishes (a task's status follows it). */
+  onChange?: () => void;
 
   constructor(
     readonly method: string,
@@ -87,6 +91,7 @@ export class BackgroundCall {
     return new Promise<JsonObject>((resolve, reject) => {
       const onAbort = () => {
         this.outstanding.delete(key);
+        this.onChange?.();
         reject(signal.reason instanceof Error ? signal.reason : new Error('withdrawn'));
       };
       signal.addEventListener('abort', onAbort, { once: true });
@@ -97,6 +102,7 @@ export class BackgroundCall {
         reject: (e) => (signal.removeEventListener('abort', onAbort), reject(e)),
       });
       this.wake({ kind: 'ask' });
+      this.onChange?.();
     });
   }
 
@@ -113,17 +119,38 @@ export class BackgroundCall {
     for (const q of this.outstanding.values()) q.reject(new Error('the call ended'));
     this.outstanding.clear();
     this.wake({ kind: 'done', ...o });
+    this.onChange?.();
+  }
+
+  /** Its upstream made it a task: whoever waits on its window stops waiting (it becomes a task now). */
+  becomeTask(): void {
+    if (!this.outcome) this.wake({ kind: 'task' });
+  }
+
+  /** The finished call's outcome; undefined while it runs. */
+  get finished(): { result?: JsonObject; error?: unknown } | undefined {
+    return this.outcome;
+  }
+
+  /** Questions open now. */
+  get asking(): number {
+    return this.outstanding.size;
   }
 
   private wake(e: Event): void {
     const waiters = this.waiters;
     this.waiters = new Set();
-    for (const w of waiters) w(e);
+    for (const w of waiters) {
+      // Becoming a task ends only a wait that has a window to end (rounds.ts TaskWindow).
+      if (e.kind === 'task' && !this.windowed.has(w)) this.waiters.add(w);
+      else w(e);
+    }
   }
 
   /** Deliver a retry's inputResponses: answered keys leave; unknown keys are held (they may match a
-   *  question not asked yet) — keys that never match are ignored. */
-  deliver(responses: JsonObject): number {
+   *  question not asked yet) — keys that never match are ignored. A task's tasks/update holds nothing:
+   *  a key not outstanding is ignored at once (tasks extension "Task Update Requests"). */
+  deliver(responses: JsonObject, holdUnknown = true): number {
     let delivered = 0;
     for (const [key, value] of Object.entries(responses)) {
       if (!isObject(value)) continue;
@@ -132,7 +159,8 @@ export class BackgroundCall {
         this.outstanding.delete(key);
         q.resolve(value);
         delivered++;
-      } else if (this.held.size < 64) {
+        this.onChange?.();
+      } else if (holdUnknown && this.held.size < 64) {
         this.held.set(key, value);
         delivered++;
       }
@@ -146,13 +174,14 @@ export class BackgroundCall {
   }
 
   /** settle(), and a way to stop waiting (a cancelled retry): its waiter leaves at once. */
-  waitSettle(): { settled: Promise<Event>; stop(): void } {
+  waitSettle(windowed = false): { settled: Promise<Event>; stop(): void } {
     if (this.outcome) return { settled: Promise.resolve({ kind: 'done', ...this.outcome }), stop: () => undefined };
     if (this.outstanding.size) return { settled: Promise.resolve({ kind: 'ask' }), stop: () => undefined };
     let waiter!: (e: Event) => void;
     const settled = new Promise<Event>((resolve) => {
       waiter = resolve;
       this.waiters.add(resolve);
+      if (windowed) this.windowed.add(resolve);
     });
     return { settled, stop: () => this.waiters.delete(waiter) };
   }

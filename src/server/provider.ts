@@ -29,6 +29,13 @@ export interface CallContext {
   progress(progress: number, total?: number, message?: string): void;
   /** Send a log message, if the client asked for this level or a more verbose one. */
   log(level: LogLevel, data: unknown, logger?: string): void;
+  /** The client would take this call as a task: it declared the tasks extension on this 2026-07-28
+   *  request, or asked for one (2025-11-25 `task`). An upstream that supports tasks is then asked for one
+   *  too, so the work is not held in mcpx's memory alone (docs/protocol.md "Tasks"). */
+  readonly wantsTask?: boolean;
+  /** The upstream made this call a task: the client's call becomes one too, where it can (a 2026-07-28
+   *  call in its eager window). Absent where the call cannot become a task. */
+  becomeTask?(): void;
   /** Put a question (elicitation/create, sampling/createMessage, roots/list) to the calling client,
    *  where it can be asked on this request: a legacy client on stdio or in an HTTP session. Absent
    *  otherwise. Throws ProtocolError with the client's error, or when the question cannot be said in
@@ -51,6 +58,7 @@ export interface ProviderCapabilities {
 }
 
 export type ListKind = 'tools' | 'prompts' | 'resources';
+export type TaskSupport = 'required' | 'optional' | 'forbidden';
 
 export interface Provider {
   capabilities(): ProviderCapabilities;
@@ -58,6 +66,9 @@ export interface Provider {
   listTools?(ctx: CallContext): Promise<JsonObject[]>;
   /** Throws ProtocolError(-32602, "no tool named ...") for an unknown tool. */
   callTool?(name: string, args: JsonObject, ctx: CallContext): Promise<JsonObject>;
+  /** A tool's execution.taskSupport as listed to this identity (2025-11-25 server/tools "Tool-Level
+   *  Negotiation"); undefined where it declares none or mcpx does not know (a 2026-07-28 upstream's). */
+  toolTaskSupport?(name: string, identity: string): Promise<TaskSupport | undefined>;
   /** The input schema of a tool as listed to this caller (its x-mcp-header annotations are checked
    *  against the request's Mcp-Param-* headers); undefined for a tool it does not list. */
   toolInputSchema?(name: string, ctx: CallContext): Promise<JsonObject | undefined>;

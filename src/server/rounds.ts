@@ -17,6 +17,13 @@ import type { Incoming } from './incoming';
 import { BackgroundCall, BackgroundCalls, RequestStates, bindingOf } from './mrtr';
 import { listen } from '../wire/abort';
 
+/** How a 2026-07-28 call may become a task: after `ms` without finishing or asking (none: only when its
+ *  upstream made it one), by `promote`, which answers the CreateTaskResult. */
+export interface TaskWindow {
+  ms?: number;
+  promote(call: BackgroundCall): JsonObject;
+}
+
 export class Rounds {
   /** Background calls of 2026-07-28 clients (the store a retry resumes from). */
   readonly background: BackgroundCalls;
@@ -45,6 +52,7 @@ export class Rounds {
     rev: Revision,
     identity: string,
     start: (call: BackgroundCall) => void,
+    window?: TaskWindow,
   ): Promise<JsonObject> {
     const { req } = inc;
     const params = isObject(req.params) ? req.params : {};
@@ -81,14 +89,29 @@ export class Rounds {
     // Closing the stream cancels this request (2026-07-28): a call nobody has been asked about yet ends
     // with it; one that already asked waits for its retry until proto.askTTL.
     const cancelled = new Promise<'cancelled'>((resolve) => listen(inc.abort, () => resolve('cancelled')));
-    const wait = call.waitSettle();
+    const wait = call.waitSettle(window !== undefined);
     call.attached++;
-    let ev: Awaited<typeof wait.settled> | 'cancelled';
+    let ev: Awaited<typeof wait.settled> | 'cancelled' | 'window';
+    // The eager window (docs/protocol.md "Tasks"): a call that neither finished nor asked in it becomes a task.
+    let timer: NodeJS.Timeout | undefined;
+    const elapsed =
+      window?.ms === undefined
+        ? undefined
+        : new Promise<'window'>((resolve) => {
+            timer = setTimeout(() => resolve('window'), window.ms);
+          });
     try {
-      ev = await Promise.race([wait.settled, cancelled]);
+      ev = await Promise.race(elapsed ? [wait.settled, cancelled, elapsed] : [wait.settled, cancelled]);
     } finally {
+      clearTimeout(timer);
       call.attached--;
       call.detachedAt = Date.now();
+    }
+    if (window && (ev === 'window' || (ev !== 'cancelled' && ev.kind === 'task'))) {
+      wait.stop();
+      // The task store holds it from now on: its bounds, its retention.
+      this.background.delete(call.id);
+      return window.promote(call);
     }
     if (ev === 'cancelled') {
       wait.stop();
@@ -101,6 +124,7 @@ export class Rounds {
       }
       throw new ProtocolError(CODES.InternalError, 'Request cancelled');
     }
+    if (ev === 'window' || ev.kind === 'task') throw new Error('unreachable: a task without a window');
     if (ev.kind === 'done') {
       this.background.delete(call.id);
       if (ev.error !== undefined) throw ev.error;
@@ -159,11 +183,14 @@ export class Rounds {
     params: JsonObject,
     signal: AbortSignal,
     count: number,
+    /** Keys added to the question's _meta (a task's related-task key). */
+    meta?: JsonObject,
   ): Promise<JsonObject> {
     const max = this.settings.get<number>('proto.askRounds');
     if (count >= max)
       throw new ProtocolError(CODES.InternalError, `the call asked more than ${max} questions (proto.askRounds)`);
     const spelled = spellQuestion(method, params, rev, () => randomUUID());
+    if (meta) spelled._meta = { ...(isObject(spelled._meta) ? spelled._meta : {}), ...meta };
     const conn = inc.conn;
     const id = conn.mintAskId();
     const all = AbortSignal.any([

@@ -28,6 +28,12 @@ import { Listens } from './listens';
 import { type BackgroundCall, MRTR_METHODS } from './mrtr';
 import type { CallContext, Provider } from './provider';
 import { Rounds } from './rounds';
+import { TaskCalls } from './taskCalls';
+import { TASK_HANDLERS } from './taskHandlers';
+import { type Task, Tasks } from './tasks';
+
+/** Every method's handler: the core ones and the tasks/* of both eras. */
+const ALL_HANDLERS = { ...HANDLERS, ...TASK_HANDLERS };
 
 export type { Incoming, Outcome, ServerInfo };
 
@@ -43,6 +49,9 @@ export class McpServer {
   readonly listens: Listens;
   /** Questions to the calling client, and the 2026-07-28 background calls a retry resumes. */
   readonly rounds: Rounds;
+  /** Every task, both eras (tasks.ts); `taskCalls` decides which calls become one. */
+  readonly tasks: Tasks;
+  private readonly taskCalls: TaskCalls;
 
   /** What a handler may use of the server, and no more. */
   private readonly services: Services;
@@ -52,6 +61,15 @@ export class McpServer {
   constructor(readonly opts: ServerOptions) {
     this.listens = new Listens(opts.provider);
     this.rounds = new Rounds(opts.settings);
+    this.tasks = new Tasks(
+      () => opts.settings.duration('proto.askTTL'),
+      () => opts.settings.duration('proto.taskPollInterval'),
+      () => ({
+        perIdentity: opts.settings.get<number>('limits.tasksPerIdentity'),
+        total: opts.settings.get<number>('limits.inflight'),
+      }),
+    );
+    this.taskCalls = new TaskCalls(opts.provider, opts.settings, this.tasks, this.rounds);
     this.admission = new Admission(() => ({
       perIdentity: opts.settings.get<number>('limits.inflightPerIdentity'),
       total: opts.settings.get<number>('limits.inflight'),
@@ -61,6 +79,7 @@ export class McpServer {
       settings: opts.settings,
       serverInfo: opts.serverInfo,
       listen: (ctx, filter) => this.listens.open(ctx, filter),
+      tasks: this.tasks,
     };
     opts.provider.onListChanged?.((kind) => this.listens.announce(kind));
   }
@@ -68,6 +87,7 @@ export class McpServer {
   close(): void {
     this.listens.close();
     this.rounds.close();
+    this.tasks.close();
   }
 
   /** The revision a request is read in: 2026-07-28 if its _meta names it, else the transport's. An
@@ -91,17 +111,32 @@ export class McpServer {
     let background = false;
     try {
       rev = this.revisionOf(req, inc.rev);
-      if (!methodAnswered(req.method, rev) || !HANDLERS[req.method]) throw methodNotFound(req.method);
+      if (!methodAnswered(req.method, rev) || !ALL_HANDLERS[req.method]) throw methodNotFound(req.method);
       identity = this.identityOf(inc, rev);
       release = await this.admission.acquire(identity, inc.abort);
       if (eraOf(rev) === 'modern' && MRTR_METHODS.has(req.method)) {
         background = true;
         const id = identity;
-        const result = await this.rounds.roundTrip(inc, rev, id, (call) => this.startInBackground(inc, rev, id, call));
+        const window = await this.taskCalls.window(inc, id);
+        const result = await this.rounds.roundTrip(
+          inc,
+          rev,
+          id,
+          (call) => this.startInBackground(inc, rev, id, call, window !== undefined),
+          window,
+        );
         return { response: resultResponse(req.id, this.spell(req.method, result, rev)), rev };
       }
+      if (req.method === 'tools/call' && (await this.taskCalls.legacyWantsTask(inc, rev, identity))) {
+        background = true;
+        const id = identity;
+        const task = this.taskCalls.legacyTask(inc, rev, id, (call, t) =>
+          this.startInBackground(inc, rev, id, call, false, t),
+        );
+        return { response: resultResponse(req.id, this.spell(req.method, { task: task.legacyShape() }, rev)), rev };
+      }
       const ctx = this.context(inc, rev, identity);
-      const result = await HANDLERS[req.method]!(ctx, isObject(req.params) ? req.params : {});
+      const result = await ALL_HANDLERS[req.method]!(ctx, isObject(req.params) ? req.params : {});
       ctx.finish();
       // initialize is answered in the revision it negotiated, not the one it arrived under.
       if (req.method === 'initialize' && inc.conn.revision) rev = inc.conn.revision;
@@ -165,8 +200,18 @@ export class McpServer {
 
   /** A 2026-07-28 call that may ask starts in the background: its handler runs with the call's own
    *  context, whose progress and log messages ride this request's stream only while it is open. */
-  private startInBackground(inc: Incoming, rev: Revision, identity: string, call: BackgroundCall): void {
-    const ctx = this.context(inc, rev, identity, call);
+  private startInBackground(
+    inc: Incoming,
+    rev: Revision,
+    identity: string,
+    call: BackgroundCall,
+    windowed: boolean,
+    task?: Task,
+  ): void {
+    const ctx = this.context(inc, rev, identity, call, task);
+    // A call that may become a task asks an upstream for one too; one that is a task already is one.
+    ctx.wantsTask = windowed || task !== undefined;
+    if (windowed) ctx.becomeTask = () => call.becomeTask();
     const params = isObject(inc.req.params) ? inc.req.params : {};
     const work = HANDLERS[inc.req.method]!(ctx, params);
     call.run(work);
@@ -194,7 +239,8 @@ export class McpServer {
     rev: Revision,
     identity: string,
     background?: BackgroundCall,
-  ): HandlerContext & { finish(): void } {
+    task?: Task,
+  ): RequestScope {
     const { conn, req } = inc;
     const params = isObject(req.params) ? req.params : {};
     const meta = isObject(params._meta) ? params._meta : {};
@@ -232,6 +278,9 @@ export class McpServer {
     if (background)
       ctx.ask = async (method, params, signal, key) =>
         this.rounds.askInBackground(background, rev, method, params, signal, key);
+    // A legacy task's questions go to its client on a channel it has open, with the related-task key.
+    if (task) ctx.ask = (method, params, signal) => this.taskCalls.askLegacy(task, inc, rev, method, params, signal, asked++);
+    else if (inc.send && eraOf(rev) === 'legacy') ctx.channel = inc;
     return ctx;
   }
 }
@@ -240,6 +289,9 @@ export class McpServer {
  *  with methods on the prototype — a request builds one object here, not a dozen closures. */
 class RequestScope implements CallContext, HandlerContext {
   declare ask?: CallContext['ask'];
+  declare channel?: Incoming;
+  wantsTask?: boolean;
+  declare becomeTask?: () => void;
   /** A background call (MRTR) outlives the request that started it: its own abort, not the request's. */
   readonly abort: Abort;
   readonly conn: Conn;

@@ -16,6 +16,7 @@ import {
 import { META } from '../protocol/meta';
 import {
   HEADERLESS,
+  MCP_NAME_OPTIONAL,
   MCP_NAME_SOURCE,
   MODERN,
   NEWEST_FIRST,
@@ -322,7 +323,10 @@ export class HttpTransport {
     if (!field) return;
     const raw = h(req, 'mcp-name');
     const bodyName = isObject(msg.params) ? msg.params[field] : undefined;
-    if (raw === undefined) throw mismatch(`the Mcp-Name header is required for ${msg.method}`);
+    if (raw === undefined) {
+      if (MCP_NAME_OPTIONAL.has(msg.method)) return;
+      throw mismatch(`the Mcp-Name header is required for ${msg.method}`);
+    }
     const name = decodeHeaderValue(raw);
     if (name === undefined) throw mismatch(`Mcp-Name header ${JSON.stringify(raw)} is not a valid header value`);
     if (name !== bodyName)

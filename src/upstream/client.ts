@@ -20,6 +20,7 @@ import { HttpUpstream, StreamBroken } from './http';
 import { type HeaderParam, headerParams, paramHeaders } from '../wire/paramHeaders';
 import type { UpstreamTransport } from './transport';
 import { Abort, type Aborts, listen } from '../wire/abort';
+import { type DriverPort, type TaskOptions, augmentFirst, driveTask, needsExtension, withExtension } from './tasks';
 
 /** What the gateway supplies: the one function that answers an upstream's questions, and a sink for
  *  its notifications. */
@@ -59,6 +60,8 @@ export interface RequestOptions {
   /** Who answers a 2026-07-28 upstream's input_required for this request. Such a question belongs to this
    *  request exactly (it is its result), so it needs no attribution; defaults to hooks.onRequest. */
   onQuestion?: (method: string, params: JsonObject, signal: AbortSignal, key?: string) => Promise<JsonObject>;
+  /** A tools/call that may be task-augmented upstream (upstream/tasks.ts). */
+  task?: TaskOptions;
 }
 
 /** Methods that may be sent again on a new id when a modern stream breaks, never a non-idempotent
@@ -137,6 +140,11 @@ export class UpstreamClient {
     if ('id' in msg) return void this.answer(msg, via === undefined ? undefined : this.streamAskers.get(via));
     if (msg.method === 'notifications/progress' && isObject(msg.params))
       this.progressClocks.get(msg.params.progressToken)?.extend();
+    // A task mcpx drives changed: polled now, not dropped (docs/protocol.md "Tasks": upstream).
+    if (msg.method === 'notifications/tasks/status' && isObject(msg.params)) {
+      const wake = this.taskWakers.get(String(msg.params.taskId));
+      if (wake) return wake();
+    }
     if (msg.method === 'notifications/cancelled') {
       const id = isObject(msg.params) ? (msg.params.requestId as Id) : undefined;
       const ctl = id === undefined ? undefined : this.answering.get(id);
@@ -319,7 +327,9 @@ export class UpstreamClient {
     this.inflight++;
     try {
       if (o.logLevel) await this.ensureLevel(o.logLevel);
-      let p = this.withMeta(params, o);
+      const t = method === 'tools/call' ? o.task : undefined;
+      let augmented = t !== undefined && augmentFirst(this.era, this.negotiated.capabilities, t);
+      let p = this.withMeta(augmented ? this.taskAugmented(params) : params, augmented ? this.withTasks(o) : o);
       for (let round = 0; ; round++) {
         flight.id = this.mintId();
         const id = flight.id;
@@ -327,11 +337,22 @@ export class UpstreamClient {
         let result: JsonObject;
         try {
           result = await this.once(method, p, flight);
+        } catch (e) {
+          // A "required" tool of a 2026-07-28 upstream, called for a client that may not declare the
+          // extension: declared now, and the task driven here (docs/protocol.md "Tasks": upstream).
+          if (!(t?.mayDrive && !augmented && e instanceof UpstreamError && needsExtension(e.code, e.data))) throw e;
+          augmented = true;
+          p = this.withMeta(params, this.withTasks(o));
+          continue;
         } finally {
           this.streamAskers.delete(id);
         }
         flight.id = undefined; // answered: a cancellation while the next round is prepared names no request
         const type = result.resultType;
+        if (augmented && (type === 'task' || (this.era === 'legacy' && isObject(result.task)))) {
+          t?.onCreated?.();
+          return this.checked(method, await driveTask(this.driver(o, clock, signal.signal), result, signal.signal));
+        }
         if (type === undefined || type === 'complete') return this.checked(method, result);
         if (type !== 'input_required') {
           // A value mcpx did not ask for is not guessed at (docs/protocol.md "resultType from a 2026-07-28 upstream").
@@ -368,6 +389,46 @@ export class UpstreamClient {
       // is answered, not at connect: a reconnection of a polled POST stream is then the only GET in flight.
       if (this.era === 'legacy' && this.transport instanceof HttpUpstream) this.transport.openStream();
     }
+  }
+
+  /** The params of a task-augmented tools/call: 2025-11-25's `task` field (the extension has none). */
+  private taskAugmented(params: JsonObject): JsonObject {
+    return this.era === 'legacy' ? { ...params, task: {} } : params;
+  }
+
+  /** A 2026-07-28 request declaring the tasks extension besides what it declares already. */
+  private withTasks(o: RequestOptions): RequestOptions {
+    if (this.era !== 'modern') return o;
+    return { ...o, clientCapabilities: withExtension(o.clientCapabilities ?? this.defaultCapabilities) };
+  }
+
+  /** Upstream tasks whose status notifications wake their driver. */
+  private readonly taskWakers = new Map<string, () => void>();
+
+  /** What upstream/tasks.ts drives a task with: requests under this call's capabilities and answerer. */
+  private driver(o: RequestOptions, clock: { extend(): void } | undefined, signal: AbortSignal): DriverPort {
+    const sub: RequestOptions = { ...this.withTasks(o), task: undefined, signal: undefined, meta: undefined };
+    const answer = o.onQuestion ?? this.hooks.onRequest;
+    return {
+      name: this.name,
+      era: this.era,
+      request: (method, params) => this.request(method, params, { ...sub, timeoutMs: method === 'tasks/result' ? undefined : o.timeoutMs }),
+      ask: async (method, params, key) => {
+        this.questionStarted();
+        try {
+          return await answer(method, params, signal, key);
+        } finally {
+          this.questionEnded();
+        }
+      },
+      alive: () => clock?.extend(),
+      onStatus: (taskId, fn) => {
+        this.taskWakers.set(taskId, fn);
+        return () => this.taskWakers.delete(taskId);
+      },
+      log: (line) => this.hooks.log(line),
+      error: (code, message, data) => new UpstreamError(this.name, code, message, data),
+    };
   }
 
   /** 2026-07-28 input requests, answered by the same function as a legacy wire request. */

@@ -1,0 +1,81 @@
+// The tasks/* methods, per era (docs/protocol.md "Tasks"): 2025-11-25 core to legacy clients (get, list,
+// result, cancel), the extension to 2026-07-28 clients that declared it (get, update, cancel).
+import { downgradeResult } from '../protocol/downgrade';
+import { invalidParams } from '../protocol/errors';
+import { type JsonObject, isObject } from '../protocol/jsonrpc';
+import { declares } from '../protocol/questions';
+import { eraOf } from '../protocol/revisions';
+import type { HandlerContext } from './handlers';
+import { paginate } from './paging';
+import { RELATED_TASK, type Task, declaresTasks, extensionRequired } from './tasks';
+
+type Handler = (ctx: HandlerContext, params: JsonObject) => Promise<JsonObject>;
+
+const modern = (ctx: HandlerContext) => eraOf(ctx.rev) === 'modern';
+
+/** The task named by params.taskId, as this caller may see it. A 2026-07-28 client that did not declare
+ *  the extension gets -32021 first, whatever the id (tasks extension "Error Handling"). */
+function taskOf(ctx: HandlerContext, params: JsonObject, method: string): Task {
+  if (modern(ctx) && !declaresTasks(ctx.call.clientCapabilities))
+    throw extensionRequired(`${method} needs the io.modelcontextprotocol/tasks extension declared on the request`);
+  if (typeof params.taskId !== 'string') throw invalidParams('Invalid params: taskId must be a string');
+  return ctx.services.tasks.get(params.taskId, ctx.call.identity);
+}
+
+/** The tool result as this revision spells it (a stored result is handed out more than once: a copy). */
+const spelledResult = (ctx: HandlerContext, r: JsonObject) => downgradeResult('tools/call', r, ctx.rev);
+
+export const TASK_HANDLERS: Readonly<Record<string, Handler>> = {
+  async 'tasks/get'(ctx, params) {
+    const task = taskOf(ctx, params, 'tasks/get');
+    if (!modern(ctx)) return task.legacyShape();
+    // Never an inputRequests kind the client did not declare on this request (2026-07-28 mrtr: MUST).
+    const caps = ctx.call.clientCapabilities;
+    const t = task.detailed((method, p) => declares(caps, method, p, ctx.rev));
+    if (isObject(t.result)) t.result = spelledResult(ctx, t.result);
+    return t;
+  },
+
+  /** Only the caller's own tasks, oldest first, a page at a time (2025-11-25 "Listing Tasks"). */
+  async 'tasks/list'(ctx, params) {
+    const cursor = typeof params.cursor === 'string' && params.cursor !== '' ? params.cursor : undefined;
+    const items = ctx.services.tasks.list(ctx.call.identity).map((t) => t.legacyShape());
+    const { page, nextCursor } = paginate('tasks/list', items, cursor, ctx.services.settings.get<number>('mcp.pageSize'));
+    return nextCursor === undefined ? { tasks: page } : { tasks: page, nextCursor };
+  },
+
+  /** Blocks until the task ends, then answers what the call would have (2025-11-25 "Result Retrieval"),
+   *  with the related-task key the result cannot otherwise carry. While it waits, the task's questions may
+   *  ride this request's stream (2025-11-25 "Input Required Status"). */
+  async 'tasks/result'(ctx, params) {
+    const task = taskOf(ctx, params, 'tasks/result');
+    const leave = ctx.channel ? task.openChannel(ctx.channel) : undefined;
+    try {
+      await task.settled(ctx.call.signal);
+    } finally {
+      leave?.();
+    }
+    const r = spelledResult(ctx, task.outcome());
+    return { ...r, _meta: { ...(isObject(r._meta) ? r._meta : {}), [RELATED_TASK]: { taskId: task.id } } };
+  },
+
+  /** 2025-11-25: a terminal task is -32602 and the answer is the task, now cancelled. The extension: an
+   *  empty acknowledgement, on a finished task too (docs/protocol.md "Tasks": a cancelled task stays
+   *  cancelled in both eras). */
+  async 'tasks/cancel'(ctx, params) {
+    const task = taskOf(ctx, params, 'tasks/cancel');
+    const done = task.cancel('cancelled by the client');
+    if (modern(ctx)) return {};
+    if (!done) throw invalidParams(`Invalid params: task ${task.id} has already ended (${task.status})`);
+    return task.legacyShape();
+  },
+
+  /** Answers key by key: an answered key leaves inputRequests before the acknowledgement; a key not
+   *  outstanding is ignored (tasks extension "Task Update Requests"). */
+  async 'tasks/update'(ctx, params) {
+    const task = taskOf(ctx, params, 'tasks/update');
+    if (!isObject(params.inputResponses)) throw invalidParams('Invalid params: inputResponses must be an object');
+    task.call.deliver(params.inputResponses, false);
+    return {};
+  },
+};

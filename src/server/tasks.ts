@@ -1,0 +1,355 @@
+// Tasks: a tools/call whose result is collected later, in both eras' shapes (docs/protocol.md "Tasks").
+// - 2025-11-25 core (client-directed): the client asks with `task`; tasks/get, tasks/list, tasks/result,
+//   tasks/cancel; notifications/tasks/status (2025-11-25 basic/utilities/tasks).
+// - 2026-07-28 extension (server-directed): mcpx decides; CreateTaskResult is flat; tasks/get inlines the
+//   result, tasks/update answers inputRequests (tasks extension, specification/draft/tasks.md).
+// The work behind a task is a BackgroundCall (mrtr.ts): the same call a 2026-07-28 retry resumes, so a
+// call that outlives its eager window is promoted, not restarted.
+import { randomUUID } from 'node:crypto';
+import { CODES, ProtocolError, invalidParams } from '../protocol/errors';
+import { type JsonObject, isObject } from '../protocol/jsonrpc';
+import { type Era } from '../protocol/revisions';
+import { Counts } from './counts';
+import { PER_REQUEST } from './conn';
+import type { Incoming } from './incoming';
+import type { BackgroundCall } from './mrtr';
+
+export type TaskStatus = 'working' | 'input_required' | 'completed' | 'failed' | 'cancelled';
+const TERMINAL: ReadonlySet<TaskStatus> = new Set(['completed', 'failed', 'cancelled']);
+
+/** The related-task key (2025-11-25 basic/utilities/tasks "Related Task Metadata"). */
+export const RELATED_TASK = 'io.modelcontextprotocol/related-task';
+/** The tasks extension's identifier (tasks extension "Extension Identifier"). */
+export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
+
+/** How long a task-supporting call may run, or take to ask, before it becomes a task (docs/protocol.md
+ *  "Tasks": the eager window). */
+export const EAGER_WINDOW_MS = 250;
+
+/** The -32021 a client gets when the request needs the extension it did not declare. */
+export function extensionRequired(why: string): ProtocolError {
+  return new ProtocolError(CODES.MissingRequiredClientCapability, `Missing required client capability: ${why}`, {
+    requiredCapabilities: { extensions: { [TASKS_EXTENSION]: {} } },
+  });
+}
+
+/** Whether a 2026-07-28 request declared the tasks extension in its own capabilities. */
+export function declaresTasks(caps: JsonObject): boolean {
+  return isObject(caps.extensions) && isObject(caps.extensions[TASKS_EXTENSION]);
+}
+
+export interface TaskInfo {
+  /** What it runs, for a person: `tools/call <name>`. */
+  label: string;
+  /** The calling client's name, where it gave one. */
+  client?: string;
+  era: Era;
+  identity: string;
+}
+
+/** One task: its work, whose it is, and its status as each era shows it. */
+export class Task {
+  readonly id = randomUUID(); // 122 random bits: unguessable (tasks extension "Security Considerations")
+  readonly createdAt = Date.now();
+  updatedAt = this.createdAt;
+  status: TaskStatus = 'working';
+  statusMessage?: string;
+  /** Questions put to a legacy client on its channel, not yet answered (the task shows input_required). */
+  asking = 0;
+  /** Set once by tasks/cancel or the editor: it stays cancelled whatever the work does (2025-11-25 "Task
+   *  Cancellation": MUST remain cancelled; docs/protocol.md "Tasks": one reading for both eras). */
+  private cancelled = false;
+  private readonly listeners = new Set<(t: Task) => void>();
+  /** Requests a legacy client has open that can carry the task's questions (a tasks/result stream). */
+  private readonly channels = new Set<Incoming>();
+  private channelWaiters = new Set<() => void>();
+
+  constructor(
+    readonly call: BackgroundCall,
+    readonly info: TaskInfo,
+    /** Retention after the task ends (proto.askTTL) and the suggested polling interval. */
+    private readonly keepMs: number,
+    readonly pollMs: number,
+  ) {
+    call.onChange = () => this.refresh();
+    this.refresh();
+  }
+
+  get terminal(): boolean {
+    return TERMINAL.has(this.status);
+  }
+
+  /** When it ended, if it has. */
+  get endedAt(): number | undefined {
+    return this.terminal ? this.updatedAt : undefined;
+  }
+
+  /** A task started by an identity made for one request is reached by its id alone (the id is the
+   *  credential); any other is reached only by its identity (docs/protocol.md "Task ownership"). */
+  visibleTo(identity: string): boolean {
+    return this.info.identity === identity || this.info.identity.startsWith(PER_REQUEST);
+  }
+
+  /** Listed to `identity` (tasks/list, /v1/tasks): only its own, never a task reached by id alone. */
+  listedTo(identity: string): boolean {
+    return this.info.identity === identity;
+  }
+
+  /** A request that can carry this task's questions while it is open; the returned function closes it. */
+  openChannel(inc: Incoming): () => void {
+    this.channels.add(inc);
+    const waiters = this.channelWaiters;
+    this.channelWaiters = new Set();
+    for (const w of waiters) w();
+    return () => this.channels.delete(inc);
+  }
+
+  /** An open channel, waiting for one up to `ms` (a client polls, sees input_required, then calls
+   *  tasks/result: 2025-11-25 "Input Required Status"); undefined if none opens in time. */
+  async channel(ms: number, signal: AbortSignal): Promise<Incoming | undefined> {
+    const deadline = Date.now() + ms;
+    for (;;) {
+      for (const c of this.channels) if (!c.abort.aborted) return c;
+      const left = deadline - Date.now();
+      if (left <= 0 || signal.aborted) return undefined;
+      await new Promise<void>((resolve) => {
+        const done = () => {
+          clearTimeout(timer);
+          signal.removeEventListener('abort', done);
+          this.channelWaiters.delete(done);
+          resolve();
+        };
+        const timer = setTimeout(done, left);
+        signal.addEventListener('abort', done, { once: true });
+        this.channelWaiters.add(done);
+      });
+    }
+  }
+
+  onChange(fn: (t: Task) => void): () => void {
+    this.listeners.add(fn);
+    return () => this.listeners.delete(fn);
+  }
+
+  /** Cancels the work behind it; true if it was not already terminal. */
+  cancel(reason: string): boolean {
+    if (this.terminal) return false;
+    this.cancelled = true;
+    this.statusMessage = reason;
+    this.call.abort.abort(new Error(reason));
+    this.refresh();
+    return true;
+  }
+
+  /** Status follows the work: its outcome, else its open questions. */
+  refresh(): void {
+    const was = this.status;
+    const o = this.call.finished;
+    let next: TaskStatus;
+    if (this.cancelled) next = 'cancelled';
+    else if (o) next = o.error !== undefined || this.legacyToolError(o.result) ? 'failed' : 'completed';
+    else next = this.call.asking + this.asking > 0 ? 'input_required' : 'working';
+    if (next === was && !(o && this.statusMessage === undefined)) return;
+    this.status = next;
+    if (o && !this.cancelled && this.statusMessage === undefined && o.error !== undefined)
+      this.statusMessage = o.error instanceof Error ? o.error.message : String(o.error);
+    this.updatedAt = Date.now();
+    if (next === was) return;
+    for (const l of [...this.listeners]) l(this);
+  }
+
+  /** 2025-11-25 TaskStatus: a tool result with isError is a failed task; the extension's rule is the
+   *  opposite (completed), so the difference is spelled here, by era. */
+  private legacyToolError(result: JsonObject | undefined): boolean {
+    return this.info.era === 'legacy' && result?.isError === true;
+  }
+
+  /** Retention from creation: while it runs, at least until now plus the retention; once ended, exactly
+   *  when it is pruned. It changes over the task's life, which both eras allow. */
+  ttl(now = Date.now()): number {
+    return (this.endedAt ?? now) - this.createdAt + this.keepMs;
+  }
+
+  /** The Task of 2025-11-25 (ttl, pollInterval). */
+  legacyShape(): JsonObject {
+    const t: JsonObject = {
+      taskId: this.id,
+      status: this.status,
+      createdAt: new Date(this.createdAt).toISOString(),
+      lastUpdatedAt: new Date(this.updatedAt).toISOString(),
+      ttl: this.ttl(),
+      pollInterval: this.pollMs,
+    };
+    if (this.statusMessage !== undefined) t.statusMessage = this.statusMessage;
+    return t;
+  }
+
+  /** The extension's Task (ttlMs, pollIntervalMs). */
+  modernShape(): JsonObject {
+    const t: JsonObject = {
+      taskId: this.id,
+      status: this.status,
+      createdAt: new Date(this.createdAt).toISOString(),
+      lastUpdatedAt: new Date(this.updatedAt).toISOString(),
+      ttlMs: this.ttl(),
+      pollIntervalMs: this.pollMs,
+    };
+    if (this.statusMessage !== undefined) t.statusMessage = this.statusMessage;
+    return t;
+  }
+
+  /** The extension's DetailedTask: the result or error inlined, or the open questions (tasks/get and
+   *  notifications/tasks answer exactly this). */
+  detailed(filter: (method: string, params: JsonObject) => boolean = () => true): JsonObject {
+    const t = this.modernShape();
+    const o = this.call.finished;
+    if (this.status === 'completed' && o?.result) t.result = o.result;
+    if (this.status === 'failed') t.error = wireErrorOf(o?.error);
+    if (this.status === 'input_required') {
+      const inputRequests: JsonObject = {};
+      for (const [k, q] of Object.entries(this.call.inputRequests())) {
+        const r = q as { method: string; params: JsonObject };
+        if (filter(r.method, r.params)) inputRequests[k] = q;
+      }
+      t.inputRequests = inputRequests;
+    }
+    return t;
+  }
+
+  /** Whatever the underlying request would have answered (2025-11-25 tasks/result): its result, or its
+   *  error thrown. Only for a terminal task. */
+  outcome(): JsonObject {
+    if (this.cancelled) throw new ProtocolError(CODES.InternalError, `Task ${this.id} was cancelled`);
+    const o = this.call.finished!;
+    if (o.error !== undefined) throw o.error;
+    return o.result!;
+  }
+
+  /** Resolves once the task is terminal (tasks/result blocks on it), or rejects with `signal`. */
+  settled(signal: AbortSignal): Promise<void> {
+    if (this.terminal) return Promise.resolve();
+    return new Promise<void>((resolve, reject) => {
+      const off = this.onChange((t) => {
+        if (!t.terminal) return;
+        off();
+        signal.removeEventListener('abort', onAbort);
+        resolve();
+      });
+      const onAbort = () => {
+        off();
+        reject(signal.reason instanceof Error ? signal.reason : new Error('aborted'));
+      };
+      signal.addEventListener('abort', onAbort, { once: true });
+    });
+  }
+}
+
+/** A thrown value as a JSON-RPC error object (a ProtocolError keeps its code and data). */
+function wireErrorOf(e: unknown): JsonObject {
+  if (e instanceof ProtocolError)
+    return e.data === undefined ? { code: e.code, message: e.message } : { code: e.code, message: e.message, data: e.data as JsonObject };
+  return { code: CODES.InternalError, message: e instanceof Error ? e.message : String(e) };
+}
+
+export interface TaskLimits {
+  perIdentity: number;
+  total: number;
+}
+
+/** Every task of this server, bounded per identity (limits.tasksPerIdentity) and in total
+ *  (limits.inflight): at a bound the new task is refused and nothing held is evicted for it. An ended
+ *  task is kept proto.askTTL, then pruned (docs/security.md "Bounds"). */
+export class Tasks {
+  private readonly tasks = new Map<string, Task>();
+  private readonly live = new Counts();
+  private readonly sweeper: NodeJS.Timeout;
+  private readonly watchers = new Set<(t: Task) => void>();
+
+  constructor(
+    private readonly keepMs: () => number,
+    private readonly pollMs: () => number,
+    private readonly limits: () => TaskLimits,
+  ) {
+    this.sweeper = setInterval(() => this.sweep(), 10_000);
+    this.sweeper.unref();
+  }
+
+  /** Told when any task is created, changes status, or is pruned (the editor's Tasks view, /v1/events). */
+  onChange(fn: (t: Task) => void): () => void {
+    this.watchers.add(fn);
+    return () => this.watchers.delete(fn);
+  }
+
+  /** A new task over `call`, or -32603 naming the bound it would pass. */
+  create(call: BackgroundCall, info: TaskInfo): Task {
+    const { perIdentity, total } = this.limits();
+    let running = 0;
+    for (const t of this.tasks.values()) if (!t.terminal) running++;
+    if (running >= total)
+      throw new ProtocolError(
+        CODES.InternalError,
+        `the gateway holds ${total} running tasks (limits.inflight); retry when one has finished`,
+      );
+    if (this.live.get(info.identity) >= perIdentity)
+      throw new ProtocolError(
+        CODES.InternalError,
+        `this client already has ${perIdentity} running tasks (limits.tasksPerIdentity); retry when one has finished`,
+      );
+    const task = new Task(call, info, this.keepMs(), this.pollMs());
+    this.tasks.set(task.id, task);
+    this.live.add(info.identity);
+    let counted = true;
+    task.onChange((t) => {
+      if (t.terminal && counted) {
+        counted = false;
+        this.live.remove(info.identity);
+      }
+      for (const w of this.watchers) w(t);
+    });
+    if (task.terminal) {
+      counted = false;
+      this.live.remove(info.identity);
+    }
+    for (const w of this.watchers) w(task);
+    return task;
+  }
+
+  /** The task `id` as `identity` may see it, or -32602 — the same for one that never existed, one pruned
+   *  and one of another identity (nothing says which). */
+  get(id: unknown, identity: string): Task {
+    const t = typeof id === 'string' ? this.tasks.get(id) : undefined;
+    if (!t || !t.visibleTo(identity))
+      throw invalidParams(`Invalid params: no task ${JSON.stringify(id)} (unknown, expired, or not yours)`);
+    return t;
+  }
+
+  /** Tasks listed to `identity`, oldest first; `all` for local admin access (every task). */
+  list(identity: string | undefined): Task[] {
+    return [...this.tasks.values()].filter((t) => identity === undefined || t.listedTo(identity));
+  }
+
+  find(id: string): Task | undefined {
+    return this.tasks.get(id);
+  }
+
+  get size(): number {
+    return this.tasks.size;
+  }
+
+  sweep(now = Date.now()): void {
+    const keep = this.keepMs();
+    for (const t of [...this.tasks.values()]) {
+      if (t.endedAt !== undefined && now - t.endedAt > keep) {
+        this.tasks.delete(t.id);
+        for (const w of this.watchers) w(t);
+      }
+    }
+  }
+
+  close(): void {
+    clearInterval(this.sweeper);
+    for (const t of this.tasks.values()) t.cancel('the gateway is stopping');
+    this.tasks.clear();
+    this.live.clear();
+  }
+}

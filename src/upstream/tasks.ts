@@ -1,0 +1,131 @@
+// mcpx as a task requestor (docs/protocol.md "Tasks": upstream): a tools/call is task-augmented where
+// the upstream supports it and the call needs or wants it, and the upstream's task is driven to its end
+// here — polled at the upstream's interval, its questions relayed to whoever answers, its states mapped
+// onto the call (the client's task, or the inline answer). 2025-11-25 core tasks (`task` field,
+// tasks/get, tasks/result) or the 2026-07-28 extension (declared per request; tasks/get inlines the
+// result, tasks/update answers inputRequests).
+import { CODES, ProtocolError } from '../protocol/errors';
+import { type JsonObject, isObject } from '../protocol/jsonrpc';
+import type { Era } from '../protocol/revisions';
+
+export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
+
+/** What the caller knows of the call, for deciding whether to ask the upstream for a task. */
+export interface TaskOptions {
+  /** The tool's execution.taskSupport as a 2025-11-25 upstream listed it. */
+  support?: string;
+  /** The calling client would take a task (it declared the extension, or asked for one). */
+  wanted: boolean;
+  /** mcpx may ask for a task the client did not want, to make a "required" tool callable; false for a
+   *  2026-07-28 client without the extension, which gets the upstream's -32021 as it is. */
+  mayDrive: boolean;
+  /** The upstream made the call a task. */
+  onCreated?(): void;
+}
+
+/** Whether a tools/call to this upstream is sent task-augmented: a 2025-11-25 upstream's tool that
+ *  requires it, or supports it for a client that wants one; a 2026-07-28 upstream that declared the
+ *  extension, when the client wants a task. */
+export function augmentFirst(era: Era, upstreamCaps: JsonObject, t: TaskOptions): boolean {
+  if (era === 'modern') return t.wanted && declaresExtension(upstreamCaps);
+  const core = isObject(upstreamCaps.tasks) && isObject(upstreamCaps.tasks.requests);
+  return core && (t.support === 'required' || (t.support === 'optional' && t.wanted));
+}
+
+export function declaresExtension(caps: JsonObject): boolean {
+  return isObject(caps.extensions) && isObject(caps.extensions[TASKS_EXTENSION]);
+}
+
+/** A 2026-07-28 upstream's -32021 naming the tasks extension: the tool runs only as a task. */
+export function needsExtension(code: number, data: unknown): boolean {
+  if (code !== CODES.MissingRequiredClientCapability || !isObject(data)) return false;
+  const req = data.requiredCapabilities;
+  return isObject(req) && isObject(req.extensions) && TASKS_EXTENSION in req.extensions;
+}
+
+/** Capabilities with the extension added (what mcpx declares to a 2026-07-28 upstream for this call). */
+export function withExtension(caps: JsonObject): JsonObject {
+  const ext = isObject(caps.extensions) ? caps.extensions : {};
+  return { ...caps, extensions: { ...ext, [TASKS_EXTENSION]: {} } };
+}
+
+/** What the driver needs of the client. */
+export interface DriverPort {
+  name: string;
+  era: Era;
+  request(method: string, params: JsonObject): Promise<JsonObject>;
+  /** Answers one question of the task (the call's own answerer). */
+  ask(method: string, params: JsonObject, key: string): Promise<JsonObject>;
+  /** The upstream is alive: the call's clock starts again. */
+  alive(): void;
+  /** Calls `fn` when the upstream says the task changed (2025-11-25 notifications/tasks/status). */
+  onStatus(taskId: string, fn: () => void): () => void;
+  log(line: string): void;
+  error(code: number, message: string, data?: unknown): Error;
+}
+
+const TERMINAL = new Set(['completed', 'failed', 'cancelled']);
+/** Bounds on the interval an upstream suggests: never busier than 50 ms, never slower than 5 s. */
+const clampPoll = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? Math.min(5000, Math.max(50, v)) : 1000);
+
+/** Drives the upstream task `created` (the tools/call answer) to its end, returning the tool result or
+ *  throwing the call's error. Cancelling `signal` cancels the upstream task (tasks/cancel). */
+export async function driveTask(port: DriverPort, created: JsonObject, signal: AbortSignal): Promise<JsonObject> {
+  let task = port.era === 'modern' ? created : isObject(created.task) ? created.task : {};
+  const taskId = task.taskId;
+  if (typeof taskId !== 'string' || taskId === '')
+    throw new ProtocolError(CODES.InternalError, `upstream ${port.name} created a task without a taskId`);
+  const cancel = () =>
+    void port.request('tasks/cancel', { taskId }).catch((e: Error) => port.log(`[${port.name}] tasks/cancel ${taskId}: ${e.message}`));
+  signal.addEventListener('abort', cancel, { once: true });
+  let wake: (() => void) | undefined;
+  const offStatus = port.onStatus(taskId, () => wake?.());
+  const answered = new Set<string>();
+  try {
+    for (;;) {
+      if (signal.aborted) throw signal.reason instanceof Error ? signal.reason : new Error('cancelled');
+      const status = String(task.status);
+      if (port.era === 'legacy' && (TERMINAL.has(status) || status === 'input_required')) {
+        // 2025-11-25: tasks/result blocks until the end, and carries the task's questions meanwhile.
+        return await port.request('tasks/result', { taskId });
+      }
+      if (status === 'completed') {
+        if (!isObject(task.result)) throw new ProtocolError(CODES.InternalError, `upstream ${port.name} completed task ${taskId} without a result`);
+        return task.result;
+      }
+      if (status === 'failed') {
+        const e = isObject(task.error) ? task.error : {};
+        throw port.error(typeof e.code === 'number' ? e.code : CODES.InternalError, String(e.message ?? 'task failed'), e.data);
+      }
+      if (status === 'cancelled') throw new ProtocolError(CODES.InternalError, `upstream ${port.name} cancelled task ${taskId}`);
+      if (status === 'input_required' && isObject(task.inputRequests)) {
+        for (const [key, r] of Object.entries(task.inputRequests)) {
+          if (answered.has(key) || !isObject(r) || typeof r.method !== 'string') continue;
+          answered.add(key);
+          // Each answer goes back on its own as soon as it is given; polling goes on meanwhile.
+          void port
+            .ask(r.method, isObject(r.params) ? r.params : {}, key)
+            .then((answer) => port.request('tasks/update', { taskId, inputResponses: { [key]: answer } }))
+            .catch((e: Error) => port.log(`[${port.name}] task ${taskId} question ${key}: ${e.message}`));
+        }
+      }
+      await new Promise<void>((resolve) => {
+        const done = () => {
+          clearTimeout(timer);
+          signal.removeEventListener('abort', done);
+          wake = undefined;
+          resolve();
+        };
+        const timer = setTimeout(done, clampPoll(port.era === 'modern' ? task.pollIntervalMs : task.pollInterval));
+        signal.addEventListener('abort', done, { once: true });
+        wake = done;
+      });
+      if (signal.aborted) continue;
+      task = await port.request('tasks/get', { taskId });
+      port.alive();
+    }
+  } finally {
+    signal.removeEventListener('abort', cancel);
+    offStatus();
+  }
+}

@@ -207,7 +207,12 @@ export const SETTINGS: readonly SettingDef[] = [
     5_000,
     `How long a ${MODERN} call to a tool that declares no task support may run before it becomes a task (only for a client that declared the tasks extension and answers no questions inline).`,
   ),
-  D('proto.taskPollInterval', 'duration', 500, 'The polling interval mcpx suggests for its tasks (pollInterval, pollIntervalMs).'),
+  D(
+    'proto.taskPollInterval',
+    'duration',
+    500,
+    'The polling interval mcpx suggests for its tasks (pollInterval, pollIntervalMs).',
+  ),
   D('log.level', 'string', 'info', 'Gateway log level: debug, info, warning, error.'),
 ];
 

@@ -79,8 +79,9 @@ export const CLIENT_METHODS: Readonly<Record<string, MethodRow>> = {
 
 /** Whether a method is answered for a request of revision `rev`. */
 export function methodAnswered(method: string, rev: Revision): boolean {
-  const row = CLIENT_METHODS[method];
-  if (!row) return false;
+  // Own rows only: a method named like an Object.prototype member ("__proto__") is no method.
+  if (!Object.hasOwn(CLIENT_METHODS, method)) return false;
+  const row = CLIENT_METHODS[method]!;
   if (row.removedIn && !inSpan(rev, { since: OLDEST, removedIn: row.removedIn })) return false;
   return inSpan(rev, row.accepted ?? row);
 }

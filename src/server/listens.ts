@@ -90,7 +90,9 @@ export class Listens {
     if (filter.taskIds !== undefined && eraOf(ctx.rev) === 'modern') {
       if (!declaresTasks(ctx.call.clientCapabilities))
         throw extensionRequired('a listen asking for taskIds needs the io.modelcontextprotocol/tasks extension');
-      const ids = Array.isArray(filter.taskIds) ? filter.taskIds.filter((id): id is string => typeof id === 'string') : [];
+      const ids = Array.isArray(filter.taskIds)
+        ? filter.taskIds.filter((id): id is string => typeof id === 'string')
+        : [];
       for (const id of new Set(ids)) {
         const t = ctx.services.tasks.find(id);
         if (t?.visibleTo(ctx.call.identity)) tasks.push(t);

@@ -111,7 +111,8 @@ export class McpServer {
     let background = false;
     try {
       rev = this.revisionOf(req, inc.rev);
-      if (!methodAnswered(req.method, rev) || !ALL_HANDLERS[req.method]) throw methodNotFound(req.method);
+      if (!methodAnswered(req.method, rev) || !Object.hasOwn(ALL_HANDLERS, req.method))
+        throw methodNotFound(req.method);
       identity = this.identityOf(inc, rev);
       release = await this.admission.acquire(identity, inc.abort);
       if (eraOf(rev) === 'modern' && MRTR_METHODS.has(req.method)) {
@@ -279,7 +280,8 @@ export class McpServer {
       ctx.ask = async (method, params, signal, key) =>
         this.rounds.askInBackground(background, rev, method, params, signal, key);
     // A legacy task's questions go to its client on a channel it has open, with the related-task key.
-    if (task) ctx.ask = (method, params, signal) => this.taskCalls.askLegacy(task, inc, rev, method, params, signal, asked++);
+    if (task)
+      ctx.ask = (method, params, signal) => this.taskCalls.askLegacy(task, inc, rev, method, params, signal, asked++);
     else if (inc.send && eraOf(rev) === 'legacy') ctx.channel = inc;
     return ctx;
   }

@@ -43,7 +43,9 @@ export class TaskCalls {
     const ext = declaresTasks(caps as JsonObject);
     const support = await this.support(inc, identity);
     if (support === 'required' && !ext)
-      throw extensionRequired(`tool ${JSON.stringify(toolOf(inc))} runs only as a task (execution.taskSupport "required")`);
+      throw extensionRequired(
+        `tool ${JSON.stringify(toolOf(inc))} runs only as a task (execution.taskSupport "required")`,
+      );
     if (!ext || support === 'forbidden') return undefined;
     const promote = (call: BackgroundCall): JsonObject => {
       const task = this.tasks.create(call, { label: call.label, era: 'modern', identity, client: clientOf(meta) });
@@ -67,7 +69,10 @@ export class TaskCalls {
     if (wants && support !== 'optional' && support !== 'required')
       throw new ProtocolError(CODES.MethodNotFound, `tool ${name} does not support task-augmented calls`);
     if (!wants && support === 'required')
-      throw new ProtocolError(CODES.MethodNotFound, `tool ${name} must be called as a task (execution.taskSupport "required")`);
+      throw new ProtocolError(
+        CODES.MethodNotFound,
+        `tool ${name} must be called as a task (execution.taskSupport "required")`,
+      );
     return wants;
   }
 
@@ -126,4 +131,3 @@ function clientOf(meta: unknown): string | undefined {
   const n = info.title ?? info.name;
   return typeof n === 'string' && n ? n : undefined;
 }
-

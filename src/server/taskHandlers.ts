@@ -40,7 +40,12 @@ export const TASK_HANDLERS: Readonly<Record<string, Handler>> = {
   async 'tasks/list'(ctx, params) {
     const cursor = typeof params.cursor === 'string' && params.cursor !== '' ? params.cursor : undefined;
     const items = ctx.services.tasks.list(ctx.call.identity).map((t) => t.legacyShape());
-    const { page, nextCursor } = paginate('tasks/list', items, cursor, ctx.services.settings.get<number>('mcp.pageSize'));
+    const { page, nextCursor } = paginate(
+      'tasks/list',
+      items,
+      cursor,
+      ctx.services.settings.get<number>('mcp.pageSize'),
+    );
     return nextCursor === undefined ? { tasks: page } : { tasks: page, nextCursor };
   },
 

@@ -8,7 +8,7 @@
 import { randomUUID } from 'node:crypto';
 import { CODES, ProtocolError, invalidParams } from '../protocol/errors';
 import { type JsonObject, isObject } from '../protocol/jsonrpc';
-import { type Era } from '../protocol/revisions';
+import type { Era } from '../protocol/revisions';
 import { Counts } from './counts';
 import { PER_REQUEST } from './conn';
 import type { Incoming } from './incoming';
@@ -247,7 +247,9 @@ export class Task {
 /** A thrown value as a JSON-RPC error object (a ProtocolError keeps its code and data). */
 function wireErrorOf(e: unknown): JsonObject {
   if (e instanceof ProtocolError)
-    return e.data === undefined ? { code: e.code, message: e.message } : { code: e.code, message: e.message, data: e.data as JsonObject };
+    return e.data === undefined
+      ? { code: e.code, message: e.message }
+      : { code: e.code, message: e.message, data: e.data as JsonObject };
   return { code: CODES.InternalError, message: e instanceof Error ? e.message : String(e) };
 }
 

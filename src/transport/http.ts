@@ -319,7 +319,7 @@ export class HttpTransport {
       throw mismatch(
         `Mcp-Method header ${JSON.stringify(method)} does not match the body's ${JSON.stringify(msg.method)}`,
       );
-    const field = MCP_NAME_SOURCE[msg.method];
+    const field = Object.hasOwn(MCP_NAME_SOURCE, msg.method) ? MCP_NAME_SOURCE[msg.method] : undefined;
     if (!field) return;
     const raw = h(req, 'mcp-name');
     const bodyName = isObject(msg.params) ? msg.params[field] : undefined;

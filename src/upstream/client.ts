@@ -412,7 +412,8 @@ export class UpstreamClient {
     return {
       name: this.name,
       era: this.era,
-      request: (method, params) => this.request(method, params, { ...sub, timeoutMs: method === 'tasks/result' ? undefined : o.timeoutMs }),
+      request: (method, params) =>
+        this.request(method, params, { ...sub, timeoutMs: method === 'tasks/result' ? undefined : o.timeoutMs }),
       ask: async (method, params, key) => {
         this.questionStarted();
         try {

@@ -8,7 +8,7 @@ import { CODES, ProtocolError } from '../protocol/errors';
 import { type JsonObject, isObject } from '../protocol/jsonrpc';
 import type { Era } from '../protocol/revisions';
 
-export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
+const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
 
 /** What the caller knows of the call, for deciding whether to ask the upstream for a task. */
 export interface TaskOptions {
@@ -32,7 +32,7 @@ export function augmentFirst(era: Era, upstreamCaps: JsonObject, t: TaskOptions)
   return core && (t.support === 'required' || (t.support === 'optional' && t.wanted));
 }
 
-export function declaresExtension(caps: JsonObject): boolean {
+function declaresExtension(caps: JsonObject): boolean {
   return isObject(caps.extensions) && isObject(caps.extensions[TASKS_EXTENSION]);
 }
 
@@ -66,7 +66,8 @@ export interface DriverPort {
 
 const TERMINAL = new Set(['completed', 'failed', 'cancelled']);
 /** Bounds on the interval an upstream suggests: never busier than 50 ms, never slower than 5 s. */
-const clampPoll = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? Math.min(5000, Math.max(50, v)) : 1000);
+const clampPoll = (v: unknown) =>
+  typeof v === 'number' && Number.isFinite(v) ? Math.min(5000, Math.max(50, v)) : 1000;
 
 /** Drives the upstream task `created` (the tools/call answer) to its end, returning the tool result or
  *  throwing the call's error. Cancelling `signal` cancels the upstream task (tasks/cancel). */
@@ -76,7 +77,9 @@ export async function driveTask(port: DriverPort, created: JsonObject, signal: A
   if (typeof taskId !== 'string' || taskId === '')
     throw new ProtocolError(CODES.InternalError, `upstream ${port.name} created a task without a taskId`);
   const cancel = () =>
-    void port.request('tasks/cancel', { taskId }).catch((e: Error) => port.log(`[${port.name}] tasks/cancel ${taskId}: ${e.message}`));
+    void port
+      .request('tasks/cancel', { taskId })
+      .catch((e: Error) => port.log(`[${port.name}] tasks/cancel ${taskId}: ${e.message}`));
   signal.addEventListener('abort', cancel, { once: true });
   let wake: (() => void) | undefined;
   const offStatus = port.onStatus(taskId, () => wake?.());
@@ -90,14 +93,23 @@ export async function driveTask(port: DriverPort, created: JsonObject, signal: A
         return await port.request('tasks/result', { taskId });
       }
       if (status === 'completed') {
-        if (!isObject(task.result)) throw new ProtocolError(CODES.InternalError, `upstream ${port.name} completed task ${taskId} without a result`);
+        if (!isObject(task.result))
+          throw new ProtocolError(
+            CODES.InternalError,
+            `upstream ${port.name} completed task ${taskId} without a result`,
+          );
         return task.result;
       }
       if (status === 'failed') {
         const e = isObject(task.error) ? task.error : {};
-        throw port.error(typeof e.code === 'number' ? e.code : CODES.InternalError, String(e.message ?? 'task failed'), e.data);
+        throw port.error(
+          typeof e.code === 'number' ? e.code : CODES.InternalError,
+          String(e.message ?? 'task failed'),
+          e.data,
+        );
       }
-      if (status === 'cancelled') throw new ProtocolError(CODES.InternalError, `upstream ${port.name} cancelled task ${taskId}`);
+      if (status === 'cancelled')
+        throw new ProtocolError(CODES.InternalError, `upstream ${port.name} cancelled task ${taskId}`);
       if (status === 'input_required' && isObject(task.inputRequests)) {
         for (const [key, r] of Object.entries(task.inputRequests)) {
           if (answered.has(key) || !isObject(r) || typeof r.method !== 'string') continue;

@@ -166,6 +166,10 @@ function closeObjects(node: unknown, ctx: WalkCtx): void {
       for (const [d, sub] of Object.entries(value)) closeObjects(sub, { def: d });
     } else if (key === 'allOf' && Array.isArray(value)) {
       for (const sub of value) closeObjects(sub, { allOfMember: true });
+    } else if ((key === 'anyOf' || key === 'oneOf') && Array.isArray(value) && ctx.allOfMember) {
+      // The branches of an allOf member's union are parts of the composition too (the tasks extension's
+      // GetTaskResult = Result & (WorkingTask | InputRequiredTask | ...)); the parent closes the whole.
+      for (const sub of value) closeObjects(sub, { allOfMember: true });
     } else {
       closeObjects(value, {});
     }
@@ -308,21 +312,31 @@ interface RevState {
   tables?: MethodTables;
 }
 
-const states = new Map<Revision, RevState>();
+const states = new Map<Revision | typeof EXT_TASKS, RevState>();
+
+/** The tasks extension's own schema (test/schemas/ext-tasks): its messages travel under 2026-07-28 but the
+ *  revision's schema does not define them (tasks extension "Reservations"). */
+const EXT_TASKS = 'ext-tasks';
+/** 2026-07-28 results the extension defines, by the method they answer. */
+const EXT_RESULTS: Readonly<Record<string, string>> = {
+  'tasks/get': 'GetTaskResult',
+  'tasks/update': 'UpdateTaskResult',
+  'tasks/cancel': 'CancelTaskResult',
+};
 
 function isRevision(rev: unknown): rev is Revision {
   return typeof rev === 'string' && (REVISIONS as readonly string[]).includes(rev);
 }
 
-function state(rev: Revision): RevState {
-  if (!isRevision(rev))
+function state(rev: Revision | typeof EXT_TASKS): RevState {
+  if (rev !== EXT_TASKS && !isRevision(rev))
     throw new Error(`unknown MCP revision ${JSON.stringify(rev)}; expected one of ${REVISIONS.join(', ')}`);
   const cached = states.get(rev);
   if (cached) return cached;
   const file = join(repoRoot(), 'test', 'schemas', rev, 'schema.json');
   const raw: unknown = JSON.parse(readFileSync(file, 'utf8'));
   if (!isObject(raw)) throw new Error(`${file}: not a JSON object`);
-  const draft07 = DRAFT07.has(rev);
+  const draft07 = rev !== EXT_TASKS && DRAFT07.has(rev);
   const defsKeyword = draft07 ? 'definitions' : '$defs';
   const rawDefs = raw[defsKeyword];
   if (!isObject(rawDefs)) throw new Error(`${file}: no ${defsKeyword}`);
@@ -340,7 +354,7 @@ function state(rev: Revision): RevState {
   ajv.addSchema(prepared, key);
   const pointers = new WeakMap<object, string>();
   indexPointers(prepared, '#', pointers);
-  const st: RevState = { rev, ajv, key, defsKeyword, defs, rawDefs, validators: new Map(), pointers };
+  const st: RevState = { rev: rev as Revision, ajv, key, defsKeyword, defs, rawDefs, validators: new Map(), pointers };
   states.set(rev, st);
   return st;
 }
@@ -612,6 +626,14 @@ function singleFrameErrors(
       out.push(`${at} cannot validate a result without the method of the request it answers (pass requestMethod)`);
       return out;
     }
+    // The tasks extension's messages under 2026-07-28: checked against the extension's schema.
+    if (rev === '2026-07-28' && dir === 'server') {
+      const r = frame.result;
+      const ext =
+        EXT_RESULTS[answered] ??
+        (answered === 'tools/call' && isObject(r) && r.resultType === 'task' ? 'CreateTaskResult' : undefined);
+      if (ext) return [...out, ...run(state(EXT_TASKS), ext, r, `${prefix}/result`)];
+    }
     const results = dir === 'server' ? t.serverResults : t.clientResults;
     const requests = dir === 'server' ? t.clientRequests : t.serverRequests;
     const resultDef = results.get(answered);
@@ -657,6 +679,27 @@ function singleFrameErrors(
       : dir === 'server'
         ? t.serverNotifications
         : t.clientNotifications;
+    if (rev === '2026-07-28' && dir === 'server' && !isRequest && method === 'notifications/tasks')
+      return [...out, ...run(state(EXT_TASKS), 'TaskStatusNotification', frame, prefix)];
+    // An acknowledgement naming taskIds: the extension's field against its schema, the rest against the core.
+    const agreed =
+      isObject(frame.params) && isObject(frame.params.notifications) ? frame.params.notifications : undefined;
+    if (
+      rev === '2026-07-28' &&
+      method === 'notifications/subscriptions/acknowledged' &&
+      agreed &&
+      'taskIds' in agreed
+    ) {
+      const { taskIds, ...core } = agreed;
+      const ext = run(
+        state(EXT_TASKS),
+        'TaskSubscriptionAcknowledgedNotifications',
+        { taskIds },
+        `${prefix}/params/notifications`,
+      );
+      const rest = { ...frame, params: { ...(frame.params as SchemaObject), notifications: core } };
+      return [...ext, ...singleFrameErrors(st, dir, rest, answered, prefix)];
+    }
     const def = table.get(method);
     if (def === undefined) {
       const union = (dir === 'server' ? 'Server' : 'Client') + (isRequest ? 'Request' : 'Notification');

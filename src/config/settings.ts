@@ -207,7 +207,18 @@ export const SETTINGS: readonly SettingDef[] = [
     5_000,
     `How long a ${MODERN} call to a tool that declares no task support may run before it becomes a task (only for a client that declared the tasks extension and answers no questions inline).`,
   ),
-  D('proto.taskPollInterval', 'duration', 500, 'The polling interval mcpx suggests for its tasks (pollInterval, pollIntervalMs).'),
+  D(
+    'proto.taskPollInterval',
+    'duration',
+    500,
+    'The polling interval mcpx suggests for its tasks (pollInterval, pollIntervalMs).',
+  ),
+  D(
+    'tasks.adminAccess',
+    'boolean',
+    false,
+    'A /v1/tasks request that names no identity (Mcpx-Identity, Mcp-Session-Id) sees, and may cancel, every task of every client: `mcpx tasks --all`. Off, it is refused (400).',
+  ),
   D('log.level', 'string', 'info', 'Gateway log level: debug, info, warning, error.'),
 ];
 

@@ -1,6 +1,7 @@
-// The headless surface: `mcpx daemon`, `mcpx serve --transport stdio`, `mcpx settings`.
+// The headless surface: `mcpx daemon`, `mcpx serve --transport stdio`, `mcpx settings`, and the clients
+// of a running gateway's /v1 API: `mcpx elicit`, `mcpx tasks`.
 import { type Listening, isLoopback, listen, makeServer } from './app/app';
-import { gatewayRoutes } from './app/routes';
+import { gatewayRoutes, identityHeader } from './app/routes';
 import { type Config, defaultStateDir, loadConfig } from './config/file';
 import { elicitSecret, endpointSecret, readSecret } from './config/secret';
 import { SETTINGS, Settings, envLayer, envName, SettingError } from './config/settings';
@@ -12,7 +13,13 @@ const USAGE = `usage:
   mcpx serve --transport stdio [--config FILE] [--passthrough a,b] [--mcp-spec REV] [--set key=value]
   mcpx settings [--config FILE] [...flags]
   mcpx elicit [--endpoint URL]                       list the questions waiting at a running gateway
-  mcpx elicit answer ID 'JSON' [--endpoint URL]      answer one, e.g. '{"action":"accept","content":{"name":"x"}}'`;
+  mcpx elicit answer ID 'JSON' [--endpoint URL]      answer one, e.g. '{"action":"accept","content":{"name":"x"}}'
+  mcpx tasks (--identity NAME | --session ID | --all) [--endpoint URL]
+                                                     list the tasks of one client (its _meta["dev.mcpx/session"]
+                                                     NAME, or a legacy session ID), or every task (--all: needs
+                                                     tasks.adminAccess on the gateway)
+  mcpx tasks cancel ID (--identity NAME | --session ID | --all) [--endpoint URL]
+                                                     cancel one`;
 
 /** Flags that are settings, by flag name. */
 const FLAG_SETTINGS: Record<string, string> = {
@@ -22,11 +29,20 @@ const FLAG_SETTINGS: Record<string, string> = {
   'mcp-spec': 'spec.first',
 };
 
+/** Commands that take positional arguments. */
+const POSITIONAL = new Set(['elicit', 'tasks']);
+/** Flags of `mcpx tasks` alone; --all takes no value. */
+const TASK_FLAGS = new Set(['identity', 'session', 'all']);
+
 interface Args {
   command: string;
   config?: string;
   transport?: string;
   endpoint?: string;
+  /** mcpx tasks: whose tasks. */
+  identity?: string;
+  session?: string;
+  all?: boolean;
   positional: string[];
   flags: Record<string, unknown>;
 }
@@ -39,8 +55,15 @@ export function parseArgs(argv: string[]): Args {
     const eq = arg.indexOf('=');
     const name = arg.startsWith('--') ? (eq > 0 ? arg.slice(2, eq) : arg.slice(2)) : undefined;
     if (name === undefined) {
-      if (command !== 'elicit') throw new SettingError(arg, `unexpected argument\n${USAGE}`);
+      if (!POSITIONAL.has(command)) throw new SettingError(arg, `unexpected argument\n${USAGE}`);
       a.positional.push(arg);
+      continue;
+    }
+    if (TASK_FLAGS.has(name) && command !== 'tasks')
+      throw new SettingError(`--${name}`, `only mcpx tasks takes it\n${USAGE}`);
+    if (name === 'all') {
+      if (eq > 0) throw new SettingError('--all', 'takes no value');
+      a.all = true;
       continue;
     }
     const value = eq > 0 ? arg.slice(eq + 1) : rest[++i];
@@ -48,6 +71,8 @@ export function parseArgs(argv: string[]): Args {
     if (name === 'config') a.config = value;
     else if (name === 'endpoint') a.endpoint = value;
     else if (name === 'transport') a.transport = value;
+    else if (name === 'identity') a.identity = value;
+    else if (name === 'session') a.session = value;
     else if (name === 'set') {
       const j = value.indexOf('=');
       if (j <= 0) throw new SettingError('--set', `expected key=value, got ${JSON.stringify(value)}`);
@@ -160,17 +185,25 @@ function showSettings(a: Args): void {
   process.stdout.write(`config: ${config.source}\n`);
 }
 
-/** `mcpx elicit`: the broker's questions at a running gateway, through its /v1 API. It holds the endpoint
- *  secret — the one in an --endpoint URL's /mcp/<secret> path, else the install's — so it is the person. */
-async function elicit(a: Args): Promise<void> {
+/** A running gateway's /v1 API, as the person: it holds the endpoint secret — the one in an --endpoint
+ *  URL's /mcp/<secret> path, else the install's. */
+function v1(a: Args) {
   const base = new URL(a.endpoint ?? `http://127.0.0.1:${process.env.MCPX_PORT || 8899}/mcp`);
-  const at = (path: string) => new URL(path, base).toString();
   const secret = elicitSecret(base, () => readSecret(defaultStateDir(process.env)));
-  const auth: Record<string, string> = secret ? { Authorization: `Bearer ${secret}` } : {};
-  const refusal = async (res: Response) => {
-    const out = (await res.json().catch(() => ({}))) as { error?: string | { message?: string } };
-    return new Error((typeof out.error === 'string' ? out.error : out.error?.message) ?? `HTTP ${res.status}`);
+  return {
+    at: (path: string) => new URL(path, base).toString(),
+    auth: (secret ? { Authorization: `Bearer ${secret}` } : {}) as Record<string, string>,
+    /** A refused request as the error it names. */
+    refusal: async (res: Response) => {
+      const out = (await res.json().catch(() => ({}))) as { error?: string | { message?: string } };
+      return new Error((typeof out.error === 'string' ? out.error : out.error?.message) ?? `HTTP ${res.status}`);
+    },
   };
+}
+
+/** `mcpx elicit`: the broker's questions at a running gateway, through its /v1 API. */
+async function elicit(a: Args): Promise<void> {
+  const { at, auth, refusal } = v1(a);
   const [verb, id, answer] = a.positional;
   if (verb === undefined || verb === 'list') {
     const res = await fetch(at('/v1/questions'), { headers: auth });
@@ -195,6 +228,88 @@ async function elicit(a: Args): Promise<void> {
   process.stdout.write(`answered ${id}\n`);
 }
 
+interface TaskRow {
+  id: string;
+  label: string;
+  client: string | null;
+  era: string;
+  status: string;
+  statusMessage: string | null;
+  createdAt: string;
+  updatedAt: string;
+  progress: { progress: number; total?: number } | null;
+}
+
+/** `mcpx tasks`: one client's tasks at a running gateway (GET /v1/tasks), or every task with --all;
+ *  `mcpx tasks cancel ID` cancels one (POST /v1/tasks/{id}/cancel). */
+async function tasks(a: Args): Promise<void> {
+  const { at, auth, refusal } = v1(a);
+  const whose = [a.identity !== undefined, a.session !== undefined, a.all === true].filter(Boolean).length;
+  if (whose !== 1)
+    throw new Error(`mcpx tasks: name whose tasks with one of --identity NAME, --session ID or --all\n${USAGE}`);
+  const headers: Record<string, string> = {
+    ...auth,
+    ...(a.identity !== undefined ? identityHeader(a.identity) : {}),
+    ...(a.session !== undefined ? { 'Mcp-Session-Id': a.session } : {}),
+  };
+  const [verb, id, ...extra] = a.positional;
+  if (verb === undefined || verb === 'list') {
+    if (id !== undefined) throw new Error(`mcpx tasks: unexpected argument ${JSON.stringify(id)}\n${USAGE}`);
+    const res = await fetch(at('/v1/tasks'), { headers });
+    if (!res.ok) throw await refusal(res);
+    const { tasks: rows } = (await res.json()) as { tasks: TaskRow[] };
+    if (rows.length === 0) return void process.stdout.write('no tasks\n');
+    process.stdout.write(taskTable(rows));
+    return;
+  }
+  if (verb !== 'cancel' || !id || extra.length) throw new Error(`usage: mcpx tasks cancel ID\n${USAGE}`);
+  const res = await fetch(at(`/v1/tasks/${encodeURIComponent(id)}/cancel`), { method: 'POST', headers });
+  if (!res.ok) throw await refusal(res);
+  const { task } = (await res.json()) as { task: TaskRow };
+  process.stdout.write(`cancelled ${task.id}  ${task.label}\n`);
+}
+
+/** Tasks as a table, oldest first: one line each, columns padded to their widest cell. */
+function taskTable(rows: TaskRow[], now = Date.now()): string {
+  const age = (iso: string) => {
+    const s = Math.max(0, Math.round((now - Date.parse(iso)) / 1000));
+    return s < 120 ? `${s}s` : s < 7200 ? `${Math.round(s / 60)}m` : `${Math.round(s / 3600)}h`;
+  };
+  const progress = (p: TaskRow['progress']) =>
+    p ? (p.total !== undefined ? `${p.progress}/${p.total}` : `${p.progress}`) : '';
+  const cells = [
+    ['ID', 'STATUS', 'ERA', 'AGE', 'CLIENT', 'PROGRESS', 'LABEL', 'MESSAGE'],
+    ...rows.map((t) => [
+      t.id,
+      t.status,
+      t.era,
+      age(t.createdAt),
+      t.client ?? '',
+      progress(t.progress),
+      t.label,
+      t.statusMessage ?? '',
+    ]),
+  ];
+  for (const r of cells) for (let i = 0; i < r.length; i++) r[i] = printable(r[i]!);
+  const widths = cells[0]!.map((_, i) => Math.max(...cells.map((r) => r[i]!.length)));
+  return cells
+    .map(
+      (r) =>
+        `${r
+          .map((c, i) => c.padEnd(widths[i]!))
+          .join('  ')
+          .trimEnd()}\n`,
+    )
+    .join('');
+}
+
+/** A cell on one line, with nothing a terminal would act on (labels and messages come from clients and
+ *  upstreams). */
+function printable(s: string): string {
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it removes
+  return s.replace(/[\x00-\x1f\x7f-\x9f]+/g, ' ');
+}
+
 export async function main(argv: string[]): Promise<void> {
   const a = parseArgs(argv);
   switch (a.command) {
@@ -206,6 +321,8 @@ export async function main(argv: string[]): Promise<void> {
       return showSettings(a);
     case 'elicit':
       return elicit(a);
+    case 'tasks':
+      return tasks(a);
     case 'help':
     case '--help':
       process.stdout.write(USAGE + '\n');

@@ -6,8 +6,9 @@ import { VERSION } from '../config/version';
 import type { BackgroundTasks, TaskBoard } from '../gateway/facade';
 import type { Provider } from '../server/provider';
 import { McpServer, type ServerInfo } from '../server/server';
-import { protocolRoute } from './routes';
+import { protocolRoute, tasksRoute } from './routes';
 import { HttpTransport, type Route } from '../transport/http';
+import type { Sessions } from '../transport/sessions';
 
 const SERVER_INFO: ServerInfo = { name: 'mcpx', title: 'mcpx gateway', version: VERSION };
 
@@ -54,10 +55,14 @@ export async function listen(opts: {
     opts.log?.(
       'WARNING: transport.secret is off: anything that can reach the port (other local users, any web page) runs tools as you.',
     );
-  const http = new HttpTransport({
+  const http: HttpTransport = new HttpTransport({
     server,
     settings: opts.settings,
-    routes: [protocolRoute(policy), ...(opts.routes ?? [])],
+    routes: [
+      protocolRoute(policy),
+      tasksRoute(server.tasks, opts.settings, (id) => sessionIdentity(http, id)),
+      ...(opts.routes ?? []),
+    ],
     log: opts.log,
     secret,
     whereIsTheSecret: whereIsTheSecret(opts.stateDir),
@@ -81,6 +86,13 @@ export async function listen(opts: {
       await http.close();
     },
   };
+}
+
+/** The identity of the legacy session `id` (/v1/tasks with Mcp-Session-Id), undefined for one unknown or
+ *  ended; finding it marks the session used, as any request of it does. HttpTransport keeps its session
+ *  table to itself: this reads it until it offers the lookup. */
+function sessionIdentity(http: HttpTransport, id: string): string | undefined {
+  return (http as unknown as { sessions?: Sessions }).sessions?.find(id)?.conn.defaultIdentity;
 }
 
 /** Where a client that was refused (401) finds the URL with the secret; never the secret itself. */

@@ -1,21 +1,28 @@
 // The /v1 API on the gateway's listener, beside /mcp: what tools outside MCP read. GET /v1/protocol is
 // the revision table; GET /v1/questions lists what waits at the broker and POST /v1/questions/{id}
-// answers one (an invalid answer is refused with the reason, 400); GET /v1/events is the event stream.
+// answers one (an invalid answer is refused with the reason, 400); GET /v1/events is the event stream;
+// GET /v1/tasks lists one identity's tasks, GET /v1/tasks/{id} shows one, POST /v1/tasks/{id}/cancel
+// cancels it (docs/security.md "Tasks belong to their owner").
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Policy } from '../config/policy';
-import type { GatewayFacade } from '../gateway/facade';
-import { isObject } from '../protocol/jsonrpc';
+import type { Settings } from '../config/settings';
+import type { GatewayFacade, TaskBoard, TaskView } from '../gateway/facade';
+import { ProtocolError } from '../protocol/errors';
+import { type JsonObject, isObject } from '../protocol/jsonrpc';
 import { revisionTable } from '../protocol/revisions';
 import type { Route } from '../transport/http';
 import { readBody } from '../wire/body';
+import { decodeHeaderValue, encodeHeaderValue } from '../wire/headers';
 import { sendJson } from '../wire/json';
 import { SseStream } from '../wire/sse';
 
 const json = (res: ServerResponse, status: number, body: unknown) => sendJson(res, status, body, { pretty: true });
 
-/** An answer to a question is small: a body past 1 MiB is refused. */
-async function body(req: IncomingMessage): Promise<unknown> {
-  const text = await readBody(req, 1024 * 1024);
+/** An answer to a question is small: a body past 1 MiB is refused (a cancel's reason, past 16 KiB).
+ *  An empty body is `empty`. */
+async function body(req: IncomingMessage, max = 1024 * 1024, empty?: unknown): Promise<unknown> {
+  const text = await readBody(req, max);
+  if (empty !== undefined && text.trim() === '') return empty;
   try {
     return JSON.parse(text);
   } catch {
@@ -70,6 +77,155 @@ function questionsRoute(g: Pick<GatewayFacade, 'questions' | 'answer'>): Route {
     const refused = g.answer(m[1]!, answer);
     if (refused === undefined) json(res, 200, { answered: m[1] });
     else json(res, /no pending question/.test(refused) ? 404 : 400, { error: refused });
+    return true;
+  };
+}
+
+/** The header a /v1/tasks caller names its identity in: `Mcpx-Identity: <name>` is the identity a
+ *  request naming `_meta["dev.mcpx/session"]: <name>` has (`client:<name>`, server/server.ts
+ *  identityOf). A name that is not plain ASCII travels as `=?base64?…?=` (wire/headers.ts). */
+const IDENTITY_HEADER = 'Mcpx-Identity';
+
+/** `name` as the Mcpx-Identity header carries it. */
+export function identityHeader(name: string): Record<string, string> {
+  return { [IDENTITY_HEADER]: encodeHeaderValue(name) };
+}
+
+/** A refusal of /v1/tasks: its HTTP status and message. */
+class Refusal extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+const header = (req: IncomingMessage, name: string): string | undefined => {
+  const v = req.headers[name];
+  return Array.isArray(v) ? v[0] : v;
+};
+
+/** Whose tasks a /v1/tasks request is about: the identity it names, or undefined for every task (only
+ *  with tasks.adminAccess). */
+function callerOf(
+  req: IncomingMessage,
+  settings: Settings,
+  sessionIdentity: (id: string) => string | undefined,
+): string | undefined {
+  const named = header(req, IDENTITY_HEADER.toLowerCase());
+  const session = header(req, 'mcp-session-id');
+  if (named !== undefined && session !== undefined)
+    throw new Refusal(400, `Send one of ${IDENTITY_HEADER} and Mcp-Session-Id, not both`);
+  if (named !== undefined) {
+    const name = decodeHeaderValue(named.trim());
+    if (!name)
+      throw new Refusal(
+        400,
+        `${IDENTITY_HEADER} must name an identity (the _meta["dev.mcpx/session"] of its calls), plain or =?base64?…?=`,
+      );
+    return `client:${name}`;
+  }
+  if (session !== undefined) {
+    const identity = sessionIdentity(session);
+    if (identity === undefined) throw new Refusal(404, `Session not found: ${session} is unknown or has ended`);
+    return identity;
+  }
+  if (settings.get<boolean>('tasks.adminAccess')) return undefined;
+  throw new Refusal(
+    400,
+    `Whose tasks? Name the identity in ${IDENTITY_HEADER}: <name> (the _meta["dev.mcpx/session"] of its calls) or a legacy session's Mcp-Session-Id; every task is listed without one only with tasks.adminAccess on`,
+  );
+}
+
+/** One task as /v1/tasks shows it. Never its identity: a session name is a credential. */
+function rowOf(t: TaskView): JsonObject {
+  const p = t.call.progress;
+  return {
+    id: t.id,
+    label: t.info.label,
+    client: t.info.client ?? null,
+    era: t.info.era,
+    status: t.status,
+    statusMessage: t.statusMessage ?? null,
+    createdAt: new Date(t.createdAt).toISOString(),
+    updatedAt: new Date(t.updatedAt).toISOString(),
+    progress: p ? (p.total === undefined ? { progress: p.progress } : { progress: p.progress, total: p.total }) : null,
+  };
+}
+
+/** The row, with the result of a completed task, or the error of a failed one (a legacy tool's isError
+ *  result fails its task: that result, then). */
+function detailOf(t: TaskView): JsonObject {
+  const row = rowOf(t);
+  const o = t.call.finished;
+  if (t.status === 'completed' && o?.result) row.result = o.result;
+  if (t.status === 'failed') {
+    if (o?.error !== undefined) row.error = errorOf(o.error);
+    else if (o?.result) row.result = o.result;
+  }
+  return row;
+}
+
+function errorOf(e: unknown): JsonObject {
+  if (e instanceof ProtocolError) return e.toWire() as unknown as JsonObject;
+  return { message: e instanceof Error ? e.message : String(e) };
+}
+
+/** /v1/tasks: the tasks of the identity a request names (docs/security.md "Tasks belong to their
+ *  owner"). A task of another identity is 404, the same answer as one that never existed. */
+export function tasksRoute(
+  board: TaskBoard,
+  settings: Settings,
+  sessionIdentity: (id: string) => string | undefined,
+): Route {
+  /** The task `id` as `caller` may see it: a task started by a request alone is reached by its id. */
+  const taskFor = (id: string, caller: string | undefined): TaskView => {
+    const t = board.find(id);
+    if (!t || (caller !== undefined && !t.visibleTo(caller)))
+      throw new Refusal(404, `No task ${JSON.stringify(id)} (unknown, expired, or not yours)`);
+    return t;
+  };
+  const only = (res: ServerResponse, method: string, why: string): never => {
+    res.setHeader('Allow', method);
+    throw new Refusal(405, why);
+  };
+  return async (req, res, url) => {
+    const path = url.pathname;
+    if (path !== '/v1/tasks' && !path.startsWith('/v1/tasks/')) return false;
+    try {
+      if (path === '/v1/tasks') {
+        if (req.method !== 'GET') only(res, 'GET', 'GET lists tasks');
+        const caller = callerOf(req, settings, sessionIdentity);
+        json(res, 200, { tasks: board.list(caller).map(rowOf) });
+        return true;
+      }
+      const m = /^\/v1\/tasks\/([^/]+)(\/cancel)?$/.exec(path);
+      if (!m) throw new Refusal(404, `No route for ${req.method} ${path}`);
+      const id = m[1]!; // a task id is a UUID: nothing in it is escaped
+      if (!m[2]) {
+        if (req.method !== 'GET') only(res, 'GET', `GET shows a task; POST /v1/tasks/{id}/cancel cancels it`);
+        json(res, 200, { task: detailOf(taskFor(id, callerOf(req, settings, sessionIdentity))) });
+        return true;
+      }
+      if (req.method !== 'POST') only(res, 'POST', 'POST cancels a task');
+      const caller = callerOf(req, settings, sessionIdentity);
+      let reason = 'cancelled through /v1/tasks';
+      try {
+        const b = await body(req, 16 * 1024, {});
+        if (!isObject(b)) throw new Error('the body must be a JSON object, {"reason"?: string}');
+        if (b.reason !== undefined && typeof b.reason !== 'string') throw new Error('"reason" must be a string');
+        if (b.reason) reason = b.reason;
+      } catch (e) {
+        throw new Refusal(400, (e as Error).message);
+      }
+      const t = taskFor(id, caller);
+      if (t.cancel(reason)) json(res, 200, { task: rowOf(t) });
+      else json(res, 409, { error: `Task ${id} has already ended (${t.status})`, task: rowOf(t) });
+    } catch (e) {
+      if (!(e instanceof Refusal)) throw e;
+      json(res, e.status, { error: e.message });
+    }
     return true;
   };
 }

@@ -213,6 +213,12 @@ export const SETTINGS: readonly SettingDef[] = [
     500,
     'The polling interval mcpx suggests for its tasks (pollInterval, pollIntervalMs).',
   ),
+  D(
+    'tasks.adminAccess',
+    'boolean',
+    false,
+    'A /v1/tasks request that names no identity (Mcpx-Identity, Mcp-Session-Id) sees, and may cancel, every task of every client: `mcpx tasks --all`. Off, it is refused (400).',
+  ),
   D('log.level', 'string', 'info', 'Gateway log level: debug, info, warning, error.'),
 ];
 

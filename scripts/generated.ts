@@ -15,6 +15,7 @@ import {
 } from '../src/protocol/revisions';
 import { SETTINGS, envName, type SettingDef } from '../src/config/settings';
 import { HANDLERS, NOTIFICATION_HANDLERS } from '../src/server/handlers';
+import { TASK_HANDLERS } from '../src/server/taskHandlers';
 
 const revs = (s: Span) => REVISIONS.filter((r) => inSpan(r, s));
 const span = (s: Span) => {
@@ -36,7 +37,7 @@ export function protocolTables(): string {
     row(['---', '---', '---', '---', '---']),
   );
   for (const [m, s] of Object.entries(CLIENT_METHODS)) {
-    const handled = s.kind === 'notification' ? m in NOTIFICATION_HANDLERS : m in HANDLERS;
+    const handled = s.kind === 'notification' ? m in NOTIFICATION_HANDLERS : m in HANDLERS || m in TASK_HANDLERS;
     out.push(
       row([
         `\`${m}\``,

@@ -69,7 +69,10 @@ describe('tasks: a 2026-07-28 client (the extension)', () => {
     assert.equal(done.status, 'completed');
     assert.equal(done.resultType, 'complete');
     assert.ok(Array.isArray((done.result as Json).content));
-    assert.equal('io.modelcontextprotocol/related-task' in (((done.result as Json)._meta as Json | undefined) ?? {}), false);
+    assert.equal(
+      'io.modelcontextprotocol/related-task' in (((done.result as Json)._meta as Json | undefined) ?? {}),
+      false,
+    );
   });
 
   test('a question after the window parks the task in input_required; tasks/update answers it', async () => {
@@ -181,6 +184,10 @@ describe('tasks: a 2026-07-28 client (the extension)', () => {
 
   test('a tool declaring nothing becomes a task after protoMessages.taskAfter for a client that cannot answer inline; cancel reaches the upstream', async () => {
     const c = client({ ...EXT });
+    // Started first (without the extension): a cold upstream's start-up alone may outlast the window.
+    const echo = { name: 'mcpx_call', arguments: { server: 'plain', tool: 'echo', arguments: { text: 'hi' } } };
+    await client({}).request('tools/call', echo);
+    await client({}).request('tools/call', { name: 'mcpx_tools', arguments: { server: 'stuck' } });
     const t0 = Date.now();
     const created = (
       await c.request('tools/call', {

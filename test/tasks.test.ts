@@ -373,3 +373,171 @@ describe('tasks: a 2025-11-25 stdio client (mcpx serve)', () => {
     }
   });
 });
+
+describe('tasks: questions, clients that go away, bounds', () => {
+  let gw: TestGateway;
+  before(async () => {
+    gw = await gatewayFor(servers(), { ...settings, 'limits.tasksPerIdentity': 2 });
+  });
+  after(() => gw.close());
+
+  const modern = (caps: Json = { ...EXT }) => new HttpClient(gw.url, '2026-07-28', { capabilities: caps });
+  const nameHeader = (id: unknown) => ({ headers: { 'Mcp-Name': String(id) } });
+  /** The broker's question of a task whose client cannot answer it (it declared no elicitation). */
+  async function brokerQuestion(): Promise<string> {
+    const until = Date.now() + 10_000;
+    for (;;) {
+      const q = gw.g.questions().find((x) => x.method === 'elicitation/create');
+      if (q) return q.id;
+      if (Date.now() > until) throw new Error('no question reached the broker');
+      await sleep(50);
+    }
+  }
+
+  test('a question nobody on the wire can take waits at the broker; answered there, the task completes', async () => {
+    const c = modern();
+    const created = (await c.request('tools/call', { name: 'confirm_delete', arguments: { filename: 'k.txt' } }))
+      .result!;
+    assert.equal(created.resultType, 'task');
+    const id = await brokerQuestion();
+    assert.equal(gw.g.answer(id, { action: 'accept', content: { confirm: true } }), undefined);
+    const done = await pollUntil(
+      async () => (await c.request('tasks/get', { taskId: created.taskId }, nameHeader(created.taskId))).result!,
+      terminal,
+    );
+    assert.equal(done.status, 'completed');
+  });
+
+  test('cancelling a task waiting on a question withdraws the question and ends the upstream call', async () => {
+    const c = modern();
+    const created = (await c.request('tools/call', { name: 'confirm_delete', arguments: { filename: 'w.txt' } }))
+      .result!;
+    await brokerQuestion();
+    await c.request('tasks/cancel', { taskId: created.taskId }, nameHeader(created.taskId));
+    const until = Date.now() + 5000;
+    while (gw.g.questions().length > 0 && Date.now() < until) await sleep(50);
+    assert.equal(gw.g.questions().length, 0, 'the question left the broker with its task');
+    const t = (await c.request('tasks/get', { taskId: created.taskId }, nameHeader(created.taskId))).result!;
+    assert.equal(t.status, 'cancelled');
+  });
+
+  test('a legacy client that went away: its named identity collects the task later from a new session', async () => {
+    const meta = { 'dev.mcpx/session': 'carol-0123456789abcdef0' };
+    const first = new HttpClient(gw.url, '2025-11-25');
+    await first.initialize();
+    const created = (
+      await first.request(
+        'tools/call',
+        {
+          name: 'mcpx_call',
+          arguments: { server: 'conf', tool: 'slow_compute', arguments: { seconds: 1, label: 'away' } },
+          task: {},
+        },
+        { meta },
+      )
+    ).result!;
+    const id = (created.task as Json).taskId;
+    const gone = await fetch(gw.url, { method: 'DELETE', headers: first.headers() });
+    assert.ok(gone.ok, `DELETE ended the session (${gone.status})`);
+    const later = new HttpClient(gw.url, '2025-11-25');
+    await later.initialize();
+    assert.equal((await later.request('tasks/get', { taskId: id })).error?.code, -32602, 'not without the identity');
+    const result = (await later.request('tasks/result', { taskId: id }, { meta })).result!;
+    assert.deepEqual((result._meta as Json)['io.modelcontextprotocol/related-task'], { taskId: id });
+  });
+
+  test('running tasks are bounded per identity (limits.tasksPerIdentity), with the setting named', async () => {
+    const meta = { 'dev.mcpx/session': 'dave-0123456789abcdef01' };
+    const c = modern();
+    const start = (label: string) =>
+      c.request('tools/call', { name: 'slow_compute', arguments: { seconds: 60, label } }, { meta });
+    const a = (await start('a')).result!;
+    const b = (await start('b')).result!;
+    const refused = await start('c');
+    assert.equal(refused.error?.code, -32603);
+    assert.match(String(refused.error?.message), /limits\.tasksPerIdentity/);
+    for (const t of [a, b]) await c.request('tasks/cancel', { taskId: t.taskId }, { meta, ...nameHeader(t.taskId) });
+    // Ended tasks do not count.
+    const again = (await start('d')).result!;
+    assert.equal(again.resultType, 'task');
+    await c.request('tasks/cancel', { taskId: again.taskId }, { meta, ...nameHeader(again.taskId) });
+  });
+
+  test('a listen cannot subscribe to another identity’s task', async () => {
+    const c = modern();
+    const mine = { 'dev.mcpx/session': 'erin-0123456789abcdef01' };
+    const created = (
+      await c.request('tools/call', { name: 'slow_compute', arguments: { seconds: 60, label: 'x' } }, { meta: mine })
+    ).result!;
+    const body = {
+      jsonrpc: '2.0',
+      id: c.id(),
+      method: 'subscriptions/listen',
+      params: c.params(
+        { notifications: { taskIds: [created.taskId] } },
+        { 'dev.mcpx/session': 'frank-0123456789abcdef0' },
+      ),
+    };
+    const ctl = new AbortController();
+    const res = await fetch(gw.url, {
+      method: 'POST',
+      headers: c.headers(body),
+      body: JSON.stringify(body),
+      signal: ctl.signal,
+    });
+    const reader = res.body!.getReader();
+    let buf = '';
+    while (!buf.includes('acknowledged')) buf += Buffer.from((await reader.read()).value ?? []).toString();
+    ctl.abort();
+    assert.match(buf, /"taskIds":\[\]/);
+    await c.request('tasks/cancel', { taskId: created.taskId }, { meta: mine, ...nameHeader(created.taskId) });
+  });
+});
+
+describe('tasks: the store', () => {
+  test('an ended task is kept proto.askTTL, then pruned (-32602 after); its ttl says when', async () => {
+    const { Tasks } = await import('../src/server/tasks');
+    const { BackgroundCall } = await import('../src/server/mrtr');
+    const tasks = new Tasks(
+      () => 1000,
+      () => 100,
+      () => ({ perIdentity: 4, total: 8 }),
+    );
+    try {
+      const call = new BackgroundCall('tools/call', 'tools/call x', 'client:a');
+      const t = tasks.create(call, { label: 'x', era: 'modern', identity: 'client:a' });
+      const seen: string[] = [];
+      t.onChange((x) => seen.push(x.status));
+      call.run(Promise.resolve({ content: [], isError: true }));
+      await sleep(10);
+      assert.equal(t.status, 'completed', 'the extension: a tool error completes');
+      assert.deepEqual(seen, ['completed']);
+      assert.equal(t.ttl(), t.endedAt! - t.createdAt + 1000);
+      assert.equal(tasks.get(t.id, 'client:a'), t);
+      assert.throws(() => tasks.get(t.id, 'client:b'), /no task/);
+      tasks.sweep(t.endedAt! + 999);
+      assert.equal(tasks.get(t.id, 'client:a'), t);
+      tasks.sweep(t.endedAt! + 1001);
+      assert.throws(() => tasks.get(t.id, 'client:a'), /no task/);
+      // The 2025-11-25 reading of the same outcome: failed.
+      const legacy = new BackgroundCall('tools/call', 'tools/call y', 'client:a');
+      const lt = tasks.create(legacy, { label: 'y', era: 'legacy', identity: 'client:a' });
+      legacy.run(Promise.resolve({ content: [], isError: true }));
+      await sleep(10);
+      assert.equal(lt.status, 'failed');
+      // Cancelled stays cancelled, whatever the work does after.
+      const c = new BackgroundCall('tools/call', 'tools/call z', 'client:a');
+      const ct = tasks.create(c, { label: 'z', era: 'modern', identity: 'client:a' });
+      let finish!: (r: Json) => void;
+      c.run(new Promise<Json>((r) => (finish = r)));
+      assert.equal(ct.cancel('test'), true);
+      assert.equal(ct.cancel('again'), false);
+      finish({ content: [] });
+      await sleep(10);
+      assert.equal(ct.status, 'cancelled');
+      assert.ok(c.abort.aborted, 'the work behind it was aborted');
+    } finally {
+      tasks.close();
+    }
+  });
+});

@@ -109,9 +109,14 @@ export class Rounds {
     }
     if (window && (ev === 'window' || (ev !== 'cancelled' && ev.kind === 'task'))) {
       wait.stop();
-      // The task store holds it from now on: its bounds, its retention.
+      // The task store holds it from now on: its bounds, its retention. Refused there, the call ends.
       this.background.delete(call.id);
-      return window.promote(call);
+      try {
+        return window.promote(call);
+      } catch (e) {
+        call.abort.abort(e instanceof Error ? e : new Error(String(e)));
+        throw e;
+      }
     }
     if (ev === 'cancelled') {
       wait.stop();

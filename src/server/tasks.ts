@@ -149,12 +149,12 @@ export class Task {
     if (this.cancelled) next = 'cancelled';
     else if (o) next = o.error !== undefined || this.legacyToolError(o.result) ? 'failed' : 'completed';
     else next = this.call.asking + this.asking > 0 ? 'input_required' : 'working';
-    if (next === was && !(o && this.statusMessage === undefined)) return;
+    if (next === was) return;
     this.status = next;
-    if (o && !this.cancelled && this.statusMessage === undefined && o.error !== undefined)
+    // A failed task says why (the extension's "Task Execution Errors": SHOULD).
+    if (next === 'failed' && o?.error !== undefined)
       this.statusMessage = o.error instanceof Error ? o.error.message : String(o.error);
     this.updatedAt = Date.now();
-    if (next === was) return;
     for (const l of [...this.listeners]) l(this);
   }
 

@@ -180,12 +180,9 @@ describe('a 2025-11-25 core-tasks upstream (the official SDK), driven by mcpx', 
     },
   );
 
-  // TODO: fails until the tasks/get, tasks/result and tasks/cancel that drive an upstream task stop counting
-  // as requests of their own in UpstreamClient.inflight (src/upstream/client.ts request()): Calls.owner
-  // (src/gateway/calls.ts) attributes a question arriving on a stdio connection only when that count equals
-  // the calls in flight, so the question asked during tasks/result (2 counted, 1 call) waits at the broker.
-  // Drop `todo` once that is fixed.
-  const C = { timeout: 8000, todo: 'a question asked during tasks/result is not attributed to its call' };
+  // A question asked during tasks/result belongs to the call driving the task (the driver's own requests
+  // are not counted as calls of their own: UpstreamClient.request partOfCall).
+  const C = { timeout: 8000 };
   describe('c: the upstream asks mid-task (elicitation through tasks/result); a 2025-11-25 stdio client answers', () => {
     const serve = (def: Json) => {
       const config = join(dir, `serve-${++n}.json`);

@@ -62,6 +62,9 @@ export interface RequestOptions {
   onQuestion?: (method: string, params: JsonObject, signal: AbortSignal, key?: string) => Promise<JsonObject>;
   /** A tools/call that may be task-augmented upstream (upstream/tasks.ts). */
   task?: TaskOptions;
+  /** A request of a call already in flight (driving its task): not counted again, so the call's questions
+   *  are still attributed to it (gateway/calls.ts owner()). */
+  partOfCall?: boolean;
 }
 
 /** Methods that may be sent again on a new id when a modern stream breaks, never a non-idempotent
@@ -324,7 +327,7 @@ export class UpstreamClient {
       : undefined;
     const token = o.meta?.progressToken;
     if (clock && token !== undefined) this.progressClocks.set(token, clock);
-    this.inflight++;
+    if (!o.partOfCall) this.inflight++;
     try {
       if (o.logLevel) await this.ensureLevel(o.logLevel);
       const t = method === 'tools/call' ? o.task : undefined;
@@ -384,7 +387,7 @@ export class UpstreamClient {
       clock?.clear();
       offCaller?.();
       if (token !== undefined) this.progressClocks.delete(token);
-      this.inflight--;
+      if (!o.partOfCall) this.inflight--;
       // A legacy HTTP session's GET stream (what the server sends unasked) opens after the first request
       // is answered, not at connect: a reconnection of a polled POST stream is then the only GET in flight.
       if (this.era === 'legacy' && this.transport instanceof HttpUpstream) this.transport.openStream();
@@ -413,7 +416,11 @@ export class UpstreamClient {
       name: this.name,
       era: this.era,
       request: (method, params) =>
-        this.request(method, params, { ...sub, timeoutMs: method === 'tasks/result' ? undefined : o.timeoutMs }),
+        this.request(method, params, {
+          ...sub,
+          partOfCall: true,
+          timeoutMs: method === 'tasks/result' ? undefined : o.timeoutMs,
+        }),
       ask: async (method, params, key) => {
         this.questionStarted();
         try {

@@ -1,7 +1,8 @@
 // Tasks across the matrix (docs/protocol.md "Tasks"): three client kinds — a 2026-07-28 client with the
 // extension (HTTP), a 2025-11-25 session (the official SDK client, which answers a task's questions on
 // the tasks/result stream) and a 2025-11-25 stdio client (mcpx serve) — against upstreams of both eras,
-// task-supporting and not: the conformance fixture (2026-07-28, the tasks extension) and fixture
+// task-supporting and not: the conformance fixture (2026-07-28, the tasks extension), an upstream on the
+// official SDK's 2025-11-25 core tasks (test/fixtures/sdk-tasks), and fixture
 // upstreams without tasks (2026-07-28 and 2025-11-25). Each cell runs one call that finishes and one that
 // asks mid-way, both through mcpx_call as a task where the client's era makes one; every frame the
 // clients receive is validated strictly (HttpClient, StdioClient, the SDK's validating transport).
@@ -49,6 +50,16 @@ const UPSTREAMS: Upstream[] = [
     asks: { tool: 'confirm_delete', arguments: { filename: 'm.txt' }, expect: /./ },
   },
   {
+    // 2025-11-25 core tasks, built on the official SDK's task support (mcpx task-augments and drives it).
+    server: 'core',
+    def: () => ({
+      command: process.execPath,
+      args: [join(repoRoot(), 'build', 'test', 'fixtures', 'sdk-tasks', 'server.js')],
+    }),
+    slow: { tool: 'slow', arguments: { ms: 600 }, expect: /slept 600/ },
+    asks: { tool: 'ask_name', arguments: {}, expect: /Hello, forty-two!/ },
+  },
+  {
     server: 'modern',
     def: () => fixtureCommand(['--rev', '2026-07-28', '--name', 'modern']),
     slow: { tool: 'slow', arguments: { ms: 600 }, expect: /slept 600ms/ },
@@ -65,7 +76,10 @@ const UPSTREAMS: Upstream[] = [
 /** What a client kind reports of one call: whether it became a task, the statuses it saw, the text. */
 interface Outcome {
   task: boolean;
+  /** Statuses in the order the client saw them, ending in the last one. */
   statuses: string[];
+  /** Statuses pushed to it as well (2025-11-25 notifications/tasks/status). */
+  pushed?: string[];
   text: string;
 }
 interface Driver {
@@ -96,7 +110,7 @@ function modernDriver(url: string): Driver {
         params = { ...params, inputResponses: responses, requestState: r.requestState };
         r = (await c.request('tools/call', params)).result!;
       }
-      if (r.resultType !== 'task') return { task: false, statuses, text: textOf(r) };
+      if (r.resultType !== 'task') return { task: false, statuses: [...statuses, 'completed'], text: textOf(r) };
       const answered = new Set<string>();
       const until = Date.now() + 15_000;
       for (;;) {
@@ -133,10 +147,11 @@ async function stdioDriver(config: string): Promise<Driver> {
   await c.initialize();
   return {
     async run(server, tool, args) {
+      // From before the call: a status may be pushed before the CreateTaskResult is read.
+      const seen = c.frames.length;
       const created = (await c.request('tools/call', { ...call(server, tool, args), task: {} })).result as Json;
       const taskId = (created.task as Json).taskId;
       const statuses = [String((created.task as Json).status)];
-      const seen = c.frames.length;
       const until = Date.now() + 15_000;
       for (;;) {
         const t = (await c.request('tasks/get', { taskId })).result as Json;
@@ -146,11 +161,12 @@ async function stdioDriver(config: string): Promise<Driver> {
         await sleep(50);
       }
       // Every status change was also pushed (notifications/tasks/status), input_required included.
-      for (const f of c.frames.slice(seen))
-        if (f.method === 'notifications/tasks/status' && (f.params as Json).taskId === taskId)
-          if (!statuses.includes(String((f.params as Json).status))) statuses.push(String((f.params as Json).status));
+      const pushed = c.frames
+        .slice(seen)
+        .filter((f) => f.method === 'notifications/tasks/status' && (f.params as Json).taskId === taskId)
+        .map((f) => String((f.params as Json).status));
       const result = (await c.request('tasks/result', { taskId })).result as Json;
-      return { task: true, statuses, text: textOf(result) };
+      return { task: true, statuses, pushed, text: textOf(result) };
     },
     async close() {
       await c.close();
@@ -167,13 +183,24 @@ async function sdkDriver(url: string): Promise<Driver> {
     async run(server, tool, args) {
       const statuses: string[] = [];
       let text = '';
+      let taskId = '';
       for await (const m of client.experimental.tasks.callToolStream(call(server, tool, args), undefined, {
         task: { ttl: 60_000 },
       })) {
-        if (m.type === 'taskCreated') statuses.push(m.task.status);
+        if (m.type === 'taskCreated') {
+          statuses.push(m.task.status);
+          taskId = m.task.taskId;
+        }
         if (m.type === 'taskStatus' && statuses.at(-1) !== m.task.status) statuses.push(m.task.status);
-        if (m.type === 'result') text = textOf(m.result as Json);
-        if (m.type === 'error') throw m.error;
+        if (m.type === 'result') {
+          text = textOf(m.result as Json);
+          // The SDK yields the result without a last status: the result is the completion.
+          if (statuses.at(-1) !== 'completed') statuses.push('completed');
+        }
+        if (m.type === 'error') {
+          const t = taskId ? await client.experimental.tasks.getTask(taskId) : undefined;
+          throw new Error(`${m.error.message}: ${t?.statusMessage ?? ''} (${statuses.join(' → ')})`);
+        }
       }
       return { task: statuses.length > 0, statuses, text };
     },
@@ -218,10 +245,9 @@ describe('tasks across client kinds × upstreams', () => {
           assert.match(asks.text, u.asks.expect);
           // The question was put while a task existed (input_required), or — a 2026-07-28 call that
           // asked in its eager window — inline, before any task.
-          assert.ok(
-            asks.statuses.includes('input_required') || asks.statuses[0] === 'inline',
-            asks.statuses.join(' → '),
-          );
+          const all = [...asks.statuses, ...(asks.pushed ?? [])];
+          assert.ok(all.includes('input_required') || all[0] === 'inline', all.join(' → '));
+          if (asks.pushed) assert.ok(asks.pushed.includes('input_required'), `pushed: ${asks.pushed.join(', ')}`);
         } finally {
           await d.close();
         }

@@ -2,7 +2,8 @@
 // declared exactly this capability and can be asked on its request; then the person through the host
 // port; roots from mcpx's own; otherwise the broker. Every answer is checked before it goes upstream.
 import { ProtocolError } from '../protocol/errors';
-import type { JsonObject } from '../protocol/jsonrpc';
+import { type JsonObject, isObject } from '../protocol/jsonrpc';
+import { RELATED_TASK } from '../protocol/meta';
 import { UnsayableQuestion, declares } from '../protocol/questions';
 import type { CallContext } from '../server/provider';
 import { type Broker, answerProblem } from './broker';
@@ -45,7 +46,8 @@ export interface Asked {
 }
 
 export async function routeQuestion(a: Answerers, q: Asked): Promise<JsonObject> {
-  const { server, method, params, signal, owner } = q;
+  const { server, method, signal, owner } = q;
+  const params = withoutUpstreamTask(q.params);
   const asked =
     method === 'elicitation/create' && typeof params.message === 'string'
       ? { ...params, message: `${server} (via mcpx) asks: ${params.message}` }
@@ -106,4 +108,17 @@ export async function routeQuestion(a: Answerers, q: Asked): Promise<JsonObject>
         ? 'proto.native is off'
         : 'the calling client cannot take it';
   return a.broker.ask(server, method, asked, withdrawn, reason, owner?.identity);
+}
+
+/** The related-task key an upstream put on its question names the upstream's own task (2025-11-25
+ *  "Associating Task-Related Messages"): meaningless to anyone mcpx asks, so it goes; mcpx adds its own
+ *  where the question belongs to one of its tasks (docs/protocol.md "Tasks"). */
+function withoutUpstreamTask(params: JsonObject): JsonObject {
+  const meta = params._meta;
+  if (!isObject(meta) || !(RELATED_TASK in meta)) return params;
+  const { [RELATED_TASK]: _task, ...rest } = meta;
+  void _task;
+  const { _meta: _m, ...out } = params;
+  void _m;
+  return Object.keys(rest).length ? { ...out, _meta: rest } : out;
 }

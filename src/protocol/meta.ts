@@ -6,9 +6,13 @@ export const META = {
   logLevel: 'io.modelcontextprotocol/logLevel',
   serverInfo: 'io.modelcontextprotocol/serverInfo',
   subscriptionId: 'io.modelcontextprotocol/subscriptionId',
+  /** The task a message belongs to (2025-11-25 basic/utilities/tasks "Related Task Metadata"). */
+  relatedTask: 'io.modelcontextprotocol/related-task',
   /** A client-chosen identity (docs/protocol.md "Client identity"). */
   session: 'dev.mcpx/session',
 } as const;
+
+export const RELATED_TASK = META.relatedTask;
 
 const LOG_LEVELS = ['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];

@@ -17,8 +17,7 @@ import type { BackgroundCall } from './mrtr';
 export type TaskStatus = 'working' | 'input_required' | 'completed' | 'failed' | 'cancelled';
 const TERMINAL: ReadonlySet<TaskStatus> = new Set(['completed', 'failed', 'cancelled']);
 
-/** The related-task key (2025-11-25 basic/utilities/tasks "Related Task Metadata"). */
-export const RELATED_TASK = 'io.modelcontextprotocol/related-task';
+export { RELATED_TASK } from '../protocol/meta';
 /** The tasks extension's identifier (tasks extension "Extension Identifier"). */
 export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
 

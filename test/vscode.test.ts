@@ -22,13 +22,18 @@ type Action =
   | { dialog: string }
   | { gone: 'quick' }
   | { title: string }
-  | { back: true };
+  | { back: true }
+  | { link: string }
+  | { row: string[] }
+  | { rowAction: [string[], string] };
 interface Loc {
   first(): Loc;
   waitFor(o: { state: string; timeout: number }): Promise<void>;
   fill(t: string): Promise<void>;
   click(): Promise<void>;
+  hover(): Promise<void>;
   filter(o: { hasText: string }): Loc;
+  locator(sel: string): Loc;
 }
 interface Frame {
   frameLocator(sel: string): Frame;
@@ -91,6 +96,23 @@ function driver(): { onLog(text: string): void; onPage(page: Page): Promise<void
               .filter({ hasText: a.title })
               .first()
               .waitFor({ state: 'visible', timeout: 20_000 });
+          } else if ('link' in a) {
+            // A link in a notification (a toast, or the notifications center the suite opened).
+            const link = page.locator('.notification-list-item-message a').filter({ hasText: a.link }).first();
+            await link.waitFor({ state: 'visible', timeout: 20_000 });
+            await link.click();
+          } else if ('row' in a || 'rowAction' in a) {
+            // A tree row with all these texts; for rowAction, its inline action with this title, hovered in.
+            const [texts, action] = 'row' in a ? [a.row, undefined] : a.rowAction;
+            let row = page.locator('.monaco-list-row');
+            for (const t of texts) row = row.filter({ hasText: t });
+            await row.first().waitFor({ state: 'visible', timeout: 20_000 });
+            if (action) {
+              await row.first().hover();
+              const button = row.first().locator(`.action-label[aria-label="${action}"]`).first();
+              await button.waitFor({ state: 'visible', timeout: 10_000 });
+              await button.click();
+            }
           } else if ('gone' in a) {
             await page.locator('.quick-input-widget').first().waitFor({ state: 'hidden', timeout: 10_000 });
           } else if ('dialog' in a) {
@@ -231,7 +253,7 @@ test('the extension in a real VS Code extension host (code-server), from the dev
   timeout: 300_000,
 }, async () => {
   const results = await runSuite('dev', {});
-  assert.equal(results.length, 16, results.join('\n'));
+  assert.equal(results.length, 17, results.join('\n'));
 });
 
 test('the packaged .vsix: under 2 MB, installed offline, the smoke test passes against the installed package', {

@@ -1,11 +1,13 @@
-// The palette commands. Registered up front; while the gateway is not running each says why.
+// The palette commands and the views' actions. Registered up front; while the gateway is not running each
+// says why.
+import { randomUUID } from 'node:crypto';
 import * as vscode from 'vscode';
 import type { CallContext, GatewayFacade, PersonPort } from '../gateway/facade';
 import { type JsonObject, isObject } from '../protocol/jsonrpc';
 import { MODERN } from '../protocol/revisions';
-import type { GatewayHost } from './gatewayHost';
+import type { DetachedCall, GatewayHost } from './gatewayHost';
 import { mediaBlocks, showMedia } from './mediaView';
-import { EDITOR_IDENTITY } from './views';
+import { EDITOR_IDENTITY, type TaskKind, type TaskState, backgroundState, stateWord } from './views';
 
 /** A call from the editor: mcpx is the client, the person is who asks (roots: the workspace folders).
  *  No progress is shown unless the caller passes where to. */
@@ -91,6 +93,70 @@ async function showResult(title: string, result: JsonObject): Promise<void> {
     void vscode.window.showErrorMessage(`mcpx: ${title} returned an error: ${text.slice(0, 200)}`);
 }
 
+const TERMINAL: ReadonlySet<TaskState> = new Set(['completed', 'failed', 'cancelled']);
+
+/** A finished call's outcome as a result to show: the result, or its error as an isError result. */
+function asResult(o: unknown): JsonObject {
+  if (isObject(o) && !(o instanceof Error)) return o;
+  const text = o instanceof Error ? o.message : String(o);
+  return { content: [{ type: 'text', text }], isError: true };
+}
+
+/** A row of the Tasks view, as its actions need it. */
+interface FoundTask {
+  label: string;
+  state: TaskState;
+  /** What Show Result opens; only for a completed or failed one. */
+  result?: JsonObject;
+  cancel(): void;
+}
+
+/** The task a command is about: a Tasks view row ({kind, id}), or an id of any kind. */
+function findTask(host: GatewayHost, arg: unknown): FoundTask | undefined {
+  const ref =
+    typeof arg === 'string'
+      ? { id: arg }
+      : isObject(arg) && typeof arg.id === 'string'
+        ? { id: arg.id, kind: arg.kind as TaskKind | undefined }
+        : undefined;
+  if (!ref) return undefined;
+  const done = (s: TaskState) => s === 'completed' || s === 'failed';
+  const task = !ref.kind || ref.kind === 'task' ? host.tasks?.find(ref.id) : undefined;
+  if (task) {
+    const o = task.call.finished;
+    return {
+      label: task.info.label,
+      state: task.status,
+      result: done(task.status) && o ? asResult(o.result ?? o.error) : undefined,
+      cancel: () => task.cancel('cancelled in the editor'),
+    };
+  }
+  const bg = !ref.kind || ref.kind === 'background' ? host.background?.list().find((c) => c.id === ref.id) : undefined;
+  if (bg) {
+    const state = backgroundState(bg.status);
+    return {
+      label: bg.label,
+      state,
+      result: done(state) && bg.outcomeForShow !== undefined ? asResult(bg.outcomeForShow) : undefined,
+      cancel: () => host.background?.cancel(bg.id),
+    };
+  }
+  const mine = !ref.kind || ref.kind === 'palette' ? host.detached.find((c) => c.id === ref.id) : undefined;
+  if (mine)
+    return {
+      label: `${mine.server} · ${mine.tool}`,
+      state: mine.status,
+      result: done(mine.status) && mine.outcome !== undefined ? asResult(mine.outcome) : undefined,
+      cancel: () => {
+        mine.status = 'cancelled';
+        mine.endedAt = Date.now();
+        mine.abort.abort(new Error('cancelled in the editor'));
+        host.detachedChanged();
+      },
+    };
+  return undefined;
+}
+
 export function registerCommands(
   host: GatewayHost,
   person: PersonPort,
@@ -102,6 +168,37 @@ export function registerCommands(
     return undefined;
   };
   const reg = (id: string, fn: (...args: never[]) => unknown) => vscode.commands.registerCommand(id, fn);
+  /** Palette tool calls running with their progress notification: id -> send it to the background. */
+  const inFlight = new Map<string, () => void>();
+  /** A palette call sent to the background: listed in the Tasks view; its end is announced. */
+  const runDetached = (call: DetachedCall, work: Promise<JsonObject>): void => {
+    host.detached.push(call);
+    host.detachedChanged();
+    const title = `${call.server} · ${call.tool}`;
+    void work
+      .then(
+        (result) => {
+          if (call.status !== 'working') return;
+          call.status = result.isError === true ? 'failed' : 'completed';
+          call.outcome = result;
+        },
+        (e: Error) => {
+          if (call.status !== 'working') return;
+          call.status = 'failed';
+          call.outcome = e.message;
+        },
+      )
+      .then(async () => {
+        call.endedAt ??= Date.now();
+        host.detachedChanged();
+        if (call.status === 'cancelled') return;
+        const pick = await vscode.window.showInformationMessage(
+          `mcpx: ${title}, run in the background, ${stateWord(call.status)}.`,
+          'Show Result',
+        );
+        if (pick) await vscode.commands.executeCommand('mcpx.showTaskResult', { kind: 'palette', id: call.id });
+      });
+  };
   return [
     vscode.workspace.registerTextDocumentContentProvider(RESULT_SCHEME, resultDocs),
     reg('mcpx.callTool', async (serverArg?: string, toolArg?: string) => {
@@ -129,30 +226,65 @@ export function registerCommands(
       if (!tool) return;
       const args = await argumentsFor(person, server, tool);
       if (!args) return;
-      const result = await vscode.window.withProgress(
-        {
-          location: vscode.ProgressLocation.Notification,
-          title: `mcpx: ${server} · ${String(tool.name)}`,
-          cancellable: true,
-        },
-        async (progress, token) => {
-          const ctl = new AbortController();
-          token.onCancellationRequested(() => ctl.abort(new Error('cancelled in the editor')));
+      const name = String(tool.name);
+      const title = `${server} · ${name}`;
+      // While it runs, its progress notification offers Cancel and "Run in background": detached, the
+      // call runs on and the Tasks view shows it (host.detached), its end announced with Show Result.
+      const call: DetachedCall = {
+        id: randomUUID(),
+        server,
+        tool: name,
+        startedAt: Date.now(),
+        status: 'working',
+        abort: new AbortController(),
+      };
+      let report: (p: number, total?: number, message?: string) => void = () => undefined;
+      const work = g.callTool(
+        'mcpx_call',
+        { server, tool: name, arguments: args },
+        editorContext(call.abort.signal, (p, total, message) => {
+          call.progress = { progress: p, total };
+          report(p, total, message);
+        }),
+      );
+      let detach!: () => void;
+      const detached = new Promise<'detached'>((resolve) => (detach = () => resolve('detached')));
+      inFlight.set(call.id, detach);
+      const link = `[Run in background](command:mcpx.runInBackground?${encodeURIComponent(JSON.stringify([call.id]))})`;
+      const outcome = await vscode.window.withProgress(
+        { location: vscode.ProgressLocation.Notification, title: `mcpx: ${title}`, cancellable: true },
+        (progress, token) => {
+          token.onCancellationRequested(() => call.abort.abort(new Error('cancelled in the editor')));
           let last = 0;
-          const ctx = editorContext(ctl.signal, (p, total, message) => {
+          progress.report({ message: link });
+          report = (p, total, message) => {
             const pct = total ? (p / total) * 100 : undefined;
-            progress.report({ message, increment: pct !== undefined ? pct - last : undefined });
+            progress.report({
+              message: `${message ? `${message} · ` : ''}${link}`,
+              increment: pct !== undefined ? pct - last : undefined,
+            });
             if (pct !== undefined) last = pct;
-          });
-          try {
-            return await g.callTool('mcpx_call', { server, tool: String(tool.name), arguments: args }, ctx);
-          } catch (e) {
-            void vscode.window.showErrorMessage(`mcpx: ${server} · ${String(tool.name)}: ${(e as Error).message}`);
-            return undefined;
-          }
+          };
+          return Promise.race([
+            work.then(
+              (result) => ({ result }),
+              (error: Error) => ({ error }),
+            ),
+            detached,
+          ]);
         },
       );
-      if (result) await showResult(`${server} · ${String(tool.name)}`, result);
+      inFlight.delete(call.id);
+      report = () => undefined;
+      if (outcome === 'detached') return runDetached(call, work);
+      if ('error' in outcome) return void vscode.window.showErrorMessage(`mcpx: ${title}: ${outcome.error.message}`);
+      await showResult(title, outcome.result);
+    }),
+    reg('mcpx.runInBackground', (id?: string) => {
+      // From the notification's link (its call), or the palette (the newest call running).
+      const detach = id !== undefined ? inFlight.get(id) : [...inFlight.values()].at(-1);
+      if (!detach) return void vscode.window.showInformationMessage('mcpx: no tool call from the palette is running.');
+      detach();
     }),
     reg('mcpx.restartUpstream', async (arg?: { name?: string } | string) => {
       const g = running();
@@ -235,23 +367,28 @@ export function registerCommands(
       const problem = g.answer(q.id, answer);
       if (problem) void vscode.window.showErrorMessage(`mcpx: the answer was refused: ${problem}`);
     }),
-    reg('mcpx.task', async (id?: string) => {
-      const call = host.background?.list().find((c) => c.id === id);
-      if (!call)
-        return void vscode.window.showInformationMessage('mcpx: that background call has ended and was collected.');
-      const done = call.outcomeForShow !== undefined;
-      const pick = await vscode.window.showQuickPick(done ? ['Show result'] : ['Cancel the call'], {
-        title: `mcpx: ${call.label} (${call.status})`,
-      });
-      if (pick === 'Cancel the call') host.background?.cancel(call.id);
-      else if (pick === 'Show result') {
-        const r = call.outcomeForShow!;
-        await showResult(
-          call.label,
-          typeof r === 'string' ? { content: [{ type: 'text', text: r }], isError: true } : r,
-        );
-      }
+    reg('mcpx.task', async (arg?: unknown) => {
+      const t = findTask(host, arg);
+      if (!t) return void vscode.window.showInformationMessage('mcpx: that task has ended and was collected.');
+      const choices = t.result ? ['Show result'] : TERMINAL.has(t.state) ? [] : ['Cancel the call'];
+      if (choices.length === 0)
+        return void vscode.window.showInformationMessage(`mcpx: ${t.label} was ${stateWord(t.state)}.`);
+      const pick = await vscode.window.showQuickPick(choices, { title: `mcpx: ${t.label} (${stateWord(t.state)})` });
+      if (pick === 'Cancel the call') t.cancel();
+      else if (pick === 'Show result') await showResult(t.label, t.result!);
     }),
+    reg('mcpx.cancelTask', (arg?: unknown) => {
+      const t = findTask(host, arg);
+      if (!t || TERMINAL.has(t.state))
+        return void vscode.window.showInformationMessage('mcpx: that task is no longer running.');
+      t.cancel();
+    }),
+    reg('mcpx.showTaskResult', async (arg?: unknown) => {
+      const t = findTask(host, arg);
+      if (!t?.result) return void vscode.window.showInformationMessage('mcpx: that task has no result to show.');
+      await showResult(t.label, t.result);
+    }),
+    reg('mcpx.showQuestions', () => vscode.commands.executeCommand('mcpx.questions.focus')),
     reg('mcpx.readResource', async () => {
       const g = running();
       if (!g) return;

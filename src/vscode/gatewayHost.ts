@@ -11,11 +11,28 @@ import { defaultStateDir, secretNames } from '../config/file';
 import { endpointSecret, endpointsFile, privateDir, writePrivate } from '../config/secret';
 import { type Source, mergeSources } from '../config/merge';
 import { SETTINGS, Settings, envLayer } from '../config/settings';
-import type { BackgroundTasks, GatewayFacade, PersonPort } from '../gateway/facade';
+import type { BackgroundTasks, GatewayFacade, PersonPort, TaskBoard } from '../gateway/facade';
 import { Gateway } from '../gateway/gateway';
+import type { JsonObject } from '../protocol/jsonrpc';
 import { vscodeLayer } from './settings';
 
 const PORT_TRIES = 20;
+const MAX_DETACHED_KEPT = 20;
+
+/** A palette tool call sent to the background ("Run in background" on its progress notification). */
+export interface DetachedCall {
+  readonly id: string;
+  readonly server: string;
+  readonly tool: string;
+  readonly startedAt: number;
+  status: 'working' | 'completed' | 'failed' | 'cancelled';
+  endedAt?: number;
+  progress?: { progress: number; total?: number };
+  /** The result, or the error's message, once it has finished. */
+  outcome?: JsonObject | string;
+  /** Cancels the call (its upstream work is aborted). */
+  readonly abort: AbortController;
+}
 
 export class GatewayHost implements vscode.Disposable {
   private listening?: Listening;
@@ -97,6 +114,25 @@ export class GatewayHost implements vscode.Disposable {
   /** The background calls of 2026-07-28 clients (the server's task store), for the Tasks view. */
   get background(): BackgroundTasks | undefined {
     return this.listening?.background;
+  }
+
+  /** Every task of this gateway, both eras (the server's task store), for the Tasks view. */
+  get tasks(): TaskBoard | undefined {
+    return this.listening?.tasks;
+  }
+  /** Stops the views hearing of the task store's changes (set while a gateway runs). */
+  private offTasks?: () => void;
+
+  /** Tool calls from the palette the person sent to the background: they run on in the editor, and the
+   *  Tasks view lists them beside the gateway's tasks (newest last; the finished ones beyond 20 go). */
+  readonly detached: DetachedCall[] = [];
+
+  /** A detached call came, changed or went: the views refresh. */
+  detachedChanged(): void {
+    const finished = this.detached.filter((c) => c.status !== 'working');
+    for (const c of finished.slice(0, Math.max(0, finished.length - MAX_DETACHED_KEPT)))
+      this.detached.splice(this.detached.indexOf(c), 1);
+    this.changed.fire();
   }
 
   /** The two sources as they stand: the user setting first, the workspace file last (it wins). */
@@ -271,6 +307,7 @@ export class GatewayHost implements vscode.Disposable {
     // What the views and the status bar show changes with every event but an upstream's log line.
     gateway.onEvent((e) => e.type !== 'server.log' && this.changed.fire());
     this.listening.background.onChange = () => this.changed.fire();
+    this.offTasks = this.listening.tasks.onChange(() => this.changed.fire());
     this.log.info(
       `gateway listening on ${this.listening.url} with ${config.servers.length} upstream(s): ${config.servers.map((s) => s.name).join(', ') || 'none'}`,
     );
@@ -295,6 +332,8 @@ export class GatewayHost implements vscode.Disposable {
     this.whyStopped = reason;
     // Already stopped (deactivate, then dispose): nothing to close, publish or announce again.
     if (!this.listening && !this.gateway && !this.editorView) return;
+    this.offTasks?.();
+    this.offTasks = undefined;
     const l = this.listening;
     const g = this.gateway;
     const view = this.editorView;
@@ -334,6 +373,8 @@ export class GatewayHost implements vscode.Disposable {
 
   dispose(): void {
     void this.stop('the extension is deactivating');
+    for (const c of this.detached)
+      if (c.status === 'working') c.abort.abort(new Error('the extension is deactivating'));
     for (const s of this.subs) s.dispose();
     this.changed.dispose();
     this.definitions.dispose();

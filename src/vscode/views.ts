@@ -1,8 +1,11 @@
 // The tree views of the mcpx view container: Upstreams (state, revision, transport; tools, prompts and
-// resources as children), Questions (what waits at the broker, answerable until its deadline) and
+// resources as children), Questions (what waits at the broker, answerable until its deadline), Tasks
+// (the gateway's tasks of both eras, background calls, palette calls sent to the background) and
 // Subscriptions (URI, upstream, watchers, last update). They read the gateway and refresh on its events.
 import * as vscode from 'vscode';
+import type { TaskView } from '../gateway/facade';
 import type { JsonObject } from '../protocol/jsonrpc';
+import { LATEST_LEGACY, MODERN } from '../protocol/revisions';
 import type { GatewayHost } from './gatewayHost';
 
 export const EDITOR_IDENTITY = 'mcpx:editor';
@@ -97,10 +100,16 @@ interface Row {
   description: string;
   tooltip: string;
   command?: vscode.Command;
+  /** A codicon, and a theme colour for it. */
+  icon?: { id: string; color?: string };
+  /** For the view's menus (package.json contributes.menus "view/item/context"). */
+  contextValue?: string;
+  /** Stays the same across refreshes, so the row keeps its selection and focus. */
+  key?: string;
 }
 
 /** A flat list view over rows the gateway gives. Disposed with the extension (its timer with it). */
-class RowsTree implements vscode.TreeDataProvider<Row>, vscode.Disposable {
+class RowsTree<R extends Row = Row> implements vscode.TreeDataProvider<R>, vscode.Disposable {
   private readonly changed = new vscode.EventEmitter<void>();
   readonly onDidChangeTreeData = this.changed.event;
   private readonly timer: NodeJS.Timeout;
@@ -108,11 +117,12 @@ class RowsTree implements vscode.TreeDataProvider<Row>, vscode.Disposable {
 
   constructor(
     host: GatewayHost,
-    private readonly rows: () => Row[],
+    private readonly rows: () => R[],
+    everyMs = 5000,
   ) {
     this.sub = host.onDidChange(() => this.changed.fire());
-    // Ages and deadlines move on their own.
-    this.timer = setInterval(() => this.changed.fire(), 5000);
+    // Ages, deadlines and progress move on their own.
+    this.timer = setInterval(() => this.changed.fire(), everyMs);
     this.timer.unref?.();
   }
 
@@ -122,20 +132,27 @@ class RowsTree implements vscode.TreeDataProvider<Row>, vscode.Disposable {
     this.changed.dispose();
   }
 
-  getTreeItem(r: Row): vscode.TreeItem {
+  getTreeItem(r: R): vscode.TreeItem {
     const t = new vscode.TreeItem(r.label, vscode.TreeItemCollapsibleState.None);
     t.description = r.description;
     t.tooltip = r.tooltip;
     t.command = r.command;
+    if (r.icon)
+      t.iconPath = new vscode.ThemeIcon(r.icon.id, r.icon.color ? new vscode.ThemeColor(r.icon.color) : undefined);
+    if (r.contextValue) t.contextValue = r.contextValue;
+    if (r.key) t.id = r.key;
     return t;
   }
 
-  getChildren(r?: Row): Row[] {
+  getChildren(r?: R): R[] {
     return r ? [] : this.rows();
   }
 }
 
-const ago = (t: number) => `${Math.max(0, Math.round((Date.now() - t) / 1000))} s ago`;
+const ago = (t: number) => {
+  const s = Math.max(0, Math.round((Date.now() - t) / 1000));
+  return s < 120 ? `${s} s ago` : s < 7200 ? `${Math.round(s / 60)} min ago` : `${Math.round(s / 3600)} h ago`;
+};
 
 export function questionsTree(host: GatewayHost): RowsTree {
   return new RowsTree(host, () =>
@@ -148,25 +165,149 @@ export function questionsTree(host: GatewayHost): RowsTree {
   );
 }
 
-/** Background calls (a 2026-07-28 client's call running on between its retries): status and age;
- *  a click offers its result or cancelling it. */
-export function tasksTree(host: GatewayHost): RowsTree {
-  return new RowsTree(host, () =>
-    (host.background?.list() ?? []).map((c) => ({
-      label: c.label,
-      description: [
-        c.status,
-        c.progress
-          ? `${c.progress.progress}${c.progress.total !== undefined ? `/${c.progress.total}` : ''}`
-          : undefined,
-        `started ${ago(c.startedAt)}`,
-        c.rounds ? `${c.rounds} round${c.rounds === 1 ? '' : 's'} of questions` : undefined,
-      ]
-        .filter(Boolean)
-        .join(' · '),
-      tooltip: `background call ${c.id}`,
-      command: { command: 'mcpx.task', title: 'Task…', arguments: [c.id] },
-    })),
+/** What a Tasks view row is: a task of the gateway (either era), a 2026-07-28 client's background call
+ *  that is not a task, or a palette call the person sent to the background. */
+export type TaskKind = 'task' | 'background' | 'palette';
+export type TaskState = 'working' | 'input_required' | 'completed' | 'failed' | 'cancelled';
+export interface TaskRow extends Row {
+  kind: TaskKind;
+  id: string;
+  state: TaskState;
+}
+
+const TASK_STATE: Record<TaskState, { word: string; icon: string; color?: string }> = {
+  working: { word: 'working', icon: 'sync~spin' },
+  input_required: { word: 'waiting for input', icon: 'question', color: 'notificationsWarningIcon.foreground' },
+  completed: { word: 'completed', icon: 'check', color: 'testing.iconPassed' },
+  failed: { word: 'failed', icon: 'error', color: 'testing.iconFailed' },
+  cancelled: { word: 'cancelled', icon: 'circle-slash', color: 'disabledForeground' },
+};
+const BACKGROUND_STATE: Record<string, TaskState> = {
+  running: 'working',
+  'waiting for input': 'input_required',
+  completed: 'completed',
+  failed: 'failed',
+};
+/** A background call's status as a task state. */
+export const backgroundState = (status: string): TaskState => BACKGROUND_STATE[status] ?? 'working';
+/** A state as the view says it. */
+export const stateWord = (s: TaskState): string => TASK_STATE[s].word;
+const TERMINAL_STATES: ReadonlySet<TaskState> = new Set(['completed', 'failed', 'cancelled']);
+
+const progressText = (p?: { progress: number; total?: number }) =>
+  p ? `${p.progress}${p.total !== undefined ? `/${p.total}` : ''}` : undefined;
+
+/** One row: the tool as label; server (where known), status, client, progress and age as description;
+ *  an icon and a context value per state (Cancel on running rows, Show Result on finished ones). A
+ *  click on a task waiting for input opens the Questions view; on any other row, its actions. */
+function taskRow(r: {
+  kind: TaskKind;
+  id: string;
+  label: string;
+  state: TaskState;
+  server?: string;
+  client?: string;
+  progress?: { progress: number; total?: number };
+  startedAt: number;
+  endedAt?: number;
+  rounds?: number;
+  what: string;
+  message?: string;
+}): TaskRow {
+  const st = TASK_STATE[r.state];
+  const terminal = TERMINAL_STATES.has(r.state);
+  const description = [
+    r.server,
+    st.word,
+    r.client,
+    terminal ? undefined : progressText(r.progress),
+    terminal && r.endedAt !== undefined ? `ended ${ago(r.endedAt)}` : `started ${ago(r.startedAt)}`,
+    r.rounds ? `${r.rounds} round${r.rounds === 1 ? '' : 's'} of questions` : undefined,
+  ]
+    .filter(Boolean)
+    .join(' · ');
+  const toQuestions = r.kind === 'task' && r.state === 'input_required';
+  return {
+    kind: r.kind,
+    id: r.id,
+    state: r.state,
+    key: `${r.kind}:${r.id}`,
+    label: r.label,
+    description,
+    tooltip: [
+      `${r.label} — ${st.word}${r.message ? `: ${r.message}` : ''}`,
+      `${r.what} ${r.id}`,
+      toQuestions ? 'A question no client can take waits in the Questions view (click).' : undefined,
+    ]
+      .filter(Boolean)
+      .join('\n'),
+    icon: { id: st.icon, color: st.color },
+    contextValue: `mcpx.${r.kind}.${r.state}`,
+    command: toQuestions
+      ? { command: 'mcpx.showQuestions', title: 'Show Questions' }
+      : { command: 'mcpx.task', title: 'Task…', arguments: [{ kind: r.kind, id: r.id }] },
+  };
+}
+
+/** The Tasks view: every task of this gateway (both eras), the 2026-07-28 background calls that are not
+ *  tasks, and the palette calls sent to the background; newest first. */
+export function tasksTree(host: GatewayHost): RowsTree<TaskRow> {
+  return new RowsTree<TaskRow>(
+    host,
+    () => {
+      const tasks = host.tasks?.list(undefined) ?? [];
+      const ofTasks = new Set<string>(tasks.map((t) => t.call.id));
+      const rows: Array<{ at: number; row: TaskRow }> = [
+        ...tasks.map((t: TaskView) => ({
+          at: t.createdAt,
+          row: taskRow({
+            kind: 'task',
+            id: t.id,
+            label: t.info.label,
+            state: t.status,
+            client: t.info.client,
+            progress: t.call.progress,
+            startedAt: t.createdAt,
+            endedAt: t.terminal ? t.updatedAt : undefined,
+            what: `${t.info.era === 'legacy' ? LATEST_LEGACY : MODERN} task`,
+            message: t.statusMessage,
+          }),
+        })),
+        ...(host.background?.list() ?? [])
+          .filter((c) => !ofTasks.has(c.id))
+          .map((c) => ({
+            at: c.startedAt,
+            row: taskRow({
+              kind: 'background',
+              id: c.id,
+              label: c.label,
+              state: backgroundState(c.status),
+              progress: c.progress,
+              startedAt: c.startedAt,
+              rounds: c.rounds,
+              what: `${MODERN} background call`,
+            }),
+          })),
+        ...host.detached.map((c) => ({
+          at: c.startedAt,
+          row: taskRow({
+            kind: 'palette',
+            id: c.id,
+            label: `tools/call ${c.tool}`,
+            state: c.status,
+            server: c.server,
+            client: 'palette',
+            progress: c.progress,
+            startedAt: c.startedAt,
+            endedAt: c.endedAt,
+            what: 'palette call run in the background',
+            message: typeof c.outcome === 'string' ? c.outcome : undefined,
+          }),
+        })),
+      ];
+      return rows.sort((a, b) => b.at - a.at).map((x) => x.row);
+    },
+    2000,
   );
 }
 

@@ -15,6 +15,16 @@ interface TreeNode {
   list?: string;
   item?: Json;
 }
+/** A row of the Tasks view (src/vscode/views.ts TaskRow). */
+interface TaskRow {
+  kind: 'task' | 'background' | 'palette';
+  id: string;
+  state: string;
+  label: string;
+  description: string;
+  contextValue: string;
+  command?: vscode.Command;
+}
 interface Exports {
   endpoint(): string | undefined;
   host: {
@@ -22,11 +32,12 @@ interface Exports {
       servers(): Array<{ name: string; state: string }>;
       questions(): Array<{ id: string; server: string; reason: string; deadline: number }>;
     };
+    tasks?: { find(id: string): { status: string } | undefined };
   };
   upstreams: vscode.TreeDataProvider<TreeNode>;
   mcpDefinitions: vscode.McpServerDefinitionProvider;
   questions: vscode.TreeDataProvider<{ label: string; description: string }>;
-  tasks: vscode.TreeDataProvider<{ label: string; description: string }>;
+  tasks: vscode.TreeDataProvider<TaskRow>;
   subscriptions: vscode.TreeDataProvider<{ label: string; description: string }>;
   person: { open(): number; completed: string[] };
 }
@@ -43,7 +54,10 @@ type Action =
   | { dialog: string }
   | { gone: 'quick' }
   | { title: string }
-  | { back: true };
+  | { back: true }
+  | { link: string }
+  | { row: string[] }
+  | { rowAction: [string[], string] };
 function drive(...actions: Action[]): void {
   console.log(`mcpx-drive: ${JSON.stringify(actions)}`);
 }
@@ -100,17 +114,51 @@ async function mcp(endpoint: string, method: string, params: Json = {}, signal?:
       },
     }),
   });
+  return answerOf(res);
+}
+
+/** The result of a JSON-RPC answer in JSON or SSE (the last data line is the response); its error thrown. */
+async function answerOf(res: Response): Promise<Json> {
   const text = await res.text();
-  // An SSE answer: the last data line is the response.
   const frames = res.headers.get('content-type')?.includes('event-stream')
     ? text
         .split('\n')
         .filter((l) => l.startsWith('data:'))
         .map((l) => JSON.parse(l.slice(5)) as Json)
     : [JSON.parse(text) as Json];
-  const last = frames.at(-1)!;
+  const last = frames.filter((f) => 'id' in f).at(-1) ?? frames.at(-1)!;
   if (last.error) throw new Error(JSON.stringify(last.error));
   return last.result as Json;
+}
+
+/** A 2025-11-25 client of the gateway over Streamable HTTP: initialize, then requests on its session. */
+async function legacyClient(endpoint: string, name: string): Promise<(method: string, params?: Json) => Promise<Json>> {
+  let session: string | undefined;
+  const post = async (body: Json): Promise<Json> => {
+    const res = await fetch(endpoint, {
+      method: 'POST',
+      headers: {
+        'Content-Type': 'application/json',
+        Accept: 'application/json, text/event-stream',
+        ...(session ? { 'Mcp-Session-Id': session, 'MCP-Protocol-Version': '2025-11-25' } : {}),
+      },
+      body: JSON.stringify({ jsonrpc: '2.0', ...body }),
+    });
+    session ??= res.headers.get('mcp-session-id') ?? undefined;
+    if (body.id === undefined) {
+      await res.text();
+      return {};
+    }
+    return answerOf(res);
+  };
+  await post({
+    id: nextId++,
+    method: 'initialize',
+    params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name, version: '1.0.0' } },
+  });
+  assert.ok(session, 'a legacy session');
+  await post({ method: 'notifications/initialized' });
+  return (method, params = {}) => post({ id: nextId++, method, params });
 }
 const call = (endpoint: string, tool: string, args: Json = {}, signal?: AbortSignal) =>
   mcp(endpoint, 'tools/call', { name: 'mcpx_call', arguments: { server: 'up', tool, arguments: args } }, signal);
@@ -410,17 +458,113 @@ test("the Tasks view: a 2026-07-28 client's background call waiting for input, c
   });
   const first = JSON.parse(await res.text()) as Json;
   assert.equal((first.result as Json).resultType, 'input_required');
-  const rows = (await x.tasks.getChildren()) as Array<{ label: string; description: string; command?: vscode.Command }>;
+  const rows = (await x.tasks.getChildren()) as TaskRow[];
   assert.equal(rows.length, 1);
   assert.equal(rows[0]!.label, 'tools/call mcpx_call');
+  assert.equal(rows[0]!.kind, 'background', 'a background call, not a task: the client did not declare the extension');
+  assert.equal(rows[0]!.contextValue, 'mcpx.background.input_required');
   assert.match(rows[0]!.description, /^waiting for input · started \d+ s ago · 1 round of questions$/);
-  await vscode.commands.executeCommand('mcpx.tasks.focus');
-  drive({ shot: 'tasks-view' });
-  await new Promise((r) => setTimeout(r, 1200));
+  assert.equal(((await x.tasks.getTreeItem(rows[0]!)).iconPath as vscode.ThemeIcon).id, 'question');
   const cancelling = vscode.commands.executeCommand(rows[0]!.command!.command, ...(rows[0]!.command!.arguments ?? []));
   drive({ pick: 'Cancel the call' });
   await cancelling;
   assert.deepEqual(await x.tasks.getChildren(), []);
+});
+
+test('the Tasks view: 2025-11-25 tasks working, failed, completed (Show Task Result) and cancelled from the view; a palette call sent to the background', async (x) => {
+  const url = x.endpoint()!;
+  const client = await legacyClient(url, 'legacy-agent');
+  const other = await legacyClient(url, 'other-agent');
+  const start = async (tool: string, args: Json, by = client) => {
+    const r = await by('tools/call', {
+      name: 'mcpx_call',
+      arguments: { server: 'up', tool, arguments: args },
+      task: {},
+      _meta: { progressToken: `p-${nextId}` },
+    });
+    return String((r.task as Json).taskId);
+  };
+  const rows = async () => (await x.tasks.getChildren()) as TaskRow[];
+  const rowOf = (id: string, state: string) => async () => (await rows()).find((r) => r.id === id && r.state === state);
+  const icon = async (r: TaskRow) => ((await x.tasks.getTreeItem(r)).iconPath as vscode.ThemeIcon).id;
+
+  const long = await start('slow', { ms: 120_000, steps: 60 });
+  const short = await start('slow', { ms: 300 });
+  const broken = await start('error', {});
+  const kept = await start('slow', { ms: 120_000, steps: 60 }, other);
+  const working = await until('the long task working', rowOf(long, 'working'));
+  assert.equal(working.kind, 'task');
+  assert.equal(working.label, 'tools/call mcpx_call');
+  assert.match(working.description, /^working · legacy-agent · (\d+\/60 · )?started \d+ s ago$/);
+  assert.equal(working.contextValue, 'mcpx.task.working');
+  assert.equal(await icon(working), 'sync~spin');
+  const completed = await until('the short task completed', rowOf(short, 'completed'));
+  assert.match(completed.description, /^completed · legacy-agent · ended \d+ s ago$/);
+  assert.equal(completed.contextValue, 'mcpx.task.completed');
+  assert.equal(await icon(completed), 'check');
+  const failed = await until('the failing task failed', rowOf(broken, 'failed'));
+  assert.equal(await icon(failed), 'error');
+
+  // A palette call sent to the background from its progress notification's "Run in background".
+  const palette = vscode.commands.executeCommand('mcpx.callTool', 'up', 'slow');
+  drive({ fill: '15000' }, { fill: '' }, { pick: 'Accept' });
+  await until('the palette call upstream', () =>
+    recorded().some(
+      (f) => f.method === 'tools/call' && ((f.params as Json).arguments as Json | undefined)?.ms === 15000,
+    ),
+  );
+  await vscode.commands.executeCommand('notifications.showList');
+  drive({ link: 'Run in background' });
+  await palette; // the command ends once the call is detached
+  await vscode.commands.executeCommand('notifications.hideList');
+  const detached = await until('the palette call in the Tasks view', async () =>
+    (await rows()).find((r) => r.kind === 'palette' && r.state === 'working'),
+  );
+  assert.equal(detached.label, 'tools/call slow');
+  assert.match(detached.description, /^up · working · palette · (\d+\/2 · )?started \d+ s ago$/);
+
+  // Cancel from the view: the row's inline action (shown only on rows still running).
+  await vscode.commands.executeCommand('mcpx.tasks.focus');
+  drive({ rowAction: [['legacy-agent', 'working'], 'Cancel Task'] });
+  const cancelled = await until('the long task cancelled', rowOf(long, 'cancelled'));
+  assert.equal(x.host.tasks?.find(long)?.status, 'cancelled');
+  assert.match(cancelled.description, /^cancelled · legacy-agent · ended \d+ s ago$/);
+  assert.equal(cancelled.contextValue, 'mcpx.task.cancelled');
+  assert.equal(await icon(cancelled), 'circle-slash');
+  assert.equal((await client('tasks/get', { taskId: long })).status, 'cancelled', 'the client sees it cancelled');
+  assert.equal(x.host.tasks?.find(kept)?.status, 'working', 'only that one');
+
+  // The view with every state in it, wide enough to read.
+  await vscode.commands.executeCommand('workbench.action.closeAuxiliaryBar');
+  await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+  await vscode.commands.executeCommand('mcpx.tasks.focus');
+  for (let i = 0; i < 3; i++) await vscode.commands.executeCommand('workbench.action.increaseViewSize');
+  drive(
+    { row: ['palette', 'working'] },
+    { row: ['other-agent', 'working'] },
+    { row: ['legacy-agent', 'cancelled'] },
+    { shot: 'tasks-view' },
+  );
+  await new Promise((r) => setTimeout(r, 3000));
+  for (let i = 0; i < 3; i++) await vscode.commands.executeCommand('workbench.action.decreaseViewSize');
+
+  // Show Task Result on the completed task: the result in a read-only editor, as from the palette.
+  await vscode.commands.executeCommand('mcpx.showTaskResult', completed);
+  const editor = await until('the task result editor', () =>
+    vscode.window.activeTextEditor?.document.getText().includes('slept 300ms')
+      ? vscode.window.activeTextEditor
+      : undefined,
+  );
+  assert.equal(editor.document.uri.scheme, 'mcpx-result');
+  // The palette call finishes on its own; its result is shown the same way.
+  const done = await until('the palette call completed', rowOf(detached.id, 'completed'), 30_000);
+  await vscode.commands.executeCommand('mcpx.showTaskResult', done);
+  await until('the palette call result', () =>
+    vscode.window.activeTextEditor?.document.getText().includes('slept 15000ms') ? true : undefined,
+  );
+  // The contributed command on a row, as its context menu runs it.
+  await vscode.commands.executeCommand('mcpx.cancelTask', await until('the kept task', rowOf(kept, 'working')));
+  await until('the kept task cancelled', rowOf(kept, 'cancelled'));
 });
 
 test('roots are the workspace folders; a folder added reaches the legacy upstream as list_changed', async (x) => {

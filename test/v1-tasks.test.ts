@@ -90,7 +90,7 @@ describe('/v1/tasks', () => {
       assert.equal(mine.status, 200);
       assert.deepEqual(ids(mine.body), [id]);
       const row = (mine.body.tasks as Json[])[0]!;
-      assert.equal(row.label, 'tools/call mcpx_call');
+      assert.equal(row.label, 'tools/call mcpx_call up/slow');
       assert.equal(row.client, 'mcpx-tests');
       assert.equal(row.era, 'legacy');
       assert.equal(row.status, 'working');
@@ -348,7 +348,7 @@ describe('mcpx tasks', () => {
       assert.match(notBob.stderr, /No task .*not yours/);
       const cancelled = await run(['tasks', 'cancel', mine, '--identity', 'alice', '--endpoint', bare]);
       assert.equal(cancelled.code, 0, cancelled.stderr);
-      assert.match(cancelled.stdout, new RegExp(`^cancelled ${mine}  tools/call mcpx_call$`, 'm'));
+      assert.match(cancelled.stdout, new RegExp(`^cancelled ${mine}  tools/call mcpx_call up/slow$`, 'm'));
       const twice = await run(['tasks', 'cancel', mine, '--identity', 'alice', '--endpoint', bare]);
       assert.equal(twice.code, 2);
       assert.match(twice.stderr, /already ended \(cancelled\)/);

@@ -362,3 +362,14 @@ export class RequestStates {
     return p;
   }
 }
+
+/** What a call is, for a person (the editor's Tasks view, /v1/tasks): the tool, prompt or resource it
+ *  names, and for the gateway's mcpx_call the server and tool it calls. */
+export function labelOf(method: string, params: unknown): string {
+  const p = isObject(params) ? params : {};
+  const named = p.name ?? p.uri;
+  if (typeof named !== 'string') return method;
+  const a = isObject(p.arguments) ? p.arguments : {};
+  const via = named === 'mcpx_call' && typeof a.server === 'string' ? ` ${a.server}/${String(a.tool)}` : '';
+  return `${method} ${named}${via}`;
+}

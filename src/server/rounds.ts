@@ -9,12 +9,12 @@
 import { randomUUID } from 'node:crypto';
 import type { Settings } from '../config/settings';
 import { CODES, ProtocolError, invalidParams } from '../protocol/errors';
-import { type JsonObject, type Request, isObject, notificationMsg } from '../protocol/jsonrpc';
+import { type JsonObject, isObject, notificationMsg } from '../protocol/jsonrpc';
 import { META } from '../protocol/meta';
 import { declares, spellQuestion } from '../protocol/questions';
 import type { Revision } from '../protocol/revisions';
 import type { Incoming } from './incoming';
-import { BackgroundCall, BackgroundCalls, RequestStates, bindingOf } from './mrtr';
+import { BackgroundCall, BackgroundCalls, RequestStates, bindingOf, labelOf } from './mrtr';
 import { listen } from '../wire/abort';
 
 /** How a 2026-07-28 call may become a task: after `ms` without finishing or asking (none: only when its
@@ -76,7 +76,7 @@ export class Rounds {
       claimed = found.nonce;
       found.nonce = undefined;
     } else {
-      call = new BackgroundCall(req.method, labelOf(req), identity);
+      call = new BackgroundCall(req.method, labelOf(req.method, req.params), identity);
       this.background.add(call); // refused at its bounds, before anything runs
       try {
         start(call);
@@ -217,11 +217,4 @@ export class Rounds {
       all.removeEventListener('abort', onAbort);
     }
   }
-}
-
-/** What a background call is, for a person: the tool, prompt or resource it names. */
-function labelOf(req: Request): string {
-  const params = isObject(req.params) ? req.params : {};
-  const named = params.name ?? params.uri;
-  return typeof named === 'string' ? `${req.method} ${named}` : req.method;
 }

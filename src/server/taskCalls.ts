@@ -11,7 +11,7 @@ import { META } from '../protocol/meta';
 import { UnsayableQuestion } from '../protocol/questions';
 import { type Revision, TASK_STATUS_NOTIFICATION, hasField, inSpan } from '../protocol/revisions';
 import type { Incoming } from './incoming';
-import { BackgroundCall } from './mrtr';
+import { BackgroundCall, labelOf } from './mrtr';
 import type { Provider, TaskSupport } from './provider';
 import type { Rounds, TaskWindow } from './rounds';
 import { EAGER_WINDOW_MS, RELATED_TASK, type Task, type Tasks, declaresTasks, extensionRequired } from './tasks';
@@ -79,7 +79,7 @@ export class TaskCalls {
   /** Starts a legacy task: its CreateTaskResult answers at once; its status changes reach a 2025-11-25
    *  client that can be pushed to as notifications/tasks/status. */
   legacyTask(inc: Incoming, rev: Revision, identity: string, start: (call: BackgroundCall, task: Task) => void): Task {
-    const call = new BackgroundCall('tools/call', `tools/call ${toolOf(inc)}`, identity);
+    const call = new BackgroundCall('tools/call', labelOf('tools/call', inc.req.params), identity);
     const conn = inc.conn;
     const task = this.tasks.create(call, {
       label: call.label,

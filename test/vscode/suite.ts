@@ -460,7 +460,7 @@ test("the Tasks view: a 2026-07-28 client's background call waiting for input, c
   assert.equal((first.result as Json).resultType, 'input_required');
   const rows = (await x.tasks.getChildren()) as TaskRow[];
   assert.equal(rows.length, 1);
-  assert.equal(rows[0]!.label, 'tools/call mcpx_call');
+  assert.equal(rows[0]!.label, 'tools/call mcpx_call up/elicit');
   assert.equal(rows[0]!.kind, 'background', 'a background call, not a task: the client did not declare the extension');
   assert.equal(rows[0]!.contextValue, 'mcpx.background.input_required');
   assert.match(rows[0]!.description, /^waiting for input · started \d+ s ago · 1 round of questions$/);
@@ -494,7 +494,7 @@ test('the Tasks view: 2025-11-25 tasks working, failed, completed (Show Task Res
   const kept = await start('slow', { ms: 120_000, steps: 60 }, other);
   const working = await until('the long task working', rowOf(long, 'working'));
   assert.equal(working.kind, 'task');
-  assert.equal(working.label, 'tools/call mcpx_call');
+  assert.equal(working.label, 'tools/call mcpx_call up/slow');
   assert.match(working.description, /^working · legacy-agent · (\d+\/60 · )?started \d+ s ago$/);
   assert.equal(working.contextValue, 'mcpx.task.working');
   assert.equal(await icon(working), 'sync~spin');

@@ -8,7 +8,6 @@ import type { Provider } from '../server/provider';
 import { McpServer, type ServerInfo } from '../server/server';
 import { protocolRoute, tasksRoute } from './routes';
 import { HttpTransport, type Route } from '../transport/http';
-import type { Sessions } from '../transport/sessions';
 
 const SERVER_INFO: ServerInfo = { name: 'mcpx', title: 'mcpx gateway', version: VERSION };
 
@@ -60,7 +59,7 @@ export async function listen(opts: {
     settings: opts.settings,
     routes: [
       protocolRoute(policy),
-      tasksRoute(server.tasks, opts.settings, (id) => sessionIdentity(http, id)),
+      tasksRoute(server.tasks, opts.settings, (id) => http.sessionIdentity(id)),
       ...(opts.routes ?? []),
     ],
     log: opts.log,
@@ -86,13 +85,6 @@ export async function listen(opts: {
       await http.close();
     },
   };
-}
-
-/** The identity of the legacy session `id` (/v1/tasks with Mcp-Session-Id), undefined for one unknown or
- *  ended; finding it marks the session used, as any request of it does. HttpTransport keeps its session
- *  table to itself: this reads it until it offers the lookup. */
-function sessionIdentity(http: HttpTransport, id: string): string | undefined {
-  return (http as unknown as { sessions?: Sessions }).sessions?.find(id)?.conn.defaultIdentity;
 }
 
 /** Where a client that was refused (401) finds the URL with the secret; never the secret itself. */

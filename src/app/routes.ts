@@ -15,6 +15,7 @@ import { readBody } from '../wire/body';
 import { decodeHeaderValue, encodeHeaderValue } from '../wire/headers';
 import { sendJson } from '../wire/json';
 import { SseStream } from '../wire/sse';
+import { namedIdentity } from '../server/conn';
 
 const json = (res: ServerResponse, status: number, body: unknown) => sendJson(res, status, body, { pretty: true });
 
@@ -124,7 +125,7 @@ function callerOf(
         400,
         `${IDENTITY_HEADER} must name an identity (the _meta["dev.mcpx/session"] of its calls), plain or =?base64?…?=`,
       );
-    return `client:${name}`;
+    return namedIdentity(name);
   }
   if (session !== undefined) {
     const identity = sessionIdentity(session);

@@ -22,6 +22,9 @@ export class ClientCancelled extends Error {
  *  "Bounds"). */
 export const PER_REQUEST = 'request:';
 
+/** The identity a client names in `_meta["dev.mcpx/session"]` (docs/protocol.md "Client identity"). */
+export const namedIdentity = (name: string): string => `client:${name}`;
+
 export class Conn {
   /** Revision negotiated by initialize (legacy only). */
   revision?: Revision;

@@ -21,7 +21,7 @@ import { META, type LogLevel, atLeastLevel, isLogLevel } from '../protocol/meta'
 import { MODERN, NEWEST_FIRST, type Revision, eraOf, isRevision, methodAnswered } from '../protocol/revisions';
 import { Admission } from './admission';
 import type { Abort, Aborts } from '../wire/abort';
-import { ClientCancelled, type Conn, PER_REQUEST } from './conn';
+import { ClientCancelled, type Conn, PER_REQUEST, namedIdentity } from './conn';
 import { HANDLERS, type HandlerContext, NOTIFICATION_HANDLERS, type ServerInfo, type Services } from './handlers';
 import type { Incoming, Outcome } from './incoming';
 import { Listens } from './listens';
@@ -163,7 +163,7 @@ export class McpServer {
     const params = isObject(inc.req.params) ? inc.req.params : {};
     const session = isObject(params._meta) ? params._meta[META.session] : undefined;
     if (typeof session === 'string' && session !== '') {
-      const identity = `client:${session}`;
+      const identity = namedIdentity(session);
       const named = inc.conn.identities;
       if (!named.has(identity)) {
         const max = this.opts.settings.get<number>('limits.identitiesPerConnection');

@@ -99,6 +99,11 @@ export class HttpTransport {
     return this.sessions?.size ?? 0;
   }
 
+  /** The identity of legacy session `id`; undefined for one unknown or ended. */
+  sessionIdentity(id: string): string | undefined {
+    return this.sessions?.identityOf(id);
+  }
+
   async listen(port: number, address: string): Promise<{ url: string; port: number; address: string }> {
     this.address = address;
     const http = createServer((req, res) => void this.route(req, res));

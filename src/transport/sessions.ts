@@ -41,6 +41,12 @@ export class Sessions {
     return s;
   }
 
+  /** The identity of the session named `id` (its tasks are its own: /v1/tasks), without marking it used:
+   *  a look from outside does not keep a session alive. */
+  identityOf(id: string): string | undefined {
+    return this.table.get(id)?.conn.defaultIdentity;
+  }
+
   /** limits.sessions when the table is full (a new initialize is refused), else undefined. */
   full(): number | undefined {
     const max = this.settings.get<number>('limits.sessions');

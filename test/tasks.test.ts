@@ -501,7 +501,7 @@ describe('tasks: the store', () => {
     const tasks = new Tasks(
       () => 1000,
       () => 100,
-      () => ({ perIdentity: 4, total: 8 }),
+      () => ({ perIdentity: 4, total: 8, held: 2 }),
     );
     try {
       const call = new BackgroundCall('tools/call', 'tools/call x', 'client:a');
@@ -536,6 +536,16 @@ describe('tasks: the store', () => {
       await sleep(10);
       assert.equal(ct.status, 'cancelled');
       assert.ok(c.abort.aborted, 'the work behind it was aborted');
+      // Two held (one of three created was pruned): another is refused, ended ones counting, naming the setting.
+      assert.throws(
+        () =>
+          tasks.create(new BackgroundCall('tools/call', 'w', 'client:b'), {
+            label: 'w',
+            era: 'modern',
+            identity: 'client:b',
+          }),
+        /limits\.tasks\b/,
+      );
     } finally {
       tasks.close();
     }

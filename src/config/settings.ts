@@ -130,6 +130,13 @@ export const SETTINGS: readonly SettingDef[] = [
     { min: 1 },
   ),
   D(
+    'limits.tasks',
+    'integer',
+    4096,
+    'Most tasks the gateway holds, running or kept after they ended (proto.askTTL); beyond, a new task is refused (-32603).',
+    { min: 1 },
+  ),
+  D(
     'limits.tasksPerIdentity',
     'integer',
     32,

@@ -67,6 +67,7 @@ export class McpServer {
       () => ({
         perIdentity: opts.settings.get<number>('limits.tasksPerIdentity'),
         total: opts.settings.get<number>('limits.inflight'),
+        held: opts.settings.get<number>('limits.tasks'),
       }),
     );
     this.taskCalls = new TaskCalls(opts.provider, opts.settings, this.tasks, this.rounds);

@@ -253,13 +253,18 @@ function wireErrorOf(e: unknown): JsonObject {
 }
 
 export interface TaskLimits {
+  /** Running tasks per identity (limits.tasksPerIdentity). */
   perIdentity: number;
+  /** Running tasks in all (limits.inflight). */
   total: number;
+  /** Tasks held, running or ended and kept (limits.tasks): an ended task's result is memory too. */
+  held: number;
 }
 
-/** Every task of this server, bounded per identity (limits.tasksPerIdentity) and in total
- *  (limits.inflight): at a bound the new task is refused and nothing held is evicted for it. An ended
- *  task is kept proto.askTTL, then pruned (docs/security.md "Bounds"). */
+/** Every task of this server, bounded: running ones per identity (limits.tasksPerIdentity) and in total
+ *  (limits.inflight), and all held, ended ones included (limits.tasks). At a bound the new task is
+ *  refused and nothing held is evicted for it. An ended task is kept proto.askTTL, then pruned
+ *  (docs/security.md "Bounds"). */
 export class Tasks {
   private readonly tasks = new Map<string, Task>();
   private readonly live = new Counts();
@@ -283,7 +288,12 @@ export class Tasks {
 
   /** A new task over `call`, or -32603 naming the bound it would pass. */
   create(call: BackgroundCall, info: TaskInfo): Task {
-    const { perIdentity, total } = this.limits();
+    const { perIdentity, total, held } = this.limits();
+    if (this.tasks.size >= held)
+      throw new ProtocolError(
+        CODES.InternalError,
+        `the gateway holds ${held} tasks, running or kept after they ended (limits.tasks); retry when one is collected or expires (proto.askTTL)`,
+      );
     let running = 0;
     for (const t of this.tasks.values()) if (!t.terminal) running++;
     if (running >= total)

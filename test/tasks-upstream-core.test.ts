@@ -350,3 +350,45 @@ describe('a 2025-11-25 core-tasks upstream (the official SDK), driven by mcpx', 
     },
   );
 });
+
+describe('the task driver (src/upstream/tasks.ts) against an upstream that keeps asking', () => {
+  test('a task asking more than proto.askRounds questions fails naming the setting, and is cancelled upstream', async () => {
+    const { driveTask } = await import('../src/upstream/tasks');
+    const sent: string[] = [];
+    let n = 0;
+    // A 2026-07-28 upstream whose task asks a new question on every poll.
+    const port = {
+      name: 'greedy',
+      era: 'modern' as const,
+      maxQuestions: 3,
+      request: async (method: string) => {
+        sent.push(method);
+        n++;
+        return {
+          taskId: 't',
+          status: 'input_required',
+          pollIntervalMs: 50,
+          inputRequests: { [`q${n}`]: { method: 'elicitation/create', params: { message: 'again?' } } },
+        };
+      },
+      ask: async () => ({ action: 'accept', content: {} }),
+      alive: () => undefined,
+      onStatus: () => () => undefined,
+      log: () => undefined,
+      error: (code: number, message: string) => Object.assign(new Error(message), { code }),
+    };
+    const created = {
+      resultType: 'task',
+      taskId: 't',
+      status: 'input_required',
+      pollIntervalMs: 50,
+      inputRequests: { q0: { method: 'elicitation/create', params: { message: '?' } } },
+    };
+    await assert.rejects(
+      driveTask(port, created, new AbortController().signal),
+      /more than 3 questions \(proto\.askRounds\)/,
+    );
+    await new Promise((r) => setTimeout(r, 20));
+    assert.equal(sent.at(-1), 'tasks/cancel', 'the upstream was told to stop');
+  });
+});

@@ -436,6 +436,7 @@ export class UpstreamClient {
       },
       log: (line) => this.hooks.log(line),
       error: (code, message, data) => new UpstreamError(this.name, code, message, data),
+      maxQuestions: o.askRounds ?? 8,
     };
   }
 

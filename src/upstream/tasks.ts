@@ -62,6 +62,8 @@ export interface DriverPort {
   onStatus(taskId: string, fn: () => void): () => void;
   log(line: string): void;
   error(code: number, message: string, data?: unknown): Error;
+  /** Most questions one task may ask (proto.askRounds, as for a call's input_required rounds). */
+  maxQuestions: number;
 }
 
 const TERMINAL = new Set(['completed', 'failed', 'cancelled']);
@@ -84,12 +86,17 @@ export async function driveTask(port: DriverPort, created: JsonObject, signal: A
   let wake: (() => void) | undefined;
   const offStatus = port.onStatus(taskId, () => wake?.());
   const answered = new Set<string>();
+  // Left before the task ended (a bound, a broken answer): the upstream is told to stop too.
+  let ended = false;
   try {
     for (;;) {
       if (signal.aborted) throw signal.reason instanceof Error ? signal.reason : new Error('cancelled');
       const status = String(task.status);
+      ended = TERMINAL.has(status);
       if (port.era === 'legacy' && (TERMINAL.has(status) || status === 'input_required')) {
-        // 2025-11-25: tasks/result blocks until the end, and carries the task's questions meanwhile.
+        // 2025-11-25: tasks/result blocks until the end, and carries the task's questions meanwhile; what
+        // it answers is the task's own outcome (a cancellation meanwhile goes by the signal).
+        ended = true;
         return await port.request('tasks/result', { taskId });
       }
       if (status === 'completed') {
@@ -113,6 +120,11 @@ export async function driveTask(port: DriverPort, created: JsonObject, signal: A
       if (status === 'input_required' && isObject(task.inputRequests)) {
         for (const [key, r] of Object.entries(task.inputRequests)) {
           if (answered.has(key) || !isObject(r) || typeof r.method !== 'string') continue;
+          if (answered.size >= port.maxQuestions)
+            throw new ProtocolError(
+              CODES.InternalError,
+              `upstream ${port.name}: task ${taskId} asked more than ${port.maxQuestions} questions (proto.askRounds)`,
+            );
           answered.add(key);
           // Each answer goes back on its own as soon as it is given; polling goes on meanwhile.
           void port
@@ -139,5 +151,6 @@ export async function driveTask(port: DriverPort, created: JsonObject, signal: A
   } finally {
     signal.removeEventListener('abort', cancel);
     offStatus();
+    if (!ended && !signal.aborted) cancel();
   }
 }

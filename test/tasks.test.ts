@@ -374,6 +374,46 @@ describe('tasks: a 2025-11-25 stdio client (mcpx serve)', () => {
   });
 });
 
+describe('tasks: a 2025-11-25 stdio client cancels a task waiting on its question', () => {
+  test('the question is withdrawn on the wire (notifications/cancelled) and the task stays cancelled', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'mcpx-tasks-'));
+    const config = join(dir, 'serve.json');
+    writeFileSync(config, JSON.stringify({ servers: servers() }));
+    const c = new StdioClient(
+      process.execPath,
+      [join(repoRoot(), 'dist', 'cli.js'), 'serve', '--transport', 'stdio', '--config', config],
+      '2025-11-25',
+      { elicitation: {} },
+    );
+    try {
+      c.answer = () => new Promise<Json>(() => undefined); // the person never answers
+      await c.initialize();
+      const created = await c.request('tools/call', {
+        name: 'mcpx_call',
+        arguments: { server: 'conf', tool: 'confirm_delete', arguments: { filename: 'c.txt' } },
+        task: {},
+      });
+      const id = ((created.result as Json).task as Json).taskId;
+      await pollUntil(
+        async () => (await c.request('tasks/get', { taskId: id })).result as Json,
+        (t) => t.status === 'input_required',
+      );
+      const q = c.frames.find((f) => f.method === 'elicitation/create')!;
+      const cancelled = (await c.request('tasks/cancel', { taskId: id })).result as Json;
+      assert.equal(cancelled.status, 'cancelled');
+      const until = Date.now() + 5000;
+      const withdrawn = () =>
+        c.frames.some((f) => f.method === 'notifications/cancelled' && (f.params as Json).requestId === q.id);
+      while (!withdrawn() && Date.now() < until) await sleep(50);
+      assert.ok(withdrawn(), 'the question was withdrawn from the client');
+      assert.equal(((await c.request('tasks/get', { taskId: id })).result as Json).status, 'cancelled');
+    } finally {
+      await c.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
 describe('tasks: questions, clients that go away, bounds', () => {
   let gw: TestGateway;
   before(async () => {

@@ -204,11 +204,16 @@ export class Gateway implements Provider, GatewayFacade {
 
   /** A pass-through tool's execution.taskSupport as its upstream listed it (2025-11-25 upstreams list it;
    *  a 2026-07-28 upstream's is unknown until it answers a call with a task); mcpx_call's own. */
-  async toolTaskSupport(name: string, identity: string): Promise<TaskSupport | undefined> {
-    const hit = this.passthrough.length ? (await this.passthroughTools.index(identity)).get(name) : undefined;
-    const tool = hit?.tool ?? (hit ? undefined : FIXED_TOOLS.find((t) => t.name === name));
-    const s = taskSupportOf(tool);
-    return s === 'required' || s === 'optional' || s === 'forbidden' ? s : undefined;
+  toolTaskSupport(name: string, identity: string): TaskSupport | undefined | Promise<TaskSupport | undefined> {
+    const of = (tool: JsonObject | undefined): TaskSupport | undefined => {
+      const s = taskSupportOf(tool);
+      return s === 'required' || s === 'optional' || s === 'forbidden' ? s : undefined;
+    };
+    if (!this.passthrough.length) return of(FIXED_TOOLS.find((t) => t.name === name));
+    return this.passthroughTools.index(identity).then((index) => {
+      const hit = index.get(name);
+      return of(hit ? hit.tool : FIXED_TOOLS.find((t) => t.name === name));
+    });
   }
 
   async toolInputSchema(name: string, ctx: CallContext): Promise<JsonObject | undefined> {

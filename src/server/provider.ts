@@ -67,8 +67,9 @@ export interface Provider {
   /** Throws ProtocolError(-32602, "no tool named ...") for an unknown tool. */
   callTool?(name: string, args: JsonObject, ctx: CallContext): Promise<JsonObject>;
   /** A tool's execution.taskSupport as listed to this identity (2025-11-25 server/tools "Tool-Level
-   *  Negotiation"); undefined where it declares none or mcpx does not know (a 2026-07-28 upstream's). */
-  toolTaskSupport?(name: string, identity: string): Promise<TaskSupport | undefined>;
+   *  Negotiation"); undefined where it declares none or mcpx does not know (a 2026-07-28 upstream's).
+   *  Answered at once where nothing needs looking up (every tools/call asks it). */
+  toolTaskSupport?(name: string, identity: string): TaskSupport | undefined | Promise<TaskSupport | undefined>;
   /** The input schema of a tool as listed to this caller (its x-mcp-header annotations are checked
    *  against the request's Mcp-Param-* headers); undefined for a tool it does not list. */
   toolInputSchema?(name: string, ctx: CallContext): Promise<JsonObject | undefined>;

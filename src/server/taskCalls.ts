@@ -31,8 +31,8 @@ export class TaskCalls {
     private readonly rounds: Rounds,
   ) {}
 
-  private support(inc: Incoming, identity: string): Promise<TaskSupport | undefined> {
-    return this.provider.toolTaskSupport?.(toolOf(inc), identity) ?? Promise.resolve(undefined);
+  private support(inc: Incoming, identity: string): TaskSupport | undefined | Promise<TaskSupport | undefined> {
+    return this.provider.toolTaskSupport?.(toolOf(inc), identity);
   }
 
   /** A 2026-07-28 tools/call: how it may become a task, or undefined when it never will. */
@@ -41,7 +41,8 @@ export class TaskCalls {
     const meta = paramsOf(inc)._meta;
     const caps = isObject(meta) && isObject(meta[META.clientCapabilities]) ? meta[META.clientCapabilities] : {};
     const ext = declaresTasks(caps as JsonObject);
-    const support = await this.support(inc, identity);
+    const s = this.support(inc, identity);
+    const support = s instanceof Promise ? await s : s;
     if (support === 'required' && !ext)
       throw extensionRequired(
         `tool ${JSON.stringify(toolOf(inc))} runs only as a task (execution.taskSupport "required")`,
@@ -64,7 +65,8 @@ export class TaskCalls {
     if (!this.provider.toolTaskSupport) return false;
     const wants = isObject(paramsOf(inc).task);
     if (!wants && !hasField('Tool', 'execution', rev)) return false;
-    const support = await this.support(inc, identity);
+    const s = this.support(inc, identity);
+    const support = s instanceof Promise ? await s : s;
     const name = JSON.stringify(toolOf(inc));
     if (wants && support !== 'optional' && support !== 'required')
       throw new ProtocolError(CODES.MethodNotFound, `tool ${name} does not support task-augmented calls`);

@@ -36,6 +36,51 @@ async function pollUntil(get: () => Promise<Json>, done: (t: Json) => boolean): 
 }
 const terminal = (t: Json) => ['completed', 'failed', 'cancelled'].includes(String(t.status));
 
+/** Opens a subscriptions/listen stream and reads its SSE frames until `enough` says so; then closes it. */
+async function listenUntil(
+  c: HttpClient,
+  notifications: Json,
+  meta: Json,
+  enough: (frames: Json[]) => boolean,
+): Promise<Json[]> {
+  const body = {
+    jsonrpc: '2.0',
+    id: c.id(),
+    method: 'subscriptions/listen',
+    params: c.params({ notifications }, meta),
+  };
+  const ctl = new AbortController();
+  const res = await fetch(c.url, {
+    method: 'POST',
+    headers: c.headers(body),
+    body: JSON.stringify(body),
+    signal: ctl.signal,
+  });
+  const reader = res.body!.getReader();
+  let buf = '';
+  const frames: Json[] = [];
+  try {
+    while (!enough(frames)) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      buf += Buffer.from(value).toString();
+      for (let i = buf.indexOf('\n\n'); i >= 0; i = buf.indexOf('\n\n')) {
+        const data = buf
+          .slice(0, i)
+          .split('\n')
+          .filter((l) => l.startsWith('data:'))
+          .map((l) => l.slice(5))
+          .join('');
+        buf = buf.slice(i + 2);
+        if (data.trim()) frames.push(JSON.parse(data) as Json);
+      }
+    }
+  } finally {
+    ctl.abort();
+  }
+  return frames;
+}
+
 describe('tasks: a 2026-07-28 client (the extension)', () => {
   let gw: TestGateway;
   before(async () => {
@@ -212,38 +257,9 @@ describe('tasks: a 2026-07-28 client (the extension)', () => {
     const c = client();
     const created = (await c.request('tools/call', { name: 'slow_compute', arguments: { seconds: 1, label: 'l' } }))
       .result!;
-    const body = {
-      jsonrpc: '2.0',
-      id: c.id(),
-      method: 'subscriptions/listen',
-      params: c.params({ notifications: { taskIds: [created.taskId, 'not-a-task'] } }),
-    };
-    const ctl = new AbortController();
-    const res = await fetch(gw.url, {
-      method: 'POST',
-      headers: c.headers(body),
-      body: JSON.stringify(body),
-      signal: ctl.signal,
-    });
-    const reader = res.body!.getReader();
-    let buf = '';
-    const frames: Json[] = [];
-    while (!frames.some((f) => f.method === 'notifications/tasks' && (f.params as Json).status === 'completed')) {
-      const { value, done } = await reader.read();
-      if (done) break;
-      buf += Buffer.from(value).toString();
-      for (let i = buf.indexOf('\n\n'); i >= 0; i = buf.indexOf('\n\n')) {
-        const data = buf
-          .slice(0, i)
-          .split('\n')
-          .filter((l) => l.startsWith('data:'))
-          .map((l) => l.slice(5))
-          .join('');
-        buf = buf.slice(i + 2);
-        if (data.trim()) frames.push(JSON.parse(data) as Json);
-      }
-    }
-    ctl.abort();
+    const frames = await listenUntil(c, { taskIds: [created.taskId, 'not-a-task'] }, {}, (f) =>
+      f.some((x) => x.method === 'notifications/tasks' && (x.params as Json).status === 'completed'),
+    );
     const ack = frames.find((f) => f.method === 'notifications/subscriptions/acknowledged')!;
     assert.deepEqual((ack.params as Json).notifications, { taskIds: [created.taskId] });
     const updates = frames.filter((f) => f.method === 'notifications/tasks').map((f) => (f.params as Json).status);
@@ -509,27 +525,14 @@ describe('tasks: questions, clients that go away, bounds', () => {
     const created = (
       await c.request('tools/call', { name: 'slow_compute', arguments: { seconds: 60, label: 'x' } }, { meta: mine })
     ).result!;
-    const body = {
-      jsonrpc: '2.0',
-      id: c.id(),
-      method: 'subscriptions/listen',
-      params: c.params(
-        { notifications: { taskIds: [created.taskId] } },
-        { 'dev.mcpx/session': 'frank-0123456789abcdef0' },
-      ),
-    };
-    const ctl = new AbortController();
-    const res = await fetch(gw.url, {
-      method: 'POST',
-      headers: c.headers(body),
-      body: JSON.stringify(body),
-      signal: ctl.signal,
-    });
-    const reader = res.body!.getReader();
-    let buf = '';
-    while (!buf.includes('acknowledged')) buf += Buffer.from((await reader.read()).value ?? []).toString();
-    ctl.abort();
-    assert.match(buf, /"taskIds":\[\]/);
+    const frames = await listenUntil(
+      c,
+      { taskIds: [created.taskId] },
+      { 'dev.mcpx/session': 'frank-0123456789abcdef0' },
+      (f) => f.some((x) => x.method === 'notifications/subscriptions/acknowledged'),
+    );
+    const ack = frames.find((f) => f.method === 'notifications/subscriptions/acknowledged')!;
+    assert.deepEqual((ack.params as Json).notifications, { taskIds: [] });
     await c.request('tasks/cancel', { taskId: created.taskId }, { meta: mine, ...nameHeader(created.taskId) });
   });
 });

@@ -14,6 +14,12 @@ import { PER_REQUEST } from './conn';
 import type { Incoming } from './incoming';
 import type { BackgroundCall } from './mrtr';
 
+/** The Task's two fields each era names its own way (2025-11-25 schema Task; the extension's Task). */
+const TASK_FIELDS: Readonly<Record<Era, { ttl: string; poll: string }>> = {
+  legacy: { ttl: 'ttl', poll: 'pollInterval' },
+  modern: { ttl: 'ttlMs', poll: 'pollIntervalMs' },
+};
+
 export type TaskStatus = 'working' | 'input_required' | 'completed' | 'failed' | 'cancelled';
 const TERMINAL: ReadonlySet<TaskStatus> = new Set(['completed', 'failed', 'cancelled']);
 
@@ -171,27 +177,23 @@ export class Task {
 
   /** The Task of 2025-11-25 (ttl, pollInterval). */
   legacyShape(): JsonObject {
-    const t: JsonObject = {
-      taskId: this.id,
-      status: this.status,
-      createdAt: new Date(this.createdAt).toISOString(),
-      lastUpdatedAt: new Date(this.updatedAt).toISOString(),
-      ttl: this.ttl(),
-      pollInterval: this.pollMs,
-    };
-    if (this.statusMessage !== undefined) t.statusMessage = this.statusMessage;
-    return t;
+    return this.shape('legacy');
   }
 
   /** The extension's Task (ttlMs, pollIntervalMs). */
   modernShape(): JsonObject {
+    return this.shape('modern');
+  }
+
+  private shape(era: Era): JsonObject {
+    const names = TASK_FIELDS[era];
     const t: JsonObject = {
       taskId: this.id,
       status: this.status,
       createdAt: new Date(this.createdAt).toISOString(),
       lastUpdatedAt: new Date(this.updatedAt).toISOString(),
-      ttlMs: this.ttl(),
-      pollIntervalMs: this.pollMs,
+      [names.ttl]: this.ttl(),
+      [names.poll]: this.pollMs,
     };
     if (this.statusMessage !== undefined) t.statusMessage = this.statusMessage;
     return t;

@@ -36,6 +36,18 @@ async function pollUntil(get: () => Promise<Json>, done: (t: Json) => boolean): 
 }
 const terminal = (t: Json) => ['completed', 'failed', 'cancelled'].includes(String(t.status));
 
+/** A 2025-11-25 stdio client that declared elicitation, on `mcpx serve` with these servers. */
+function serveClient(dir: string): StdioClient {
+  const config = join(dir, 'serve.json');
+  writeFileSync(config, JSON.stringify({ servers: servers() }));
+  return new StdioClient(
+    process.execPath,
+    [join(repoRoot(), 'dist', 'cli.js'), 'serve', '--transport', 'stdio', '--config', config],
+    '2025-11-25',
+    { elicitation: {} },
+  );
+}
+
 /** Opens a subscriptions/listen stream and reads its SSE frames until `enough` says so; then closes it. */
 async function listenUntil(
   c: HttpClient,
@@ -348,14 +360,7 @@ describe('tasks: a 2025-11-25 stdio client (mcpx serve)', () => {
   after(() => rmSync(dir, { recursive: true, force: true }));
 
   test('a task that asks: input_required while the question is out, the question carries related-task', async () => {
-    const config = join(dir, 'serve.json');
-    writeFileSync(config, JSON.stringify({ servers: servers() }));
-    const c = new StdioClient(
-      process.execPath,
-      [join(repoRoot(), 'dist', 'cli.js'), 'serve', '--transport', 'stdio', '--config', config],
-      '2025-11-25',
-      { elicitation: {} },
-    );
+    const c = serveClient(dir);
     try {
       let release!: () => void;
       const held = new Promise<void>((r) => (release = r));
@@ -393,14 +398,7 @@ describe('tasks: a 2025-11-25 stdio client (mcpx serve)', () => {
 describe('tasks: a 2025-11-25 stdio client cancels a task waiting on its question', () => {
   test('the question is withdrawn on the wire (notifications/cancelled) and the task stays cancelled', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'mcpx-tasks-'));
-    const config = join(dir, 'serve.json');
-    writeFileSync(config, JSON.stringify({ servers: servers() }));
-    const c = new StdioClient(
-      process.execPath,
-      [join(repoRoot(), 'dist', 'cli.js'), 'serve', '--transport', 'stdio', '--config', config],
-      '2025-11-25',
-      { elicitation: {} },
-    );
+    const c = serveClient(dir);
     try {
       c.answer = () => new Promise<Json>(() => undefined); // the person never answers
       await c.initialize();

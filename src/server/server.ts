@@ -117,9 +117,9 @@ export class McpServer {
       identity = this.identityOf(inc, rev);
       release = await this.admission.acquire(identity, inc.abort);
       if (eraOf(rev) === 'modern' && MRTR_METHODS.has(req.method)) {
-        background = true;
         const id = identity;
         const window = await this.taskCalls.window(inc, id);
+        background = true;
         const result = await this.rounds.roundTrip(
           inc,
           rev,
@@ -130,11 +130,11 @@ export class McpServer {
         return { response: resultResponse(req.id, this.spell(req.method, result, rev)), rev };
       }
       if (req.method === 'tools/call' && (await this.taskCalls.legacyWantsTask(inc, rev, identity))) {
-        background = true;
         const id = identity;
         const task = this.taskCalls.legacyTask(inc, rev, id, (call, t) =>
           this.startInBackground(inc, rev, id, call, false, t),
         );
+        background = true; // started: its identity ends with its work
         return { response: resultResponse(req.id, this.spell(req.method, { task: task.legacyShape() }, rev)), rev };
       }
       const ctx = this.context(inc, rev, identity);

@@ -65,7 +65,9 @@ async function main(): Promise<void> {
   }
   for (const clients of [1, 16]) {
     const { spawn } = await import('node:child_process');
-    const m = spawn(process.execPath, [cli, 'serve', '--transport', 'stdio'], { stdio: ['pipe', 'pipe', 'inherit'] });
+    const m = spawn(process.execPath, [cli, 'serve', '--transport', 'stdio', '--standalone'], {
+      stdio: ['pipe', 'pipe', 'inherit'],
+    });
     const f = spawn(process.execPath, [floorJs, '--stdio'], { stdio: ['pipe', 'pipe', 'inherit'] });
     await stdioLoad(m, ping, clients, 300);
     const mf = await stdioLoad(m, ping, clients, MS);

@@ -3,14 +3,19 @@
 import { type Listening, isLoopback, listen, makeServer } from './app/app';
 import { gatewayRoutes, identityHeader } from './app/routes';
 import { type Config, defaultStateDir, loadConfig } from './config/file';
-import { elicitSecret, endpointSecret, readSecret } from './config/secret';
+import { elicitSecret, endpointSecret, readSecret, withoutSecret } from './config/secret';
 import { SETTINGS, Settings, envLayer, envName, SettingError } from './config/settings';
 import { Gateway } from './gateway/gateway';
+import { Relay } from './shim/relay';
 import { StdioTransport } from './transport/stdio';
 
 const USAGE = `usage:
   mcpx daemon [--port N] [--address ADDR] [--config FILE] [--passthrough a,b] [--mcp-spec REV] [--set key=value]
-  mcpx serve --transport stdio [--config FILE] [--passthrough a,b] [--mcp-spec REV] [--set key=value]
+  mcpx serve --transport stdio [--connect auto|URL|ssh://host[:port]]
+                                                     a stdio shim onto a running gateway (auto: this folder's
+                                                     editor window, the running daemon, else one started)
+  mcpx serve --transport stdio --standalone [--config FILE] [--passthrough a,b] [--mcp-spec REV] [--set key=value]
+                                                     a whole gateway in this process
   mcpx settings [--config FILE] [...flags]
   mcpx elicit [--endpoint URL]                       list the questions waiting at a running gateway
   mcpx elicit answer ID 'JSON' [--endpoint URL]      answer one, e.g. '{"action":"accept","content":{"name":"x"}}'
@@ -39,6 +44,9 @@ interface Args {
   config?: string;
   transport?: string;
   endpoint?: string;
+  /** mcpx serve: the gateway to relay to (auto, a URL, ssh://host), or none (--standalone). */
+  connect?: string;
+  standalone?: boolean;
   /** mcpx tasks: whose tasks. */
   identity?: string;
   session?: string;
@@ -66,11 +74,17 @@ export function parseArgs(argv: string[]): Args {
       a.all = true;
       continue;
     }
+    if (name === 'standalone') {
+      if (command !== 'serve') throw new SettingError('--standalone', `only mcpx serve takes it\n${USAGE}`);
+      a.standalone = true;
+      continue;
+    }
     const value = eq > 0 ? arg.slice(eq + 1) : rest[++i];
     if (value === undefined) throw new SettingError(`--${name}`, 'needs a value');
     if (name === 'config') a.config = value;
     else if (name === 'endpoint') a.endpoint = value;
     else if (name === 'transport') a.transport = value;
+    else if (name === 'connect') a.connect = value;
     else if (name === 'identity') a.identity = value;
     else if (name === 'session') a.session = value;
     else if (name === 'set') {
@@ -148,6 +162,7 @@ async function serve(a: Args): Promise<void> {
         : `serve needs --transport stdio\n${USAGE}`,
     );
   }
+  if (!a.standalone) return shim(a);
   const config = loadConfig(a.config, { env: process.env, workspaceFolder: process.cwd() });
   reportIssues(config);
   const settings = settingsFor(config, a, process.env);
@@ -171,6 +186,44 @@ async function serve(a: Args): Promise<void> {
   server.close();
   await gateway.close();
   process.exit(0);
+}
+
+/** `mcpx serve --transport stdio`: a thin shim onto a running gateway (docs/gateway.md "The stdio shim"):
+ *  the one `--connect` names (auto: the editor window of this folder, the running daemon, else one
+ *  started in the background), said once on stderr; reconnected after a break. */
+async function shim(a: Args): Promise<void> {
+  if (a.config) throw new Error('--config belongs to the gateway: give it to `mcpx daemon`, or add --standalone');
+  // No config file of its own: the gateway has it. Settings from the environment and flags only.
+  const settings = new Settings([
+    { source: 'env', values: envLayer(process.env) },
+    { source: 'flag', values: a.flags },
+  ]);
+  const log = (l: string) => process.stderr.write(`${l}\n`);
+  const resolve = () => connectTo(a.connect ?? 'auto');
+  const first = await resolve();
+  log(`mcpx: serving stdio through ${first.via}`);
+  const relay = new Relay({
+    endpoint: first.endpoint,
+    input: process.stdin,
+    output: process.stdout,
+    log,
+    maxLineBytes: settings.get<number>('transport.maxLineBytes'),
+    drainMs: settings.duration('transport.stdioDrain'),
+    reconnectForMs: settings.duration('shim.reconnectFor'),
+    reconnect: async () => (await resolve()).endpoint,
+  });
+  process.once('SIGTERM', () => void relay.end());
+  await relay.closed;
+  process.exit(0);
+}
+
+/** Where a shim connects: a URL as given (the install's secret added on a loopback host when the path
+ *  has none). */
+async function connectTo(connect: string): Promise<{ endpoint: string; via: string }> {
+  const url = new URL(connect);
+  const secret = elicitSecret(url, () => readSecret(defaultStateDir(process.env)));
+  const endpoint = /^\/mcp\/[^/]+$/.test(url.pathname) || !secret ? url.toString() : `${url.origin}/mcp/${secret}`;
+  return { endpoint, via: withoutSecret(endpoint) };
 }
 
 function showSettings(a: Args): void {

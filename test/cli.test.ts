@@ -103,7 +103,7 @@ describe('mcpx CLI', () => {
   });
 
   test('serve --transport stdio speaks MCP on its own stdin/stdout', async () => {
-    const c = new StdioClient(process.execPath, [cli, 'serve', '--transport', 'stdio'], '2025-11-25');
+    const c = new StdioClient(process.execPath, [cli, 'serve', '--transport', 'stdio', '--standalone'], '2025-11-25');
     try {
       const init = await c.initialize();
       assert.equal((init.result as Json).protocolVersion, '2025-11-25');

@@ -405,7 +405,7 @@ describe('fuzz: stdio', () => {
       const c = JSON.parse(readFileSync(join(CASES, name), 'utf8')) as Frame & { kind: string };
       if (c.kind === 'stdio') lines.unshift(c.body);
     }
-    const child = spawn(process.execPath, [cli, 'serve', '--transport', 'stdio'], {
+    const child = spawn(process.execPath, [cli, 'serve', '--transport', 'stdio', '--standalone'], {
       env,
       stdio: ['pipe', 'pipe', 'pipe'],
     });

@@ -156,7 +156,7 @@ describe('a legacy stdio client (mcpx serve)', () => {
     writeFileSync(config, JSON.stringify({ servers: { up: fixtureCommand(['--rev', '2025-11-25', '--name', 'up']) } }));
     const c = new StdioClient(
       process.execPath,
-      [join(repoRoot(), 'dist', 'cli.js'), 'serve', '--transport', 'stdio', '--config', config],
+      [join(repoRoot(), 'dist', 'cli.js'), 'serve', '--transport', 'stdio', '--standalone', '--config', config],
       '2025-11-25',
       ALL,
     );

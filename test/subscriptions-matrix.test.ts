@@ -134,7 +134,7 @@ const legacyStdio: ClientKind = {
     writeFileSync(config, JSON.stringify({ servers }));
     const c = new StdioClient(
       process.execPath,
-      [join(repoRoot(), 'dist', 'cli.js'), 'serve', '--transport', 'stdio', '--config', config],
+      [join(repoRoot(), 'dist', 'cli.js'), 'serve', '--transport', 'stdio', '--standalone', '--config', config],
       '2025-11-25',
     );
     await c.initialize();

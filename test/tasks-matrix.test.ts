@@ -139,7 +139,7 @@ function modernDriver(url: string): Driver {
 async function stdioDriver(config: string): Promise<Driver> {
   const c = new StdioClient(
     process.execPath,
-    [join(repoRoot(), 'dist', 'cli.js'), 'serve', '--transport', 'stdio', '--config', config],
+    [join(repoRoot(), 'dist', 'cli.js'), 'serve', '--transport', 'stdio', '--standalone', '--config', config],
     '2025-11-25',
     { elicitation: {} },
   );

@@ -190,7 +190,7 @@ describe('a 2025-11-25 core-tasks upstream (the official SDK), driven by mcpx', 
       const c = track(
         new StdioClient(
           process.execPath,
-          [join(repoRoot(), 'dist', 'cli.js'), 'serve', '--transport', 'stdio', '--config', config],
+          [join(repoRoot(), 'dist', 'cli.js'), 'serve', '--transport', 'stdio', '--standalone', '--config', config],
           '2025-11-25',
           { elicitation: {} },
         ),

@@ -42,7 +42,7 @@ function serveClient(dir: string): StdioClient {
   writeFileSync(config, JSON.stringify({ servers: servers() }));
   return new StdioClient(
     process.execPath,
-    [join(repoRoot(), 'dist', 'cli.js'), 'serve', '--transport', 'stdio', '--config', config],
+    [join(repoRoot(), 'dist', 'cli.js'), 'serve', '--transport', 'stdio', '--standalone', '--config', config],
     '2025-11-25',
     { elicitation: {} },
   );

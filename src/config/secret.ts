@@ -106,6 +106,11 @@ export function elicitSecret(endpoint: URL, stored: () => string | undefined): s
   return loopback ? stored() : undefined;
 }
 
+/** An endpoint as it may be shown or logged: the /mcp/<secret> path without its secret. */
+export function withoutSecret(endpoint: string): string {
+  return endpoint.replace(/\/mcp\/[^/?#]+/, '/mcp/<secret>');
+}
+
 /** The state directory, made owner-only (0700): mkdirSync's mode applies only to a directory it
  *  creates, so one that exists is narrowed too (docs/security.md "The endpoint secret"). */
 export function privateDir(dir: string): void {

@@ -226,6 +226,12 @@ export const SETTINGS: readonly SettingDef[] = [
     false,
     'A /v1/tasks request that names no identity (Mcpx-Identity, Mcp-Session-Id) sees, and may cancel, every task of every client: `mcpx tasks --all`. Off, it is refused (400).',
   ),
+  D(
+    'shim.reconnectFor',
+    'duration',
+    30_000,
+    'How long a stdio shim keeps trying to reach a gateway again after it went away before it exits.',
+  ),
   D('log.level', 'string', 'info', 'Gateway log level: debug, info, warning, error.'),
 ];
 

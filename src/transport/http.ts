@@ -27,7 +27,7 @@ import {
 import { Conn, PER_REQUEST } from '../server/conn';
 import { Runner } from '../server/runner';
 import type { McpServer } from '../server/server';
-import { decodeHeaderValue } from '../wire/headers';
+import { SHIM_HEADER, decodeHeaderValue } from '../wire/headers';
 import { BodyTooLarge, readBody } from '../wire/body';
 import { sendJson } from '../wire/json';
 import { EndpointSecret } from './auth';
@@ -35,6 +35,9 @@ import { checkOrigin } from './origin';
 import { type Session, Sessions } from './sessions';
 import { SseStream } from '../wire/sse';
 import { Abort } from '../wire/abort';
+
+/** How long a stdio shim's session outlives its GET stream (SHIM_HEADER). */
+const SHIM_GRACE_MS = 1000;
 
 const MCP_PATH = '/mcp';
 const SECRET_PATH_PREFIX = `${MCP_PATH}/`;
@@ -213,10 +216,18 @@ export class HttpTransport {
     s.stream = stream;
     stream.start();
     s.conn.push = (msg) => stream.send(msg);
+    // The stdio shim keeps its session's GET stream open for as long as it lives: the stream gone and
+    // not opened again within a moment, the shim is gone (even by SIGKILL), and so is its session, its
+    // calls cancelled (docs/gateway.md "The stdio shim").
+    const shim = h(req, SHIM_HEADER.toLowerCase()) !== undefined;
     res.on('close', () => {
       if (s.stream === stream) {
         s.stream = undefined;
         s.conn.push = undefined;
+        if (shim)
+          setTimeout(() => {
+            if (!s.stream && this.sessions?.find(s.id) === s) this.sessions.end(s, 'the stdio shim went away');
+          }, SHIM_GRACE_MS).unref();
       }
       stream.end();
     });

@@ -24,3 +24,8 @@ export function encodeHeaderValue(value: string): string {
   const safe = !framed && PLAIN.test(value) && value === value.trim() && !value.includes('\t');
   return safe ? value : `${OPEN}${Buffer.from(value, 'utf8').toString('base64')}${CLOSE}`;
 }
+
+/** Sent on every request of the stdio shim (shim/relay.ts): the gateway ends the shim's legacy session
+ *  when its GET stream closes — the shim died, even by SIGKILL — cancelling its calls (docs/gateway.md
+ *  "The stdio shim"). */
+export const SHIM_HEADER = 'Mcpx-Shim';

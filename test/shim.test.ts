@@ -1,0 +1,208 @@
+// The stdio shim (`mcpx serve --transport stdio`) onto a running headless gateway, with clients nobody
+// here wrote: the official SDK's stdio client declaring each legacy revision in turn (its initialize
+// rewritten to that revision), and mcpx's own strict stdio client for 2026-07-28. Every frame a client
+// receives is validated against its revision's schema. A question from an upstream reaches a capable
+// client through the shim; two shims are two identities; a shim killed with SIGKILL leaves nothing
+// behind in the gateway; the shim exits when its client closes stdin.
+import assert from 'node:assert/strict';
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { after, before, describe, test } from 'node:test';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { repoRoot } from './harness/gateway';
+import { validating } from './harness/sdk';
+import type { Revision } from './harness/schema';
+import { fixtureCommand } from './harness/upstreams';
+import { type Json, StdioClient } from './harness/wire';
+
+const cli = () => join(repoRoot(), 'dist', 'cli.js');
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const textOf = (r: unknown) =>
+  (((r as { content?: unknown }).content as Array<{ text?: string }> | undefined) ?? [])
+    .map((b) => b.text ?? '')
+    .join('');
+
+describe('the stdio shim onto a running gateway', () => {
+  let dir: string;
+  let env: NodeJS.ProcessEnv;
+  let daemon: ChildProcess;
+  let endpoint: string;
+  let record: string;
+  before(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'mcpx-shim-'));
+    env = { ...process.env, XDG_CONFIG_HOME: dir, XDG_STATE_HOME: dir, MCPX_PORT: '' };
+    record = join(dir, 'up.jsonl');
+    const config = join(dir, 'mcp.json');
+    writeFileSync(
+      config,
+      JSON.stringify({
+        servers: {
+          up: fixtureCommand(['--rev', '2025-11-25', '--name', 'up', '--record', record]),
+          mine: { ...fixtureCommand(['--rev', '2025-11-25', '--name', 'mine']), scope: 'identity' },
+        },
+      }),
+    );
+    daemon = spawn(process.execPath, [cli(), 'daemon', '--port', '0', '--config', config], {
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const line = await new Promise<string>((r) => createInterface({ input: daemon.stdout! }).once('line', r));
+    endpoint = /mcpx listening on (\S+)/.exec(line)![1]!;
+  });
+  after(async () => {
+    daemon.kill('SIGTERM');
+    await new Promise((r) => daemon.once('exit', r));
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  const shimArgs = () => [cli(), 'serve', '--transport', 'stdio', '--connect', endpoint];
+
+  /** The official SDK client over the shim, its initialize spelled for `rev`. */
+  async function sdkClient(rev: Revision, caps: Json = {}) {
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: shimArgs(),
+      env: env as Record<string, string>,
+      stderr: 'pipe',
+    });
+    const send = transport.send.bind(transport);
+    transport.send = (msg) => {
+      const m = msg as { method?: string; params?: { protocolVersion?: string } };
+      if (m.method === 'initialize' && m.params) m.params.protocolVersion = rev;
+      return send(msg);
+    };
+    const v = validating(transport);
+    const client = new Client({ name: `sdk-${rev}`, version: '1.0.0' }, { capabilities: caps });
+    await client.connect(v.transport);
+    return { client, frames: v.frames, transport };
+  }
+
+  for (const rev of ['2024-11-05', '2025-03-26', '2025-06-18', '2025-11-25'] as Revision[]) {
+    test(`the official SDK client at ${rev}: a session in its own revision, tools listed and called`, async () => {
+      const { client, frames } = await sdkClient(rev);
+      try {
+        assert.equal(client.getServerVersion()?.name, 'mcpx');
+        const tools = await client.listTools();
+        assert.ok(tools.tools.some((t) => t.name === 'mcpx_call'));
+        const r = await client.callTool({
+          name: 'mcpx_call',
+          arguments: { server: 'up', tool: 'echo', arguments: { text: `hi ${rev}` } },
+        });
+        assert.equal(textOf(r), `hi ${rev}`);
+        const init = frames.find((f) => (f as { result?: { protocolVersion?: string } }).result?.protocolVersion) as {
+          result: { protocolVersion: string };
+        };
+        assert.equal(init.result.protocolVersion, rev, 'the gateway answered in the revision the client asked for');
+      } finally {
+        await client.close();
+      }
+    });
+  }
+
+  test('an upstream question reaches a capable client through the shim, and its answer the upstream', async () => {
+    const { client } = await sdkClient('2025-11-25', { elicitation: {} });
+    try {
+      client.setRequestHandler(ElicitRequestSchema, async (req) => {
+        assert.match(String(req.params.message), /up \(via mcpx\) asks: Name\?/);
+        return { action: 'accept', content: { answer: 'forty-two' } };
+      });
+      const r = await client.callTool({
+        name: 'mcpx_call',
+        arguments: { server: 'up', tool: 'elicit', arguments: { text: 'Name?' } },
+      });
+      assert.match(textOf(r), /forty-two/);
+    } finally {
+      await client.close();
+    }
+  });
+
+  test('a 2026-07-28 client: requests one by one with their headers, a question as input_required', async () => {
+    const c = new StdioClient(process.execPath, shimArgs(), '2026-07-28', { elicitation: {} });
+    try {
+      const d = await c.request('server/discover');
+      assert.ok(((d.result as Json).supportedVersions as string[]).includes('2026-07-28'));
+      const echo = await c.request('tools/call', {
+        name: 'mcpx_call',
+        arguments: { server: 'up', tool: 'echo', arguments: { text: 'modern' } },
+      });
+      assert.equal(textOf(echo.result as Json), 'modern');
+      const asked = (
+        await c.request('tools/call', {
+          name: 'mcpx_call',
+          arguments: { server: 'up', tool: 'elicit', arguments: { text: 'Q?' } },
+        })
+      ).result as Json;
+      assert.equal(asked.resultType, 'input_required');
+      // A wrong Mcp-Name never happens: the shim sets the headers from the body.
+      const bad = await c.request('tools/call', { name: 'no such tool', arguments: {} });
+      assert.notEqual((bad.error as Json | undefined)?.code, -32020);
+    } finally {
+      await c.close();
+    }
+  });
+
+  test('two shims are two identities: a scope "identity" server runs one instance for each, kept across calls', async () => {
+    const whoami = async (c: StdioClient) =>
+      textOf(
+        (
+          await c.request('tools/call', {
+            name: 'mcpx_call',
+            arguments: { server: 'mine', tool: 'whoami', arguments: {} },
+          })
+        ).result as Json,
+      );
+    const a = new StdioClient(process.execPath, shimArgs(), '2026-07-28');
+    const b = new StdioClient(process.execPath, shimArgs(), '2026-07-28');
+    try {
+      const a1 = await whoami(a);
+      const a2 = await whoami(a);
+      const b1 = await whoami(b);
+      assert.equal(a1, a2, 'one shim keeps its instance across its (sessionless) requests');
+      assert.notEqual(a1, b1, 'another shim has another');
+    } finally {
+      await a.close();
+      await b.close();
+    }
+  });
+
+  test('a shim killed with SIGKILL: its session ends and its call is cancelled upstream; nothing is orphaned', async () => {
+    const c = new StdioClient(process.execPath, shimArgs(), '2025-11-25');
+    await c.initialize();
+    const pending = c.request('tools/call', {
+      name: 'mcpx_call',
+      arguments: { server: 'up', tool: 'slow', arguments: { ms: 60_000, steps: 60 } },
+    });
+    void pending.catch(() => undefined);
+    const started = Date.now();
+    const received = () =>
+      readFileSync(record, 'utf8')
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l) as { dir: string; frame: Json })
+        .filter((l) => l.dir === 'in')
+        .map((l) => l.frame);
+    const cancelledUpstream = () => received().some((f) => f.method === 'notifications/cancelled');
+    const callArrived = () => received().some((f) => f.method === 'tools/call' && (f.params as Json).name === 'slow');
+    while (!callArrived() && Date.now() - started < 10_000) await sleep(50);
+    assert.ok(callArrived(), 'the call reached the upstream');
+    c.child.kill('SIGKILL');
+    await c.exited;
+    const until = Date.now() + 10_000;
+    while (!cancelledUpstream() && Date.now() < until) await sleep(100);
+    assert.ok(cancelledUpstream(), "the shim's call was cancelled upstream when its session ended");
+  });
+
+  test('the shim exits when its client closes stdin', async () => {
+    const c = new StdioClient(process.execPath, shimArgs(), '2025-11-25');
+    await c.initialize();
+    const code = await c.close();
+    assert.equal(code, 0);
+    assert.match(c.stderr, /serving stdio through http:\/\/127\.0\.0\.1:\d+\/mcp\/<secret>/);
+    assert.equal(c.stderr.includes(endpoint), false, 'the secret is never printed');
+  });
+});

@@ -1,5 +1,6 @@
 // The headless surface: `mcpx daemon`, `mcpx serve --transport stdio`, `mcpx settings`, and the clients
 // of a running gateway's /v1 API: `mcpx elicit`, `mcpx tasks`.
+import { spawn } from 'node:child_process';
 import { type Listening, isLoopback, listen, makeServer } from './app/app';
 import { gatewayRoutes, identityHeader } from './app/routes';
 import { type Config, defaultStateDir, loadConfig } from './config/file';
@@ -199,6 +200,7 @@ async function shim(a: Args): Promise<void> {
     { source: 'flag', values: a.flags },
   ]);
   const log = (l: string) => process.stderr.write(`${l}\n`);
+  if (a.connect?.startsWith('ssh://')) return overSsh(new URL(a.connect), settings, log);
   const resolve = () => connectTo(a.connect ?? 'auto');
   const first = await resolve();
   log(`mcpx: serving stdio through ${first.via}`);
@@ -215,6 +217,27 @@ async function shim(a: Args): Promise<void> {
   process.once('SIGTERM', () => void relay.end());
   await relay.closed;
   process.exit(0);
+}
+
+/** `--connect ssh://[user@]host[:port]`: the shim runs on that host, over ssh, onto the gateway there (its
+ *  own auto resolution); no port is opened and ssh is the only credential. This process is only the
+ *  pipe: ssh's stdin and stdout are the client's (docs/gateway.md "MCP over ssh"). */
+async function overSsh(url: URL, settings: Settings, log: (l: string) => void): Promise<void> {
+  const target = url.username ? `${decodeURIComponent(url.username)}@${url.hostname}` : url.hostname;
+  const remote = settings.get<string>('shim.sshCommand').split(' ').filter(Boolean);
+  const args = ['-T', '-o', 'BatchMode=yes', ...(url.port ? ['-p', url.port] : []), target, '--', ...remote];
+  args.push('serve', '--transport', 'stdio');
+  log(`mcpx: serving stdio through ssh://${target}${url.port ? `:${url.port}` : ''} (the gateway there)`);
+  const child = spawn('ssh', args, { stdio: 'inherit' });
+  process.once('SIGTERM', () => child.kill('SIGTERM'));
+  const code = await new Promise<number>((resolve) => {
+    child.on('error', (e) => {
+      log(`mcpx: could not run ssh: ${e.message}`);
+      resolve(2);
+    });
+    child.on('exit', (c, sig) => resolve(c ?? (sig ? 1 : 0)));
+  });
+  process.exit(code);
 }
 
 /** Where a shim connects: a URL as given (the install's secret added on a loopback host when the path

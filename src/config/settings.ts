@@ -232,6 +232,12 @@ export const SETTINGS: readonly SettingDef[] = [
     30_000,
     'How long a stdio shim keeps trying to reach a gateway again after it went away before it exits.',
   ),
+  D(
+    'shim.sshCommand',
+    'string',
+    'mcpx',
+    'The command that runs mcpx on the far host of `--connect ssh://host` (space-separated words).',
+  ),
   D('log.level', 'string', 'info', 'Gateway log level: debug, info, warning, error.'),
 ];
 

@@ -136,6 +136,8 @@ export class Relay {
   }
 
   private async request(req: Request): Promise<Response> {
+    // A request that comes while the gateway is being found again waits for it, then goes there.
+    if (this.reconnecting) await this.reconnecting;
     const modern = isModern(req.params);
     if (modern) req = this.named(req);
     if (req.method === 'initialize' && isObject(req.params)) this.init = { params: req.params, initialized: false };

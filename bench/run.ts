@@ -3,6 +3,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { floodBench, floodReport } from './flood';
+import { shimBench, shimReport } from './shim';
 import { gatewayBench } from './gateway';
 import { type Figures, fmt, httpLoad, startProcess, stdioLoad, stop } from './lib';
 
@@ -80,6 +81,7 @@ async function main(): Promise<void> {
   }
   const gateway = await gatewayBench(MS);
   const flood = await floodBench();
+  const shim = await shimBench();
   // Memory per idle legacy session (bench/sessions.ts), in its own process.
   const { execFileSync } = await import('node:child_process');
   const sessions = execFileSync(process.execPath, [join(__dirname, 'sessions.js'), '1000'], {
@@ -110,6 +112,8 @@ async function main(): Promise<void> {
     `${sessions}: each session did initialize and notifications/initialized, then was left open.`,
     '',
     ...floodReport(flood),
+    '',
+    ...shimReport(shim),
   ];
   writeFileSync(join(root, 'docs', 'performance.md'), lines.join('\n'));
 }

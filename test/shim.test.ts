@@ -206,3 +206,46 @@ describe('the stdio shim onto a running gateway', () => {
     assert.equal(c.stderr.includes(endpoint), false, 'the secret is never printed');
   });
 });
+
+describe('the shim and a gateway that restarts', () => {
+  test('the daemon restarts on its port: the same client’s next call succeeds, without a restart of its own', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'mcpx-shim-re-'));
+    const env = { ...process.env, XDG_CONFIG_HOME: dir, XDG_STATE_HOME: dir, MCPX_PORT: '' };
+    const config = join(dir, 'mcp.json');
+    writeFileSync(config, JSON.stringify({ servers: { up: fixtureCommand(['--rev', '2025-11-25', '--name', 'up']) } }));
+    const start = async (port: string) => {
+      const d = spawn(process.execPath, [cli(), 'daemon', '--port', port, '--config', config], {
+        env,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      const line = await new Promise<string>((r) => createInterface({ input: d.stdout! }).once('line', r));
+      return { d, url: /mcpx listening on (\S+)/.exec(line)![1]! };
+    };
+    const stop = async (d: ChildProcess) => {
+      d.kill('SIGTERM');
+      await new Promise((r) => d.once('exit', r));
+    };
+    let first = await start('0');
+    const port = new URL(first.url).port;
+    const c = new StdioClient(
+      process.execPath,
+      [cli(), 'serve', '--transport', 'stdio', '--connect', first.url],
+      '2025-11-25',
+    );
+    try {
+      await c.initialize();
+      const echo = (text: string) =>
+        c.request('tools/call', { name: 'mcpx_call', arguments: { server: 'up', tool: 'echo', arguments: { text } } });
+      assert.equal(textOf((await echo('before')).result), 'before');
+      await stop(first.d);
+      first = await start(port);
+      const after = await echo('after');
+      assert.equal(textOf(after.result), 'after', JSON.stringify(after.error));
+      assert.match(c.stderr, /reconnected to http:\/\/127\.0\.0\.1:\d+\/mcp\/<secret>/);
+    } finally {
+      await c.close();
+      await stop(first.d);
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

@@ -21,7 +21,7 @@ import {
 } from '../protocol/jsonrpc';
 import { META } from '../protocol/meta';
 import { MCP_NAME_SOURCE, MODERN, VERSION_HEADER, inSpan, isRevision } from '../protocol/revisions';
-import { HttpUpstream, SessionExpired } from '../upstream/http';
+import { HttpUpstream, SessionExpired, StreamBroken } from '../upstream/http';
 import { HttpStatusError, TransportClosed } from '../upstream/transport';
 import { SHIM_HEADER, encodeHeaderValue } from '../wire/headers';
 import { LineSplitter } from '../wire/lines';
@@ -156,14 +156,22 @@ export class Relay {
     }
   }
 
-  /** The request once, or — after a break it caused — answered with an error saying so. */
-  private async send(req: Request, signal: AbortSignal, modern: boolean): Promise<Response> {
+  /** The request, sent again once on the gateway found again when it never reached the old one (the
+   *  connection refused, or the session unknown there: it did not run). One the break cut off mid-way is
+   *  answered with an error saying so: it may have run (docs/gateway.md "The stdio shim"). */
+  private async send(req: Request, signal: AbortSignal, modern: boolean, again = true): Promise<Response> {
     try {
       return await this.up.request(req, { signal, headers: modern ? this.modernHeaders(req) : undefined });
     } catch (e) {
       if (e instanceof HttpStatusError && e.json && 'error' in e.json) return e.json as unknown as Response;
-      if (e instanceof SessionExpired || e instanceof TransportClosed) void this.recover(e);
-      throw e;
+      if (signal.aborted || this.ended) throw e;
+      const unsent = e instanceof SessionExpired || e instanceof TransportClosed;
+      // A stream cut mid-way (StreamBroken, or fetch's TypeError "terminated") is a break too.
+      if (!unsent && !(e instanceof StreamBroken || e instanceof TypeError)) throw e;
+      const recovered = this.recover(e as Error);
+      if (!unsent || !again || req.method === 'initialize') throw e;
+      await recovered;
+      return this.send(req, signal, modern, false);
     }
   }
 
@@ -200,9 +208,8 @@ export class Relay {
   }
 
   private why(e: unknown): string {
-    if (e instanceof SessionExpired || e instanceof TransportClosed)
-      return `the gateway went away while this request was out (${e.message}); the shim is reconnecting: send it again`;
-    return e instanceof Error ? e.message : String(e);
+    const m = e instanceof Error ? e.message : String(e);
+    return `the gateway went away while this request was out (${m}); it may or may not have run — the shim is reconnecting`;
   }
 
   /** The gateway restarted or went away: find it again (re-resolving), open the session again with the

@@ -227,6 +227,18 @@ export const SETTINGS: readonly SettingDef[] = [
     'A /v1/tasks request that names no identity (Mcpx-Identity, Mcp-Session-Id) sees, and may cancel, every task of every client: `mcpx tasks --all`. Off, it is refused (400).',
   ),
   D('log.level', 'string', 'info', 'Gateway log level: debug, info, warning, error.'),
+  D(
+    'daemon.idleExit',
+    'duration',
+    0,
+    '`mcpx daemon` exits after this long with no MCP or /v1 request, no open session and no open stream (0: never).',
+  ),
+  D(
+    'shim.daemonIdleExit',
+    'duration',
+    600_000,
+    'The daemon.idleExit of a daemon a stdio shim or `mcpx tools`/`call`/`read` starts in the background when no gateway is running.',
+  ),
 ];
 
 const SETTING_KEYS = SETTINGS.map((s) => s.key);

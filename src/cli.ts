@@ -1,11 +1,13 @@
 // The headless surface: `mcpx daemon`, `mcpx serve --transport stdio`, `mcpx settings`, and the clients
-// of a running gateway's /v1 API: `mcpx elicit`, `mcpx tasks`.
+// of a running gateway: `mcpx elicit`, `mcpx tasks` (its /v1 API), `mcpx tools`, `mcpx call`, `mcpx read` (MCP, src/cliTools.ts).
 import { type Listening, isLoopback, listen, makeServer } from './app/app';
 import { gatewayRoutes, identityHeader } from './app/routes';
 import { type Config, defaultStateDir, loadConfig } from './config/file';
 import { elicitSecret, endpointSecret, readSecret } from './config/secret';
 import { SETTINGS, Settings, envLayer, envName, SettingError } from './config/settings';
 import { Gateway } from './gateway/gateway';
+import { publishDaemon, unpublishDaemon } from './shim/resolve';
+import { callCommand, readCommand, toolsCommand } from './cliTools';
 import { StdioTransport } from './transport/stdio';
 
 const USAGE = `usage:
@@ -19,7 +21,15 @@ const USAGE = `usage:
                                                      NAME, or a legacy session ID), or every task (--all: needs
                                                      tasks.adminAccess on the gateway)
   mcpx tasks cancel ID (--identity NAME | --session ID | --all) [--endpoint URL]
-                                                     cancel one`;
+                                                     cancel one
+  mcpx tools [SERVER] [--connect auto|URL]           the gateway's tools, or one server's
+  mcpx call SERVER TOOL ['JSON' | -] [--text] [--connect auto|URL]
+                                                     call a tool (arguments as JSON, - for stdin); exit 1
+                                                     on an isError result, 2 on a protocol error
+  mcpx read URI [--text] [--connect auto|URL]        read a resource, e.g. mcpx://SERVER/...
+                                                     --connect auto (the default): the editor window for this
+                                                     folder, else the running daemon, else one started in the
+                                                     background (shim.daemonIdleExit)`;
 
 /** Flags that are settings, by flag name. */
 const FLAG_SETTINGS: Record<string, string> = {
@@ -30,7 +40,9 @@ const FLAG_SETTINGS: Record<string, string> = {
 };
 
 /** Commands that take positional arguments. */
-const POSITIONAL = new Set(['elicit', 'tasks']);
+const POSITIONAL = new Set(['elicit', 'tasks', 'tools', 'call', 'read']);
+/** Commands that talk MCP to the running gateway (src/cliTools.ts): they take --connect, and call and read --text. */
+const GATEWAY_CLIENTS = new Set(['tools', 'call', 'read']);
 /** Flags of `mcpx tasks` alone; --all takes no value. */
 const TASK_FLAGS = new Set(['identity', 'session', 'all']);
 
@@ -43,6 +55,10 @@ interface Args {
   identity?: string;
   session?: string;
   all?: boolean;
+  /** mcpx tools/call/read: which gateway (auto, a URL). */
+  connect?: string;
+  /** mcpx call/read: text content as text. */
+  text?: boolean;
   positional: string[];
   flags: Record<string, unknown>;
 }
@@ -66,10 +82,18 @@ export function parseArgs(argv: string[]): Args {
       a.all = true;
       continue;
     }
+    if ((name === 'connect' || name === 'text') && !GATEWAY_CLIENTS.has(command))
+      throw new SettingError(`--${name}`, `only mcpx tools, call and read take it\n${USAGE}`);
+    if (name === 'text') {
+      if (eq > 0) throw new SettingError('--text', 'takes no value');
+      a.text = true;
+      continue;
+    }
     const value = eq > 0 ? arg.slice(eq + 1) : rest[++i];
     if (value === undefined) throw new SettingError(`--${name}`, 'needs a value');
     if (name === 'config') a.config = value;
     else if (name === 'endpoint') a.endpoint = value;
+    else if (name === 'connect') a.connect = value;
     else if (name === 'transport') a.transport = value;
     else if (name === 'identity') a.identity = value;
     else if (name === 'session') a.session = value;
@@ -131,13 +155,30 @@ async function daemon(a: Args): Promise<void> {
   }
   // The URL that works, secret included: on the user's own stdout, where they look for it (never a log).
   process.stdout.write(`mcpx listening on ${l.endpoint}\n`);
+  // <state>/daemon.json: how a stdio shim or `mcpx call` finds this daemon (src/shim/resolve.ts).
+  publishDaemon(stateDir, l.endpoint);
+  let stopping = false;
   const stop = async () => {
+    if (stopping) return;
+    stopping = true;
+    unpublishDaemon(stateDir);
     await l.close();
     await gateway.close();
     process.exit(0);
   };
   process.once('SIGINT', () => void stop());
   process.once('SIGTERM', () => void stop());
+  // daemon.idleExit: no request, no session and no open stream for that long, and the daemon exits.
+  const idle = settings.duration('daemon.idleExit');
+  if (idle > 0) {
+    const timer = setInterval(
+      () => {
+        if (!l.http.busy && Date.now() - l.http.lastActivity >= idle) void stop();
+      },
+      Math.max(10, Math.min(idle / 4, 30_000)),
+    );
+    timer.unref();
+  }
 }
 
 async function serve(a: Args): Promise<void> {
@@ -310,6 +351,13 @@ function printable(s: string): string {
   return s.replace(/[\x00-\x1f\x7f-\x9f]+/g, ' ');
 }
 
+/** All of stdin, for `mcpx call … -`. */
+async function readStdin(): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const c of process.stdin) chunks.push(c as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
+}
+
 export async function main(argv: string[]): Promise<void> {
   const a = parseArgs(argv);
   switch (a.command) {
@@ -323,6 +371,12 @@ export async function main(argv: string[]): Promise<void> {
       return elicit(a);
     case 'tasks':
       return tasks(a);
+    case 'tools':
+      return toolsCommand(a);
+    case 'call':
+      return callCommand(a, readStdin);
+    case 'read':
+      return readCommand(a);
     case 'help':
     case '--help':
       process.stdout.write(USAGE + '\n');

@@ -154,9 +154,9 @@ async function daemon(a: Args): Promise<void> {
     throw new Error(`cannot listen on ${address}: ${why}`);
   }
   // The URL that works, secret included: on the user's own stdout, where they look for it (never a log).
-  process.stdout.write(`mcpx listening on ${l.endpoint}\n`);
   // <state>/daemon.json: how a stdio shim or `mcpx call` finds this daemon (src/shim/resolve.ts).
   publishDaemon(stateDir, l.endpoint);
+  process.stdout.write(`mcpx listening on ${l.endpoint}\n`);
   let stopping = false;
   const stop = async () => {
     if (stopping) return;

@@ -1,10 +1,10 @@
 // Which gateway a stdio shim (and `mcpx tools`/`call`/`read`) talks to: one gateway per person
-// (docs/cli.md "Which gateway"). `--connect auto`, in order: the editor window whose workspace folder
-// holds the working directory (<state>/endpoints.json, the longest folder wins), the running headless
-// daemon (<state>/daemon.json), else a daemon started in the background — one, even when several shims
-// start at once (<state>/daemon.lock). Or `--connect URL`. A file naming a process that is gone is
-// passed over. The URLs in both files carry the endpoint secret, so both are owner-only and a URL is
-// never printed: `via` says where it came from without it.
+// (README.md "The command line", docs/security.md "The endpoint secret"). `--connect auto`, in order:
+// the editor window whose workspace folder holds the working directory (<state>/endpoints.json, the
+// longest folder wins), the running headless daemon (<state>/daemon.json), else a daemon started in the
+// background — one, even when several shims start at once (<state>/daemon.lock). Or `--connect URL`. A
+// file naming a process that is gone is passed over. The URLs in both files carry the endpoint secret,
+// so both are owner-only and a URL is never printed: `via` says where it came from without it.
 import { spawn } from 'node:child_process';
 import { closeSync, openSync, readFileSync, realpathSync, rmSync, statSync, writeSync } from 'node:fs';
 import { join, resolve, sep } from 'node:path';

@@ -2,8 +2,8 @@
 // editor window for the folder, the running daemon, or a daemon started in the background — one, even
 // for two shims at once — that exits by itself after daemon.idleExit.
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
@@ -110,7 +110,11 @@ describe('resolveGateway', () => {
       join(h.state, 'daemon.json'),
       JSON.stringify({ url: 'http://127.0.0.1:1/mcp/gone', pid: deadPid(), at: '' }),
     );
+    // So is a lock left by a shim that died while starting one.
+    writeFileSync(join(h.state, 'daemon.lock'), String(deadPid()));
+    const t0 = Date.now();
     const [a, b] = await Promise.all([h.resolve(root), h.resolve(root)]);
+    assert.ok(Date.now() - t0 < 8_000, 'the dead shim’s lock was not waited out');
     const pidOf = (via: string) => Number(/\(pid (\d+)\)/.exec(via)?.[1]);
     const pid = pidOf(a.via);
     started.add(pid);
@@ -133,5 +137,30 @@ describe('resolveGateway', () => {
     // daemon.idleExit (from shim.daemonIdleExit): it exits by itself and takes daemon.json with it.
     await until('the idle daemon to exit', () => !alive(pid));
     assert.ok(!existsSync(join(h.state, 'daemon.json')));
+  });
+
+  test('two processes at once (mcpx tools, auto): one daemon between them', async () => {
+    const h = home('processes', { MCPX_SHIM_DAEMON_IDLE_EXIT: '2s' });
+    const tools = () =>
+      new Promise<{ code: number | null; stderr: string }>((resolve) => {
+        const c = spawn(process.execPath, [cli, 'tools'], {
+          env: h.env,
+          cwd: root,
+          stdio: ['ignore', 'ignore', 'pipe'],
+        });
+        let stderr = '';
+        c.stderr.on('data', (d) => (stderr += d));
+        c.on('close', (code) => resolve({ code, stderr }));
+      });
+    const runs = await Promise.all([tools(), tools()]);
+    const pid = Number(JSON.parse(readFileSync(join(h.state, 'daemon.json'), 'utf8')).pid);
+    started.add(pid);
+    assert.deepEqual(
+      runs.map((r) => r.code),
+      [0, 0],
+      runs.map((r) => r.stderr).join('\n'),
+    );
+    assert.equal(runs.filter((r) => /starting a daemon/.test(r.stderr)).length, 1, 'one of them started it');
+    await until('the idle daemon to exit', () => !alive(pid));
   });
 });

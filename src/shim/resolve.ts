@@ -156,14 +156,22 @@ async function startDaemon(o: ResolveOptions, stateDir: string): Promise<Resolve
     // Another shim is starting one: wait for daemon.json, or for its lock to go (or go stale).
     const started = runningDaemon(stateDir);
     if (started) return started;
-    try {
-      if (Date.now() - statSync(lock).mtimeMs > LOCK_STALE_MS) rmSync(lock, { force: true });
-    } catch {
-      // gone already: try to take it
-    }
+    if (lockIsStale(lock)) rmSync(lock, { force: true });
     if (Date.now() > deadline)
       throw new Error(`no gateway: another mcpx is starting a daemon and it has not listened (lock ${lock})`);
     await sleep(POLL_MS);
+  }
+}
+
+/** A lock left by a shim that is gone (its pid, written just after the lock was taken), or older than
+ *  LOCK_STALE_MS. */
+function lockIsStale(lock: string): boolean {
+  try {
+    const pid = Number(readFileSync(lock, 'utf8'));
+    if (pid > 0 && !alive(pid)) return true;
+    return Date.now() - statSync(lock).mtimeMs > LOCK_STALE_MS;
+  } catch {
+    return false; // gone already: the next round takes it
   }
 }
 

@@ -139,6 +139,30 @@ describe('resolveGateway', () => {
     assert.ok(!existsSync(join(h.state, 'daemon.json')));
   });
 
+  test('daemon.idleExit: an open stream holds the daemon; closed, it exits', async () => {
+    const h = home('held');
+    const child = spawn(process.execPath, [cli, 'daemon', '--port', '0', '--set', 'daemon.idleExit=1s'], {
+      env: h.env,
+      stdio: ['ignore', 'pipe', 'ignore'],
+    });
+    started.add(child.pid!);
+    const exited = new Promise<number | null>((r) => child.on('exit', r));
+    const line = await new Promise<string>((r) => child.stdout!.once('data', (d) => r(String(d))));
+    const endpoint = /mcpx listening on (\S+)/.exec(line)![1]!;
+    const secret = endpoint.slice(endpoint.lastIndexOf('/') + 1);
+    const stream = new AbortController();
+    const res = await fetch(new URL('/v1/events', endpoint), {
+      headers: { Authorization: `Bearer ${secret}` },
+      signal: stream.signal,
+    });
+    assert.equal(res.status, 200);
+    await new Promise((r) => setTimeout(r, 2_000));
+    assert.ok(alive(child.pid!), 'held by the open stream');
+    stream.abort();
+    assert.equal(await exited, 0);
+    assert.ok(!existsSync(join(h.state, 'daemon.json')));
+  });
+
   test('two processes at once (mcpx tools, auto): one daemon between them', async () => {
     const h = home('processes', { MCPX_SHIM_DAEMON_IDLE_EXIT: '2s' });
     const tools = () =>

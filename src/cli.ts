@@ -1,13 +1,15 @@
 // The headless surface: `mcpx daemon`, `mcpx serve --transport stdio`, `mcpx settings`, and the clients
-// of a running gateway's /v1 API: `mcpx elicit`, `mcpx tasks`.
+// of a running gateway: `mcpx elicit`, `mcpx tasks` (its /v1 API), `mcpx tools`, `mcpx call`, `mcpx read` (MCP, src/cliTools.ts).
 import { spawn } from 'node:child_process';
 import { type Listening, isLoopback, listen, makeServer } from './app/app';
 import { gatewayRoutes, identityHeader } from './app/routes';
 import { type Config, defaultStateDir, loadConfig } from './config/file';
-import { elicitSecret, endpointSecret, readSecret, withoutSecret } from './config/secret';
+import { elicitSecret, endpointSecret, readSecret } from './config/secret';
 import { SETTINGS, Settings, envLayer, envName, SettingError } from './config/settings';
 import { Gateway } from './gateway/gateway';
 import { Relay } from './shim/relay';
+import { publishDaemon, resolveGateway, unpublishDaemon } from './shim/resolve';
+import { callCommand, readCommand, toolsCommand } from './cliTools';
 import { StdioTransport } from './transport/stdio';
 
 const USAGE = `usage:
@@ -25,7 +27,15 @@ const USAGE = `usage:
                                                      NAME, or a legacy session ID), or every task (--all: needs
                                                      tasks.adminAccess on the gateway)
   mcpx tasks cancel ID (--identity NAME | --session ID | --all) [--endpoint URL]
-                                                     cancel one`;
+                                                     cancel one
+  mcpx tools [SERVER] [--connect auto|URL]           the gateway's tools, or one server's
+  mcpx call SERVER TOOL ['JSON' | -] [--text] [--connect auto|URL]
+                                                     call a tool (arguments as JSON, - for stdin); exit 1
+                                                     on an isError result, 2 on a protocol error
+  mcpx read URI [--text] [--connect auto|URL]        read a resource, e.g. mcpx://SERVER/...
+                                                     --connect auto (the default): the editor window for this
+                                                     folder, else the running daemon, else one started in the
+                                                     background (shim.daemonIdleExit)`;
 
 /** Flags that are settings, by flag name. */
 const FLAG_SETTINGS: Record<string, string> = {
@@ -36,7 +46,9 @@ const FLAG_SETTINGS: Record<string, string> = {
 };
 
 /** Commands that take positional arguments. */
-const POSITIONAL = new Set(['elicit', 'tasks']);
+const POSITIONAL = new Set(['elicit', 'tasks', 'tools', 'call', 'read']);
+/** Commands that talk MCP to the running gateway (src/cliTools.ts): they take --connect, and call and read --text. */
+const GATEWAY_CLIENTS = new Set(['tools', 'call', 'read']);
 /** Flags of `mcpx tasks` alone; --all takes no value. */
 const TASK_FLAGS = new Set(['identity', 'session', 'all']);
 
@@ -45,13 +57,16 @@ interface Args {
   config?: string;
   transport?: string;
   endpoint?: string;
-  /** mcpx serve: the gateway to relay to (auto, a URL, ssh://host), or none (--standalone). */
+  /** mcpx serve, tools, call, read: which gateway (auto, a URL; serve also ssh://host); serve --standalone:
+   *  none, a gateway in this process. */
   connect?: string;
   standalone?: boolean;
   /** mcpx tasks: whose tasks. */
   identity?: string;
   session?: string;
   all?: boolean;
+  /** mcpx call/read: text content as text. */
+  text?: boolean;
   positional: string[];
   flags: Record<string, unknown>;
 }
@@ -80,12 +95,22 @@ export function parseArgs(argv: string[]): Args {
       a.standalone = true;
       continue;
     }
+    if (
+      (name === 'connect' && !GATEWAY_CLIENTS.has(command) && command !== 'serve') ||
+      (name === 'text' && !GATEWAY_CLIENTS.has(command))
+    )
+      throw new SettingError(`--${name}`, `only mcpx serve, tools, call and read take it\n${USAGE}`);
+    if (name === 'text') {
+      if (eq > 0) throw new SettingError('--text', 'takes no value');
+      a.text = true;
+      continue;
+    }
     const value = eq > 0 ? arg.slice(eq + 1) : rest[++i];
     if (value === undefined) throw new SettingError(`--${name}`, 'needs a value');
     if (name === 'config') a.config = value;
     else if (name === 'endpoint') a.endpoint = value;
-    else if (name === 'transport') a.transport = value;
     else if (name === 'connect') a.connect = value;
+    else if (name === 'transport') a.transport = value;
     else if (name === 'identity') a.identity = value;
     else if (name === 'session') a.session = value;
     else if (name === 'set') {
@@ -145,14 +170,31 @@ async function daemon(a: Args): Promise<void> {
     throw new Error(`cannot listen on ${address}: ${why}`);
   }
   // The URL that works, secret included: on the user's own stdout, where they look for it (never a log).
+  // <state>/daemon.json: how a stdio shim or `mcpx call` finds this daemon (src/shim/resolve.ts).
+  publishDaemon(stateDir, l.endpoint);
   process.stdout.write(`mcpx listening on ${l.endpoint}\n`);
+  let stopping = false;
   const stop = async () => {
+    if (stopping) return;
+    stopping = true;
+    unpublishDaemon(stateDir);
     await l.close();
     await gateway.close();
     process.exit(0);
   };
   process.once('SIGINT', () => void stop());
   process.once('SIGTERM', () => void stop());
+  // daemon.idleExit: no request, no session and no open stream for that long, and the daemon exits.
+  const idle = settings.duration('daemon.idleExit');
+  if (idle > 0) {
+    const timer = setInterval(
+      () => {
+        if (!l.http.busy && Date.now() - l.http.lastActivity >= idle) void stop();
+      },
+      Math.max(10, Math.min(idle / 4, 30_000)),
+    );
+    timer.unref();
+  }
 }
 
 async function serve(a: Args): Promise<void> {
@@ -201,7 +243,8 @@ async function shim(a: Args): Promise<void> {
   ]);
   const log = (l: string) => process.stderr.write(`${l}\n`);
   if (a.connect?.startsWith('ssh://')) return overSsh(new URL(a.connect), settings, log);
-  const resolve = () => connectTo(a.connect ?? 'auto');
+  const resolve = () =>
+    resolveGateway({ connect: a.connect ?? 'auto', cwd: process.cwd(), env: process.env, cli: process.argv[1]!, log });
   const first = await resolve();
   log(`mcpx: serving stdio through ${first.via}`);
   const relay = new Relay({
@@ -223,9 +266,12 @@ async function shim(a: Args): Promise<void> {
  *  own auto resolution); no port is opened and ssh is the only credential. This process is only the
  *  pipe: ssh's stdin and stdout are the client's (docs/gateway.md "MCP over ssh"). */
 async function overSsh(url: URL, settings: Settings, log: (l: string) => void): Promise<void> {
-  const target = url.username ? `${decodeURIComponent(url.username)}@${url.hostname}` : url.hostname;
+  // An IPv6 host loses its URL brackets; `--` before the destination, so a host or user that starts with
+  // "-" is never read as an ssh option.
+  const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
+  const target = url.username ? `${decodeURIComponent(url.username)}@${host}` : host;
   const remote = settings.get<string>('shim.sshCommand').split(' ').filter(Boolean);
-  const args = ['-T', '-o', 'BatchMode=yes', ...(url.port ? ['-p', url.port] : []), target, '--', ...remote];
+  const args = ['-T', '-o', 'BatchMode=yes', ...(url.port ? ['-p', url.port] : []), '--', target, ...remote];
   args.push('serve', '--transport', 'stdio');
   log(`mcpx: serving stdio through ssh://${target}${url.port ? `:${url.port}` : ''} (the gateway there)`);
   const child = spawn('ssh', args, { stdio: 'inherit' });
@@ -238,15 +284,6 @@ async function overSsh(url: URL, settings: Settings, log: (l: string) => void): 
     child.on('exit', (c, sig) => resolve(c ?? (sig ? 1 : 0)));
   });
   process.exit(code);
-}
-
-/** Where a shim connects: a URL as given (the install's secret added on a loopback host when the path
- *  has none). */
-async function connectTo(connect: string): Promise<{ endpoint: string; via: string }> {
-  const url = new URL(connect);
-  const secret = elicitSecret(url, () => readSecret(defaultStateDir(process.env)));
-  const endpoint = /^\/mcp\/[^/]+$/.test(url.pathname) || !secret ? url.toString() : `${url.origin}/mcp/${secret}`;
-  return { endpoint, via: withoutSecret(endpoint) };
 }
 
 function showSettings(a: Args): void {
@@ -386,6 +423,13 @@ function printable(s: string): string {
   return s.replace(/[\x00-\x1f\x7f-\x9f]+/g, ' ');
 }
 
+/** All of stdin, for `mcpx call … -`. */
+async function readStdin(): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const c of process.stdin) chunks.push(c as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
+}
+
 export async function main(argv: string[]): Promise<void> {
   const a = parseArgs(argv);
   switch (a.command) {
@@ -399,6 +443,12 @@ export async function main(argv: string[]): Promise<void> {
       return elicit(a);
     case 'tasks':
       return tasks(a);
+    case 'tools':
+      return toolsCommand(a);
+    case 'call':
+      return callCommand(a, readStdin);
+    case 'read':
+      return readCommand(a);
     case 'help':
     case '--help':
       process.stdout.write(USAGE + '\n');

@@ -6,7 +6,7 @@ import { VERSION } from '../config/version';
 import type { BackgroundTasks, TaskBoard } from '../gateway/facade';
 import type { Provider } from '../server/provider';
 import { McpServer, type ServerInfo } from '../server/server';
-import { protocolRoute, tasksRoute } from './routes';
+import { healthRoute, protocolRoute, tasksRoute } from './routes';
 import { HttpTransport, type Route } from '../transport/http';
 
 const SERVER_INFO: ServerInfo = { name: 'mcpx', title: 'mcpx gateway', version: VERSION };
@@ -58,6 +58,7 @@ export async function listen(opts: {
     server,
     settings: opts.settings,
     routes: [
+      healthRoute(VERSION, () => http.sessionCount),
       protocolRoute(policy),
       tasksRoute(server.tasks, opts.settings, (id) => http.sessionIdentity(id)),
       ...(opts.routes ?? []),

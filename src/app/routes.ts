@@ -9,7 +9,7 @@ import type { Settings } from '../config/settings';
 import type { GatewayFacade, TaskBoard, TaskView } from '../gateway/facade';
 import { ProtocolError } from '../protocol/errors';
 import { type JsonObject, isObject } from '../protocol/jsonrpc';
-import { revisionTable } from '../protocol/revisions';
+import { NEWEST_FIRST, revisionTable } from '../protocol/revisions';
 import type { Route } from '../transport/http';
 import { readBody } from '../wire/body';
 import { decodeHeaderValue, encodeHeaderValue } from '../wire/headers';
@@ -234,6 +234,27 @@ export function tasksRoute(
 /** The gateway's /v1 routes: its questions and its event stream. */
 export function gatewayRoutes(g: GatewayFacade): Route[] {
   return [questionsRoute(g), eventsRoute(g, () => g.settings.duration('transport.sseKeepAlive'))];
+}
+
+/** GET /health: that this is an mcpx gateway, its version, the revisions it speaks and how many legacy
+ *  sessions it holds — nothing else, and open without the endpoint secret (docs/security.md "/health").
+ *  No CORS header: a page of another origin cannot read it (Origin and Host are checked before). */
+export function healthRoute(version: string, sessions: () => number): Route {
+  return (req, res, url) => {
+    if (url.pathname !== '/health') return false;
+    if (req.method !== 'GET' && req.method !== 'HEAD') {
+      res.setHeader('Allow', 'GET, HEAD');
+      json(res, 405, { error: 'GET only' });
+      return true;
+    }
+    sendJson(
+      res,
+      200,
+      { ok: true, name: 'mcpx', version, revisions: [...NEWEST_FIRST], sessions: sessions() },
+      { headers: { 'Cache-Control': 'no-store', 'X-Content-Type-Options': 'nosniff' } },
+    );
+    return true;
+  };
 }
 
 /** GET /v1/protocol: the revision table and the effective spec policy (docs/protocol.md "Revision precedence"). */

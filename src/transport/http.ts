@@ -98,6 +98,17 @@ export class HttpTransport {
     );
   }
 
+  /** When the last request (not /health) arrived or ended, ms since the epoch: `mcpx daemon`'s
+   *  daemon.idleExit. */
+  lastActivity = Date.now();
+  /** Requests not yet answered, held-open streams included. */
+  private inflight = 0;
+
+  /** A request in flight (a held-open stream counts) or a legacy session open. */
+  get busy(): boolean {
+    return this.inflight > 0 || this.sessionCount > 0;
+  }
+
   get sessionCount(): number {
     return this.sessions?.size ?? 0;
   }
@@ -137,6 +148,15 @@ export class HttpTransport {
   }
 
   private async route(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    // A health probe is not use: it keeps no idle daemon alive.
+    if (req.url !== '/health') {
+      this.lastActivity = Date.now();
+      this.inflight++;
+      res.once('close', () => {
+        this.inflight--;
+        this.lastActivity = Date.now();
+      });
+    }
     try {
       const refused = checkOrigin(
         { origin: h(req, 'origin'), host: h(req, 'host') },

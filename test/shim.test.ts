@@ -121,6 +121,35 @@ describe('the stdio shim onto a running gateway', () => {
     }
   });
 
+  test('a client that declared no elicitation: the question waits at the gateway’s broker (mcpx elicit) and is answered there', async () => {
+    const { client } = await sdkClient('2025-11-25');
+    try {
+      const call = client.callTool({
+        name: 'mcpx_call',
+        arguments: { server: 'up', tool: 'elicit', arguments: { text: 'Broker?' } },
+      });
+      const elicit = (args: string[]) =>
+        new Promise<string>((resolve) => {
+          const p = spawn(process.execPath, [cli(), 'elicit', ...args, '--endpoint', endpoint], { env });
+          let out = '';
+          p.stdout.on('data', (d: Buffer) => (out += d.toString()));
+          p.on('exit', () => resolve(out));
+        });
+      let listed = '';
+      const until = Date.now() + 10_000;
+      while (!/Broker\?/.test(listed) && Date.now() < until) {
+        listed = await elicit([]);
+        await sleep(100);
+      }
+      const id = /([0-9a-f]{8}-[0-9a-f-]{27})/.exec(listed)?.[1];
+      assert.ok(id, `the question is listed at the broker: ${listed}`);
+      await elicit(['answer', id, JSON.stringify({ action: 'accept', content: { answer: 'from the broker' } })]);
+      assert.match(textOf(await call), /from the broker/);
+    } finally {
+      await client.close();
+    }
+  });
+
   test('a 2026-07-28 client: requests one by one with their headers, a question as input_required', async () => {
     const c = new StdioClient(process.execPath, shimArgs(), '2026-07-28', { elicitation: {} });
     try {

@@ -24,35 +24,12 @@ log() { echo "[vscode-host setup] $*"; }
 lap() { local now; now=$(date +%s); log "$1 done in $((now - step_start)) s"; step_start=$now; }
 
 # ---- apt packages -------------------------------------------------------------------------
-SUDO=()
-if [ "$(id -u)" != 0 ]; then
-  if command -v sudo >/dev/null 2>&1; then SUDO=(sudo -n); else SUDO=(); fi
-fi
-missing=()
-for p in "${APT_PACKAGES[@]}"; do
-  # (no `| grep -q` under pipefail: an early grep exit makes the pipeline fail by SIGPIPE)
-  status=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)
-  [ "$status" = "install ok installed" ] || missing+=("$p")
-done
+# shellcheck source=../lib/apt.sh
+. "$(dirname "$0")/../lib/apt.sh"
+mapfile -t missing < <(apt_missing "${APT_PACKAGES[@]}")
 command -v python3 >/dev/null 2>&1 || missing+=(python3)
 if [ "${#missing[@]}" -gt 0 ]; then
-  if [ "$(id -u)" != 0 ] && [ "${#SUDO[@]}" = 0 ]; then
-    log "ERROR: need apt packages ${missing[*]} but am not root and sudo is missing"; exit 1
-  fi
-  export DEBIAN_FRONTEND=noninteractive
-  # Update the package lists only when a package has no install candidate (or install fails).
-  need_update=0
-  for p in "${missing[@]}"; do
-    policy=$(apt-cache policy "$p" 2>/dev/null || true)
-    [[ "$policy" == *"Candidate: "[0-9]* ]] || need_update=1
-  done
-  if [ "$need_update" = 1 ]; then "${SUDO[@]}" apt-get update -q; fi
-  log "apt-get install ${missing[*]}"
-  if ! "${SUDO[@]}" apt-get install -y -q --no-install-recommends "${missing[@]}"; then
-    [ "$need_update" = 1 ] && exit 1
-    "${SUDO[@]}" apt-get update -q
-    "${SUDO[@]}" apt-get install -y -q --no-install-recommends "${missing[@]}"
-  fi
+  apt_install "${missing[@]}"
   lap "apt"
 else
   log "apt packages present"

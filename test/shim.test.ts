@@ -44,7 +44,12 @@ describe('the stdio shim onto a running gateway', () => {
         servers: {
           up: fixtureCommand(['--rev', '2025-11-25', '--name', 'up', '--record', record]),
           mine: { ...fixtureCommand(['--rev', '2025-11-25', '--name', 'mine']), scope: 'identity' },
+          conf: {
+            command: process.execPath,
+            args: [join(repoRoot(), 'build', 'test', 'fixtures', 'conformance', 'server.js')],
+          },
         },
+        settings: { 'mcp.passthrough': 'conf' },
       }),
     );
     daemon = spawn(process.execPath, [cli(), 'daemon', '--port', '0', '--config', config], {
@@ -170,6 +175,19 @@ describe('the stdio shim onto a running gateway', () => {
       // A wrong Mcp-Name never happens: the shim sets the headers from the body.
       const bad = await c.request('tools/call', { name: 'no such tool', arguments: {} });
       assert.notEqual((bad.error as Json | undefined)?.code, -32020);
+    } finally {
+      await c.close();
+    }
+  });
+
+  test('a 2026-07-28 call of a tool with x-mcp-header arguments carries its Mcp-Param headers (learned from the tools list)', async () => {
+    const c = new StdioClient(process.execPath, shimArgs(), '2026-07-28');
+    try {
+      // Called before the client listed anything: the shim asks for the list once, then sets the header.
+      const r = await c.request('tools/call', { name: 'test_custom_header', arguments: { region: 'eu-west1' } });
+      assert.equal(textOf(r.result as Json), 'Region: eu-west1', JSON.stringify(r.error));
+      const again = await c.request('tools/call', { name: 'test_custom_header', arguments: { region: 'café' } });
+      assert.equal(textOf(again.result as Json), 'Region: café');
     } finally {
       await c.close();
     }

@@ -25,6 +25,7 @@ import { HttpUpstream, SessionExpired, StreamBroken } from '../upstream/http';
 import { HttpStatusError, TransportClosed } from '../upstream/transport';
 import { SHIM_HEADER, encodeHeaderValue } from '../wire/headers';
 import { LineSplitter } from '../wire/lines';
+import { type HeaderParam, headerParams, paramHeaders } from '../wire/paramHeaders';
 
 export interface RelayOptions {
   /** The gateway's endpoint, secret included. */
@@ -58,6 +59,11 @@ export class Relay {
   /** One identity for this shim's 2026-07-28 requests that name none (128 random bits). */
   private readonly identity = `shim-${randomBytes(16).toString('hex')}`;
   private reconnecting?: Promise<void>;
+  /** x-mcp-header arguments of the tools the gateway listed to this shim: a 2026-07-28 tools/call carries
+   *  each as its Mcp-Param-<Name> header (2026-07-28 streamable-http "Custom Headers from Tool
+   *  Parameters"). Learned from the lists the client's requests bring back, or asked for once. */
+  private readonly toolHeaders = new Map<string, HeaderParam[]>();
+  private toolsListed?: Promise<void>;
   private done!: () => void;
   private ended = false;
 
@@ -144,7 +150,9 @@ export class Relay {
     const ctl = new AbortController();
     if (modern) this.modern.set(req.id, ctl);
     try {
+      if (modern && req.method === 'tools/call') await this.learnTools(req);
       const res = await this.send(req, ctl.signal, modern);
+      if (modern && req.method === 'tools/list' && 'result' in res) this.learn(res.result.tools);
       if (req.method === 'initialize' && 'result' in res) {
         const v = res.result.protocolVersion;
         // The session's revision rides every later request from 2025-06-18 (2025-06-18 transports).
@@ -175,13 +183,51 @@ export class Relay {
     }
   }
 
-  /** 2026-07-28 streamable-http "Standard Request Headers": the version, the method, and the name. */
+  /** 2026-07-28 streamable-http "Standard Request Headers": the version, the method, the name, and a
+   *  tools/call's Mcp-Param-* headers. */
   private modernHeaders(req: Request): Record<string, string> {
     const h: Record<string, string> = { 'MCP-Protocol-Version': MODERN, 'Mcp-Method': req.method };
     const field = Object.hasOwn(MCP_NAME_SOURCE, req.method) ? MCP_NAME_SOURCE[req.method] : undefined;
-    const name = field && isObject(req.params) ? req.params[field] : undefined;
+    const params = isObject(req.params) ? req.params : {};
+    const name = field ? params[field] : undefined;
     if (typeof name === 'string') h['Mcp-Name'] = encodeHeaderValue(name);
+    const annotated = req.method === 'tools/call' && typeof name === 'string' ? this.toolHeaders.get(name) : undefined;
+    if (annotated) Object.assign(h, paramHeaders(annotated, isObject(params.arguments) ? params.arguments : {}));
     return h;
+  }
+
+  private learn(tools: unknown): void {
+    if (!Array.isArray(tools)) return;
+    for (const t of tools) {
+      if (!isObject(t) || typeof t.name !== 'string') continue;
+      const found = headerParams(t.inputSchema);
+      if ('params' in found && found.params.length) this.toolHeaders.set(t.name, found.params);
+    }
+  }
+
+  /** Before the first 2026-07-28 tools/call of a tool the shim has not seen listed: the gateway's tools,
+   *  once (every page), under the caller's own capabilities and identity. */
+  private learnTools(req: Request): Promise<void> {
+    const name = isObject(req.params) ? req.params.name : undefined;
+    if (typeof name !== 'string' || this.toolHeaders.has(name)) return Promise.resolve();
+    this.toolsListed ??= (async () => {
+      const meta = (req.params as JsonObject)._meta;
+      let cursor: unknown;
+      for (let page = 0; page < 100; page++) {
+        const list: Request = {
+          jsonrpc: '2.0',
+          id: `mcpx-shim-tools-${page}`,
+          method: 'tools/list',
+          params: { ...(typeof cursor === 'string' ? { cursor } : {}), _meta: meta },
+        };
+        const r = await this.up.request(list, { headers: this.modernHeaders(list) }).catch(() => undefined);
+        if (!r || !('result' in r)) return;
+        this.learn(r.result.tools);
+        cursor = r.result.nextCursor;
+        if (typeof cursor !== 'string') return;
+      }
+    })();
+    return this.toolsListed;
   }
 
   /** A 2026-07-28 request naming no identity is the shim's (one identity per agent). */

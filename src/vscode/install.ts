@@ -16,7 +16,8 @@ const TARGET = 'mcpx-launcher-target: ';
 
 /** This extension's folder (the launcher runs its dist/cli.js): the bundle is dist/extension.js in it. */
 export function extensionPath(): string {
-  return vscode.extensions.getExtension('mcpx.mcpx')?.extensionPath ?? dirname(__dirname);
+  // (`extensions` is absent from the unit tests' stand-in for the vscode module.)
+  return vscode.extensions?.getExtension('mcpx.mcpx')?.extensionPath ?? dirname(__dirname);
 }
 
 const windows = () => process.platform === 'win32';

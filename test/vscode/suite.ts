@@ -171,6 +171,8 @@ const textOf = (r: Json) => String((r.content as Json[])[0]!.text);
 
 const tests: Array<[string, (x: Exports) => Promise<void>]> = [];
 const test = (name: string, fn: (x: Exports) => Promise<void>) => tests.push([name, fn]);
+/** Tests the installed .vsix runs too (MCPX_SUITE=smoke), besides the first two. */
+const smoke = new Set<string>();
 
 test('activates on startup and the endpoint answers; every command is registered', async (x) => {
   const url = await until('the endpoint', () => x.endpoint());
@@ -732,6 +734,7 @@ test("mcpx: Install 'mcpx' Command writes a launcher that runs the extension's C
     assert.ok(existsSync(file), 'a file not ours is never removed');
   });
 });
+smoke.add(tests.at(-1)![0]); // the packaged .vsix must hold dist/cli.js and dist/mcpx.js
 
 test('mcpx: Copy Client Config: VS Code, Cursor and a plain URL; the stdio shim (the launcher when installed) and Streamable HTTP with the secret; the JSON is on the clipboard', async (x) => {
   const endpoint = await until('the endpoint', () => x.endpoint());
@@ -805,8 +808,9 @@ export async function run(): Promise<void> {
   assert.ok(ext, 'the extension is installed');
   const x = (await ext.activate()) as Exports;
   let failed = 0;
-  // MCPX_SUITE=smoke: what the installed .vsix must show (activation, the endpoint, a question answered).
-  const selected = process.env.MCPX_SUITE === 'smoke' ? tests.slice(0, 2) : tests;
+  // MCPX_SUITE=smoke: what the installed .vsix must show (activation, the endpoint, a question answered,
+  // and the `mcpx` launcher running the packaged CLI).
+  const selected = process.env.MCPX_SUITE === 'smoke' ? tests.filter(([name], i) => i < 2 || smoke.has(name)) : tests;
   for (const [name, fn] of selected) {
     const t0 = Date.now();
     try {

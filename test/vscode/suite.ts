@@ -717,7 +717,7 @@ test("mcpx: Install 'mcpx' Command writes a launcher that runs the extension's C
     const env: NodeJS.ProcessEnv = { ...process.env, MCPX_CODE_CACHE: '0' };
     delete env.ELECTRON_RUN_AS_NODE;
     const help = await promisify(execFile)(file, ['--help'], { env, encoding: 'utf8' });
-    assert.match(help.stdout, /^usage:\n {2}mcpx daemon /);
+    assert.match(help.stdout, /^usage:\n[\s\S]*\bmcpx serve\b/);
     const settings = await promisify(execFile)(file, ['settings'], { env, encoding: 'utf8' });
     assert.match(settings.stdout, /transport\.secret/);
 
@@ -742,15 +742,17 @@ test('mcpx: Copy Client Config: VS Code, Cursor and a plain URL; the stdio shim 
   assert.ok(secret && endpoint.endsWith(`/${secret}`), 'the secret is in the endpoint');
   const copy = async (format: string, form: string): Promise<Json> => {
     const done = vscode.commands.executeCommand<string | undefined>('mcpx.copyClientConfig');
-    drive({ pick: format }, { pick: form });
+    // Typed into the filter and accepted with Enter: a click on the second list can land on the hover a
+    // first-list row left under the pointer.
+    drive({ fill: format }, { fill: form });
     const text = await done;
     assert.ok(text, `${format} · ${form}: copied`);
     assert.equal(await vscode.env.clipboard.readText(), text, 'the clipboard holds what the command copied');
     return JSON.parse(text) as Json;
   };
-  const STDIO = 'stdio: the mcpx command';
-  const IN_PATH = 'the URL with the secret in its path';
-  const HEADER = 'the URL and an Authorization header';
+  const STDIO = 'stdio';
+  const IN_PATH = 'secret in its path';
+  const HEADER = 'Authorization header';
   const shim = ['serve', '--transport', 'stdio'];
 
   // Installed, the stdio form names the launcher by its full path.

@@ -5,7 +5,9 @@ import * as vscode from 'vscode';
 import type { CallContext, GatewayFacade, PersonPort } from '../gateway/facade';
 import { type JsonObject, isObject } from '../protocol/jsonrpc';
 import { MODERN } from '../protocol/revisions';
+import { copyClientConfig } from './clientConfig';
 import type { DetachedCall, GatewayHost } from './gatewayHost';
+import { extensionPath, installLauncher, refreshLauncher, uninstallLauncher } from './install';
 import { mediaBlocks, showMedia } from './mediaView';
 import { EDITOR_IDENTITY, type TaskKind, type TaskState, backgroundState, stateWord } from './views';
 
@@ -199,6 +201,8 @@ export function registerCommands(
         if (pick) await vscode.commands.executeCommand('mcpx.showTaskResult', { kind: 'palette', id: call.id });
       });
   };
+  // An installed `mcpx` launcher whose runtime or bundle went away with an update is pointed at this one.
+  void refreshLauncher(extensionPath()).catch(() => undefined);
   return [
     vscode.workspace.registerTextDocumentContentProvider(RESULT_SCHEME, resultDocs),
     reg('mcpx.callTool', async (serverArg?: string, toolArg?: string) => {
@@ -335,14 +339,9 @@ export function registerCommands(
         `mcpx: copied ${host.bareEndpoint}/… (the endpoint with its secret; keep it private)`,
       );
     }),
-    reg('mcpx.copyClientConfig', async () => {
-      if (!host.endpoint)
-        return void vscode.window.showWarningMessage(`mcpx: the gateway is not running (${host.whyStopped}).`);
-      await vscode.env.clipboard.writeText(
-        JSON.stringify({ servers: { mcpx: { type: 'http', url: host.endpoint } } }, null, 2),
-      );
-      void vscode.window.showInformationMessage('mcpx: copied an mcp.json entry for this gateway.');
-    }),
+    reg('mcpx.copyClientConfig', () => copyClientConfig(host, extensionPath())),
+    reg('mcpx.installCli', () => installLauncher(extensionPath())),
+    reg('mcpx.uninstallCli', () => uninstallLauncher()),
     reg('mcpx.answerQuestion', async (id?: string) => {
       const g = running();
       if (!g) return;
@@ -506,6 +505,7 @@ export function registerCommands(
         { label: '$(output) Show Log', command: 'mcpx.showLog' },
         { label: '$(copy) Copy Endpoint', command: 'mcpx.copyEndpoint' },
         { label: '$(json) Copy Client Config', command: 'mcpx.copyClientConfig' },
+        { label: "$(terminal) Install 'mcpx' Command", command: 'mcpx.installCli' },
       ];
       const pick = await vscode.window.showQuickPick(items, {
         title: host.bareEndpoint ? `mcpx at ${host.bareEndpoint}` : `mcpx: not running (${host.whyStopped})`,

@@ -84,6 +84,11 @@ export class GatewayHost implements vscode.Disposable {
     return this.listening?.url;
   }
 
+  /** The endpoint secret alone (for an Authorization header), while transport.secret is on; never for a log. */
+  get secret(): string | undefined {
+    return this.listening?.secret;
+  }
+
   /** The install's endpoint secret, shared with `mcpx daemon` and `mcpx elicit` through the headless
    *  state directory; undefined while transport.secret is off. */
   private secretFor(settings: Settings): string | undefined {

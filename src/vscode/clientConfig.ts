@@ -1,0 +1,118 @@
+// `mcpx: Copy Client Config`: this gateway as another host's MCP configuration, in that host's format
+// (one table, FORMATS) and in the form the person picks: the stdio shim (`mcpx serve --transport stdio`),
+// or Streamable HTTP with the endpoint secret in the URL or in an Authorization header.
+import * as vscode from 'vscode';
+import type { GatewayHost } from './gatewayHost';
+import { shimCommand } from './install';
+
+type Form = 'stdio' | 'http' | 'header';
+type Entry = Record<string, unknown>;
+
+/** A host's configuration format: the key its file keeps servers under (none: the entry alone), the
+ *  "type" it wants per form (absent: none written), and the forms it takes. */
+interface Format {
+  label: string;
+  detail: string;
+  key?: string;
+  type: Partial<Record<Form, string>>;
+  forms: Form[];
+}
+
+const FORMATS: readonly Format[] = [
+  {
+    label: 'VS Code',
+    detail: '"servers" of .vscode/mcp.json, or of the user mcp.json',
+    key: 'servers',
+    type: { stdio: 'stdio', http: 'http', header: 'http' },
+    forms: ['stdio', 'http', 'header'],
+  },
+  {
+    label: 'Claude Desktop / Claude Code',
+    detail: '"mcpServers" of claude_desktop_config.json (stdio only there), or of .mcp.json / ~/.claude.json',
+    key: 'mcpServers',
+    type: { http: 'http', header: 'http' },
+    forms: ['stdio', 'http', 'header'],
+  },
+  {
+    label: 'Cursor',
+    detail: '"mcpServers" of .cursor/mcp.json, or of ~/.cursor/mcp.json',
+    key: 'mcpServers',
+    type: { http: 'http', header: 'http' },
+    forms: ['stdio', 'http', 'header'],
+  },
+  {
+    label: 'Plain URL',
+    detail: 'the endpoint for any client: the URL, or the URL and its Authorization header',
+    type: {},
+    forms: ['http', 'header'],
+  },
+];
+
+/** The entry of one form, before the format's "type"; undefined when the gateway cannot give it now. */
+function entryOf(form: Form, host: GatewayHost, extensionPath: string): { entry: Entry; note?: string } | undefined {
+  if (form === 'stdio') {
+    const { command, args, note } = shimCommand(extensionPath);
+    return { entry: { command, args }, note };
+  }
+  if (!host.endpoint || !host.bareEndpoint) return undefined;
+  if (form === 'http') return { entry: { url: host.endpoint } };
+  return host.secret
+    ? { entry: { url: host.bareEndpoint, headers: { Authorization: `Bearer ${host.secret}` } } }
+    : undefined;
+}
+
+const FORM_ITEMS: Record<Form, { label: string; detail: string }> = {
+  stdio: {
+    label: '$(terminal) stdio: the mcpx command',
+    detail: 'The host starts `mcpx serve --transport stdio`, which joins this gateway. No secret in it.',
+  },
+  http: {
+    label: '$(globe) Streamable HTTP: the URL with the secret in its path',
+    detail: 'Contains the endpoint secret: treat it like a password.',
+  },
+  header: {
+    label: '$(key) Streamable HTTP: the URL and an Authorization header',
+    detail: 'Contains the endpoint secret: treat it like a password.',
+  },
+};
+
+/** mcpx: Copy Client Config. Resolves with the text copied, or undefined when nothing was. */
+export async function copyClientConfig(host: GatewayHost, extensionPath: string): Promise<string | undefined> {
+  const format = (
+    await vscode.window.showQuickPick(
+      FORMATS.map((f) => ({ label: f.label, detail: f.detail, f })),
+      { title: 'mcpx: a client config for which host?' },
+    )
+  )?.f;
+  if (!format) return undefined;
+  const offered = format.forms.flatMap((form) => {
+    const e = entryOf(form, host, extensionPath);
+    return e ? [{ ...FORM_ITEMS[form], form, ...e }] : [];
+  });
+  if (offered.length === 0)
+    return void vscode.window.showWarningMessage(
+      `mcpx: the gateway is not running (${host.whyStopped}), so there is no endpoint to copy.`,
+    );
+  const pick = await vscode.window.showQuickPick(offered, {
+    title: `mcpx: ${format.label}: how the host reaches the gateway`,
+    placeHolder: host.endpoint ? undefined : `the HTTP forms need the gateway running (${host.whyStopped})`,
+  });
+  if (!pick) return undefined;
+  const type = format.type[pick.form];
+  const entry = type ? { type, ...pick.entry } : pick.entry;
+  const text = JSON.stringify(format.key ? { [format.key]: { mcpx: entry } } : entry, null, 2);
+  await vscode.env.clipboard.writeText(text);
+  const what = format.key ? `a "${format.key}" entry for ${format.label}` : 'the endpoint';
+  const warning =
+    pick.form === 'stdio'
+      ? pick.note
+        ? ` Note: ${pick.note}.`
+        : ''
+      : host.secret
+        ? ' It contains the endpoint secret: treat it like a password.'
+        : '';
+  void vscode.window.showInformationMessage(
+    `mcpx: copied ${what} (${pick.form === 'stdio' ? 'stdio' : 'Streamable HTTP'}).${warning}`,
+  );
+  return text;
+}

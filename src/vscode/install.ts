@@ -1,0 +1,209 @@
+// `mcpx: Install 'mcpx' Command`: an `mcpx` launcher on the PATH that runs this extension's own CLI bundle
+// (dist/cli.js) with VS Code's own runtime — the extension host's executable with ELECTRON_RUN_AS_NODE=1,
+// as VS Code's `code` command runs — so agents and terminals outside the editor reach the gateway with no
+// separate Node. ~/.local/bin/mcpx (a sh script) on Linux and macOS, %LOCALAPPDATA%\Programs\mcpx\mcpx.cmd
+// on Windows; MCPX_INSTALL_DIR puts it elsewhere (the editor tests use it). Only a file carrying MARKER
+// is ours: anything else there is replaced only after the person agrees, and never removed.
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import { chmod, mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { homedir } from 'node:os';
+import { delimiter, dirname, join } from 'node:path';
+import * as vscode from 'vscode';
+
+const MARKER = 'mcpx-launcher: written by the mcpx VS Code extension; "mcpx: Uninstall \'mcpx\' Command" removes it';
+/** The line after MARKER: what the launcher runs, as JSON (one line whatever the paths hold). */
+const TARGET = 'mcpx-launcher-target: ';
+
+/** This extension's folder (the launcher runs its dist/cli.js): the bundle is dist/extension.js in it. */
+export function extensionPath(): string {
+  // (`extensions` is absent from the unit tests' stand-in for the vscode module.)
+  return vscode.extensions?.getExtension('mcpx.mcpx')?.extensionPath ?? dirname(__dirname);
+}
+
+const windows = () => process.platform === 'win32';
+
+/** The launcher's folder and file for this platform. */
+function launcherPath(): { dir: string; file: string } {
+  const dir =
+    process.env.MCPX_INSTALL_DIR ||
+    (windows()
+      ? join(process.env.LOCALAPPDATA || join(homedir(), 'AppData', 'Local'), 'Programs', 'mcpx')
+      : join(homedir(), '.local', 'bin'));
+  return { dir, file: join(dir, windows() ? 'mcpx.cmd' : 'mcpx') };
+}
+
+/** A word for sh, whatever it holds: single-quoted, each ' spelled '\''. */
+const shQuote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
+
+/** The launcher's text: run cli.js with this runtime as Node, every argument passed on. */
+function launcherText(runtime: string, cli: string): string {
+  const target = JSON.stringify({ runtime, cli });
+  if (windows()) {
+    // A Windows path holds no ", but may hold %, which cmd would expand.
+    const q = (s: string) => `"${s.replace(/%/g, '%%')}"`;
+    return [
+      '@echo off',
+      `rem ${MARKER}`,
+      `rem ${TARGET}${target.replace(/%/g, '%%')}`,
+      'setlocal',
+      'set ELECTRON_RUN_AS_NODE=1',
+      `${q(runtime)} ${q(cli)} %*`,
+      '',
+    ].join('\r\n');
+  }
+  return [
+    '#!/bin/sh',
+    `# ${MARKER}`,
+    `# ${TARGET}${target}`,
+    `ELECTRON_RUN_AS_NODE=1 exec ${shQuote(runtime)} ${shQuote(cli)} "$@"`,
+    '',
+  ].join('\n');
+}
+
+/** The launcher this extension host would write. */
+function wanted(extensionPath: string): string {
+  return launcherText(process.execPath, join(extensionPath, 'dist', 'cli.js'));
+}
+
+/** The file's text; undefined when there is none. */
+async function readIfThere(file: string): Promise<string | undefined> {
+  try {
+    return await readFile(file, 'utf8');
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw e;
+  }
+}
+
+const ours = (text: string | undefined): text is string => text?.includes(MARKER) === true;
+
+/** Written whole or not at all (a rename), executable. */
+async function writeLauncher(dir: string, file: string, text: string): Promise<void> {
+  await mkdir(dir, { recursive: true });
+  const tmp = `${file}.${process.pid}.tmp`;
+  await writeFile(tmp, text, { mode: 0o755 });
+  await chmod(tmp, 0o755); // the umask may have narrowed it
+  await rename(tmp, file);
+}
+
+/** Whether a folder is on this process's PATH. */
+function onPath(dir: string): boolean {
+  const norm = (p: string) => (windows() ? p.toLowerCase() : p).replace(/[\\/]+$/, '');
+  return (process.env.PATH ?? process.env.Path ?? '').split(delimiter).some((p) => p && norm(p) === norm(dir));
+}
+
+/** How a person removes the launcher by hand. */
+const removeHint = (file: string) => (windows() ? `del "${file}"` : `rm ${shQuote(file)}`);
+
+/** mcpx: Install 'mcpx' Command. Resolves with the launcher's path, or undefined when nothing was written. */
+export async function installLauncher(extensionPath: string): Promise<string | undefined> {
+  const { dir, file } = launcherPath();
+  const cli = join(extensionPath, 'dist', 'cli.js');
+  if (!existsSync(cli))
+    return void vscode.window.showErrorMessage(`mcpx: this installation has no ${cli}, so there is nothing to launch.`);
+  try {
+    const existing = await readIfThere(file);
+    if (existing !== undefined && !ours(existing)) {
+      const replace = 'Replace';
+      const pick = await vscode.window.showWarningMessage(
+        `mcpx: ${file} already exists and was not written by mcpx. Replace it with a launcher of this extension's mcpx?`,
+        { modal: true },
+        replace,
+      );
+      if (pick !== replace) {
+        void vscode.window.showInformationMessage(`mcpx: left ${file} as it was; nothing installed.`);
+        return undefined;
+      }
+    }
+    await writeLauncher(dir, file, wanted(extensionPath));
+  } catch (e) {
+    return void vscode.window.showErrorMessage(`mcpx: could not write ${file}: ${(e as Error).message}`);
+  }
+  const path = onPath(dir)
+    ? ''
+    : windows()
+      ? ` ${dir} is not on your PATH: add it (Settings › System › About › Advanced system settings › Environment Variables), or call the launcher by its full path.`
+      : ` ${dir} is not on your PATH: add it (e.g. export PATH="$HOME/.local/bin:$PATH" in ~/.profile), or call the launcher by its full path.`;
+  // Not awaited: the message stays until dismissed, and the command is done.
+  void vscode.window
+    .showInformationMessage(
+      `mcpx: wrote ${file}, which runs this extension's mcpx with VS Code's own runtime. Remove it with \`${removeHint(file)}\` or "mcpx: Uninstall 'mcpx' Command".${path}`,
+      'Copy Path',
+    )
+    .then((pick) => pick && vscode.env.clipboard.writeText(file));
+  return file;
+}
+
+/** mcpx: Uninstall 'mcpx' Command: removes the launcher if it is ours. Resolves true when it removed it. */
+export async function uninstallLauncher(): Promise<boolean> {
+  const { file } = launcherPath();
+  try {
+    const existing = await readIfThere(file);
+    if (existing === undefined) {
+      void vscode.window.showInformationMessage(`mcpx: there is no launcher at ${file}; nothing to remove.`);
+      return false;
+    }
+    if (!ours(existing)) {
+      void vscode.window.showWarningMessage(`mcpx: ${file} was not written by mcpx; it is left as it is.`);
+      return false;
+    }
+    await rm(file, { force: true });
+  } catch (e) {
+    void vscode.window.showErrorMessage(`mcpx: could not remove ${file}: ${(e as Error).message}`);
+    return false;
+  }
+  void vscode.window.showInformationMessage(`mcpx: removed ${file}.`);
+  return true;
+}
+
+/** At activation: our launcher pointing at a runtime or bundle that is gone (VS Code or the extension
+ *  was updated, and the old folder removed) is rewritten for this one. A launcher whose target is still
+ *  there is left alone: another VS Code may have written it. Errors are nobody's business here. */
+export async function refreshLauncher(extensionPath: string): Promise<void> {
+  const { dir, file } = launcherPath();
+  const text = await readIfThere(file).catch(() => undefined);
+  if (!ours(text)) return;
+  const line = text.split(/\r?\n/).find((l) => l.includes(TARGET));
+  let target: { runtime?: string; cli?: string } = {};
+  try {
+    target = JSON.parse(line!.slice(line!.indexOf(TARGET) + TARGET.length).replace(/%%/g, '%')) as typeof target;
+  } catch {
+    // an older launcher of ours without its target: rewritten
+  }
+  if (target.runtime && target.cli && existsSync(target.runtime) && existsSync(target.cli)) return;
+  if (!existsSync(join(extensionPath, 'dist', 'cli.js'))) return;
+  await writeLauncher(dir, file, wanted(extensionPath)).catch(() => undefined);
+}
+
+/** How a host outside the editor starts the stdio shim (`mcpx serve --transport stdio`): our launcher by
+ *  its full path when installed (hosts started from a desktop often lack ~/.local/bin on their PATH), an
+ *  `mcpx` already on the PATH, else this extension's bundle under a Node the host must have. */
+export function shimCommand(extensionPath: string): { command: string; args: string[]; note?: string } {
+  const args = ['serve', '--transport', 'stdio'];
+  const { file } = launcherPath();
+  if (ours(readSync(file))) return { command: file, args };
+  const names = windows() ? ['mcpx.cmd', 'mcpx.exe'] : ['mcpx'];
+  const dirs = (process.env.PATH ?? process.env.Path ?? '').split(delimiter).filter(Boolean);
+  if (dirs.some((d) => names.some((n) => isFile(join(d, n))))) return { command: 'mcpx', args };
+  return {
+    command: 'node',
+    args: [join(extensionPath, 'dist', 'cli.js'), ...args],
+    note: `it needs a Node.js on that host's PATH, and names this version's folder: run "mcpx: Install 'mcpx' Command" and copy again for a command that needs neither`,
+  };
+}
+
+function readSync(file: string): string | undefined {
+  try {
+    return readFileSync(file, 'utf8');
+  } catch {
+    return undefined;
+  }
+}
+
+function isFile(p: string): boolean {
+  try {
+    return statSync(p).isFile();
+  } catch {
+    return false;
+  }
+}

@@ -193,6 +193,58 @@ describe('the stdio shim onto a running gateway', () => {
     }
   });
 
+  test('both ways through the shim: a listen stream and its list change (2026-07-28), progress, and a cancellation (legacy)', async () => {
+    const m = new StdioClient(process.execPath, shimArgs(), '2026-07-28');
+    const l = new StdioClient(process.execPath, shimArgs(), '2025-11-25');
+    try {
+      const listen = m.request('subscriptions/listen', { notifications: { toolsListChanged: true } });
+      const until = async (what: string, f: () => boolean) => {
+        const end = Date.now() + 10_000;
+        while (!f() && Date.now() < end) await sleep(50);
+        assert.ok(f(), what);
+      };
+      await until('the acknowledgement', () =>
+        m.frames.some((f) => f.method === 'notifications/subscriptions/acknowledged'),
+      );
+      await m.request('tools/call', { name: 'test_trigger_tool_change', arguments: {} });
+      await until('the list change on the listen stream', () =>
+        m.frames.some((f) => f.method === 'notifications/tools/list_changed'),
+      );
+      await l.initialize();
+      const slow = await l.request(
+        'tools/call',
+        { name: 'mcpx_call', arguments: { server: 'up', tool: 'slow', arguments: { ms: 300, steps: 3 } } },
+        { progressToken: 'p1' },
+      );
+      assert.match(textOf(slow.result as Json), /slept 300ms/);
+      const progress = l.frames.filter((f) => f.method === 'notifications/progress');
+      assert.ok(progress.length >= 2, `progress relayed: ${progress.length}`);
+      assert.ok(progress.every((f) => (f.params as Json).progressToken === 'p1'));
+      // A legacy cancellation goes to the session: the call is cancelled upstream, and the next call works.
+      const cancels = () => (readFileSync(record, 'utf8').match(/"method":"notifications\/cancelled"/g) ?? []).length;
+      const before = cancels();
+      const id = l.id();
+      void l.request(
+        'tools/call',
+        { name: 'mcpx_call', arguments: { server: 'up', tool: 'slow', arguments: { ms: 30_000, steps: 30 } } },
+        {},
+        id,
+      );
+      await sleep(500);
+      l.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: id, reason: 'test' } });
+      await until('the cancellation reached the upstream', () => cancels() > before);
+      const echo = await l.request('tools/call', {
+        name: 'mcpx_call',
+        arguments: { server: 'up', tool: 'echo', arguments: { text: 'still here' } },
+      });
+      assert.equal(textOf(echo.result as Json), 'still here');
+      void listen;
+    } finally {
+      await m.close();
+      await l.close();
+    }
+  });
+
   test('two shims are two identities: a scope "identity" server runs one instance for each, kept across calls', async () => {
     const whoami = async (c: StdioClient) =>
       textOf(

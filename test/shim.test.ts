@@ -296,6 +296,26 @@ describe('the stdio shim onto a running gateway', () => {
     assert.ok(cancelledUpstream(), "the shim's call was cancelled upstream when its session ended");
   });
 
+  test('a refusal at the HTTP level (a wrong secret) is answered on the request’s own id, never a hang', async () => {
+    const wrong = endpoint.replace(/\/mcp\/[^/]+$/, '/mcp/not-the-secret');
+    const c = new StdioClient(
+      process.execPath,
+      [cli(), 'serve', '--transport', 'stdio', '--connect', wrong],
+      '2025-11-25',
+    );
+    try {
+      const r = await c.request('initialize', {
+        protocolVersion: '2025-11-25',
+        capabilities: {},
+        clientInfo: { name: 't', version: '1' },
+      });
+      assert.ok(r.error, JSON.stringify(r));
+      assert.equal(typeof (r.error as Json).code, 'number');
+    } finally {
+      await c.close();
+    }
+  });
+
   test('the shim exits when its client closes stdin', async () => {
     const c = new StdioClient(process.execPath, shimArgs(), '2025-11-25');
     await c.initialize();

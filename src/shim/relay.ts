@@ -9,7 +9,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Readable, Writable } from 'node:stream';
 import { withoutSecret } from '../config/secret';
-import { CODES } from '../protocol/errors';
+import { CODES, type WireError } from '../protocol/errors';
 import {
   type Id,
   type JsonObject,
@@ -171,11 +171,13 @@ export class Relay {
     try {
       return await this.up.request(req, { signal, headers: modern ? this.modernHeaders(req) : undefined });
     } catch (e) {
-      if (e instanceof HttpStatusError && e.json && 'error' in e.json) return e.json as unknown as Response;
+      // Refused at the HTTP level (the secret, Origin, a size bound): the gateway's error, answered on this
+      // request's id so the client can tell which request it ends.
+      if (e instanceof HttpStatusError && e.json && isObject(e.json.error))
+        return errorResponse(req.id, e.json.error as unknown as WireError);
       if (signal.aborted || this.ended) throw e;
       const unsent = e instanceof SessionExpired || e instanceof TransportClosed;
-      // A stream cut mid-way (StreamBroken, or fetch's TypeError "terminated") is a break too.
-      if (!unsent && !(e instanceof StreamBroken || e instanceof TypeError)) throw e;
+      if (!isBreak(e)) throw e;
       const recovered = this.recover(e as Error);
       if (!unsent || !again || req.method === 'initialize') throw e;
       await recovered;
@@ -255,6 +257,7 @@ export class Relay {
 
   private why(e: unknown): string {
     const m = e instanceof Error ? e.message : String(e);
+    if (!isBreak(e)) return `the shim could not relay this request: ${m}`;
     return `the gateway went away while this request was out (${m}); it may or may not have run — the shim is reconnecting`;
   }
 
@@ -312,4 +315,12 @@ export class Relay {
     await this.up.close();
     this.done();
   }
+}
+
+/** The gateway went away: the connection refused, the session unknown (a restart), or a stream cut
+ *  mid-way (StreamBroken, or fetch's TypeError "terminated"). */
+function isBreak(e: unknown): boolean {
+  return (
+    e instanceof SessionExpired || e instanceof TransportClosed || e instanceof StreamBroken || e instanceof TypeError
+  );
 }

@@ -305,3 +305,35 @@ describe('questions belong to their owner', () => {
     }
   });
 });
+
+describe("an upstream's log messages", () => {
+  test("quoting the upstream's own secret, it is masked before the message reaches the client or /v1/events", async () => {
+    // The fixture's `slow` logs "slow: step 1 of 2": an env value of the server's definition that it
+    // happens to quote stands for a credential an upstream leaks into its own log.
+    const secret = 'step 1 of 2';
+    const gw = await gatewayFor({
+      up: { ...fixtureCommand(['--rev', '2025-11-25', '--name', 'up']), env: { FAKE_TOKEN: secret } },
+    });
+    const events: unknown[] = [];
+    const off = gw.g.onEvent((e) => e.type === 'server.log' && events.push(e));
+    try {
+      const c = new HttpClient(gw.url, '2025-11-25');
+      await c.initialize();
+      await c.request('logging/setLevel', { level: 'info' });
+      const r = await c.request('tools/call', {
+        name: 'mcpx_call',
+        arguments: { server: 'up', tool: 'slow', arguments: { ms: 100, steps: 2 } },
+      });
+      assert.ok(r.result, JSON.stringify(r.error));
+      const logs = r.notifications.filter((n) => n.method === 'notifications/message');
+      assert.ok(logs.length >= 2, `the call's log messages were relayed: ${logs.length}`);
+      assert.ok(JSON.stringify(logs).includes('slow: ***'), JSON.stringify(logs));
+      assert.equal(JSON.stringify(logs).includes(secret), false, 'not in what the client received');
+      assert.ok(events.length >= 2);
+      assert.equal(JSON.stringify(events).includes(secret), false, 'not in the events (/v1/events, the editor)');
+    } finally {
+      off();
+      await gw.close();
+    }
+  });
+});

@@ -70,3 +70,15 @@ export function redactText(text: string, def: ServerDef): string {
   for (const s of secretsOf(def)) if (out.includes(s)) out = out.split(s).join(MASK);
   return out.replace(/(\w+:\/\/)[^/@\s]*@/g, '$1');
 }
+
+/** A JSON value with redactText applied to every string in it (a copy; at most `depth` levels, deeper
+ *  parts dropped): what an upstream logs may quote its own credentials (docs/security.md "Secrets in output and logs"). */
+export function redactValue(value: unknown, def: ServerDef, depth = 32): unknown {
+  if (typeof value === 'string') return redactText(value, def);
+  if (typeof value !== 'object' || value === null) return value;
+  if (depth <= 0) return '[…]';
+  if (Array.isArray(value)) return value.map((v) => redactValue(v, def, depth - 1));
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(value)) out[k] = redactValue(v, def, depth - 1);
+  return out;
+}

@@ -110,7 +110,7 @@ export class Gateway implements Provider, GatewayFacade {
       events,
       log,
       ackTimeoutMs: () => settings.duration('pool.probeTimeout'),
-      notified: (server, scope, n) => inbox.notified(server, scope, n),
+      notified: (server, scope, n) => inbox.notified(server, scope, n, pool.def(server)),
     });
     inbox.attach({ catalogue, calls, subscriptions });
     this.log = log;

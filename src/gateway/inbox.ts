@@ -6,6 +6,7 @@
 // The pool needs the inbox before some of the parts it feeds exist (they are built on the pool), so the
 // inbox is made first and given those parts once they are built (`attach`). The pool starts no
 // connection before its first request, so nothing arrives before then.
+import { redactValue } from '../config/redact';
 import type { ServerDef } from '../config/servers';
 import type { JsonObject, Notification } from '../protocol/jsonrpc';
 import type { ListKind } from '../server/provider';
@@ -63,7 +64,7 @@ export class UpstreamInbox {
           signal,
           ...this.parts.calls.owner(def.name, scope, method, params),
         }),
-      onNotification: (n) => this.notified(def.name, scope, n),
+      onNotification: (n) => this.notified(def.name, scope, n, def),
       log: this.d.log,
     };
   }
@@ -87,7 +88,7 @@ export class UpstreamInbox {
   }
 
   /** What an upstream sends unasked (legacy push, or a 2026-07-28 listen stream): caches, relays, events. */
-  notified(server: string, scope: string, n: Notification): void {
+  notified(server: string, scope: string, n: Notification, def: ServerDef): void {
     const { events, passthrough, changed } = this.d;
     const { catalogue, calls, subscriptions } = this.parts;
     const p = n.params ?? {};
@@ -119,16 +120,20 @@ export class UpstreamInbox {
         if (typeof p.elicitationId === 'string')
           events.emit({ type: 'elicitation.complete', server, elicitationId: p.elicitationId });
         break;
-      case 'notifications/message':
+      case 'notifications/message': {
+        // The upstream's own secrets are masked before its message goes anywhere: /v1/events, the
+        // editor, the calling client (docs/security.md "Secrets in output and logs").
+        const data = redactValue(p.data, def);
         events.emit({
           type: 'server.log',
           server,
           level: String(p.level),
-          data: p.data,
+          data,
           ...(typeof p.logger === 'string' ? { logger: p.logger } : {}),
         });
-        calls.log(server, scope, p);
+        calls.log(server, scope, { ...p, data });
         break;
+      }
     }
   }
 }

@@ -21,3 +21,11 @@ export const isLogLevel = (v: unknown): v is LogLevel =>
 /** Whether a message at `level` passes a threshold of `min`. */
 export const atLeastLevel = (level: LogLevel, min: LogLevel): boolean =>
   LOG_LEVELS.indexOf(level) >= LOG_LEVELS.indexOf(min);
+
+/** A client's name for a person, from its clientInfo (Implementation): its title, else its name. */
+export function clientNameOf(info: unknown): string | undefined {
+  if (typeof info !== 'object' || info === null || Array.isArray(info)) return undefined;
+  const i = info as { title?: unknown; name?: unknown };
+  const n = i.title ?? i.name;
+  return typeof n === 'string' && n ? n : undefined;
+}

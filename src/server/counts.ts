@@ -3,6 +3,8 @@
 // come and go leave nothing behind.
 export class Counts {
   private readonly n = new Map<string, number>();
+  /** The sum over every key. */
+  total = 0;
 
   get(key: string): number {
     return this.n.get(key) ?? 0;
@@ -10,15 +12,19 @@ export class Counts {
 
   add(key: string): void {
     this.n.set(key, this.get(key) + 1);
+    this.total++;
   }
 
   remove(key: string): void {
-    const left = this.get(key) - 1;
-    if (left > 0) this.n.set(key, left);
+    const had = this.get(key);
+    if (had === 0) return;
+    if (had > 1) this.n.set(key, had - 1);
     else this.n.delete(key);
+    this.total--;
   }
 
   clear(): void {
     this.n.clear();
+    this.total = 0;
   }
 }

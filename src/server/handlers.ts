@@ -2,7 +2,8 @@
 import type { Settings } from '../config/settings';
 import type { Conn } from './conn';
 import type { Incoming } from './incoming';
-import { TASKS_EXTENSION, type Tasks } from './tasks';
+import { TASKS_EXTENSION } from '../protocol/tasks';
+import type { Tasks } from './tasks';
 import type { CallContext, Provider } from './provider';
 import { downgradeCapabilities, downgradeImplementation } from '../protocol/downgrade';
 import { invalidParams, methodNotFound } from '../protocol/errors';

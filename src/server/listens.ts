@@ -1,16 +1,15 @@
 // Where the server's own change notifications go: every legacy connection that can be pushed to, and
 // every subscriptions/listen stream open on any connection (2026-07-28 server/subscriptions: any number
 // per connection, keyed by the listen request's id; accepted from legacy clients too).
-import { downgradeResult } from '../protocol/downgrade';
 import { CODES, ProtocolError } from '../protocol/errors';
-import { type JsonObject, isObject, notificationMsg } from '../protocol/jsonrpc';
-import { declares } from '../protocol/questions';
+import { type JsonObject, notificationMsg } from '../protocol/jsonrpc';
 import { META } from '../protocol/meta';
 import { eraOf } from '../protocol/revisions';
 import type { Conn } from './conn';
 import type { HandlerContext } from './handlers';
 import type { ListKind, Provider } from './provider';
-import { type Task, declaresTasks, extensionRequired } from './tasks';
+import { declaresTasks } from '../protocol/tasks';
+import { type Task, extensionRequired } from './tasks';
 
 interface Listener {
   filter: JsonObject;
@@ -102,11 +101,8 @@ export class Listens {
     if (eraOf(ctx.rev) === 'modern')
       ctx.notify('notifications/subscriptions/acknowledged', { notifications: agreed, _meta: tag });
     acked = true;
-    const taskUpdate = (t: Task) => {
-      const d = t.detailed((m, p) => declares(ctx.call.clientCapabilities, m, p, ctx.rev));
-      if (isObject(d.result)) d.result = downgradeResult('tools/call', d.result, ctx.rev);
-      ctx.notify('notifications/tasks', { ...d, _meta: tag });
-    };
+    const taskUpdate = (t: Task) =>
+      ctx.notify('notifications/tasks', { ...t.detailedFor(ctx.call.clientCapabilities, ctx.rev), _meta: tag });
     for (const t of tasks) {
       taskUpdate(t);
       releases.push(t.onChange(taskUpdate));

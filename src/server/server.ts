@@ -17,7 +17,7 @@ import {
   notificationMsg,
   resultResponse,
 } from '../protocol/jsonrpc';
-import { META, type LogLevel, atLeastLevel, isLogLevel } from '../protocol/meta';
+import { META, type LogLevel, atLeastLevel, clientNameOf, isLogLevel } from '../protocol/meta';
 import { MODERN, NEWEST_FIRST, type Revision, eraOf, isRevision, methodAnswered } from '../protocol/revisions';
 import { Admission } from './admission';
 import type { Abort, Aborts } from '../wire/abort';
@@ -326,7 +326,7 @@ class RequestScope implements CallContext, HandlerContext {
     return this.abort.signal;
   }
   get clientName(): string | undefined {
-    return nameOf(eraOf(this.rev) === 'modern' ? this.meta[META.clientInfo] : this.conn.clientInfo);
+    return clientNameOf(eraOf(this.rev) === 'modern' ? this.meta[META.clientInfo] : this.conn.clientInfo);
   }
   get paramHeaders(): Readonly<Record<string, string>> | undefined {
     return this.inc.paramHeaders;
@@ -359,10 +359,4 @@ class RequestScope implements CallContext, HandlerContext {
   finish(): void {
     this.done = true;
   }
-}
-
-function nameOf(info: unknown): string | undefined {
-  if (!isObject(info)) return undefined;
-  const n = info.title ?? info.name;
-  return typeof n === 'string' && n ? n : undefined;
 }

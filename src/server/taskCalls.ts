@@ -7,14 +7,15 @@
 import type { Settings } from '../config/settings';
 import { CODES, ProtocolError } from '../protocol/errors';
 import { type JsonObject, isObject, notificationMsg } from '../protocol/jsonrpc';
-import { META } from '../protocol/meta';
+import { META, RELATED_TASK, clientNameOf } from '../protocol/meta';
 import { UnsayableQuestion } from '../protocol/questions';
 import { type Revision, TASK_STATUS_NOTIFICATION, hasField, inSpan } from '../protocol/revisions';
 import type { Incoming } from './incoming';
 import { BackgroundCall, labelOf } from './mrtr';
 import type { Provider, TaskSupport } from './provider';
 import type { Rounds, TaskWindow } from './rounds';
-import { EAGER_WINDOW_MS, RELATED_TASK, type Task, type Tasks, declaresTasks, extensionRequired } from './tasks';
+import { declaresTasks } from '../protocol/tasks';
+import { EAGER_WINDOW_MS, type Task, type Tasks, extensionRequired } from './tasks';
 
 const paramsOf = (inc: Incoming): JsonObject => (isObject(inc.req.params) ? inc.req.params : {});
 const toolOf = (inc: Incoming): string => String(paramsOf(inc).name ?? '');
@@ -49,7 +50,12 @@ export class TaskCalls {
       );
     if (!ext || support === 'forbidden') return undefined;
     const promote = (call: BackgroundCall): JsonObject => {
-      const task = this.tasks.create(call, { label: call.label, era: 'modern', identity, client: clientOf(meta) });
+      const task = this.tasks.create(call, {
+        label: call.label,
+        era: 'modern',
+        identity,
+        client: clientNameOf(isObject(meta) ? meta[META.clientInfo] : undefined),
+      });
       return { resultType: 'task', ...task.modernShape() };
     };
     if (support) return { ms: EAGER_WINDOW_MS, promote };
@@ -87,7 +93,7 @@ export class TaskCalls {
       label: call.label,
       era: 'legacy',
       identity,
-      client: clientOf({ [META.clientInfo]: conn.clientInfo }),
+      client: clientNameOf(conn.clientInfo),
     });
     if (inSpan(conn.revision ?? rev, TASK_STATUS_NOTIFICATION))
       task.onChange((t) => {
@@ -125,11 +131,4 @@ export class TaskCalls {
       task.refresh();
     }
   }
-}
-
-function clientOf(meta: unknown): string | undefined {
-  const info = isObject(meta) ? meta[META.clientInfo] : undefined;
-  if (!isObject(info)) return undefined;
-  const n = info.title ?? info.name;
-  return typeof n === 'string' && n ? n : undefined;
 }

@@ -3,11 +3,12 @@
 import { downgradeResult } from '../protocol/downgrade';
 import { invalidParams } from '../protocol/errors';
 import { type JsonObject, isObject } from '../protocol/jsonrpc';
-import { declares } from '../protocol/questions';
 import { eraOf } from '../protocol/revisions';
 import type { HandlerContext } from './handlers';
 import { paginate } from './paging';
-import { RELATED_TASK, type Task, declaresTasks, extensionRequired } from './tasks';
+import { RELATED_TASK } from '../protocol/meta';
+import { declaresTasks } from '../protocol/tasks';
+import { type Task, extensionRequired } from './tasks';
 
 type Handler = (ctx: HandlerContext, params: JsonObject) => Promise<JsonObject>;
 
@@ -22,18 +23,10 @@ function taskOf(ctx: HandlerContext, params: JsonObject, method: string): Task {
   return ctx.services.tasks.get(params.taskId, ctx.call.identity);
 }
 
-/** The tool result as this revision spells it (a stored result is handed out more than once: a copy). */
-const spelledResult = (ctx: HandlerContext, r: JsonObject) => downgradeResult('tools/call', r, ctx.rev);
-
 export const TASK_HANDLERS: Readonly<Record<string, Handler>> = {
   async 'tasks/get'(ctx, params) {
     const task = taskOf(ctx, params, 'tasks/get');
-    if (!modern(ctx)) return task.legacyShape();
-    // Never an inputRequests kind the client did not declare on this request (2026-07-28 mrtr: MUST).
-    const caps = ctx.call.clientCapabilities;
-    const t = task.detailed((method, p) => declares(caps, method, p, ctx.rev));
-    if (isObject(t.result)) t.result = spelledResult(ctx, t.result);
-    return t;
+    return modern(ctx) ? task.detailedFor(ctx.call.clientCapabilities, ctx.rev) : task.legacyShape();
   },
 
   /** Only the caller's own tasks, oldest first, a page at a time (2025-11-25 "Listing Tasks"). */
@@ -60,7 +53,8 @@ export const TASK_HANDLERS: Readonly<Record<string, Handler>> = {
     } finally {
       leave?.();
     }
-    const r = spelledResult(ctx, task.outcome());
+    // Spelled for the client's revision: a copy (a stored result is handed out more than once).
+    const r = downgradeResult('tools/call', task.outcome(), ctx.rev);
     return { ...r, _meta: { ...(isObject(r._meta) ? r._meta : {}), [RELATED_TASK]: { taskId: task.id } } };
   },
 

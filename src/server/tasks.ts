@@ -6,9 +6,12 @@
 // The work behind a task is a BackgroundCall (mrtr.ts): the same call a 2026-07-28 retry resumes, so a
 // call that outlives its eager window is promoted, not restarted.
 import { randomUUID } from 'node:crypto';
-import { CODES, ProtocolError, invalidParams } from '../protocol/errors';
-import { type JsonObject, isObject } from '../protocol/jsonrpc';
-import type { Era } from '../protocol/revisions';
+import { CODES, ProtocolError, invalidParams, toWireError } from '../protocol/errors';
+import type { JsonObject } from '../protocol/jsonrpc';
+import { declares } from '../protocol/questions';
+import { downgradeResult } from '../protocol/downgrade';
+import { MODERN, type Era, type Revision } from '../protocol/revisions';
+import { TASKS_EXTENSION } from '../protocol/tasks';
 import { Counts } from './counts';
 import { PER_REQUEST } from './conn';
 import type { Incoming } from './incoming';
@@ -23,10 +26,6 @@ const TASK_FIELDS: Readonly<Record<Era, { ttl: string; poll: string }>> = {
 export type TaskStatus = 'working' | 'input_required' | 'completed' | 'failed' | 'cancelled';
 const TERMINAL: ReadonlySet<TaskStatus> = new Set(['completed', 'failed', 'cancelled']);
 
-export { RELATED_TASK } from '../protocol/meta';
-/** The tasks extension's identifier (tasks extension "Extension Identifier"). */
-export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
-
 /** How long a task-supporting call may run, or take to ask, before it becomes a task (docs/protocol.md
  *  "Tasks": the eager window). */
 export const EAGER_WINDOW_MS = 250;
@@ -36,11 +35,6 @@ export function extensionRequired(why: string): ProtocolError {
   return new ProtocolError(CODES.MissingRequiredClientCapability, `Missing required client capability: ${why}`, {
     requiredCapabilities: { extensions: { [TASKS_EXTENSION]: {} } },
   });
-}
-
-/** Whether a 2026-07-28 request declared the tasks extension in its own capabilities. */
-export function declaresTasks(caps: JsonObject): boolean {
-  return isObject(caps.extensions) && isObject(caps.extensions[TASKS_EXTENSION]);
 }
 
 export interface TaskInfo {
@@ -199,18 +193,20 @@ export class Task {
     return t;
   }
 
-  /** The extension's DetailedTask: the result or error inlined, or the open questions (tasks/get and
-   *  notifications/tasks answer exactly this). */
-  detailed(filter: (method: string, params: JsonObject) => boolean = () => true): JsonObject {
+  /** The extension's DetailedTask as the client whose request declared `caps` may read it (tasks/get and
+   *  notifications/tasks answer exactly this): the result inlined, spelled for `rev` (a stored result is
+   *  handed out more than once: a copy); the error as the wire would carry it; the open questions, never
+   *  a kind the client did not declare (2026-07-28 mrtr: MUST). */
+  detailedFor(caps: JsonObject, rev: Revision = MODERN): JsonObject {
     const t = this.modernShape();
     const o = this.call.finished;
-    if (this.status === 'completed' && o?.result) t.result = o.result;
-    if (this.status === 'failed') t.error = wireErrorOf(o?.error);
+    if (this.status === 'completed' && o?.result) t.result = downgradeResult('tools/call', o.result, rev);
+    if (this.status === 'failed') t.error = toWireError(o?.error, rev) as unknown as JsonObject;
     if (this.status === 'input_required') {
       const inputRequests: JsonObject = {};
       for (const [k, q] of Object.entries(this.call.inputRequests())) {
         const r = q as { method: string; params: JsonObject };
-        if (filter(r.method, r.params)) inputRequests[k] = q;
+        if (declares(caps, r.method, r.params, rev)) inputRequests[k] = q;
       }
       t.inputRequests = inputRequests;
     }
@@ -243,15 +239,6 @@ export class Task {
       signal.addEventListener('abort', onAbort, { once: true });
     });
   }
-}
-
-/** A thrown value as a JSON-RPC error object (a ProtocolError keeps its code and data). */
-function wireErrorOf(e: unknown): JsonObject {
-  if (e instanceof ProtocolError)
-    return e.data === undefined
-      ? { code: e.code, message: e.message }
-      : { code: e.code, message: e.message, data: e.data as JsonObject };
-  return { code: CODES.InternalError, message: e instanceof Error ? e.message : String(e) };
 }
 
 export interface TaskLimits {
@@ -296,9 +283,7 @@ export class Tasks {
         CODES.InternalError,
         `the gateway holds ${held} tasks, running or kept after they ended (limits.tasks); retry when one is collected or expires (proto.askTTL)`,
       );
-    let running = 0;
-    for (const t of this.tasks.values()) if (!t.terminal) running++;
-    if (running >= total)
+    if (this.live.total >= total)
       throw new ProtocolError(
         CODES.InternalError,
         `the gateway holds ${total} running tasks (limits.inflight); retry when one has finished`,

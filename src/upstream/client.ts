@@ -20,7 +20,8 @@ import { HttpUpstream, StreamBroken } from './http';
 import { type HeaderParam, headerParams, paramHeaders } from '../wire/paramHeaders';
 import type { UpstreamTransport } from './transport';
 import { Abort, type Aborts, listen } from '../wire/abort';
-import { type DriverPort, type TaskOptions, augmentFirst, driveTask, needsExtension, withExtension } from './tasks';
+import { withTasks } from '../protocol/tasks';
+import { type DriverPort, type TaskOptions, augmentFirst, driveTask, needsExtension } from './tasks';
 
 /** What the gateway supplies: the one function that answers an upstream's questions, and a sink for
  *  its notifications. */
@@ -402,7 +403,7 @@ export class UpstreamClient {
   /** A 2026-07-28 request declaring the tasks extension besides what it declares already. */
   private withTasks(o: RequestOptions): RequestOptions {
     if (this.era !== 'modern') return o;
-    return { ...o, clientCapabilities: withExtension(o.clientCapabilities ?? this.defaultCapabilities) };
+    return { ...o, clientCapabilities: withTasks(o.clientCapabilities ?? this.defaultCapabilities) };
   }
 
   /** Upstream tasks whose status notifications wake their driver. */

@@ -7,8 +7,7 @@
 import { CODES, ProtocolError } from '../protocol/errors';
 import { type JsonObject, isObject } from '../protocol/jsonrpc';
 import type { Era } from '../protocol/revisions';
-
-const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
+import { TASKS_EXTENSION, declaresTasks } from '../protocol/tasks';
 
 /** What the caller knows of the call, for deciding whether to ask the upstream for a task. */
 export interface TaskOptions {
@@ -27,13 +26,9 @@ export interface TaskOptions {
  *  requires it, or supports it for a client that wants one; a 2026-07-28 upstream that declared the
  *  extension, when the client wants a task. */
 export function augmentFirst(era: Era, upstreamCaps: JsonObject, t: TaskOptions): boolean {
-  if (era === 'modern') return t.wanted && declaresExtension(upstreamCaps);
+  if (era === 'modern') return t.wanted && declaresTasks(upstreamCaps);
   const core = isObject(upstreamCaps.tasks) && isObject(upstreamCaps.tasks.requests);
   return core && (t.support === 'required' || (t.support === 'optional' && t.wanted));
-}
-
-function declaresExtension(caps: JsonObject): boolean {
-  return isObject(caps.extensions) && isObject(caps.extensions[TASKS_EXTENSION]);
 }
 
 /** A 2026-07-28 upstream's -32021 naming the tasks extension: the tool runs only as a task. */
@@ -41,12 +36,6 @@ export function needsExtension(code: number, data: unknown): boolean {
   if (code !== CODES.MissingRequiredClientCapability || !isObject(data)) return false;
   const req = data.requiredCapabilities;
   return isObject(req) && isObject(req.extensions) && TASKS_EXTENSION in req.extensions;
-}
-
-/** Capabilities with the extension added (what mcpx declares to a 2026-07-28 upstream for this call). */
-export function withExtension(caps: JsonObject): JsonObject {
-  const ext = isObject(caps.extensions) ? caps.extensions : {};
-  return { ...caps, extensions: { ...ext, [TASKS_EXTENSION]: {} } };
 }
 
 /** What the driver needs of the client. */

@@ -19,6 +19,7 @@ import { startTestServer } from './harness/gateway';
 import { heldProvider, memoryServer, memoryStdio } from './harness/memory';
 import { fixtureCommand, gatewayFor, killAll } from './harness/upstreams';
 import { HttpClient, type Json } from './harness/wire';
+import { alive } from './harness/process';
 
 after(() => killAll());
 
@@ -338,14 +339,6 @@ describe('limits.instancesPerServer (scope "identity")', () => {
     ...fixtureCommand(['--rev', LEGACY, '--name', 'up', ...extra]),
     scope: 'identity',
   });
-  const alive = (pid: number) => {
-    try {
-      process.kill(pid, 0);
-      return true;
-    } catch {
-      return false;
-    }
-  };
   const modernCall = (c: HttpClient, tool: string, args: Json = {}, who?: string, signal?: AbortSignal) =>
     c.request(
       'tools/call',

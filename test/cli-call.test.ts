@@ -9,10 +9,10 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { after, before, describe, test } from 'node:test';
 import { NEWEST_FIRST } from '../src/protocol/revisions';
-import { repoRoot } from './harness/gateway';
+import { cliJs } from './harness/gateway';
 import { fixtureCommand } from './harness/upstreams';
 
-const cli = join(repoRoot(), 'dist', 'cli.js');
+const cli = cliJs();
 const dir = mkdtempSync(join(tmpdir(), 'mcpx-cli-call-'));
 const env = { ...process.env, XDG_CONFIG_HOME: dir, XDG_STATE_HOME: dir, MCPX_PORT: '' };
 

@@ -17,10 +17,10 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { after, describe, test } from 'node:test';
 import { elicitSecret } from '../src/config/secret';
-import { repoRoot } from './harness/gateway';
+import { cliJs } from './harness/gateway';
 import { HttpClient, type Json, StdioClient } from './harness/wire';
 
-const cli = join(repoRoot(), 'dist', 'cli.js');
+const cli = cliJs();
 const dir = mkdtempSync(join(tmpdir(), 'mcpx-cli-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
 // An isolated XDG config home, so a user's own ~/.config/mcpx/mcp.json never leaks into a test.

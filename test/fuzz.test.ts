@@ -14,7 +14,7 @@ import { after, before, describe, test } from 'node:test';
 import fc from 'fast-check';
 import { CODE_TABLE, httpStatus, mayEmit } from '../src/protocol/errors';
 import { HEADERLESS, MODERN, OLDEST, REVISIONS, type Revision, isRevision } from '../src/protocol/revisions';
-import { repoRoot } from './harness/gateway';
+import { cliJs, repoRoot } from './harness/gateway';
 
 const FIXED_SEED = 20261201;
 const RANDOM_SEED = Number(process.env.MCPX_FUZZ_SEED ?? Date.now() % 2 ** 31);
@@ -23,7 +23,7 @@ const PER_RUN = Number(process.env.MCPX_FUZZ_FRAMES ?? 3500);
 const ANSWER_WITHIN_MS = 10_000;
 const CASES = join(repoRoot(), 'test', 'fuzz-cases');
 
-const cli = join(repoRoot(), 'dist', 'cli.js');
+const cli = cliJs();
 const dir = mkdtempSync(join(tmpdir(), 'mcpx-fuzz-'));
 const env = { ...process.env, XDG_CONFIG_HOME: dir, XDG_STATE_HOME: dir, MCPX_PORT: '' };
 

@@ -2,7 +2,7 @@
 // handshake, writes garbage, exits at once. And scope, auth, filters, and no child left behind.
 import assert from 'node:assert/strict';
 import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -11,6 +11,7 @@ import { RESTART_POLICY } from '../src/upstream/pool';
 import { repoRoot } from './harness/gateway';
 import { fixtureCommand, gatewayFor, killAll, startHttpFixture } from './harness/upstreams';
 import { HttpClient, type Json } from './harness/wire';
+import { alive } from './harness/process';
 
 const dir = mkdtempSync(join(tmpdir(), 'mcpx-pool-'));
 after(() => {
@@ -29,17 +30,6 @@ async function client(url: string, session?: string): Promise<HttpClient> {
 }
 const call = (c: HttpClient, server: string, tool: string, args: Json = {}, extra: Json = {}, meta: Json = {}) =>
   c.request('tools/call', { name: 'mcpx_call', arguments: { server, tool, arguments: args, ...extra } }, { meta });
-
-/** Alive and not a zombie. */
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch {
-    return false;
-  }
-  const stat = existsSync(`/proc/${pid}/stat`) ? readFileSync(`/proc/${pid}/stat`, 'utf8') : '';
-  return !/^\d+ \(.*\) Z/.test(stat);
-}
 
 describe('failure modes', () => {
   test('a crash mid-call fails that call at once, naming the server; the next call restarts it', async () => {

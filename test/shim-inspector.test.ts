@@ -15,21 +15,13 @@ import { after, before, describe, test } from 'node:test';
 import { fixture, repoRoot } from './harness/gateway';
 import { assertServerFrame, REVISIONS, type Revision } from './harness/schema';
 import { fixtureCommand } from './harness/upstreams';
+import { alive } from './harness/process';
 
 type Json = Record<string, unknown>;
 
 // The package's bin (package.json "bin": build/cli.js), found through its package.json.
 const inspectorPkg = require.resolve('@modelcontextprotocol/inspector-cli/package.json');
 const inspectorBin = join(dirname(inspectorPkg), 'build', 'cli.js');
-
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const lines = (file: string) =>
   readFileSync(file, 'utf8')

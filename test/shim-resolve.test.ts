@@ -8,9 +8,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { resolveGateway } from '../src/shim/resolve';
-import { repoRoot } from './harness/gateway';
+import { cliJs } from './harness/gateway';
+import { alive } from './harness/process';
 
-const cli = join(repoRoot(), 'dist', 'cli.js');
+const cli = cliJs();
 const root = mkdtempSync(join(tmpdir(), 'mcpx-resolve-'));
 /** Daemons this file started, killed at the end if still alive. */
 const started = new Set<number>();
@@ -18,15 +19,6 @@ after(() => {
   for (const pid of started) if (alive(pid)) process.kill(pid, 'SIGKILL');
   rmSync(root, { recursive: true, force: true });
 });
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 /** The pid of a process that has exited. */
 function deadPid(): number {

@@ -24,12 +24,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { after, before, describe, test } from 'node:test';
-import { repoRoot } from './harness/gateway';
+import { cliJs, repoRoot } from './harness/gateway';
 import { fixtureCommand } from './harness/upstreams';
 import { type Json, StdioClient } from './harness/wire';
 
 const SSHD = '/usr/sbin/sshd';
-const cli = () => join(repoRoot(), 'dist', 'cli.js');
+const cli = cliJs;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const textOf = (r: unknown) =>
   (((r as { content?: unknown }).content as Array<{ text?: string }> | undefined) ?? [])

@@ -14,13 +14,13 @@ import { after, before, describe, test } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
-import { repoRoot } from './harness/gateway';
+import { cliJs, repoRoot } from './harness/gateway';
 import { validating } from './harness/sdk';
 import type { Revision } from './harness/schema';
 import { fixtureCommand } from './harness/upstreams';
 import { type Json, StdioClient } from './harness/wire';
 
-const cli = () => join(repoRoot(), 'dist', 'cli.js');
+const cli = cliJs;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const textOf = (r: unknown) =>
   (((r as { content?: unknown }).content as Array<{ text?: string }> | undefined) ?? [])

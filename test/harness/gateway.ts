@@ -32,3 +32,8 @@ export function repoRoot(): string {
 export function fixture(name: string): string {
   return join(repoRoot(), 'build', 'test', 'fixtures', `${name}.js`);
 }
+
+/** The built `mcpx` command (dist/cli.js). */
+export function cliJs(): string {
+  return join(repoRoot(), 'dist', 'cli.js');
+}

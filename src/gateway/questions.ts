@@ -3,7 +3,7 @@
 // port; roots from mcpx's own; otherwise the broker. Every answer is checked before it goes upstream.
 import { ProtocolError } from '../protocol/errors';
 import { type JsonObject, isObject } from '../protocol/jsonrpc';
-import { RELATED_TASK } from '../protocol/meta';
+import { META } from '../protocol/meta';
 import { UnsayableQuestion, declares } from '../protocol/questions';
 import type { CallContext } from '../server/provider';
 import { type Broker, answerProblem } from './broker';
@@ -115,8 +115,8 @@ export async function routeQuestion(a: Answerers, q: Asked): Promise<JsonObject>
  *  where the question belongs to one of its tasks (docs/protocol.md "Tasks"). */
 function withoutUpstreamTask(params: JsonObject): JsonObject {
   const meta = params._meta;
-  if (!isObject(meta) || !(RELATED_TASK in meta)) return params;
-  const { [RELATED_TASK]: _task, ...rest } = meta;
+  if (!isObject(meta) || !(META.relatedTask in meta)) return params;
+  const { [META.relatedTask]: _task, ...rest } = meta;
   void _task;
   const { _meta: _m, ...out } = params;
   void _m;

@@ -12,8 +12,6 @@ export const META = {
   session: 'dev.mcpx/session',
 } as const;
 
-export const RELATED_TASK = META.relatedTask;
-
 const LOG_LEVELS = ['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
 export const isLogLevel = (v: unknown): v is LogLevel =>

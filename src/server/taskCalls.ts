@@ -7,7 +7,7 @@
 import type { Settings } from '../config/settings';
 import { CODES, ProtocolError } from '../protocol/errors';
 import { type JsonObject, isObject, notificationMsg } from '../protocol/jsonrpc';
-import { META, RELATED_TASK, clientNameOf } from '../protocol/meta';
+import { META, clientNameOf } from '../protocol/meta';
 import { UnsayableQuestion } from '../protocol/questions';
 import { type Revision, TASK_STATUS_NOTIFICATION, hasField, inSpan } from '../protocol/revisions';
 import type { Incoming } from './incoming';
@@ -124,7 +124,7 @@ export class TaskCalls {
           : await task.channel(this.settings.duration('proto.askTimeout'), signal);
       if (!channel?.send) throw new UnsayableQuestion(method, rev);
       return await this.rounds.askOnChannel(channel, rev, method, params, signal, count, {
-        [RELATED_TASK]: { taskId: task.id },
+        [META.relatedTask]: { taskId: task.id },
       });
     } finally {
       task.asking--;

@@ -6,7 +6,7 @@ import { type JsonObject, isObject } from '../protocol/jsonrpc';
 import { eraOf } from '../protocol/revisions';
 import type { HandlerContext } from './handlers';
 import { paginate } from './paging';
-import { RELATED_TASK } from '../protocol/meta';
+import { META } from '../protocol/meta';
 import { declaresTasks } from '../protocol/tasks';
 import { type Task, extensionRequired } from './tasks';
 
@@ -55,7 +55,7 @@ export const TASK_HANDLERS: Readonly<Record<string, Handler>> = {
     }
     // Spelled for the client's revision: a copy (a stored result is handed out more than once).
     const r = downgradeResult('tools/call', task.outcome(), ctx.rev);
-    return { ...r, _meta: { ...(isObject(r._meta) ? r._meta : {}), [RELATED_TASK]: { taskId: task.id } } };
+    return { ...r, _meta: { ...(isObject(r._meta) ? r._meta : {}), [META.relatedTask]: { taskId: task.id } } };
   },
 
   /** 2025-11-25: a terminal task is -32602 and the answer is the task, now cancelled. The extension: an

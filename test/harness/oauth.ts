@@ -1,0 +1,65 @@
+// The OAuth fixture (test/fixtures/oauth) as a process a test starts, and the client side of a PKCE flow
+// through its consent page, done by hand with fetch.
+import { type ChildProcess, spawn } from 'node:child_process';
+import { createHash, randomBytes } from 'node:crypto';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { repoRoot } from '../fixtures/upstream/client';
+
+export interface OAuthFixture {
+  child: ChildProcess;
+  issuer: string;
+  mcp: string;
+  admin: string;
+  /** Closes stdin (the fixture exits on it), SIGKILL after 2 s; resolves once it exited. */
+  stop(): Promise<void>;
+}
+
+/** Starts `node build/test/fixtures/oauth/server.js --options-json …` and waits for its JSON line. */
+export async function startOAuthFixture(options: Record<string, unknown> = {}): Promise<OAuthFixture> {
+  const script = join(repoRoot(), 'build', 'test', 'fixtures', 'oauth', 'server.js');
+  const child = spawn(process.execPath, [script, '--options-json', JSON.stringify(options)], {
+    stdio: ['pipe', 'pipe', 'inherit'],
+  });
+  const exited = new Promise<void>((r) => child.once('exit', () => r()));
+  const stop = async (): Promise<void> => {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    child.stdin?.end();
+    const t = setTimeout(() => child.kill('SIGKILL'), 2000);
+    await exited;
+    clearTimeout(t);
+  };
+  const line = await new Promise<string>((res, rej) => {
+    createInterface({ input: child.stdout! }).once('line', res);
+    child.once('exit', (code) => rej(new Error(`oauth fixture exited with ${code}`)));
+  });
+  const ready = JSON.parse(line) as { issuer: string; mcp: string; admin: string };
+  return { child, ...ready, stop };
+}
+
+export function pkce(): { verifier: string; challenge: string } {
+  const verifier = randomBytes(32).toString('base64url');
+  return { verifier, challenge: createHash('sha256').update(verifier).digest('base64url') };
+}
+
+/** GET /authorize without following redirects. */
+export function authorizeRequest(issuer: string, params: Record<string, string>): Promise<Response> {
+  return fetch(`${issuer}/authorize?${new URLSearchParams(params)}`, { redirect: 'manual' });
+}
+
+/** Approves (or denies) the consent page of a GET /authorize answer: resolves with the redirect Location. */
+export async function consent(page: Response, decision: 'approve' | 'deny' = 'approve'): Promise<URL> {
+  const html = await page.text();
+  const txn = /name="txn" value="([^"]+)"/.exec(html)?.[1];
+  const action = /<form method="post" action="([^"]+)"/.exec(html)?.[1];
+  if (page.status !== 200 || !txn || !action) throw new Error(`not a consent page (${page.status}): ${html}`);
+  const res = await fetch(action, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ txn, decision }),
+    redirect: 'manual',
+  });
+  const location = res.headers.get('location');
+  if (res.status !== 302 || !location) throw new Error(`consent answered ${res.status}: ${await res.text()}`);
+  return new URL(location);
+}

@@ -5,7 +5,7 @@
 // 0.2.0-alpha.12 with `--requirements 2025-11-25` and `--requirements 2026-07-28`, and by 0.1.16 with
 // `--suite all`. The same three runs also score the fixture alone (over its own HTTP), which must pass
 // everything: a failure through the gateway is then the gateway's.
-// Client leg: every non-auth client scenario of both versions, run against mcpx's own upstream client
+// Client leg: every client scenario of both versions, authorization included, run against mcpx's own upstream client
 // (dist/conformance-client.js, built from src/conformance/client.ts).
 //
 // Each gateway run compares its results with its expected-failures file (test/conformance/expected-
@@ -51,7 +51,7 @@ const DOC = join(ROOT, 'docs', 'conformance.md');
 const RESULTS_DIR = join(ROOT, 'build', 'conformance');
 /** How many suite runs go at once (most of their time is spent waiting). */
 const PARALLEL = 4;
-const OWNERS = ['questions', 'relay', 'mcpx bug'] as const;
+const OWNERS = ['questions', 'relay', 'auth', 'mcpx bug'] as const;
 type Owner = (typeof OWNERS)[number];
 
 interface Suite {
@@ -312,6 +312,11 @@ function collect(dir: string, leg: 'server' | 'client'): Scenario[] {
   for (const name of readdirSync(dir)) {
     const p = join(dir, name);
     if (!statSync(p).isDirectory()) continue;
+    // A scenario named with a folder (auth/…) writes its results one level down.
+    if (!/-\d{4}-\d{2}-\d{2}T[\d-]+Z$/.test(name)) {
+      out.push(...collect(p, leg).map((r) => ({ ...r, scenario: `${name}/${r.scenario}` })));
+      continue;
+    }
     let scenario = name.replace(/-\d{4}-\d{2}-\d{2}T[\d-]+Z$/, '');
     if (leg === 'server') scenario = scenario.replace(/^server-/, '');
     const file = join(p, 'checks.json');
@@ -500,7 +505,7 @@ async function clientScenario(work: string, s: Suite, set: string, scenario: str
   const dir = join(work, `client-${s.version}-${set}`);
   mkdirSync(dir, { recursive: true });
   const out = join(dir, 'results');
-  const spec = set === '2025-11-25' || set === '2026-07-28' ? ['--spec-version', set] : [];
+  const spec = /^\d{4}-\d{2}-\d{2}$/.test(set) ? ['--spec-version', set] : [];
   const command = `${process.execPath} ${CLIENT}`;
   const d = await run(
     suiteArgs(s, [
@@ -519,7 +524,7 @@ async function clientScenario(work: string, s: Suite, set: string, scenario: str
       timeoutMs: 180_000,
     },
   );
-  writeFileSync(join(dir, `${scenario}.log`), d.stdout + '\n--- stderr ---\n' + d.stderr);
+  writeFileSync(join(dir, `${scenario.replace(/\//g, '-')}.log`), d.stdout + '\n--- stderr ---\n' + d.stderr);
   leg.suiteExit.push({ what: `client --scenario ${scenario}`, code: d.code, timedOut: d.timedOut, tail: tail(d) });
 }
 
@@ -574,7 +579,7 @@ function scenarioCell(r: Scenario | undefined): string {
 }
 
 function legName(l: Leg): string {
-  return `${l.leg} · ${l.suite.version} · ${l.set === 'all' ? (l.leg === 'server' ? '--suite all' : 'non-auth scenarios') : l.set === 'extension' ? 'extension scenarios' : `${l.leg === 'server' ? '--requirements' : '--spec-version'} ${l.set}`}`;
+  return `${l.leg} · ${l.suite.version} · ${l.set === 'all' ? (l.leg === 'server' ? '--suite all' : 'every scenario') : l.set === 'extension' ? 'extension scenarios' : `${l.leg === 'server' ? '--requirements' : '--spec-version'} ${l.set}`}`;
 }
 
 function writeDoc(legs: Leg[], baseline: Baseline): void {
@@ -593,8 +598,9 @@ function writeDoc(legs: Leg[], baseline: Baseline): void {
   p('  fixture upstream (`test/fixtures/conformance/`, over stdio). The fixture exposes everything the suite expects');
   p('  of a server under test; the same runs score it alone over its own HTTP, where it must pass everything, so a');
   p("  failure through the gateway is the gateway's.");
-  p("- **Client leg**: every non-auth client scenario, against mcpx's own upstream client (`connect()` and");
-  p('  `UpstreamClient` from `src/upstream/`, driven by `src/conformance/client.ts`).');
+  p("- **Client leg**: every client scenario, the authorization ones included, against mcpx's own upstream");
+  p('  client (`connect()`, `UpstreamClient` and the OAuth client of `src/upstream/auth/`, driven by');
+  p('  `src/conformance/client.ts`).');
   p();
   p('Every failure or warning through mcpx is listed in `test/conformance/expected-failures/` with the work that');
   p('will remove it; the run fails on one that is not listed and on a listed one that now passes.');
@@ -603,7 +609,7 @@ function writeDoc(legs: Leg[], baseline: Baseline): void {
   p();
   p('Checks passed/failed (w = warnings, s = skipped), over every scenario run; "scored" counts only the frozen');
   p("requirement set's scenarios. The reference SDK's numbers are from its own runs (BASELINE.md; client rows: the");
-  p('same non-auth scenarios).');
+  p('scenarios its baseline lists).');
   p();
   p(
     '| leg · suite · set | mcpx | scenarios without failure | scored (requirement set) | fixture alone | reference TypeScript SDK |',
@@ -628,7 +634,7 @@ function writeDoc(legs: Leg[], baseline: Baseline): void {
   for (const owner of OWNERS) {
     const rows = legs.flatMap((l) => l.entries.filter((e) => e.owner === owner).map((e) => ({ l, e })));
     p(
-      `### ${owner}${owner === 'questions' ? ' (elicitation, sampling, roots, input_required relay)' : owner === 'relay' ? ' (subscriptions/listen, resource subscriptions, list_changed, progress and logging relay)' : ''}`,
+      `### ${owner}${owner === 'questions' ? ' (elicitation, sampling, roots, input_required relay)' : owner === 'relay' ? ' (subscriptions/listen, resource subscriptions, list_changed, progress and logging relay)' : owner === 'auth' ? ' (authorization to upstreams: grants and proofs mcpx does not implement)' : ''}`,
     );
     p();
     if (rows.length === 0) {
@@ -732,18 +738,22 @@ async function main(): Promise<number> {
   for (const { r, l } of serverLegs) tasks.push(() => serverLeg(work, r.s, r.set, r.args, 'mcpx', l));
   for (const { r, l } of serverLegs) tasks.push(() => serverLeg(work, r.s, r.set, r.args, 'fixture', l));
 
-  // Client leg: every non-auth scenario; the alpha ones at each revision they apply to.
+  // Client leg: every scenario, the authorization ones included; the alpha ones at each revision they
+  // apply to (2025-03-26 has authorization scenarios only; 2025-06-18's are 2025-11-25's too).
   const [stableList, alphaList] = await Promise.all([clientScenarios(SUITES.stable), clientScenarios(SUITES.alpha)]);
   const clientPlan: Array<{ s: Suite; set: string; scenarios: string[] }> = [
-    {
-      s: SUITES.stable,
-      set: 'all',
-      scenarios: stableList.filter((c) => !c.name.startsWith('auth/')).map((c) => c.name),
-    },
+    { s: SUITES.stable, set: 'all', scenarios: stableList.map((c) => c.name) },
+    ...['2025-03-26'].map((set) => ({
+      s: SUITES.alpha,
+      set,
+      scenarios: alphaList
+        .filter((c) => c.name.startsWith('auth/') && c.tags.includes(set) && !c.tags.includes('2025-11-25'))
+        .map((c) => c.name),
+    })),
     ...['2025-11-25', '2026-07-28', 'extension'].map((set) => ({
       s: SUITES.alpha,
       set,
-      scenarios: alphaList.filter((c) => !c.name.startsWith('auth/') && c.tags.includes(set)).map((c) => c.name),
+      scenarios: alphaList.filter((c) => c.tags.includes(set)).map((c) => c.name),
     })),
   ];
   const clientLegs: Array<{ l: Leg; dir: string }> = [];
@@ -752,7 +762,7 @@ async function main(): Promise<number> {
       leg: 'client',
       suite: c.s,
       set: c.set,
-      scored: c.set === 'all' || c.set === 'extension' ? undefined : scoredSet(c.set, 'client'),
+      scored: c.set === '2025-11-25' || c.set === '2026-07-28' ? scoredSet(c.set, 'client') : undefined,
     });
     clientLegs.push({ l, dir: join(work, `client-${c.s.version}-${c.set}`, 'results') });
     for (const sc of c.scenarios) tasks.push(() => clientScenario(work, c.s, c.set, sc, l));

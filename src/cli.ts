@@ -1,5 +1,6 @@
 // The headless surface: `mcpx daemon`, `mcpx serve --transport stdio`, `mcpx settings`, and the clients
-// of a running gateway: `mcpx elicit`, `mcpx tasks` (its /v1 API), `mcpx tools`, `mcpx call`, `mcpx read` (MCP, src/cliTools.ts).
+// of a running gateway: `mcpx elicit`, `mcpx tasks` (its /v1 API), `mcpx tools`, `mcpx call`, `mcpx read` (MCP, src/cliTools.ts);
+// `mcpx auth` signs in to OAuth upstreams (src/cliAuth.ts).
 import { spawn } from 'node:child_process';
 import { type Listening, isLoopback, listen, makeServer } from './app/app';
 import { gatewayRoutes, identityHeader } from './app/routes';
@@ -9,6 +10,7 @@ import { SETTINGS, Settings, envLayer, envName, SettingError } from './config/se
 import { Gateway } from './gateway/gateway';
 import { Relay } from './shim/relay';
 import { publishDaemon, resolveGateway, unpublishDaemon } from './shim/resolve';
+import { authCommand } from './cliAuth';
 import { callCommand, readCommand, toolsCommand } from './cliTools';
 import { StdioTransport } from './transport/stdio';
 
@@ -33,6 +35,11 @@ const USAGE = `usage:
                                                      call a tool (arguments as JSON, - for stdin); exit 1
                                                      on an isError result, 2 on a protocol error
   mcpx read URI [--text] [--connect auto|URL]        read a resource, e.g. mcpx://SERVER/...
+  mcpx auth login SERVER [--no-browser] [--config FILE]
+                                                     sign in to an OAuth server: prints the URL (and opens a
+                                                     browser when there is one), waits for the redirect
+  mcpx auth status [--config FILE]                   which servers are signed in (never a token)
+  mcpx auth logout SERVER [--config FILE]            forget a sign-in, revoking its tokens where possible
                                                      --connect auto (the default): the editor window for this
                                                      folder, else the running daemon, else one started in the
                                                      background (shim.daemonIdleExit)`;
@@ -46,7 +53,7 @@ const FLAG_SETTINGS: Record<string, string> = {
 };
 
 /** Commands that take positional arguments. */
-const POSITIONAL = new Set(['elicit', 'tasks', 'tools', 'call', 'read']);
+const POSITIONAL = new Set(['elicit', 'tasks', 'tools', 'call', 'read', 'auth']);
 /** Commands that talk MCP to the running gateway (src/cliTools.ts): they take --connect, and call and read --text. */
 const GATEWAY_CLIENTS = new Set(['tools', 'call', 'read']);
 /** Flags of `mcpx tasks` alone; --all takes no value. */
@@ -67,6 +74,8 @@ interface Args {
   all?: boolean;
   /** mcpx call/read: text content as text. */
   text?: boolean;
+  /** mcpx auth login: print the URL, open no browser. */
+  noBrowser?: boolean;
   positional: string[];
   flags: Record<string, unknown>;
 }
@@ -88,6 +97,11 @@ export function parseArgs(argv: string[]): Args {
     if (name === 'all') {
       if (eq > 0) throw new SettingError('--all', 'takes no value');
       a.all = true;
+      continue;
+    }
+    if (name === 'no-browser') {
+      if (command !== 'auth') throw new SettingError('--no-browser', `only mcpx auth login takes it\n${USAGE}`);
+      a.noBrowser = true;
       continue;
     }
     if (name === 'standalone') {
@@ -449,6 +463,11 @@ export async function main(argv: string[]): Promise<void> {
       return callCommand(a, readStdin);
     case 'read':
       return readCommand(a);
+    case 'auth': {
+      const config = loadConfig(a.config, { env: process.env, workspaceFolder: process.cwd() });
+      reportIssues(config);
+      return authCommand(a, config, settingsFor(config, a, process.env), defaultStateDir(process.env));
+    }
     case 'help':
     case '--help':
       process.stdout.write(USAGE + '\n');

@@ -36,7 +36,9 @@ function secretsOf(def: ServerDef): string[] {
   if (cached) return cached;
   const out: string[] = [];
   const a = def.auth as Record<string, unknown> | undefined;
-  if (a) for (const k of ['token', 'password', 'value']) if (typeof a[k] === 'string') out.push(a[k]);
+  if (a)
+    for (const k of ['token', 'password', 'value', 'clientSecret', 'privateKeyPem'])
+      if (typeof a[k] === 'string') out.push(a[k]);
   if ('headers' in def) out.push(...Object.values(def.headers));
   if ('env' in def) for (const v of Object.values(def.env)) if (v !== null) out.push(String(v));
   if ('envFile' in def && def.envFile) {

@@ -9,7 +9,26 @@ const auth = z.discriminatedUnion('type', [
   z.object({ type: z.literal('header'), name: z.string(), value: z.string() }).strict(),
   z.object({ type: z.literal('query'), name: z.string(), value: z.string() }).strict(),
   z.object({ type: z.literal('env'), name: z.string(), value: z.string() }).strict(),
-  z.object({ type: z.literal('oauth') }).passthrough(),
+  z
+    .object({
+      type: z.literal('oauth'),
+      /** A client registered beforehand at the authorization server (else a client ID metadata document
+       *  or dynamic registration: docs/gateway.md "Signing in to upstreams"). */
+      clientId: z.string().min(1).optional(),
+      clientSecret: z.string().min(1).optional(),
+      tokenEndpointAuthMethod: z
+        .enum(['client_secret_basic', 'client_secret_post', 'none', 'private_key_jwt'])
+        .optional(),
+      scopes: z.array(z.string().min(1)).optional(),
+      /** The loopback redirect's port; 0 or absent: any free port. */
+      redirectPort: z.number().int().min(0).max(65535).optional(),
+      /** An https URL serving mcpx's client ID metadata document, used where the server supports them. */
+      clientMetadataUrl: z.string().url().optional(),
+      grant: z.enum(['authorization_code', 'client_credentials']).optional(),
+      privateKeyPem: z.string().optional(),
+      signingAlgorithm: z.string().optional(),
+    })
+    .strict(),
 ]);
 
 const toolFilter = z.object({ allow: z.array(z.string()).optional(), deny: z.array(z.string()).optional() }).strict();
@@ -76,12 +95,8 @@ export function parseServer(name: string, raw: unknown, prefix: string): { def?:
   const parsed = schema.safeParse(raw);
   if (!parsed.success) return { issues: issuesOf(at, parsed.error) };
   const d = parsed.data as Record<string, unknown>;
-  if ((d.auth as Auth | undefined)?.type === 'oauth') {
-    return {
-      issues: [
-        { path: `${at}.auth.type`, message: 'oauth is not supported yet: use bearer, basic, header, query or env' },
-      ],
-    };
+  if ((d.auth as Auth | undefined)?.type === 'oauth' && isStdio) {
+    return { issues: [{ path: `${at}.auth.type`, message: 'oauth applies to an HTTP server (url), not a stdio one' }] };
   }
   const type = isStdio ? 'stdio' : d.type === 'sse' ? 'sse' : 'http';
   return { def: { ...(d as object), name, type } as ServerDef, issues: [] };

@@ -18,6 +18,9 @@ import { type JsonObject, isObject } from '../protocol/jsonrpc';
 import { NEWEST_FIRST, isRevision, eraOf } from '../protocol/revisions';
 import type { ClientHooks, UpstreamClient } from '../upstream/client';
 import { EraCache } from '../upstream/eras';
+import { Authorizer, type SignInPort } from '../upstream/auth/authorizer';
+import type { OAuthConfig } from '../upstream/auth/grants';
+import { MemorySecretStore } from '../upstream/auth/store';
 import { connect } from '../upstream/probe';
 
 const CLIENT_INFO = { name: 'mcpx-conformance-client', version: VERSION };
@@ -153,6 +156,39 @@ async function exercise(client: UpstreamClient, context: JsonObject): Promise<vo
   }
 }
 
+/** The person of the authorization scenarios: agrees at once and does what a browser does — follows the
+ *  authorization endpoint's redirect back to mcpx's loopback listener. */
+const browser: SignInPort = {
+  available: () => true,
+  async open(req) {
+    const res = await fetch(req.url, { redirect: 'manual', signal: req.signal });
+    const location = res.headers.get('location');
+    await res.body?.cancel();
+    if (!location) throw new Error(`the authorization endpoint answered ${res.status} without a redirect`);
+    const back = await fetch(new URL(location, req.url), { signal: req.signal });
+    await back.body?.cancel();
+  },
+};
+
+/** The scenario's client, as a person would configure it: pre-registered credentials from the context;
+ *  the client credentials grant for the scenarios named for it; mcpx's metadata document URL the suite
+ *  expects, used only where the server supports client ID metadata documents. */
+function oauthConfig(scenario: string, context: JsonObject): OAuthConfig {
+  const str = (k: string) => (typeof context[k] === 'string' ? (context[k] as string) : undefined);
+  const cfg: OAuthConfig = { clientMetadataUrl: 'https://conformance-test.local/client-metadata.json' };
+  if (str('client_id')) cfg.clientId = str('client_id');
+  if (str('client_secret')) cfg.clientSecret = str('client_secret');
+  if (scenario.startsWith('auth/client-credentials')) {
+    cfg.grant = 'client_credentials';
+    if (str('private_key_pem')) {
+      cfg.privateKeyPem = str('private_key_pem');
+      cfg.signingAlgorithm = str('signing_algorithm');
+      cfg.tokenEndpointAuthMethod = 'private_key_jwt';
+    }
+  }
+  return cfg;
+}
+
 async function main(): Promise<number> {
   const url = process.argv[process.argv.length - 1];
   if (!url || !/^https?:\/\//.test(url)) {
@@ -178,7 +214,19 @@ async function main(): Promise<number> {
   const asked = process.env.MCP_CONFORMANCE_PROTOCOL_VERSION;
   if (asked && isRevision(asked)) eras.set(def, { era: eraOf(asked), transport: 'http', revision: asked });
   log(`scenario ${scenario || '(none)'} at ${url}${asked ? ` (revision ${asked})` : ''}`);
+  const auth = new Authorizer({
+    server: def.name,
+    url,
+    config: scenario.startsWith('auth/') ? oauthConfig(scenario, context) : undefined,
+    store: new MemorySecretStore(),
+    person: browser,
+    log,
+    signInTimeoutMs: 10_000,
+    stepUpRetries: 2,
+    fixHint: 'sign in',
+  });
   const client = await connect({
+    auth,
     def,
     hooks,
     eras,

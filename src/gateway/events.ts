@@ -2,6 +2,7 @@
 // progress, resource updates, server state, list changes. Delivered as they happen; nothing is queued.
 export type GatewayEvent =
   | { type: 'server.state'; server: string; state: string; error?: string }
+  | { type: 'server.signIn'; server: string; state: string }
   | { type: 'server.log'; server: string; level: string; data: unknown; logger?: string }
   | { type: 'progress'; server: string; progress: number; total?: number; message?: string }
   | { type: 'resource.updated'; server: string; uri: string }

@@ -7,12 +7,24 @@ import type { Config } from '../config/file';
 import type { Settings } from '../config/settings';
 import type { JsonObject } from '../protocol/jsonrpc';
 import type { CallContext } from '../server/provider';
+import type { SignInPort, SignInRequest, SignInState } from '../upstream/auth/authorizer';
+import type { SecretStore } from '../upstream/auth/store';
 import type { UpstreamStatus } from '../upstream/pool';
 import type { Question } from './broker';
 import type { GatewayEvent } from './events';
 import type { WatchRow } from './watches';
 
-export type { CallContext, GatewayEvent, Question, UpstreamStatus, WatchRow };
+export type {
+  CallContext,
+  GatewayEvent,
+  Question,
+  SecretStore,
+  SignInPort,
+  SignInRequest,
+  SignInState,
+  UpstreamStatus,
+  WatchRow,
+};
 export type { PersonPort } from './questions';
 
 /** A list a server offers, as the server itself lists it. */
@@ -48,6 +60,13 @@ export interface GatewayFacade {
   watches(): WatchRow[];
   /** Every gateway event as it happens; returns the unsubscribe. */
   onEvent(listener: (e: GatewayEvent & { at: number }) => void): () => void;
+
+  /** A server's sign-in state (docs/gateway.md "Signing in to upstreams"). */
+  signInState(server: string): SignInState;
+  /** Sign in to a server now, through the host's SignInPort, then reconnect it. */
+  signIn(server: string, identity: string): Promise<void>;
+  /** Forget a server's sign-in, revoking where possible; a note when revoking did not work. */
+  signOut(server: string): Promise<string | undefined>;
 
   /** mcpx's own roots changed (the workspace folders). */
   setRoots(roots: Array<{ uri: string; name?: string }>): void;

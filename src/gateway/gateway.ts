@@ -8,11 +8,14 @@ import { policyFrom } from '../config/policy';
 import type { ServerDef } from '../config/servers';
 import type { Settings } from '../config/settings';
 import { VERSION } from '../config/version';
-import { invalidParams } from '../protocol/errors';
+import { CODES, ProtocolError, invalidParams } from '../protocol/errors';
 import { type JsonObject, isObject } from '../protocol/jsonrpc';
 import { INPUT_ERROR_AS_RESULT, inSpan } from '../protocol/revisions';
 import type { CallContext, ListKind, Provider, ProviderCapabilities, TaskSupport } from '../server/provider';
 import { EraCache } from '../upstream/eras';
+import type { SignInPort, SignInState } from '../upstream/auth/authorizer';
+import { Authorizers } from '../upstream/auth/registry';
+import { FileSecretStore, MemorySecretStore, type SecretStore } from '../upstream/auth/store';
 import { Pool } from '../upstream/pool';
 import { Broker } from './broker';
 import { Calls } from './calls';
@@ -39,7 +42,14 @@ export interface GatewayOptions {
   questionTtlMs?: number;
   /** The person, through the host (VS Code implements it; headless has none). */
   person?: PersonPort;
+  /** Signing in to upstreams (docs/gateway.md "Signing in to upstreams"): where sign-ins are kept and who
+   *  signs in. Headless default: `<state>/oauth-tokens.json` and nobody (a call that needs a sign-in
+   *  fails at once, naming `mcpx auth login`). */
+  auth?: { store?: SecretStore; person?: SignInPort; fixHint?: string };
 }
+
+/** What fixes a missing sign-in headless. */
+const HEADLESS_FIX = 'run `mcpx auth login {server}` and try again';
 
 export class Gateway implements Provider, GatewayFacade {
   private readonly log: (line: string) => void;
@@ -49,6 +59,8 @@ export class Gateway implements Provider, GatewayFacade {
   /** Questions nobody on the wire can take wait here (src/gateway/broker.ts). */
   private readonly broker: Broker;
   private readonly pool: Pool;
+  /** Every HTTP upstream's sign-in (src/upstream/auth/). */
+  private readonly authorizers: Authorizers;
   private readonly catalogue: Catalogue;
   /** Upstream requests on behalf of calls, and the calls in flight per (server, scope). */
   private readonly calls: Calls;
@@ -90,7 +102,17 @@ export class Gateway implements Provider, GatewayFacade {
     // What upstreams send and ask, and their state changes, reach the parts built on the pool through
     // the inbox (src/gateway/inbox.ts), which is given those parts below, once they exist.
     const inbox = new UpstreamInbox({ events, passthrough, ask, changed: (kind) => this.changed(kind), log });
+    const authorizers = new Authorizers({
+      store: opts.auth?.store ?? (opts.stateDir ? FileSecretStore.inState(opts.stateDir) : new MemorySecretStore()),
+      person: opts.auth?.person,
+      log,
+      signInTimeoutMs: settings.duration('auth.signInTimeout'),
+      stepUpRetries: settings.get<number>('auth.stepUpRetries'),
+      fixHint: opts.auth?.fixHint ?? HEADLESS_FIX,
+      onChange: (server, state) => events.emit({ type: 'server.signIn', server, state }),
+    });
     const pool = new Pool(defs, {
+      auth: authorizers,
       eras: new EraCache(opts.stateDir ? join(opts.stateDir, 'upstream-eras.json') : undefined),
       policy: policyFrom(settings),
       settings,
@@ -119,6 +141,7 @@ export class Gateway implements Provider, GatewayFacade {
     this.passthrough = passthrough;
     this.broker = broker;
     this.pool = pool;
+    this.authorizers = authorizers;
     this.catalogue = catalogue;
     this.calls = calls;
     this.subscriptions = subscriptions;
@@ -368,6 +391,31 @@ export class Gateway implements Provider, GatewayFacade {
   }
   onEvent(listener: (e: GatewayEvent & { at: number }) => void): () => void {
     return this.events.on(listener);
+  }
+
+  /** A server's sign-in state: signed in, needs one, signing in, or not an OAuth server (yet). */
+  signInState(server: string): SignInState {
+    const def = this.defs.get(server);
+    return (def && this.authorizers.for(def)?.status()) ?? 'not-needed';
+  }
+
+  /** Sign in to a server now (the person's part through the host's SignInPort), then reconnect it. */
+  async signIn(server: string, identity: string): Promise<void> {
+    const def = this.pool.def(server);
+    const a = this.authorizers.for(def);
+    if (!a) throw new ProtocolError(CODES.InvalidParams, `${server} is not an HTTP server that signs in with OAuth`);
+    await a.ensureLoaded();
+    await a.signIn();
+    await this.restartServer(server, identity);
+  }
+
+  /** Forget a server's sign-in, revoking its tokens where the authorization server can; what went wrong
+   *  revoking, if anything. */
+  async signOut(server: string): Promise<string | undefined> {
+    const def = this.pool.def(server);
+    const note = await this.authorizers.for(def)?.signOut();
+    await this.stopServer(server);
+    return note;
   }
 
   async close(): Promise<void> {

@@ -76,7 +76,7 @@ export class UpstreamInbox {
       type: 'server.state',
       server: st.name,
       state: st.state,
-      ...(st.lastError && st.state === 'failed' ? { error: st.lastError } : {}),
+      ...(st.lastError && (st.state === 'failed' || st.state === 'needs-sign-in') ? { error: st.lastError } : {}),
     });
     // A (re)started upstream may offer other lists than the one before it.
     if (st.state === 'starting') {

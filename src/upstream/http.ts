@@ -19,6 +19,9 @@ import {
   readUpstreamMessage,
 } from './transport';
 import { signalOf } from '../wire/abort';
+import type { Authorizer } from './auth/authorizer';
+import { bearerChallenge } from './auth/challenge';
+import { AuthError } from './auth/errors';
 
 /** The session ended (legacy 404 on a session): the client initializes again. */
 export class SessionExpired extends Error {
@@ -34,6 +37,9 @@ export interface HttpUpstreamOptions {
   log: (line: string) => void;
   /** What is read is bounded: a JSON body, an SSE event, a message's nesting (defaults: the settings'). */
   bounds?: Partial<UpstreamBounds>;
+  /** OAuth to this upstream (docs/gateway.md "Signing in to upstreams"): its header on every request; a
+   *  401 or an insufficient_scope 403 handed to it before the request is tried again. */
+  auth?: Authorizer;
 }
 
 export class HttpUpstream implements UpstreamTransport {
@@ -51,6 +57,9 @@ export class HttpUpstream implements UpstreamTransport {
   private lastEventId?: string;
 
   private readonly bounds: UpstreamBounds;
+  /** Set once the handshake is done: from then on a 401 may ask the person inline (during the handshake
+   *  connect() does, outside its timeouts). */
+  connected = false;
 
   constructor(
     readonly name: string,
@@ -80,18 +89,23 @@ export class HttpUpstream implements UpstreamTransport {
   private async post(body: unknown, opts: SendOptions = {}): Promise<globalThis.Response> {
     const signal = opts.signal ? AbortSignal.any([signalOf(opts.signal), this.ctl.signal]) : this.ctl.signal;
     let res: globalThis.Response;
-    try {
-      res = await fetch(this.opts.url, {
-        method: 'POST',
-        headers: this.headers(opts.headers),
-        body: JSON.stringify(body),
-        signal,
-      });
-    } catch (e) {
-      if (signal.aborted) throw signal.reason instanceof Error ? signal.reason : new Error('aborted');
-      throw new TransportClosed(
-        `upstream ${this.name} at ${redactUrl(this.opts.url)} could not be reached: ${(e as Error).cause ?? (e as Error).message}`,
-      );
+    const tries = { renewed: 0, stepUps: 0 };
+    for (;;) {
+      const authorization = await this.opts.auth?.header();
+      try {
+        res = await fetch(this.opts.url, {
+          method: 'POST',
+          headers: this.headers({ ...opts.headers, ...(authorization ? { Authorization: authorization } : {}) }),
+          body: JSON.stringify(body),
+          signal,
+        });
+      } catch (e) {
+        if (signal.aborted) throw signal.reason instanceof Error ? signal.reason : new Error('aborted');
+        throw new TransportClosed(
+          `upstream ${this.name} at ${redactUrl(this.opts.url)} could not be reached: ${(e as Error).cause ?? (e as Error).message}`,
+        );
+      }
+      if (!(await this.authorized(res, authorization, tries, signal))) break;
     }
     const sid = res.headers.get('mcp-session-id');
     if (sid) this.sessionId = sid;
@@ -101,6 +115,37 @@ export class HttpUpstream implements UpstreamTransport {
       throw new SessionExpired(`upstream ${this.name}: the session ended (HTTP 404)`);
     }
     return res;
+  }
+
+  /** Whether a refused request should be sent again: a 401 (renewed, or SignInRequired thrown) or a 403
+   *  for insufficient scope (stepped up) with an authorizer (2025-11-25 basic/authorization "Error
+   *  Handling"). Once renewed, a 401 again is final. */
+  private async authorized(
+    res: globalThis.Response,
+    sent: string | undefined,
+    tries: { renewed: number; stepUps: number },
+    signal: AbortSignal,
+  ): Promise<boolean> {
+    const auth = this.opts.auth;
+    if (!auth || (res.status !== 401 && res.status !== 403)) return false;
+    const challenge = bearerChallenge(res);
+    if (res.status === 403 && challenge?.error !== 'insufficient_scope') return false;
+    // Without a configured `oauth`, only a Bearer challenge makes a 401 a sign-in matter.
+    if (res.status === 401 && !challenge && !auth.configured) return false;
+    await res.body?.cancel();
+    if (res.status === 401) {
+      if (tries.renewed++ > 0)
+        throw new AuthError(`upstream ${this.name} refused its access token (HTTP 401) even after renewing it`);
+      await auth.unauthorized(challenge, sent, this.connected, signal);
+      return true;
+    }
+    await auth.insufficientScope(challenge!, tries.stepUps++, signal);
+    return true;
+  }
+
+  private async deleteAuth(): Promise<Record<string, string>> {
+    const a = await this.opts.auth?.header().catch(() => undefined);
+    return a ? { Authorization: a } : {};
   }
 
   /** Reads JSON-RPC messages from a JSON or SSE body. `cursor` collects the stream's last event id and
@@ -179,7 +224,8 @@ export class HttpUpstream implements UpstreamTransport {
   /** A GET event stream; with `lastEventId`, resumed from after that event (2025-11-25 transports,
    *  "Resumability"). */
   private async getStream(lastEventId: string | undefined, signal?: AbortSignal): Promise<globalThis.Response> {
-    const h = this.headers({ Accept: 'text/event-stream' });
+    const authorization = await this.opts.auth?.header();
+    const h = this.headers({ Accept: 'text/event-stream', ...(authorization ? { Authorization: authorization } : {}) });
     delete h['Content-Type'];
     if (lastEventId) h['Last-Event-ID'] = lastEventId;
     return fetch(this.opts.url, {
@@ -237,7 +283,7 @@ export class HttpUpstream implements UpstreamTransport {
       // Legacy: end the session politely; a server without DELETE answers 405, which is fine.
       await fetch(this.opts.url, {
         method: 'DELETE',
-        headers: { ...this.opts.headers, 'Mcp-Session-Id': sid },
+        headers: { ...this.opts.headers, ...(await this.deleteAuth()), 'Mcp-Session-Id': sid },
         signal: AbortSignal.timeout(1000),
       })
         .then((r) => r.body?.cancel())

@@ -10,9 +10,11 @@ import type { JsonObject } from '../protocol/jsonrpc';
 import type { ClientHooks, RequestOptions, UpstreamClient } from './client';
 import type { EraCache } from './eras';
 import { SessionExpired } from './http';
+import type { Authorizers } from './auth/registry';
+import { SignInRequired } from './auth/errors';
 import { connect } from './probe';
 
-export type UpstreamState = 'starting' | 'running' | 'failed' | 'stopping' | 'stopped';
+export type UpstreamState = 'starting' | 'running' | 'failed' | 'needs-sign-in' | 'stopping' | 'stopped';
 
 /** When to restart, and when to give up with a visible error. */
 export const RESTART_POLICY = {
@@ -61,6 +63,8 @@ export interface PoolOptions {
   hooks(def: ServerDef, scope: string): ClientHooks;
   log(line: string): void;
   onStateChange?(s: UpstreamStatus): void;
+  /** Every server's sign-in (src/upstream/auth/): one per server, whatever the scope. */
+  auth?: Authorizers;
 }
 
 /** The key of one (server, scope): the pool's entries, and the gateway's calls in flight on it. */
@@ -158,7 +162,7 @@ export class Pool {
     } finally {
       e.starting = undefined;
       // An identity's instance that could not start is forgotten, so failed starts leave no entries.
-      if (e.state === 'failed') this.forget(e);
+      if (e.state === 'failed' || e.state === 'needs-sign-in') this.forget(e);
     }
   }
 
@@ -232,6 +236,7 @@ export class Pool {
         maxBodyBytes: this.o.settings.get<number>('transport.maxBodyBytes'),
         maxDepth: this.o.settings.get<number>('limits.paramsDepth'),
         envNames: this.o.settings.get<string[]>('upstream.env'),
+        auth: this.o.auth?.for(e.def),
       });
       if (this.closed) {
         await client.close();
@@ -249,9 +254,14 @@ export class Pool {
       this.setState(e, 'running');
       return client;
     } catch (err) {
-      e.failures.push(Date.now());
       redacted(err, e.def);
       const msg = (err as Error).message;
+      // Waiting for a sign-in is not a crash: no failure counted, no restart backoff.
+      if (err instanceof SignInRequired) {
+        this.setState(e, 'needs-sign-in', msg);
+        throw err;
+      }
+      e.failures.push(Date.now());
       this.setState(e, 'failed', msg);
       throw err instanceof ProtocolError
         ? err
@@ -300,7 +310,7 @@ export class Pool {
     } finally {
       e.calls--;
       e.lastUsed = Date.now();
-      if (e.state === 'failed' || e.state === 'stopped') this.forget(e);
+      if (e.state === 'failed' || e.state === 'needs-sign-in' || e.state === 'stopped') this.forget(e);
     }
   }
 
@@ -363,7 +373,7 @@ export class Pool {
         this.o.log(`[${e.def.name}] idle for ${Math.round((now - e.lastUsed) / 1000)} s: stopping`);
         await this.stopEntry(e);
         this.forget(e);
-      } else if (e.state === 'stopped' || e.state === 'failed') this.forget(e);
+      } else if (e.state === 'stopped' || e.state === 'failed' || e.state === 'needs-sign-in') this.forget(e);
     }
   }
 

@@ -8,6 +8,8 @@ import { CODES, ProtocolError } from '../protocol/errors';
 import { type JsonObject, isObject } from '../protocol/jsonrpc';
 import { META } from '../protocol/meta';
 import { LATEST_LEGACY, MODERN, type Revision, VERSION_HEADER, eraOf, inSpan, isRevision } from '../protocol/revisions';
+import type { Authorizer } from './auth/authorizer';
+import { SignInRequired } from './auth/errors';
 import { type ClientHooks, UpstreamClient, UpstreamError } from './client';
 import type { EraCache, EraRecord } from './eras';
 import { HttpUpstream } from './http';
@@ -34,6 +36,8 @@ export interface ConnectOptions {
   maxDepth?: number;
   /** upstream.env: names of the gateway's environment a stdio upstream gets besides the safe list. */
   envNames?: readonly string[];
+  /** The server's sign-in (HTTP servers): a sign-in the handshake needs is asked for here, once. */
+  auth?: Authorizer;
 }
 
 const boundsOf = (o: ConnectOptions): Partial<UpstreamBounds> => ({
@@ -59,7 +63,20 @@ type Attempt = { kind: 'ok'; client: UpstreamClient } | { kind: 'not-this-era'; 
  *  2026-07-28 transports; 401/403 no longer do — docs/protocol.md "Era detection and the HTTP+SSE fallback"). */
 const SSE_FALLBACK = new Set([400, 404, 405]);
 
+/** Connects; a handshake refused for want of a sign-in signs in (when somebody can) and is tried once
+ *  more. Signing in is not bounded by the handshake's timeouts but by auth.signInTimeout: a person is
+ *  reading a page. */
 export async function connect(o: ConnectOptions): Promise<UpstreamClient> {
+  try {
+    return await connectOnce(o);
+  } catch (e) {
+    if (!(e instanceof SignInRequired) || !o.auth?.canSignIn()) throw e;
+    await o.auth.signIn();
+    return connectOnce(o);
+  }
+}
+
+async function connectOnce(o: ConnectOptions): Promise<UpstreamClient> {
   const cached = o.eras.get(o.def);
   const first: EraRecord['era'] = cached?.era ?? 'modern';
   const via =
@@ -67,11 +84,29 @@ export async function connect(o: ConnectOptions): Promise<UpstreamClient> {
   const order: Array<'modern' | 'legacy'> = first === 'modern' ? ['modern', 'legacy'] : ['legacy', 'modern'];
   const why: string[] = [];
   let transport: UpstreamTransport | undefined;
+  try {
+    return await probeEras(o, order, via, cached, why, (t) => (transport = t));
+  } catch (e) {
+    await transport?.close();
+    throw e;
+  }
+}
+
+async function probeEras(
+  o: ConnectOptions,
+  order: Array<'modern' | 'legacy'>,
+  via: 'stdio' | 'http' | 'sse',
+  cached: EraRecord | undefined,
+  why: string[],
+  opened: (t: UpstreamTransport | undefined) => void,
+): Promise<UpstreamClient> {
+  let transport: UpstreamTransport | undefined;
   for (const era of order) {
     transport =
       transport && !transport.isClosed
         ? transport
-        : await openTransport(o.def, via, o.hooks.log, boundsOf(o), o.envNames);
+        : await openTransport(o.def, via, o.hooks.log, boundsOf(o), o.envNames, o.auth);
+    opened(transport);
     const a = era === 'modern' && via !== 'sse' ? await tryModern(o, transport) : await tryLegacy(o, transport);
     if (a.kind === 'ok') return remember(o, a.client, cached);
     why.push(a.why);
@@ -80,6 +115,7 @@ export async function connect(o: ConnectOptions): Promise<UpstreamClient> {
       // HTTP+SSE transport is the last resort (2026-07-28 streamable-http "Backward Compatibility").
       await transport.close();
       transport = undefined;
+      opened(undefined);
       try {
         const sse = await openTransport(o.def, 'sse', o.hooks.log, boundsOf(o), o.envNames);
         const b = await tryLegacy(o, sse);
@@ -97,6 +133,7 @@ export async function connect(o: ConnectOptions): Promise<UpstreamClient> {
 }
 
 function remember(o: ConnectOptions, client: UpstreamClient, cached?: EraRecord): UpstreamClient {
+  if (client.transport instanceof HttpUpstream) client.transport.connected = true;
   const r: EraRecord = { era: client.era, transport: client.transport.kind, revision: client.negotiated.revision };
   if (cached && cached.era !== r.era) o.hooks.log(`[${o.def.name}] cached era ${cached.era} was wrong; now ${r.era}`);
   o.eras.set(o.def, r);

@@ -1,6 +1,7 @@
 // A transport for a server definition, with its auth applied to every connection.
 import { readEnvFile } from '../config/envFile';
 import type { ServerDef } from '../config/servers';
+import type { Authorizer } from './auth/authorizer';
 import { HttpUpstream } from './http';
 import { SseUpstream } from './sse';
 import { StdioUpstream } from './stdio';
@@ -73,9 +74,11 @@ export async function openTransport(
   /** What is read from the upstream is bounded; a bound left out takes its setting's default. */
   b: Partial<UpstreamBounds>,
   envNames: readonly string[] = [],
+  /** The server's sign-in, for Streamable HTTP (docs/gateway.md "Signing in to upstreams"). */
+  auth?: Authorizer,
 ): Promise<UpstreamTransport> {
   if (def.type === 'stdio') return stdioTransport(def, envNames, log, b);
   const { url, headers } = httpTarget(def);
   if (via === 'sse') return SseUpstream.open(def.name, url, headers, log, b);
-  return new HttpUpstream(def.name, { url, headers, log, bounds: b });
+  return new HttpUpstream(def.name, { url, headers, log, bounds: b, auth });
 }

@@ -7,7 +7,7 @@ import { type Listening, listen } from '../../src/app/app';
 import { gatewayRoutes } from '../../src/app/routes';
 import { parseConfig } from '../../src/config/file';
 import { Settings } from '../../src/config/settings';
-import { Gateway } from '../../src/gateway/gateway';
+import { Gateway, type GatewayOptions } from '../../src/gateway/gateway';
 import { SERVER_JS } from '../fixtures/upstream/client';
 import { assertClientFrame, type Revision } from './schema';
 
@@ -31,7 +31,7 @@ export async function gatewayFor(
   servers: Record<string, unknown>,
   values: Record<string, unknown> = {},
   extra: Record<string, unknown> = {},
-  options: { questionTtlMs?: number; log?: (line: string) => void } = {},
+  options: Pick<GatewayOptions, 'questionTtlMs' | 'log' | 'auth'> = {},
 ): Promise<TestGateway> {
   const dir = mkdtempSync(join(tmpdir(), 'mcpx-gw-'));
   const config = parseConfig({ servers, ...extra }, 'test', { env: process.env });

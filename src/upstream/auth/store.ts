@@ -1,0 +1,95 @@
+// Where sign-ins are kept (docs/security.md "Upstream sign-in tokens"): the editor's SecretStorage, or
+// headless a file readable by its owner only in the state directory. Never a setting, the era cache, a
+// log line or an error message.
+import { chmodSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+
+export interface SecretStore {
+  get(key: string): Promise<string | undefined>;
+  set(key: string, value: string): Promise<void>;
+  delete(key: string): Promise<void>;
+  keys(): Promise<string[]>;
+}
+
+/** What one sign-in holds, per server: the authorization server it is bound to, the client registered
+ *  there (credentials are bound to the issuer that issued them: 2026-07-28 basic/authorization/
+ *  client-registration "Authorization Server Binding"), and the tokens. */
+export interface Grant {
+  issuer: string;
+  resource?: string;
+  client?: { client_id: string; client_secret?: string; auth_method: string; redirect_uri?: string };
+  access_token?: string;
+  refresh_token?: string;
+  /** Epoch ms. */
+  expires_at?: number;
+  /** The scopes asked for so far (accumulated on step-up: docs/protocol.md "Authorization to upstreams"). */
+  scope?: string;
+}
+
+/** A JSON map in one file, mode 0600, written whole through a temporary file. */
+export class FileSecretStore implements SecretStore {
+  constructor(readonly file: string) {}
+  static inState(stateDir: string): FileSecretStore {
+    return new FileSecretStore(join(stateDir, 'oauth-tokens.json'));
+  }
+  private read(): Record<string, string> {
+    try {
+      const v = JSON.parse(readFileSync(this.file, 'utf8')) as unknown;
+      return typeof v === 'object' && v !== null ? (v as Record<string, string>) : {};
+    } catch {
+      return {};
+    }
+  }
+  private write(all: Record<string, string>): void {
+    mkdirSync(dirname(this.file), { recursive: true, mode: 0o700 });
+    const tmp = `${this.file}.${process.pid}.tmp`;
+    writeFileSync(tmp, JSON.stringify(all), { mode: 0o600 });
+    chmodSync(tmp, 0o600);
+    renameSync(tmp, this.file);
+  }
+  async get(key: string): Promise<string | undefined> {
+    return this.read()[key];
+  }
+  async set(key: string, value: string): Promise<void> {
+    this.write({ ...this.read(), [key]: value });
+  }
+  async delete(key: string): Promise<void> {
+    const all = this.read();
+    if (!(key in all)) return;
+    delete all[key];
+    this.write(all);
+  }
+  async keys(): Promise<string[]> {
+    return Object.keys(this.read());
+  }
+}
+
+/** For one process only (the conformance client, tests). */
+export class MemorySecretStore implements SecretStore {
+  private readonly map = new Map<string, string>();
+  async get(key: string): Promise<string | undefined> {
+    return this.map.get(key);
+  }
+  async set(key: string, value: string): Promise<void> {
+    this.map.set(key, value);
+  }
+  async delete(key: string): Promise<void> {
+    this.map.delete(key);
+  }
+  async keys(): Promise<string[]> {
+    return [...this.map.keys()];
+  }
+}
+
+const PREFIX = 'mcpx.oauth/';
+export const grantKey = (server: string): string => `${PREFIX}${server}`;
+
+export async function loadGrant(store: SecretStore, server: string): Promise<Grant | undefined> {
+  const raw = await store.get(grantKey(server));
+  if (!raw) return undefined;
+  try {
+    return JSON.parse(raw) as Grant;
+  } catch {
+    return undefined;
+  }
+}

@@ -1,8 +1,9 @@
 // Composition root of the extension: the gateway host, the person (QuickPicks), views, commands.
 import * as vscode from 'vscode';
-import { registerCommands } from './vscode/commands';
+import { registerCommands, serverOf } from './vscode/commands';
 import { GatewayHost } from './vscode/gatewayHost';
 import { editorPerson } from './vscode/person';
+import { EditorSignIn, registerSignInCommands } from './vscode/signIn';
 import { statusBar } from './vscode/statusBar';
 import { UpstreamsTree, questionsTree, subscriptionsTree, tasksTree } from './vscode/views';
 
@@ -31,7 +32,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<{
     context.extensionUri,
     (server, id, signal) => host?.waitElicitation(server, id, signal) ?? Promise.resolve(false),
   );
-  host = new GatewayHost(log, context.globalStorageUri?.fsPath, person, context.secrets);
+  const signIn = new EditorSignIn(log);
+  host = new GatewayHost(log, context.globalStorageUri?.fsPath, person, context.secrets, signIn);
   current = host;
   const upstreams = new UpstreamsTree(host);
   const questions = questionsTree(host);
@@ -51,6 +53,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<{
     host,
     statusBar(host),
     ...registerCommands(host, person, log),
+    ...registerSignInCommands(host, signIn, serverOf),
     questions,
     tasks,
     subscriptions,

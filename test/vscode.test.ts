@@ -25,7 +25,9 @@ type Action =
   | { back: true }
   | { link: string }
   | { row: string[] }
-  | { rowAction: [string[], string] };
+  | { rowAction: [string[], string] }
+  | { toast: string; has?: string; shot?: string }
+  | { browser: string; shot?: string };
 interface Loc {
   first(): Loc;
   waitFor(o: { state: string; timeout: number }): Promise<void>;
@@ -40,6 +42,11 @@ interface Frame {
   locator(sel: string): Loc;
 }
 interface Page {
+  context(): { pages(): Page[]; waitForEvent(e: 'page', o: { timeout: number }): Promise<Page> };
+  url(): string;
+  goto(url: string): Promise<unknown>;
+  close(): Promise<void>;
+  waitForLoadState(s: string): Promise<void>;
   frameLocator(sel: string): Frame;
   locator(sel: string): Loc;
   keyboard: { press(k: string): Promise<void> };
@@ -96,6 +103,49 @@ function driver(): { onLog(text: string): void; onPage(page: Page): Promise<void
               .filter({ hasText: a.title })
               .first()
               .waitFor({ state: 'visible', timeout: 20_000 });
+          } else if ('toast' in a) {
+            // A notification's button (a toast): screenshot it first when asked.
+            // The notification whose message has `has` (a toast, or in the notifications center).
+            const item = page.locator('.notification-list-item').filter({ hasText: a.has ?? a.toast });
+            const button = item.locator('.monaco-button').filter({ hasText: a.toast }).first();
+            await button.waitFor({ state: 'visible', timeout: 30_000 });
+            if (a.shot) {
+              await page.waitForTimeout(300);
+              await page.screenshot({ path: join(SHOTS, `${a.shot}.png`) });
+            }
+            await button.click();
+          } else if ('browser' in a) {
+            // A page the editor opened in the browser (vscode.env.openExternal): its button clicked, as the
+            // person would; it ends on whatever page the button leads to.
+            const ctx = page.context();
+            const newPage = ctx.waitForEvent('page', { timeout: 30_000 });
+            newPage.catch(() => undefined);
+            // The workbench may first ask whether to open an external site: Open.
+            const ask = page.locator('.monaco-dialog-box .monaco-button').filter({ hasText: 'Open' }).first();
+            await ask
+              .waitFor({ state: 'visible', timeout: 3_000 })
+              .then(() => ask.click())
+              .catch(() => undefined);
+            const opened = ctx.pages().find((p) => p !== page) ?? (await newPage);
+            await opened.waitForLoadState('load');
+            // code-server sends a loopback URL through its port proxy (/proxy/PORT/…), which folds the "//"
+            // of URL-valued query parameters (redirect_uri, resource); a desktop VS Code opens the URL as it
+            // is. Load it at the address the extension asked for.
+            const proxied = /^https?:\/\/[^/]+\/proxy\/(\d+)(\/.*)$/.exec(opened.url());
+            if (proxied) {
+              const direct = `http://127.0.0.1:${proxied[1]}${proxied[2]!.replace(/=(https?):\/(?!\/)/g, '=$1://').replace(/=(https?)%3A%2F(?!%2F)/gi, '=$1%3A%2F%2F')}`;
+              await opened.goto(direct);
+            }
+            const button = opened.locator('button, input[type=submit]').filter({ hasText: a.browser }).first();
+            await button.waitFor({ state: 'visible', timeout: 20_000 }).catch(async (e: Error) => {
+              await opened.screenshot({ path: join(SHOTS, `${a.shot ?? 'browser'}-failed.png`) });
+              throw new Error(`${e.message} (at ${opened.url()})`);
+            });
+            if (a.shot) await opened.screenshot({ path: join(SHOTS, `${a.shot}.png`) });
+            await button.click();
+            await opened.waitForLoadState('load');
+            await opened.locator('h1').first().waitFor({ state: 'visible', timeout: 20_000 });
+            await opened.close();
           } else if ('link' in a) {
             // A link in a notification (a toast, or the notifications center the suite opened).
             const link = page.locator('.notification-list-item-message a').filter({ hasText: a.link }).first();
@@ -235,13 +285,18 @@ async function runSuite(name: string, o: { installVsix?: string; suite?: 'smoke'
       workspace,
       timeoutMs: 240_000,
       echo: false,
-      env: o.suite ? { MCPX_SUITE: o.suite } : {},
+      env: {
+        ...(o.suite ? { MCPX_SUITE: o.suite } : {}),
+        ...(process.env.MCPX_SUITE_GREP ? { MCPX_SUITE_GREP: process.env.MCPX_SUITE_GREP } : {}),
+      },
       logFile: join(repoRoot(), 'build', `vscode-host-${name}.log`),
       onLog: (t: string) => {
         lines.push(t);
         d.onLog(t);
       },
       onPage: (page: Page) => d.onPage(page),
+    }).catch((e: Error) => {
+      throw new Error(`${e.message}\n${lines.filter((l) => l.startsWith('mcpx-test:')).join('\n')}\n${d.errors.join('\n')}`);
     });
     d.stop();
     const results = lines.filter((l) => l.startsWith('mcpx-test:'));
@@ -263,7 +318,7 @@ test('the extension in a real VS Code extension host (code-server), from the dev
   timeout: 300_000,
 }, async () => {
   const results = await runSuite('dev', {});
-  assert.equal(results.length, 20, results.join('\n'));
+  assert.equal(results.length, 21, results.join('\n'));
 });
 
 test("the packaged .vsix: under 2 MB, installed offline, the smoke test passes against the installed package (its 'mcpx' launcher runs the packaged CLI)", {

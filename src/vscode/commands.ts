@@ -29,7 +29,10 @@ function editorContext(
 }
 
 /** The server a command is about: named by its argument (a string, or a tree row), else picked. */
-async function serverOf(arg: { name?: string } | string | undefined, g: GatewayFacade): Promise<string | undefined> {
+export async function serverOf(
+  arg: { name?: string } | string | undefined,
+  g: GatewayFacade,
+): Promise<string | undefined> {
   return typeof arg === 'string' ? arg : (arg?.name ?? (await pickServer(g)));
 }
 

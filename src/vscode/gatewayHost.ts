@@ -11,10 +11,11 @@ import { defaultStateDir, secretNames } from '../config/file';
 import { endpointSecret, endpointsFile, privateDir, writePrivate } from '../config/secret';
 import { type Source, mergeSources } from '../config/merge';
 import { SETTINGS, Settings, envLayer } from '../config/settings';
-import type { BackgroundTasks, GatewayFacade, PersonPort, TaskBoard } from '../gateway/facade';
+import type { BackgroundTasks, GatewayFacade, PersonPort, SignInPort, TaskBoard } from '../gateway/facade';
 import { Gateway } from '../gateway/gateway';
 import type { JsonObject } from '../protocol/jsonrpc';
 import { vscodeLayer } from './settings';
+import { isSignInKey, secretStore } from './secretStore';
 
 const PORT_TRIES = 20;
 const MAX_DETACHED_KEPT = 20;
@@ -50,6 +51,8 @@ export class GatewayHost implements vscode.Disposable {
     private readonly stateDir: string | undefined,
     private readonly person?: PersonPort,
     readonly secrets?: vscode.SecretStorage,
+    /** Signing in to upstreams: the person's part (src/vscode/signIn.ts). */
+    private readonly signIn?: SignInPort,
   ) {
     this.subs.push(
       this.diagnostics,
@@ -63,7 +66,9 @@ export class GatewayHost implements vscode.Disposable {
       ),
       vscode.workspace.onDidGrantWorkspaceTrust(() => void this.reload()),
     );
-    if (secrets) this.subs.push(secrets.onDidChange(() => void this.reload()));
+    // A credential the config refers to changed: rebuild. A sign-in is not config (the gateway that
+    // stored it uses it as it is).
+    if (secrets) this.subs.push(secrets.onDidChange((e) => !isSignInKey(e.key) && void this.reload()));
     const watcher = vscode.workspace.createFileSystemWatcher('**/.vscode/mcp.json');
     this.subs.push(
       watcher,
@@ -71,6 +76,15 @@ export class GatewayHost implements vscode.Disposable {
       watcher.onDidCreate(() => void this.reload()),
       watcher.onDidDelete(() => void this.reload()),
     );
+  }
+
+  /** Sign-ins in SecretStorage, the person asked through the editor; the fix a failed call names. */
+  private auth() {
+    return {
+      store: this.secrets ? secretStore(this.secrets) : undefined,
+      person: this.signIn,
+      fixHint: 'choose Sign In on "{server}" in the mcpx Upstreams view (or run mcpx: Sign In to Server…)',
+    };
   }
 
   /** The endpoint that works, with the secret (docs/security.md "The endpoint secret"): for clients, the
@@ -249,6 +263,7 @@ export class GatewayHost implements vscode.Disposable {
           log: (l) => this.log.info(`[editor view] ${l}`),
           stateDir: this.stateDir,
           person: this.person,
+          auth: this.auth(),
           clientInfo: { name: 'mcpx-vscode', version: VERSION },
         },
       );
@@ -280,6 +295,7 @@ export class GatewayHost implements vscode.Disposable {
       log: (l) => this.log.info(l),
       stateDir: this.stateDir,
       person: this.person,
+      auth: this.auth(),
       clientInfo: { name: 'mcpx-vscode', version: VERSION },
     });
     const secret = this.secretFor(settings);

@@ -3,7 +3,7 @@
 // (the gateway's tasks of both eras, background calls, palette calls sent to the background) and
 // Subscriptions (URI, upstream, watchers, last update). They read the gateway and refresh on its events.
 import * as vscode from 'vscode';
-import type { TaskView } from '../gateway/facade';
+import type { SignInState, TaskView } from '../gateway/facade';
 import type { JsonObject } from '../protocol/jsonrpc';
 import { LATEST_LEGACY, MODERN } from '../protocol/revisions';
 import type { GatewayHost } from './gatewayHost';
@@ -11,7 +11,7 @@ import type { GatewayHost } from './gatewayHost';
 export const EDITOR_IDENTITY = 'mcpx:editor';
 
 type Node =
-  | { kind: 'server'; name: string; state: string; detail: string; error?: string }
+  | { kind: 'server'; name: string; state: string; detail: string; error?: string; signIn: SignInState }
   | { kind: 'group'; server: string; list: 'tools' | 'prompts' | 'resources' }
   | { kind: 'item'; server: string; list: 'tools' | 'prompts' | 'resources'; item: JsonObject }
   | { kind: 'note'; text: string };
@@ -20,7 +20,16 @@ const STATE_ICON: Record<string, string> = {
   running: 'pass-filled',
   starting: 'loading~spin',
   failed: 'error',
+  'needs-sign-in': 'account',
   stopped: 'circle-outline',
+};
+
+/** How a server's sign-in reads in the tree, and the suffix its menus key on (package.json "menus"). */
+const SIGN_IN: Record<SignInState, { word?: string; context: string }> = {
+  'signed-in': { word: 'signed in', context: '.signedIn' },
+  'needs-sign-in': { word: 'needs sign-in', context: '.needsSignIn' },
+  'signing-in': { word: 'signing in…', context: '' },
+  'not-needed': { context: '' },
 };
 
 export class UpstreamsTree implements vscode.TreeDataProvider<Node> {
@@ -38,7 +47,7 @@ export class UpstreamsTree implements vscode.TreeDataProvider<Node> {
         t.description = n.detail;
         t.tooltip = n.error ? `${n.name}: ${n.state} — ${n.error}` : `${n.name}: ${n.state}`;
         t.iconPath = new vscode.ThemeIcon(STATE_ICON[n.state] ?? 'circle-outline');
-        t.contextValue = `mcpx.server.${n.state}`;
+        t.contextValue = `mcpx.server.${n.state}${SIGN_IN[n.signIn].context}`;
         t.id = `server:${n.name}`;
         return t;
       }
@@ -69,15 +78,25 @@ export class UpstreamsTree implements vscode.TreeDataProvider<Node> {
       const st = g.servers();
       if (st.length === 0)
         return [{ kind: 'note', text: 'No upstream servers: add them to .vscode/mcp.json or mcpx.servers' }];
-      return st.map((s) => ({
-        kind: 'server',
-        name: s.name,
-        state: s.state,
-        detail: [s.state === 'failed' ? `failed: ${s.lastError ?? ''}` : s.state, s.revision, s.transport]
-          .filter(Boolean)
-          .join(' · '),
-        error: s.lastError,
-      }));
+      return st.map((s) => {
+        const signIn = g.signInState(s.name);
+        const state = signIn === 'needs-sign-in' && s.state !== 'running' ? 'needs-sign-in' : s.state;
+        return {
+          kind: 'server',
+          name: s.name,
+          state,
+          signIn,
+          detail: [
+            s.state === 'failed' ? `failed: ${s.lastError ?? ''}` : state === 'needs-sign-in' ? undefined : s.state,
+            SIGN_IN[signIn].word,
+            s.revision,
+            s.transport,
+          ]
+            .filter(Boolean)
+            .join(' · '),
+          error: s.lastError,
+        };
+      });
     }
     if (n.kind === 'server')
       return (['tools', 'prompts', 'resources'] as const).map((list) => ({ kind: 'group', server: n.name, list }));

@@ -7,7 +7,7 @@ import * as assert from 'node:assert/strict';
 import { execFile, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { promisify } from 'node:util';
 import * as vscode from 'vscode';
@@ -37,6 +37,7 @@ interface Exports {
     gateway?: {
       servers(): Array<{ name: string; state: string }>;
       questions(): Array<{ id: string; server: string; reason: string; deadline: number }>;
+      signInState(server: string): string;
     };
     tasks?: { find(id: string): { status: string } | undefined };
   };
@@ -63,7 +64,9 @@ type Action =
   | { back: true }
   | { link: string }
   | { row: string[] }
-  | { rowAction: [string[], string] };
+  | { rowAction: [string[], string] }
+  | { toast: string; has?: string; shot?: string }
+  | { browser: string; shot?: string };
 function drive(...actions: Action[]): void {
   console.log(`mcpx-drive: ${JSON.stringify(actions)}`);
 }
@@ -757,6 +760,76 @@ test('a credential from SecretStorage (mcpx: Set Secret…) reaches the upstream
   await vscode.workspace.getConfiguration('mcpx').update('servers', undefined, vscode.ConfigurationTarget.Global);
 });
 
+test('OAuth: a call needs a sign-in; the notification names the server and its authorization server; Sign In opens the consent page in the browser; the view shows signed in; the call succeeds; Sign Out revokes', async (x) => {
+  const file = vscode.Uri.joinPath(vscode.workspace.workspaceFolders![0]!.uri, '.vscode', 'mcp.json');
+  const up = (JSON.parse(readFileSync(file.fsPath, 'utf8')) as { servers: Record<string, Json> }).servers.up!;
+  // test/fixtures/oauth beside the fixture upstream: an authorization server with a consent page, and an
+  // MCP server that wants its tokens.
+  const script = join(dirname(dirname(String((up.args as string[])[0]))), 'oauth', 'server.js');
+  const fx = spawn(process.execPath, [script], { stdio: ['pipe', 'pipe', 'inherit'] });
+  try {
+    const ready = JSON.parse(
+      await new Promise<string>((r) => createInterface({ input: fx.stdout! }).once('line', r)),
+    ) as { issuer: string; mcp: string; admin: string };
+    await vscode.workspace
+      .getConfiguration('mcpx')
+      .update('servers', { secure: { type: 'http', url: ready.mcp } }, vscode.ConfigurationTarget.Global);
+    await until('the secure server configured', () => x.host.gateway?.servers().some((s) => s.name === 'secure'));
+    await vscode.commands.executeCommand('mcpx.upstreams.focus');
+    const url = x.endpoint()!;
+    const call = mcp(url, 'tools/call', {
+      name: 'mcpx_call',
+      arguments: { server: 'secure', tool: 'echo', arguments: { text: 'signed in and called' } },
+    });
+    await until('the sign-in asked for', () => x.host.gateway!.signInState('secure') === 'signing-in', 10_000).catch(
+      (e: Error) => {
+        throw new Error(`${e.message}: ${x.host.gateway!.signInState('secure')} ${JSON.stringify(x.host.gateway!.servers())}`);
+      },
+    );
+    // The notifications center, where the toast is whether or not it is still shown as one.
+    await new Promise((r) => setTimeout(r, 1000));
+    await vscode.commands.executeCommand('notifications.showList');
+    // The notification names the server and the authorization server's host; only Sign In opens anything.
+    drive(
+      {
+        toast: 'Sign In',
+        has: `"secure" asks you to sign in at ${new URL(ready.issuer).host}`,
+        shot: 'oauth-notification',
+      },
+      { browser: 'Approve', shot: 'oauth-consent' },
+    );
+    const r = await call;
+    await vscode.commands.executeCommand('notifications.hideList');
+    assert.equal(textOf(r), 'signed in and called');
+    assert.equal(x.host.gateway!.signInState('secure'), 'signed-in');
+    const roots = (await x.upstreams.getChildren()) as TreeNode[];
+    const item = await x.upstreams.getTreeItem(roots.find((n) => n.name === 'secure')!);
+    assert.match(String(item.description), /^running · signed in · 2025-06-18 · http$/);
+    assert.match(String(item.contextValue), /\.signedIn$/);
+    drive({ row: ['secure', 'signed in'] }, { shot: 'oauth-signed-in' });
+    await new Promise((r) => setTimeout(r, 1500));
+    // No token went to a setting.
+    const log = (await (await fetch(`${ready.admin}/log`)).json()) as { secrets: string[] };
+    const settings = JSON.stringify(vscode.workspace.getConfiguration('mcpx'));
+    for (const secret of log.secrets) assert.ok(!settings.includes(secret));
+    // Sign Out: the tokens are revoked at the authorization server and the row asks for a sign-in again.
+    await vscode.commands.executeCommand('mcpx.signOut', 'secure');
+    assert.equal(x.host.gateway!.signInState('secure'), 'needs-sign-in');
+    const after = (await (await fetch(`${ready.admin}/log`)).json()) as {
+      requests: Array<{ path: string }>;
+      tokens: Array<{ kind: string; revoked: boolean }>;
+    };
+    assert.ok(after.requests.some((q) => q.path === '/revoke'));
+    assert.deepEqual(
+      after.tokens.filter((t) => t.kind !== 'code' && !t.revoked),
+      [],
+    );
+  } finally {
+    await vscode.workspace.getConfiguration('mcpx').update('servers', undefined, vscode.ConfigurationTarget.Global);
+    fx.stdin!.end();
+  }
+});
+
 /** The `mcpx` launcher goes to MCPX_INSTALL_DIR while `fn` runs (a fresh folder, not yet made), never to
  *  the real ~/.local/bin. */
 async function withInstallDir<T>(fn: (dir: string) => Promise<T>): Promise<T> {
@@ -880,7 +953,14 @@ export async function run(): Promise<void> {
   let failed = 0;
   // MCPX_SUITE=smoke: what the installed .vsix must show (activation, the endpoint, a question answered,
   // and the `mcpx` launcher running the packaged CLI).
-  const selected = process.env.MCPX_SUITE === 'smoke' ? tests.filter(([name], i) => i < 2 || smoke.has(name)) : tests;
+  // MCPX_SUITE_GREP=text (a developer's run): the first test and those whose name contains the text.
+  const grep = process.env.MCPX_SUITE_GREP;
+  const selected =
+    process.env.MCPX_SUITE === 'smoke'
+      ? tests.filter(([name], i) => i < 2 || smoke.has(name))
+      : grep
+        ? tests.filter(([name], i) => i === 0 || name.includes(grep))
+        : tests;
   for (const [name, fn] of selected) {
     const t0 = Date.now();
     try {

@@ -8,7 +8,6 @@ export interface SecretStore {
   get(key: string): Promise<string | undefined>;
   set(key: string, value: string): Promise<void>;
   delete(key: string): Promise<void>;
-  keys(): Promise<string[]>;
 }
 
 /** What one sign-in holds, per server: the authorization server it is bound to, the client registered
@@ -59,9 +58,6 @@ export class FileSecretStore implements SecretStore {
     delete all[key];
     this.write(all);
   }
-  async keys(): Promise<string[]> {
-    return Object.keys(this.read());
-  }
 }
 
 /** For one process only (the conformance client, tests). */
@@ -75,9 +71,6 @@ export class MemorySecretStore implements SecretStore {
   }
   async delete(key: string): Promise<void> {
     this.map.delete(key);
-  }
-  async keys(): Promise<string[]> {
-    return [...this.map.keys()];
   }
 }
 

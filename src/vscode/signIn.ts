@@ -1,0 +1,102 @@
+// Signing in to upstreams in the editor (docs/gateway.md "Signing in to upstreams"): sign-ins kept in
+// SecretStorage; the person asked by a notification that names the server and the authorization server's
+// host, and the browser opened only when they agree; an account VS Code already has for that
+// authorization server (GitHub, Microsoft) offered instead of a second sign-in.
+import * as vscode from 'vscode';
+import type { GatewayFacade, SignInPort, SignInRequest } from '../gateway/facade';
+import type { GatewayHost } from './gatewayHost';
+import { EDITOR_IDENTITY } from './views';
+
+/** Authorization servers VS Code has a built-in authentication provider for, by issuer host. */
+const PROVIDERS: Record<string, { id: string; label: string }> = {
+  'github.com': { id: 'github', label: 'GitHub' },
+  'login.microsoftonline.com': { id: 'microsoft', label: 'Microsoft' },
+};
+
+export class EditorSignIn implements SignInPort {
+  /** Servers the person already asked to sign in to (the Sign In action): no second question. */
+  private readonly asked = new Set<string>();
+
+  constructor(private readonly log: vscode.LogOutputChannel) {}
+
+  available(): boolean {
+    return true;
+  }
+
+  /** The person chose Sign In on this server: the next sign-in goes straight to the browser. */
+  approve(server: string): void {
+    this.asked.add(server);
+  }
+
+  async open(req: SignInRequest): Promise<void> {
+    if (!this.asked.delete(req.server)) {
+      this.log.info(`[${req.server}] asking whether to sign in at ${req.issuerHost}`);
+      const choice = await Promise.race([
+        vscode.window.showInformationMessage(
+          `mcpx: the server "${req.server}" asks you to sign in at ${req.issuerHost}.`,
+          { detail: req.scopes.length ? `Access asked for: ${req.scopes.join(' ')}` : undefined },
+          'Sign In',
+          'Not Now',
+        ),
+        new Promise<undefined>((r) => req.signal.addEventListener('abort', () => r(undefined), { once: true })),
+      ]);
+      if (choice !== 'Sign In') throw new Error(`you chose not to sign in to ${req.server} now`);
+    }
+    this.log.info(`[${req.server}] opening the sign-in page of ${req.issuerHost} in the browser`);
+    const opened = await vscode.env.openExternal(vscode.Uri.parse(req.url.href, true));
+    if (!opened) throw new Error(`the browser could not be opened for ${req.issuerHost}`);
+  }
+
+  async existingSession(issuer: string, scopes: string[]): Promise<string | undefined> {
+    const p = PROVIDERS[new URL(issuer).host];
+    if (!p) return undefined;
+    const session = await vscode.authentication.getSession(p.id, scopes, { silent: true }).then(
+      (s) => s,
+      () => undefined,
+    );
+    if (!session) return undefined;
+    const choice = await vscode.window.showInformationMessage(
+      `mcpx: use your ${p.label} account ${session.account.label} for this server instead of signing in again?`,
+      'Use It',
+      'Sign In Separately',
+    );
+    return choice === 'Use It' ? session.accessToken : undefined;
+  }
+}
+
+/** mcpx: Sign In to Server… and Sign Out of Server… (the palette, and the Upstreams view's row actions). */
+export function registerSignInCommands(
+  host: GatewayHost,
+  signIn: EditorSignIn,
+  serverOf: (arg: { name?: string } | string | undefined, g: GatewayFacade) => Promise<string | undefined>,
+): vscode.Disposable[] {
+  const gateway = () => {
+    if (!host.gateway) void vscode.window.showWarningMessage(`mcpx is not running: ${host.whyStopped}`);
+    return host.gateway;
+  };
+  return [
+    vscode.commands.registerCommand('mcpx.signIn', async (arg?: { name?: string } | string) => {
+      const g = gateway();
+      const server = g && (await serverOf(arg, g));
+      if (!g || !server) return;
+      signIn.approve(server);
+      await vscode.window.withProgress(
+        { location: vscode.ProgressLocation.Notification, title: `mcpx: signing in to ${server} in the browser…` },
+        () =>
+          g.signIn(server, EDITOR_IDENTITY).then(
+            () => vscode.window.showInformationMessage(`mcpx: signed in to ${server}.`),
+            (e: Error) => vscode.window.showErrorMessage(`mcpx: signing in to ${server} failed: ${e.message}`),
+          ),
+      );
+    }),
+    vscode.commands.registerCommand('mcpx.signOut', async (arg?: { name?: string } | string) => {
+      const g = gateway();
+      const server = g && (await serverOf(arg, g));
+      if (!g || !server) return;
+      const note = await g.signOut(server).catch((e: Error) => e.message);
+      void vscode.window.showInformationMessage(
+        `mcpx: signed out of ${server}${note ? ` (its tokens were not revoked: ${note})` : '; its tokens were revoked'}.`,
+      );
+    }),
+  ];
+}

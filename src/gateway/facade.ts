@@ -10,9 +10,10 @@ import type { CallContext } from '../server/provider';
 import type { UpstreamStatus } from '../upstream/pool';
 import type { Question } from './broker';
 import type { GatewayEvent } from './events';
+import type { RunView } from './exec/runs';
 import type { WatchRow } from './watches';
 
-export type { CallContext, GatewayEvent, Question, UpstreamStatus, WatchRow };
+export type { CallContext, GatewayEvent, Question, RunView, UpstreamStatus, WatchRow };
 export type { PersonPort } from './questions';
 
 /** A list a server offers, as the server itself lists it. */
@@ -43,6 +44,9 @@ export interface GatewayFacade {
   questions(): Question[];
   /** Answer one; the reason it was refused (it then still waits), or undefined when it went upstream. */
   answer(id: string, result: JsonObject): string | undefined;
+
+  /** The mcpx_exec scripts running now, each with the calls it has made so far. */
+  runs(): RunView[];
 
   /** Resources watched upstream: URI, server, watchers, last update. */
   watches(): WatchRow[];

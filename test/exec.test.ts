@@ -8,7 +8,7 @@ import { after, describe, test } from 'node:test';
 import { HttpPeer } from './fixtures/upstream/client';
 import { alive } from './harness/process';
 import { type TestGateway, fixtureCommand, gatewayFor, killAll } from './harness/upstreams';
-import type { Json } from './harness/wire';
+import { HttpClient, type Json } from './harness/wire';
 
 after(() => killAll());
 
@@ -262,6 +262,35 @@ describe('mcpx_exec: a run is one unit for questions', () => {
       assert.equal(peer.frames.filter((f) => f.method === 'elicitation/create').length, 2);
       assert.deepEqual(gw.g.questions(), []);
       assert.deepEqual(peer.problems, []);
+    } finally {
+      await gw.close();
+    }
+  });
+
+  test('a 2026-07-28 caller: the question comes back as input_required; the retry resumes the same run', async () => {
+    const gw = await gateway();
+    try {
+      const c = new HttpClient(gw.url, '2026-07-28', { capabilities: { elicitation: {} } });
+      const args = {
+        name: 'mcpx_exec',
+        arguments: {
+          script: "const r = await mcpx.call('a', 'elicit', { text: 'colour?' }); return r.content[0].text;",
+        },
+      };
+      const r1 = (await c.request('tools/call', args)).result!;
+      assert.equal(r1.resultType, 'input_required');
+      const [key, q] = Object.entries(r1.inputRequests as Record<string, Json>)[0]!;
+      assert.equal((q.params as Json).message, 'a (via mcpx) asks: colour?');
+      const r2 = (
+        await c.request('tools/call', {
+          ...args,
+          inputResponses: { [key]: { action: 'accept', content: { answer: 'teal' } } },
+          requestState: r1.requestState,
+        })
+      ).result!;
+      assert.equal(r2.resultType, 'complete');
+      assert.match(String((r2.structuredContent as Json).result), /teal/);
+      assert.equal(gw.pids.length, 1, 'one run, resumed, not restarted');
     } finally {
       await gw.close();
     }

@@ -263,7 +263,7 @@ test('the extension in a real VS Code extension host (code-server), from the dev
   timeout: 300_000,
 }, async () => {
   const results = await runSuite('dev', {});
-  assert.equal(results.length, 20, results.join('\n'));
+  assert.equal(results.length, 21, results.join('\n'));
 });
 
 test("the packaged .vsix: under 2 MB, installed offline, the smoke test passes against the installed package (its 'mcpx' launcher runs the packaged CLI)", {
@@ -286,5 +286,5 @@ test("the packaged .vsix: under 2 MB, installed offline, the smoke test passes a
   const size = statSync(VSIX).size;
   assert.ok(size < 2 * 1024 * 1024, `${size} bytes`);
   const results = await runSuite('vsix', { installVsix: VSIX, suite: 'smoke' });
-  assert.equal(results.length, 3, results.join('\n'));
+  assert.equal(results.length, 4, results.join('\n'));
 });

@@ -100,7 +100,11 @@ export async function runScript(script: string, limits: RunLimits, hooks: RunHoo
   child.stderr!.on('data', (d: Buffer) => {
     if (stderr.length < 4096) stderr += d.toString('utf8');
   });
-  child.on('exit', (code, sig) => {
+  // A child gone mid-write is reported by 'close' below, not by an error on its pipes.
+  child.stdin?.on('error', () => undefined);
+  child.stdout?.on('error', () => undefined);
+  // 'close', not 'exit': every line the child wrote has been read by then (its `done` among them).
+  child.on('close', (code, sig) => {
     const detail = stderr.trim() ? `: ${lastLines(stderr)}` : '';
     stop(`the script's process ended (${sig ?? `exit ${code}`}) before it returned${detail}`);
   });
@@ -116,7 +120,8 @@ export async function runScript(script: string, limits: RunLimits, hooks: RunHoo
   // The run ended from outside (the caller cancelled, proto.askRounds, the gateway closing): the
   // reason is what the caller is told.
   const stopped = () => stop(signal.reason instanceof Error ? signal.reason.message : 'the script was stopped');
-  const unlisten = signal.aborted ? (stopped(), () => undefined) : listen(signal, stopped);
+  if (signal.aborted) stopped();
+  const unlisten = signal.aborted ? () => undefined : listen(signal, stopped);
   try {
     return await outcome;
   } finally {

@@ -186,6 +186,24 @@ describe('mcpx_exec: errors, bounds and the process', () => {
     }
   });
 
+  test('requests in flight past exec.maxConcurrent are refused to the script, the others run', async () => {
+    const gw = await gateway({ 'exec.maxConcurrent': 3 });
+    try {
+      const peer = await client(gw);
+      const r = await exec(
+        peer,
+        `const all = await Promise.allSettled([1, 2, 3, 4, 5].map((i) => mcpx.call('a', 'echo', { text: 'n' + i })));
+         return all.map((x) => x.status === 'fulfilled' ? 'ok' : x.reason.message);`,
+      );
+      const out = structured(r).result as string[];
+      assert.deepEqual(out.slice(0, 3), ['ok', 'ok', 'ok']);
+      for (const refused of out.slice(3))
+        assert.equal(refused, 'the script already has 3 requests in flight (exec.maxConcurrent); await some first');
+    } finally {
+      await gw.close();
+    }
+  });
+
   test('output past exec.maxOutputBytes stops the script with a clear message', async () => {
     const gw = await gateway({ 'exec.maxOutputBytes': 2048 });
     try {
@@ -356,6 +374,34 @@ describe('mcpx_exec: a run is one unit for questions', () => {
 });
 
 describe('mcpx_exec: as a task', () => {
+  test('a 2026-07-28 client with the tasks extension: a run past the eager window becomes a task; tasks/get inlines its result', async () => {
+    const gw = await gateway();
+    try {
+      const c = new HttpClient(gw.url, '2026-07-28', {
+        capabilities: { extensions: { 'io.modelcontextprotocol/tasks': {} } },
+      });
+      const created = (
+        await c.request('tools/call', {
+          name: 'mcpx_exec',
+          arguments: { script: "await mcpx.call('a', 'slow', { ms: 800 }); return 'modern task done';" },
+        })
+      ).result!;
+      assert.equal(created.resultType, 'task');
+      const taskId = created.taskId;
+      let done: Json | undefined;
+      for (let i = 0; i < 100 && !done; i++) {
+        const t = (await c.request('tasks/get', { taskId }, { headers: { 'Mcp-Name': String(taskId) } })).result!;
+        if (t.status === 'completed') done = t;
+        else await new Promise((r) => setTimeout(r, 50));
+      }
+      assert.ok(done, 'completed');
+      assert.equal(((done.result as Json).structuredContent as Json).result, 'modern task done');
+      for (const pid of gw.pids) assert.equal(alive(pid), false);
+    } finally {
+      await gw.close();
+    }
+  });
+
   test('a 2025-11-25 task: CreateTaskResult at once, the running script on the board with its calls, then the result', async () => {
     const gw = await gateway();
     try {

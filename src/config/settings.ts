@@ -209,6 +209,13 @@ export const SETTINGS: readonly SettingDef[] = [
     'Largest output of an mcpx_exec script (its returned value and its logs); a script past it is stopped.',
     { min: 1024 },
   ),
+  D(
+    'exec.maxConcurrent',
+    'integer',
+    16,
+    'Most requests an mcpx_exec script may have in flight at once; past it a request is refused (the script sees the error).',
+    { min: 1 },
+  ),
   D('exec.maxHeapMB', 'integer', 256, 'V8 heap limit of the process an mcpx_exec script runs in, in MB.', { min: 16 }),
   D('proto.native', 'boolean', true, 'Ask the calling client first when an upstream asks a question.'),
   D('proto.askTimeout', 'duration', 600_000, 'Longest one client request may be held for a question.'),

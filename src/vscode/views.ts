@@ -327,7 +327,7 @@ function execRow(r: RunView): TaskRow {
       key: `exec:${r.id}:${i}`,
       label: c.label,
       description: TASK_STATE[c.state === 'running' ? 'working' : c.state].word,
-      tooltip: `call ${i + 1} of the script: ${c.label}`,
+      tooltip: `call ${r.total - r.calls.length + i + 1} of the script: ${c.label}`,
       icon: { id: TASK_STATE[c.state === 'running' ? 'working' : c.state].icon },
     }),
   );
@@ -337,12 +337,7 @@ function execRow(r: RunView): TaskRow {
     state: 'working',
     key: `exec:${r.id}`,
     label: 'mcpx_exec script',
-    description: [
-      st.word,
-      r.client,
-      `${r.calls.length} call${r.calls.length === 1 ? '' : 's'}`,
-      `started ${ago(r.startedAt)}`,
-    ]
+    description: [st.word, r.client, `${r.total} call${r.total === 1 ? '' : 's'}`, `started ${ago(r.startedAt)}`]
       .filter(Boolean)
       .join(' · '),
     tooltip: `mcpx_exec script ${r.id} — ${st.word}`,

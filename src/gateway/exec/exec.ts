@@ -48,7 +48,15 @@ export class Exec {
         heapMb: settings.get<number>('exec.maxHeapMB'),
       },
       {
-        serve: (op, a) => run.track(labelOf(op, a), () => this.serve(op, a, rctx)).finally(() => rctx.done()),
+        serve: (op, a) => {
+          // A script may run calls in parallel, up to a bound: past it a call is refused, not queued.
+          const most = settings.get<number>('exec.maxConcurrent');
+          if (run.running >= most)
+            return Promise.reject(
+              new Error(`the script already has ${most} requests in flight (exec.maxConcurrent); await some first`),
+            );
+          return run.track(labelOf(op, a), () => this.serve(op, a, rctx)).finally(() => rctx.done());
+        },
         started,
       },
       run.abort,

@@ -23,13 +23,22 @@ export interface RunView {
   readonly startedAt: number;
   readonly client?: string;
   readonly identity: string;
+  /** Its latest requests (at most KEPT_CALLS), oldest first. */
   readonly calls: readonly RunCall[];
+  /** How many requests it has made in all. */
+  readonly total: number;
 }
+
+/** Requests of a run kept for the view; older finished ones are dropped (counted in `total`). */
+const KEPT_CALLS = 100;
 
 export class Run implements RunView {
   readonly id = randomUUID();
   readonly startedAt = Date.now();
   readonly calls: RunCall[] = [];
+  total = 0;
+  /** Requests of the script running now. */
+  running = 0;
   /** Aborted when the run ends, however: every request of the script still in flight ends with it. */
   readonly abort = new Abort();
   /** Questions the script's calls have asked its caller so far. */
@@ -53,6 +62,12 @@ export class Run implements RunView {
   async track<T>(label: string, work: () => Promise<T>): Promise<T> {
     const call: RunCall = { label, state: 'running' };
     this.calls.push(call);
+    this.total++;
+    this.running++;
+    if (this.calls.length > KEPT_CALLS) {
+      const i = this.calls.findIndex((c) => c.state !== 'running');
+      if (i >= 0) this.calls.splice(i, 1);
+    }
     try {
       const out = await work();
       call.state = isObject(out) && out.isError === true ? 'failed' : 'completed';
@@ -60,6 +75,8 @@ export class Run implements RunView {
     } catch (e) {
       call.state = 'failed';
       throw e;
+    } finally {
+      this.running--;
     }
   }
 }
@@ -122,7 +139,7 @@ export class RunContext implements CallContext {
   }
   /** One more request of the script has finished: the run's progress. */
   done(): void {
-    this.caller.progress(this.run.calls.filter((c) => c.state !== 'running').length);
+    this.caller.progress(this.run.total - this.run.running);
   }
   log(level: LogLevel, data: unknown, logger?: string): void {
     this.caller.log(level, data, logger);

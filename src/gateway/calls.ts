@@ -115,6 +115,8 @@ export class Calls {
   /** Whose call a question arriving on (server, scope) without naming a request belongs to: attributed
    *  only when every request in flight there is a call of one client (one identity) — then to one of its
    *  calls that declared the capability (docs/questions.md "Correlation, and the race that remains").
+   *  An mcpx_exec run counts as one call: its requests together, never beside another run or call, and
+   *  nothing once the run has ended (docs/exec.md "Questions").
    *  `ended` ends when every call it could belong to has ended: it is withdrawn then, owned or not. */
   owner(
     server: string,

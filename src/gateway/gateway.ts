@@ -273,7 +273,15 @@ export class Gateway implements Provider, GatewayFacade {
       }
       case 'mcpx_describe': {
         const server = String(args.server);
-        const tool = (await this.catalogue.list(server, 'tools', ctx.identity)).find((t) => t.name === args.tool);
+        const all = await this.catalogue.list(server, 'tools', ctx.identity);
+        // The whole server, for a script that will call several of its tools (docs/exec.md "Typed functions").
+        if (args.tool === undefined)
+          return jsonResult({
+            server,
+            tools: all.map((t) => String(t.name)),
+            typescript: `${PREAMBLE}\n${declarationsFor(server, all)}`,
+          });
+        const tool = all.find((t) => t.name === args.tool);
         if (!tool) throw invalidParams(`server ${server} has no tool named ${JSON.stringify(args.tool)}`);
         return jsonResult({
           server,

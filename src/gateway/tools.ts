@@ -82,12 +82,17 @@ export const FIXED_TOOLS: readonly JsonObject[] = [
     name: 'mcpx_describe',
     title: 'Describe one tool',
     description:
-      "One tool's title, description, input and output schemas and annotations, and `typescript`: the declarations of the function an mcpx_exec script calls it by.",
-    inputSchema: obj({ server: { type: 'string' }, tool: { type: 'string' } }, ['server', 'tool']),
-    outputSchema: obj({ server: { type: 'string' }, tool: { type: 'object' }, typescript: { type: 'string' } }, [
-      'server',
-      'tool',
-    ]),
+      "One tool's title, description, input and output schemas and annotations, and `typescript`: the declarations of the function an mcpx_exec script calls it by. Without `tool`: the declarations of every tool of the server.",
+    inputSchema: obj({ server: { type: 'string' }, tool: { type: 'string' } }, ['server']),
+    outputSchema: obj(
+      {
+        server: { type: 'string' },
+        tool: { type: 'object' },
+        tools: { type: 'array', items: { type: 'string' } },
+        typescript: { type: 'string' },
+      },
+      ['server', 'typescript'],
+    ),
     annotations: { readOnlyHint: true },
   },
 ];

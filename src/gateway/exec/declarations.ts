@@ -40,7 +40,7 @@ function typeOf(schema: unknown, depth = 0): string {
   const t = schema.type;
   if (Array.isArray(t)) return t.map((one) => paren(typeOf({ ...schema, type: one }, depth))).join(' | ');
   if (typeof t === 'string' && t in SCALARS) return SCALARS[t]!;
-  if (t === 'array') return `Array<${typeOf(schema.items, depth + 1)}>`;
+  if (t === 'array') return `Array<${typeOf(schema.items, depth)}>`;
   if (t === 'object' || isObject(schema.properties)) return objectType(schema, depth);
   return 'unknown';
 }

@@ -374,6 +374,27 @@ describe('mcpx_exec: a run is one unit for questions', () => {
 });
 
 describe('mcpx_exec: as a task', () => {
+  test("a 2025-11-25 task's question reaches its client on tasks/result, with the related-task key", async () => {
+    const gw = await gateway();
+    try {
+      const peer = await client(gw, { elicitation: {} });
+      peer.answer = () => ({ action: 'accept', content: { answer: 'from the task' } });
+      const created = await peer.request('tools/call', {
+        name: 'mcpx_exec',
+        arguments: { script: "const r = await mcpx.call('a', 'elicit', { text: 'task?' }); return r.content[0].text;" },
+        task: { ttl: 60000 },
+      });
+      const taskId = ((created.result as Json).task as Json).taskId;
+      const result = (await peer.request('tasks/result', { taskId })).result as Json;
+      assert.match(String((result.structuredContent as Json).result), /from the task/);
+      const asked = peer.frames.find((f) => f.method === 'elicitation/create')!;
+      assert.deepEqual(((asked.params as Json)._meta as Json)['io.modelcontextprotocol/related-task'], { taskId });
+      assert.deepEqual(peer.problems, []);
+    } finally {
+      await gw.close();
+    }
+  });
+
   test('a 2026-07-28 client with the tasks extension: a run past the eager window becomes a task; tasks/get inlines its result', async () => {
     const gw = await gateway();
     try {

@@ -48,6 +48,9 @@ await Promise.all([
     minifyWhitespace: true,
     minifySyntax: true,
   }),
+  // The process an mcpx_exec script runs in (src/gateway/exec/child.ts; docs/exec.md): its own bundle,
+  // started by path under the sandbox's flags, shipped in the .vsix beside dist/cli.js.
+  build({ ...common, entryPoints: ['src/gateway/exec/child.ts'], outfile: 'dist/exec-child.js', sourcemap: false }),
   // The client leg of `npm run conformance` (scripts/conformance.ts): mcpx's upstream client.
   build({ ...common, entryPoints: ['src/conformance/client.ts'], outfile: 'dist/conformance-client.js' }),
 ]);

@@ -2,6 +2,7 @@
 // against mcp-proxy), in one run, on this machine. Writes docs/performance.md with both sections.
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { execBench, execReport } from './exec';
 import { floodBench, floodReport } from './flood';
 import { shimBench, shimReport } from './shim';
 import { gatewayBench } from './gateway';
@@ -82,6 +83,7 @@ async function main(): Promise<void> {
   const gateway = await gatewayBench(MS);
   const flood = await floodBench();
   const shim = await shimBench();
+  const exec = await execBench();
   // Memory per idle legacy session (bench/sessions.ts), in its own process.
   const { execFileSync } = await import('node:child_process');
   const sessions = execFileSync(process.execPath, [join(__dirname, 'sessions.js'), '1000'], {
@@ -114,6 +116,8 @@ async function main(): Promise<void> {
     ...floodReport(flood),
     '',
     ...shimReport(shim),
+    '',
+    ...execReport(exec),
   ];
   writeFileSync(join(root, 'docs', 'performance.md'), lines.join('\n'));
 }

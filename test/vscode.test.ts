@@ -296,7 +296,9 @@ async function runSuite(name: string, o: { installVsix?: string; suite?: 'smoke'
       },
       onPage: (page: Page) => d.onPage(page),
     }).catch((e: Error) => {
-      throw new Error(`${e.message}\n${lines.filter((l) => l.startsWith('mcpx-test:')).join('\n')}\n${d.errors.join('\n')}`);
+      throw new Error(
+        `${e.message}\n${lines.filter((l) => l.startsWith('mcpx-test:')).join('\n')}\n${d.errors.join('\n')}`,
+      );
     });
     d.stop();
     const results = lines.filter((l) => l.startsWith('mcpx-test:'));
@@ -318,7 +320,7 @@ test('the extension in a real VS Code extension host (code-server), from the dev
   timeout: 300_000,
 }, async () => {
   const results = await runSuite('dev', {});
-  assert.equal(results.length, 21, results.join('\n'));
+  assert.equal(results.length, 22, results.join('\n'));
 });
 
 test("the packaged .vsix: under 2 MB, installed offline, the smoke test passes against the installed package (its 'mcpx' launcher runs the packaged CLI)", {
@@ -341,5 +343,5 @@ test("the packaged .vsix: under 2 MB, installed offline, the smoke test passes a
   const size = statSync(VSIX).size;
   assert.ok(size < 2 * 1024 * 1024, `${size} bytes`);
   const results = await runSuite('vsix', { installVsix: VSIX, suite: 'smoke' });
-  assert.equal(results.length, 3, results.join('\n'));
+  assert.equal(results.length, 4, results.join('\n'));
 });

@@ -12,6 +12,7 @@ import { eraOf } from '../protocol/revisions';
 import type { CallContext } from '../server/provider';
 import { type Pool, entryKey } from '../upstream/pool';
 import { narrowed } from './capabilities';
+import { RunContext } from './exec/runs';
 import type { Asked } from './questions';
 import { ProgressRelay } from './relay';
 
@@ -31,6 +32,8 @@ interface InFlight {
   ctx: CallContext;
   /** Aborted when the call ends; its AbortSignal is built only if a question asks for it. */
   ended: Abort;
+  /** The script run it is a request of (mcpx_exec; docs/exec.md "Questions"). */
+  run?: RunContext['run'];
 }
 
 export class Calls {
@@ -55,7 +58,7 @@ export class Calls {
     const key = entryKey(server, scope);
     let set = this.inFlight.get(key);
     if (!set) this.inFlight.set(key, (set = new Set()));
-    const call: InFlight = { ctx, ended: new Abort() };
+    const call: InFlight = { ctx, ended: new Abort(), run: ctx instanceof RunContext ? ctx.run : undefined };
     set.add(call);
     // The host's progressToken is replaced upstream by one of mcpx's own, unique on that connection.
     const meta = forwardMeta(ctx);
@@ -112,6 +115,8 @@ export class Calls {
   /** Whose call a question arriving on (server, scope) without naming a request belongs to: attributed
    *  only when every request in flight there is a call of one client (one identity) — then to one of its
    *  calls that declared the capability (docs/questions.md "Correlation, and the race that remains").
+   *  An mcpx_exec run counts as one call: its requests together, never beside another run or call, and
+   *  nothing once the run has ended (docs/exec.md "Questions").
    *  `ended` ends when every call it could belong to has ended: it is withdrawn then, owned or not. */
   owner(
     server: string,
@@ -125,6 +130,12 @@ export class Calls {
     const ended = all.length === 1 ? all[0]!.ended.signal : allEnded(all.map((c) => c.ended.signal));
     if (this.d.pool.inflightOn(server, scope) !== calls.size)
       return { unowned: calls.size > 1 ? 'several calls share the connection' : 'no call in flight', ended };
+    // A script run is one caller: its requests together, and nobody else's beside them (docs/exec.md
+    // "Questions"). A run that has ended owns nothing.
+    if (all.some((c) => c.run?.ended)) return { unowned: 'a call of a script run that has ended', ended };
+    const run = all[0]!.run;
+    if (all.some((c) => c.run !== run))
+      return { unowned: 'a script run shares the connection with other calls', ended };
     const identity = all[0]!.ctx.identity;
     if (all.some((c) => c.ctx.identity !== identity))
       return { unowned: 'calls of several clients share the connection', ended };

@@ -12,12 +12,14 @@ import type { SecretStore } from '../upstream/auth/store';
 import type { UpstreamStatus } from '../upstream/pool';
 import type { Question } from './broker';
 import type { GatewayEvent } from './events';
+import type { RunView } from './exec/runs';
 import type { WatchRow } from './watches';
 
 export type {
   CallContext,
   GatewayEvent,
   Question,
+  RunView,
   SecretStore,
   SignInPort,
   SignInRequest,
@@ -55,6 +57,9 @@ export interface GatewayFacade {
   questions(): Question[];
   /** Answer one; the reason it was refused (it then still waits), or undefined when it went upstream. */
   answer(id: string, result: JsonObject): string | undefined;
+
+  /** The mcpx_exec scripts running now, each with the calls it has made so far. */
+  runs(): RunView[];
 
   /** Resources watched upstream: URI, server, watchers, last update. */
   watches(): WatchRow[];

@@ -22,6 +22,9 @@ import { Calls } from './calls';
 import { MCPX_CAPABILITIES, narrowed } from './capabilities';
 import { Catalogue } from './catalogue';
 import { EventBus } from './events';
+import { PREAMBLE, declarationsFor } from './exec/declarations';
+import { Exec } from './exec/exec';
+import type { RunView } from './exec/runs';
 import type { GatewayEvent, GatewayFacade, Question, ServerListKind, UpstreamStatus, WatchRow } from './facade';
 import { UpstreamInbox } from './inbox';
 import { safeName, toolAllowed } from './names';
@@ -46,6 +49,8 @@ export interface GatewayOptions {
    *  signs in. Headless default: `<state>/oauth-tokens.json` and nobody (a call that needs a sign-in
    *  fails at once, naming `mcpx auth login`). */
   auth?: { store?: SecretStore; person?: SignInPort; fixHint?: string };
+  /** Told the pid of each mcpx_exec child once its sandbox is up (tests check it is gone after). */
+  execStarted?: (pid: number) => void;
 }
 
 /** What fixes a missing sign-in headless. */
@@ -69,6 +74,8 @@ export class Gateway implements Provider, GatewayFacade {
   /** Prompts, resources and completion by server (src/gateway/namespaces.ts). */
   private readonly namespaces: Namespaces;
   private readonly passthroughTools: PassthroughTools;
+  /** mcpx_exec's runs (src/gateway/exec/). */
+  private readonly exec: Exec;
   /** The server's announcer of list changes (onListChanged); a no-op until it registers one. */
   private changed: (kind: ListKind) => void = () => undefined;
 
@@ -155,6 +162,14 @@ export class Gateway implements Provider, GatewayFacade {
       narrowed,
     });
     this.passthroughTools = new PassthroughTools({ defs, passthrough, catalogue, log });
+    this.exec = new Exec({
+      settings,
+      call: (server, tool, args, ctx, timeoutMs) => this.callThrough(server, tool, args, ctx, timeoutMs),
+      servers: () => [...defs.keys()],
+      tools: (server, identity) => catalogue.list(server, 'tools', identity),
+      read: (uri, ctx) => this.namespaces.readResource(uri, ctx),
+      prompt: (name, args, ctx) => this.namespaces.getPrompt(name, args, ctx),
+    });
   }
 
   capabilities(): ProviderCapabilities {
@@ -256,24 +271,16 @@ export class Gateway implements Provider, GatewayFacade {
     const bad = schemaMismatch(def.inputSchema, args);
     if (bad) return this.inputError(ctx, `Invalid arguments for ${name}: ${bad}`);
     switch (name) {
-      case 'mcpx_call': {
-        const server = String(args.server);
-        const tool = String(args.tool);
-        const d = this.pool.def(server);
-        if (!toolAllowed(tool, d.tools))
-          throw invalidParams(`tool ${JSON.stringify(tool)} of ${server} is not allowed by its tools filter`);
-        const listed = (await this.catalogue.list(server, 'tools', ctx.identity)).find((t) => t.name === tool);
-        const timeout = typeof args.timeoutSec === 'number' ? args.timeoutSec * 1000 : undefined;
-        const result = await this.forwardCall(
-          server,
-          tool,
+      case 'mcpx_call':
+        return this.callThrough(
+          String(args.server),
+          String(args.tool),
           isObject(args.arguments) ? args.arguments : {},
           ctx,
-          listed,
-          timeout,
+          typeof args.timeoutSec === 'number' ? args.timeoutSec * 1000 : undefined,
         );
-        return this.passthrough.includes(server) ? result : rewriteUris(server, result);
-      }
+      case 'mcpx_exec':
+        return this.exec.run(args, ctx, this.opts.execStarted);
       case 'mcpx_servers':
         return jsonResult({ servers: this.serverStatuses() });
       case 'mcpx_tools': {
@@ -289,12 +296,42 @@ export class Gateway implements Provider, GatewayFacade {
       }
       case 'mcpx_describe': {
         const server = String(args.server);
-        const tool = (await this.catalogue.list(server, 'tools', ctx.identity)).find((t) => t.name === args.tool);
+        const all = await this.catalogue.list(server, 'tools', ctx.identity);
+        // The whole server, for a script that will call several of its tools (docs/exec.md "Typed functions").
+        if (args.tool === undefined)
+          return jsonResult({
+            server,
+            tools: all.map((t) => String(t.name)),
+            typescript: `${PREAMBLE}\n${declarationsFor(server, all)}`,
+          });
+        const tool = all.find((t) => t.name === args.tool);
         if (!tool) throw invalidParams(`server ${server} has no tool named ${JSON.stringify(args.tool)}`);
-        return jsonResult({ server, tool: { ...tool, qualifiedName: safeName(`${server}_${String(tool.name)}`) } });
+        return jsonResult({
+          server,
+          tool: { ...tool, qualifiedName: safeName(`${server}_${String(tool.name)}`) },
+          // What an mcpx_exec script is given, typed (docs/exec.md "Typed functions").
+          typescript: `${PREAMBLE}\n${declarationsFor(server, [tool])}`,
+        });
       }
     }
     throw invalidParams(`no tool named ${JSON.stringify(name)}`);
+  }
+
+  /** mcpx_call's path, also every call of an mcpx_exec script: the server's allow/deny filter, then the
+   *  upstream call (forwardCall), its URIs rewritten in gateway mode. */
+  private async callThrough(
+    server: string,
+    tool: string,
+    args: JsonObject,
+    ctx: CallContext,
+    timeoutMs: number | undefined,
+  ): Promise<JsonObject> {
+    const d = this.pool.def(server);
+    if (!toolAllowed(tool, d.tools))
+      throw invalidParams(`tool ${JSON.stringify(tool)} of ${server} is not allowed by its tools filter`);
+    const listed = (await this.catalogue.list(server, 'tools', ctx.identity)).find((t) => t.name === tool);
+    const result = await this.forwardCall(server, tool, args, ctx, listed, timeoutMs);
+    return this.passthrough.includes(server) ? result : rewriteUris(server, result);
   }
 
   serverStatuses(): JsonObject[] {
@@ -386,6 +423,9 @@ export class Gateway implements Provider, GatewayFacade {
   answer(id: string, result: JsonObject): string | undefined {
     return this.broker.answer(id, result);
   }
+  runs(): RunView[] {
+    return this.exec.runs();
+  }
   watches(): WatchRow[] {
     return this.subscriptions.watches.rows();
   }
@@ -419,6 +459,7 @@ export class Gateway implements Provider, GatewayFacade {
   }
 
   async close(): Promise<void> {
+    await this.exec.close();
     this.subscriptions.close();
     this.broker.close();
     await this.pool.close();

@@ -1,5 +1,5 @@
 // The gateway's own tools, in their written order (docs/protocol.md "The gateway's tools in a fixed order"): mcpx_call first,
-// then discovery. Pass-through tools come ahead of them.
+// then mcpx_exec, then discovery. Pass-through tools come ahead of them.
 import type { JsonObject } from '../protocol/jsonrpc';
 
 const obj = (properties: JsonObject, required: string[] = []): JsonObject => ({
@@ -33,6 +33,32 @@ export const FIXED_TOOLS: readonly JsonObject[] = [
     execution: { taskSupport: 'optional' },
   },
   {
+    name: 'mcpx_exec',
+    title: 'Run a script that calls tools',
+    description:
+      'Run `script`, the body of an async JavaScript function, in a sandbox (docs/exec.md). In scope is `mcpx`: `mcpx.call(server, tool, args)`, `mcpx.servers.<server>.<tool>(args)` (names as identifiers: other characters become `_`; declarations from mcpx_describe), `mcpx.read(uri)`, `mcpx.prompt(name, args)`; and `console`. Nothing else: no require, import, process, fetch or timers. What it returns (JSON) and what it logs are the result; a throw is an error result with its stack. `timeoutSec` replaces exec.timeout (120 s) for this run.',
+    inputSchema: obj(
+      {
+        script: {
+          type: 'string',
+          description:
+            "The body of an async function, e.g. `const a = await mcpx.call('notes', 'search', {q: 'x'}); return a.content.length;`",
+        },
+        timeoutSec: {
+          type: 'number',
+          exclusiveMinimum: 0,
+          description: 'The timeout of this run, in seconds (default exec.timeout).',
+        },
+      },
+      ['script'],
+    ),
+    outputSchema: obj({ result: {}, logs: { type: 'array', items: { type: 'string' } } }, ['result', 'logs']),
+    annotations: { openWorldHint: true },
+    // A run may be long: it may run as a task, like mcpx_call (2025-11-25 server/tools "Tool-Level
+    // Negotiation").
+    execution: { taskSupport: 'optional' },
+  },
+  {
     name: 'mcpx_servers',
     title: 'Configured MCP servers',
     description: 'Every configured server with its state, era, protocol revision, transport and last error.',
@@ -55,9 +81,18 @@ export const FIXED_TOOLS: readonly JsonObject[] = [
   {
     name: 'mcpx_describe',
     title: 'Describe one tool',
-    description: "One tool's title, description, input and output schemas and annotations.",
-    inputSchema: obj({ server: { type: 'string' }, tool: { type: 'string' } }, ['server', 'tool']),
-    outputSchema: obj({ server: { type: 'string' }, tool: { type: 'object' } }, ['server', 'tool']),
+    description:
+      "One tool's title, description, input and output schemas and annotations, and `typescript`: the declarations of the function an mcpx_exec script calls it by. Without `tool`: the declarations of every tool of the server.",
+    inputSchema: obj({ server: { type: 'string' }, tool: { type: 'string' } }, ['server']),
+    outputSchema: obj(
+      {
+        server: { type: 'string' },
+        tool: { type: 'object' },
+        tools: { type: 'array', items: { type: 'string' } },
+        typescript: { type: 'string' },
+      },
+      ['server', 'typescript'],
+    ),
     annotations: { readOnlyHint: true },
   },
 ];

@@ -3,7 +3,7 @@
 // (the gateway's tasks of both eras, background calls, palette calls sent to the background) and
 // Subscriptions (URI, upstream, watchers, last update). They read the gateway and refresh on its events.
 import * as vscode from 'vscode';
-import type { SignInState, TaskView } from '../gateway/facade';
+import type { RunView, SignInState, TaskView } from '../gateway/facade';
 import type { JsonObject } from '../protocol/jsonrpc';
 import { LATEST_LEGACY, MODERN } from '../protocol/revisions';
 import type { GatewayHost } from './gatewayHost';
@@ -125,10 +125,12 @@ interface Row {
   contextValue?: string;
   /** Stays the same across refreshes, so the row keeps its selection and focus. */
   key?: string;
+  /** Rows under this one (shown expanded): an mcpx_exec script's calls. */
+  children?: Row[];
 }
 
 /** A flat list view over rows the gateway gives. Disposed with the extension (its timer with it). */
-class RowsTree<R extends Row = Row> implements vscode.TreeDataProvider<R>, vscode.Disposable {
+class RowsTree<R extends Row = Row> implements vscode.TreeDataProvider<Row>, vscode.Disposable {
   private readonly changed = new vscode.EventEmitter<void>();
   readonly onDidChangeTreeData = this.changed.event;
   private readonly timer: NodeJS.Timeout;
@@ -151,8 +153,11 @@ class RowsTree<R extends Row = Row> implements vscode.TreeDataProvider<R>, vscod
     this.changed.dispose();
   }
 
-  getTreeItem(r: R): vscode.TreeItem {
-    const t = new vscode.TreeItem(r.label, vscode.TreeItemCollapsibleState.None);
+  getTreeItem(r: Row): vscode.TreeItem {
+    const t = new vscode.TreeItem(
+      r.label,
+      r.children?.length ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.None,
+    );
     t.description = r.description;
     t.tooltip = r.tooltip;
     t.command = r.command;
@@ -163,8 +168,8 @@ class RowsTree<R extends Row = Row> implements vscode.TreeDataProvider<R>, vscod
     return t;
   }
 
-  getChildren(r?: R): R[] {
-    return r ? [] : this.rows();
+  getChildren(r?: Row): Row[] {
+    return r ? (r.children ?? []) : this.rows();
   }
 }
 
@@ -185,8 +190,9 @@ export function questionsTree(host: GatewayHost): RowsTree {
 }
 
 /** What a Tasks view row is: a task of the gateway (either era), a 2026-07-28 client's background call
- *  that is not a task, or a palette call the person sent to the background. */
-export type TaskKind = 'task' | 'background' | 'palette';
+ *  that is not a task, a palette call the person sent to the background, or a running mcpx_exec script
+ *  (its calls so far under it). */
+export type TaskKind = 'task' | 'background' | 'palette' | 'exec';
 export type TaskState = 'working' | 'input_required' | 'completed' | 'failed' | 'cancelled';
 export interface TaskRow extends Row {
   kind: TaskKind;
@@ -323,11 +329,41 @@ export function tasksTree(host: GatewayHost): RowsTree<TaskRow> {
             message: typeof c.outcome === 'string' ? c.outcome : undefined,
           }),
         })),
+        ...(host.gateway?.runs() ?? []).map((r) => ({ at: r.startedAt, row: execRow(r) })),
       ];
       return rows.sort((a, b) => b.at - a.at).map((x) => x.row);
     },
     2000,
   );
+}
+
+/** A running mcpx_exec script and the calls it has made so far, each with its state (docs/exec.md
+ *  "Tasks"). No action: the script ends with its call, its timeout, or its client's cancellation. */
+function execRow(r: RunView): TaskRow {
+  const st = TASK_STATE.working;
+  const calls = r.calls.map(
+    (c, i): Row => ({
+      key: `exec:${r.id}:${i}`,
+      label: c.label,
+      description: TASK_STATE[c.state === 'running' ? 'working' : c.state].word,
+      tooltip: `call ${r.total - r.calls.length + i + 1} of the script: ${c.label}`,
+      icon: { id: TASK_STATE[c.state === 'running' ? 'working' : c.state].icon },
+    }),
+  );
+  return {
+    kind: 'exec',
+    id: r.id,
+    state: 'working',
+    key: `exec:${r.id}`,
+    label: 'mcpx_exec script',
+    description: [st.word, r.client, `${r.total} call${r.total === 1 ? '' : 's'}`, `started ${ago(r.startedAt)}`]
+      .filter(Boolean)
+      .join(' · '),
+    tooltip: `mcpx_exec script ${r.id} — ${st.word}`,
+    icon: { id: st.icon },
+    contextValue: 'mcpx.exec.working',
+    children: calls,
+  };
 }
 
 export function subscriptionsTree(host: GatewayHost): RowsTree {

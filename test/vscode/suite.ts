@@ -21,7 +21,7 @@ interface TreeNode {
 }
 /** A row of the Tasks view (src/vscode/views.ts TaskRow). */
 interface TaskRow {
-  kind: 'task' | 'background' | 'palette';
+  kind: 'task' | 'background' | 'palette' | 'exec';
   id: string;
   state: string;
   label: string;
@@ -580,6 +580,35 @@ test('the Tasks view: 2025-11-25 tasks working, failed, completed (Show Task Res
   await until('the kept task cancelled', rowOf(kept, 'cancelled'));
 });
 
+test("the Tasks view: a running mcpx_exec script with the calls it has made so far (its sandboxed child under the editor's runtime)", async (x) => {
+  const client = await legacyClient(x.endpoint()!, 'exec-agent');
+  const script =
+    "await mcpx.call('up', 'echo', { text: 'a' }); await mcpx.servers.up.slow({ ms: 4000 }); return 'script done';";
+  const pending = client('tools/call', { name: 'mcpx_exec', arguments: { script } });
+  const rows = async () => (await x.tasks.getChildren()) as TaskRow[];
+  const callsOf = async (r: TaskRow) => ((await x.tasks.getChildren(r)) ?? []) as TaskRow[];
+  const run = await until('the script in the Tasks view with its two calls', async () => {
+    const r = (await rows()).find((row) => row.kind === 'exec');
+    return r && (await callsOf(r)).length === 2 ? r : undefined;
+  });
+  assert.equal(run.label, 'mcpx_exec script');
+  assert.match(run.description, /^working · exec-agent · 2 calls · started \d+ s ago$/);
+  assert.equal((await x.tasks.getTreeItem(run)).collapsibleState, vscode.TreeItemCollapsibleState.Expanded);
+  assert.deepEqual(
+    (await callsOf(run)).map((c) => [c.label, c.description]),
+    [
+      ['up/echo', 'completed'],
+      ['up/slow', 'working'],
+    ],
+  );
+  const result = await pending;
+  assert.equal((result.structuredContent as Json).result, 'script done', JSON.stringify(result));
+  await until('the script gone from the view', async () =>
+    (await rows()).some((r) => r.kind === 'exec') ? undefined : true,
+  );
+});
+smoke.add(tests.at(-1)![0]); // the packaged .vsix must hold dist/exec-child.js
+
 test('a stdio client started in a workspace folder reaches this window through the shim: its question answered in the QuickPick; the window restarts and its next call succeeds', async (x) => {
   // `mcpx serve --transport stdio` with no --connect: auto finds this window by the folder it runs in.
   const cli = join(__dirname, '..', '..', 'dist', 'cli.js');
@@ -783,7 +812,9 @@ test('OAuth: a call needs a sign-in; the notification names the server and its a
     });
     await until('the sign-in asked for', () => x.host.gateway!.signInState('secure') === 'signing-in', 10_000).catch(
       (e: Error) => {
-        throw new Error(`${e.message}: ${x.host.gateway!.signInState('secure')} ${JSON.stringify(x.host.gateway!.servers())}`);
+        throw new Error(
+          `${e.message}: ${x.host.gateway!.signInState('secure')} ${JSON.stringify(x.host.gateway!.servers())}`,
+        );
       },
     );
     // The notifications center, where the toast is whether or not it is still shown as one.

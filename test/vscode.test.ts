@@ -42,9 +42,19 @@ interface Frame {
   locator(sel: string): Loc;
 }
 interface Page {
-  context(): { pages(): Page[]; waitForEvent(e: 'page', o: { timeout: number }): Promise<Page> };
+  context(): {
+    pages(): Page[];
+    waitForEvent(e: 'page', o: { timeout: number }): Promise<Page>;
+    route(
+      url: RegExp,
+      handler: (route: {
+        request(): { url(): string };
+        continue(): Promise<void>;
+        fulfill(o: { status: number; headers: Record<string, string> }): Promise<void>;
+      }) => Promise<void>,
+    ): Promise<void>;
+  };
   url(): string;
-  goto(url: string): Promise<unknown>;
   close(): Promise<void>;
   waitForLoadState(s: string): Promise<void>;
   frameLocator(sel: string): Frame;
@@ -70,6 +80,14 @@ function driver(): { onLog(text: string): void; onPage(page: Page): Promise<void
     stop: () => void (stopped = true),
     async onPage(page) {
       mkdirSync(SHOTS, { recursive: true });
+      // code-server sends a loopback URL opened with openExternal through its port proxy (/proxy/PORT/…),
+      // which folds the "//" of URL-valued query parameters (redirect_uri, resource) on the way; a desktop
+      // VS Code opens the URL as it is. The browser is sent straight to the address the extension asked for.
+      await page.context().route(/\/proxy\/\d+\//, async (route) => {
+        const m = /^https?:\/\/[^/]+\/proxy\/(\d+)(\/.*)$/.exec(route.request().url());
+        if (!m) return route.continue();
+        await route.fulfill({ status: 302, headers: { location: `http://127.0.0.1:${m[1]}${m[2]}` } });
+      });
       while (!stopped) {
         const a = queue.shift();
         if (!a) {
@@ -128,14 +146,6 @@ function driver(): { onLog(text: string): void; onPage(page: Page): Promise<void
               .catch(() => undefined);
             const opened = ctx.pages().find((p) => p !== page) ?? (await newPage);
             await opened.waitForLoadState('load');
-            // code-server sends a loopback URL through its port proxy (/proxy/PORT/…), which folds the "//"
-            // of URL-valued query parameters (redirect_uri, resource); a desktop VS Code opens the URL as it
-            // is. Load it at the address the extension asked for.
-            const proxied = /^https?:\/\/[^/]+\/proxy\/(\d+)(\/.*)$/.exec(opened.url());
-            if (proxied) {
-              const direct = `http://127.0.0.1:${proxied[1]}${proxied[2]!.replace(/=(https?):\/(?!\/)/g, '=$1://').replace(/=(https?)%3A%2F(?!%2F)/gi, '=$1%3A%2F%2F')}`;
-              await opened.goto(direct);
-            }
             const button = opened.locator('button, input[type=submit]').filter({ hasText: a.browser }).first();
             await button.waitFor({ state: 'visible', timeout: 20_000 }).catch(async (e: Error) => {
               await opened.screenshot({ path: join(SHOTS, `${a.shot ?? 'browser'}-failed.png`) });

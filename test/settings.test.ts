@@ -60,7 +60,9 @@ describe('config file', () => {
         servers: {
           github: { type: 'stdio', command: 42 },
           ok: { command: 'node', args: ['${workspaceFolder}/s.js'], env: { T: '${env:TOKEN}' } },
-          web: { type: 'http', url: 'http://127.0.0.1:1/mcp', auth: { type: 'oauth' } },
+          web: { type: 'http', url: 'http://127.0.0.1:1/mcp', auth: { type: 'oauth', scopes: ['read'] } },
+          local: { command: 'node', auth: { type: 'oauth' } },
+          typo: { url: 'http://127.0.0.1:3/mcp', auth: { type: 'oauth', clientID: 'x' } },
           remote: { url: 'http://127.0.0.1:2/mcp', headers: { A: 'b' } },
         },
         mcpServers: { claude: { command: 'x' } },
@@ -73,12 +75,13 @@ describe('config file', () => {
       c.issues.map((i) => `${i.path}: ${i.message}`),
       [
         'servers.github.command: expected string, received number',
-        'servers.web.auth.type: oauth is not supported yet: use bearer, basic, header, query or env',
+        'servers.local.auth.type: oauth applies to an HTTP server (url), not a stdio one',
+        "servers.typo.auth: unrecognized key(s) in object: 'clientid'",
       ],
     );
     assert.deepEqual(
       c.servers.map((s) => `${s.name}:${s.type}`),
-      ['ok:stdio', 'remote:http', 'claude:stdio'],
+      ['ok:stdio', 'web:http', 'remote:http', 'claude:stdio'],
     );
     const ok = c.servers[0]!;
     assert.equal(ok.type === 'stdio' && ok.args[0], '/ws/s.js');

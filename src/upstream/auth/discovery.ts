@@ -16,7 +16,9 @@ export interface Discovered {
   as: oauth.AuthorizationServer;
   /** The protected resource's scopes_supported, where it lists them. */
   scopesSupported?: string[];
-  flow: 'resource-metadata' | '2025-03-26';
+  /** Where the authorization server was found: by protected resource metadata (2025-06-18 and later),
+   *  or at the server's origin (the 2025-03-26 rules). */
+  flow: 'resource-metadata' | 'origin';
 }
 
 const TIMEOUT_MS = 10_000;
@@ -171,5 +173,5 @@ export async function discover(server: URL, challenge?: BearerChallenge): Promis
     registration_endpoint: new URL('/register', base).href,
     code_challenge_methods_supported: ['S256'],
   };
-  return { as, flow: '2025-03-26' };
+  return { as, flow: 'origin' };
 }

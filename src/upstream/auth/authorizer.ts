@@ -5,7 +5,6 @@ import { type BearerChallenge, bearerChallenge } from './challenge';
 import { type Discovered, discover } from './discovery';
 import { AuthError, SignInRequired } from './errors';
 import {
-  type Client,
   type OAuthConfig,
   authorizationRequest,
   clientCredentials,
@@ -122,7 +121,8 @@ export class Authorizer {
   /** The Authorization header for the next request, refreshed first when it is about to expire. */
   async header(): Promise<string | undefined> {
     await this.load();
-    await this.pending;
+    // A sign-in or refresh under way: this request waits for it; its failure is that request's to report.
+    await this.pending?.catch(() => undefined);
     const g = this.grant;
     if (!g?.access_token) return undefined;
     if (g.expires_at !== undefined && g.expires_at - EARLY_MS < Date.now() && g.refresh_token) {
@@ -339,24 +339,6 @@ export class Authorizer {
     this.grant = undefined;
     this.setState('needs-sign-in');
     return note;
-  }
-
-  /** The client a grant uses, for `mcpx auth status`. */
-  describeGrant(): {
-    issuer?: string;
-    scope?: string;
-    expiresAt?: number;
-    refreshable: boolean;
-    client?: Client['client_id'];
-  } {
-    const g = this.grant;
-    return {
-      issuer: g?.issuer,
-      scope: g?.scope,
-      expiresAt: g?.expires_at,
-      refreshable: !!g?.refresh_token,
-      client: g?.client?.client_id,
-    };
   }
 
   async ensureLoaded(): Promise<void> {

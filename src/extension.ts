@@ -53,7 +53,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<{
     host,
     statusBar(host),
     ...registerCommands(host, person, log),
-    ...registerSignInCommands(host, signIn, serverOf),
+    ...registerSignInCommands(host, signIn, log, serverOf),
     questions,
     tasks,
     subscriptions,

@@ -55,6 +55,7 @@ interface Page {
     ): Promise<void>;
   };
   url(): string;
+  waitForTimeout(ms: number): Promise<void>;
   close(): Promise<void>;
   waitForLoadState(s: string): Promise<void>;
   frameLocator(sel: string): Frame;
@@ -154,7 +155,8 @@ function driver(): { onLog(text: string): void; onPage(page: Page): Promise<void
             if (a.shot) await opened.screenshot({ path: join(SHOTS, `${a.shot}.png`) });
             await button.click();
             await opened.waitForLoadState('load');
-            await opened.locator('h1').first().waitFor({ state: 'visible', timeout: 20_000 });
+            // The page it lands on (mcpx's "Signed in", or the editor's callback page) has its moment.
+            await opened.waitForTimeout(1500);
             await opened.close();
           } else if ('link' in a) {
             // A link in a notification (a toast, or the notifications center the suite opened).
@@ -300,6 +302,8 @@ async function runSuite(name: string, o: { installVsix?: string; suite?: 'smoke'
         ...(process.env.MCPX_SUITE_GREP ? { MCPX_SUITE_GREP: process.env.MCPX_SUITE_GREP } : {}),
       },
       logFile: join(repoRoot(), 'build', `vscode-host-${name}.log`),
+      // VS Code's own logs (the extension's output channels among them), for a failure's reader.
+      logsDir: join(repoRoot(), 'build', `vscode-logs-${name}`),
       onLog: (t: string) => {
         lines.push(t);
         d.onLog(t);

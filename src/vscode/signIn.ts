@@ -68,6 +68,7 @@ export class EditorSignIn implements SignInPort {
 export function registerSignInCommands(
   host: GatewayHost,
   signIn: EditorSignIn,
+  log: vscode.LogOutputChannel,
   serverOf: (arg: { name?: string } | string | undefined, g: GatewayFacade) => Promise<string | undefined>,
 ): vscode.Disposable[] {
   const gateway = () => {
@@ -85,7 +86,10 @@ export function registerSignInCommands(
         () =>
           g.signIn(server, EDITOR_IDENTITY).then(
             () => vscode.window.showInformationMessage(`mcpx: signed in to ${server}.`),
-            (e: Error) => vscode.window.showErrorMessage(`mcpx: signing in to ${server} failed: ${e.message}`),
+            (e: Error) => {
+              log.error(`[${server}] signing in failed: ${e.message}`);
+              return vscode.window.showErrorMessage(`mcpx: signing in to ${server} failed: ${e.message}`);
+            },
           ),
       );
     }),

@@ -855,6 +855,15 @@ test('OAuth: a call needs a sign-in; the notification names the server and its a
       after.tokens.filter((t) => t.kind !== 'code' && !t.revoked),
       [],
     );
+    // Signing in again from the row's inline Sign In action (a click: the browser opens a page only on
+    // a person's gesture): no second question, straight to the browser.
+    drive({ rowAction: [['secure', 'needs sign-in'], 'Sign In to Server…'] }, { browser: 'Approve' });
+    await until('signed in again', () => x.host.gateway!.signInState('secure') === 'signed-in', 60_000);
+    const r2 = await mcp(url, 'tools/call', {
+      name: 'mcpx_call',
+      arguments: { server: 'secure', tool: 'echo', arguments: { text: 'signed in again' } },
+    });
+    assert.equal(textOf(r2), 'signed in again');
   } finally {
     await vscode.workspace.getConfiguration('mcpx').update('servers', undefined, vscode.ConfigurationTarget.Global);
     fx.stdin!.end();

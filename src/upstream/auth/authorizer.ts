@@ -59,6 +59,10 @@ export interface AuthorizerOptions {
   onChange?: (server: string, state: SignInState) => void;
 }
 
+const LOOPBACK = /^http:\/\/127\.0\.0\.1:\d+\/callback$/;
+const sameRedirect = (a: string | undefined, b: string): boolean =>
+  a === undefined || a === b || (LOOPBACK.test(a) && LOOPBACK.test(b));
+
 const RENEW_FAILED = 'its sign-in expired and could not be renewed, so sign in again';
 
 /** Refresh this long before the access token expires. */
@@ -294,7 +298,10 @@ export class Authorizer {
     const loop = await listenForRedirect(cfg.redirectPort ?? 0, this.o.signInTimeoutMs, ctl.signal);
     try {
       const redirectUri = loop.redirectUri;
-      const client = await registerClient(d, cfg, redirectUri, prev?.client);
+      // A registered client is used again only for a redirect it was registered with (any port of the
+      // loopback counts as one: RFC 8252 §7.3).
+      const known = prev?.client && sameRedirect(prev.client.redirect_uri, redirectUri) ? prev.client : undefined;
+      const client = await registerClient(d, cfg, redirectUri, known);
       const req = await authorizationRequest(d, client, redirectUri, scope);
       this.o.log(`[${this.o.server}] sign-in at ${issuerHost} started`);
       await person.open({

@@ -3,7 +3,8 @@
 import { createServer } from 'node:http';
 import { AuthError } from './errors';
 
-export interface Loopback {
+/** Where the browser's answer arrives: a listener on 127.0.0.1, for one sign-in. */
+export interface RedirectReceiver {
   redirectUri: string;
   /** The URL the browser came back to (its query holds the authorization response). */
   result: Promise<URL>;
@@ -13,7 +14,11 @@ export interface Loopback {
 const PAGE = (title: string, text: string) =>
   `<!doctype html><meta charset="utf-8"><title>${title}</title><body style="font-family:sans-serif;margin:3em"><h1>${title}</h1><p>${text}</p>`;
 
-export async function listenForRedirect(port: number, timeoutMs: number, signal?: AbortSignal): Promise<Loopback> {
+export async function listenForRedirect(
+  port: number,
+  timeoutMs: number,
+  signal?: AbortSignal,
+): Promise<RedirectReceiver> {
   let settle!: { ok: (u: URL) => void; fail: (e: Error) => void };
   const result = new Promise<URL>((ok, fail) => (settle = { ok, fail }));
   result.catch(() => undefined);

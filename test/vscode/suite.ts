@@ -337,6 +337,73 @@ test('sampling: consent, a model the person picks (a test language model), the a
   assert.match(textOf(await declined), /declined/);
 });
 
+/** What the test language model (test/vscode/lm-provider) received, newest last. */
+interface LmReceived {
+  messages: Array<{ role: string; text: string }>;
+  modelOptions: Json;
+  tools: Json[];
+  toolMode: string;
+}
+const lmReceived = (): LmReceived[] =>
+  (vscode.extensions.getExtension('mcpx.mcpx-test-lm')!.exports as { received: LmReceived[] }).received;
+
+test('Editor fidelity: sampling keeps maxTokens (the stream cut there), the system prompt as the first user message, stopSequences and temperature as model options; the departures shown at consent', async (x) => {
+  const url = x.endpoint()!;
+  const seen = lmReceived().length;
+  const pending = call(url, 'sample', {
+    text: 'one two three four five six',
+    sampling: { maxTokens: 12, systemPrompt: 'Be brief.', temperature: 0.3, stopSequences: ['STOP'] },
+  });
+  drive(
+    { shot: 'sampling-departures', when: 'quick' },
+    { pick: 'Choose a model' },
+    { pick: 'mcpx test echo' },
+    { pick: 'Send' },
+  );
+  const answer = JSON.parse(textOf(await pending)) as Json;
+  // The test model counts a token per character: 12 tokens are "sampled: one".
+  assert.deepEqual(answer.content, { type: 'text', text: 'sampled: one' });
+  assert.equal(answer.stopReason, 'maxTokens');
+  const got = lmReceived()[seen]!;
+  assert.deepEqual(got.messages, [
+    { role: 'user', text: 'Be brief.' },
+    { role: 'user', text: 'one two three four five six' },
+  ]);
+  assert.deepEqual(got.modelOptions, { maxTokens: 12, stopSequences: ['STOP'], temperature: 0.3 });
+  // A stop sequence in the answer cuts it there, whatever the model made of the option.
+  const stopped = call(url, 'sample', { text: 'alpha STOP beta', sampling: { stopSequences: ['STOP'] } });
+  drive({ pick: 'Choose a model' }, { pick: 'mcpx test echo' }, { pick: 'Send' });
+  const cut = JSON.parse(textOf(await stopped)) as Json;
+  assert.deepEqual(cut.content, { type: 'text', text: 'sampled: alpha ' });
+  assert.equal(cut.stopReason, 'stopSequence');
+});
+
+test("Editor fidelity: sampling with tools (2025-11-25): the tools reach the model through the API's tool calling, its call comes back as a tool_use block", async (x) => {
+  const url = x.endpoint()!;
+  const seen = lmReceived().length;
+  const weather = {
+    name: 'get_weather',
+    description: 'The weather of a city',
+    inputSchema: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
+  };
+  const pending = call(url, 'sample', {
+    text: 'use a tool for the weather in Paris',
+    sampling: { tools: [weather], toolChoice: { mode: 'required' } },
+  });
+  drive(
+    { pick: 'Choose a model' },
+    { pick: 'mcpx test echo' },
+    { shot: 'sampling-tool-call', when: 'quick' },
+    { pick: 'Send' },
+  );
+  const answer = JSON.parse(textOf(await pending)) as Json;
+  assert.deepEqual(answer.content, [{ type: 'tool_use', id: 'call-1', name: 'get_weather', input: { city: 'Paris' } }]);
+  assert.equal(answer.stopReason, 'toolUse');
+  const got = lmReceived()[seen]!;
+  assert.deepEqual(got.tools, [weather]);
+  assert.equal(got.toolMode, 'required');
+});
+
 test('URL elicitation: the full URL and its host shown; declined, or accepted and then waited on until the upstream says the step is complete', async (x) => {
   const url = x.endpoint()!;
   const pending = call(url, 'elicit_url', { text: 'Connect your account' });

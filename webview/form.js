@@ -32,8 +32,7 @@ function el(tag, attrs, ...kids) {
 }
 
 function enumOptions(s) {
-  if (Array.isArray(s.enum))
-    return s.enum.map((v, i) => ({ value: String(v), label: (s.enumNames && s.enumNames[i]) || String(v) }));
+  if (Array.isArray(s.enum)) return s.enum.map((v, i) => ({ value: String(v), label: s.enumNames?.[i] || String(v) }));
   const alts = s.oneOf || s.anyOf;
   if (Array.isArray(alts) && alts.every((a) => a && 'const' in a))
     return alts.map((a) => ({ value: String(a.const), label: a.title || String(a.const) }));

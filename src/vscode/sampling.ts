@@ -74,14 +74,27 @@ export async function sampleInEditor(
   const onAbort = () => cts.cancel();
   signal.addEventListener('abort', onAbort, { once: true });
   try {
-    const response = await pick.m.sendRequest(req.messages, req.options, cts.token);
-    const answer = await readAnswer(response.stream, {
-      maxTokens: req.maxTokens,
-      stopSequences: req.stopSequences,
-      count: (t) => pick.m.countTokens(t),
-      stop: () => cts.cancel(),
-      isToolCall: (p) => p instanceof vscode.LanguageModelToolCallPart,
-    });
+    const read = async (options: vscode.LanguageModelChatRequestOptions) =>
+      readAnswer((await pick.m.sendRequest(req.messages, options, cts.token)).stream, {
+        maxTokens: req.maxTokens,
+        stopSequences: req.stopSequences,
+        count: (t) => pick.m.countTokens(t),
+        stop: () => cts.cancel(),
+        isToolCall: (p) => p instanceof vscode.LanguageModelToolCallPart,
+      });
+    let toolsRefused = false;
+    let answer: Awaited<ReturnType<typeof read>>;
+    try {
+      answer = await read(req.options);
+    } catch (e) {
+      // The stable API says nothing of a model's tool calling before a request, and a model may refuse the
+      // tools when it sends or as it streams: it is asked again without them (told at consent), unless the
+      // request requires a tool.
+      const required = req.options.toolMode === vscode.LanguageModelChatToolMode.Required;
+      if (!req.options.tools || required || signal.aborted) throw e;
+      toolsRefused = true;
+      answer = await read({ justification: req.options.justification, modelOptions: req.options.modelOptions });
+    }
     const review = await choose(
       `${pick.m.name} answered; send it back to ${server}?`,
       'Review the answer',
@@ -91,6 +104,7 @@ export async function sampleInEditor(
         ...answer.toolUses.map((u) => ({ label: `tool call ${String(u.name)}`, detail: JSON.stringify(u.input) })),
         ...(answer.stopReason === 'maxTokens' ? [{ label: `$(info) cut at ${req.maxTokens} tokens (maxTokens)` }] : []),
         ...(answer.stopReason === 'stopSequence' ? [{ label: '$(info) cut at a stop sequence' }] : []),
+        ...(toolsRefused ? [{ label: '$(info) the model took no tools: it answered without them' }] : []),
       ],
       signal,
     );

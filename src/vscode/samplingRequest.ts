@@ -91,6 +91,14 @@ export function chatRequest(params: JsonObject): ChatRequest {
   }
   if (stopSequences.length)
     departures.add('stop sequences are passed as a model option; mcpx also cuts the answer at the first one');
+  if (isObject(params.modelPreferences)) {
+    const hints = Array.isArray(params.modelPreferences.hints)
+      ? params.modelPreferences.hints.filter(isObject).map((h) => String(h.name))
+      : [];
+    departures.add(
+      `model preferences are not applied: you pick the model${hints.length ? ` (the server hints ${hints.join(', ')})` : ''}`,
+    );
+  }
   if (params.includeContext !== undefined && params.includeContext !== 'none')
     departures.add(`includeContext "${String(params.includeContext)}" is not honoured: no context is added`);
 

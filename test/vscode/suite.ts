@@ -513,6 +513,18 @@ pageTest(
     const got = lmReceived()[seen]!;
     assert.deepEqual(got.tools, [weather]);
     assert.equal(got.toolMode, 'required');
+    // A model that refuses tools is asked again without them (toolChoice auto): the answer is text.
+    const asked = lmReceived().length;
+    const refused = call(url, 'sample', { text: 'refuse tools please', sampling: { tools: [weather] } });
+    drive({ pick: 'Choose a model' }, { pick: 'mcpx test echo' }, { pick: 'Send' });
+    const plain = JSON.parse(textOf(await refused)) as Json;
+    assert.deepEqual(plain.content, { type: 'text', text: 'sampled: refuse tools please' });
+    assert.deepEqual(
+      lmReceived()
+        .slice(asked)
+        .map((r) => r.tools.length),
+      [1, 0],
+    );
   },
 );
 

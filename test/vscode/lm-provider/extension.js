@@ -1,6 +1,7 @@
 // A language model for the editor tests: one model that answers "sampled: <the last user message>",
 // word by word (so a reader can stop mid-stream). Offered tools and a last message containing
-// "use a tool", it answers with a call of the first tool instead. What it received last (the messages'
+// "use a tool", it answers with a call of the first tool instead; with "refuse tools", it refuses the
+// request as a model without tool calling would. What it received last (the messages'
 // text, modelOptions, tools, toolMode) is kept in `exports.received` for the tests to read.
 const vscode = require('vscode');
 
@@ -44,6 +45,8 @@ exports.activate = (context) => {
           toolMode: options.toolMode === vscode.LanguageModelChatToolMode.Required ? 'required' : 'auto',
         });
         const last = textOf(messages.at(-1));
+        // A model without tool calling, on demand: the request's tools refused.
+        if (tools.length && last.includes('refuse tools')) throw new Error('this model takes no tools');
         if (tools.length && last.includes('use a tool')) {
           progress.report(new vscode.LanguageModelToolCallPart('call-1', tools[0].name, { city: 'Paris' }));
           return;

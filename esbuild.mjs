@@ -51,6 +51,18 @@ await Promise.all([
   // The process an mcpx_exec script runs in (src/gateway/exec/child.ts; docs/exec.md): its own bundle,
   // started by path under the sandbox's flags, shipped in the .vsix beside dist/cli.js.
   build({ ...common, entryPoints: ['src/gateway/exec/child.ts'], outfile: 'dist/exec-child.js', sourcemap: false }),
+  // The webview form's page (webview/form.js, @vscode-elements/elements bundled in) and its stylesheet:
+  // what src/vscode/webviewForm.ts loads, from dist/webview/ only.
+  build({
+    entryPoints: ['webview/form.js', 'webview/form.css'],
+    outdir: 'dist/webview',
+    bundle: true,
+    platform: 'browser',
+    format: 'iife',
+    target: 'chrome120',
+    minify: true,
+    logLevel: 'warning',
+  }),
   // The client leg of `npm run conformance` (scripts/conformance.ts): mcpx's upstream client.
   build({ ...common, entryPoints: ['src/conformance/client.ts'], outfile: 'dist/conformance-client.js' }),
 ]);

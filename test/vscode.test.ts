@@ -4,7 +4,7 @@
 // screenshots the suite names. The workspace has one legacy fixture upstream in .vscode/mcp.json.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -12,7 +12,13 @@ import { test } from 'node:test';
 import { SERVER_JS } from './fixtures/upstream/client';
 import { repoRoot } from './harness/gateway';
 
-type FrameOp = { fill: [string, string] } | { click: string } | { text: [string, string] };
+type FrameOp =
+  | { fill: [string, string] }
+  | { click: string }
+  | { text: [string, string] }
+  | { focused: string }
+  | { press: string }
+  | { type: string };
 type Action =
   | { fill: string }
   | { pick: string }
@@ -60,7 +66,7 @@ interface Page {
   waitForLoadState(s: string): Promise<void>;
   frameLocator(sel: string): Frame;
   locator(sel: string): Loc;
-  keyboard: { press(k: string): Promise<void> };
+  keyboard: { press(k: string): Promise<void>; type(t: string): Promise<void> };
   screenshot(o: { path: string }): Promise<unknown>;
   waitForTimeout(ms: number): Promise<void>;
 }
@@ -196,10 +202,23 @@ function driver(): { onLog(text: string): void; onPage(page: Page): Promise<void
             const form = page.frameLocator('iframe.webview').frameLocator('#active-frame');
             for (const op of a.webview) {
               if ('fill' in op) {
-                const input = form.locator(`[name="${op.fill[0]}"]`).first();
+                // The field is a web component (@vscode-elements): its input or textarea sits in its shadow
+                // root, which playwright's CSS pierces.
+                const n = op.fill[0];
+                const input = form
+                  .locator(`input[name="${n}"], textarea[name="${n}"], [name="${n}"] input, [name="${n}"] textarea`)
+                  .first();
                 await input.waitFor({ state: 'visible', timeout: 20_000 });
                 await input.fill(op.fill[1]);
-              } else if ('click' in op) await form.locator(op.click).first().click();
+              } else if ('focused' in op) {
+                // Keyboard use: the element with this name (or id) has the focus.
+                await form
+                  .locator(`[name="${op.focused}"]:focus-within, [id="${op.focused}"]:focus-within`)
+                  .first()
+                  .waitFor({ state: 'visible', timeout: 10_000 });
+              } else if ('press' in op) await page.keyboard.press(op.press);
+              else if ('type' in op) await page.keyboard.type(op.type);
+              else if ('click' in op) await form.locator(op.click).first().click();
               else
                 await form
                   .locator(op.text[0])
@@ -330,14 +349,34 @@ async function runSuite(name: string, o: { installVsix?: string; suite?: 'smoke'
   }
 }
 
+/** The names of a zip's entries, from its central directory (APPNOTE.TXT 4.3.12 and 4.3.16): the .vsix
+ *  is a zip, and what it holds is what a user installs. */
+function zipEntries(file: string): string[] {
+  const buf = readFileSync(file);
+  const eocd = buf.lastIndexOf(Buffer.from([0x50, 0x4b, 0x05, 0x06]));
+  assert.ok(eocd >= 0, 'no end of central directory record');
+  const count = buf.readUInt16LE(eocd + 10);
+  let at = buf.readUInt32LE(eocd + 16);
+  const names: string[] = [];
+  for (let i = 0; i < count; i++) {
+    assert.equal(buf.readUInt32LE(at), 0x02014b50, 'a central directory header');
+    const nameLen = buf.readUInt16LE(at + 28);
+    const extraLen = buf.readUInt16LE(at + 30);
+    const commentLen = buf.readUInt16LE(at + 32);
+    names.push(buf.toString('utf8', at + 46, at + 46 + nameLen));
+    at += 46 + nameLen + extraLen + commentLen;
+  }
+  return names.sort();
+}
+
 test('the extension in a real VS Code extension host (code-server), from the dev folder', {
   timeout: 300_000,
 }, async () => {
   const results = await runSuite('dev', {});
-  assert.equal(results.length, 22, results.join('\n'));
+  assert.equal(results.length, 25, results.join('\n'));
 });
 
-test("the packaged .vsix: under 2 MB, installed offline, the smoke test passes against the installed package (its 'mcpx' launcher runs the packaged CLI)", {
+test("the packaged .vsix: under 2 MB, exactly the files a user needs, installed offline, the smoke test passes against the installed package (its 'mcpx' launcher runs the packaged CLI)", {
   timeout: 300_000,
 }, async () => {
   const r = spawnSync(
@@ -356,6 +395,22 @@ test("the packaged .vsix: under 2 MB, installed offline, the smoke test passes a
   assert.equal(r.status, 0, r.stderr + r.stdout);
   const size = statSync(VSIX).size;
   assert.ok(size < 2 * 1024 * 1024, `${size} bytes`);
+  // Exactly what the extension runs and a user reads (.vscodeignore decides): no sources, maps or tests.
+  assert.deepEqual(zipEntries(VSIX), [
+    '[Content_Types].xml',
+    'extension.vsixmanifest',
+    'extension/LICENSE.txt',
+    'extension/changelog.md',
+    'extension/dist/cli.js',
+    'extension/dist/exec-child.js',
+    'extension/dist/extension.js',
+    'extension/dist/mcpx.js',
+    'extension/dist/webview/form.css',
+    'extension/dist/webview/form.js',
+    'extension/media/icon.png',
+    'extension/package.json',
+    'extension/readme.md',
+  ]);
   const results = await runSuite('vsix', { installVsix: VSIX, suite: 'smoke' });
   assert.equal(results.length, 4, results.join('\n'));
 });

@@ -6,12 +6,14 @@ import type { CallContext } from '../server/provider';
 /** What mcpx itself can answer when an upstream asks; declared to upstreams (2025-11-25 client/roots,
  *  client/elicitation, client/sampling; docs/questions.md "Who answers"): roots always; elicitation and
  *  sampling because a question always has an answerer — the calling client where it declared the
- *  capability, else the broker, which any answerer can reach until the question's deadline. Spelled per
- *  revision by the edge (downgradeClientCapabilities). */
+ *  capability, else the broker, which any answerer can reach until the question's deadline; sampling with
+ *  tools too (2025-11-25 client/sampling "Tools in Sampling"), which the editor answers through the
+ *  language model API's tool calling (docs/questions.md "Sampling in the editor"). Spelled per revision
+ *  by the edge (downgradeClientCapabilities). */
 export const MCPX_CAPABILITIES: JsonObject = {
   roots: { listChanged: true },
   elicitation: { form: {}, url: {} },
-  sampling: {},
+  sampling: { tools: {} },
 };
 
 /** A client's capabilities narrowed to what mcpx itself has: never declare upstream what the client

@@ -62,6 +62,19 @@ function compileByText(schema: object): ValidateFunction | Error {
   return v;
 }
 
+/** Where `value` does not match `schema`, field by field: each problem at the dotted path of the property
+ *  it is about (a missing required property at its own path), for a form that shows it beside the field. */
+export function schemaProblems(schema: unknown, value: unknown): Array<{ path: string; message: string }> {
+  if (typeof schema !== 'object' || schema === null) return [];
+  const v = compile(schema);
+  if (v instanceof Error || v(value)) return [];
+  return (v.errors ?? []).map((e) => {
+    const missing = e.keyword === 'required' ? (e.params as { missingProperty?: string }).missingProperty : undefined;
+    const path = [...e.instancePath.split('/').filter(Boolean), ...(missing ? [missing] : [])].join('.');
+    return { path, message: missing ? 'required' : (e.message ?? 'is invalid') };
+  });
+}
+
 function describe(errors: ErrorObject[] | null | undefined): string {
   return (errors ?? [])
     .slice(0, 5)

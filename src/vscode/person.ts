@@ -294,9 +294,8 @@ export function editorPerson(
     open: () => open,
     completed,
     can(method, params) {
-      // Text sampling only: a request carrying tools (2025-11-25 sampling.tools) waits at the broker.
-      if (method === 'sampling/createMessage')
-        return typeof vscode.lm?.selectChatModels === 'function' && !Array.isArray(params.tools);
+      // Sampling with tools too (2025-11-25 sampling.tools): through the API's tool calling (samplingRequest.ts).
+      if (method === 'sampling/createMessage') return typeof vscode.lm?.selectChatModels === 'function';
       if (method !== 'elicitation/create') return false;
       if (params.mode === 'url') return typeof params.url === 'string';
       return isObject(params.requestedSchema) && params.requestedSchema.type === 'object';

@@ -1,12 +1,14 @@
-// The webview form: for a schema richer than the QuickPick flow takes (nested objects, arrays). Strict
-// CSP (nothing but media/form.js by nonce and media/form.css), localResourceRoots = media/, and typed
-// messages checked with zod both ways. The answer is validated against the schema here; an invalid one
-// goes back to the form with the reason and is never returned.
+// The webview form: for a schema richer than the QuickPick flow takes (nested objects, arrays). Its page
+// is webview/form.js (VS Code's look through @vscode-elements/elements), bundled by esbuild.mjs into
+// dist/webview/. Strict CSP (nothing but that script by nonce and its stylesheet), localResourceRoots =
+// dist/webview/, and typed messages checked with zod both ways. The answer is validated against the
+// schema here; an invalid one goes back to the form with the reason, field by field (shown beside each
+// field), and is never returned.
 import { randomBytes } from 'node:crypto';
 import * as vscode from 'vscode';
 import { z } from 'zod';
 import type { JsonObject } from '../protocol/jsonrpc';
-import { schemaMismatch } from '../gateway/validate';
+import { schemaMismatch, schemaProblems } from '../gateway/validate';
 
 const FromForm = z.discriminatedUnion('type', [
   z.object({ type: z.literal('ready') }),
@@ -29,8 +31,9 @@ function html(webview: vscode.Webview, media: vscode.Uri): string {
   return `<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">
 <meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src ${webview.cspSource}; script-src 'nonce-${nonce}';">
 <link rel="stylesheet" href="${src('form.css')}"><title>mcpx</title></head>
-<body><h2 id="title"></h2><form id="form" onsubmit="return false"></form><p id="problem" role="alert"></p>
-<div class="actions"><button id="accept" type="button">Accept</button><button id="decline" type="button">Decline</button><button id="cancel" type="button">Cancel</button></div>
+<body><h2 id="title"></h2><form id="form"></form><p id="problem" role="alert"></p>
+<div class="actions"><vscode-button id="accept">Accept</vscode-button><vscode-button id="decline" secondary>Decline</vscode-button><vscode-button id="cancel" secondary>Cancel</vscode-button></div>
+<p class="keys">Tab moves between fields · Enter or Ctrl+Enter accepts</p>
 <script nonce="${nonce}" src="${src('form.js')}"></script></body></html>`;
 }
 
@@ -40,7 +43,7 @@ export function askInWebview(
   schema: JsonObject,
   signal: AbortSignal,
 ): Promise<FormAnswer> {
-  const media = vscode.Uri.joinPath(extensionUri, 'media');
+  const media = vscode.Uri.joinPath(extensionUri, 'dist', 'webview');
   const panel = vscode.window.createWebviewPanel('mcpx.form', title, vscode.ViewColumn.Active, {
     enableScripts: true,
     localResourceRoots: [media],
@@ -67,7 +70,12 @@ export function askInWebview(
       if (m.data.type === 'ready') return void panel.webview.postMessage({ type: 'init', title, schema });
       if (m.data.type !== 'submit') return finish({ action: m.data.type });
       const bad = schemaMismatch(schema, m.data.content);
-      if (bad) return void panel.webview.postMessage({ type: 'invalid', reason: bad });
+      if (bad)
+        return void panel.webview.postMessage({
+          type: 'invalid',
+          reason: bad,
+          fields: schemaProblems(schema, m.data.content),
+        });
       finish({ action: 'accept', content: m.data.content as JsonObject });
     });
   });

@@ -51,7 +51,13 @@ interface Exports {
 
 /** Actions for the runner: fill the quick input and press Enter, pick the row whose text contains a
  *  string, or press a key. */
-type FrameOp = { fill: [string, string] } | { click: string } | { text: [string, string] };
+type FrameOp =
+  | { fill: [string, string] }
+  | { click: string }
+  | { text: [string, string] }
+  | { focused: string }
+  | { press: string }
+  | { type: string };
 type Action =
   | { fill: string }
   | { pick: string }
@@ -67,7 +73,15 @@ type Action =
   | { rowAction: [string[], string] }
   | { toast: string; has?: string; shot?: string }
   | { browser: string; shot?: string };
+/** Desktop VS Code (scripts/test-desktop.ts) has no page driver: a screenshot is skipped there, and a
+ *  test that needs a widget answered is a pageTest, not run. */
+const DESKTOP = process.env.MCPX_SUITE === 'desktop';
 function drive(...actions: Action[]): void {
+  if (DESKTOP) {
+    const needy = actions.filter((a) => !('shot' in a));
+    if (needy.length) throw new Error(`the desktop run has no page driver for ${JSON.stringify(needy)}`);
+    return;
+  }
   console.log(`mcpx-drive: ${JSON.stringify(actions)}`);
 }
 
@@ -177,6 +191,13 @@ const tests: Array<[string, (x: Exports) => Promise<void>]> = [];
 const test = (name: string, fn: (x: Exports) => Promise<void>) => tests.push([name, fn]);
 /** Tests the installed .vsix runs too (MCPX_SUITE=smoke), besides the first two. */
 const smoke = new Set<string>();
+/** Tests that need the page driver to answer a widget (a QuickPick, a webview, a notification, the
+ *  browser): code-server only, skipped by the desktop run (docs/editor-hosts.md). */
+const needsPage = new Set<string>();
+const pageTest = (name: string, fn: (x: Exports) => Promise<void>) => {
+  needsPage.add(name);
+  test(name, fn);
+};
 
 test('activates on startup and the endpoint answers; every command is registered', async (x) => {
   const url = await until('the endpoint', () => x.endpoint());
@@ -196,66 +217,72 @@ test('activates on startup and the endpoint answers; every command is registered
     assert.ok(all.includes(id), id);
 });
 
-test('an upstream elicits: the QuickPick flow appears, the person answers, the answer reaches the upstream', async (x) => {
-  const url = x.endpoint()!;
-  const pending = call(url, 'elicit', { text: 'Your name?' });
-  drive(
-    { title: 'up (via mcpx) asks: Your name? — for test-agent' },
-    { shot: 'elicitation-quickpick', when: 'quick' },
-    { fill: 'Ada Lovelace' },
-    { shot: 'elicitation-review', when: 'quick' },
-    { pick: 'Accept' },
-  );
-  const r = await pending;
-  assert.deepEqual(JSON.parse(textOf(r)), { action: 'accept', content: { answer: 'Ada Lovelace' } });
-  const answered = recorded().find((f) => 'result' in f && (f.result as Json).action === 'accept');
-  assert.deepEqual(
-    answered?.result,
-    { action: 'accept', content: { answer: 'Ada Lovelace' } },
-    'the upstream received the answer',
-  );
-});
+pageTest(
+  'an upstream elicits: the QuickPick flow appears, the person answers, the answer reaches the upstream',
+  async (x) => {
+    const url = x.endpoint()!;
+    const pending = call(url, 'elicit', { text: 'Your name?' });
+    drive(
+      { title: 'up (via mcpx) asks: Your name? — for test-agent' },
+      { shot: 'elicitation-quickpick', when: 'quick' },
+      { fill: 'Ada Lovelace' },
+      { shot: 'elicitation-review', when: 'quick' },
+      { pick: 'Accept' },
+    );
+    const r = await pending;
+    assert.deepEqual(JSON.parse(textOf(r)), { action: 'accept', content: { answer: 'Ada Lovelace' } });
+    const answered = recorded().find((f) => 'result' in f && (f.result as Json).action === 'accept');
+    assert.deepEqual(
+      answered?.result,
+      { action: 'accept', content: { answer: 'Ada Lovelace' } },
+      'the upstream received the answer',
+    );
+  },
+);
 
-test('decline and cancel; dismissed, it waits in the Questions view and is answered from there; withdrawn, its QuickPick closes', async (x) => {
-  const url = x.endpoint()!;
-  const declined = call(url, 'elicit', { text: 'Again?' });
-  drive({ fill: 'x' }, { pick: 'Decline' });
-  assert.deepEqual(JSON.parse(textOf(await declined)), { action: 'decline' });
-  const cancelled = call(url, 'elicit', { text: 'Once more?' });
-  drive({ fill: 'y' }, { pick: 'Cancel' });
-  assert.deepEqual(JSON.parse(textOf(await cancelled)), { action: 'cancel' });
-  // Escape: not an answer. The question waits (Questions view) until its deadline, answerable later.
-  const later = call(url, 'elicit', { text: 'Later?' });
-  drive({ key: 'Escape' });
-  const q = await until('the question in the Questions view', () =>
-    x.host.gateway?.questions().find((p) => p.server === 'up'),
-  );
-  assert.match(q.reason, /dismissed in the editor/);
-  assert.ok(q.deadline > Date.now());
-  const rows = (await x.questions.getChildren()) as Array<{ label: string; description: string }>;
-  assert.equal(rows.length, 1);
-  assert.equal(rows[0]!.label, 'up (via mcpx) asks: Later?');
-  assert.match(rows[0]!.description, /^elicitation\/create · \d+ s left$/);
-  await vscode.commands.executeCommand('mcpx.questions.focus');
-  drive({ shot: 'questions-view' });
-  await new Promise((r) => setTimeout(r, 1200));
-  const answering = vscode.commands.executeCommand('mcpx.answerQuestion', q.id);
-  drive({ fill: 'answered later' }, { pick: 'Accept' });
-  await answering;
-  assert.deepEqual(JSON.parse(textOf(await later)), { action: 'accept', content: { answer: 'answered later' } });
-  // The calling client goes away while the QuickPick is shown: the question is withdrawn and closes.
-  const ctl = new AbortController();
-  const gone = call(url, 'elicit', { text: 'Going away?' }, ctl.signal).catch(() => 'aborted');
-  await until('the question shown', () => (x.person.open() === 1 ? true : undefined));
-  drive({ shot: 'withdrawn-before', when: 'quick' });
-  await new Promise((r) => setTimeout(r, 800));
-  ctl.abort();
-  assert.equal(await gone, 'aborted');
-  await until('the question closed', () => (x.person.open() === 0 ? true : undefined));
-  drive({ gone: 'quick' });
-  await new Promise((r) => setTimeout(r, 1000));
-  assert.equal(x.host.gateway?.questions().length, 0, 'nothing left waiting');
-});
+pageTest(
+  'decline and cancel; dismissed, it waits in the Questions view and is answered from there; withdrawn, its QuickPick closes',
+  async (x) => {
+    const url = x.endpoint()!;
+    const declined = call(url, 'elicit', { text: 'Again?' });
+    drive({ fill: 'x' }, { pick: 'Decline' });
+    assert.deepEqual(JSON.parse(textOf(await declined)), { action: 'decline' });
+    const cancelled = call(url, 'elicit', { text: 'Once more?' });
+    drive({ fill: 'y' }, { pick: 'Cancel' });
+    assert.deepEqual(JSON.parse(textOf(await cancelled)), { action: 'cancel' });
+    // Escape: not an answer. The question waits (Questions view) until its deadline, answerable later.
+    const later = call(url, 'elicit', { text: 'Later?' });
+    drive({ key: 'Escape' });
+    const q = await until('the question in the Questions view', () =>
+      x.host.gateway?.questions().find((p) => p.server === 'up'),
+    );
+    assert.match(q.reason, /dismissed in the editor/);
+    assert.ok(q.deadline > Date.now());
+    const rows = (await x.questions.getChildren()) as Array<{ label: string; description: string }>;
+    assert.equal(rows.length, 1);
+    assert.equal(rows[0]!.label, 'up (via mcpx) asks: Later?');
+    assert.match(rows[0]!.description, /^elicitation\/create · \d+ s left$/);
+    await vscode.commands.executeCommand('mcpx.questions.focus');
+    drive({ shot: 'questions-view' });
+    await new Promise((r) => setTimeout(r, 1200));
+    const answering = vscode.commands.executeCommand('mcpx.answerQuestion', q.id);
+    drive({ fill: 'answered later' }, { pick: 'Accept' });
+    await answering;
+    assert.deepEqual(JSON.parse(textOf(await later)), { action: 'accept', content: { answer: 'answered later' } });
+    // The calling client goes away while the QuickPick is shown: the question is withdrawn and closes.
+    const ctl = new AbortController();
+    const gone = call(url, 'elicit', { text: 'Going away?' }, ctl.signal).catch(() => 'aborted');
+    await until('the question shown', () => (x.person.open() === 1 ? true : undefined));
+    drive({ shot: 'withdrawn-before', when: 'quick' });
+    await new Promise((r) => setTimeout(r, 800));
+    ctl.abort();
+    assert.equal(await gone, 'aborted');
+    await until('the question closed', () => (x.person.open() === 0 ? true : undefined));
+    drive({ gone: 'quick' });
+    await new Promise((r) => setTimeout(r, 1000));
+    assert.equal(x.host.gateway?.questions().length, 0, 'nothing left waiting');
+  },
+);
 
 test('the upstreams tree shows the server with its state', async (x) => {
   await until('the upstream running', () =>
@@ -277,80 +304,247 @@ test('the upstreams tree shows the server with its state', async (x) => {
   await new Promise((r) => setTimeout(r, 1500));
 });
 
-test('a palette tool call end to end: server, tool, arguments through the form, the result in an editor', async () => {
-  const done = vscode.commands.executeCommand('mcpx.callTool', 'up', 'echo');
-  drive({ fill: 'hello from the palette' }, { pick: 'Accept' });
-  await done;
-  const editor = await until('the result editor', () =>
-    vscode.window.activeTextEditor?.document.getText().includes('hello from the palette')
-      ? vscode.window.activeTextEditor
-      : undefined,
-  );
-  assert.match(editor.document.getText(), /"text": "hello from the palette"/);
-  assert.equal(editor.document.uri.scheme, 'mcpx-result', 'a read-only document, not an untitled one');
-  drive({ shot: 'tool-result' });
-  await new Promise((r) => setTimeout(r, 1500));
-});
+pageTest(
+  'a palette tool call end to end: server, tool, arguments through the form, the result in an editor',
+  async () => {
+    const done = vscode.commands.executeCommand('mcpx.callTool', 'up', 'echo');
+    drive({ fill: 'hello from the palette' }, { pick: 'Accept' });
+    await done;
+    const editor = await until('the result editor', () =>
+      vscode.window.activeTextEditor?.document.getText().includes('hello from the palette')
+        ? vscode.window.activeTextEditor
+        : undefined,
+    );
+    assert.match(editor.document.getText(), /"text": "hello from the palette"/);
+    assert.equal(editor.document.uri.scheme, 'mcpx-result', 'a read-only document, not an untitled one');
+    drive({ shot: 'tool-result' });
+    await new Promise((r) => setTimeout(r, 1500));
+  },
+);
 
-test('a nested schema opens the webview form: an invalid answer is refused in the form, a valid one goes through', async () => {
-  const done = vscode.commands.executeCommand('mcpx.callTool', 'up', 'nested');
-  drive(
-    { shot: 'webview-form', when: 'webview' },
-    {
-      webview: [
-        { fill: ['server.port', '8080'] },
-        { click: '#accept' },
-        { text: ['#problem', 'host'] },
-        { fill: ['server.host', 'example.org'] },
-        { fill: ['tags', 'a\nb'] },
-        { click: '#accept' },
-      ],
-    },
-  );
-  await done;
-  const editor = await until('the result editor', () =>
-    vscode.window.activeTextEditor?.document.getText().includes('example.org')
-      ? vscode.window.activeTextEditor
-      : undefined,
-  );
-  assert.match(editor.document.getText(), /\{"server":\{"host":"example.org","port":8080\},"tags":\["a","b"\]\}/);
-});
+pageTest(
+  'a nested schema opens the webview form: an invalid answer is refused in the form, a valid one goes through',
+  async () => {
+    const done = vscode.commands.executeCommand('mcpx.callTool', 'up', 'nested');
+    drive(
+      { shot: 'webview-form', when: 'webview' },
+      {
+        webview: [
+          { fill: ['server.port', '8080'] },
+          { click: '#accept' },
+          { text: ['#problem', 'host'] },
+          { fill: ['server.host', 'example.org'] },
+          { fill: ['tags', 'a\nb'] },
+          { click: '#accept' },
+        ],
+      },
+    );
+    await done;
+    const editor = await until('the result editor', () =>
+      vscode.window.activeTextEditor?.document.getText().includes('example.org')
+        ? vscode.window.activeTextEditor
+        : undefined,
+    );
+    assert.match(editor.document.getText(), /\{"server":\{"host":"example.org","port":8080\},"tags":\["a","b"\]\}/);
+  },
+);
 
-test('sampling: consent, a model the person picks (a test language model), the answer reviewed before it goes back', async (x) => {
-  const url = x.endpoint()!;
-  const pending = call(url, 'sample', { text: 'Say hi' });
-  drive(
-    { shot: 'sampling-consent', when: 'quick' },
-    { pick: 'Choose a model' },
-    { pick: 'mcpx test echo' },
-    { shot: 'sampling-review', when: 'quick' },
-    { pick: 'Send' },
-  );
-  const r = await pending;
-  assert.ok(textOf(r).startsWith('{'), textOf(r));
-  const answer = JSON.parse(textOf(r)) as Json;
-  assert.deepEqual(answer.content, { type: 'text', text: 'sampled: Say hi' });
-  assert.equal(answer.model, 'mcpx-test-echo');
-  // Declining is one click.
-  const declined = call(url, 'sample', { text: 'Again' });
-  drive({ pick: 'Decline' });
-  assert.match(textOf(await declined), /declined/);
-});
+pageTest(
+  'sampling: consent, a model the person picks (a test language model), the answer reviewed before it goes back',
+  async (x) => {
+    const url = x.endpoint()!;
+    const pending = call(url, 'sample', { text: 'Say hi' });
+    drive(
+      { shot: 'sampling-consent', when: 'quick' },
+      { pick: 'Choose a model' },
+      { pick: 'mcpx test echo' },
+      { shot: 'sampling-review', when: 'quick' },
+      { pick: 'Send' },
+    );
+    const r = await pending;
+    assert.ok(textOf(r).startsWith('{'), textOf(r));
+    const answer = JSON.parse(textOf(r)) as Json;
+    assert.deepEqual(answer.content, { type: 'text', text: 'sampled: Say hi' });
+    assert.equal(answer.model, 'mcpx-test-echo');
+    // Declining is one click.
+    const declined = call(url, 'sample', { text: 'Again' });
+    drive({ pick: 'Decline' });
+    assert.match(textOf(await declined), /declined/);
+  },
+);
 
-test('URL elicitation: the full URL and its host shown; declined, or accepted and then waited on until the upstream says the step is complete', async (x) => {
-  const url = x.endpoint()!;
-  const pending = call(url, 'elicit_url', { text: 'Connect your account' });
-  drive({ shot: 'url-elicitation', when: 'quick' }, { pick: 'Decline' });
-  assert.deepEqual(JSON.parse(textOf(await pending)), { action: 'decline' });
-  const accepted = call(url, 'elicit_url', { text: 'Connect again' });
-  drive({ pick: 'Open auth.example' });
-  const acceptedText = textOf(await accepted);
-  assert.ok(acceptedText.startsWith('{'), acceptedText);
-  assert.deepEqual(JSON.parse(acceptedText), { action: 'accept' });
-  await until('the completion seen in the editor', () =>
-    x.person.completed.some((id) => id.startsWith('fx-')) ? true : undefined,
+/** Switches the workbench's colour theme (the `workbench.colorTheme` setting) and waits until it is on. */
+async function theme(name: string | undefined, kind: vscode.ColorThemeKind): Promise<void> {
+  await vscode.workspace.getConfiguration('workbench').update('colorTheme', name, vscode.ConfigurationTarget.Global);
+  await until(`the ${name ?? 'default'} theme`, () => vscode.window.activeColorTheme.kind === kind);
+  await new Promise((r) => setTimeout(r, 500)); // the webview's --vscode-* variables follow
+}
+
+const resultHas = (text: string) =>
+  until('the result editor', () =>
+    vscode.window.activeTextEditor?.document.getText().includes(text) ? vscode.window.activeTextEditor : undefined,
   );
-});
+
+pageTest(
+  'Editor fidelity: the webview form in a dark and a high-contrast theme (VS Code components), used by keyboard only, the validation message beside its field',
+  async () => {
+    const before = vscode.window.activeColorTheme.kind;
+    try {
+      await theme('Default Dark Modern', vscode.ColorThemeKind.Dark);
+      const done = vscode.commands.executeCommand('mcpx.callTool', 'up', 'nested');
+      // Keyboard only: the first field has the focus; Tab to the port; Ctrl+Enter accepts; the missing host is
+      // refused beside its field, which takes the focus back.
+      drive({
+        webview: [
+          { focused: 'server.host' },
+          { press: 'Tab' },
+          { focused: 'server.port' },
+          { type: '8080' },
+          { press: 'Control+Enter' },
+          { text: ['[id="server.host-helper"]', 'required'] },
+          { focused: 'server.host' },
+        ],
+      });
+      drive({ shot: 'webview-form-dark', when: 'webview' });
+      drive({
+        webview: [
+          { type: 'example.org' },
+          { press: 'Tab' },
+          { press: 'Tab' },
+          { focused: 'tags' },
+          { type: 'a' },
+          { press: 'Enter' },
+          { type: 'b' },
+          { press: 'Control+Enter' },
+        ],
+      });
+      await done;
+      const dark = await resultHas('example.org');
+      assert.match(dark.document.getText(), /\{"server":\{"host":"example.org","port":8080\},"tags":\["a","b"\]\}/);
+
+      await theme('Default High Contrast', vscode.ColorThemeKind.HighContrast);
+      const again = vscode.commands.executeCommand('mcpx.callTool', 'up', 'nested');
+      drive({
+        webview: [
+          { fill: ['server.port', '8081'] },
+          { click: '#accept' },
+          { text: ['[id="server.host-helper"]', 'required'] },
+        ],
+      });
+      drive({ shot: 'webview-form-high-contrast', when: 'webview' });
+      drive({ webview: [{ fill: ['server.host', 'hc.example'] }, { click: '#accept' }] });
+      await again;
+      await resultHas('hc.example');
+    } finally {
+      await theme(undefined, before).catch(() => undefined);
+    }
+  },
+);
+
+/** What the test language model (test/vscode/lm-provider) received, newest last. */
+interface LmReceived {
+  messages: Array<{ role: string; text: string }>;
+  modelOptions: Json;
+  tools: Json[];
+  toolMode: string;
+}
+const lmReceived = (): LmReceived[] =>
+  (vscode.extensions.getExtension('mcpx.mcpx-test-lm')!.exports as { received: LmReceived[] }).received;
+
+pageTest(
+  'Editor fidelity: sampling keeps maxTokens (the stream cut there), the system prompt as the first user message, stopSequences and temperature as model options; the departures shown at consent',
+  async (x) => {
+    const url = x.endpoint()!;
+    const seen = lmReceived().length;
+    const pending = call(url, 'sample', {
+      text: 'one two three four five six',
+      sampling: { maxTokens: 12, systemPrompt: 'Be brief.', temperature: 0.3, stopSequences: ['STOP'] },
+    });
+    drive(
+      { shot: 'sampling-departures', when: 'quick' },
+      { pick: 'Choose a model' },
+      { pick: 'mcpx test echo' },
+      { pick: 'Send' },
+    );
+    const answer = JSON.parse(textOf(await pending)) as Json;
+    // The test model counts a token per character: 12 tokens are "sampled: one".
+    assert.deepEqual(answer.content, { type: 'text', text: 'sampled: one' });
+    assert.equal(answer.stopReason, 'maxTokens');
+    const got = lmReceived()[seen]!;
+    assert.deepEqual(got.messages, [
+      { role: 'user', text: 'Be brief.' },
+      { role: 'user', text: 'one two three four five six' },
+    ]);
+    assert.deepEqual(got.modelOptions, { maxTokens: 12, stopSequences: ['STOP'], temperature: 0.3 });
+    // A stop sequence in the answer cuts it there, whatever the model made of the option.
+    const stopped = call(url, 'sample', { text: 'alpha STOP beta', sampling: { stopSequences: ['STOP'] } });
+    drive({ pick: 'Choose a model' }, { pick: 'mcpx test echo' }, { pick: 'Send' });
+    const cut = JSON.parse(textOf(await stopped)) as Json;
+    assert.deepEqual(cut.content, { type: 'text', text: 'sampled: alpha ' });
+    assert.equal(cut.stopReason, 'stopSequence');
+  },
+);
+
+pageTest(
+  "Editor fidelity: sampling with tools (2025-11-25): the tools reach the model through the API's tool calling, its call comes back as a tool_use block",
+  async (x) => {
+    const url = x.endpoint()!;
+    const seen = lmReceived().length;
+    const weather = {
+      name: 'get_weather',
+      description: 'The weather of a city',
+      inputSchema: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
+    };
+    const pending = call(url, 'sample', {
+      text: 'use a tool for the weather in Paris',
+      sampling: { tools: [weather], toolChoice: { mode: 'required' } },
+    });
+    drive(
+      { pick: 'Choose a model' },
+      { pick: 'mcpx test echo' },
+      { shot: 'sampling-tool-call', when: 'quick' },
+      { pick: 'Send' },
+    );
+    const answer = JSON.parse(textOf(await pending)) as Json;
+    assert.deepEqual(answer.content, [
+      { type: 'tool_use', id: 'call-1', name: 'get_weather', input: { city: 'Paris' } },
+    ]);
+    assert.equal(answer.stopReason, 'toolUse');
+    const got = lmReceived()[seen]!;
+    assert.deepEqual(got.tools, [weather]);
+    assert.equal(got.toolMode, 'required');
+    // A model that refuses tools is asked again without them (toolChoice auto): the answer is text.
+    const asked = lmReceived().length;
+    const refused = call(url, 'sample', { text: 'refuse tools please', sampling: { tools: [weather] } });
+    drive({ pick: 'Choose a model' }, { pick: 'mcpx test echo' }, { pick: 'Send' });
+    const plain = JSON.parse(textOf(await refused)) as Json;
+    assert.deepEqual(plain.content, { type: 'text', text: 'sampled: refuse tools please' });
+    assert.deepEqual(
+      lmReceived()
+        .slice(asked)
+        .map((r) => r.tools.length),
+      [1, 0],
+    );
+  },
+);
+
+pageTest(
+  'URL elicitation: the full URL and its host shown; declined, or accepted and then waited on until the upstream says the step is complete',
+  async (x) => {
+    const url = x.endpoint()!;
+    const pending = call(url, 'elicit_url', { text: 'Connect your account' });
+    drive({ shot: 'url-elicitation', when: 'quick' }, { pick: 'Decline' });
+    assert.deepEqual(JSON.parse(textOf(await pending)), { action: 'decline' });
+    const accepted = call(url, 'elicit_url', { text: 'Connect again' });
+    drive({ pick: 'Open auth.example' });
+    const acceptedText = textOf(await accepted);
+    assert.ok(acceptedText.startsWith('{'), acceptedText);
+    assert.deepEqual(JSON.parse(acceptedText), { action: 'accept' });
+    await until('the completion seen in the editor', () =>
+      x.person.completed.some((id) => id.startsWith('fx-')) ? true : undefined,
+    );
+  },
+);
 
 test('images and audio of a result render in a webview beside it; Open Server Config… opens the entry', async () => {
   await vscode.commands.executeCommand('mcpx.callTool', 'up', 'rich');
@@ -371,7 +565,7 @@ test('images and audio of a result render in a webview beside it; Open Server Co
   assert.match(editor.document.lineAt(editor.selection.active.line).text, /"up"/);
 });
 
-test('the form flow goes back a step; a value that is not a number is refused in place', async () => {
+pageTest('the form flow goes back a step; a value that is not a number is refused in place', async () => {
   const done = vscode.commands.executeCommand('mcpx.callTool', 'up', 'add');
   // a = 1, back, a = 2; b = "x" refused, b = 3; accept: the sum says which values went.
   drive({ fill: '1' }, { back: true }, { fill: '2' }, { fill: 'x' }, { fill: '3' }, { pick: 'Accept' });
@@ -426,7 +620,7 @@ test('the Subscriptions view: the subscribed URI, its upstream, watchers and las
   await until('the watch released', async () => ((await rows()).length === 0 ? true : undefined));
 });
 
-test('Get Prompt… and Read Resource… from the palette, results in read-only editors', async () => {
+pageTest('Get Prompt… and Read Resource… from the palette, results in read-only editors', async () => {
   const prompt = vscode.commands.executeCommand('mcpx.getPrompt');
   drive({ pick: 'greet' }, { fill: 'Ada' }, { pick: 'Accept' });
   await prompt;
@@ -444,141 +638,155 @@ test('Get Prompt… and Read Resource… from the palette, results in read-only 
   assert.equal(editor.document.uri.scheme, 'mcpx-result');
 });
 
-test("the Tasks view: a 2026-07-28 client's background call waiting for input, cancelled from the view", async (x) => {
-  const url = x.endpoint()!;
-  const res = await fetch(url, {
-    method: 'POST',
-    headers: {
-      'Content-Type': 'application/json',
-      Accept: 'application/json, text/event-stream',
-      'MCP-Protocol-Version': '2026-07-28',
-      'Mcp-Method': 'tools/call',
-      'Mcp-Name': 'mcpx_call',
-    },
-    body: JSON.stringify({
-      jsonrpc: '2.0',
-      id: 99,
-      method: 'tools/call',
-      params: {
-        name: 'mcpx_call',
-        arguments: { server: 'up', tool: 'elicit', arguments: { text: 'In the background?' } },
-        _meta: {
-          'io.modelcontextprotocol/protocolVersion': '2026-07-28',
-          'io.modelcontextprotocol/clientCapabilities': { elicitation: {} },
-        },
+pageTest(
+  "the Tasks view: a 2026-07-28 client's background call waiting for input, cancelled from the view",
+  async (x) => {
+    const url = x.endpoint()!;
+    const res = await fetch(url, {
+      method: 'POST',
+      headers: {
+        'Content-Type': 'application/json',
+        Accept: 'application/json, text/event-stream',
+        'MCP-Protocol-Version': '2026-07-28',
+        'Mcp-Method': 'tools/call',
+        'Mcp-Name': 'mcpx_call',
       },
-    }),
-  });
-  const first = JSON.parse(await res.text()) as Json;
-  assert.equal((first.result as Json).resultType, 'input_required');
-  const rows = (await x.tasks.getChildren()) as TaskRow[];
-  assert.equal(rows.length, 1);
-  assert.equal(rows[0]!.label, 'tools/call mcpx_call up/elicit');
-  assert.equal(rows[0]!.kind, 'background', 'a background call, not a task: the client did not declare the extension');
-  assert.equal(rows[0]!.contextValue, 'mcpx.background.input_required');
-  assert.match(rows[0]!.description, /^waiting for input · started \d+ s ago · 1 round of questions$/);
-  assert.equal(((await x.tasks.getTreeItem(rows[0]!)).iconPath as vscode.ThemeIcon).id, 'question');
-  const cancelling = vscode.commands.executeCommand(rows[0]!.command!.command, ...(rows[0]!.command!.arguments ?? []));
-  drive({ pick: 'Cancel the call' });
-  await cancelling;
-  assert.deepEqual(await x.tasks.getChildren(), []);
-});
-
-test('the Tasks view: 2025-11-25 tasks working, failed, completed (Show Task Result) and cancelled from the view; a palette call sent to the background', async (x) => {
-  const url = x.endpoint()!;
-  const client = await legacyClient(url, 'legacy-agent');
-  const other = await legacyClient(url, 'other-agent');
-  const start = async (tool: string, args: Json, by = client) => {
-    const r = await by('tools/call', {
-      name: 'mcpx_call',
-      arguments: { server: 'up', tool, arguments: args },
-      task: {},
-      _meta: { progressToken: `p-${nextId}` },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 99,
+        method: 'tools/call',
+        params: {
+          name: 'mcpx_call',
+          arguments: { server: 'up', tool: 'elicit', arguments: { text: 'In the background?' } },
+          _meta: {
+            'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+            'io.modelcontextprotocol/clientCapabilities': { elicitation: {} },
+          },
+        },
+      }),
     });
-    return String((r.task as Json).taskId);
-  };
-  const rows = async () => (await x.tasks.getChildren()) as TaskRow[];
-  const rowOf = (id: string, state: string) => async () => (await rows()).find((r) => r.id === id && r.state === state);
-  const icon = async (r: TaskRow) => ((await x.tasks.getTreeItem(r)).iconPath as vscode.ThemeIcon).id;
+    const first = JSON.parse(await res.text()) as Json;
+    assert.equal((first.result as Json).resultType, 'input_required');
+    const rows = (await x.tasks.getChildren()) as TaskRow[];
+    assert.equal(rows.length, 1);
+    assert.equal(rows[0]!.label, 'tools/call mcpx_call up/elicit');
+    assert.equal(
+      rows[0]!.kind,
+      'background',
+      'a background call, not a task: the client did not declare the extension',
+    );
+    assert.equal(rows[0]!.contextValue, 'mcpx.background.input_required');
+    assert.match(rows[0]!.description, /^waiting for input · started \d+ s ago · 1 round of questions$/);
+    assert.equal(((await x.tasks.getTreeItem(rows[0]!)).iconPath as vscode.ThemeIcon).id, 'question');
+    const cancelling = vscode.commands.executeCommand(
+      rows[0]!.command!.command,
+      ...(rows[0]!.command!.arguments ?? []),
+    );
+    drive({ pick: 'Cancel the call' });
+    await cancelling;
+    assert.deepEqual(await x.tasks.getChildren(), []);
+  },
+);
 
-  const long = await start('slow', { ms: 120_000, steps: 60 });
-  const short = await start('slow', { ms: 300 });
-  const broken = await start('error', {});
-  const kept = await start('slow', { ms: 120_000, steps: 60 }, other);
-  const working = await until('the long task working', rowOf(long, 'working'));
-  assert.equal(working.kind, 'task');
-  assert.equal(working.label, 'tools/call mcpx_call up/slow');
-  assert.match(working.description, /^working · legacy-agent · (\d+\/60 · )?started \d+ s ago$/);
-  assert.equal(working.contextValue, 'mcpx.task.working');
-  assert.equal(await icon(working), 'sync~spin');
-  const completed = await until('the short task completed', rowOf(short, 'completed'));
-  assert.match(completed.description, /^completed · legacy-agent · ended \d+ s ago$/);
-  assert.equal(completed.contextValue, 'mcpx.task.completed');
-  assert.equal(await icon(completed), 'check');
-  const failed = await until('the failing task failed', rowOf(broken, 'failed'));
-  assert.equal(await icon(failed), 'error');
+pageTest(
+  'the Tasks view: 2025-11-25 tasks working, failed, completed (Show Task Result) and cancelled from the view; a palette call sent to the background',
+  async (x) => {
+    const url = x.endpoint()!;
+    const client = await legacyClient(url, 'legacy-agent');
+    const other = await legacyClient(url, 'other-agent');
+    const start = async (tool: string, args: Json, by = client) => {
+      const r = await by('tools/call', {
+        name: 'mcpx_call',
+        arguments: { server: 'up', tool, arguments: args },
+        task: {},
+        _meta: { progressToken: `p-${nextId}` },
+      });
+      return String((r.task as Json).taskId);
+    };
+    const rows = async () => (await x.tasks.getChildren()) as TaskRow[];
+    const rowOf = (id: string, state: string) => async () =>
+      (await rows()).find((r) => r.id === id && r.state === state);
+    const icon = async (r: TaskRow) => ((await x.tasks.getTreeItem(r)).iconPath as vscode.ThemeIcon).id;
 
-  // A palette call sent to the background from its progress notification's "Run in background".
-  const palette = vscode.commands.executeCommand('mcpx.callTool', 'up', 'slow');
-  drive({ fill: '15000' }, { fill: '' }, { pick: 'Accept' });
-  await until('the palette call upstream', () =>
-    recorded().some(
-      (f) => f.method === 'tools/call' && ((f.params as Json).arguments as Json | undefined)?.ms === 15000,
-    ),
-  );
-  await vscode.commands.executeCommand('notifications.showList');
-  drive({ link: 'Run in background' });
-  await palette; // the command ends once the call is detached
-  await vscode.commands.executeCommand('notifications.hideList');
-  const detached = await until('the palette call in the Tasks view', async () =>
-    (await rows()).find((r) => r.kind === 'palette' && r.state === 'working'),
-  );
-  assert.equal(detached.label, 'tools/call slow');
-  assert.match(detached.description, /^up · working · palette · (\d+\/2 · )?started \d+ s ago$/);
+    const long = await start('slow', { ms: 120_000, steps: 60 });
+    const short = await start('slow', { ms: 300 });
+    const broken = await start('error', {});
+    const kept = await start('slow', { ms: 120_000, steps: 60 }, other);
+    const working = await until('the long task working', rowOf(long, 'working'));
+    assert.equal(working.kind, 'task');
+    assert.equal(working.label, 'tools/call mcpx_call up/slow');
+    assert.match(working.description, /^working · legacy-agent · (\d+\/60 · )?started \d+ s ago$/);
+    assert.equal(working.contextValue, 'mcpx.task.working');
+    assert.equal(await icon(working), 'sync~spin');
+    const completed = await until('the short task completed', rowOf(short, 'completed'));
+    assert.match(completed.description, /^completed · legacy-agent · ended \d+ s ago$/);
+    assert.equal(completed.contextValue, 'mcpx.task.completed');
+    assert.equal(await icon(completed), 'check');
+    const failed = await until('the failing task failed', rowOf(broken, 'failed'));
+    assert.equal(await icon(failed), 'error');
 
-  // Cancel from the view: the row's inline action (shown only on rows still running).
-  await vscode.commands.executeCommand('mcpx.tasks.focus');
-  drive({ rowAction: [['legacy-agent', 'working'], 'Cancel Task'] });
-  const cancelled = await until('the long task cancelled', rowOf(long, 'cancelled'));
-  assert.equal(x.host.tasks?.find(long)?.status, 'cancelled');
-  assert.match(cancelled.description, /^cancelled · legacy-agent · ended \d+ s ago$/);
-  assert.equal(cancelled.contextValue, 'mcpx.task.cancelled');
-  assert.equal(await icon(cancelled), 'circle-slash');
-  assert.equal((await client('tasks/get', { taskId: long })).status, 'cancelled', 'the client sees it cancelled');
-  assert.equal(x.host.tasks?.find(kept)?.status, 'working', 'only that one');
+    // A palette call sent to the background from its progress notification's "Run in background".
+    const palette = vscode.commands.executeCommand('mcpx.callTool', 'up', 'slow');
+    drive({ fill: '15000' }, { fill: '' }, { pick: 'Accept' });
+    await until('the palette call upstream', () =>
+      recorded().some(
+        (f) => f.method === 'tools/call' && ((f.params as Json).arguments as Json | undefined)?.ms === 15000,
+      ),
+    );
+    await vscode.commands.executeCommand('notifications.showList');
+    drive({ link: 'Run in background' });
+    await palette; // the command ends once the call is detached
+    await vscode.commands.executeCommand('notifications.hideList');
+    const detached = await until('the palette call in the Tasks view', async () =>
+      (await rows()).find((r) => r.kind === 'palette' && r.state === 'working'),
+    );
+    assert.equal(detached.label, 'tools/call slow');
+    assert.match(detached.description, /^up · working · palette · (\d+\/2 · )?started \d+ s ago$/);
 
-  // The view with every state in it, wide enough to read.
-  await vscode.commands.executeCommand('workbench.action.closeAuxiliaryBar');
-  await vscode.commands.executeCommand('workbench.action.closeAllEditors');
-  await vscode.commands.executeCommand('mcpx.tasks.focus');
-  for (let i = 0; i < 3; i++) await vscode.commands.executeCommand('workbench.action.increaseViewSize');
-  drive(
-    { row: ['palette', 'working'] },
-    { row: ['other-agent', 'working'] },
-    { row: ['legacy-agent', 'cancelled'] },
-    { shot: 'tasks-view' },
-  );
-  await new Promise((r) => setTimeout(r, 3000));
-  for (let i = 0; i < 3; i++) await vscode.commands.executeCommand('workbench.action.decreaseViewSize');
+    // Cancel from the view: the row's inline action (shown only on rows still running).
+    await vscode.commands.executeCommand('mcpx.tasks.focus');
+    drive({ rowAction: [['legacy-agent', 'working'], 'Cancel Task'] });
+    const cancelled = await until('the long task cancelled', rowOf(long, 'cancelled'));
+    assert.equal(x.host.tasks?.find(long)?.status, 'cancelled');
+    assert.match(cancelled.description, /^cancelled · legacy-agent · ended \d+ s ago$/);
+    assert.equal(cancelled.contextValue, 'mcpx.task.cancelled');
+    assert.equal(await icon(cancelled), 'circle-slash');
+    assert.equal((await client('tasks/get', { taskId: long })).status, 'cancelled', 'the client sees it cancelled');
+    assert.equal(x.host.tasks?.find(kept)?.status, 'working', 'only that one');
 
-  // Show Task Result on the completed task: the result in a read-only editor, as from the palette.
-  await vscode.commands.executeCommand('mcpx.showTaskResult', completed);
-  const editor = await until('the task result editor', () =>
-    vscode.window.activeTextEditor?.document.getText().includes('slept 300ms')
-      ? vscode.window.activeTextEditor
-      : undefined,
-  );
-  assert.equal(editor.document.uri.scheme, 'mcpx-result');
-  // The palette call finishes on its own; its result is shown the same way.
-  const done = await until('the palette call completed', rowOf(detached.id, 'completed'), 30_000);
-  await vscode.commands.executeCommand('mcpx.showTaskResult', done);
-  await until('the palette call result', () =>
-    vscode.window.activeTextEditor?.document.getText().includes('slept 15000ms') ? true : undefined,
-  );
-  // The contributed command on a row, as its context menu runs it.
-  await vscode.commands.executeCommand('mcpx.cancelTask', await until('the kept task', rowOf(kept, 'working')));
-  await until('the kept task cancelled', rowOf(kept, 'cancelled'));
-});
+    // The view with every state in it, wide enough to read.
+    await vscode.commands.executeCommand('workbench.action.closeAuxiliaryBar');
+    await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+    await vscode.commands.executeCommand('mcpx.tasks.focus');
+    for (let i = 0; i < 3; i++) await vscode.commands.executeCommand('workbench.action.increaseViewSize');
+    drive(
+      { row: ['palette', 'working'] },
+      { row: ['other-agent', 'working'] },
+      { row: ['legacy-agent', 'cancelled'] },
+      { shot: 'tasks-view' },
+    );
+    await new Promise((r) => setTimeout(r, 3000));
+    for (let i = 0; i < 3; i++) await vscode.commands.executeCommand('workbench.action.decreaseViewSize');
+
+    // Show Task Result on the completed task: the result in a read-only editor, as from the palette.
+    await vscode.commands.executeCommand('mcpx.showTaskResult', completed);
+    const editor = await until('the task result editor', () =>
+      vscode.window.activeTextEditor?.document.getText().includes('slept 300ms')
+        ? vscode.window.activeTextEditor
+        : undefined,
+    );
+    assert.equal(editor.document.uri.scheme, 'mcpx-result');
+    // The palette call finishes on its own; its result is shown the same way.
+    const done = await until('the palette call completed', rowOf(detached.id, 'completed'), 30_000);
+    await vscode.commands.executeCommand('mcpx.showTaskResult', done);
+    await until('the palette call result', () =>
+      vscode.window.activeTextEditor?.document.getText().includes('slept 15000ms') ? true : undefined,
+    );
+    // The contributed command on a row, as its context menu runs it.
+    await vscode.commands.executeCommand('mcpx.cancelTask', await until('the kept task', rowOf(kept, 'working')));
+    await until('the kept task cancelled', rowOf(kept, 'cancelled'));
+  },
+);
 
 test("the Tasks view: a running mcpx_exec script with the calls it has made so far (its sandboxed child under the editor's runtime)", async (x) => {
   const client = await legacyClient(x.endpoint()!, 'exec-agent');
@@ -609,72 +817,77 @@ test("the Tasks view: a running mcpx_exec script with the calls it has made so f
 });
 smoke.add(tests.at(-1)![0]); // the packaged .vsix must hold dist/exec-child.js
 
-test('a stdio client started in a workspace folder reaches this window through the shim: its question answered in the QuickPick; the window restarts and its next call succeeds', async (x) => {
-  // `mcpx serve --transport stdio` with no --connect: auto finds this window by the folder it runs in.
-  const cli = join(__dirname, '..', '..', 'dist', 'cli.js');
-  const child = spawn(process.execPath, [cli, 'serve', '--transport', 'stdio'], {
-    cwd: WORKSPACE(),
-    env: process.env,
-    stdio: ['pipe', 'pipe', 'pipe'],
-  });
-  let stderr = '';
-  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-  const waiting = new Map<number, (f: Json) => void>();
-  createInterface({ input: child.stdout }).on('line', (l) => {
-    const f = JSON.parse(l) as Json;
-    if (typeof f.id === 'number') waiting.get(f.id)?.(f);
-  });
-  let id = 0;
-  const rpc = (method: string, params: Json = {}) =>
-    new Promise<Json>((resolve) => {
-      const n = ++id;
-      waiting.set(n, resolve);
-      child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id: n, method, params })}\n`);
+pageTest(
+  'a stdio client started in a workspace folder reaches this window through the shim: its question answered in the QuickPick; the window restarts and its next call succeeds',
+  async (x) => {
+    // `mcpx serve --transport stdio` with no --connect: auto finds this window by the folder it runs in.
+    const cli = join(__dirname, '..', '..', 'dist', 'cli.js');
+    const child = spawn(process.execPath, [cli, 'serve', '--transport', 'stdio'], {
+      cwd: WORKSPACE(),
+      env: process.env,
+      stdio: ['pipe', 'pipe', 'pipe'],
     });
-  try {
-    const init = await rpc('initialize', {
-      protocolVersion: '2025-06-18',
-      capabilities: {},
-      clientInfo: { name: 'shim-agent', version: '1.0.0' },
+    let stderr = '';
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    const waiting = new Map<number, (f: Json) => void>();
+    createInterface({ input: child.stdout }).on('line', (l) => {
+      const f = JSON.parse(l) as Json;
+      if (typeof f.id === 'number') waiting.get(f.id)?.(f);
     });
-    assert.equal((init.result as Json).protocolVersion, '2025-06-18');
-    child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' })}\n`);
-    assert.match(
-      stderr,
-      new RegExp(`serving stdio through the editor window for ${WORKSPACE().replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}`),
-    );
-    // The client declared no elicitation: the question goes to the person, in this window's QuickPick.
-    const asked = rpc('tools/call', {
-      name: 'mcpx_call',
-      arguments: { server: 'up', tool: 'elicit', arguments: { text: 'Through the shim?' } },
-    });
-    drive(
-      { title: 'up (via mcpx) asks: Through the shim? — for shim-agent' },
-      { fill: 'Grace Hopper' },
-      { pick: 'Accept' },
-    );
-    const answered = (await asked).result as Json;
-    assert.deepEqual(JSON.parse(textOf(answered)), { action: 'accept', content: { answer: 'Grace Hopper' } });
-    assert.ok(
-      recorded().some(
-        (f) => 'result' in f && ((f.result as Json).content as Json | undefined)?.answer === 'Grace Hopper',
-      ),
-      'the upstream received the answer',
-    );
-    // The window's gateway restarts (a reload): the same client's next call succeeds.
-    await (x.host as unknown as { reload(): Promise<void> }).reload();
-    const after = (
-      await rpc('tools/call', {
+    let id = 0;
+    const rpc = (method: string, params: Json = {}) =>
+      new Promise<Json>((resolve) => {
+        const n = ++id;
+        waiting.set(n, resolve);
+        child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id: n, method, params })}\n`);
+      });
+    try {
+      const init = await rpc('initialize', {
+        protocolVersion: '2025-06-18',
+        capabilities: {},
+        clientInfo: { name: 'shim-agent', version: '1.0.0' },
+      });
+      assert.equal((init.result as Json).protocolVersion, '2025-06-18');
+      child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' })}\n`);
+      assert.match(
+        stderr,
+        new RegExp(
+          `serving stdio through the editor window for ${WORKSPACE().replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}`,
+        ),
+      );
+      // The client declared no elicitation: the question goes to the person, in this window's QuickPick.
+      const asked = rpc('tools/call', {
         name: 'mcpx_call',
-        arguments: { server: 'up', tool: 'echo', arguments: { text: 'after the restart' } },
-      })
-    ).result as Json;
-    assert.equal(textOf(after), 'after the restart');
-  } finally {
-    child.stdin.end();
-    await new Promise((r) => child.once('exit', r));
-  }
-});
+        arguments: { server: 'up', tool: 'elicit', arguments: { text: 'Through the shim?' } },
+      });
+      drive(
+        { title: 'up (via mcpx) asks: Through the shim? — for shim-agent' },
+        { fill: 'Grace Hopper' },
+        { pick: 'Accept' },
+      );
+      const answered = (await asked).result as Json;
+      assert.deepEqual(JSON.parse(textOf(answered)), { action: 'accept', content: { answer: 'Grace Hopper' } });
+      assert.ok(
+        recorded().some(
+          (f) => 'result' in f && ((f.result as Json).content as Json | undefined)?.answer === 'Grace Hopper',
+        ),
+        'the upstream received the answer',
+      );
+      // The window's gateway restarts (a reload): the same client's next call succeeds.
+      await (x.host as unknown as { reload(): Promise<void> }).reload();
+      const after = (
+        await rpc('tools/call', {
+          name: 'mcpx_call',
+          arguments: { server: 'up', tool: 'echo', arguments: { text: 'after the restart' } },
+        })
+      ).result as Json;
+      assert.equal(textOf(after), 'after the restart');
+    } finally {
+      child.stdin.end();
+      await new Promise((r) => child.once('exit', r));
+    }
+  },
+);
 
 test('roots are the workspace folders; a folder added reaches the legacy upstream as list_changed', async (x) => {
   const url = x.endpoint()!;
@@ -755,120 +968,126 @@ test("config changes apply without a restart; a bad entry is a diagnostic naming
   );
 });
 
-test('a credential from SecretStorage (mcpx: Set Secret…) reaches the upstream through ${secret:NAME}, never a setting', async (x) => {
-  const file = vscode.Uri.joinPath(vscode.workspace.workspaceFolders![0]!.uri, '.vscode', 'mcp.json');
-  const up = (JSON.parse(readFileSync(file.fsPath, 'utf8')) as { servers: Record<string, Json> }).servers.up!;
-  // The fixture exits at start unless TOKEN is exactly the secret.
-  const args = [
-    ...(up.args as string[]).map((a) => (a === 'up' ? 'vault' : a === RECORD() ? `${RECORD()}.vault` : a)),
-    '--require-env',
-    'TOKEN=s3cret-value',
-  ];
-  await vscode.workspace
-    .getConfiguration('mcpx')
-    .update(
-      'servers',
-      { vault: { ...up, args, env: { TOKEN: '${secret:vault-token}' } } },
-      vscode.ConfigurationTarget.Global,
-    );
-  await until('the vault server configured', () => x.host.gateway?.servers().some((s) => s.name === 'vault'));
-  const setting = vscode.commands.executeCommand('mcpx.setSecret');
-  drive({ pick: 'vault-token' }, { fill: 's3cret-value' });
-  await setting;
-  const url = await until('the gateway reloaded', () => x.endpoint());
-  const r = await until('the vault server answering', async () => {
-    const res = await mcp(url, 'tools/call', {
-      name: 'mcpx_call',
-      arguments: { server: 'vault', tool: 'echo', arguments: { text: 'unlocked' } },
-    }).catch(() => undefined);
-    return res && !res.isError ? res : undefined;
-  });
-  assert.equal(textOf(r), 'unlocked');
-  const stored = vscode.workspace.getConfiguration('mcpx').get<Record<string, { env: Json }>>('servers')!;
-  assert.equal(stored.vault!.env.TOKEN, '${secret:vault-token}', 'the setting holds the reference, not the value');
-  await vscode.workspace.getConfiguration('mcpx').update('servers', undefined, vscode.ConfigurationTarget.Global);
-});
-
-test('OAuth: a call needs a sign-in; the notification names the server and its authorization server; Sign In opens the consent page in the browser; the view shows signed in; the call succeeds; Sign Out revokes', async (x) => {
-  const file = vscode.Uri.joinPath(vscode.workspace.workspaceFolders![0]!.uri, '.vscode', 'mcp.json');
-  const up = (JSON.parse(readFileSync(file.fsPath, 'utf8')) as { servers: Record<string, Json> }).servers.up!;
-  // test/fixtures/oauth beside the fixture upstream: an authorization server with a consent page, and an
-  // MCP server that wants its tokens.
-  const script = join(dirname(dirname(String((up.args as string[])[0]))), 'oauth', 'server.js');
-  const fx = spawn(process.execPath, [script], { stdio: ['pipe', 'pipe', 'inherit'] });
-  try {
-    const ready = JSON.parse(
-      await new Promise<string>((r) => createInterface({ input: fx.stdout! }).once('line', r)),
-    ) as { issuer: string; mcp: string; admin: string };
+pageTest(
+  'a credential from SecretStorage (mcpx: Set Secret…) reaches the upstream through ${secret:NAME}, never a setting',
+  async (x) => {
+    const file = vscode.Uri.joinPath(vscode.workspace.workspaceFolders![0]!.uri, '.vscode', 'mcp.json');
+    const up = (JSON.parse(readFileSync(file.fsPath, 'utf8')) as { servers: Record<string, Json> }).servers.up!;
+    // The fixture exits at start unless TOKEN is exactly the secret.
+    const args = [
+      ...(up.args as string[]).map((a) => (a === 'up' ? 'vault' : a === RECORD() ? `${RECORD()}.vault` : a)),
+      '--require-env',
+      'TOKEN=s3cret-value',
+    ];
     await vscode.workspace
       .getConfiguration('mcpx')
-      .update('servers', { secure: { type: 'http', url: ready.mcp } }, vscode.ConfigurationTarget.Global);
-    await until('the secure server configured', () => x.host.gateway?.servers().some((s) => s.name === 'secure'));
-    await vscode.commands.executeCommand('mcpx.upstreams.focus');
-    const url = x.endpoint()!;
-    const call = mcp(url, 'tools/call', {
-      name: 'mcpx_call',
-      arguments: { server: 'secure', tool: 'echo', arguments: { text: 'signed in and called' } },
+      .update(
+        'servers',
+        { vault: { ...up, args, env: { TOKEN: '${secret:vault-token}' } } },
+        vscode.ConfigurationTarget.Global,
+      );
+    await until('the vault server configured', () => x.host.gateway?.servers().some((s) => s.name === 'vault'));
+    const setting = vscode.commands.executeCommand('mcpx.setSecret');
+    drive({ pick: 'vault-token' }, { fill: 's3cret-value' });
+    await setting;
+    const url = await until('the gateway reloaded', () => x.endpoint());
+    const r = await until('the vault server answering', async () => {
+      const res = await mcp(url, 'tools/call', {
+        name: 'mcpx_call',
+        arguments: { server: 'vault', tool: 'echo', arguments: { text: 'unlocked' } },
+      }).catch(() => undefined);
+      return res && !res.isError ? res : undefined;
     });
-    await until('the sign-in asked for', () => x.host.gateway!.signInState('secure') === 'signing-in', 10_000).catch(
-      (e: Error) => {
-        throw new Error(
-          `${e.message}: ${x.host.gateway!.signInState('secure')} ${JSON.stringify(x.host.gateway!.servers())}`,
-        );
-      },
-    );
-    // The notifications center, where the toast is whether or not it is still shown as one.
-    await new Promise((r) => setTimeout(r, 1000));
-    await vscode.commands.executeCommand('notifications.showList');
-    // The notification names the server and the authorization server's host; only Sign In opens anything.
-    drive(
-      {
-        toast: 'Sign In',
-        has: `"secure" asks you to sign in at ${new URL(ready.issuer).host}`,
-        shot: 'oauth-notification',
-      },
-      { browser: 'Approve', shot: 'oauth-consent' },
-    );
-    const r = await call;
-    await vscode.commands.executeCommand('notifications.hideList');
-    assert.equal(textOf(r), 'signed in and called');
-    assert.equal(x.host.gateway!.signInState('secure'), 'signed-in');
-    const roots = (await x.upstreams.getChildren()) as TreeNode[];
-    const item = await x.upstreams.getTreeItem(roots.find((n) => n.name === 'secure')!);
-    assert.match(String(item.description), /^running · signed in · 2025-06-18 · http$/);
-    assert.match(String(item.contextValue), /\.signedIn$/);
-    drive({ row: ['secure', 'signed in'] }, { shot: 'oauth-signed-in' });
-    await new Promise((r) => setTimeout(r, 1500));
-    // No token went to a setting.
-    const log = (await (await fetch(`${ready.admin}/log`)).json()) as { secrets: string[] };
-    const settings = JSON.stringify(vscode.workspace.getConfiguration('mcpx'));
-    for (const secret of log.secrets) assert.ok(!settings.includes(secret));
-    // Sign Out: the tokens are revoked at the authorization server and the row asks for a sign-in again.
-    await vscode.commands.executeCommand('mcpx.signOut', 'secure');
-    assert.equal(x.host.gateway!.signInState('secure'), 'needs-sign-in');
-    const after = (await (await fetch(`${ready.admin}/log`)).json()) as {
-      requests: Array<{ path: string }>;
-      tokens: Array<{ kind: string; revoked: boolean }>;
-    };
-    assert.ok(after.requests.some((q) => q.path === '/revoke'));
-    assert.deepEqual(
-      after.tokens.filter((t) => t.kind !== 'code' && !t.revoked),
-      [],
-    );
-    // Signing in again from the row's inline Sign In action (a click: the browser opens a page only on
-    // a person's gesture): no second question, straight to the browser.
-    drive({ rowAction: [['secure', 'needs sign-in'], 'Sign In to Server…'] }, { browser: 'Approve' });
-    await until('signed in again', () => x.host.gateway!.signInState('secure') === 'signed-in', 60_000);
-    const r2 = await mcp(url, 'tools/call', {
-      name: 'mcpx_call',
-      arguments: { server: 'secure', tool: 'echo', arguments: { text: 'signed in again' } },
-    });
-    assert.equal(textOf(r2), 'signed in again');
-  } finally {
+    assert.equal(textOf(r), 'unlocked');
+    const stored = vscode.workspace.getConfiguration('mcpx').get<Record<string, { env: Json }>>('servers')!;
+    assert.equal(stored.vault!.env.TOKEN, '${secret:vault-token}', 'the setting holds the reference, not the value');
     await vscode.workspace.getConfiguration('mcpx').update('servers', undefined, vscode.ConfigurationTarget.Global);
-    fx.stdin!.end();
-  }
-});
+  },
+);
+
+pageTest(
+  'OAuth: a call needs a sign-in; the notification names the server and its authorization server; Sign In opens the consent page in the browser; the view shows signed in; the call succeeds; Sign Out revokes',
+  async (x) => {
+    const file = vscode.Uri.joinPath(vscode.workspace.workspaceFolders![0]!.uri, '.vscode', 'mcp.json');
+    const up = (JSON.parse(readFileSync(file.fsPath, 'utf8')) as { servers: Record<string, Json> }).servers.up!;
+    // test/fixtures/oauth beside the fixture upstream: an authorization server with a consent page, and an
+    // MCP server that wants its tokens.
+    const script = join(dirname(dirname(String((up.args as string[])[0]))), 'oauth', 'server.js');
+    const fx = spawn(process.execPath, [script], { stdio: ['pipe', 'pipe', 'inherit'] });
+    try {
+      const ready = JSON.parse(
+        await new Promise<string>((r) => createInterface({ input: fx.stdout! }).once('line', r)),
+      ) as { issuer: string; mcp: string; admin: string };
+      await vscode.workspace
+        .getConfiguration('mcpx')
+        .update('servers', { secure: { type: 'http', url: ready.mcp } }, vscode.ConfigurationTarget.Global);
+      await until('the secure server configured', () => x.host.gateway?.servers().some((s) => s.name === 'secure'));
+      await vscode.commands.executeCommand('mcpx.upstreams.focus');
+      const url = x.endpoint()!;
+      const call = mcp(url, 'tools/call', {
+        name: 'mcpx_call',
+        arguments: { server: 'secure', tool: 'echo', arguments: { text: 'signed in and called' } },
+      });
+      await until('the sign-in asked for', () => x.host.gateway!.signInState('secure') === 'signing-in', 10_000).catch(
+        (e: Error) => {
+          throw new Error(
+            `${e.message}: ${x.host.gateway!.signInState('secure')} ${JSON.stringify(x.host.gateway!.servers())}`,
+          );
+        },
+      );
+      // The notifications center, where the toast is whether or not it is still shown as one.
+      await new Promise((r) => setTimeout(r, 1000));
+      await vscode.commands.executeCommand('notifications.showList');
+      // The notification names the server and the authorization server's host; only Sign In opens anything.
+      drive(
+        {
+          toast: 'Sign In',
+          has: `"secure" asks you to sign in at ${new URL(ready.issuer).host}`,
+          shot: 'oauth-notification',
+        },
+        { browser: 'Approve', shot: 'oauth-consent' },
+      );
+      const r = await call;
+      await vscode.commands.executeCommand('notifications.hideList');
+      assert.equal(textOf(r), 'signed in and called');
+      assert.equal(x.host.gateway!.signInState('secure'), 'signed-in');
+      const roots = (await x.upstreams.getChildren()) as TreeNode[];
+      const item = await x.upstreams.getTreeItem(roots.find((n) => n.name === 'secure')!);
+      assert.match(String(item.description), /^running · signed in · 2025-06-18 · http$/);
+      assert.match(String(item.contextValue), /\.signedIn$/);
+      drive({ row: ['secure', 'signed in'] }, { shot: 'oauth-signed-in' });
+      await new Promise((r) => setTimeout(r, 1500));
+      // No token went to a setting.
+      const log = (await (await fetch(`${ready.admin}/log`)).json()) as { secrets: string[] };
+      const settings = JSON.stringify(vscode.workspace.getConfiguration('mcpx'));
+      for (const secret of log.secrets) assert.ok(!settings.includes(secret));
+      // Sign Out: the tokens are revoked at the authorization server and the row asks for a sign-in again.
+      await vscode.commands.executeCommand('mcpx.signOut', 'secure');
+      assert.equal(x.host.gateway!.signInState('secure'), 'needs-sign-in');
+      const after = (await (await fetch(`${ready.admin}/log`)).json()) as {
+        requests: Array<{ path: string }>;
+        tokens: Array<{ kind: string; revoked: boolean }>;
+      };
+      assert.ok(after.requests.some((q) => q.path === '/revoke'));
+      assert.deepEqual(
+        after.tokens.filter((t) => t.kind !== 'code' && !t.revoked),
+        [],
+      );
+      // Signing in again from the row's inline Sign In action (a click: the browser opens a page only on
+      // a person's gesture): no second question, straight to the browser.
+      drive({ rowAction: [['secure', 'needs sign-in'], 'Sign In to Server…'] }, { browser: 'Approve' });
+      await until('signed in again', () => x.host.gateway!.signInState('secure') === 'signed-in', 60_000);
+      const r2 = await mcp(url, 'tools/call', {
+        name: 'mcpx_call',
+        arguments: { server: 'secure', tool: 'echo', arguments: { text: 'signed in again' } },
+      });
+      assert.equal(textOf(r2), 'signed in again');
+    } finally {
+      await vscode.workspace.getConfiguration('mcpx').update('servers', undefined, vscode.ConfigurationTarget.Global);
+      fx.stdin!.end();
+    }
+  },
+);
 
 /** The `mcpx` launcher goes to MCPX_INSTALL_DIR while `fn` runs (a fresh folder, not yet made), never to
  *  the real ~/.local/bin. */
@@ -917,74 +1136,77 @@ test("mcpx: Install 'mcpx' Command writes a launcher that runs the extension's C
 });
 smoke.add(tests.at(-1)![0]); // the packaged .vsix must hold dist/cli.js and dist/mcpx.js
 
-test('mcpx: Copy Client Config: VS Code, Cursor and a plain URL; the stdio shim (the launcher when installed) and Streamable HTTP with the secret; the JSON is on the clipboard', async (x) => {
-  const endpoint = await until('the endpoint', () => x.endpoint());
-  const secret = x.host.secret!;
-  assert.ok(secret && endpoint.endsWith(`/${secret}`), 'the secret is in the endpoint');
-  const copy = async (format: string, form: string): Promise<Json> => {
-    const done = vscode.commands.executeCommand<string | undefined>('mcpx.copyClientConfig');
-    // Typed into the filter and accepted with Enter: a click on the second list can land on the hover a
-    // first-list row left under the pointer.
-    drive({ fill: format }, { fill: form });
-    const text = await done;
-    assert.ok(text, `${format} · ${form}: copied`);
-    assert.equal(await vscode.env.clipboard.readText(), text, 'the clipboard holds what the command copied');
-    return JSON.parse(text) as Json;
-  };
-  const STDIO = 'stdio';
-  const IN_PATH = 'secret in its path';
-  const HEADER = 'Authorization header';
-  const shim = ['serve', '--transport', 'stdio'];
+pageTest(
+  'mcpx: Copy Client Config: VS Code, Cursor and a plain URL; the stdio shim (the launcher when installed) and Streamable HTTP with the secret; the JSON is on the clipboard',
+  async (x) => {
+    const endpoint = await until('the endpoint', () => x.endpoint());
+    const secret = x.host.secret!;
+    assert.ok(secret && endpoint.endsWith(`/${secret}`), 'the secret is in the endpoint');
+    const copy = async (format: string, form: string): Promise<Json> => {
+      const done = vscode.commands.executeCommand<string | undefined>('mcpx.copyClientConfig');
+      // Typed into the filter and accepted with Enter: a click on the second list can land on the hover a
+      // first-list row left under the pointer.
+      drive({ fill: format }, { fill: form });
+      const text = await done;
+      assert.ok(text, `${format} · ${form}: copied`);
+      assert.equal(await vscode.env.clipboard.readText(), text, 'the clipboard holds what the command copied');
+      return JSON.parse(text) as Json;
+    };
+    const STDIO = 'stdio';
+    const IN_PATH = 'secret in its path';
+    const HEADER = 'Authorization header';
+    const shim = ['serve', '--transport', 'stdio'];
 
-  // Installed, the stdio form names the launcher by its full path.
-  await withInstallDir(async (dir) => {
-    await vscode.commands.executeCommand('mcpx.installCli');
-    assert.deepEqual(await copy('VS Code', STDIO), {
-      servers: { mcpx: { type: 'stdio', command: join(dir, 'mcpx'), args: shim } },
+    // Installed, the stdio form names the launcher by its full path.
+    await withInstallDir(async (dir) => {
+      await vscode.commands.executeCommand('mcpx.installCli');
+      assert.deepEqual(await copy('VS Code', STDIO), {
+        servers: { mcpx: { type: 'stdio', command: join(dir, 'mcpx'), args: shim } },
+      });
     });
-  });
-  assert.deepEqual(await copy('VS Code', IN_PATH), { servers: { mcpx: { type: 'http', url: endpoint } } });
-  // Not installed (and no mcpx on this PATH): the bundle under a Node.
-  const cursor = (await copy('Cursor', STDIO)).mcpServers as Record<string, { command: string; args: string[] }>;
-  assert.deepEqual(Object.keys(cursor), ['mcpx']);
-  assert.ok(cursor.mcpx!.command === 'node' || cursor.mcpx!.command === 'mcpx', cursor.mcpx!.command);
-  if (cursor.mcpx!.command === 'node') {
-    assert.match(cursor.mcpx!.args[0]!, /[\\/]dist[\\/]cli\.js$/);
-    assert.deepEqual(cursor.mcpx!.args.slice(1), shim);
-  }
-  const header = {
-    type: 'http',
-    url: x.host.bareEndpoint,
-    headers: { Authorization: `Bearer ${secret}` },
-  };
-  assert.deepEqual(await copy('Cursor', HEADER), { mcpServers: { mcpx: header } });
-  const plain = await copy('Plain URL', HEADER);
-  assert.deepEqual(plain, { url: x.host.bareEndpoint, headers: { Authorization: `Bearer ${secret}` } });
-  // The header form works: the bare URL with the Authorization header is served.
-  const res = await fetch(String(plain.url), {
-    method: 'POST',
-    headers: {
-      ...(plain.headers as Record<string, string>),
-      'Content-Type': 'application/json',
-      Accept: 'application/json, text/event-stream',
-      'MCP-Protocol-Version': '2026-07-28',
-      'Mcp-Method': 'server/discover',
-    },
-    body: JSON.stringify({
-      jsonrpc: '2.0',
-      id: nextId++,
-      method: 'server/discover',
-      params: {
-        _meta: {
-          'io.modelcontextprotocol/protocolVersion': '2026-07-28',
-          'io.modelcontextprotocol/clientCapabilities': {},
-          'io.modelcontextprotocol/clientInfo': { name: 'test-agent', version: '1.0.0' },
-        },
+    assert.deepEqual(await copy('VS Code', IN_PATH), { servers: { mcpx: { type: 'http', url: endpoint } } });
+    // Not installed (and no mcpx on this PATH): the bundle under a Node.
+    const cursor = (await copy('Cursor', STDIO)).mcpServers as Record<string, { command: string; args: string[] }>;
+    assert.deepEqual(Object.keys(cursor), ['mcpx']);
+    assert.ok(cursor.mcpx!.command === 'node' || cursor.mcpx!.command === 'mcpx', cursor.mcpx!.command);
+    if (cursor.mcpx!.command === 'node') {
+      assert.match(cursor.mcpx!.args[0]!, /[\\/]dist[\\/]cli\.js$/);
+      assert.deepEqual(cursor.mcpx!.args.slice(1), shim);
+    }
+    const header = {
+      type: 'http',
+      url: x.host.bareEndpoint,
+      headers: { Authorization: `Bearer ${secret}` },
+    };
+    assert.deepEqual(await copy('Cursor', HEADER), { mcpServers: { mcpx: header } });
+    const plain = await copy('Plain URL', HEADER);
+    assert.deepEqual(plain, { url: x.host.bareEndpoint, headers: { Authorization: `Bearer ${secret}` } });
+    // The header form works: the bare URL with the Authorization header is served.
+    const res = await fetch(String(plain.url), {
+      method: 'POST',
+      headers: {
+        ...(plain.headers as Record<string, string>),
+        'Content-Type': 'application/json',
+        Accept: 'application/json, text/event-stream',
+        'MCP-Protocol-Version': '2026-07-28',
+        'Mcp-Method': 'server/discover',
       },
-    }),
-  });
-  assert.ok(Array.isArray((await answerOf(res)).supportedVersions));
-});
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: nextId++,
+        method: 'server/discover',
+        params: {
+          _meta: {
+            'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+            'io.modelcontextprotocol/clientCapabilities': {},
+            'io.modelcontextprotocol/clientInfo': { name: 'test-agent', version: '1.0.0' },
+          },
+        },
+      }),
+    });
+    assert.ok(Array.isArray((await answerOf(res)).supportedVersions));
+  },
+);
 
 export async function run(): Promise<void> {
   const ext = vscode.extensions.getExtension('mcpx.mcpx');
@@ -995,13 +1217,17 @@ export async function run(): Promise<void> {
   // and the `mcpx` launcher running the packaged CLI).
   // MCPX_SUITE_GREP=text (a developer's run): the first test and those whose name contains the text.
   const grep = process.env.MCPX_SUITE_GREP;
+  // MCPX_SUITE=desktop (scripts/test-desktop.ts): every test that needs no page driver.
   const selected =
     process.env.MCPX_SUITE === 'smoke'
       ? tests.filter(([name], i) => i < 2 || smoke.has(name))
       : grep
         ? tests.filter(([name], i) => i === 0 || name.includes(grep))
         : tests;
-  for (const [name, fn] of selected) {
+  const runnable = DESKTOP ? selected.filter(([name]) => !needsPage.has(name)) : selected;
+  for (const [name] of selected)
+    if (!runnable.some(([n]) => n === name)) console.log(`mcpx-test: skipped (needs the page driver) ${name}`);
+  for (const [name, fn] of runnable) {
     const t0 = Date.now();
     try {
       await fn(x);
@@ -1011,5 +1237,5 @@ export async function run(): Promise<void> {
       console.log(`mcpx-test: FAILED ${name}: ${(e as Error).stack ?? String(e)}`);
     }
   }
-  if (failed) throw new Error(`${failed} of ${selected.length} editor tests failed`);
+  if (failed) throw new Error(`${failed} of ${runnable.length} editor tests failed`);
 }

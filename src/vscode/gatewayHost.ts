@@ -47,6 +47,9 @@ export class GatewayHost implements vscode.Disposable {
   /** Every event of whichever gateway runs (it is rebuilt on a config change), log lines included. */
   private readonly events = new vscode.EventEmitter<GatewayEvent>();
   readonly onEvent = this.events.event;
+  /** Every line the gateway logs (an upstream's stderr among them, as `[server] line`). */
+  private readonly lines = new vscode.EventEmitter<string>();
+  readonly onLogLine = this.lines.event;
   private readonly subs: vscode.Disposable[] = [];
   private readonly diagnostics = vscode.languages.createDiagnosticCollection('mcpx');
 
@@ -296,7 +299,10 @@ export class GatewayHost implements vscode.Disposable {
       { source: 'env', values: envLayer(process.env) },
     ]);
     const gateway = new Gateway(config, settings, {
-      log: (l) => this.log.info(l),
+      log: (l) => {
+        this.log.info(l);
+        this.lines.fire(l);
+      },
       stateDir: this.stateDir,
       person: this.person,
       auth: this.auth(),
@@ -406,6 +412,7 @@ export class GatewayHost implements vscode.Disposable {
     for (const s of this.subs) s.dispose();
     this.changed.dispose();
     this.events.dispose();
+    this.lines.dispose();
     this.definitions.dispose();
   }
 }

@@ -1,6 +1,6 @@
 // One log per upstream: a LogOutputChannel "mcpx: <server>" made when the server first says something,
 // fed by the gateway's events (its notifications/message at their level, its state changes). mcpx's
-// own log stays apart. "Show Log" on an Upstreams row opens that server's channel.
+// own log stays apart; a stdio server's stderr, which mcpx logs as `[server] line`, is copied to its log. "Show Log" on an Upstreams row opens that server's channel.
 import * as vscode from 'vscode';
 import type { GatewayEvent } from '../gateway/events';
 import type { GatewayHost } from './gatewayHost';
@@ -21,12 +21,27 @@ const LEVEL: Record<string, Level> = {
 
 export class UpstreamLogs implements vscode.Disposable {
   private readonly channels = new Map<string, vscode.LogOutputChannel>();
-  /** Lines written per server (what a test can read; a channel's text cannot be). */
-  readonly written = new Map<string, number>();
-  private readonly sub: vscode.Disposable;
+  /** The newest lines per server (what a test can read; a channel's text cannot be). */
+  readonly recent = new Map<string, string[]>();
+  private readonly subs: vscode.Disposable[];
 
-  constructor(host: GatewayHost) {
-    this.sub = host.onEvent((e) => this.write(e));
+  constructor(private readonly host: GatewayHost) {
+    this.subs = [host.onEvent((e) => this.write(e)), host.onLogLine((l) => this.stderr(l))];
+  }
+
+  /** A line of mcpx's log that an upstream wrote to stderr (or that is about that upstream). */
+  private stderr(l: string): void {
+    const m = /^\[([^\]]+)\] (.*)$/s.exec(l);
+    if (!m || !this.host.gateway?.servers().some((s) => s.name === m[1])) return;
+    this.put(m[1]!, 'info', m[2]!);
+  }
+
+  private put(server: string, level: Level, line: string): void {
+    this.channel(server)[level](line);
+    const kept = this.recent.get(server) ?? [];
+    kept.push(line);
+    if (kept.length > 100) kept.shift();
+    this.recent.set(server, kept);
   }
 
   channel(server: string): vscode.LogOutputChannel {
@@ -49,13 +64,11 @@ export class UpstreamLogs implements vscode.Disposable {
       line = `state: ${e.state}${e.error ? ` — ${e.error}` : ''}`;
       if (e.state === 'failed') level = 'error';
     }
-    if (line === undefined) return;
-    this.channel(e.server)[level](line);
-    this.written.set(e.server, (this.written.get(e.server) ?? 0) + 1);
+    if (line !== undefined) this.put(e.server, level, line);
   }
 
   dispose(): void {
-    this.sub.dispose();
+    for (const s of this.subs) s.dispose();
     for (const c of this.channels.values()) c.dispose();
     this.channels.clear();
   }

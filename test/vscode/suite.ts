@@ -49,7 +49,7 @@ interface Exports {
   person: { open(): number; completed: string[] };
   questionsView: { view: vscode.TreeView<unknown>; announced: number };
   status: vscode.StatusBarItem;
-  upstreamLogs: { written: Map<string, number> };
+  upstreamLogs: { recent: Map<string, string[]> };
   trust: { isAllowed(server: string, tool: string): boolean };
 }
 
@@ -1218,7 +1218,13 @@ test('Editor polish: a failed upstream turns the status bar to a warning naming 
   try {
     await cfg.update(
       'servers',
-      { broken: { type: 'stdio', command: process.execPath, args: ['-e', 'process.exit(3)'] } },
+      {
+        broken: {
+          type: 'stdio',
+          command: process.execPath,
+          args: ['-e', "console.error('boom on stderr'); process.exit(3)"],
+        },
+      },
       vscode.ConfigurationTarget.Global,
     );
     await until('the broken server configured', () => x.host.gateway?.servers().some((s) => s.name === 'broken'));
@@ -1233,7 +1239,12 @@ test('Editor polish: a failed upstream turns the status bar to a warning naming 
     assert.match(String(x.status.tooltip), /broken failed/);
     const node = ((await x.upstreams.getChildren()) as TreeNode[]).find((n) => n.name === 'broken')!;
     assert.equal(((await x.upstreams.getTreeItem(node)).iconPath as vscode.ThemeIcon).id, 'error');
-    assert.ok((x.upstreamLogs.written.get('broken') ?? 0) > 0, 'its state went to its own log');
+    const own = await until('its own log', () => {
+      const lines = x.upstreamLogs.recent.get('broken') ?? [];
+      return lines.includes('boom on stderr') && lines.some((l) => l.startsWith('state: failed')) ? lines : undefined;
+    });
+    assert.ok(!(x.upstreamLogs.recent.get('up') ?? []).includes('boom on stderr'), 'nothing of it in the log of up');
+    assert.ok(own.length > 1);
     await vscode.commands.executeCommand('mcpx.showUpstreamLog', node);
     await vscode.commands.executeCommand('notifications.hideList');
     const t0 = Date.now();

@@ -513,6 +513,7 @@ export function registerCommands(
     reg('mcpx.menu', async () => {
       const items = [
         { label: '$(play) Call Tool…', command: 'mcpx.callTool' },
+        { label: '$(add) Add Server…', command: 'mcpx.addServer' },
         { label: '$(book) Read Resource…', command: 'mcpx.readResource' },
         { label: '$(comment) Get Prompt…', command: 'mcpx.getPrompt' },
         { label: '$(debug-restart) Restart Upstream…', command: 'mcpx.restartUpstream' },

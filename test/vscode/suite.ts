@@ -1191,6 +1191,47 @@ test("Editor polish: Add Server… saves into the user settings with its credent
   }
 });
 
+test('Editor polish: Add Server… for a URL: its bearer token kept in SecretStorage reaches the server as a header', async (x) => {
+  // The fixture over Streamable HTTP, refusing (401) every request without this header.
+  const [script, ...rest] = fixtureArgs(
+    'web',
+    '--transport',
+    'http',
+    '--require-header',
+    'Authorization: Bearer w3b-token',
+  );
+  const fx = spawn(process.execPath, [script!, ...rest], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const cfg = () => vscode.workspace.getConfiguration('mcpx');
+  try {
+    const line = await new Promise<string>((r) => createInterface({ input: fx.stdout! }).once('line', r));
+    const url = /listening on (\S+)/.exec(line)![1]!;
+    const adding = vscode.commands.executeCommand<string[]>('mcpx.addServer');
+    drive(
+      { pick: 'URL (HTTP)' },
+      { fill: url },
+      { fill: 'web' },
+      { pick: 'A secret, kept in SecretStorage' },
+      { fill: 'w3b-token' },
+      { pick: 'User settings' },
+    );
+    assert.deepEqual(await adding, ['web']);
+    const stored = cfg().get<Record<string, Json>>('servers')!.web!;
+    assert.deepEqual(stored, { type: 'http', url, headers: { Authorization: 'Bearer ${secret:web-token}' } });
+    await until('the server running with its token', () =>
+      x.host.gateway?.servers().find((s) => s.name === 'web' && s.state === 'running'),
+    );
+    assert.ok(
+      (await toolNodes(x, 'web')).some((n) => n.item?.name === 'echo'),
+      'its tools listed',
+    );
+  } finally {
+    await cfg().update('servers', undefined, vscode.ConfigurationTarget.Global);
+    fx.stdin!.end();
+    fx.kill();
+    await until('back to the workspace servers', () => (x.host.gateway?.servers().length === 1 ? true : undefined));
+  }
+});
+
 test('Editor polish: a question waiting is counted on the badge, and announced while the Questions view is hidden', async (x) => {
   await vscode.commands.executeCommand('workbench.view.explorer');
   const announced = x.questionsView.announced;

@@ -175,7 +175,9 @@ async function addServer(host: GatewayHost): Promise<string[] | undefined> {
     });
     if (!url) return undefined;
     Object.assign(def, { type: 'http', url });
-    suggested = new URL(url).hostname.split('.').find((p) => p !== 'www' && p !== 'mcp') ?? suggested;
+    // The host's first meaningful label (mcp.example.com: example); an address suggests nothing.
+    const host = new URL(url).hostname;
+    if (!/^[\d.]+$|:/.test(host)) suggested = host.split('.').find((p) => p !== 'www' && p !== 'mcp') ?? suggested;
   }
   const taken = defined(host);
   let base = suggested.replace(/[^\w.-]+/g, '-');

@@ -1,11 +1,16 @@
 // Composition root of the extension: the gateway host, the person (QuickPicks), views, commands.
 import * as vscode from 'vscode';
+import { registerAddServer } from './vscode/addServer';
 import { registerCommands, serverOf } from './vscode/commands';
 import { GatewayHost } from './vscode/gatewayHost';
 import { editorPerson } from './vscode/person';
 import { EditorSignIn, registerSignInCommands } from './vscode/signIn';
+import { questionsView } from './vscode/questionsView';
 import { statusBar } from './vscode/statusBar';
+import { ToolTrust, registerToolTrust } from './vscode/toolTrust';
+import { UpstreamLogs, registerUpstreamLogs } from './vscode/upstreamLogs';
 import { UpstreamsTree, questionsTree, subscriptionsTree, tasksTree } from './vscode/views';
+import { registerWalkthrough } from './vscode/walkthrough';
 
 /** Milliseconds (performance.now) of: the bundle starting to load, activate() called, the gateway listening. */
 export const timings: { loadStart?: number; loadEnd?: number; activate?: number; listening?: number } = {
@@ -22,6 +27,10 @@ export async function activate(context: vscode.ExtensionContext): Promise<{
   subscriptions: vscode.TreeDataProvider<unknown>;
   mcpDefinitions: vscode.McpServerDefinitionProvider;
   timings: typeof timings;
+  questionsView: ReturnType<typeof questionsView>;
+  status: vscode.StatusBarItem;
+  upstreamLogs: UpstreamLogs;
+  trust: ToolTrust;
 }> {
   timings.activate = performance.now();
   timings.loadEnd = (globalThis as { __mcpxLoadEnd?: number }).__mcpxLoadEnd;
@@ -39,6 +48,10 @@ export async function activate(context: vscode.ExtensionContext): Promise<{
   const questions = questionsTree(host);
   const tasks = tasksTree(host);
   const subscriptions = subscriptionsTree(host);
+  const trust = new ToolTrust(context.workspaceState);
+  const upstreamLogs = new UpstreamLogs(host);
+  const status = statusBar(host);
+  const questionsShown = questionsView(host, questions);
   const mcpDefinitions: vscode.McpServerDefinitionProvider = {
     onDidChangeMcpServerDefinitions: host.onDidChangeDefinitions,
     provideMcpServerDefinitions: async () => {
@@ -51,14 +64,19 @@ export async function activate(context: vscode.ExtensionContext): Promise<{
   context.subscriptions.push(
     log,
     host,
-    statusBar(host),
-    ...registerCommands(host, person, log),
+    status,
+    ...registerCommands(host, person, log, trust),
     ...registerSignInCommands(host, signIn, log, serverOf),
+    registerToolTrust(trust),
+    registerUpstreamLogs(host, upstreamLogs),
+    registerAddServer(host),
+    registerWalkthrough(),
+    upstreamLogs,
     questions,
+    questionsShown,
     tasks,
     subscriptions,
     vscode.window.registerTreeDataProvider('mcpx.upstreams', upstreams),
-    vscode.window.registerTreeDataProvider('mcpx.questions', questions),
     vscode.window.registerTreeDataProvider('mcpx.tasks', tasks),
     vscode.window.registerTreeDataProvider('mcpx.subscriptions', subscriptions),
   );
@@ -86,6 +104,10 @@ export async function activate(context: vscode.ExtensionContext): Promise<{
     subscriptions,
     mcpDefinitions,
     timings,
+    questionsView: questionsShown,
+    status: status.item,
+    upstreamLogs,
+    trust,
   };
 }
 

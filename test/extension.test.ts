@@ -43,6 +43,9 @@ function fakeVscode(port: number, servers: Record<string, unknown> = {}) {
   const api = {
     EventEmitter,
     StatusBarAlignment: { Left: 1, Right: 2 },
+    ThemeColor: class {
+      constructor(readonly id: string) {}
+    },
     Disposable: {
       from: (...ds: Disposable[]) => ({
         dispose: () => {
@@ -70,7 +73,15 @@ function fakeVscode(port: number, servers: Record<string, unknown> = {}) {
     },
     languages: { createDiagnosticCollection: () => ({ clear() {}, set() {}, dispose() {} }) },
     window: {
-      createOutputChannel: () => ({ info() {}, error() {}, warn() {}, dispose() {} }),
+      createOutputChannel: () => ({
+        trace() {},
+        debug() {},
+        info() {},
+        error() {},
+        warn() {},
+        show() {},
+        dispose() {},
+      }),
       createStatusBarItem: () => {
         const item = {
           name: '',
@@ -85,6 +96,7 @@ function fakeVscode(port: number, servers: Record<string, unknown> = {}) {
         return item;
       },
       registerTreeDataProvider: (id: string) => (state.views.push(id), { dispose() {} }),
+      createTreeView: (id: string) => (state.views.push(id), { visible: false, badge: undefined, dispose() {} }),
       showInformationMessage: (m: string) => state.messages.push(m),
       showWarningMessage: (m: string) => state.messages.push(m),
       showErrorMessage: (m: string) => state.messages.push(m),

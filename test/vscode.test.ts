@@ -33,7 +33,9 @@ type Action =
   | { row: string[] }
   | { rowAction: [string[], string] }
   | { toast: string; has?: string; shot?: string }
-  | { browser: string; shot?: string };
+  | { browser: string; shot?: string }
+  | { see: [string, string]; shot?: string }
+  | { button: [string, string] };
 interface Loc {
   first(): Loc;
   waitFor(o: { state: string; timeout: number }): Promise<void>;
@@ -191,6 +193,16 @@ function driver(): { onLog(text: string): void; onPage(page: Page): Promise<void
                 }
               }
             }
+          } else if ('see' in a || 'button' in a) {
+            // An element of the workbench (a selector) with this text: seen (and shot), or clicked.
+            const [sel, text] = 'see' in a ? a.see : a.button;
+            const el = page.locator(sel).filter({ hasText: text }).first();
+            await el.waitFor({ state: 'visible', timeout: 20_000 });
+            if ('see' in a && a.shot) {
+              await page.waitForTimeout(400);
+              await page.screenshot({ path: join(SHOTS, `${a.shot}.png`) });
+            }
+            if ('button' in a) await el.click();
           } else if ('gone' in a) {
             await page.locator('.quick-input-widget').first().waitFor({ state: 'hidden', timeout: 10_000 });
           } else if ('dialog' in a) {
@@ -314,7 +326,7 @@ async function runSuite(name: string, o: { installVsix?: string; suite?: 'smoke'
       settings: { 'chat.disableAIFeatures': false },
       testsPath: join(repoRoot(), 'build', 'vscode', 'suite.js'),
       workspace,
-      timeoutMs: 240_000,
+      timeoutMs: 330_000,
       echo: false,
       env: {
         ...(o.suite ? { MCPX_SUITE: o.suite } : {}),
@@ -370,10 +382,10 @@ function zipEntries(file: string): string[] {
 }
 
 test('the extension in a real VS Code extension host (code-server), from the dev folder', {
-  timeout: 300_000,
+  timeout: 400_000,
 }, async () => {
   const results = await runSuite('dev', {});
-  assert.equal(results.length, 25, results.join('\n'));
+  assert.equal(results.length, 33, results.join('\n'));
 });
 
 test("the packaged .vsix: under 2 MB, exactly the files a user needs, installed offline, the smoke test passes against the installed package (its 'mcpx' launcher runs the packaged CLI)", {

@@ -9,6 +9,7 @@ import { copyClientConfig } from './clientConfig';
 import type { DetachedCall, GatewayHost } from './gatewayHost';
 import { extensionPath, installLauncher, refreshLauncher, uninstallLauncher } from './install';
 import { mediaBlocks, showMedia } from './mediaView';
+import type { ToolTrust } from './toolTrust';
 import { EDITOR_IDENTITY, type TaskKind, type TaskState, backgroundState, stateWord } from './views';
 
 /** A call from the editor: mcpx is the client, the person is who asks (roots: the workspace folders).
@@ -166,6 +167,7 @@ export function registerCommands(
   host: GatewayHost,
   person: PersonPort,
   log: vscode.LogOutputChannel,
+  trust: ToolTrust,
 ): vscode.Disposable[] {
   const running = (): GatewayFacade | undefined => {
     if (host.gateway) return host.gateway;
@@ -208,9 +210,17 @@ export function registerCommands(
   void refreshLauncher(extensionPath()).catch(() => undefined);
   return [
     vscode.workspace.registerTextDocumentContentProvider(RESULT_SCHEME, resultDocs),
-    reg('mcpx.callTool', async (serverArg?: string, toolArg?: string) => {
+    reg('mcpx.callTool', async (target?: string | { server?: unknown; item?: unknown }, toolName?: string) => {
       const g = running();
       if (!g) return;
+      // The palette passes nothing, a click on a tool row (server, tool), its context menu the row itself.
+      const row = typeof target === 'object' ? target : undefined;
+      const serverArg = row
+        ? typeof row.server === 'string'
+          ? row.server
+          : undefined
+        : (target as string | undefined);
+      const toolArg = row ? (isObject(row.item) ? String(row.item.name) : undefined) : toolName;
       const server = serverArg ?? (await pickServer(g));
       if (!server) return;
       const tools = await g
@@ -233,6 +243,7 @@ export function registerCommands(
       if (!tool) return;
       const args = await argumentsFor(person, server, tool);
       if (!args) return;
+      if (!(await trust.confirm(server, tool, args))) return;
       const name = String(tool.name);
       const title = `${server} · ${name}`;
       // While it runs, its progress notification offers Cancel and "Run in background": detached, the
@@ -502,6 +513,7 @@ export function registerCommands(
     reg('mcpx.menu', async () => {
       const items = [
         { label: '$(play) Call Tool…', command: 'mcpx.callTool' },
+        { label: '$(add) Add Server…', command: 'mcpx.addServer' },
         { label: '$(book) Read Resource…', command: 'mcpx.readResource' },
         { label: '$(comment) Get Prompt…', command: 'mcpx.getPrompt' },
         { label: '$(debug-restart) Restart Upstream…', command: 'mcpx.restartUpstream' },

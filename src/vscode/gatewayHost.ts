@@ -11,6 +11,7 @@ import { defaultStateDir, secretNames } from '../config/file';
 import { endpointSecret, endpointsFile, privateDir, writePrivate } from '../config/secret';
 import { type Source, mergeSources } from '../config/merge';
 import { SETTINGS, Settings, envLayer } from '../config/settings';
+import type { GatewayEvent } from '../gateway/events';
 import type { BackgroundTasks, GatewayFacade, PersonPort, SignInPort, TaskBoard } from '../gateway/facade';
 import { Gateway } from '../gateway/gateway';
 import type { JsonObject } from '../protocol/jsonrpc';
@@ -43,6 +44,12 @@ export class GatewayHost implements vscode.Disposable {
   whyStopped = 'it has not started yet';
   private readonly changed = new vscode.EventEmitter<void>();
   readonly onDidChange = this.changed.event;
+  /** Every event of whichever gateway runs (it is rebuilt on a config change), log lines included. */
+  private readonly events = new vscode.EventEmitter<GatewayEvent>();
+  readonly onEvent = this.events.event;
+  /** Every line the gateway logs (an upstream's stderr among them, as `[server] line`). */
+  private readonly lines = new vscode.EventEmitter<string>();
+  readonly onLogLine = this.lines.event;
   private readonly subs: vscode.Disposable[] = [];
   private readonly diagnostics = vscode.languages.createDiagnosticCollection('mcpx');
 
@@ -292,7 +299,10 @@ export class GatewayHost implements vscode.Disposable {
       { source: 'env', values: envLayer(process.env) },
     ]);
     const gateway = new Gateway(config, settings, {
-      log: (l) => this.log.info(l),
+      log: (l) => {
+        this.log.info(l);
+        this.lines.fire(l);
+      },
       stateDir: this.stateDir,
       person: this.person,
       auth: this.auth(),
@@ -326,7 +336,10 @@ export class GatewayHost implements vscode.Disposable {
     this.gateway = gateway;
     this.port = Number(new URL(this.listening.url).port);
     // What the views and the status bar show changes with every event but an upstream's log line.
-    gateway.onEvent((e) => e.type !== 'server.log' && this.changed.fire());
+    gateway.onEvent((e) => {
+      this.events.fire(e);
+      if (e.type !== 'server.log') this.changed.fire();
+    });
     this.listening.background.onChange = () => this.changed.fire();
     this.offTasks = this.listening.tasks.onChange(() => this.changed.fire());
     this.log.info(
@@ -398,6 +411,8 @@ export class GatewayHost implements vscode.Disposable {
       if (c.status === 'working') c.abort.abort(new Error('the extension is deactivating'));
     for (const s of this.subs) s.dispose();
     this.changed.dispose();
+    this.events.dispose();
+    this.lines.dispose();
     this.definitions.dispose();
   }
 }

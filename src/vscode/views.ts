@@ -7,6 +7,7 @@ import type { RunView, SignInState, TaskView } from '../gateway/facade';
 import type { JsonObject } from '../protocol/jsonrpc';
 import { LATEST_LEGACY, MODERN } from '../protocol/revisions';
 import type { GatewayHost } from './gatewayHost';
+import { trustCues } from './toolTrust';
 
 export const EDITOR_IDENTITY = 'mcpx:editor';
 
@@ -62,8 +63,13 @@ export class UpstreamsTree implements vscode.TreeDataProvider<Node> {
         t.description = typeof n.item.title === 'string' ? n.item.title : undefined;
         t.tooltip = typeof n.item.description === 'string' ? n.item.description : name;
         t.contextValue = `mcpx.${n.list}`;
-        if (n.list === 'tools')
+        if (n.list === 'tools') {
           t.command = { command: 'mcpx.callTool', title: 'Call Tool…', arguments: [n.server, name] };
+          const cues = trustCues(n.item);
+          t.description = [t.description, ...cues.words].filter(Boolean).join(' · ') || undefined;
+          t.tooltip = [t.tooltip, '', ...cues.tooltip].join('\n');
+          t.iconPath = new vscode.ThemeIcon(cues.icon ?? 'tools');
+        }
         return t;
       }
       case 'note':
@@ -76,8 +82,8 @@ export class UpstreamsTree implements vscode.TreeDataProvider<Node> {
     if (!g) return [{ kind: 'note', text: `The gateway is not running: ${this.host.whyStopped}` }];
     if (!n) {
       const st = g.servers();
-      if (st.length === 0)
-        return [{ kind: 'note', text: 'No upstream servers: add them to .vscode/mcp.json or mcpx.servers' }];
+      // Empty, the view shows its welcome content (package.json viewsWelcome): what goes here, Add Server.
+      if (st.length === 0) return [];
       return st.map((s) => {
         const signIn = g.signInState(s.name);
         const state = signIn === 'needs-sign-in' && s.state !== 'running' ? 'needs-sign-in' : s.state;

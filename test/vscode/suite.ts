@@ -47,6 +47,10 @@ interface Exports {
   tasks: vscode.TreeDataProvider<TaskRow>;
   subscriptions: vscode.TreeDataProvider<{ label: string; description: string }>;
   person: { open(): number; completed: string[] };
+  questionsView: { view: vscode.TreeView<unknown>; announced: number };
+  status: vscode.StatusBarItem;
+  upstreamLogs: { recent: Map<string, string[]> };
+  trust: { isAllowed(server: string, tool: string): boolean };
 }
 
 /** Actions for the runner: fill the quick input and press Enter, pick the row whose text contains a
@@ -72,7 +76,9 @@ type Action =
   | { row: string[] }
   | { rowAction: [string[], string] }
   | { toast: string; has?: string; shot?: string }
-  | { browser: string; shot?: string };
+  | { browser: string; shot?: string }
+  | { see: [string, string]; shot?: string }
+  | { button: [string, string] };
 /** Desktop VS Code (scripts/test-desktop.ts) has no page driver: a screenshot is skipped there, and a
  *  test that needs a widget answered is a pageTest, not run. */
 const DESKTOP = process.env.MCPX_SUITE === 'desktop';
@@ -338,6 +344,8 @@ pageTest(
           { click: '#accept' },
         ],
       },
+      // Not marked read-only: the call is confirmed first (src/vscode/toolTrust.ts).
+      { pick: 'Allow once' },
     );
     await done;
     const editor = await until('the result editor', () =>
@@ -418,6 +426,8 @@ pageTest(
           { press: 'Control+Enter' },
         ],
       });
+      // Not marked read-only: the call is confirmed first (src/vscode/toolTrust.ts).
+      drive({ pick: 'Allow once' });
       await done;
       const dark = await resultHas('example.org');
       assert.match(dark.document.getText(), /\{"server":\{"host":"example.org","port":8080\},"tags":\["a","b"\]\}/);
@@ -432,7 +442,7 @@ pageTest(
         ],
       });
       drive({ shot: 'webview-form-high-contrast', when: 'webview' });
-      drive({ webview: [{ fill: ['server.host', 'hc.example'] }, { click: '#accept' }] });
+      drive({ webview: [{ fill: ['server.host', 'hc.example'] }, { click: '#accept' }] }, { pick: 'Allow once' });
       await again;
       await resultHas('hc.example');
     } finally {
@@ -547,7 +557,9 @@ pageTest(
 );
 
 test('images and audio of a result render in a webview beside it; Open Server Config… opens the entry', async () => {
-  await vscode.commands.executeCommand('mcpx.callTool', 'up', 'rich');
+  const rich = vscode.commands.executeCommand('mcpx.callTool', 'up', 'rich');
+  drive({ pick: 'Allow once' });
+  await rich;
   const tab = await until('the media panel', () =>
     vscode.window.tabGroups.all
       .flatMap((g) => g.tabs)
@@ -568,7 +580,15 @@ test('images and audio of a result render in a webview beside it; Open Server Co
 pageTest('the form flow goes back a step; a value that is not a number is refused in place', async () => {
   const done = vscode.commands.executeCommand('mcpx.callTool', 'up', 'add');
   // a = 1, back, a = 2; b = "x" refused, b = 3; accept: the sum says which values went.
-  drive({ fill: '1' }, { back: true }, { fill: '2' }, { fill: 'x' }, { fill: '3' }, { pick: 'Accept' });
+  drive(
+    { fill: '1' },
+    { back: true },
+    { fill: '2' },
+    { fill: 'x' },
+    { fill: '3' },
+    { pick: 'Accept' },
+    { pick: 'Allow once' },
+  );
   await done;
   const editor = await until('the sum', () =>
     vscode.window.activeTextEditor?.document.getText().includes('"sum"') ? vscode.window.activeTextEditor : undefined,
@@ -727,7 +747,7 @@ pageTest(
 
     // A palette call sent to the background from its progress notification's "Run in background".
     const palette = vscode.commands.executeCommand('mcpx.callTool', 'up', 'slow');
-    drive({ fill: '15000' }, { fill: '' }, { pick: 'Accept' });
+    drive({ fill: '15000' }, { fill: '' }, { pick: 'Accept' }, { pick: 'Allow once' });
     await until('the palette call upstream', () =>
       recorded().some(
         (f) => f.method === 'tools/call' && ((f.params as Json).arguments as Json | undefined)?.ms === 15000,
@@ -1207,6 +1227,317 @@ pageTest(
     assert.ok(Array.isArray((await answerOf(res)).supportedVersions));
   },
 );
+
+/** Resolves once the runner has saved this screenshot (build/screenshots of the dev folder), so the test
+ *  changes nothing on screen before it is taken. */
+async function shotTaken(name: string, since: number): Promise<void> {
+  const file = join(vscode.extensions.getExtension('mcpx.mcpx')!.extensionPath, 'build', 'screenshots', `${name}.png`);
+  await until(`the screenshot ${name}`, () => existsSync(file) && statSync(file).mtimeMs >= since, 40_000);
+}
+
+/** The fixture upstream's arguments for a server of this name. */
+const fixtureArgs = (name: string, ...more: string[]) => {
+  const file = join(WORKSPACE(), '.vscode', 'mcp.json');
+  const up = (JSON.parse(readFileSync(file, 'utf8')) as { servers: Record<string, Json> }).servers.up!;
+  return [(up.args as string[])[0]!, '--rev', '2025-11-25', '--name', name, ...more];
+};
+/** The same as a person would type it into Add Server… (quoted). */
+const fixtureCommandLine = (name: string, ...more: string[]) =>
+  [process.execPath, ...fixtureArgs(name, ...more)].map((a) => `"${a}"`).join(' ');
+const toolNodes = async (x: Exports, server: string): Promise<TreeNode[]> => {
+  const node = ((await x.upstreams.getChildren()) as TreeNode[]).find((n) => n.name === server);
+  if (!node) return [];
+  const groups = (await x.upstreams.getChildren(node)) as TreeNode[];
+  return ((await x.upstreams.getChildren(groups[0])) as TreeNode[]).filter((n) => n.kind === 'item');
+};
+const upCalls = (tool: string) =>
+  recorded().filter((f) => f.method === 'tools/call' && (f.params as Json).name === tool).length;
+
+test("Editor polish: Call Tool from a tool's context menu (the row itself as the argument) calls that tool", async (x) => {
+  // Listing its tools starts the server if nothing has yet.
+  const echo = await until('the echo row', async () => (await toolNodes(x, 'up')).find((n) => n.item?.name === 'echo'));
+  // The menu hands the command the row it was opened on.
+  const done = vscode.commands.executeCommand('mcpx.callTool', echo);
+  drive({ fill: 'from the context menu' }, { pick: 'Accept' });
+  await done;
+  const editor = await until('the result editor', () =>
+    vscode.window.activeTextEditor?.document.getText().includes('"text": "from the context menu"')
+      ? vscode.window.activeTextEditor
+      : undefined,
+  );
+  assert.equal(editor.document.uri.scheme, 'mcpx-result');
+});
+
+test("Editor polish: a tool's hints show as the server's own words; one not read-only asks first: declined, allowed once, always allowed (per workspace), forgotten", async (x) => {
+  const tools = await toolNodes(x, 'up');
+  const item = async (name: string) => x.upstreams.getTreeItem(tools.find((n) => n.item?.name === name)!);
+  const echo = await item('echo');
+  assert.match(String(echo.description), /read-only/);
+  assert.match(String(echo.tooltip), /The server says \(untrusted hints\):\n- read-only \(readOnlyHint: true\)/);
+  assert.equal((echo.iconPath as vscode.ThemeIcon).id, 'eye');
+  const count = await item('count');
+  assert.match(String(count.tooltip), /The server says nothing about this tool/);
+
+  const before = upCalls('count');
+  const declined = vscode.commands.executeCommand('mcpx.callTool', 'up', 'count');
+  drive({ title: 'call count on up?' }, { shot: 'tool-confirmation', when: 'quick' }, { pick: 'Decline' });
+  await declined;
+  await new Promise((r) => setTimeout(r, 500));
+  assert.equal(upCalls('count'), before, 'declined: nothing reached the upstream');
+
+  const once = vscode.commands.executeCommand('mcpx.callTool', 'up', 'count');
+  drive({ pick: 'Allow once' });
+  await once;
+  await until('the call allowed once', () => upCalls('count') === before + 1);
+  assert.equal(x.trust.isAllowed('up', 'count'), false);
+
+  const always = vscode.commands.executeCommand('mcpx.callTool', 'up', 'count');
+  drive({ pick: 'Always allow this tool' });
+  await always;
+  await until('the call always allowed', () => upCalls('count') === before + 2);
+  assert.equal(x.trust.isAllowed('up', 'count'), true);
+  // Remembered: no question this time.
+  await vscode.commands.executeCommand('mcpx.callTool', 'up', 'count');
+  await until('the remembered call', () => upCalls('count') === before + 3);
+
+  assert.equal(await vscode.commands.executeCommand('mcpx.forgetToolPermissions'), 1);
+  assert.equal(x.trust.isAllowed('up', 'count'), false);
+  const asksAgain = vscode.commands.executeCommand('mcpx.callTool', 'up', 'count');
+  drive({ pick: 'Decline' });
+  await asksAgain;
+  assert.equal(upCalls('count'), before + 3);
+});
+
+test("Editor polish: every empty view explains itself; the empty Upstreams view's Add Server button adds a server end to end (it starts, its tools show)", async (x) => {
+  const pkg = JSON.parse(
+    readFileSync(join(vscode.extensions.getExtension('mcpx.mcpx')!.extensionPath, 'package.json'), 'utf8'),
+  ) as { contributes: { viewsWelcome: Array<{ view: string; contents: string }> } };
+  assert.deepEqual(pkg.contributes.viewsWelcome.map((w) => w.view).sort(), [
+    'mcpx.questions',
+    'mcpx.subscriptions',
+    'mcpx.tasks',
+    'mcpx.upstreams',
+  ]);
+  await vscode.commands.executeCommand('notifications.hideList');
+  await vscode.commands.executeCommand('mcpx.subscriptions.focus');
+  const t0 = Date.now();
+  drive({ see: ['.welcome-view-content', 'Resources an agent subscribes to'], shot: 'welcome-subscriptions' });
+  await shotTaken('welcome-subscriptions', t0);
+
+  const file = vscode.Uri.joinPath(vscode.workspace.workspaceFolders![0]!.uri, '.vscode', 'mcp.json');
+  const original = readFileSync(file.fsPath, 'utf8');
+  const commandLine = fixtureCommandLine('added');
+  try {
+    await vscode.workspace.fs.writeFile(file, Buffer.from(JSON.stringify({ servers: {} })));
+    await until('no servers', () => x.host.gateway?.servers().length === 0);
+    await vscode.commands.executeCommand('mcpx.upstreams.focus');
+    drive(
+      { see: ['.welcome-view-content', 'None is configured yet'], shot: 'welcome-upstreams' },
+      { button: ['.welcome-view-content .monaco-button', 'Add Server'] },
+      { title: 'how is it reached?' },
+      { shot: 'add-server', when: 'quick' },
+      { pick: 'Command (stdio)' },
+      { fill: commandLine },
+      { fill: 'added' },
+      { pick: 'No credential' },
+      { pick: 'This workspace' },
+    );
+    await until(
+      'the added server running',
+      () => x.host.gateway?.servers().find((s) => s.name === 'added' && s.state === 'running'),
+      40_000,
+    );
+    const tools = await until('its tools in the Upstreams view', async () => {
+      const t = await toolNodes(x, 'added');
+      return t.length ? t : undefined;
+    });
+    assert.ok(tools.some((n) => n.item?.name === 'echo'));
+    const saved = JSON.parse(readFileSync(file.fsPath, 'utf8')) as { servers: Record<string, Json> };
+    assert.equal(saved.servers.added!.type, 'stdio');
+    assert.deepEqual((saved.servers.added!.args as string[]).slice(-2), ['--name', 'added']);
+    await vscode.commands.executeCommand('notifications.hideList');
+    const t1 = Date.now();
+    drive({ see: ['.pane-body .monaco-list-row', 'added'] }, { shot: 'add-server-done' });
+    await shotTaken('add-server-done', t1);
+  } finally {
+    await vscode.workspace.fs.writeFile(file, Buffer.from(original));
+    await until('back to the workspace servers', () =>
+      x.host.gateway
+        ?.servers()
+        .map((s) => s.name)
+        .join() === 'up'
+        ? true
+        : undefined,
+    );
+  }
+});
+
+test("Editor polish: Add Server… saves into the user settings with its credential in SecretStorage; VS Code's own servers are imported in one step", async (x) => {
+  const cfg = () => vscode.workspace.getConfiguration('mcpx');
+  try {
+    const adding = vscode.commands.executeCommand<string[]>('mcpx.addServer');
+    // The fixture exits at start unless TOKEN is exactly the secret.
+    drive(
+      { pick: 'Command (stdio)' },
+      { fill: fixtureCommandLine('withsecret', '--require-env', 'TOKEN=s3cret-added') },
+      { fill: 'withsecret' },
+      { pick: 'A secret, kept in SecretStorage' },
+      { fill: 'TOKEN' },
+      { fill: 's3cret-added' },
+      { pick: 'User settings' },
+    );
+    assert.deepEqual(await adding, ['withsecret']);
+    const stored = cfg().get<Record<string, { env: Json }>>('servers')!;
+    assert.equal(stored.withsecret!.env.TOKEN, '${secret:withsecret-token}', 'the setting holds the reference');
+    await until('the server running with its secret', () =>
+      x.host.gateway?.servers().find((s) => s.name === 'withsecret' && s.state === 'running'),
+    );
+
+    // VS Code's own definitions (its user setting mcp.servers).
+    let wrote = true;
+    await vscode.workspace
+      .getConfiguration('mcp')
+      .update(
+        'servers',
+        { theirs: { type: 'stdio', command: process.execPath, args: fixtureArgs('theirs') } },
+        vscode.ConfigurationTarget.Global,
+      )
+      .then(undefined, (e: Error) => {
+        wrote = false;
+        console.log(`mcpx-note: mcp.servers could not be written here (${e.message})`);
+      });
+    if (wrote) {
+      const importing = vscode.commands.executeCommand<string[]>('mcpx.addServer');
+      drive({ pick: "Import VS Code's servers" }, { shot: 'add-server-import', when: 'quick' }, { key: 'Enter' });
+      assert.deepEqual(await importing, ['theirs']);
+      await until('the imported server running', () =>
+        x.host.gateway?.servers().find((s) => s.name === 'theirs' && s.state === 'running'),
+      );
+    }
+  } finally {
+    await cfg().update('servers', undefined, vscode.ConfigurationTarget.Global);
+    await vscode.workspace
+      .getConfiguration('mcp')
+      .update('servers', undefined, vscode.ConfigurationTarget.Global)
+      .then(undefined, () => undefined);
+    await until('back to the workspace servers', () => (x.host.gateway?.servers().length === 1 ? true : undefined));
+  }
+});
+
+test('Editor polish: Add Server… for a URL: its bearer token kept in SecretStorage reaches the server as a header', async (x) => {
+  // The fixture over Streamable HTTP, refusing (401) every request without this header.
+  const [script, ...rest] = fixtureArgs(
+    'web',
+    '--transport',
+    'http',
+    '--require-header',
+    'Authorization: Bearer w3b-token',
+  );
+  const fx = spawn(process.execPath, [script!, ...rest], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const cfg = () => vscode.workspace.getConfiguration('mcpx');
+  try {
+    const line = await new Promise<string>((r) => createInterface({ input: fx.stdout! }).once('line', r));
+    const url = /listening on (\S+)/.exec(line)![1]!;
+    const adding = vscode.commands.executeCommand<string[]>('mcpx.addServer');
+    drive(
+      { pick: 'URL (HTTP)' },
+      { fill: url },
+      { fill: 'web' },
+      { pick: 'A secret, kept in SecretStorage' },
+      { fill: 'w3b-token' },
+      { pick: 'User settings' },
+    );
+    assert.deepEqual(await adding, ['web']);
+    const stored = cfg().get<Record<string, Json>>('servers')!.web!;
+    assert.deepEqual(stored, { type: 'http', url, headers: { Authorization: 'Bearer ${secret:web-token}' } });
+    await until('the server running with its token', () =>
+      x.host.gateway?.servers().find((s) => s.name === 'web' && s.state === 'running'),
+    );
+    assert.ok(
+      (await toolNodes(x, 'web')).some((n) => n.item?.name === 'echo'),
+      'its tools listed',
+    );
+  } finally {
+    await cfg().update('servers', undefined, vscode.ConfigurationTarget.Global);
+    fx.stdin!.end();
+    fx.kill();
+    await until('back to the workspace servers', () => (x.host.gateway?.servers().length === 1 ? true : undefined));
+  }
+});
+
+test('Editor polish: a question waiting is counted on the badge, and announced while the Questions view is hidden', async (x) => {
+  await vscode.commands.executeCommand('workbench.view.explorer');
+  const announced = x.questionsView.announced;
+  const url = x.endpoint()!;
+  const pending = call(url, 'elicit', { text: 'Badge?' });
+  // Escape: not an answer; the question waits in the Questions view.
+  drive({ title: 'asks: Badge?' }, { key: 'Escape' });
+  const q = await until('the question waiting', () => x.host.gateway?.questions().find((p) => p.server === 'up'));
+  await until('the badge', () => (x.questionsView.view.badge?.value === 1 ? true : undefined));
+  assert.match(String(x.questionsView.view.badge?.tooltip), /1 question waiting/);
+  assert.equal(x.questionsView.announced, announced + 1, 'announced: the view was hidden');
+  await vscode.commands.executeCommand('notifications.hideList');
+  const t0 = Date.now();
+  drive({ see: ['.activitybar .badge', '1'], shot: 'questions-badge' });
+  await shotTaken('questions-badge', t0);
+  const answering = vscode.commands.executeCommand('mcpx.answerQuestion', q.id);
+  drive({ fill: 'badge answered' }, { pick: 'Accept' });
+  await answering;
+  assert.deepEqual(JSON.parse(textOf(await pending)), { action: 'accept', content: { answer: 'badge answered' } });
+  await until('no badge', () => (x.questionsView.view.badge === undefined ? true : undefined));
+});
+
+test('Editor polish: a failed upstream turns the status bar to a warning naming it; its icon and its own log', async (x) => {
+  const cfg = vscode.workspace.getConfiguration('mcpx');
+  try {
+    await cfg.update(
+      'servers',
+      {
+        broken: {
+          type: 'stdio',
+          command: process.execPath,
+          args: ['-e', "console.error('boom on stderr'); process.exit(3)"],
+        },
+      },
+      vscode.ConfigurationTarget.Global,
+    );
+    await until('the broken server configured', () => x.host.gateway?.servers().some((s) => s.name === 'broken'));
+    // Not awaited: the command ends when its error notification is dismissed.
+    void vscode.commands.executeCommand('mcpx.restartUpstream', 'broken');
+    await until('the warning', () =>
+      x.status.backgroundColor instanceof vscode.ThemeColor &&
+      x.status.backgroundColor.id === 'statusBarItem.warningBackground'
+        ? true
+        : undefined,
+    );
+    assert.match(String(x.status.tooltip), /broken failed/);
+    const node = ((await x.upstreams.getChildren()) as TreeNode[]).find((n) => n.name === 'broken')!;
+    assert.equal(((await x.upstreams.getTreeItem(node)).iconPath as vscode.ThemeIcon).id, 'error');
+    const own = await until('its own log', () => {
+      const lines = x.upstreamLogs.recent.get('broken') ?? [];
+      return lines.includes('boom on stderr') && lines.some((l) => l.startsWith('state: failed')) ? lines : undefined;
+    });
+    assert.ok(!(x.upstreamLogs.recent.get('up') ?? []).includes('boom on stderr'), 'nothing of it in the log of up');
+    assert.ok(own.length > 1);
+    await vscode.commands.executeCommand('mcpx.showUpstreamLog', node);
+    await vscode.commands.executeCommand('notifications.hideList');
+    const t0 = Date.now();
+    drive({ see: ['.statusbar-item', 'mcpx'], shot: 'status-warning' });
+    await shotTaken('status-warning', t0);
+  } finally {
+    await cfg.update('servers', undefined, vscode.ConfigurationTarget.Global);
+    await until('no warning', () => (x.status.backgroundColor === undefined ? true : undefined));
+  }
+});
+
+test('Editor polish: the getting-started walkthrough opens', async () => {
+  await vscode.commands.executeCommand('mcpx.openWalkthrough');
+  await vscode.commands.executeCommand('notifications.hideList');
+  const t0 = Date.now();
+  drive({ see: ['.gettingStartedContainer', 'Get started with mcpx'], shot: 'walkthrough' });
+  await shotTaken('walkthrough', t0);
+  await vscode.commands.executeCommand('workbench.action.closeActiveEditor');
+});
 
 export async function run(): Promise<void> {
   const ext = vscode.extensions.getExtension('mcpx.mcpx');

@@ -72,7 +72,7 @@ export async function authCommand(a: AuthArgs, config: Config, settings: Setting
       const at = g?.issuer ? new URL(g.issuer).host : undefined;
       const line = !g?.access_token
         ? g?.refresh_token
-          ? `needs sign-in? access token gone, refresh token held (${at})`
+          ? `signed in at ${at}, its access token renewed on next use`
           : 'not signed in'
         : `signed in at ${at}${g.scope ? `, scopes: ${g.scope}` : ''}${
             g.expires_at

@@ -164,8 +164,9 @@ function driver(): { onLog(text: string): void; onPage(page: Page): Promise<void
             await button.click();
             await opened.waitForLoadState('load');
             // The page it lands on (mcpx's "Signed in", or the editor's callback page) has its moment.
-            await opened.waitForTimeout(1500);
-            await opened.close();
+            // (The run may end meanwhile: a page gone here is no failure.)
+            await opened.waitForTimeout(1500).catch(() => undefined);
+            await opened.close().catch(() => undefined);
           } else if ('link' in a) {
             // A link in a notification (a toast, or the notifications center the suite opened).
             const link = page.locator('.notification-list-item-message a').filter({ hasText: a.link }).first();

@@ -32,9 +32,9 @@ export class EditorSignIn implements SignInPort {
     if (!this.asked.delete(req.server)) {
       this.log.info(`[${req.server}] asking whether to sign in at ${req.issuerHost}`);
       const choice = await Promise.race([
+        // A notification shows no `detail`: what access is asked for goes in the message itself.
         vscode.window.showInformationMessage(
-          `mcpx: the server "${req.server}" asks you to sign in at ${req.issuerHost}.`,
-          { detail: req.scopes.length ? `Access asked for: ${req.scopes.join(' ')}` : undefined },
+          `mcpx: the server "${req.server}" asks you to sign in at ${req.issuerHost}${req.scopes.length ? ` (access: ${req.scopes.join(' ')})` : ''}.`,
           'Sign In',
           'Not Now',
         ),

@@ -1075,8 +1075,11 @@ pageTest(
       const item = await x.upstreams.getTreeItem(roots.find((n) => n.name === 'secure')!);
       assert.match(String(item.description), /^running · signed in · 2025-06-18 · http$/);
       assert.match(String(item.contextValue), /\.signedIn$/);
+      // The row photographed before it changes again (the driver works through its queue at its own pace).
+      const shot = join(dirname(dirname(dirname(dirname(script)))), 'screenshots', 'oauth-signed-in.png');
+      rmSync(shot, { force: true });
       drive({ row: ['secure', 'signed in'] }, { shot: 'oauth-signed-in' });
-      await new Promise((r) => setTimeout(r, 1500));
+      await until('the signed-in row photographed', () => existsSync(shot), 40_000);
       // No token went to a setting.
       const log = (await (await fetch(`${ready.admin}/log`)).json()) as { secrets: string[] };
       const settings = JSON.stringify(vscode.workspace.getConfiguration('mcpx'));

@@ -11,31 +11,8 @@ import { pathToFileURL } from 'node:url';
 import { test } from 'node:test';
 import { SERVER_JS } from './fixtures/upstream/client';
 import { repoRoot } from './harness/gateway';
+import type { Action } from './vscode/actions';
 
-type FrameOp =
-  | { fill: [string, string] }
-  | { click: string }
-  | { text: [string, string] }
-  | { focused: string }
-  | { press: string }
-  | { type: string };
-type Action =
-  | { fill: string }
-  | { pick: string }
-  | { key: string }
-  | { shot: string; when?: 'quick' | 'webview' | 'dialog' }
-  | { webview: FrameOp[] }
-  | { dialog: string }
-  | { gone: 'quick' }
-  | { title: string }
-  | { back: true }
-  | { link: string }
-  | { row: string[] }
-  | { rowAction: [string[], string] }
-  | { toast: string; has?: string; shot?: string }
-  | { browser: string; shot?: string }
-  | { see: [string, string]; shot?: string }
-  | { button: [string, string] };
 interface Loc {
   first(): Loc;
   waitFor(o: { state: string; timeout: number }): Promise<void>;

@@ -11,6 +11,7 @@ import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { promisify } from 'node:util';
 import * as vscode from 'vscode';
+import type { Action } from './actions';
 
 type Json = Record<string, unknown>;
 interface TreeNode {
@@ -53,32 +54,6 @@ interface Exports {
   trust: { isAllowed(server: string, tool: string): boolean };
 }
 
-/** Actions for the runner: fill the quick input and press Enter, pick the row whose text contains a
- *  string, or press a key. */
-type FrameOp =
-  | { fill: [string, string] }
-  | { click: string }
-  | { text: [string, string] }
-  | { focused: string }
-  | { press: string }
-  | { type: string };
-type Action =
-  | { fill: string }
-  | { pick: string }
-  | { key: string }
-  | { shot: string; when?: 'quick' | 'webview' | 'dialog' }
-  | { webview: FrameOp[] }
-  | { dialog: string }
-  | { gone: 'quick' }
-  | { title: string }
-  | { back: true }
-  | { link: string }
-  | { row: string[] }
-  | { rowAction: [string[], string] }
-  | { toast: string; has?: string; shot?: string }
-  | { browser: string; shot?: string }
-  | { see: [string, string]; shot?: string }
-  | { button: [string, string] };
 /** Desktop VS Code (scripts/test-desktop.ts) has no page driver: a screenshot is skipped there, and a
  *  test that needs a widget answered is a pageTest, not run. */
 const DESKTOP = process.env.MCPX_SUITE === 'desktop';

@@ -54,7 +54,8 @@ export interface AuthorizerOptions {
   signInTimeoutMs: number;
   /** How many step-ups one request may make before it fails (auth.stepUpRetries). */
   stepUpRetries: number;
-  /** The command or button that fixes a missing sign-in, named in the error. */
+  /** The command or button that fixes a missing sign-in, named in the error; `{server}` is replaced by
+   *  the server's name. */
   fixHint: string;
   onChange?: (server: string, state: SignInState) => void;
 }
@@ -86,10 +87,6 @@ export class Authorizer {
   /** Whether the definition says `auth: {type: "oauth"}` (else OAuth starts only on a Bearer challenge). */
   get configured(): boolean {
     return this.o.config !== undefined;
-  }
-
-  get server(): string {
-    return this.o.server;
   }
 
   status(): SignInState {

@@ -1,19 +1,10 @@
 // Every upstream's Authorizer, one per server for the whole gateway: the pool's connections to a server
-// share its sign-in, and the editor's views and `mcpx auth` read its state here.
+// share its sign-in.
 import type { ServerDef } from '../../config/servers';
-import { Authorizer, type SignInPort, type SignInState } from './authorizer';
-import type { SecretStore } from './store';
+import { Authorizer, type AuthorizerOptions } from './authorizer';
 
-export interface AuthorizersOptions {
-  store: SecretStore;
-  person?: SignInPort;
-  log: (line: string) => void;
-  signInTimeoutMs: number;
-  stepUpRetries: number;
-  /** What fixes a missing sign-in on this host; `{server}` is replaced by the server's name. */
-  fixHint: string;
-  onChange?: (server: string, state: SignInState) => void;
-}
+/** What every server's Authorizer shares; the server, its URL and its `auth` block come from its definition. */
+type AuthorizersOptions = Omit<AuthorizerOptions, 'server' | 'url' | 'config'>;
 
 export class Authorizers {
   private readonly byServer = new Map<string, Authorizer>();
@@ -31,16 +22,5 @@ export class Authorizers {
     const made = new Authorizer({ ...this.o, server: def.name, url: def.url, config });
     this.byServer.set(def.name, made);
     return made;
-  }
-
-  get(server: string): Authorizer | undefined {
-    return this.byServer.get(server);
-  }
-
-  /** The state of every server that has signed in or been asked to. */
-  states(): Array<{ server: string; state: SignInState }> {
-    return [...this.byServer.values()]
-      .filter((a) => a.status() !== 'not-needed')
-      .map((a) => ({ server: a.server, state: a.status() }));
   }
 }

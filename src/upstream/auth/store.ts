@@ -1,8 +1,9 @@
 // Where sign-ins are kept (docs/security.md "Upstream sign-in tokens"): the editor's SecretStorage, or
 // headless a file readable by its owner only in the state directory. Never a setting, the era cache, a
 // log line or an error message.
-import { chmodSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { privateDir, writePrivate } from '../../config/secret';
 
 export interface SecretStore {
   get(key: string): Promise<string | undefined>;
@@ -25,7 +26,8 @@ export interface Grant {
   scope?: string;
 }
 
-/** A JSON map in one file, mode 0600, written whole through a temporary file. */
+/** A JSON map in one file, mode 0600 in a 0700 directory, written whole through a temporary file
+ *  (config/secret.ts writePrivate, as the state directory's other secrets are). */
 export class FileSecretStore implements SecretStore {
   constructor(readonly file: string) {}
   static inState(stateDir: string): FileSecretStore {
@@ -40,11 +42,8 @@ export class FileSecretStore implements SecretStore {
     }
   }
   private write(all: Record<string, string>): void {
-    mkdirSync(dirname(this.file), { recursive: true, mode: 0o700 });
-    const tmp = `${this.file}.${process.pid}.tmp`;
-    writeFileSync(tmp, JSON.stringify(all), { mode: 0o600 });
-    chmodSync(tmp, 0o600);
-    renameSync(tmp, this.file);
+    privateDir(dirname(this.file));
+    writePrivate(this.file, JSON.stringify(all));
   }
   async get(key: string): Promise<string | undefined> {
     return this.read()[key];

@@ -1,0 +1,28 @@
+// What the suite inside the editor (test/vscode/suite.ts) asks the page driver outside it
+// (test/vscode.test.ts) to do, as `mcpx-drive:` lines: one definition both sides compile against.
+
+/** An operation inside a webview's document. */
+export type FrameOp =
+  | { fill: [string, string] }
+  | { click: string }
+  | { text: [string, string] }
+  | { focused: string }
+  | { press: string }
+  | { type: string };
+export type Action =
+  | { fill: string }
+  | { pick: string }
+  | { key: string }
+  | { shot: string; when?: 'quick' | 'webview' | 'dialog' }
+  | { webview: FrameOp[] }
+  | { dialog: string }
+  | { gone: 'quick' }
+  | { title: string }
+  | { back: true }
+  | { link: string }
+  | { row: string[] }
+  | { rowAction: [string[], string] }
+  | { toast: string; has?: string; shot?: string }
+  | { browser: string; shot?: string }
+  | { see: [string, string]; shot?: string }
+  | { button: [string, string] };

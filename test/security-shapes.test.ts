@@ -60,6 +60,27 @@ describe('requestState', () => {
     assert.match(again.error!.message, /already used/);
   });
 
+  test("a named identity's requestState is refused from another identity, and stays the owner's", async () => {
+    const SESSION = 'dev.mcpx/session';
+    const alice = { meta: { [SESSION]: 'alice' } };
+    const mallory = { meta: { [SESSION]: 'mallory' } };
+    const c = asker();
+    const r1 = (await c.request('tools/call', { name: 'ask', arguments: { times: 1 } }, alice)).result!;
+    assert.equal(r1.resultType, 'input_required');
+    // Another named identity, and a client naming none, presenting alice's state: refused, nothing delivered.
+    for (const who of [mallory, {}]) {
+      const stolen = await c.request('tools/call', { name: 'ask', arguments: { times: 1 }, ...answer(r1) }, who);
+      assert.equal(stolen.error?.code, -32602);
+      assert.equal(stolen.reply.status, 400);
+      assert.match(stolen.error!.message, /issued to another client/);
+    }
+    // The owner's own retry still resumes the call and collects its result.
+    const mine = await c.request('tools/call', { name: 'ask', arguments: { times: 1 }, ...answer(r1) }, alice);
+    assert.equal(mine.error, undefined);
+    assert.notEqual(mine.result?.resultType, 'input_required');
+    assert.equal(mine.result?.isError, undefined);
+  });
+
   test('replaying the first round state twelve times gets no round; the chain still ends at proto.askRounds', async () => {
     const c = asker();
     const r1 = (await ask(c)).result!;

@@ -5,6 +5,7 @@ import { createHash, createHmac, randomBytes, randomUUID, timingSafeEqual } from
 import { CODES, ProtocolError, invalidParams } from '../protocol/errors';
 import { type JsonObject, isObject } from '../protocol/jsonrpc';
 import { Abort } from '../wire/abort';
+import { PER_REQUEST } from './conn';
 import { Counts } from './counts';
 
 /** Only these may answer input_required (2026-07-28 basic/patterns/mrtr). */
@@ -325,6 +326,7 @@ interface StatePayload {
   b: string; // binding
   e: number; // expiry (ms since epoch)
   n: string; // nonce: the call accepts only its latest, once
+  i: string; // the identity the call is for: only it may present the state
 }
 
 /** base64url(payload).HMAC-SHA256 under a key made per process and never persisted. Single-use: the
@@ -342,9 +344,11 @@ export class RequestStates {
     return randomBytes(12).toString('base64url');
   }
 
-  /** The payload of a state presented with the request whose binding `binding()` computes, or a -32602
-   *  saying exactly what is wrong. The MAC is checked first: nothing of the request is hashed before. */
-  verify(state: string, binding: () => string): StatePayload {
+  /** The payload of a state presented by `identity` with the request whose binding `binding()` computes,
+   *  or a -32602 saying exactly what is wrong. The MAC is checked first: nothing of the request is hashed
+   *  before. A state issued to a named identity is refused from any other (docs/security.md
+   *  "requestState"); one issued to a client that named none is its bearer's. */
+  verify(state: string, binding: () => string, identity: string): StatePayload {
     const [body, mac] = state.split('.');
     if (!body || !mac) throw invalidParams('Invalid params: requestState is not one mcpx issued');
     const want = createHmac('sha256', this.key).update(body).digest();
@@ -357,6 +361,8 @@ export class RequestStates {
     const p = JSON.parse(Buffer.from(body, 'base64url').toString('utf8')) as StatePayload;
     if (Date.now() > p.e)
       throw invalidParams(`Invalid params: requestState expired at ${new Date(p.e).toISOString()} (proto.stateTTL)`);
+    if (!p.i.startsWith(PER_REQUEST) && p.i !== identity)
+      throw invalidParams('Invalid params: requestState was issued to another client (its identity differs)');
     if (p.b !== binding())
       throw invalidParams('Invalid params: requestState was issued for a different request (method or params differ)');
     return p;

@@ -63,7 +63,7 @@ export class Rounds {
     // The nonce this retry claimed: given back if the retry is cancelled before it is answered.
     let claimed: string | undefined;
     if (typeof params.requestState === 'string') {
-      const state = this.states.verify(params.requestState, binding);
+      const state = this.states.verify(params.requestState, binding, identity);
       const found = this.background.get(state.c);
       if (!found)
         throw invalidParams(
@@ -158,6 +158,7 @@ export class Rounds {
       b: binding(),
       e: Date.now() + this.settings.duration('proto.stateTTL'),
       n: call.nonce,
+      i: call.identity,
     });
     return { resultType: 'input_required', inputRequests, requestState };
   }

@@ -82,6 +82,9 @@ function questionsRoute(g: Pick<GatewayFacade, 'questions' | 'answer'>): Route {
   };
 }
 
+/** A task id: a UUID (server/tasks.ts). */
+const TASK_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
 /** The header a /v1/tasks caller names its identity in: `Mcpx-Identity: <name>` is the identity a
  *  request naming `_meta["dev.mcpx/session"]: <name>` has (`client:<name>`, server/server.ts
  *  identityOf). A name that is not plain ASCII travels as `=?base64?…?=` (wire/headers.ts). */
@@ -129,7 +132,8 @@ function callerOf(
   }
   if (session !== undefined) {
     const identity = sessionIdentity(session);
-    if (identity === undefined) throw new Refusal(404, `Session not found: ${session} is unknown or has ended`);
+    // The id is not quoted back: it is the session's credential.
+    if (identity === undefined) throw new Refusal(404, 'Session not found: the Mcp-Session-Id is unknown or has ended');
     return identity;
   }
   if (settings.get<boolean>('tasks.adminAccess')) return undefined;
@@ -184,7 +188,11 @@ export function tasksRoute(
   const taskFor = (id: string, caller: string | undefined): TaskView => {
     const t = board.find(id);
     if (!t || (caller !== undefined && !t.visibleTo(caller)))
-      throw new Refusal(404, `No task ${JSON.stringify(id)} (unknown, expired, or not yours)`);
+      // Quoted only when it has a task id's shape: a path segment may be anything, the secret included.
+      throw new Refusal(
+        404,
+        `No task${TASK_ID.test(id) ? ` ${JSON.stringify(id)}` : ''} (unknown, expired, or not yours)`,
+      );
     return t;
   };
   const only = (res: ServerResponse, method: string, why: string): never => {
@@ -202,7 +210,11 @@ export function tasksRoute(
         return true;
       }
       const m = /^\/v1\/tasks\/([^/]+)(\/cancel)?$/.exec(path);
-      if (!m) throw new Refusal(404, `No route for ${req.method} ${path}`);
+      if (!m)
+        throw new Refusal(
+          404,
+          `No route for ${req.method} at this path: /v1/tasks, /v1/tasks/{id}, /v1/tasks/{id}/cancel`,
+        );
       const id = m[1]!; // a task id is a UUID: nothing in it is escaped
       if (!m[2]) {
         if (req.method !== 'GET') only(res, 'GET', `GET shows a task; POST /v1/tasks/{id}/cancel cancels it`);

@@ -31,6 +31,8 @@ import { SHIM_HEADER, decodeHeaderValue } from '../wire/headers';
 import { BodyTooLarge, readBody } from '../wire/body';
 import { sendJson } from '../wire/json';
 import { EndpointSecret } from './auth';
+import { ConnectionCap, serverOptions } from './connections';
+import { type HeadRefusal, NOT_NORMAL, readHead, urlOf } from './head';
 import { checkOrigin } from './origin';
 import { type Session, Sessions } from './sessions';
 import { SseStream } from '../wire/sse';
@@ -74,10 +76,15 @@ class HttpRefusal extends Error {
   }
 }
 
+const headRefusal = (r: HeadRefusal) =>
+  new HttpRefusal(r.status, invalidRequest(`${r.status === 400 ? 'Bad request' : 'Forbidden'}: ${r.why}`));
+
 export class HttpTransport {
   private http?: Server;
+  private cap?: ConnectionCap;
   private sessions?: Sessions;
   private address = '127.0.0.1';
+  private port = 0;
   private readonly secret?: EndpointSecret;
 
   constructor(private readonly opts: HttpOptions) {
@@ -120,8 +127,9 @@ export class HttpTransport {
 
   async listen(port: number, address: string): Promise<{ url: string; port: number; address: string }> {
     this.address = address;
-    const http = createServer((req, res) => void this.route(req, res));
+    const http = createServer(serverOptions(this.opts.settings), (req, res) => void this.route(req, res));
     http.keepAliveTimeout = 60_000;
+    this.cap = new ConnectionCap(http, this.opts.settings.get<number>('transport.maxConnections'));
     this.http = http;
     await new Promise<void>((resolve, reject) => {
       http.once('error', reject);
@@ -131,6 +139,7 @@ export class HttpTransport {
       });
     });
     const a = http.address() as AddressInfo;
+    this.port = a.port;
     this.sessions = new Sessions(this.opts.server, this.opts.settings);
     const host = a.family === 'IPv6' ? `[${a.address}]` : a.address;
     return { url: `http://${host}:${a.port}${MCP_PATH}`, port: a.port, address: a.address };
@@ -138,6 +147,7 @@ export class HttpTransport {
 
   async close(): Promise<void> {
     this.sessions?.close();
+    this.cap?.close();
     const http = this.http;
     this.http = undefined;
     if (!http) return;
@@ -158,19 +168,25 @@ export class HttpTransport {
       });
     }
     try {
-      const refused = checkOrigin(
-        { origin: h(req, 'origin'), host: h(req, 'host') },
-        { address: this.address, allowedOrigins: this.opts.settings.get<string[]>('transport.allowedOrigins') },
-      );
+      // Order (docs/security.md "The endpoint secret"): the head (Host and the request target, 400 or
+      // 403), Origin (403), then the secret (401), then the request itself (415 for a POST that is not
+      // application/json, and the rest). No refusal quotes the path: it may hold the secret.
+      const policy = {
+        address: this.address,
+        port: this.port,
+        allowedOrigins: this.opts.settings.get<string[]>('transport.allowedOrigins'),
+      };
+      const head = readHead(req, policy);
+      if ('status' in head) throw headRefusal(head);
+      const refused = checkOrigin(h(req, 'origin'), policy);
       if (refused) throw new HttpRefusal(403, invalidRequest(`Forbidden: ${refused}`));
-      // Order (docs/security.md "The endpoint secret"): Origin and Host (403), then the secret (401),
-      // then the request itself (415 for a POST that is not application/json, and the rest).
       // The MCP endpoint without a query string is every message's path: no URL object for it.
-      if (req.url === MCP_PATH) {
+      if (head.target === MCP_PATH) {
         this.authorize(req, res);
         return await this.mcp(req, res);
       }
-      const url = new URL(req.url ?? '/', 'http://localhost');
+      const url = urlOf(head.target);
+      if (!url) throw headRefusal(NOT_NORMAL);
       if (url.pathname === MCP_PATH) {
         this.authorize(req, res);
         return await this.mcp(req, res);
@@ -182,7 +198,7 @@ export class HttpTransport {
       }
       if (url.pathname === '/v1' || url.pathname.startsWith('/v1/')) this.authorize(req, res);
       for (const r of this.opts.routes ?? []) if (await r(req, res, url)) return;
-      sendJson(res, 404, { error: `No route for ${req.method} ${url.pathname}; the MCP endpoint is ${MCP_PATH}` });
+      sendJson(res, 404, { error: `No route for ${req.method} at this path; the MCP endpoint is ${MCP_PATH}` });
     } catch (e) {
       if (e instanceof HttpRefusal) {
         sendJson(res, e.status, errorResponse(e.id, e.error.toWire()));
@@ -212,8 +228,12 @@ export class HttpTransport {
     if (id === undefined) return undefined;
     const s = this.sessions!.find(id);
     // 2025-03-26..2025-11-25 transports: an unknown or ended session is 404; the client re-initializes.
+    // The id is not quoted back: it is the session's credential.
     if (!s)
-      throw new HttpRefusal(404, invalidRequest(`Session not found: ${id} is unknown or has ended; initialize again`));
+      throw new HttpRefusal(
+        404,
+        invalidRequest('Session not found: the Mcp-Session-Id is unknown or has ended; initialize again'),
+      );
     return s;
   }
 
@@ -232,6 +252,7 @@ export class HttpTransport {
       throw new HttpRefusal(406, invalidRequest('GET opens an event stream: Accept must include text/event-stream'));
     }
     s.stream?.end();
+    s.used = true;
     const stream = new SseStream(res, this.opts.settings.duration('transport.sseKeepAlive'));
     s.stream = stream;
     stream.start();
@@ -389,8 +410,10 @@ export class HttpTransport {
     // accepted (liberally) and the answer is spelled for the session, which the client negotiated.
     const rev: Revision = session?.conn.revision ?? (hv as Revision | undefined) ?? HEADERLESS;
     const runner = session?.runner ?? this.sessionless();
+    if (session && Array.isArray(value)) session.used = true;
     if (Array.isArray(value)) return this.batch(res, runner, value, rev, session !== undefined);
     const c = classify(value);
+    if (session && c.kind === 'request') session.used = true;
     if (!session && c.kind === 'request' && c.msg.method === 'initialize') this.roomForSession(c.msg.id, rev);
     if (c.kind === 'invalid') throw new HttpRefusal(400, c.error, c.id);
     if (c.kind === 'response') {

@@ -1,7 +1,8 @@
 // The legacy HTTP sessions (2025-03-26..2025-11-25 basic/transports, "Session Management"): minted on a
 // successful initialize, found by Mcp-Session-Id, ended by DELETE, by transport.sessionIdleTimeout
-// without use (and with nothing in flight or streaming), or when the gateway stops. At most
-// limits.sessions at once (docs/security.md "Bounds").
+// without use (and with nothing in flight or streaming), by transport.sessionInitIdle when never used
+// after its initialize, or when the gateway stops. At most limits.sessions at once (docs/security.md
+// "Bounds").
 import { randomUUID } from 'node:crypto';
 import type { Settings } from '../config/settings';
 import type { Conn } from '../server/conn';
@@ -16,6 +17,15 @@ export interface Session {
   /** The GET stream, while open: the session's push channel. */
   stream?: SseStream;
   lastSeen: number;
+  /** Whether the client has sent a request or opened the GET stream since its initialize (a notification,
+   *  notifications/initialized above all, is not use). */
+  used: boolean;
+}
+
+/** How often the table is swept: often enough to keep its shortest bound to within half of it. */
+function sweepEvery(settings: Settings): number {
+  const bounds = [settings.duration('transport.sessionIdleTimeout'), settings.duration('transport.sessionInitIdle')];
+  return Math.max(10, Math.min(60_000, ...bounds.filter((b) => b > 0).map((b) => b / 2)));
 }
 
 export class Sessions {
@@ -26,7 +36,7 @@ export class Sessions {
     private readonly server: McpServer,
     private readonly settings: Settings,
   ) {
-    this.sweeper = setInterval(() => this.sweep(), 60_000);
+    this.sweeper = setInterval(() => this.sweep(), sweepEvery(settings));
     this.sweeper.unref();
   }
 
@@ -58,7 +68,7 @@ export class Sessions {
   mint(runner: Runner): string {
     const id = randomUUID();
     runner.conn.becomeSession(`http:${randomUUID()}`);
-    this.table.set(id, { id, conn: runner.conn, runner, lastSeen: Date.now() });
+    this.table.set(id, { id, conn: runner.conn, runner, lastSeen: Date.now(), used: false });
     this.server.listens.registerPush(runner.conn);
     return id;
   }
@@ -77,9 +87,14 @@ export class Sessions {
 
   private sweep(): void {
     const idle = this.settings.duration('transport.sessionIdleTimeout');
+    const initIdle = this.settings.duration('transport.sessionInitIdle');
     const now = Date.now();
     for (const s of this.table.values()) {
-      if (now - s.lastSeen > idle && s.conn.inflight.size === 0 && !s.stream) this.end(s, 'session idle');
+      if (s.conn.inflight.size > 0 || s.stream) continue;
+      if (now - s.lastSeen > idle) this.end(s, 'session idle');
+      // Initialized and never used: what a flood of initialize leaves (docs/security.md "Bounds").
+      else if (!s.used && initIdle > 0 && now - s.lastSeen > initIdle)
+        this.end(s, 'session never used after its initialize');
     }
   }
 }

@@ -135,7 +135,7 @@ describe('refusals never echo the path', () => {
 });
 
 describe('the request head', () => {
-  test('a Host with userinfo, another port, no port, twice or missing, and a target naming another host: refused with a JSON-RPC error', async () => {
+  test('a Host with userinfo, another port, no port or none; Host, Authorization or Content-Type twice; a target naming another host: refused with a JSON-RPC error', async () => {
     const gw = await startTestServer({ 'transport.allowedOrigins': ['http://localhost:9000'] });
     try {
       const port = gw.port;
@@ -170,6 +170,22 @@ describe('the request head', () => {
           '1.1',
           400,
           /more than one Host/,
+        ],
+        [
+          'two Authorization headers',
+          [`Host: 127.0.0.1:${port}`, `Authorization: Bearer ${gw.secret}`, 'Authorization: Bearer x'],
+          gw.bare.replace(/^http:\/\/[^/]+/, ''),
+          '1.1',
+          400,
+          /more than one Authorization/,
+        ],
+        [
+          'two Content-Type headers',
+          [`Host: 127.0.0.1:${port}`, 'Content-Type: text/plain'],
+          target,
+          '1.1',
+          400,
+          /more than one Content-Type/,
         ],
         ['HTTP/1.0 without Host', [], target, '1.0', 400, /Host header is required/],
         ['HTTP/1.1 without Host', [], target, '1.1', 400, /Host header is required/],

@@ -31,7 +31,8 @@ export function serverOptions(settings: Settings): ServerOptions {
 }
 
 /** Holds at most transport.maxConnections connections: node:http serves those, and a connection past
- *  them is answered 503 at once (a JSON-RPC error naming the setting) and closed, unread. */
+ *  them is answered 503 at once (a JSON-RPC error naming the setting) and closed, unread; while as many
+ *  refused ones still linger, a new one is closed unanswered. */
 export class ConnectionCap {
   private open = 0;
   private readonly refused = new Set<Socket>();
@@ -58,6 +59,8 @@ export class ConnectionCap {
   }
 
   private refuse(socket: Socket): void {
+    // The refused ones lingering are bounded too (by the same number): past them, closed unanswered.
+    if (this.refused.size >= this.max) return void socket.destroy();
     this.refused.add(socket);
     const body = JSON.stringify(
       errorResponse(undefined, {

@@ -24,6 +24,13 @@ const AUTHORITY = /^(\[[0-9a-f:.]+\]|[a-z0-9._-]+)(?::([0-9]{1,5}))?$/i;
 /** absolute-form: http://authority, then the path and query (RFC 9112 §3.2.2). */
 const ABSOLUTE = /^http:\/\/([^/?#]*)(.*)$/i;
 
+/** Headers a request carries at most once (by lower-case name, as spelled in a refusal). */
+const SINGLE = new Map([
+  ['host', 'Host'],
+  ['authorization', 'Authorization'],
+  ['content-type', 'Content-Type'],
+]);
+
 interface Authority {
   name: string;
   port: number;
@@ -69,13 +76,16 @@ export function readHead(
   p: HeadPolicy,
 ): { target: string } | HeadRefusal {
   const hosts: string[] = [];
+  const seen = new Set<string>();
   const raw = req.rawHeaders;
-  for (let i = 0; i < raw.length; i += 2)
-    if (raw[i]!.length === 4 && raw[i]!.toLowerCase() === 'host') hosts.push(raw[i + 1]!);
-  // node:http keeps the first of several Host headers and drops the rest; which one a proxy on the way
-  // read is anyone's guess (RFC 9112 §3.2: a server MUST respond 400 to more than one).
-  if (hosts.length > 1) return { status: 400, why: 'more than one Host header' };
-  // HTTP/1.0 has no Host requirement of its own; mcpx needs one to tell its own name from a rebound one.
+  for (let i = 0; i < raw.length; i += 2) {
+    const name = raw[i]!.toLowerCase();
+    if (name === 'host') hosts.push(raw[i + 1]!);
+    // node:http keeps the first of these when sent twice and drops the rest; which one a proxy on the
+    // way read is anyone's guess (RFC 9112 §3.2: a server MUST respond 400 to more than one Host).
+    if (SINGLE.has(name) && seen.has(name)) return { status: 400, why: `more than one ${SINGLE.get(name)} header` };
+    seen.add(name);
+  }
   if (hosts.length === 0) return { status: 400, why: 'the Host header is required' };
   const refused = authorityRefused(hosts[0]!, 'Host', p);
   if (refused) return refused;

@@ -68,12 +68,16 @@ export class ConnectionCap {
         message: `the gateway holds ${this.max} connections (transport.maxConnections); retry when one has closed`,
       }),
     );
-    socket.on('error', () => undefined);
-    socket.once('close', () => this.refused.delete(socket));
     // The peer may still be sending its request: read and drop it, so that closing does not reset the
-    // connection before the peer reads the answer; then close once it has, or after a moment.
+    // connection before the peer reads the answer; then close once it has, or after a moment however
+    // much it sends.
+    const linger = setTimeout(() => socket.destroy(), REFUSED_LINGER_MS).unref();
+    socket.on('error', () => undefined);
+    socket.once('close', () => {
+      clearTimeout(linger);
+      this.refused.delete(socket);
+    });
     socket.on('end', () => socket.destroy());
-    socket.setTimeout(REFUSED_LINGER_MS, () => socket.destroy());
     socket.resume();
     socket.end(
       `HTTP/1.1 503 ${STATUS_CODES[503]}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nRetry-After: 1\r\nConnection: close\r\n\r\n${body}`,

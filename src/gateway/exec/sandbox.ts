@@ -39,5 +39,8 @@ export function sandboxFlags(bundle: string, heapMb: number): string[] {
 export function childSpec(bundle: string, heapMb: number): SpawnSpec {
   // Under VS Code's runtime the executable is Electron: it runs as plain Node only when told so.
   const env: NodeJS.ProcessEnv = process.versions.electron ? { ELECTRON_RUN_AS_NODE: '1' } : {};
-  return { command: process.execPath, args: [...sandboxFlags(bundle, heapMb), bundle], env, cwd: dirname(bundle) };
+  // A script past its heap limit ends in V8's abort (SIGABRT): no core file of it, however the system
+  // is set (a heap's worth of disk per run otherwise). `exec` keeps the pid the child reports.
+  const args = ['-c', 'ulimit -c 0; exec "$@"', 'mcpx-exec', process.execPath, ...sandboxFlags(bundle, heapMb), bundle];
+  return { command: '/bin/sh', args, env, cwd: dirname(bundle) };
 }

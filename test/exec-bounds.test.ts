@@ -7,6 +7,7 @@
 // line of the channel, values that are not JSON, thrown values that cannot be described, the outer
 // frames of the stack.
 import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
 import { after, describe, test } from 'node:test';
 import { HttpPeer } from './fixtures/upstream/client';
 import { alive } from './harness/process';
@@ -154,6 +155,23 @@ describe('mcpx_exec: exec.maxHeapMB', () => {
       );
       assert.equal(r.isError, true);
       assert.equal(text, "mcpx_exec: the script's heap passed 32 MB (exec.maxHeapMB); it was stopped\n\nlogs:\nstart");
+    } finally {
+      await gw.close();
+    }
+  });
+
+  test("typed arrays, outside V8's heap, are bounded too: exec.maxHeapMB + 256 MB of the process's memory", {
+    skip: !existsSync('/proc/self/status') && 'the memory is read from /proc (Linux)',
+  }, async () => {
+    // Holds some 512 MB of filled typed arrays for ever (older ones freed): stopped only by the bound
+    // (before it, by exec.timeout).
+    const gw = await gateway({ 'exec.maxHeapMB': 16, 'exec.timeout': '20s' });
+    try {
+      const { text } = await run(
+        gw,
+        'const k = []; for (let i = 0; ; i++) k[i % 32] = new Uint8Array(16 * 1024 * 1024).fill(1);',
+      );
+      assert.equal(text, "mcpx_exec: the script's memory passed 272 MB (exec.maxHeapMB + 256 MB); it was stopped");
     } finally {
       await gw.close();
     }

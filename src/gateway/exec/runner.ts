@@ -8,7 +8,7 @@ import { type Aborts, listen } from '../../wire/abort';
 import { readLines } from '../../wire/lines';
 import { killGroup, spawnGuarded } from '../../upstream/spawn';
 import { Budget, type ExecOp, type FromChild, type ToChild, outputPassed } from './channel';
-import { childBundle, childSpec } from './sandbox';
+import { BESIDE_HEAP_MB, childBundle, childSpec, watchMemory } from './sandbox';
 
 export interface RunLimits {
   /** exec.timeout, or the call's own timeoutSec. */
@@ -42,6 +42,7 @@ export async function runScript(script: string, limits: RunLimits, hooks: RunHoo
   let stderr = '';
   /** The script's own process (under the wrapper), once it said so. */
   let pid: number | undefined;
+  let unwatch = (): void => undefined;
   let settle!: (o: Outcome) => void;
   const outcome = new Promise<Outcome>((r) => (settle = r));
   let ended = false;
@@ -62,6 +63,11 @@ export async function runScript(script: string, limits: RunLimits, hooks: RunHoo
         if (pid !== undefined) return;
         pid = m.pid;
         hooks.started?.(m.pid);
+        unwatch = watchMemory(m.pid, limits.heapMb + BESIDE_HEAP_MB, () =>
+          stop(
+            `the script's memory passed ${limits.heapMb + BESIDE_HEAP_MB} MB (exec.maxHeapMB + ${BESIDE_HEAP_MB} MB); it was stopped`,
+          ),
+        );
         write({ t: 'start', script, maxOutputBytes: limits.maxOutputBytes, maxConcurrent: limits.maxConcurrent });
         return;
       case 'req':
@@ -129,6 +135,7 @@ export async function runScript(script: string, limits: RunLimits, hooks: RunHoo
     return await outcome;
   } finally {
     clearTimeout(timer);
+    unwatch();
     unlisten();
     await gone(child, pid);
   }

@@ -147,6 +147,21 @@ describe('mcpx_exec: errors, bounds and the process', () => {
     }
   });
 
+  test('a script that does not compile: the line, the caret and the SyntaxError, as V8 reports them', async () => {
+    const gw = await gateway();
+    try {
+      const peer = await client(gw);
+      const r = await exec(peer, 'const a = 1;\nfoo bar;');
+      assert.equal((r.result as Json).isError, true);
+      const text = textOf(r);
+      assert.ok(text.startsWith('mcpx-script.js:2\nfoo bar;\n    ^^^\n'), text);
+      assert.match(text, /\nSyntaxError: Unexpected identifier\b.*bar/);
+      assert.doesNotMatch(text, /exec-child|node:internal|node:vm/, 'no frame of mcpx itself');
+    } finally {
+      await gw.close();
+    }
+  });
+
   test('a script that loops forever is stopped at its timeout, and its process is gone', async () => {
     const gw = await gateway({ 'exec.timeout': '1s' });
     try {

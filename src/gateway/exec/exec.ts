@@ -5,7 +5,7 @@ import type { Settings } from '../../config/settings';
 import { type JsonObject, isObject } from '../../protocol/jsonrpc';
 import type { CallContext } from '../../server/provider';
 import { listen } from '../../wire/abort';
-import type { ExecOp } from './channel';
+import { type ExecOp, tooManyInFlight } from './channel';
 import { identifier } from './declarations';
 import { Run, RunContext, type RunView } from './runs';
 import { resultOf, runScript } from './runner';
@@ -46,15 +46,14 @@ export class Exec {
         timeoutMs,
         maxOutputBytes: settings.get<number>('exec.maxOutputBytes'),
         heapMb: settings.get<number>('exec.maxHeapMB'),
+        maxConcurrent: settings.get<number>('exec.maxConcurrent'),
       },
       {
         serve: (op, a) => {
-          // A script may run calls in parallel, up to a bound: past it a call is refused, not queued.
+          // A script may run calls in parallel, up to a bound: past it a call is refused, not queued (the
+          // child refuses first, before writing it; this is the guard behind it).
           const most = settings.get<number>('exec.maxConcurrent');
-          if (run.running >= most)
-            return Promise.reject(
-              new Error(`the script already has ${most} requests in flight (exec.maxConcurrent); await some first`),
-            );
+          if (run.running >= most) return Promise.reject(new Error(tooManyInFlight(most)));
           return run.track(labelOf(op, a), () => this.serve(op, a, rctx)).finally(() => rctx.done());
         },
         started,

@@ -7,8 +7,8 @@ import type { JsonObject } from '../../protocol/jsonrpc';
 import { type Aborts, listen } from '../../wire/abort';
 import { readLines } from '../../wire/lines';
 import { killGroup, spawnGuarded } from '../../upstream/spawn';
-import type { ExecOp, FromChild, ToChild } from './channel';
-import { childBundle, childSpec } from './sandbox';
+import { Budget, type ExecOp, type FromChild, type ToChild, outputPassed } from './channel';
+import { BESIDE_HEAP_MB, childBundle, childSpec, watchMemory } from './sandbox';
 
 export interface RunLimits {
   /** exec.timeout, or the call's own timeoutSec. */
@@ -17,12 +17,14 @@ export interface RunLimits {
   maxOutputBytes: number;
   /** exec.maxHeapMB: the child's V8 heap. */
   heapMb: number;
+  /** exec.maxConcurrent: the script's requests in flight (the child refuses past it; exec.ts too). */
+  maxConcurrent: number;
 }
 
 /** How a run ended. */
 export type Outcome =
   | { kind: 'returned'; value: unknown; logs: string[] }
-  | { kind: 'threw'; message: string; stack: string; logs: string[] }
+  | { kind: 'threw'; text: string; logs: string[] }
   | { kind: 'stopped'; why: string; logs: string[] };
 
 export interface RunHooks {
@@ -35,10 +37,12 @@ export interface RunHooks {
 export async function runScript(script: string, limits: RunLimits, hooks: RunHooks, signal: Aborts): Promise<Outcome> {
   const child = spawnGuarded(childSpec(childBundle(), limits.heapMb));
   const logs: string[] = [];
-  let bytes = 0;
+  // The child counts the output before it writes it; this counts it again, as read (a second guard).
+  const budget = new Budget(limits.maxOutputBytes);
   let stderr = '';
   /** The script's own process (under the wrapper), once it said so. */
   let pid: number | undefined;
+  let unwatch = (): void => undefined;
   let settle!: (o: Outcome) => void;
   const outcome = new Promise<Outcome>((r) => (settle = r));
   let ended = false;
@@ -51,20 +55,20 @@ export async function runScript(script: string, limits: RunLimits, hooks: RunHoo
   const write = (m: ToChild): void => {
     if (!ended && child.stdin?.writable) child.stdin.write(`${JSON.stringify(m)}\n`);
   };
-  // Output past the cap ends the run: the logs and the value count, each as the JSON the caller gets.
-  const counted = (n: number): boolean => {
-    bytes += n;
-    if (bytes <= limits.maxOutputBytes) return true;
-    stop(`the script's output passed ${limits.maxOutputBytes} bytes (exec.maxOutputBytes); it was stopped`);
-    return false;
-  };
+  const over = (): void => stop(outputPassed(limits.maxOutputBytes));
 
   const onMessage = (m: FromChild): void => {
     switch (m.t) {
       case 'ready':
+        if (pid !== undefined) return;
         pid = m.pid;
         hooks.started?.(m.pid);
-        write({ t: 'start', script });
+        unwatch = watchMemory(m.pid, limits.heapMb + BESIDE_HEAP_MB, () =>
+          stop(
+            `the script's memory passed ${limits.heapMb + BESIDE_HEAP_MB} MB (exec.maxHeapMB + ${BESIDE_HEAP_MB} MB); it was stopped`,
+          ),
+        );
+        write({ t: 'start', script, maxOutputBytes: limits.maxOutputBytes, maxConcurrent: limits.maxConcurrent });
         return;
       case 'req':
         hooks.serve(m.op, m.args).then(
@@ -72,13 +76,20 @@ export async function runScript(script: string, limits: RunLimits, hooks: RunHoo
           (e: unknown) => write({ t: 'reply', id: m.id, ok: false, error: e instanceof Error ? e.message : String(e) }),
         );
         return;
-      case 'log':
-        if (counted(Buffer.byteLength(m.text) + 4)) logs.push(m.level === 'info' ? m.text : `[${m.level}] ${m.text}`);
+      case 'log': {
+        const { part, whole } = budget.take(String(m.line));
+        if (whole || part) logs.push(part);
+        if (!whole) over();
         return;
+      }
       case 'done':
-        if (!m.ok) return end({ kind: 'threw', message: m.message, stack: m.stack, logs });
-        if (counted(Buffer.byteLength(JSON.stringify(m.value) ?? ''))) end({ kind: 'returned', value: m.value, logs });
+        if (!m.ok)
+          return budget.take(String(m.text)).whole ? end({ kind: 'threw', text: String(m.text), logs }) : over();
+        if (budget.takeJson(JSON.stringify(m.value) ?? 'null')) end({ kind: 'returned', value: m.value, logs });
+        else over();
         return;
+      case 'over':
+        return over();
       case 'fatal':
         return stop(m.message);
     }
@@ -94,20 +105,18 @@ export async function runScript(script: string, limits: RunLimits, hooks: RunHoo
       }
       onMessage(m);
     },
-    overlong: () =>
-      stop(`the script's output passed ${limits.maxOutputBytes} bytes (exec.maxOutputBytes); it was stopped`),
+    // The child writes no line longer than the cap and an envelope: one that does is output past it.
+    overlong: over,
   });
+  // Kept to tell how the process ended, never shown as it is (docs/exec.md "The child's stderr").
   child.stderr!.on('data', (d: Buffer) => {
-    if (stderr.length < 4096) stderr += d.toString('utf8');
+    if (stderr.length < STDERR_KEPT) stderr += d.toString('utf8');
   });
   // A child gone mid-write is reported by 'close' below, not by an error on its pipes.
   child.stdin?.on('error', () => undefined);
   child.stdout?.on('error', () => undefined);
   // 'close', not 'exit': every line the child wrote has been read by then (its `done` among them).
-  child.on('close', (code, sig) => {
-    const detail = stderr.trim() ? `: ${lastLines(stderr)}` : '';
-    stop(`the script's process ended (${sig ?? `exit ${code}`}) before it returned${detail}`);
-  });
+  child.on('close', (code, sig) => stop(endedHow(sig ?? `exit ${code}`, stderr, pid !== undefined, limits.heapMb)));
   child.on('error', (e) => stop(`the script's process could not start: ${e.message}`));
 
   const timer = setTimeout(
@@ -126,6 +135,7 @@ export async function runScript(script: string, limits: RunLimits, hooks: RunHoo
     return await outcome;
   } finally {
     clearTimeout(timer);
+    unwatch();
     unlisten();
     await gone(child, pid);
   }
@@ -156,7 +166,21 @@ function reachable(pid: number): boolean {
   }
 }
 
-const lastLines = (s: string): string => s.trim().split('\n').slice(-3).join(' | ');
+/** As much of the child's stderr as is read to tell how it ended: V8's report of a heap overflow names
+ *  it within its first lines (after a few lines of GC trace). */
+const STDERR_KEPT = 16 * 1024;
+
+/** Why the script's process ended before it returned, from its exit and its stderr (docs/exec.md "The
+ *  child's stderr"): a heap overflow is named with its setting; before the sandbox was up, the runtime's
+ *  own first error line (a flag it does not know, a file it cannot read) is the one thing of stderr
+ *  shown; after, none of it — it is V8's and Node's, native frames and addresses, never the client's. */
+function endedHow(how: string, stderr: string, started: boolean, heapMb: number): string {
+  if (/JavaScript heap out of memory/.test(stderr))
+    return `the script's heap passed ${heapMb} MB (exec.maxHeapMB); it was stopped`;
+  if (started) return `the script's process ended (${how}) before it returned`;
+  const first = stderr.split('\n').find((l) => /^(node: |[A-Za-z]*Error: )/.test(l));
+  return `the script's process could not start (${how})${first ? `: ${first.slice(0, 200)}` : ''}`;
+}
 
 /** The tool result of a run (docs/exec.md "Results"): the value and the logs as structured content (and
  *  their JSON as text, for a revision without it), or an isError result with the script's message and
@@ -166,7 +190,7 @@ export function resultOf(o: Outcome): JsonObject {
     const value: JsonObject = { result: o.value as JsonObject[string], logs: o.logs };
     return { content: [{ type: 'text', text: JSON.stringify(value) }], structuredContent: value };
   }
-  const text = o.kind === 'threw' ? `${o.stack || o.message}` : `mcpx_exec: ${o.why}`;
+  const text = o.kind === 'threw' ? o.text : `mcpx_exec: ${o.why}`;
   const logs = o.logs.length ? `\n\nlogs:\n${o.logs.join('\n')}` : '';
   return { content: [{ type: 'text', text: `${text}${logs}` }], isError: true };
 }

@@ -3,7 +3,7 @@
 // src/vscode/install.ts runs the CLI) — under Node's permission model with reads limited to the child's
 // own bundle, no addons, no code generation from strings, a heap limit, and an environment that holds
 // nothing of the gateway's.
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { SpawnSpec } from '../../upstream/spawn';
 
@@ -39,5 +39,37 @@ export function sandboxFlags(bundle: string, heapMb: number): string[] {
 export function childSpec(bundle: string, heapMb: number): SpawnSpec {
   // Under VS Code's runtime the executable is Electron: it runs as plain Node only when told so.
   const env: NodeJS.ProcessEnv = process.versions.electron ? { ELECTRON_RUN_AS_NODE: '1' } : {};
-  return { command: process.execPath, args: [...sandboxFlags(bundle, heapMb), bundle], env, cwd: dirname(bundle) };
+  // A script past its heap limit ends in V8's abort (SIGABRT): no core file of it, however the system
+  // is set (a heap's worth of disk per run otherwise). `exec` keeps the pid the child reports.
+  const args = ['-c', 'ulimit -c 0; exec "$@"', 'mcpx-exec', process.execPath, ...sandboxFlags(bundle, heapMb), bundle];
+  return { command: '/bin/sh', args, env, cwd: dirname(bundle) };
 }
+
+/** What the script's process may hold beside its V8 heap — Node itself (some 40 MB), and the memory of
+ *  its typed arrays, which exec.maxHeapMB does not bound: past the two together the run is stopped. */
+export const BESIDE_HEAP_MB = 256;
+
+/** Watches the anonymous memory the process holds (Linux: RssAnon of /proc/<pid>/status — touched
+ *  pages only, so reserving is free and filling is not) and calls `over` once it passes `limitMb`.
+ *  Where there is no /proc (macOS) it watches nothing (docs/exec.md "Bounds"). Returns the stop. */
+export function watchMemory(pid: number, limitMb: number, over: () => void): () => void {
+  const file = `/proc/${pid}/status`;
+  if (!existsSync(file)) return () => undefined;
+  const timer = setInterval(() => {
+    let kb: number;
+    try {
+      kb = Number(/^RssAnon:\s+(\d+) kB/m.exec(readFileSync(file, 'utf8'))?.[1] ?? 0);
+    } catch {
+      return; // gone: its close ends the run
+    }
+    if (kb <= limitMb * 1024) return;
+    clearInterval(timer);
+    over();
+  }, MEMORY_POLL_MS);
+  timer.unref();
+  return () => clearInterval(timer);
+}
+
+/** How often the memory is read: filling memory at some GB/s, a script passes the bound by a few
+ *  hundred MB at most before it is seen. */
+const MEMORY_POLL_MS = 20;

@@ -299,3 +299,37 @@ describe('mcpx_exec: the exec path as an attacker tries it', () => {
 });
 
 const esc = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+describe('runs at once', () => {
+  test('a client past exec.maxRunsPerIdentity is refused naming it; another client still runs', async () => {
+    const gw = await gateway({ 'exec.maxRunsPerIdentity': 1 });
+    try {
+      const slow = 'const t = Date.now(); while (Date.now() - t < 1500) {} return "slow done";';
+      const quick = 'return 1 + 1;';
+      const mine = new HttpPeer('2025-11-25', gw.url);
+      await mine.initialize({});
+      const other = new HttpPeer('2025-11-25', gw.url);
+      await other.initialize({});
+      const call = (p: HttpPeer, script: string) =>
+        p.request('tools/call', { name: 'mcpx_exec', arguments: { script } }).then((x) => x.result as Json);
+      const first = call(mine, slow);
+      // The first run holds the client's one slot until it ends.
+      while (gw.pids.length === 0) await new Promise((r) => setTimeout(r, 20));
+      const second = await call(mine, quick);
+      assert.equal(second.isError, true);
+      assert.equal(
+        ((second.content as Json[])[0] as Json).text,
+        'mcpx_exec: this client already runs 1 scripts (exec.maxRunsPerIdentity); retry when one has ended',
+      );
+      assert.equal(gw.pids.length, 1, 'the refused run started no process');
+      const theirs = await call(other, quick);
+      assert.equal(theirs.isError, undefined);
+      assert.deepEqual((theirs.structuredContent as Json).result, 2);
+      assert.deepEqual(((await first).structuredContent as Json).result, 'slow done');
+      assert.deepEqual(mine.problems, []);
+      assert.deepEqual(other.problems, []);
+    } finally {
+      await gw.close();
+    }
+  });
+});

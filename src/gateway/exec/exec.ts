@@ -37,6 +37,16 @@ export class Exec {
       typeof args.timeoutSec === 'number'
         ? Math.min(args.timeoutSec * 1000, settings.duration('proto.askTimeout'))
         : settings.duration('exec.timeout');
+    // Each run is a process: bounded in the gateway and per identity, so one client cannot hold every
+    // process the machine can give (docs/security.md "Bounds"). Refused, not queued.
+    const total = settings.get<number>('exec.maxRuns');
+    if (this.live.size >= total)
+      return refused(`the gateway already runs ${total} scripts (exec.maxRuns); retry when one has ended`);
+    const mine = settings.get<number>('exec.maxRunsPerIdentity');
+    let own = 0;
+    for (const r of this.live.keys()) if (r.identity === ctx.identity) own++;
+    if (own >= mine)
+      return refused(`this client already runs ${mine} scripts (exec.maxRunsPerIdentity); retry when one has ended`);
     const run = new Run(ctx.identity, ctx.clientName);
     const rctx = new RunContext(run, ctx, settings.get<number>('proto.askRounds'));
     const unlisten = listen(ctx.abort ?? ctx.signal, () => run.stop('the call was cancelled; the script was stopped'));
@@ -135,4 +145,9 @@ function byIdentifier(names: string[], wanted: string, none: string): string {
 
 function labelOf(op: ExecOp, a: unknown[]): string {
   return op === 'call' || op === 'typed' ? `${String(a[0])}/${String(a[1])}` : `${op} ${String(a[0])}`;
+}
+
+/** A run refused before it started: an isError result the model can read. */
+function refused(why: string): JsonObject {
+  return { content: [{ type: 'text', text: `mcpx_exec: ${why}` }], isError: true };
 }

@@ -1,13 +1,15 @@
-// The `mcpx` command (dist/cli.js). It loads mcpx itself (dist/mcpx.js, one bundle) through V8's code
-// cache, kept in the state directory: a start after the first skips compiling the bundle and the
-// functions the previous start compiled, its first call's among them (docs/performance.md "Cold start"; in
-// one measured run `mcpx settings` took 151 ms with the cache, 168 ms without, Node alone 117 ms).
-// Node 22+ does this itself (module.enableCompileCache); Node 20 has vm.Script's cachedData.
-// MCPX_CODE_CACHE=0 turns it off.
+// The `mcpx` command (dist/cli.js). It loads mcpx itself (dist/mcpx.js, one bundle: src/cli.ts, which
+// loads a subcommand's module only when it runs) through V8's code cache, kept in the state directory: a
+// start after the first skips compiling the bundle and the functions the previous start compiled, its first
+// call's among them (docs/performance.md "Cold start"; in one measured run `mcpx settings` took 151 ms with
+// the cache, 168 ms without, Node alone 117 ms). Node 22+ does this itself (module.enableCompileCache);
+// Node 20 has vm.Script's cachedData. MCPX_CODE_CACHE=0 turns it off. The bundle is chosen per run
+// (`bundleFor`), each with its own cache: a smaller bundle for one subcommand (the stdio shim's path reaches
+// no gateway module) can be picked there.
 import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import Module, { createRequire } from 'node:module';
-import { join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { Script } from 'node:vm';
 import { defaultStateDir } from './config/paths';
 
@@ -15,25 +17,31 @@ interface Cli {
   main(argv: string[]): Promise<void>;
 }
 
-const BUNDLE = join(__dirname, 'mcpx.js');
 const KEEP_CACHES = 3;
-const requireBundle = createRequire(BUNDLE);
 
-function load(): Cli {
-  if (process.env.MCPX_CODE_CACHE === '0') return requireBundle(BUNDLE) as Cli;
+/** The bundle that runs these arguments: every subcommand is in dist/mcpx.js. */
+function bundleFor(_argv: readonly string[]): string {
+  return join(__dirname, 'mcpx.js');
+}
+
+function load(bundle: string): Cli {
+  const requireBundle = createRequire(bundle);
+  if (process.env.MCPX_CODE_CACHE === '0') return requireBundle(bundle) as Cli;
   const dir = join(defaultStateDir(process.env), 'code-cache');
   const builtin = (Module as { enableCompileCache?: (dir: string) => unknown }).enableCompileCache;
   if (builtin) {
     builtin(dir);
-    return requireBundle(BUNDLE) as Cli;
+    return requireBundle(bundle) as Cli;
   }
-  return loadCached(dir);
+  return loadCached(bundle, dir);
 }
 
 /** The bundle compiled with the cache of this exact bundle on this exact runtime, if there is one; if
  *  not (or V8 refuses it), one is written once, a few seconds in or at exit, whichever comes first. */
-function loadCached(dir: string): Cli {
-  const source = readFileSync(BUNDLE, 'utf8');
+function loadCached(bundle: string, dir: string): Cli {
+  const source = readFileSync(bundle, 'utf8');
+  // One cache file per bundle and build: <bundle's name>-<hash>.v8 (mcpx-….v8 for dist/mcpx.js).
+  const prefix = `${basename(bundle, '.js')}-`;
   // The name holds the bundle's hash: V8 checks only the source's length and its own version and flags.
   const key = createHash('sha256')
     .update(source)
@@ -41,14 +49,14 @@ function loadCached(dir: string): Cli {
     .update(process.arch)
     .digest('hex')
     .slice(0, 20);
-  const file = join(dir, `mcpx-${key}.v8`);
+  const file = join(dir, `${prefix}${key}.v8`);
   let cachedData: Buffer | undefined;
   try {
     cachedData = readFileSync(file);
   } catch {
     // the first start of this bundle here
   }
-  const script = new Script(Module.wrap(source), { filename: BUNDLE, cachedData });
+  const script = new Script(Module.wrap(source), { filename: bundle, cachedData });
   const run = script.runInThisContext() as (
     exports: object,
     require: NodeJS.Require,
@@ -57,7 +65,7 @@ function loadCached(dir: string): Cli {
     dirname: string,
   ) => void;
   const mod = { exports: {} };
-  run.call(mod.exports, mod.exports, requireBundle, mod, BUNDLE, __dirname);
+  run.call(mod.exports, mod.exports, createRequire(bundle), mod, bundle, dirname(bundle));
   if (!cachedData || script.cachedDataRejected) {
     let written = false;
     const write = () => {
@@ -70,7 +78,7 @@ function loadCached(dir: string): Cli {
         renameSync(tmp, file); // two starts writing at once: each renames a whole file
         // The newest few are kept (two installs used in turn must not keep replacing each other's).
         const caches = readdirSync(dir)
-          .filter((f) => f.startsWith('mcpx-') && f.endsWith('.v8'))
+          .filter((f) => f.startsWith(prefix) && f.endsWith('.v8'))
           .map((f) => ({ path: join(dir, f), mtime: statSync(join(dir, f)).mtimeMs }))
           .sort((a, b) => b.mtime - a.mtime);
         for (const old of caches.slice(KEEP_CACHES)) rmSync(old.path, { force: true });
@@ -84,8 +92,9 @@ function loadCached(dir: string): Cli {
   return mod.exports as Cli;
 }
 
-load()
-  .main(process.argv.slice(2))
+const argv = process.argv.slice(2);
+load(bundleFor(argv))
+  .main(argv)
   .catch((e: Error) => {
     process.stderr.write(`mcpx: ${e.message}\n`);
     process.exit(2);

@@ -352,7 +352,7 @@ export function envName(key: string): string {
   );
 }
 
-export class SettingError extends Error {
+class SettingError extends Error {
   constructor(
     readonly key: string,
     message: string,

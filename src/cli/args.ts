@@ -1,0 +1,123 @@
+// The command line's arguments, read in one place for every subcommand: which flags exist, what each
+// takes and where its value goes. A subcommand names the flags it takes (src/cli/command.ts); any other
+// flag is refused, naming it.
+
+/** How a flag is read, and where its value goes. */
+type Flag =
+  | { readonly kind: 'value'; readonly into: 'config' | 'endpoint' | 'transport' | 'connect' | 'identity' | 'session' }
+  | { readonly kind: 'switch'; readonly into: 'all' | 'text' | 'standalone' | 'noBrowser' }
+  /** `--port N` is `--set port=N`. */
+  | { readonly kind: 'setting'; readonly key: string }
+  | { readonly kind: 'set' };
+
+export const FLAGS = {
+  config: { kind: 'value', into: 'config' },
+  endpoint: { kind: 'value', into: 'endpoint' },
+  transport: { kind: 'value', into: 'transport' },
+  connect: { kind: 'value', into: 'connect' },
+  identity: { kind: 'value', into: 'identity' },
+  session: { kind: 'value', into: 'session' },
+  all: { kind: 'switch', into: 'all' },
+  text: { kind: 'switch', into: 'text' },
+  standalone: { kind: 'switch', into: 'standalone' },
+  'no-browser': { kind: 'switch', into: 'noBrowser' },
+  port: { kind: 'setting', key: 'port' },
+  address: { kind: 'setting', key: 'address' },
+  passthrough: { kind: 'setting', key: 'mcp.passthrough' },
+  'mcp-spec': { kind: 'setting', key: 'spec.first' },
+  set: { kind: 'set' },
+} as const satisfies Record<string, Flag>;
+
+export type FlagName = keyof typeof FLAGS;
+
+/** The flags that are settings (docs/settings.md): taken by the commands that build settings. */
+export const SETTING_FLAGS = ['port', 'address', 'passthrough', 'mcp-spec', 'set'] as const satisfies FlagName[];
+
+/** What a note under the usage says about a flag, shown once after the entries of the commands taking it. */
+export const FLAG_NOTES: Partial<Record<FlagName, readonly string[]>> = {
+  connect: [
+    '--connect auto (the default): the editor window for this',
+    'folder, else the running daemon, else one started in the',
+    'background (shim.daemonIdleExit)',
+  ],
+};
+
+export interface Args {
+  config?: string;
+  endpoint?: string;
+  transport?: string;
+  /** mcpx serve, tools, call, read: which gateway (auto, a URL; serve also ssh://host). */
+  connect?: string;
+  /** mcpx tasks: whose tasks. */
+  identity?: string;
+  session?: string;
+  all?: boolean;
+  /** mcpx call/read: text content as text. */
+  text?: boolean;
+  /** mcpx serve: a whole gateway in this process instead of a shim. */
+  standalone?: boolean;
+  /** mcpx auth login: print the URL, open no browser. */
+  noBrowser?: boolean;
+  /** --help or -h: the subcommand's usage instead of running it. */
+  help?: boolean;
+  positional: string[];
+  /** Settings given as flags, by key (--port, --set key=value, …). */
+  flags: Record<string, unknown>;
+}
+
+/** Bad usage of one subcommand: printed with that subcommand's usage, exit 2. */
+export class UsageError extends Error {
+  override name = 'UsageError';
+}
+
+/** A flag that exists, but not for this subcommand: the dispatcher says which subcommands take it. */
+export class ForeignFlag extends UsageError {
+  override name = 'ForeignFlag';
+  constructor(readonly flag: FlagName) {
+    super(`--${flag}`);
+  }
+}
+
+const isFlag = (name: string): name is FlagName => Object.hasOwn(FLAGS, name);
+
+/** `argv` (after the subcommand's name) as the subcommand `name` takes it. */
+export function parseArgs(
+  name: string,
+  command: { readonly flags: readonly FlagName[]; readonly positional?: boolean },
+  argv: readonly string[],
+): Args {
+  const a: Args = { positional: [], flags: {} };
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    if (arg === '--help' || arg === '-h') {
+      a.help = true;
+      continue;
+    }
+    if (!arg.startsWith('--')) {
+      if (!command.positional) throw new UsageError(`${arg}: unexpected argument (mcpx ${name} takes none)`);
+      a.positional.push(arg);
+      continue;
+    }
+    const eq = arg.indexOf('=');
+    const flag = eq > 0 ? arg.slice(2, eq) : arg.slice(2);
+    const inline = eq > 0 ? arg.slice(eq + 1) : undefined;
+    if (!isFlag(flag)) throw new UsageError(`--${flag}: unknown flag for mcpx ${name}`);
+    if (!command.flags.includes(flag)) throw new ForeignFlag(flag);
+    const how: Flag = FLAGS[flag];
+    if (how.kind === 'switch') {
+      if (inline !== undefined) throw new UsageError(`--${flag}: takes no value`);
+      a[how.into] = true;
+      continue;
+    }
+    const value = inline ?? argv[++i];
+    if (value === undefined) throw new UsageError(`--${flag}: needs a value`);
+    if (how.kind === 'value') a[how.into] = value;
+    else if (how.kind === 'setting') a.flags[how.key] = value;
+    else {
+      const j = value.indexOf('=');
+      if (j <= 0) throw new UsageError(`--set: expected key=value, got ${JSON.stringify(value)}`);
+      a.flags[value.slice(0, j)] = value.slice(j + 1);
+    }
+  }
+  return a;
+}

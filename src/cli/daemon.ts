@@ -1,0 +1,83 @@
+// `mcpx daemon`: the gateway on Streamable HTTP, headless (README.md "The command line").
+import { type Listening, isLoopback, listen } from '../app/app';
+import { gatewayRoutes } from '../app/routes';
+import { defaultStateDir } from '../config/paths';
+import { endpointSecret } from '../config/secret';
+import type { Settings } from '../config/settings';
+import { Gateway } from '../gateway/gateway';
+import { publishDaemon, unpublishDaemon } from '../shim/resolve';
+import { type Args, SETTING_FLAGS } from './args';
+import type { Command } from './command';
+import { configOf, reportIssues, settingsOf } from './config';
+
+export const daemon: Command = {
+  usage: [
+    ['daemon [--port N] [--address ADDR] [--config FILE] [--passthrough a,b] [--mcp-spec REV] [--set key=value]'],
+  ],
+  flags: ['config', ...SETTING_FLAGS],
+  run,
+};
+
+async function run(a: Args): Promise<void> {
+  const config = configOf(a);
+  reportIssues(config);
+  const settings = settingsOf(config, a);
+  const stateDir = defaultStateDir(process.env);
+  const gateway = new Gateway(config, settings, {
+    log: (l) => process.stderr.write(`${l}\n`),
+    stateDir,
+  });
+  // The install's endpoint secret (docs/security.md "The endpoint secret"), shared with the editor.
+  const secret = settings.get<boolean>('transport.secret') ? endpointSecret(stateDir) : undefined;
+  const address = settings.get<string>('address');
+  if (!isLoopback(address)) {
+    process.stderr.write(
+      `mcpx: WARNING: listening on ${address}, beyond loopback: anything that can reach this port can run tools as you.\n`,
+    );
+  }
+  let l: Listening;
+  try {
+    l = await listen({
+      provider: gateway,
+      settings,
+      routes: gatewayRoutes(gateway),
+      log: (x) => process.stderr.write(`${x}\n`),
+      secret,
+      stateDir,
+    });
+  } catch (e) {
+    const err = e as NodeJS.ErrnoException;
+    const why =
+      err.code === 'EADDRINUSE' ? `port ${settings.get('port')} is in use (use --port 0 for a free one)` : err.message;
+    throw new Error(`cannot listen on ${address}: ${why}`);
+  }
+  // The URL that works, secret included: on the user's own stdout, where they look for it (never a log).
+  // <state>/daemon.json: how a stdio shim or `mcpx call` finds this daemon (src/shim/resolve.ts).
+  publishDaemon(stateDir, l.endpoint);
+  process.stdout.write(`mcpx listening on ${l.endpoint}\n`);
+  let stopping = false;
+  const stop = async () => {
+    if (stopping) return;
+    stopping = true;
+    unpublishDaemon(stateDir);
+    await l.close();
+    await gateway.close();
+    process.exit(0);
+  };
+  process.once('SIGINT', () => void stop());
+  process.once('SIGTERM', () => void stop());
+  exitWhenIdle(l, settings, stop);
+}
+
+/** daemon.idleExit: no request, no session and no open stream for that long, and the daemon exits. */
+function exitWhenIdle(l: Listening, settings: Settings, stop: () => Promise<void>): void {
+  const idle = settings.duration('daemon.idleExit');
+  if (idle <= 0) return;
+  const timer = setInterval(
+    () => {
+      if (!l.http.busy && Date.now() - l.http.lastActivity >= idle) void stop();
+    },
+    Math.max(10, Math.min(idle / 4, 30_000)),
+  );
+  timer.unref();
+}

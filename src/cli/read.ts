@@ -1,0 +1,26 @@
+// `mcpx read URI`: resources/read at the gateway (src/cli/client.ts), e.g. mcpx://SERVER/….
+import { isObject } from '../protocol/jsonrpc';
+import { type Args, UsageError } from './args';
+import { shown, withGateway } from './client';
+import type { Command } from './command';
+import { out } from './output';
+
+export const read: Command = {
+  usage: [['read URI [--text] [--connect auto|URL]', 'read a resource, e.g. mcpx://SERVER/...']],
+  flags: ['text', 'connect'],
+  positional: true,
+  run,
+};
+
+async function run(a: Args): Promise<void> {
+  const [uri, ...extra] = a.positional;
+  if (!uri) throw new UsageError('mcpx read needs a URI');
+  if (extra.length) throw new UsageError(`mcpx read: unexpected argument ${JSON.stringify(extra[0])}`);
+  const r = await withGateway(a, (c) => c.request('resources/read', { uri }));
+  if (!a.text) return void out(JSON.stringify(shown(r), null, 2));
+  const contents = Array.isArray(r.contents) ? r.contents.filter(isObject) : [];
+  for (const c of contents) {
+    if (typeof c.text === 'string') out(c.text);
+    else process.stderr.write(`mcpx: ${String(c.uri)}: ${String(c.mimeType ?? 'binary')} content, not text\n`);
+  }
+}

@@ -1,102 +1,92 @@
-// Composition root of the extension: the gateway host, the person (QuickPicks), views, commands.
+// The extension, as a table of contents: its two lifetimes (vscode/lifetimes.ts), the person, the gateway
+// host, the views, the commands (vscode/commands/table.ts), VS Code's chat, then the gateway started.
+import { dirname } from 'node:path';
 import * as vscode from 'vscode';
-import { registerAddServer } from './vscode/addServer';
-import { registerCommands, serverOf } from './vscode/commands';
-import { GatewayHost } from './vscode/gatewayHost';
+import { registerCommands } from './vscode/commands/table';
+import { commandDeps } from './vscode/editorPorts';
+import { chatDefinitions } from './vscode/host/chatProvider';
+import { GatewayHost } from './vscode/host/gatewayHost';
+import { refreshLauncher } from './vscode/launcher';
+import { Lifetimes } from './vscode/lifetimes';
+import { PaletteCalls } from './vscode/paletteCalls';
 import { editorPerson } from './vscode/person';
-import { EditorSignIn, registerSignInCommands } from './vscode/signIn';
-import { questionsView } from './vscode/questionsView';
-import { statusBar } from './vscode/statusBar';
-import { ToolTrust, registerToolTrust } from './vscode/toolTrust';
-import { UpstreamLogs, registerUpstreamLogs } from './vscode/upstreamLogs';
-import { UpstreamsTree, questionsTree, subscriptionsTree, tasksTree } from './vscode/views';
-import { registerWalkthrough } from './vscode/walkthrough';
+import type { GatewayRun } from './vscode/ports';
+import { ResultDocuments } from './vscode/results';
+import { EditorSignIn } from './vscode/signIn';
+import { ToolTrust } from './vscode/toolTrust';
+import { questionsTree, questionsView } from './vscode/views/questions';
+import { statusBar } from './vscode/views/statusBar';
+import { subscriptionsTree } from './vscode/views/subscriptions';
+import { tasksTree } from './vscode/views/tasks';
+import { UpstreamLogs } from './vscode/views/upstreamLogs';
+import { UpstreamsTree } from './vscode/views/upstreams';
 
 /** Milliseconds (performance.now) of: the bundle starting to load, activate() called, the gateway listening. */
 export const timings: { loadStart?: number; loadEnd?: number; activate?: number; listening?: number } = {
   loadStart: (globalThis as { __mcpxLoadStart?: number }).__mcpxLoadStart,
 };
 
-export async function activate(context: vscode.ExtensionContext): Promise<{
-  endpoint(): string | undefined;
-  host: GatewayHost;
-  person: { open(): number; completed: string[] };
-  upstreams: UpstreamsTree;
-  questions: vscode.TreeDataProvider<unknown>;
-  tasks: vscode.TreeDataProvider<unknown>;
-  subscriptions: vscode.TreeDataProvider<unknown>;
-  mcpDefinitions: vscode.McpServerDefinitionProvider;
-  timings: typeof timings;
-  questionsView: ReturnType<typeof questionsView>;
-  status: vscode.StatusBarItem;
-  upstreamLogs: UpstreamLogs;
-  trust: ToolTrust;
-}> {
+export async function activate(context: vscode.ExtensionContext) {
   timings.activate = performance.now();
   timings.loadEnd = (globalThis as { __mcpxLoadEnd?: number }).__mcpxLoadEnd;
-  const log = vscode.window.createOutputChannel('mcpx', { log: true });
-  let host: GatewayHost | undefined;
+  const life = new Lifetimes<GatewayRun>();
+  context.subscriptions.push(life);
+  const log = life.keep(vscode.window.createOutputChannel('mcpx', { log: true }));
+  // The bundle is dist/extension.js in the extension's folder.
+  const extensionPath = context.extensionPath ?? dirname(__dirname);
+
+  // The person (QuickPicks, the webview form, sampling) and the gateway host.
+  const signIn = new EditorSignIn(log);
   const person = editorPerson(
     (l) => log.info(l),
     context.extensionUri,
-    (server, id, signal) => host?.waitElicitation(server, id, signal) ?? Promise.resolve(false),
+    (server, id, signal) => host.waitElicitation(server, id, signal),
   );
-  const signIn = new EditorSignIn(log);
-  host = new GatewayHost(log, context.globalStorageUri?.fsPath, person, context.secrets, signIn);
+  const host: GatewayHost = life.keep(
+    new GatewayHost({
+      life,
+      log,
+      stateDir: context.globalStorageUri?.fsPath,
+      person,
+      secrets: context.secrets,
+      signIn,
+    }),
+  );
   current = host;
-  const upstreams = new UpstreamsTree(host);
-  const questions = questionsTree(host);
-  const tasks = tasksTree(host);
-  const subscriptions = subscriptionsTree(host);
-  const trust = new ToolTrust(context.workspaceState);
-  const upstreamLogs = new UpstreamLogs(host);
-  const status = statusBar(host);
-  const questionsShown = questionsView(host, questions);
-  const mcpDefinitions: vscode.McpServerDefinitionProvider = {
-    onDidChangeMcpServerDefinitions: host.onDidChangeDefinitions,
-    provideMcpServerDefinitions: async () => {
-      const url = await host
-        .editorEndpoint()
-        .catch((e: Error) => void log.error(`the endpoint for VS Code's chat: ${e.message}`));
-      return url ? [new vscode.McpHttpServerDefinition('mcpx', vscode.Uri.parse(url))] : [];
-    },
-  };
-  context.subscriptions.push(
-    log,
-    host,
-    status,
-    ...registerCommands(host, person, log, trust),
-    ...registerSignInCommands(host, signIn, log, serverOf),
-    registerToolTrust(trust),
-    registerUpstreamLogs(host, upstreamLogs),
-    registerAddServer(host),
-    registerWalkthrough(),
-    upstreamLogs,
-    questions,
-    questionsShown,
-    tasks,
-    subscriptions,
-    vscode.window.registerTreeDataProvider('mcpx.upstreams', upstreams),
-    vscode.window.registerTreeDataProvider('mcpx.tasks', tasks),
-    vscode.window.registerTreeDataProvider('mcpx.subscriptions', subscriptions),
+
+  // The views: Upstreams, Questions (with its badge), Tasks, Subscriptions; the status bar; a log per upstream.
+  const palette = life.keep(new PaletteCalls());
+  const upstreams = life.keep(new UpstreamsTree(host, vscode));
+  const questions = life.keep(questionsTree(host, vscode));
+  const tasks = life.keep(tasksTree(host, palette, vscode));
+  const subscriptions = life.keep(subscriptionsTree(host, vscode));
+  const questionsShown = life.keep(questionsView(vscode.window, vscode.commands, host, life, questions));
+  life.keep(vscode.window.registerTreeDataProvider('mcpx.upstreams', upstreams));
+  life.keep(vscode.window.registerTreeDataProvider('mcpx.tasks', tasks));
+  life.keep(vscode.window.registerTreeDataProvider('mcpx.subscriptions', subscriptions));
+  const status = life.keep(statusBar(vscode.window, vscode, host));
+  const upstreamLogs = life.keep(
+    new UpstreamLogs(life, host.onLogLine, (name) => vscode.window.createOutputChannel(name, { log: true })),
   );
-  // VS Code's chat gets mcpx with no configuration (the servers it does not run itself; see gatewayHost.ts).
-  if (typeof vscode.lm?.registerMcpServerDefinitionProvider === 'function') {
-    context.subscriptions.push(vscode.lm.registerMcpServerDefinitionProvider('mcpx.gateway', mcpDefinitions));
-  }
-  if (vscode.workspace.getConfiguration('mcpx').get<boolean>('autoStart', true)) {
-    try {
-      await host.start();
-      timings.listening = performance.now();
-      log.info(`activated: gateway listening ${(timings.listening - timings.activate).toFixed(1)} ms after activate()`);
-    } catch (e) {
-      log.error((e as Error).message);
-      void vscode.window.showErrorMessage((e as Error).message);
-    }
-  } else host.whyStopped = 'mcpx.autoStart is off';
+
+  // Every command, registered up front (those that need the gateway say why while it is not running).
+  const trust = new ToolTrust(context.workspaceState, vscode.window);
+  const results = life.keep(new ResultDocuments());
+  const deps = commandDeps({ host, person, trust, palette, results, log, signIn, upstreamLogs, extensionPath });
+  for (const d of registerCommands(vscode.commands, deps)) life.keep(d);
+  // An installed `mcpx` launcher whose runtime or bundle went away with an update is pointed at this one.
+  void refreshLauncher(extensionPath).catch(() => undefined);
+
+  // VS Code's chat gets mcpx with no configuration (host/chatEndpoint.ts).
+  const mcpDefinitions = chatDefinitions(host, log);
+  if (typeof vscode.lm?.registerMcpServerDefinitionProvider === 'function')
+    life.keep(vscode.lm.registerMcpServerDefinitionProvider('mcpx.gateway', mcpDefinitions));
+
+  await startGateway(host, log);
   return {
     endpoint: () => host.endpoint,
     host,
+    life,
     person,
     upstreams,
     questions,
@@ -109,6 +99,22 @@ export async function activate(context: vscode.ExtensionContext): Promise<{
     upstreamLogs,
     trust,
   };
+}
+
+/** Starts the gateway unless mcpx.autoStart is off; a failure is shown, and the commands say it. */
+async function startGateway(host: GatewayHost, log: vscode.LogOutputChannel): Promise<void> {
+  if (!vscode.workspace.getConfiguration('mcpx').get<boolean>('autoStart', true)) {
+    host.whyStopped = 'mcpx.autoStart is off';
+    return;
+  }
+  try {
+    await host.start();
+    timings.listening = performance.now();
+    log.info(`activated: gateway listening ${(timings.listening - timings.activate!).toFixed(1)} ms after activate()`);
+  } catch (e) {
+    log.error((e as Error).message);
+    void vscode.window.showErrorMessage((e as Error).message);
+  }
 }
 
 let current: GatewayHost | undefined;

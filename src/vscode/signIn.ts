@@ -1,11 +1,10 @@
 // Signing in to upstreams in the editor (docs/gateway.md "Signing in to upstreams"): sign-ins kept in
 // SecretStorage; the person asked by a notification that names the server and the authorization server's
 // host, and the browser opened only when they agree; an account VS Code already has for that
-// authorization server (GitHub, Microsoft) offered instead of a second sign-in.
+// authorization server (GitHub, Microsoft) offered instead of a second sign-in. The commands are
+// commands/signIn.ts and commands/signOut.ts.
 import * as vscode from 'vscode';
-import type { GatewayFacade, SignInPort, SignInRequest } from '../gateway/facade';
-import type { GatewayHost } from './gatewayHost';
-import { EDITOR_IDENTITY } from './views';
+import type { SignInPort, SignInRequest } from '../gateway/facade';
 
 /** Authorization servers VS Code has a built-in authentication provider for, by issuer host. */
 const PROVIDERS: Record<string, { id: string; label: string }> = {
@@ -62,45 +61,4 @@ export class EditorSignIn implements SignInPort {
     );
     return choice === 'Use It' ? session.accessToken : undefined;
   }
-}
-
-/** mcpx: Sign In to Server… and Sign Out of Server… (the palette, and the Upstreams view's row actions). */
-export function registerSignInCommands(
-  host: GatewayHost,
-  signIn: EditorSignIn,
-  log: vscode.LogOutputChannel,
-  serverOf: (arg: { name?: string } | string | undefined, g: GatewayFacade) => Promise<string | undefined>,
-): vscode.Disposable[] {
-  const gateway = () => {
-    if (!host.gateway) void vscode.window.showWarningMessage(`mcpx is not running: ${host.whyStopped}`);
-    return host.gateway;
-  };
-  return [
-    vscode.commands.registerCommand('mcpx.signIn', async (arg?: { name?: string } | string) => {
-      const g = gateway();
-      const server = g && (await serverOf(arg, g));
-      if (!g || !server) return;
-      signIn.approve(server);
-      await vscode.window.withProgress(
-        { location: vscode.ProgressLocation.Notification, title: `mcpx: signing in to ${server} in the browser…` },
-        () =>
-          g.signIn(server, EDITOR_IDENTITY).then(
-            () => vscode.window.showInformationMessage(`mcpx: signed in to ${server}.`),
-            (e: Error) => {
-              log.error(`[${server}] signing in failed: ${e.message}`);
-              return vscode.window.showErrorMessage(`mcpx: signing in to ${server} failed: ${e.message}`);
-            },
-          ),
-      );
-    }),
-    vscode.commands.registerCommand('mcpx.signOut', async (arg?: { name?: string } | string) => {
-      const g = gateway();
-      const server = g && (await serverOf(arg, g));
-      if (!g || !server) return;
-      const note = await g.signOut(server).catch((e: Error) => e.message);
-      void vscode.window.showInformationMessage(
-        `mcpx: signed out of ${server}${note ? ` (its tokens were not revoked: ${note})` : '; its tokens were revoked'}.`,
-      );
-    }),
-  ];
 }

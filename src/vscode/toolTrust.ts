@@ -2,8 +2,8 @@
 // specification calls annotations untrusted hints: they are shown as the server's own words, and they
 // only spare a confirmation for a tool that says it is read-only. The person's "always allow" is kept
 // per workspace (workspaceState), so a server trusted in one project is not trusted in all of them.
-import * as vscode from 'vscode';
 import { type JsonObject, isObject } from '../protocol/jsonrpc';
+import type { EditorWindow, Memento } from './ports';
 
 const HINTS = [
   { key: 'readOnlyHint', on: 'read-only', off: 'may change things', icon: 'eye' },
@@ -45,7 +45,11 @@ const DECLINE = 'Decline';
 
 /** The person's choices about calling tools from the palette, remembered per workspace. */
 export class ToolTrust {
-  constructor(private readonly state: vscode.Memento) {}
+  constructor(
+    /** workspaceState */
+    private readonly state: Memento,
+    private readonly window: Pick<EditorWindow, 'showQuickPick'>,
+  ) {}
 
   private allowed(): string[] {
     return this.state.get<string[]>(KEY, []);
@@ -61,7 +65,7 @@ export class ToolTrust {
     if (!needsConfirmation(tool) || this.isAllowed(server, name)) return true;
     const cues = trustCues(tool);
     const said = cues.words.length ? cues.words.join(', ') : 'not read-only';
-    const pick = await vscode.window.showQuickPick(
+    const pick = await this.window.showQuickPick(
       [
         { label: ALLOW_ONCE, description: 'this call only' },
         { label: ALLOW_ALWAYS, description: 'in this workspace' },
@@ -83,16 +87,4 @@ export class ToolTrust {
     await this.state.update(KEY, undefined);
     return n;
   }
-}
-
-export function registerToolTrust(trust: ToolTrust): vscode.Disposable {
-  return vscode.commands.registerCommand('mcpx.forgetToolPermissions', async () => {
-    const n = await trust.forget();
-    void vscode.window.showInformationMessage(
-      n
-        ? `mcpx: forgot ${n} tool permission${n === 1 ? '' : 's'}; those tools ask again.`
-        : 'mcpx: no tool permissions were remembered in this workspace.',
-    );
-    return n;
-  });
 }

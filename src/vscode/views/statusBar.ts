@@ -1,10 +1,18 @@
 // The status bar item: state, upstream count and port; a click opens the menu of common commands. An
 // upstream that failed turns it to the warning colours, and its tooltip names which.
-import * as vscode from 'vscode';
-import type { GatewayHost } from './gatewayHost';
+import type * as vscode from 'vscode';
+import type { Disposable } from '../lifetimes';
+import type { GatewayState, Kit } from '../ports';
 
-export function statusBar(host: GatewayHost): vscode.Disposable & { item: vscode.StatusBarItem } {
-  const item = vscode.window.createStatusBarItem('mcpx.status', vscode.StatusBarAlignment.Right, 100);
+type Window = Pick<typeof vscode.window, 'createStatusBarItem'>;
+type StatusKit = Pick<Kit, 'ThemeColor'> & Pick<typeof vscode, 'StatusBarAlignment'>;
+
+export function statusBar(
+  window: Window,
+  kit: StatusKit,
+  host: GatewayState,
+): Disposable & { item: vscode.StatusBarItem } {
+  const item = window.createStatusBarItem('mcpx.status', kit.StatusBarAlignment.Right, 100);
   item.name = 'mcpx';
   item.command = 'mcpx.menu';
   const render = () => {
@@ -22,10 +30,16 @@ export function statusBar(host: GatewayHost): vscode.Disposable & { item: vscode
           'Click for commands.',
         ].join('\n')
       : `The mcpx gateway is not running: ${host.whyStopped}`;
-    item.backgroundColor = failed.length ? new vscode.ThemeColor('statusBarItem.warningBackground') : undefined;
+    item.backgroundColor = failed.length ? new kit.ThemeColor('statusBarItem.warningBackground') : undefined;
   };
   render();
   item.show();
   const sub = host.onDidChange(render);
-  return Object.assign(vscode.Disposable.from(item, sub), { item });
+  return {
+    item,
+    dispose: () => {
+      sub.dispose();
+      item.dispose();
+    },
+  };
 }

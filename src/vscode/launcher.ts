@@ -1,29 +1,23 @@
-// `mcpx: Install 'mcpx' Command`: an `mcpx` launcher on the PATH that runs this extension's own CLI bundle
-// (dist/cli.js) with VS Code's own runtime — the extension host's executable with ELECTRON_RUN_AS_NODE=1,
-// as VS Code's `code` command runs — so agents and terminals outside the editor reach the gateway with no
-// separate Node. ~/.local/bin/mcpx (a sh script) on Linux and macOS, %LOCALAPPDATA%\Programs\mcpx\mcpx.cmd
-// on Windows; MCPX_INSTALL_DIR puts it elsewhere (the editor tests use it). Only a file carrying MARKER
-// is ours: anything else there is replaced only after the person agrees, and never removed.
+// The `mcpx` launcher on the PATH: a file that runs this extension's own CLI bundle (dist/cli.js) with
+// VS Code's own runtime — the extension host's executable with ELECTRON_RUN_AS_NODE=1, as VS Code's `code`
+// command runs — so agents and terminals outside the editor reach the gateway with no separate Node.
+// ~/.local/bin/mcpx (a sh script) on Linux and macOS, %LOCALAPPDATA%\Programs\mcpx\mcpx.cmd on Windows;
+// MCPX_INSTALL_DIR puts it elsewhere (the editor tests use it). Only a file carrying MARKER is ours:
+// anything else there is replaced only after the person agrees, and never removed (the commands
+// mcpx.installCli and mcpx.uninstallCli ask; commands/installCli.ts).
 import { existsSync, readFileSync, statSync } from 'node:fs';
-import { chmod, mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
-import { delimiter, dirname, join } from 'node:path';
-import * as vscode from 'vscode';
+import { delimiter, join } from 'node:path';
 
 const MARKER = 'mcpx-launcher: written by the mcpx VS Code extension; "mcpx: Uninstall \'mcpx\' Command" removes it';
 /** The line after MARKER: what the launcher runs, as JSON (one line whatever the paths hold). */
 const TARGET = 'mcpx-launcher-target: ';
 
-/** This extension's folder (the launcher runs its dist/cli.js): the bundle is dist/extension.js in it. */
-export function extensionPath(): string {
-  // (`extensions` is absent from the unit tests' stand-in for the vscode module.)
-  return vscode.extensions?.getExtension('mcpx.mcpx')?.extensionPath ?? dirname(__dirname);
-}
-
-const windows = () => process.platform === 'win32';
+export const windows = () => process.platform === 'win32';
 
 /** The launcher's folder and file for this platform. */
-function launcherPath(): { dir: string; file: string } {
+export function launcherPath(): { dir: string; file: string } {
   const dir =
     process.env.MCPX_INSTALL_DIR ||
     (windows()
@@ -66,7 +60,7 @@ function wanted(extensionPath: string): string {
 }
 
 /** The file's text; undefined when there is none. */
-async function readIfThere(file: string): Promise<string | undefined> {
+export async function readIfThere(file: string): Promise<string | undefined> {
   try {
     return await readFile(file, 'utf8');
   } catch (e) {
@@ -75,7 +69,7 @@ async function readIfThere(file: string): Promise<string | undefined> {
   }
 }
 
-const ours = (text: string | undefined): text is string => text?.includes(MARKER) === true;
+export const ours = (text: string | undefined): text is string => text?.includes(MARKER) === true;
 
 /** Written whole or not at all (a rename), executable. */
 async function writeLauncher(dir: string, file: string, text: string): Promise<void> {
@@ -87,73 +81,17 @@ async function writeLauncher(dir: string, file: string, text: string): Promise<v
 }
 
 /** Whether a folder is on this process's PATH. */
-function onPath(dir: string): boolean {
+export function onPath(dir: string): boolean {
   const norm = (p: string) => (windows() ? p.toLowerCase() : p).replace(/[\\/]+$/, '');
   return (process.env.PATH ?? process.env.Path ?? '').split(delimiter).some((p) => p && norm(p) === norm(dir));
 }
 
 /** How a person removes the launcher by hand. */
-const removeHint = (file: string) => (windows() ? `del "${file}"` : `rm ${shQuote(file)}`);
+export const removeHint = (file: string) => (windows() ? `del "${file}"` : `rm ${shQuote(file)}`);
 
-/** mcpx: Install 'mcpx' Command. Resolves with the launcher's path, or undefined when nothing was written. */
-export async function installLauncher(extensionPath: string): Promise<string | undefined> {
-  const { dir, file } = launcherPath();
-  const cli = join(extensionPath, 'dist', 'cli.js');
-  if (!existsSync(cli))
-    return void vscode.window.showErrorMessage(`mcpx: this installation has no ${cli}, so there is nothing to launch.`);
-  try {
-    const existing = await readIfThere(file);
-    if (existing !== undefined && !ours(existing)) {
-      const replace = 'Replace';
-      const pick = await vscode.window.showWarningMessage(
-        `mcpx: ${file} already exists and was not written by mcpx. Replace it with a launcher of this extension's mcpx?`,
-        { modal: true },
-        replace,
-      );
-      if (pick !== replace) {
-        void vscode.window.showInformationMessage(`mcpx: left ${file} as it was; nothing installed.`);
-        return undefined;
-      }
-    }
-    await writeLauncher(dir, file, wanted(extensionPath));
-  } catch (e) {
-    return void vscode.window.showErrorMessage(`mcpx: could not write ${file}: ${(e as Error).message}`);
-  }
-  const path = onPath(dir)
-    ? ''
-    : windows()
-      ? ` ${dir} is not on your PATH: add it (Settings › System › About › Advanced system settings › Environment Variables), or call the launcher by its full path.`
-      : ` ${dir} is not on your PATH: add it (e.g. export PATH="$HOME/.local/bin:$PATH" in ~/.profile), or call the launcher by its full path.`;
-  // Not awaited: the message stays until dismissed, and the command is done.
-  void vscode.window
-    .showInformationMessage(
-      `mcpx: wrote ${file}, which runs this extension's mcpx with VS Code's own runtime. Remove it with \`${removeHint(file)}\` or "mcpx: Uninstall 'mcpx' Command".${path}`,
-      'Copy Path',
-    )
-    .then((pick) => pick && vscode.env.clipboard.writeText(file));
-  return file;
-}
-
-/** mcpx: Uninstall 'mcpx' Command: removes the launcher if it is ours. Resolves true when it removed it. */
-export async function uninstallLauncher(): Promise<boolean> {
-  const { file } = launcherPath();
-  try {
-    const existing = await readIfThere(file);
-    if (existing === undefined) {
-      void vscode.window.showInformationMessage(`mcpx: there is no launcher at ${file}; nothing to remove.`);
-      return false;
-    }
-    if (!ours(existing)) {
-      void vscode.window.showWarningMessage(`mcpx: ${file} was not written by mcpx; it is left as it is.`);
-      return false;
-    }
-    await rm(file, { force: true });
-  } catch (e) {
-    void vscode.window.showErrorMessage(`mcpx: could not remove ${file}: ${(e as Error).message}`);
-    return false;
-  }
-  void vscode.window.showInformationMessage(`mcpx: removed ${file}.`);
-  return true;
+/** Writes this extension host's launcher into `dir`. */
+export async function installLauncher(dir: string, file: string, extensionPath: string): Promise<void> {
+  await writeLauncher(dir, file, wanted(extensionPath));
 }
 
 /** At activation: our launcher pointing at a runtime or bundle that is gone (VS Code or the extension

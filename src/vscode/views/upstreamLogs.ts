@@ -1,10 +1,11 @@
 // One log per upstream: a LogOutputChannel "mcpx: <server>" made when the server first says something,
-// fed by the gateway's events (its notifications/message at their level, its state changes). mcpx's
-// own log stays apart; a stdio server's stderr, which mcpx logs as `[server] line`, is copied to its log. "Show Log" on an Upstreams row opens that server's channel.
-import * as vscode from 'vscode';
-import type { GatewayEvent } from '../gateway/events';
-import type { GatewayHost } from './gatewayHost';
-import { serverOf } from './commands';
+// fed by each gateway run's events (its notifications/message at their level, its state changes). mcpx's
+// own log stays apart; a stdio server's stderr, which mcpx logs as `[server] line`, is copied to its log.
+// "Show Log" on an Upstreams row opens that server's channel (commands/showUpstreamLog.ts).
+import type * as vscode from 'vscode';
+import type { GatewayEvent } from '../../gateway/facade';
+import { type Disposable, type Event, type Lifetimes, disposable } from '../lifetimes';
+import type { GatewayRun } from '../ports';
 
 type Level = 'trace' | 'debug' | 'info' | 'warn' | 'error';
 /** MCP's syslog levels as a LogOutputChannel's. */
@@ -18,21 +19,31 @@ const LEVEL: Record<string, Level> = {
   alert: 'error',
   emergency: 'error',
 };
+/** The newest lines kept per server. */
+const KEPT = 100;
 
-export class UpstreamLogs implements vscode.Disposable {
-  private readonly channels = new Map<string, vscode.LogOutputChannel>();
+type Channel = Pick<vscode.LogOutputChannel, Level | 'show' | 'dispose'>;
+
+export class UpstreamLogs implements Disposable {
+  private readonly channels = new Map<string, Channel>();
   /** The newest lines per server (what a test can read; a channel's text cannot be). */
   readonly recent = new Map<string, string[]>();
-  private readonly subs: vscode.Disposable[];
+  private readonly sub: Disposable;
 
-  constructor(private readonly host: GatewayHost) {
-    this.subs = [host.onEvent((e) => this.write(e)), host.onLogLine((l) => this.stderr(l))];
+  constructor(
+    private readonly life: Lifetimes<GatewayRun>,
+    /** Every line mcpx logs (an upstream's stderr among them). */
+    logLines: Event<string>,
+    private readonly createChannel: (name: string) => Channel,
+  ) {
+    life.perRun(({ gateway }) => [disposable(gateway.onEvent((e) => this.write(e)))]);
+    this.sub = logLines((l) => this.stderr(l));
   }
 
   /** A line of mcpx's log that an upstream wrote to stderr (or that is about that upstream). */
   private stderr(l: string): void {
     const m = /^\[([^\]]+)\] (.*)$/s.exec(l);
-    if (!m || !this.host.gateway?.servers().some((s) => s.name === m[1])) return;
+    if (!m || !this.life.run?.gateway.servers().some((s) => s.name === m[1])) return;
     this.put(m[1]!, 'info', m[2]!);
   }
 
@@ -40,14 +51,14 @@ export class UpstreamLogs implements vscode.Disposable {
     this.channel(server)[level](line);
     const kept = this.recent.get(server) ?? [];
     kept.push(line);
-    if (kept.length > 100) kept.shift();
+    if (kept.length > KEPT) kept.shift();
     this.recent.set(server, kept);
   }
 
-  channel(server: string): vscode.LogOutputChannel {
+  channel(server: string): Channel {
     let c = this.channels.get(server);
     if (!c) {
-      c = vscode.window.createOutputChannel(`mcpx: ${server}`, { log: true });
+      c = this.createChannel(`mcpx: ${server}`);
       this.channels.set(server, c);
     }
     return c;
@@ -68,17 +79,8 @@ export class UpstreamLogs implements vscode.Disposable {
   }
 
   dispose(): void {
-    for (const s of this.subs) s.dispose();
+    this.sub.dispose();
     for (const c of this.channels.values()) c.dispose();
     this.channels.clear();
   }
-}
-
-export function registerUpstreamLogs(host: GatewayHost, logs: UpstreamLogs): vscode.Disposable {
-  return vscode.commands.registerCommand('mcpx.showUpstreamLog', async (arg?: { name?: string } | string) => {
-    if (!host.gateway)
-      return void vscode.window.showWarningMessage(`mcpx: the gateway is not running: ${host.whyStopped}.`);
-    const server = await serverOf(arg, host.gateway);
-    if (server) logs.channel(server).show(true);
-  });
 }

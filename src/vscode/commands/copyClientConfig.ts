@@ -1,9 +1,9 @@
 // `mcpx: Copy Client Config`: this gateway as another host's MCP configuration, in that host's format
 // (one table, FORMATS) and in the form the person picks: the stdio shim (`mcpx serve --transport stdio`),
 // or Streamable HTTP with the endpoint secret in the URL or in an Authorization header.
-import * as vscode from 'vscode';
-import type { GatewayHost } from './gatewayHost';
-import { shimCommand } from './install';
+import { shimCommand } from '../launcher';
+import type { GatewayState } from '../ports';
+import { command } from './command';
 
 type Form = 'stdio' | 'http' | 'header';
 type Entry = Record<string, unknown>;
@@ -49,7 +49,7 @@ const FORMATS: readonly Format[] = [
 ];
 
 /** The entry of one form, before the format's "type"; undefined when the gateway cannot give it now. */
-function entryOf(form: Form, host: GatewayHost, extensionPath: string): { entry: Entry; note?: string } | undefined {
+function entryOf(form: Form, host: GatewayState, extensionPath: string): { entry: Entry; note?: string } | undefined {
   if (form === 'stdio') {
     const { command, args, note } = shimCommand(extensionPath);
     return { entry: { command, args }, note };
@@ -76,24 +76,25 @@ const FORM_ITEMS: Record<Form, { label: string; detail: string }> = {
   },
 };
 
-/** mcpx: Copy Client Config. Resolves with the text copied, or undefined when nothing was. */
-export async function copyClientConfig(host: GatewayHost, extensionPath: string): Promise<string | undefined> {
+/** Resolves with the text copied, or undefined when nothing was. */
+export const copyClientConfig = command(async (d): Promise<string | undefined> => {
+  const { host, window } = d;
   const format = (
-    await vscode.window.showQuickPick(
+    await window.showQuickPick(
       FORMATS.map((f) => ({ label: f.label, detail: f.detail, f })),
       { title: 'mcpx: a client config for which host?' },
     )
   )?.f;
   if (!format) return undefined;
   const offered = format.forms.flatMap((form) => {
-    const e = entryOf(form, host, extensionPath);
+    const e = entryOf(form, host, d.extensionPath);
     return e ? [{ ...FORM_ITEMS[form], form, ...e }] : [];
   });
   if (offered.length === 0)
-    return void vscode.window.showWarningMessage(
+    return void window.showWarningMessage(
       `mcpx: the gateway is not running (${host.whyStopped}), so there is no endpoint to copy.`,
     );
-  const pick = await vscode.window.showQuickPick(offered, {
+  const pick = await window.showQuickPick(offered, {
     title: `mcpx: ${format.label}: how the host reaches the gateway`,
     placeHolder: host.endpoint ? undefined : `the HTTP forms need the gateway running (${host.whyStopped})`,
   });
@@ -101,7 +102,7 @@ export async function copyClientConfig(host: GatewayHost, extensionPath: string)
   const type = format.type[pick.form];
   const entry = type ? { type, ...pick.entry } : pick.entry;
   const text = JSON.stringify(format.key ? { [format.key]: { mcpx: entry } } : entry, null, 2);
-  await vscode.env.clipboard.writeText(text);
+  await d.clipboard.writeText(text);
   const what = format.key ? `a "${format.key}" entry for ${format.label}` : 'the endpoint';
   const warning =
     pick.form === 'stdio'
@@ -111,8 +112,8 @@ export async function copyClientConfig(host: GatewayHost, extensionPath: string)
       : host.secret
         ? ' It contains the endpoint secret: treat it like a password.'
         : '';
-  void vscode.window.showInformationMessage(
+  void window.showInformationMessage(
     `mcpx: copied ${what} (${pick.form === 'stdio' ? 'stdio' : 'Streamable HTTP'}).${warning}`,
   );
   return text;
-}
+});

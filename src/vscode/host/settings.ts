@@ -1,6 +1,6 @@
 // VS Code's `mcpx.<key>` settings as a layer of the one registry.
 import * as vscode from 'vscode';
-import { SETTINGS } from '../config/settings';
+import { SETTINGS } from '../../config/settings';
 
 /** Values the user (or workspace) set explicitly; defaults stay with the registry. */
 export function vscodeLayer(): Record<string, unknown> {

@@ -1,0 +1,49 @@
+// mcpx: Install 'mcpx' Command — the launcher (src/vscode/launcher.ts) written where the platform keeps a
+// user's commands; a file there that is not ours is replaced only after the person agrees in a modal
+// dialog. Resolves with the launcher's path, or undefined when nothing was written.
+import { join } from 'node:path';
+import { existsSync } from 'node:fs';
+import { installLauncher, launcherPath, onPath, ours, readIfThere, removeHint, windows } from '../launcher';
+import { command } from './command';
+
+export const installCli = command(async (d): Promise<string | undefined> => {
+  const { window } = d;
+  const { dir, file } = launcherPath();
+  const cli = join(d.extensionPath, 'dist', 'cli.js');
+  if (!existsSync(cli))
+    return void window.showErrorMessage(`mcpx: this installation has no ${cli}, so there is nothing to launch.`);
+  try {
+    const existing = await readIfThere(file);
+    if (existing !== undefined && !ours(existing)) {
+      const replace = 'Replace';
+      const pick = await window.showWarningMessage(
+        `mcpx: ${file} already exists and was not written by mcpx. Replace it with a launcher of this extension's mcpx?`,
+        { modal: true },
+        replace,
+      );
+      if (pick !== replace) {
+        void window.showInformationMessage(`mcpx: left ${file} as it was; nothing installed.`);
+        return undefined;
+      }
+    }
+    await installLauncher(dir, file, d.extensionPath);
+  } catch (e) {
+    return void window.showErrorMessage(`mcpx: could not write ${file}: ${(e as Error).message}`);
+  }
+  // Not awaited: the message stays until dismissed, and the command is done.
+  void window
+    .showInformationMessage(
+      `mcpx: wrote ${file}, which runs this extension's mcpx with VS Code's own runtime. Remove it with \`${removeHint(file)}\` or "mcpx: Uninstall 'mcpx' Command".${pathHint(dir)}`,
+      'Copy Path',
+    )
+    .then((pick) => pick && d.clipboard.writeText(file));
+  return file;
+});
+
+/** What to do when the launcher's folder is not on the PATH. */
+const pathHint = (dir: string): string =>
+  onPath(dir)
+    ? ''
+    : windows()
+      ? ` ${dir} is not on your PATH: add it (Settings › System › About › Advanced system settings › Environment Variables), or call the launcher by its full path.`
+      : ` ${dir} is not on your PATH: add it (e.g. export PATH="$HOME/.local/bin:$PATH" in ~/.profile), or call the launcher by its full path.`;

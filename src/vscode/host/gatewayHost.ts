@@ -1,0 +1,276 @@
+// Runs one gateway in the extension host: on mcpx.port, or the next free port if it is taken. Its servers
+// come from the user setting mcpx.servers and the workspace's .vscode/mcp.json (sources.ts); a change to
+// either — or to a gateway setting, a credential, the workspace's trust — rebuilds the gateway on the same
+// port. Each gateway is one run (lifetimes.ts): what the editor hangs on it ends with it. The workspace
+// folders are its roots; <state>/endpoints.json names its endpoint for tools outside VS Code.
+import * as vscode from 'vscode';
+import { type Listening, listen } from '../../app/app';
+import { gatewayRoutes } from '../../app/routes';
+import type { Config } from '../../config/file';
+import { defaultStateDir } from '../../config/file';
+import { endpointSecret } from '../../config/secret';
+import { SETTINGS, Settings, envLayer } from '../../config/settings';
+import { VERSION } from '../../config/version';
+import type { BackgroundTasks, GatewayFacade, PersonPort, SignInPort, TaskBoard } from '../../gateway/facade';
+import { Gateway } from '../../gateway/gateway';
+import { type Disposable, Emitter, type Lifetimes, disposable } from '../lifetimes';
+import type { GatewayRun, HostPort } from '../ports';
+import { ChatEndpoint } from './chatEndpoint';
+import { publishEndpoint } from './endpoints';
+import { relayRuns } from './runRelay';
+import { isSignInKey, secretStore } from './secretStore';
+import { vscodeLayer } from './settings';
+import { ConfigSources, roots } from './sources';
+
+const PORT_TRIES = 20;
+
+export interface HostOptions {
+  readonly life: Lifetimes<GatewayRun>;
+  readonly log: vscode.LogOutputChannel;
+  /** Where the gateway keeps its state (the era cache); the extension's global storage. */
+  readonly stateDir?: string;
+  readonly person?: PersonPort;
+  readonly secrets?: vscode.SecretStorage;
+  /** Signing in to upstreams: the person's part (src/vscode/signIn.ts). */
+  readonly signIn?: SignInPort;
+}
+
+export class GatewayHost implements HostPort, Disposable {
+  private listening?: Listening;
+  /** The running gateway, as the editor may use it (src/gateway/facade.ts). */
+  gateway?: GatewayFacade;
+  /** Why the gateway is not running, when it is not. */
+  whyStopped = 'it has not started yet';
+  private readonly changed = new Emitter();
+  /** The gateway started or stopped, or something it shows changed (any event but a log line). */
+  readonly onDidChange = this.changed.event;
+  private readonly lines = new Emitter<string>();
+  /** Every line the gateway logs (an upstream's stderr among them, as `[server] line`). */
+  readonly onLogLine = this.lines.event;
+  private readonly definitions = new Emitter();
+  /** The endpoint offered to VS Code's chat came or went. */
+  readonly onDidChangeDefinitions = this.definitions.event;
+  private readonly sources: ConfigSources;
+  private readonly chat: ChatEndpoint;
+  private readonly subs: Disposable[];
+  /** The port this window holds: a reload keeps it, so the endpoint agents were given stays true. */
+  private port?: number;
+
+  constructor(private readonly o: HostOptions) {
+    this.sources = new ConfigSources(o.log, o.secrets);
+    this.chat = new ChatEndpoint({
+      life: o.life,
+      log: (l) => o.log.info(l),
+      inWorkspace: (server) => this.sources.inWorkspace(server),
+      gateway: (servers, settings) =>
+        this.makeGateway({ servers, roots: roots(), settings: {}, issues: [], source: 'mcpx.servers' }, settings, (l) =>
+          o.log.info(`[editor view] ${l}`),
+        ),
+      listen: (gateway, settings) => this.listenOn(gateway, settings, 0),
+    });
+    relayRuns(o.life, this.changed);
+    this.subs = [this.sources, ...this.reloadTriggers()];
+  }
+
+  get secrets(): vscode.SecretStorage | undefined {
+    return this.o.secrets;
+  }
+
+  /** A rebuild when what the gateway is made of changes; the roots follow the workspace folders. */
+  private reloadTriggers(): Disposable[] {
+    const reload = () => void this.reload();
+    const watcher = vscode.workspace.createFileSystemWatcher('**/.vscode/mcp.json');
+    return [
+      vscode.workspace.onDidChangeWorkspaceFolders(() => this.gateway?.setRoots(roots())),
+      // Servers or a gateway setting changed. (mcpx.sampling.models and mcpx.autoStart are read where they
+      // are used; they need no rebuild.)
+      vscode.workspace.onDidChangeConfiguration(
+        (e) =>
+          (e.affectsConfiguration('mcpx.servers') || SETTINGS.some((d) => e.affectsConfiguration(`mcpx.${d.key}`))) &&
+          reload(),
+      ),
+      vscode.workspace.onDidGrantWorkspaceTrust(reload),
+      // A credential the config refers to changed. A sign-in is not config (the gateway that stored it
+      // uses it as it is).
+      ...(this.o.secrets ? [this.o.secrets.onDidChange((e) => !isSignInKey(e.key) && reload())] : []),
+      watcher,
+      watcher.onDidChange(reload),
+      watcher.onDidCreate(reload),
+      watcher.onDidDelete(reload),
+    ];
+  }
+
+  /** The endpoint that works, with the secret (docs/security.md "The endpoint secret"): for clients, the
+   *  clipboard and endpoints.json; never for a log. */
+  get endpoint(): string | undefined {
+    return this.listening?.endpoint;
+  }
+
+  /** The endpoint without the secret: what may be shown and logged. */
+  get bareEndpoint(): string | undefined {
+    return this.listening?.url;
+  }
+
+  /** The endpoint secret alone (for an Authorization header), while transport.secret is on; never for a log. */
+  get secret(): string | undefined {
+    return this.listening?.secret;
+  }
+
+  /** The background calls of 2026-07-28 clients (the server's task store), for the Tasks view. */
+  get background(): BackgroundTasks | undefined {
+    return this.listening?.background;
+  }
+
+  /** Every task of this gateway, both eras (the server's task store), for the Tasks view. */
+  get tasks(): TaskBoard | undefined {
+    return this.listening?.tasks;
+  }
+
+  definedIn(server: string): vscode.Uri | undefined {
+    return this.sources.definedIn(server);
+  }
+
+  referencedSecrets(): string[] {
+    return this.sources.referencedSecrets();
+  }
+
+  /** The endpoint offered to VS Code's chat, started on first ask; none when VS Code runs them all. */
+  editorEndpoint(): Promise<string | undefined> {
+    return this.chat.endpoint();
+  }
+
+  /** Resolves true when an upstream says a URL elicitation's step is complete; false if `signal` ends
+   *  first, or the run does. */
+  waitElicitation(server: string, elicitationId: string, signal: AbortSignal): Promise<boolean> {
+    const g = this.gateway;
+    if (!g || signal.aborted) return Promise.resolve(false);
+    return new Promise((resolve) => {
+      let settled = false;
+      let held: Disposable | undefined;
+      const finish = (v: boolean) => {
+        if (settled) return;
+        settled = true;
+        off();
+        signal.removeEventListener('abort', onAbort);
+        held?.dispose();
+        resolve(v);
+      };
+      const off = g.onEvent((e) => {
+        if (e.type === 'elicitation.complete' && e.server === server && e.elicitationId === elicitationId) finish(true);
+      });
+      const onAbort = () => finish(false);
+      signal.addEventListener('abort', onAbort, { once: true });
+      held = this.o.life.forRun(disposable(() => finish(false)));
+    });
+  }
+
+  /** A gateway as this host makes one: its sign-ins in SecretStorage, the person asked in the editor. */
+  private makeGateway(config: Config, settings: Settings, log: (line: string) => void): Gateway {
+    return new Gateway(config, settings, {
+      log,
+      stateDir: this.o.stateDir,
+      person: this.o.person,
+      auth: {
+        store: this.o.secrets ? secretStore(this.o.secrets) : undefined,
+        person: this.o.signIn,
+        fixHint: 'choose Sign In on "{server}" in the mcpx Upstreams view (or run mcpx: Sign In to Server…)',
+      },
+      clientInfo: { name: 'mcpx-vscode', version: VERSION },
+    });
+  }
+
+  private listenOn(gateway: Gateway, settings: Settings, port: number): Promise<Listening> {
+    return listen({
+      provider: gateway,
+      settings,
+      port,
+      routes: gatewayRoutes(gateway),
+      log: (l) => this.o.log.error(l),
+      // The install's endpoint secret, shared with `mcpx daemon` and `mcpx elicit` through the headless
+      // state directory, while transport.secret is on.
+      secret: settings.get<boolean>('transport.secret') ? endpointSecret(defaultStateDir(process.env)) : undefined,
+      stateDir: defaultStateDir(process.env),
+    });
+  }
+
+  /** Resolves with the endpoint that works (with the secret). */
+  async start(): Promise<string> {
+    if (this.listening) return this.listening.endpoint;
+    const config = await this.sources.load();
+    const settings = new Settings([
+      { source: 'vscode', values: vscodeLayer() },
+      { source: 'env', values: envLayer(process.env) },
+    ]);
+    const gateway = this.makeGateway(config, settings, (l) => {
+      this.o.log.info(l);
+      this.lines.fire(l);
+    });
+    const listening = await this.listenFrom(gateway, settings, this.port ?? settings.get<number>('port'));
+    this.listening = listening;
+    this.gateway = gateway;
+    this.port = Number(new URL(listening.url).port);
+    this.o.life.begin({ gateway, tasks: listening.tasks, background: listening.background });
+    this.o.log.info(
+      `gateway listening on ${listening.url} with ${config.servers.length} upstream(s): ${config.servers.map((s) => s.name).join(', ') || 'none'}`,
+    );
+    this.publish(listening.endpoint, listening.secret);
+    this.changed.fire();
+    this.definitions.fire();
+    return listening.endpoint;
+  }
+
+  /** Listening on `first`, or the next free port of PORT_TRIES; the gateway closed if none is. */
+  private async listenFrom(gateway: Gateway, settings: Settings, first: number): Promise<Listening> {
+    let lastError: unknown;
+    for (let port = first; port < first + PORT_TRIES; port++) {
+      try {
+        return await this.listenOn(gateway, settings, port);
+      } catch (e) {
+        lastError = e;
+        if ((e as NodeJS.ErrnoException).code !== 'EADDRINUSE' || first === 0) break;
+      }
+    }
+    await gateway.close();
+    this.whyStopped = `it could not listen on ports ${first}..${first + PORT_TRIES - 1}: ${(lastError as Error)?.message}`;
+    throw new Error(`mcpx ${this.whyStopped}`);
+  }
+
+  /** A source changed: the gateway is rebuilt on the same port with the new servers. */
+  async reload(): Promise<void> {
+    if (!this.listening) return;
+    this.o.log.info('server configuration changed: reloading the gateway');
+    await this.stop();
+    await this.start().catch((e: Error) => this.o.log.error(e.message));
+  }
+
+  async stop(reason = 'it was stopped'): Promise<void> {
+    this.whyStopped = reason;
+    // Already stopped (deactivate, then dispose): nothing to close, publish or announce again.
+    if (!this.listening && !this.gateway && !this.o.life.run) return;
+    const l = this.listening;
+    const g = this.gateway;
+    this.listening = undefined;
+    this.gateway = undefined;
+    await l?.close();
+    await g?.close();
+    // Then the run's own: what listened to it (its last events heard), the chat's gateway.
+    await this.o.life.end();
+    this.definitions.fire();
+    this.publish(undefined);
+    this.changed.fire();
+  }
+
+  private publish(url: string | undefined, secret?: string): void {
+    const key = vscode.workspace.workspaceFolders?.map((f) => f.uri.fsPath).join(',') || '(no folder)';
+    const problem = publishEndpoint(key, url, secret);
+    if (problem) this.o.log.warn(problem);
+  }
+
+  dispose(): void {
+    void this.stop('the extension is deactivating');
+    for (const s of this.subs) s.dispose();
+    this.changed.dispose();
+    this.lines.dispose();
+    this.definitions.dispose();
+  }
+}

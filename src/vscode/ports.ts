@@ -1,0 +1,100 @@
+// The narrow ports the editor's commands and views reach VS Code and the gateway through. Each is a
+// slice of a `vscode` API (its types only: nothing here loads `vscode`), so a command or a view takes
+// the real one in the extension host (editorPorts.ts) and a small hand-written fake in the unit tests
+// (test/vscode-fakes/), which run in plain Node. The gateway is reached through GatewayFacade
+// (src/gateway/facade.ts) as the host holds it.
+import type * as vscode from 'vscode';
+import type { BackgroundTasks, GatewayFacade, TaskView } from '../gateway/facade';
+import type { JsonObject } from '../protocol/jsonrpc';
+import type { Event } from './lifetimes';
+
+/** What the commands show and ask through. */
+export type EditorWindow = Pick<
+  typeof vscode.window,
+  | 'showQuickPick'
+  | 'showInputBox'
+  | 'showInformationMessage'
+  | 'showWarningMessage'
+  | 'showErrorMessage'
+  | 'withProgress'
+  | 'showTextDocument'
+  | 'activeTextEditor'
+>;
+export type EditorCommands = Pick<typeof vscode.commands, 'executeCommand'>;
+export type Clipboard = Pick<vscode.Clipboard, 'writeText'>;
+/** The settings the commands read and write (mcpx.servers, VS Code's mcp.servers). */
+export type EditorConfig = Pick<typeof vscode.workspace, 'getConfiguration' | 'openTextDocument'>;
+/** The classes and enums the commands and views build with: VS Code's, or a test's stand-ins. */
+export type Kit = Pick<
+  typeof vscode,
+  | 'TreeItem'
+  | 'TreeItemCollapsibleState'
+  | 'ThemeIcon'
+  | 'ThemeColor'
+  | 'ProgressLocation'
+  | 'ConfigurationTarget'
+  | 'Selection'
+  | 'Range'
+>;
+export type Memento = Pick<vscode.Memento, 'get' | 'update'>;
+
+/** A task of the server (either era), as the Tasks view and its commands read it. */
+export type TaskEntry = Pick<
+  TaskView,
+  'id' | 'status' | 'statusMessage' | 'createdAt' | 'updatedAt' | 'terminal' | 'cancel'
+> & {
+  readonly info: Pick<TaskView['info'], 'label' | 'client' | 'era'>;
+  readonly call: Pick<TaskView['call'], 'id' | 'progress' | 'finished'>;
+};
+
+/** The server's task store, as the editor reads it. */
+export interface TaskList {
+  list(identity: undefined): TaskEntry[];
+  find(id: string): TaskEntry | undefined;
+  onChange(fn: () => void): () => void;
+}
+
+/** One gateway run: what exists while a gateway listens (src/vscode/lifetimes.ts). */
+export interface GatewayRun {
+  readonly gateway: GatewayFacade;
+  readonly tasks: TaskList;
+  readonly background: BackgroundTasks;
+}
+
+/** The gateway as the views and commands see it: the one running (or why none runs), its endpoint, its
+ *  task stores, and an event when any of that changes. */
+export interface GatewayState {
+  readonly gateway?: GatewayFacade;
+  readonly whyStopped: string;
+  /** The endpoint that works, secret included: for clients and the clipboard, never for a log. */
+  readonly endpoint?: string;
+  /** The endpoint without the secret: what may be shown. */
+  readonly bareEndpoint?: string;
+  readonly secret?: string;
+  readonly tasks?: TaskList;
+  readonly background?: BackgroundTasks;
+  readonly onDidChange: Event<void>;
+}
+
+/** What the commands need of the host beyond the gateway's state: the server definitions' sources and
+ *  the credentials kept in SecretStorage. */
+export interface HostPort extends GatewayState {
+  /** The ${secret:NAME} names the sources refer to. */
+  referencedSecrets(): string[];
+  /** The workspace's mcp.json when it defines the server; undefined: the user setting does. */
+  definedIn(server: string): vscode.Uri | undefined;
+  readonly secrets?: Pick<vscode.SecretStorage, 'store'>;
+}
+
+/** The workspace's .vscode/mcp.json, for Add Server…. */
+export interface McpJsonFile {
+  readonly path: string;
+  /** Its text; undefined when there is no such file yet. */
+  read(): Promise<string | undefined>;
+  write(text: string): Promise<void>;
+}
+
+/** Where results go: a read-only editor (src/vscode/results.ts). */
+export interface ResultsPort {
+  show(title: string, result: JsonObject): Promise<void>;
+}

@@ -1,0 +1,162 @@
+// The Tasks view: every task of this gateway (both eras), the 2026-07-28 background calls that are not
+// tasks, the palette calls sent to the background, and the mcpx_exec scripts running (their calls so far
+// under them); newest first. A row's context value is `mcpx.<kind>.<state>`: Cancel on running rows,
+// Show Result on finished ones (package.json "menus"; docs/commands.md).
+import type { BackgroundTasks, RunView } from '../../gateway/facade';
+import { LATEST_LEGACY, MODERN } from '../../protocol/revisions';
+import type { PaletteCall, PaletteCalls } from '../paletteCalls';
+import type { GatewayState, TaskEntry } from '../ports';
+import { type Row, type RowKit, RowsTree, ago } from './rows';
+import { TASK_STATE, TERMINAL_STATES, type TaskKind, type TaskState, backgroundState } from './taskStates';
+
+export interface TaskRow extends Row {
+  kind: TaskKind;
+  id: string;
+  state: TaskState;
+}
+
+/** What one row says, whatever its kind. */
+interface TaskFacts {
+  kind: TaskKind;
+  id: string;
+  label: string;
+  state: TaskState;
+  server?: string;
+  client?: string;
+  progress?: { progress: number; total?: number };
+  startedAt: number;
+  endedAt?: number;
+  rounds?: number;
+  /** What it is, for the tooltip ("2025-11-25 task"). */
+  what: string;
+  message?: string;
+}
+
+const progressText = (p?: { progress: number; total?: number }) =>
+  p ? `${p.progress}${p.total !== undefined ? `/${p.total}` : ''}` : undefined;
+
+/** One row: the tool as label; server (where known), status, client, progress and age as description;
+ *  an icon and a context value per state (Cancel on running rows, Show Result on finished ones). A
+ *  click on a task waiting for input opens the Questions view; on any other row, its actions. */
+function taskRow(r: TaskFacts): TaskRow {
+  const st = TASK_STATE[r.state];
+  const terminal = TERMINAL_STATES.has(r.state);
+  const description = [
+    r.server,
+    st.word,
+    r.client,
+    terminal ? undefined : progressText(r.progress),
+    terminal && r.endedAt !== undefined ? `ended ${ago(r.endedAt)}` : `started ${ago(r.startedAt)}`,
+    r.rounds ? `${r.rounds} round${r.rounds === 1 ? '' : 's'} of questions` : undefined,
+  ]
+    .filter(Boolean)
+    .join(' · ');
+  const toQuestions = r.kind === 'task' && r.state === 'input_required';
+  return {
+    kind: r.kind,
+    id: r.id,
+    state: r.state,
+    key: `${r.kind}:${r.id}`,
+    label: r.label,
+    description,
+    tooltip: [
+      `${r.label} — ${st.word}${r.message ? `: ${r.message}` : ''}`,
+      `${r.what} ${r.id}`,
+      toQuestions ? 'A question no client can take waits in the Questions view (click).' : undefined,
+    ]
+      .filter(Boolean)
+      .join('\n'),
+    icon: { id: st.icon, color: st.color },
+    contextValue: `mcpx.${r.kind}.${r.state}`,
+    command: toQuestions
+      ? { command: 'mcpx.showQuestions', title: 'Show Questions' }
+      : { command: 'mcpx.task', title: 'Task…', arguments: [{ kind: r.kind, id: r.id }] },
+  };
+}
+
+const ofTask = (t: TaskEntry): TaskFacts => ({
+  kind: 'task',
+  id: t.id,
+  label: t.info.label,
+  state: t.status,
+  client: t.info.client,
+  progress: t.call.progress,
+  startedAt: t.createdAt,
+  endedAt: t.terminal ? t.updatedAt : undefined,
+  what: `${t.info.era === 'legacy' ? LATEST_LEGACY : MODERN} task`,
+  message: t.statusMessage,
+});
+
+const ofBackground = (c: ReturnType<BackgroundTasks['list']>[number]): TaskFacts => ({
+  kind: 'background',
+  id: c.id,
+  label: c.label,
+  state: backgroundState(c.status),
+  progress: c.progress,
+  startedAt: c.startedAt,
+  rounds: c.rounds,
+  what: `${MODERN} background call`,
+});
+
+const ofPalette = (c: PaletteCall): TaskFacts => ({
+  kind: 'palette',
+  id: c.id,
+  label: `tools/call ${c.tool}`,
+  state: c.status,
+  server: c.server,
+  client: 'palette',
+  progress: c.progress,
+  startedAt: c.startedAt,
+  endedAt: c.endedAt,
+  what: 'palette call run in the background',
+  message: typeof c.outcome === 'string' ? c.outcome : undefined,
+});
+
+/** A running mcpx_exec script and the calls it has made so far, each with its state (docs/exec.md
+ *  "Tasks"). No action: the script ends with its call, its timeout, or its client's cancellation. */
+function execRow(r: RunView): TaskRow {
+  const st = TASK_STATE.working;
+  const calls = r.calls.map((c, i): Row => {
+    const state = TASK_STATE[c.state === 'running' ? 'working' : c.state];
+    return {
+      key: `exec:${r.id}:${i}`,
+      label: c.label,
+      description: state.word,
+      tooltip: `call ${r.total - r.calls.length + i + 1} of the script: ${c.label}`,
+      icon: { id: state.icon },
+    };
+  });
+  return {
+    kind: 'exec',
+    id: r.id,
+    state: 'working',
+    key: `exec:${r.id}`,
+    label: 'mcpx_exec script',
+    description: [st.word, r.client, `${r.total} call${r.total === 1 ? '' : 's'}`, `started ${ago(r.startedAt)}`]
+      .filter(Boolean)
+      .join(' · '),
+    tooltip: `mcpx_exec script ${r.id} — ${st.word}`,
+    icon: { id: st.icon },
+    contextValue: 'mcpx.exec.working',
+    children: calls,
+  };
+}
+
+/** Every row, newest first. */
+export function taskRows(host: GatewayState, palette: PaletteCalls): TaskRow[] {
+  const tasks = host.tasks?.list(undefined) ?? [];
+  const ofTasks = new Set<string>(tasks.map((t) => t.call.id));
+  const rows: Array<{ at: number; row: TaskRow }> = [
+    ...tasks.map((t) => ({ at: t.createdAt, row: taskRow(ofTask(t)) })),
+    ...(host.background?.list() ?? [])
+      .filter((c) => !ofTasks.has(c.id))
+      .map((c) => ({ at: c.startedAt, row: taskRow(ofBackground(c)) })),
+    ...palette.list().map((c) => ({ at: c.startedAt, row: taskRow(ofPalette(c)) })),
+    ...(host.gateway?.runs() ?? []).map((r) => ({ at: r.startedAt, row: execRow(r) })),
+  ];
+  return rows.sort((a, b) => b.at - a.at).map((x) => x.row);
+}
+
+export function tasksTree(host: GatewayState, palette: PaletteCalls, kit: RowKit): RowsTree<TaskRow> {
+  return new RowsTree<TaskRow>(kit, [host.onDidChange, palette.onDidChange], () => taskRows(host, palette), 2000);
+}

@@ -1,0 +1,130 @@
+// The Upstreams view: each server with its state, sign-in, revision and transport; its tools, prompts and
+// resources as children, a tool with the hints it gives about itself (toolTrust.ts) and Call Tool… on a
+// click. The row's context value keys the menus (package.json "menus": Restart, Stop, Sign In/Out, …).
+import type * as vscode from 'vscode';
+import type { SignInState, UpstreamStatus } from '../../gateway/facade';
+import type { JsonObject } from '../../protocol/jsonrpc';
+import { EDITOR_IDENTITY } from '../editorCall';
+import { type Disposable, Emitter } from '../lifetimes';
+import type { GatewayState, Kit } from '../ports';
+import { trustCues } from '../toolTrust';
+
+type List = 'tools' | 'prompts' | 'resources';
+export type UpstreamNode =
+  | { kind: 'server'; name: string; state: string; detail: string; error?: string; signIn: SignInState }
+  | { kind: 'group'; server: string; list: List }
+  | { kind: 'item'; server: string; list: List; item: JsonObject }
+  | { kind: 'note'; text: string };
+
+const STATE_ICON: Record<string, string> = {
+  running: 'pass-filled',
+  starting: 'loading~spin',
+  failed: 'error',
+  'needs-sign-in': 'account',
+  stopped: 'circle-outline',
+};
+
+/** How a server's sign-in reads in the tree, and the suffix its menus key on (package.json "menus"). */
+const SIGN_IN: Record<SignInState, { word?: string; context: string }> = {
+  'signed-in': { word: 'signed in', context: '.signedIn' },
+  'needs-sign-in': { word: 'needs sign-in', context: '.needsSignIn' },
+  'signing-in': { word: 'signing in…', context: '' },
+  'not-needed': { context: '' },
+};
+
+type TreeKit = Pick<Kit, 'TreeItem' | 'TreeItemCollapsibleState' | 'ThemeIcon'>;
+
+export class UpstreamsTree implements vscode.TreeDataProvider<UpstreamNode>, Disposable {
+  private readonly changed = new Emitter();
+  readonly onDidChangeTreeData = this.changed.event;
+  private readonly sub: Disposable;
+
+  constructor(
+    private readonly host: GatewayState,
+    private readonly kit: TreeKit,
+  ) {
+    this.sub = host.onDidChange(() => this.changed.fire());
+  }
+
+  dispose(): void {
+    this.sub.dispose();
+    this.changed.dispose();
+  }
+
+  getTreeItem(n: UpstreamNode): vscode.TreeItem {
+    const { TreeItem, TreeItemCollapsibleState: Collapsible } = this.kit;
+    switch (n.kind) {
+      case 'server': {
+        const t = new TreeItem(n.name, Collapsible.Collapsed);
+        t.description = n.detail;
+        t.tooltip = n.error ? `${n.name}: ${n.state} — ${n.error}` : `${n.name}: ${n.state}`;
+        t.iconPath = new this.kit.ThemeIcon(STATE_ICON[n.state] ?? 'circle-outline');
+        t.contextValue = `mcpx.server.${n.state}${SIGN_IN[n.signIn].context}`;
+        t.id = `server:${n.name}`;
+        return t;
+      }
+      case 'group': {
+        const t = new TreeItem(n.list, Collapsible.Collapsed);
+        t.id = `group:${n.server}:${n.list}`;
+        return t;
+      }
+      case 'item':
+        return this.itemOf(n.server, n.list, n.item);
+      case 'note':
+        return new TreeItem(n.text, Collapsible.None);
+    }
+  }
+
+  /** A tool, prompt or resource; a tool with its hints, called on a click. */
+  private itemOf(server: string, list: List, item: JsonObject): vscode.TreeItem {
+    const name = String(item.name ?? item.uri);
+    const t = new this.kit.TreeItem(name, this.kit.TreeItemCollapsibleState.None);
+    t.description = typeof item.title === 'string' ? item.title : undefined;
+    t.tooltip = typeof item.description === 'string' ? item.description : name;
+    t.contextValue = `mcpx.${list}`;
+    if (list === 'tools') {
+      t.command = { command: 'mcpx.callTool', title: 'Call Tool…', arguments: [server, name] };
+      const cues = trustCues(item);
+      t.description = [t.description, ...cues.words].filter(Boolean).join(' · ') || undefined;
+      t.tooltip = [t.tooltip, '', ...cues.tooltip].join('\n');
+      t.iconPath = new this.kit.ThemeIcon(cues.icon ?? 'tools');
+    }
+    return t;
+  }
+
+  async getChildren(n?: UpstreamNode): Promise<UpstreamNode[]> {
+    const g = this.host.gateway;
+    if (!g) return [{ kind: 'note', text: `The gateway is not running: ${this.host.whyStopped}` }];
+    if (!n) {
+      // Empty, the view shows its welcome content (package.json viewsWelcome): what goes here, Add Server.
+      return g.servers().map((s) => serverNode(s, g.signInState(s.name)));
+    }
+    if (n.kind === 'server')
+      return (['tools', 'prompts', 'resources'] as const).map((list) => ({ kind: 'group', server: n.name, list }));
+    if (n.kind === 'group') {
+      try {
+        const items = await g.serverList(n.server, n.list, EDITOR_IDENTITY);
+        return items.length
+          ? items.map((item) => ({ kind: 'item', server: n.server, list: n.list, item }))
+          : [{ kind: 'note', text: `no ${n.list}` }];
+      } catch (e) {
+        return [{ kind: 'note', text: (e as Error).message }];
+      }
+    }
+    return [];
+  }
+}
+
+/** A server's row: a server that waits for a sign-in shows that instead of "stopped" or "failed". */
+function serverNode(s: UpstreamStatus, signIn: SignInState): UpstreamNode {
+  const state = signIn === 'needs-sign-in' && s.state !== 'running' ? 'needs-sign-in' : s.state;
+  const detail = [
+    s.state === 'failed' ? `failed: ${s.lastError ?? ''}` : state === 'needs-sign-in' ? undefined : s.state,
+    SIGN_IN[signIn].word,
+    s.revision,
+    s.transport,
+  ]
+    .filter(Boolean)
+    .join(' · ');
+  return { kind: 'server', name: s.name, state, signIn, detail, error: s.lastError };
+}

@@ -1,7 +1,7 @@
 // The bundled extension (dist/extension.js) activated against a hand-written fake of the few VS Code
 // APIs it touches: it starts the gateway on mcpx.port (the next free one if taken), shows the endpoint
 // in the status bar, copies it, and disposing the extension closes the server. The same bundle runs in
-// a real VS Code extension host in the editor integration tests.
+// a real VS Code extension host in the editor integration tests. A reload leaves nothing of the run before.
 import assert from 'node:assert/strict';
 import { createServer } from 'node:net';
 import Module from 'node:module';
@@ -128,7 +128,8 @@ test('activate: gateway on the next free port, endpoint in the status bar and cl
     const ext = require(join(repoRoot(), 'dist', 'extension.js')) as {
       activate(ctx: unknown): Promise<{
         endpoint(): string | undefined;
-        host: { gateway?: { servers(): Array<{ name: string; pid?: number }> } };
+        host: { gateway?: { servers(): Array<{ name: string; pid?: number }> }; reload(): Promise<void> };
+        life: { counts(): { extension: number; run: number } };
       }>;
     };
     const subscriptions: Disposable[] = [];
@@ -180,9 +181,19 @@ test('activate: gateway on the next free port, endpoint in the status bar and cl
       name: 'mcpx_call',
       arguments: { server: 'up', tool: 'echo', arguments: { text: 'hi' } },
     });
+    assert.equal(state.statusText, `$(plug) mcpx :${port} · 1/1`);
+    // A reload is a new run: the old run's subscriptions are gone, the new one's as many (src/vscode/lifetimes.ts).
+    const held = handle.life.counts();
+    assert.ok(held.run > 0 && held.extension > 0, JSON.stringify(held));
+    await handle.host.reload();
+    assert.deepEqual(handle.life.counts(), held, 'nothing of the first run left registered');
+    assert.equal(handle.endpoint(), url, 'the same port after a reload');
+    await c.request('tools/call', {
+      name: 'mcpx_call',
+      arguments: { server: 'up', tool: 'echo', arguments: { text: 'hi' } },
+    });
     const pid = handle.host.gateway!.servers().find((s) => s.name === 'up')!.pid!;
     assert.ok(pid > 0);
-    assert.equal(state.statusText, `$(plug) mcpx :${port} · 1/1`);
     for (const d of subscriptions) d.dispose();
     const alive = () => {
       try {
@@ -194,6 +205,7 @@ test('activate: gateway on the next free port, endpoint in the status bar and cl
     };
     for (let i = 0; i < 100 && alive(); i++) await new Promise((r) => setTimeout(r, 20));
     assert.equal(alive(), false, 'deactivation stops every upstream process');
+    assert.deepEqual(handle.life.counts(), { extension: 0, run: 0 }, 'every disposable of both lifetimes disposed');
     await new Promise((r) => setTimeout(r, 50));
     await assert.rejects(fetch(url, { method: 'POST' }), 'the server is closed on dispose');
     assert.deepEqual(

@@ -1,0 +1,265 @@
+// Hand-written stand-ins for the editor's ports (src/vscode/ports.ts), so the commands and views run in
+// plain Node: a window that answers QuickPicks and InputBoxes from a script and records every message,
+// the commands executed, the clipboard, the settings written, and VS Code's classes as plain ones. No
+// `vscode` is loaded (the unit tests check their own bundle for it).
+import assert from 'node:assert/strict';
+import type { Deps } from '../../src/vscode/commands/command';
+import { PaletteCalls } from '../../src/vscode/paletteCalls';
+import type { Kit, McpJsonFile, Memento } from '../../src/vscode/ports';
+import { ToolTrust } from '../../src/vscode/toolTrust';
+import type { JsonObject } from '../../src/protocol/jsonrpc';
+import type { PersonPort } from '../../src/gateway/facade';
+import { type FakeHost, fakeHost } from './host';
+
+/** One answer to the next QuickPick or InputBox. */
+export type Answer =
+  /** The item whose label contains this text. */
+  | { pick: string }
+  /** The items picked by default (canPickMany), as Enter takes them. */
+  | { pickDefault: true }
+  /** Typed and accepted (refused if the box's validateInput refuses it). */
+  | { input: string }
+  /** The box's own value accepted as it is. */
+  | { accept: true }
+  /** Escape. */
+  | { dismiss: true };
+
+/** What the person was asked: a QuickPick (its title and item labels) or an InputBox (title, value). */
+export interface Asked {
+  kind: 'pick' | 'input';
+  title?: string;
+  placeHolder?: string;
+  labels?: string[];
+  value?: string;
+  /** What validateInput said of the answer typed, when it refused it. */
+  refused?: string;
+}
+
+export interface Message {
+  level: 'info' | 'warning' | 'error';
+  text: string;
+  items: string[];
+}
+
+type Item = string | { label: string; picked?: boolean };
+const labelOf = (i: Item) => (typeof i === 'string' ? i : i.label);
+
+/** A window that answers from `answers` in order, and says which message buttons to press. */
+export function fakeWindow(answers: Answer[] = []) {
+  const asked: Asked[] = [];
+  const messages: Message[] = [];
+  const progress: Array<{ title?: string; reports: Array<{ message?: string; increment?: number }>; cancel(): void }> =
+    [];
+  /** A message's button to press: by the message's text; none, nothing pressed. */
+  let press: (text: string, items: string[]) => string | undefined = () => undefined;
+  const next = (): Answer => {
+    const a = answers.shift();
+    assert.ok(a, `the person was asked more than the test answered: ${JSON.stringify(asked.at(-1))}`);
+    return a;
+  };
+  const message =
+    (level: Message['level']) =>
+    (text: string, ...rest: unknown[]): Promise<string | undefined> => {
+      const items = rest.filter((x): x is string => typeof x === 'string');
+      messages.push({ level, text, items });
+      return Promise.resolve(press(text, items));
+    };
+  const window = {
+    async showQuickPick(
+      items: Item[] | Promise<Item[]>,
+      options: { title?: string; placeHolder?: string; canPickMany?: boolean } = {},
+    ) {
+      const list = await items;
+      asked.push({ kind: 'pick', title: options.title, placeHolder: options.placeHolder, labels: list.map(labelOf) });
+      const a = next();
+      if ('dismiss' in a) return undefined;
+      if ('pickDefault' in a) return list.filter((i) => typeof i !== 'string' && i.picked);
+      assert.ok('pick' in a, `a QuickPick answered with ${JSON.stringify(a)}`);
+      const found = list.find((i) => labelOf(i).includes(a.pick));
+      assert.ok(found, `no item "${a.pick}" in ${JSON.stringify(list.map(labelOf))}`);
+      return options.canPickMany ? [found] : found;
+    },
+    async showInputBox(
+      options: { title?: string; value?: string; validateInput?(v: string): unknown } = {},
+    ): Promise<string | undefined> {
+      const entry: Asked = { kind: 'input', title: options.title, value: options.value };
+      asked.push(entry);
+      const a = next();
+      if ('dismiss' in a) return undefined;
+      assert.ok('input' in a || 'accept' in a, `an InputBox answered with ${JSON.stringify(a)}`);
+      const text = 'input' in a ? a.input : (options.value ?? '');
+      const problem = await options.validateInput?.(text);
+      if (problem) {
+        entry.refused = String(problem);
+        // The box stays open with the message: the next answer is typed into it.
+        return window.showInputBox(options);
+      }
+      return text;
+    },
+    showInformationMessage: message('info'),
+    showWarningMessage: message('warning'),
+    showErrorMessage: message('error'),
+    async withProgress<R>(
+      options: { title?: string },
+      task: (
+        p: { report(v: { message?: string; increment?: number }): void },
+        token: { onCancellationRequested(l: () => void): void },
+      ) => Promise<R>,
+    ): Promise<R> {
+      const cancels: Array<() => void> = [];
+      const entry = {
+        title: options.title,
+        reports: [] as Array<{ message?: string }>,
+        cancel: () => {
+          for (const c of cancels) c();
+        },
+      };
+      progress.push(entry);
+      return task({ report: (v) => entry.reports.push(v) }, { onCancellationRequested: (l) => cancels.push(l) });
+    },
+    showTextDocument: () => Promise.reject(new Error('not faked: showTextDocument')),
+    activeTextEditor: undefined,
+  };
+  return {
+    window,
+    asked,
+    messages,
+    progress,
+    /** Which button to press on a message. */
+    pressing(f: typeof press) {
+      press = f;
+    },
+    /** The messages of one level, their text only. */
+    said: (level: Message['level']) => messages.filter((m) => m.level === level).map((m) => m.text),
+  };
+}
+
+/** VS Code's classes and enums the views and commands build with, as plain ones. */
+export const fakeKit = {
+  TreeItem: class {
+    description?: string;
+    tooltip?: string;
+    iconPath?: unknown;
+    contextValue?: string;
+    id?: string;
+    command?: unknown;
+    constructor(
+      readonly label: string,
+      readonly collapsibleState?: number,
+    ) {}
+  },
+  TreeItemCollapsibleState: { None: 0, Collapsed: 1, Expanded: 2 },
+  ThemeIcon: class {
+    constructor(
+      readonly id: string,
+      readonly color?: { id: string },
+    ) {}
+  },
+  ThemeColor: class {
+    constructor(readonly id: string) {}
+  },
+  ProgressLocation: { SourceControl: 1, Window: 10, Notification: 15 },
+  ConfigurationTarget: { Global: 1, Workspace: 2, WorkspaceFolder: 3 },
+  Selection: class {},
+  Range: class {},
+  StatusBarAlignment: { Left: 1, Right: 2 },
+} as unknown as Kit & { StatusBarAlignment: { Left: 1; Right: 2 } };
+
+/** Settings by section: the user (global) values, and every write. */
+export function fakeConfig(global: Record<string, Record<string, unknown>> = {}) {
+  const writes: Array<{ section: string; key: string; value: unknown; target: unknown }> = [];
+  const config = {
+    getConfiguration: (section: string) => ({
+      get: (key: string, d?: unknown) => global[section]?.[key] ?? d,
+      inspect: (key: string) => ({ key, globalValue: global[section]?.[key] }),
+      update: async (key: string, value: unknown, target: unknown) => {
+        writes.push({ section, key, value, target });
+        global[section] = { ...global[section], [key]: value };
+      },
+    }),
+    openTextDocument: () => Promise.reject(new Error('not faked: openTextDocument')),
+  };
+  return { config, writes, global };
+}
+
+/** workspaceState. */
+export function fakeMemento(values: Record<string, unknown> = {}): Memento & { values: Record<string, unknown> } {
+  return {
+    values,
+    get: ((key: string, d?: unknown) => values[key] ?? d) as Memento['get'],
+    update: async (key: string, value: unknown) => {
+      if (value === undefined) delete values[key];
+      else values[key] = value;
+    },
+  };
+}
+
+/** The workspace's mcp.json in memory; `onWrite` is told of each write. */
+export function fakeMcpJson(text?: string, onWrite: (text: string) => void = () => undefined) {
+  const file = {
+    text,
+    path: '/ws/.vscode/mcp.json',
+    read: async () => file.text,
+    write: async (t: string) => {
+      file.text = t;
+      onWrite(t);
+    },
+  };
+  return file satisfies McpJsonFile;
+}
+
+/** A person who answers each question from `answers` (undefined: dismissed), and records them. */
+export function fakePerson(answers: Array<JsonObject | undefined> = []) {
+  const questions: Array<{ server: string; method: string; params: JsonObject }> = [];
+  const person: PersonPort = {
+    can: (method) => method === 'elicitation/create',
+    ask: async (q) => {
+      questions.push({ server: q.server, method: q.method, params: q.params });
+      return answers.shift();
+    },
+  };
+  return { person, questions };
+}
+
+/** Every port a command takes, fakes all, each replaceable. */
+export function fakeDeps(
+  o: {
+    answers?: Answer[];
+    host?: FakeHost;
+    memento?: Memento;
+    /** The user settings by section, e.g. { mcpx: { servers: {…} } }. */
+    settings?: Record<string, Record<string, unknown>>;
+    parts?: Partial<Deps>;
+  } = {},
+) {
+  const ui = fakeWindow(o.answers);
+  const executed: unknown[][] = [];
+  const clipboard: string[] = [];
+  const settings = fakeConfig(o.settings);
+  const shown: Array<{ title: string; result: JsonObject }> = [];
+  const logLines: string[] = [];
+  const approved: string[] = [];
+  const host = o.host ?? fakeHost();
+  const window = ui.window as unknown as Deps['window'];
+  const d: Deps = {
+    window,
+    commands: {
+      executeCommand: async (...args: unknown[]) => void executed.push(args),
+    } as unknown as Deps['commands'],
+    clipboard: { writeText: async (t: string) => void clipboard.push(t) },
+    config: settings.config as unknown as Deps['config'],
+    kit: fakeKit,
+    host,
+    person: fakePerson().person,
+    trust: new ToolTrust(o.memento ?? fakeMemento(), window),
+    palette: new PaletteCalls(),
+    results: { show: async (title, result) => void shown.push({ title, result }) },
+    log: { show: () => logLines.push('(shown)'), error: (l) => logLines.push(l) },
+    signIn: { approve: (server) => approved.push(server) },
+    upstreamLogs: { channel: () => ({ show: () => undefined }) },
+    mcpJson: () => undefined,
+    extensionPath: '/nowhere/mcpx',
+    ...o.parts,
+  };
+  return { d, ui, executed, clipboard, settings, shown, logLines, approved, host };
+}

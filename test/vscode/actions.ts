@@ -1,4 +1,4 @@
-// What the suite inside the editor (test/vscode/suite.ts) asks the page driver outside it
+// What the suite inside the editor (test/vscode/, its index suite.ts) asks the page driver outside it
 // (test/vscode.test.ts) to do, as `mcpx-drive:` lines: one definition both sides compile against.
 
 /** An operation inside a webview's document. */

@@ -206,6 +206,8 @@ export class GatewayHost implements HostPort, Disposable {
       this.lines.fire(l);
     });
     const listening = await this.listenFrom(gateway, settings, this.port ?? settings.get<number>('port'));
+    // A run still closing (a stop under way) ends before this one begins.
+    if (this.o.life.run) await this.o.life.end();
     this.listening = listening;
     this.gateway = gateway;
     this.port = Number(new URL(listening.url).port);

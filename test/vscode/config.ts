@@ -1,0 +1,126 @@
+// Configuration: the roots are the workspace folders; a change applies without a restart; a bad entry is a
+// diagnostic; VS Code's chat is offered only the servers it does not run; a credential from SecretStorage.
+import * as assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import * as vscode from 'vscode';
+import { call, drive, type Json, mcp, pageTest, RECORD, recorded, test, textOf, until, WORKSPACE } from './harness';
+
+export const roots =
+  test('roots are the workspace folders; a folder added reaches the legacy upstream as list_changed', async (x) => {
+    const url = x.endpoint()!;
+    const first = JSON.parse(textOf(await call(url, 'roots'))) as { roots: Array<{ uri: string }> };
+    assert.deepEqual(
+      first.roots.map((r) => r.uri),
+      vscode.workspace.workspaceFolders!.map((f) => f.uri.toString()),
+    );
+    const extra = vscode.Uri.file(join(WORKSPACE(), '..', 'second'));
+    await vscode.workspace.fs.createDirectory(extra);
+    assert.ok(
+      vscode.workspace.updateWorkspaceFolders(vscode.workspace.workspaceFolders!.length, 0, {
+        uri: extra,
+        name: 'second',
+      }),
+    );
+    await until('notifications/roots/list_changed upstream', () =>
+      recorded().some((f) => f.method === 'notifications/roots/list_changed'),
+    );
+    const second = JSON.parse(textOf(await call(url, 'roots'))) as { roots: Array<{ uri: string }> };
+    assert.equal(second.roots.length, first.roots.length + 1);
+    assert.ok(second.roots.some((r) => r.uri === extra.toString()));
+  });
+
+export const configChanges =
+  test("config changes apply without a restart; a bad entry is a diagnostic naming its path; VS Code's chat is offered only servers it does not run itself", async (x) => {
+    const token = new vscode.CancellationTokenSource().token;
+    assert.deepEqual(
+      await x.mcpDefinitions.provideMcpServerDefinitions(token),
+      [],
+      'VS Code runs the workspace file itself: nothing offered twice',
+    );
+    const file = vscode.Uri.joinPath(vscode.workspace.workspaceFolders![0]!.uri, '.vscode', 'mcp.json');
+    const original = JSON.parse(readFileSync(file.fsPath, 'utf8')) as { servers: Record<string, Json> };
+    const up = original.servers.up!;
+    await vscode.workspace.getConfiguration('mcpx').update(
+      'servers',
+      {
+        mine: {
+          ...up,
+          args: (up.args as string[]).map((a) => (a === 'up' ? 'mine' : a === RECORD() ? `${RECORD()}.mine` : a)),
+        },
+      },
+      vscode.ConfigurationTarget.Global,
+    );
+    await until(
+      'the user server loaded',
+      () =>
+        x.host.gateway?.servers().some((s) => s.name === 'mine') &&
+        x.host.gateway.servers().some((s) => s.name === 'up'),
+    );
+    const defs = (await x.mcpDefinitions.provideMcpServerDefinitions(token)) as vscode.McpHttpServerDefinition[];
+    assert.equal(defs.length, 1);
+    const listed = (
+      JSON.parse(textOf(await mcp(defs[0]!.uri.toString(), 'tools/call', { name: 'mcpx_servers', arguments: {} }))) as {
+        servers: Array<{ name: string }>;
+      }
+    ).servers;
+    assert.deepEqual(
+      listed.map((s) => s.name),
+      ['mine'],
+      "the chat's endpoint has only the server VS Code does not run",
+    );
+    await vscode.workspace.fs.writeFile(
+      file,
+      Buffer.from(JSON.stringify({ servers: { ...original.servers, bad: { type: 'stdio', command: 7 } } })),
+    );
+    const diags = await until('a diagnostic on mcp.json', () => {
+      const d = vscode.languages.getDiagnostics(file);
+      return d.length ? d : undefined;
+    });
+    assert.match(diags[0]!.message, /^servers\.bad\.command: /);
+    // The diagnostic is published while the new gateway is still being made: wait for it, not a moment.
+    await until('the rest still loads', () => x.host.gateway?.servers().some((s) => s.name === 'up'));
+    await vscode.workspace.fs.writeFile(file, Buffer.from(JSON.stringify(original)));
+    await vscode.workspace.getConfiguration('mcpx').update('servers', undefined, vscode.ConfigurationTarget.Global);
+    await until(
+      'back to the workspace servers',
+      () => x.host.gateway?.servers().length === 1 && vscode.languages.getDiagnostics(file).length === 0,
+    );
+  });
+
+export const setSecret = pageTest(
+  'a credential from SecretStorage (mcpx: Set Secret…) reaches the upstream through ${secret:NAME}, never a setting',
+  async (x) => {
+    const file = vscode.Uri.joinPath(vscode.workspace.workspaceFolders![0]!.uri, '.vscode', 'mcp.json');
+    const up = (JSON.parse(readFileSync(file.fsPath, 'utf8')) as { servers: Record<string, Json> }).servers.up!;
+    // The fixture exits at start unless TOKEN is exactly the secret.
+    const args = [
+      ...(up.args as string[]).map((a) => (a === 'up' ? 'vault' : a === RECORD() ? `${RECORD()}.vault` : a)),
+      '--require-env',
+      'TOKEN=s3cret-value',
+    ];
+    await vscode.workspace
+      .getConfiguration('mcpx')
+      .update(
+        'servers',
+        { vault: { ...up, args, env: { TOKEN: '${secret:vault-token}' } } },
+        vscode.ConfigurationTarget.Global,
+      );
+    await until('the vault server configured', () => x.host.gateway?.servers().some((s) => s.name === 'vault'));
+    const setting = vscode.commands.executeCommand('mcpx.setSecret');
+    drive({ pick: 'vault-token' }, { fill: 's3cret-value' });
+    await setting;
+    const url = await until('the gateway reloaded', () => x.endpoint());
+    const r = await until('the vault server answering', async () => {
+      const res = await mcp(url, 'tools/call', {
+        name: 'mcpx_call',
+        arguments: { server: 'vault', tool: 'echo', arguments: { text: 'unlocked' } },
+      }).catch(() => undefined);
+      return res && !res.isError ? res : undefined;
+    });
+    assert.equal(textOf(r), 'unlocked');
+    const stored = vscode.workspace.getConfiguration('mcpx').get<Record<string, { env: Json }>>('servers')!;
+    assert.equal(stored.vault!.env.TOKEN, '${secret:vault-token}', 'the setting holds the reference, not the value');
+    await vscode.workspace.getConfiguration('mcpx').update('servers', undefined, vscode.ConfigurationTarget.Global);
+  },
+);

@@ -1,0 +1,126 @@
+// Tool calls from the editor: the palette, a tool row's click and context menu, the confirmation of a tool
+// not marked read-only, results in read-only editors with their media; Get Prompt…, Read Resource…,
+// Open Server Config….
+import * as assert from 'node:assert/strict';
+import * as vscode from 'vscode';
+import { drive, pageTest, test, toolNodes, until, upCalls } from './harness';
+
+export const paletteCall = pageTest(
+  'a palette tool call end to end: server, tool, arguments through the form, the result in an editor',
+  async () => {
+    const done = vscode.commands.executeCommand('mcpx.callTool', 'up', 'echo');
+    drive({ fill: 'hello from the palette' }, { pick: 'Accept' });
+    await done;
+    const editor = await until('the result editor', () =>
+      vscode.window.activeTextEditor?.document.getText().includes('hello from the palette')
+        ? vscode.window.activeTextEditor
+        : undefined,
+    );
+    assert.match(editor.document.getText(), /"text": "hello from the palette"/);
+    assert.equal(editor.document.uri.scheme, 'mcpx-result', 'a read-only document, not an untitled one');
+    drive({ shot: 'tool-result' });
+    await new Promise((r) => setTimeout(r, 1500));
+  },
+);
+
+export const mediaAndOpenConfig =
+  test('images and audio of a result render in a webview beside it; Open Server Config… opens the entry', async () => {
+    const rich = vscode.commands.executeCommand('mcpx.callTool', 'up', 'rich');
+    drive({ pick: 'Allow once' });
+    await rich;
+    const tab = await until('the media panel', () =>
+      vscode.window.tabGroups.all
+        .flatMap((g) => g.tabs)
+        .find((t) => t.input instanceof vscode.TabInputWebview && t.input.viewType.endsWith('mcpx.result')),
+    );
+    assert.match(tab.label, /up · rich: media/);
+    drive({ shot: 'tool-result-media' });
+    await new Promise((r) => setTimeout(r, 1200));
+    await vscode.commands.executeCommand('mcpx.openConfig', 'up');
+    const editor = await until('mcp.json open at the entry', () =>
+      vscode.window.activeTextEditor?.document.uri.path.endsWith('.vscode/mcp.json')
+        ? vscode.window.activeTextEditor
+        : undefined,
+    );
+    assert.match(editor.document.lineAt(editor.selection.active.line).text, /"up"/);
+  });
+
+export const promptAndResource = pageTest(
+  'Get Prompt… and Read Resource… from the palette, results in read-only editors',
+  async () => {
+    const prompt = vscode.commands.executeCommand('mcpx.getPrompt');
+    drive({ pick: 'greet' }, { fill: 'Ada' }, { pick: 'Accept' });
+    await prompt;
+    await until('the prompt in an editor', () =>
+      vscode.window.activeTextEditor?.document.getText().includes('Hello, Ada!') ? true : undefined,
+    );
+    const read = vscode.commands.executeCommand('mcpx.readResource');
+    drive({ pick: 'fixture://doc' });
+    await read;
+    const editor = await until('the resource in an editor', () =>
+      vscode.window.activeTextEditor?.document.getText().startsWith('doc body')
+        ? vscode.window.activeTextEditor
+        : undefined,
+    );
+    assert.equal(editor.document.uri.scheme, 'mcpx-result');
+  },
+);
+
+export const contextMenuCall =
+  test("Editor polish: Call Tool from a tool's context menu (the row itself as the argument) calls that tool", async (x) => {
+    // Listing its tools starts the server if nothing has yet.
+    const echo = await until('the echo row', async () =>
+      (await toolNodes(x, 'up')).find((n) => n.item?.name === 'echo'),
+    );
+    // The menu hands the command the row it was opened on.
+    const done = vscode.commands.executeCommand('mcpx.callTool', echo);
+    drive({ fill: 'from the context menu' }, { pick: 'Accept' });
+    await done;
+    const editor = await until('the result editor', () =>
+      vscode.window.activeTextEditor?.document.getText().includes('"text": "from the context menu"')
+        ? vscode.window.activeTextEditor
+        : undefined,
+    );
+    assert.equal(editor.document.uri.scheme, 'mcpx-result');
+  });
+
+export const toolTrust =
+  test("Editor polish: a tool's hints show as the server's own words; one not read-only asks first: declined, allowed once, always allowed (per workspace), forgotten", async (x) => {
+    const tools = await toolNodes(x, 'up');
+    const item = async (name: string) => x.upstreams.getTreeItem(tools.find((n) => n.item?.name === name)!);
+    const echo = await item('echo');
+    assert.match(String(echo.description), /read-only/);
+    assert.match(String(echo.tooltip), /The server says \(untrusted hints\):\n- read-only \(readOnlyHint: true\)/);
+    assert.equal((echo.iconPath as vscode.ThemeIcon).id, 'eye');
+    const count = await item('count');
+    assert.match(String(count.tooltip), /The server says nothing about this tool/);
+
+    const before = upCalls('count');
+    const declined = vscode.commands.executeCommand('mcpx.callTool', 'up', 'count');
+    drive({ title: 'call count on up?' }, { shot: 'tool-confirmation', when: 'quick' }, { pick: 'Decline' });
+    await declined;
+    await new Promise((r) => setTimeout(r, 500));
+    assert.equal(upCalls('count'), before, 'declined: nothing reached the upstream');
+
+    const once = vscode.commands.executeCommand('mcpx.callTool', 'up', 'count');
+    drive({ pick: 'Allow once' });
+    await once;
+    await until('the call allowed once', () => upCalls('count') === before + 1);
+    assert.equal(x.trust.isAllowed('up', 'count'), false);
+
+    const always = vscode.commands.executeCommand('mcpx.callTool', 'up', 'count');
+    drive({ pick: 'Always allow this tool' });
+    await always;
+    await until('the call always allowed', () => upCalls('count') === before + 2);
+    assert.equal(x.trust.isAllowed('up', 'count'), true);
+    // Remembered: no question this time.
+    await vscode.commands.executeCommand('mcpx.callTool', 'up', 'count');
+    await until('the remembered call', () => upCalls('count') === before + 3);
+
+    assert.equal(await vscode.commands.executeCommand('mcpx.forgetToolPermissions'), 1);
+    assert.equal(x.trust.isAllowed('up', 'count'), false);
+    const asksAgain = vscode.commands.executeCommand('mcpx.callTool', 'up', 'count');
+    drive({ pick: 'Decline' });
+    await asksAgain;
+    assert.equal(upCalls('count'), before + 3);
+  });

@@ -6,7 +6,7 @@ import { registerCommands } from './vscode/commands/table';
 import { commandDeps } from './vscode/editorPorts';
 import { chatDefinitions } from './vscode/host/chatProvider';
 import { GatewayHost } from './vscode/host/gatewayHost';
-import { refreshLauncher } from './vscode/launcher';
+import { refreshLauncher } from './vscode/install';
 import { Lifetimes } from './vscode/lifetimes';
 import { PaletteCalls } from './vscode/paletteCalls';
 import { editorPerson } from './vscode/person';

@@ -1,7 +1,7 @@
 // `mcpx: Copy Client Config`: this gateway as another host's MCP configuration, in that host's format
 // (one table, FORMATS) and in the form the person picks: the stdio shim (`mcpx serve --transport stdio`),
 // or Streamable HTTP with the endpoint secret in the URL or in an Authorization header.
-import { shimCommand } from '../launcher';
+import { shimCommand } from '../install';
 import type { GatewayState } from '../ports';
 import { command } from './command';
 

@@ -1,9 +1,9 @@
-// mcpx: Install 'mcpx' Command — the launcher (src/vscode/launcher.ts) written where the platform keeps a
+// mcpx: Install 'mcpx' Command — the launcher (src/vscode/install.ts) written where the platform keeps a
 // user's commands; a file there that is not ours is replaced only after the person agrees in a modal
 // dialog. Resolves with the launcher's path, or undefined when nothing was written.
 import { join } from 'node:path';
 import { existsSync } from 'node:fs';
-import { installLauncher, launcherPath, onPath, ours, readIfThere, removeHint, windows } from '../launcher';
+import { installLauncher, launcherPath, onPath, ours, readIfThere, removeHint, windows } from '../install';
 import { command } from './command';
 
 export const installCli = command(async (d): Promise<string | undefined> => {

@@ -1,7 +1,7 @@
 // mcpx: Uninstall 'mcpx' Command — the launcher removed if it is ours; a file there not written by mcpx is
 // left as it is. Resolves true when it removed it.
 import { rm } from 'node:fs/promises';
-import { launcherPath, ours, readIfThere } from '../launcher';
+import { launcherPath, ours, readIfThere } from '../install';
 import { command } from './command';
 
 export const uninstallCli = command(async (d): Promise<boolean> => {

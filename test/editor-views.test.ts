@@ -319,23 +319,26 @@ describe('the Tasks view', () => {
 });
 
 describe('the Questions and Subscriptions views, the status bar', () => {
-  const question = {
+  /** A question waiting at the broker, its deadline `left` ms away. */
+  const question = (left = 90_000) => ({
     id: 'q1',
     server: 'up',
     method: 'elicitation/create',
     params: { message: 'up (via mcpx) asks: Later?' },
     createdAt: Date.now(),
-    deadline: Date.now() + 90_000,
+    deadline: Date.now() + left,
     reason: 'dismissed in the editor',
-  };
+  });
 
   test('a question row answers on a click; its deadline counts down', () => {
-    const g = new FakeGateway({ questions: [question] });
+    const g = new FakeGateway({ questions: [question(), question(-5000)] });
     const view = questionsTree(fakeHost({ gateway: g }), fakeKit);
-    const [row] = view.getChildren();
+    const [row, late] = view.getChildren();
     view.dispose();
     assert.equal(row!.label, 'up (via mcpx) asks: Later?');
-    assert.match(row!.description, /^elicitation\/create · (89|90) s left$/);
+    const left = Number(/^elicitation\/create · (\d+) s left$/.exec(row!.description)?.[1]);
+    assert.ok(left > 0 && left <= 90, row!.description);
+    assert.equal(late!.description, 'elicitation/create · 0 s left', 'past its deadline: none left, not negative');
     assert.match(row!.tooltip, /^waiting since \d+ s ago — dismissed in the editor$/);
     assert.deepEqual(row!.command, { command: 'mcpx.answerQuestion', title: 'Answer', arguments: ['q1'] });
   });
@@ -362,7 +365,7 @@ describe('the Questions and Subscriptions views, the status bar', () => {
     );
     life.begin({ gateway: g, tasks: fakeTaskList(), background: fakeBackground() });
     assert.equal(view.badge, undefined);
-    g.o.questions = [question];
+    g.o.questions = [question()];
     host.changed();
     assert.deepEqual(view.badge, { value: 1, tooltip: '1 question waiting for an answer' });
     g.emit({ type: 'question', server: 'up', id: 'q1', method: 'elicitation/create', state: 'asked' });
@@ -384,7 +387,7 @@ describe('the Questions and Subscriptions views, the status bar', () => {
     const g = new FakeGateway({
       watches: [
         { uri: 'fixture://doc', server: 'up', watchers: 1 },
-        { uri: 'fixture://log', server: 'up', watchers: 2, lastUpdate: Date.now() - 3000 },
+        { uri: 'fixture://log', server: 'up', watchers: 2, lastUpdate: Date.now() - 3 * 3600_000 },
       ] as never,
     });
     const view = subscriptionsTree(fakeHost({ gateway: g }), fakeKit);
@@ -393,7 +396,7 @@ describe('the Questions and Subscriptions views, the status bar', () => {
       view.getChildren().map((r) => [r.label, r.description]),
       [
         ['fixture://doc', 'up · 1 watcher'],
-        ['fixture://log', 'up · 2 watchers · updated 3 s ago'],
+        ['fixture://log', 'up · 2 watchers · updated 3 h ago'],
       ],
     );
   });

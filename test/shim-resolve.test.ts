@@ -156,7 +156,9 @@ describe('resolveGateway', () => {
   });
 
   test('two processes at once (mcpx tools, auto): one daemon between them', async () => {
-    const h = home('processes', { MCPX_SHIM_DAEMON_IDLE_EXIT: '2s' });
+    // Long enough that the daemon outlives both processes on a loaded machine (its daemon.json is read
+    // after they end), short enough to watch it exit.
+    const h = home('processes', { MCPX_SHIM_DAEMON_IDLE_EXIT: '8s' });
     const tools = () =>
       new Promise<{ code: number | null; stderr: string }>((resolve) => {
         const c = spawn(process.execPath, [cli, 'tools'], {
@@ -177,6 +179,6 @@ describe('resolveGateway', () => {
       runs.map((r) => r.stderr).join('\n'),
     );
     assert.equal(runs.filter((r) => /starting a daemon/.test(r.stderr)).length, 1, 'one of them started it');
-    await until('the idle daemon to exit', () => !alive(pid));
+    await until('the idle daemon to exit', () => !alive(pid), 30_000);
   });
 });

@@ -215,7 +215,8 @@ describe('headless: mcpx elicit answers what waits at the broker, through /v1', 
       { up: fixtureCommand(['--rev', '2025-11-25', '--name', 'up']) },
       {},
       {},
-      { questionTtlMs: 10_000 },
+      // Long enough for four CLI processes on a loaded machine: the question must still wait when answered.
+      { questionTtlMs: 60_000 },
     );
     const cli = (...args: string[]) =>
       new Promise<{ code: number; out: string; err: string }>((resolve) =>

@@ -267,6 +267,10 @@ async function shim(a: Args): Promise<void> {
     output: process.stdout,
     log,
     maxLineBytes: settings.get<number>('transport.maxLineBytes'),
+    limits: {
+      maxDepth: settings.get<number>('limits.paramsDepth'),
+      maxBatch: settings.get<number>('limits.batchLength'),
+    },
     drainMs: settings.duration('transport.stdioDrain'),
     reconnectForMs: settings.duration('shim.reconnectFor'),
     reconnect: async () => (await resolve()).endpoint,

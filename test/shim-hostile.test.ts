@@ -5,7 +5,7 @@
 // cancellation ends one request, never the session; two shims naming one identity never answer or
 // cancel each other's work. Every frame the clients receive is validated for their revision.
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { cliJs } from './harness/gateway';
@@ -26,11 +26,14 @@ let daemon: Daemon;
 let record: string;
 const clients: StdioClient[] = [];
 before(async () => {
-  daemon = await startDaemon((record = join(process.env.TMPDIR ?? '/tmp', `mcpx-hostile-${process.pid}.jsonl`)));
+  daemon = await startDaemon({
+    record: (record = join(process.env.TMPDIR ?? '/tmp', `mcpx-hostile-${process.pid}.jsonl`)),
+  });
 });
 after(async () => {
   await Promise.all(clients.map((c) => c.close()));
   await daemon?.stop();
+  rmSync(record, { force: true });
 });
 
 function shim(rev: Revision, capabilities: Json = {}): StdioClient {
@@ -175,6 +178,19 @@ describe('the stdio shim and a hostile client', { concurrency: 2 }, () => {
     // No session: each whoami is a request of its own (another instance each time), as outside a session.
     const who = async () => textOf((await s.request('tools/call', WHOAMI)).result);
     assert.notEqual(await who(), await who());
+  });
+
+  test('a second initialize goes in the session the first opened, and the calls after it too', async () => {
+    const c = shim('2025-06-18');
+    const [, who, again, after] = await c.pipeline([
+      ...c.handshake(),
+      c.frame('tools/call', WHOAMI),
+      c.handshake()[0]!,
+      c.frame('tools/call', WHOAMI),
+    ]);
+    assert.equal((again!.result as Json | undefined)?.protocolVersion, '2025-06-18', JSON.stringify(again));
+    assert.equal(textOf(after!.result), textOf(who!.result), 'one session, one identity');
+    assert.match(textOf(who!.result), /^mine:/);
   });
 
   for (const [rev, long, short] of [

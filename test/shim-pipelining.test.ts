@@ -22,11 +22,14 @@ let daemon: Daemon;
 let record: string;
 const clients: StdioClient[] = [];
 before(async () => {
-  daemon = await startDaemon((record = join(process.env.TMPDIR ?? '/tmp', `mcpx-pipelining-${process.pid}.jsonl`)));
+  daemon = await startDaemon({
+    record: (record = join(process.env.TMPDIR ?? '/tmp', `mcpx-pipelining-${process.pid}.jsonl`)),
+  });
 });
 after(async () => {
   await Promise.all(clients.map((c) => c.close()));
   await daemon?.stop();
+  rmSync(record, { force: true });
 });
 
 function shim(rev: Revision, endpoint = daemon.endpoint): StdioClient {
@@ -175,7 +178,7 @@ describe('the stdio shim and a client that does not wait', () => {
 describe('the shim and a gateway that restarts, with a client that does not wait', () => {
   test('lines written while the gateway is away go, in order, into the session opened again', async () => {
     const home = mkdtempSync(join(tmpdir(), 'mcpx-restart-'));
-    const own = await startDaemon(undefined, '0', home);
+    const own = await startDaemon({ dir: home });
     const port = new URL(own.endpoint).port;
     let restarted: Daemon | undefined;
     const c = new StdioClient(
@@ -202,7 +205,7 @@ describe('the shim and a gateway that restarts, with a client that does not wait
         c.frame('tools/list'),
         c.frame('tools/call', { name: 'mcpx_call', arguments: { server: 'mine', tool: 'whoami' } }),
       ]);
-      restarted = await startDaemon(undefined, port, home);
+      restarted = await startDaemon({ port, dir: home });
       assert.equal(textOf((await echo).result), 'after', 'the call that never reached the gateway is sent again');
       const [list, whoami] = await answers;
       const tools = (list!.result as Json).tools as Json[];

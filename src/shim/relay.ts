@@ -24,22 +24,12 @@ import {
   isObject,
   parseJson,
 } from '../protocol/jsonrpc';
-import { META } from '../protocol/meta';
-import {
-  BATCHES,
-  HEADERLESS,
-  MCP_NAME_SOURCE,
-  MODERN,
-  type Revision,
-  VERSION_HEADER,
-  inSpan,
-  isRevision,
-} from '../protocol/revisions';
+import { BATCHES, HEADERLESS, MODERN, type Revision, VERSION_HEADER, inSpan, isRevision } from '../protocol/revisions';
 import { HttpUpstream, SessionExpired, StreamBroken } from '../upstream/http';
 import { HttpStatusError, TransportClosed } from '../upstream/transport';
-import { SHIM_HEADER, encodeHeaderValue } from '../wire/headers';
-import { type HeaderParam, headerParams, paramHeaders } from '../wire/paramHeaders';
+import { SHIM_HEADER } from '../wire/headers';
 import { Intake } from './intake';
+import { HEADER_SAFE_METHOD, ModernHttp, isModern } from './modern';
 
 export interface RelayOptions {
   /** The gateway's endpoint, secret included. */
@@ -51,6 +41,12 @@ export interface RelayOptions {
   /** How a line is read (limits.paramsDepth, limits.batchLength, exact ids), as the in-process stdio
    *  transport reads it: what the shim refuses is what `--standalone` refuses. */
   limits: ReadLimits;
+  /** limits.inflight: the most requests of the client the shim relays at once; beyond, -32603 naming it
+   *  (the gateway refuses rather than queues at the same bound: docs/security.md "Bounds"). */
+  maxInflight: number;
+  /** limits.responseBytes: the longest answer read from the gateway (a JSON body or an SSE event), the
+   *  bound the gateway writes its responses within — not an HTTP upstream's transport.maxBodyBytes. */
+  maxResponseBytes: number;
   /** After a break (the gateway restarted, the editor reloaded): where the gateway is now. */
   reconnect?: () => Promise<string>;
   /** How long to keep trying to reach a gateway again before giving up (the shim then exits). */
@@ -58,12 +54,6 @@ export interface RelayOptions {
   /** How long requests in flight may take to answer once stdin ended. */
   drainMs?: number;
 }
-
-const isModern = (params: unknown): boolean =>
-  isObject(params) && isObject(params._meta) && params._meta[META.protocolVersion] === MODERN;
-
-/** A method that can travel as the Mcp-Method header as it is (visible ASCII): any other names no method. */
-const HEADER_SAFE_METHOD = /^[\x21-\x7e]+$/;
 
 export class Relay {
   /** Resolves when stdin ended and the relay closed (the session ended), or when the gateway could not be
@@ -84,14 +74,9 @@ export class Relay {
   /** 2026-07-28 requests in flight: closing one's stream is its cancellation. */
   private readonly modern = new Map<Id, AbortController>();
   private readonly inflight = new Set<Promise<void>>();
-  /** One identity for this shim's 2026-07-28 requests that name none (128 random bits). */
-  private readonly identity = `shim-${randomBytes(16).toString('hex')}`;
   private reconnecting?: Promise<void>;
-  /** x-mcp-header arguments of the tools the gateway listed to this shim: a 2026-07-28 tools/call carries
-   *  each as its Mcp-Param-<Name> header (2026-07-28 streamable-http "Custom Headers from Tool
-   *  Parameters"). Learned from the lists the client's requests bring back, or asked for once. */
-  private readonly toolHeaders = new Map<string, HeaderParam[]>();
-  private toolsListed?: Promise<void>;
+  /** How this shim's 2026-07-28 requests travel: its identity, their headers. */
+  private readonly modernHttp = new ModernHttp(`shim-${randomBytes(16).toString('hex')}`);
   private readonly intake: Intake;
   private done!: () => void;
   private ended = false;
@@ -113,13 +98,18 @@ export class Relay {
         ),
       end: () => void this.end(),
     });
+    // A client that closed its end of the pipe reads nothing more: as if it had closed stdin.
+    o.output.on('error', () => void this.end());
   }
 
   private open(endpoint: string): HttpUpstream {
+    // An SSE event holds the response and a few bytes of framing ("data: ", the event's end).
+    const max = this.o.maxResponseBytes;
     const up = new HttpUpstream('gateway', {
       url: endpoint,
       headers: { [SHIM_HEADER]: String(process.pid) },
       log: this.o.log,
+      bounds: { maxBodyBytes: max, maxLineBytes: max + 1024, maxDepth: this.o.limits.maxDepth },
     });
     // What the gateway sends on its own (questions, notifications, on a POST's stream or the GET
     // stream) goes to the client as it came.
@@ -206,6 +196,11 @@ export class Relay {
           `Invalid request: id ${JSON.stringify(req.id)} is already in use by a request in flight`,
         ).toWire(),
       );
+    if (this.ids.size >= this.o.maxInflight)
+      return errorResponse(req.id, {
+        code: CODES.InternalError,
+        message: `the shim is at limits.inflight (${this.o.maxInflight}) requests in flight; retry`,
+      });
     this.ids.add(req.id);
     try {
       return await this.relay(req);
@@ -227,13 +222,14 @@ export class Relay {
     // answers a method it does not know).
     if (modern && !HEADER_SAFE_METHOD.test(req.method))
       return errorResponse(req.id, methodNotFound(req.method).toWire());
-    if (modern) req = this.named(req);
+    if (modern) req = this.modernHttp.named(req);
     const ctl = new AbortController();
     if (modern) this.modern.set(req.id, ctl);
     try {
-      if (modern && req.method === 'tools/call') await this.learnTools(req);
+      if (modern && req.method === 'tools/call')
+        await this.modernHttp.learnTools(req, (list, headers) => this.up.request(list, { headers }));
       const res = await this.send(req, ctl.signal, modern);
-      if (modern && req.method === 'tools/list' && 'result' in res) this.learn(res.result.tools);
+      if (modern && req.method === 'tools/list' && 'result' in res) this.modernHttp.learn(res.result.tools);
       if (!modern && req.method === 'initialize' && 'result' in res && isObject(req.params))
         this.opened(req.params, res);
       return res;
@@ -251,8 +247,9 @@ export class Relay {
     const v = res.result.protocolVersion;
     if (!isRevision(v)) return;
     this.sessionRev = v;
-    // The session's revision rides every later request from 2025-06-18 (2025-06-18 transports).
-    if (inSpan(v, VERSION_HEADER)) this.up.protocolVersion = v;
+    // The session's revision rides every later request from 2025-06-18 (2025-06-18 transports); a client
+    // that initialized again at an older one sends none.
+    this.up.protocolVersion = inSpan(v, VERSION_HEADER) ? v : undefined;
     this.up.openStream();
   }
 
@@ -261,7 +258,7 @@ export class Relay {
    *  answered with an error saying so: it may have run (docs/gateway.md "The stdio shim"). */
   private async send(req: Request, signal: AbortSignal, modern: boolean, again = true): Promise<Response> {
     try {
-      return await this.up.request(req, { signal, headers: modern ? this.modernHeaders(req) : undefined });
+      return await this.up.request(req, { signal, headers: modern ? this.modernHttp.headers(req) : undefined });
     } catch (e) {
       // Refused at the HTTP level (the secret, Origin, a size bound): the gateway's error, answered on this
       // request's id so the client can tell which request it ends.
@@ -275,61 +272,6 @@ export class Relay {
       await recovered;
       return this.send(req, signal, modern, false);
     }
-  }
-
-  /** 2026-07-28 streamable-http "Standard Request Headers": the version, the method, the name, and a
-   *  tools/call's Mcp-Param-* headers. */
-  private modernHeaders(req: Request): Record<string, string> {
-    const h: Record<string, string> = { 'MCP-Protocol-Version': MODERN, 'Mcp-Method': req.method };
-    const field = Object.hasOwn(MCP_NAME_SOURCE, req.method) ? MCP_NAME_SOURCE[req.method] : undefined;
-    const params = isObject(req.params) ? req.params : {};
-    const name = field ? params[field] : undefined;
-    if (typeof name === 'string') h['Mcp-Name'] = encodeHeaderValue(name);
-    const annotated = req.method === 'tools/call' && typeof name === 'string' ? this.toolHeaders.get(name) : undefined;
-    if (annotated) Object.assign(h, paramHeaders(annotated, isObject(params.arguments) ? params.arguments : {}));
-    return h;
-  }
-
-  private learn(tools: unknown): void {
-    if (!Array.isArray(tools)) return;
-    for (const t of tools) {
-      if (!isObject(t) || typeof t.name !== 'string') continue;
-      const found = headerParams(t.inputSchema);
-      if ('params' in found && found.params.length) this.toolHeaders.set(t.name, found.params);
-    }
-  }
-
-  /** Before the first 2026-07-28 tools/call of a tool the shim has not seen listed: the gateway's tools,
-   *  once (every page), under the caller's own capabilities and identity. */
-  private learnTools(req: Request): Promise<void> {
-    const name = isObject(req.params) ? req.params.name : undefined;
-    if (typeof name !== 'string' || this.toolHeaders.has(name)) return Promise.resolve();
-    this.toolsListed ??= (async () => {
-      const meta = (req.params as JsonObject)._meta;
-      let cursor: unknown;
-      for (let page = 0; page < 100; page++) {
-        const list: Request = {
-          jsonrpc: '2.0',
-          id: `mcpx-shim-tools-${page}`,
-          method: 'tools/list',
-          params: { ...(typeof cursor === 'string' ? { cursor } : {}), _meta: meta },
-        };
-        const r = await this.up.request(list, { headers: this.modernHeaders(list) }).catch(() => undefined);
-        if (!r || !('result' in r)) return;
-        this.learn(r.result.tools);
-        cursor = r.result.nextCursor;
-        if (typeof cursor !== 'string') return;
-      }
-    })();
-    return this.toolsListed;
-  }
-
-  /** A 2026-07-28 request naming no identity is the shim's (one identity per agent). */
-  private named(req: Request): Request {
-    const params = req.params as JsonObject;
-    const meta = params._meta as JsonObject;
-    if (typeof meta[META.session] === 'string') return req;
-    return { ...req, params: { ...params, _meta: { ...meta, [META.session]: this.identity } } };
   }
 
   /** A 2026-07-28 cancellation of a request in flight here: closing its stream is the cancellation

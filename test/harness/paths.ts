@@ -38,13 +38,25 @@ export interface Daemon {
   stop(): Promise<void>;
 }
 
-/** `mcpx daemon` over servers() on `port` (a free one by default), in a state directory of its own — or in
- *  `dir`, kept when it stops (a daemon started there again has the same endpoint secret). */
-export async function startDaemon(record?: string, port = '0', dir?: string): Promise<Daemon> {
+export interface DaemonOptions {
+  /** The `up` upstream's --record file. */
+  record?: string;
+  /** A free one by default. */
+  port?: string;
+  /** The state directory, kept when the daemon stops (one started there again has the same endpoint
+   *  secret); a fresh one by default, removed when it stops. */
+  dir?: string;
+  /** Settings besides the matrix's own. */
+  settings?: Record<string, unknown>;
+}
+
+/** `mcpx daemon` over servers(). */
+export async function startDaemon(o: DaemonOptions = {}): Promise<Daemon> {
+  const { record, port = '0', dir } = o;
   const home = dir ?? mkdtempSync(join(tmpdir(), 'mcpx-paths-'));
   const env = { ...process.env, XDG_CONFIG_HOME: home, XDG_STATE_HOME: home, MCPX_PORT: '' };
   const config = join(home, 'mcp.json');
-  writeFileSync(config, JSON.stringify({ servers: servers(record), settings: SETTINGS }));
+  writeFileSync(config, JSON.stringify({ servers: servers(record), settings: { ...SETTINGS, ...o.settings } }));
   const daemon = spawn(process.execPath, [cliJs(), 'daemon', '--port', port, '--config', config], {
     env,
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -56,6 +56,12 @@ async function shim(a: Args): Promise<void> {
     output: process.stdout,
     log,
     maxLineBytes: settings.get<number>('transport.maxLineBytes'),
+    limits: {
+      maxDepth: settings.get<number>('limits.paramsDepth'),
+      maxBatch: settings.get<number>('limits.batchLength'),
+    },
+    maxInflight: settings.get<number>('limits.inflight'),
+    maxResponseBytes: settings.get<number>('limits.responseBytes'),
     drainMs: settings.duration('transport.stdioDrain'),
     reconnectForMs: settings.duration('shim.reconnectFor'),
     reconnect: async () => (await resolve()).endpoint,

@@ -9,23 +9,27 @@
 import { randomBytes } from 'node:crypto';
 import type { Readable, Writable } from 'node:stream';
 import { withoutSecret } from '../config/secret';
-import { CODES, type WireError } from '../protocol/errors';
+import { CODES, type ProtocolError, type WireError, invalidRequest, methodNotFound } from '../protocol/errors';
 import {
+  type Classified,
   type Id,
   type JsonObject,
   type Notification,
+  type ReadLimits,
+  RefusedMessage,
   type Request,
   type Response,
+  classify,
   errorResponse,
   isObject,
+  parseJson,
 } from '../protocol/jsonrpc';
-import { META } from '../protocol/meta';
-import { MCP_NAME_SOURCE, MODERN, VERSION_HEADER, inSpan, isRevision } from '../protocol/revisions';
+import { BATCHES, HEADERLESS, MODERN, type Revision, VERSION_HEADER, inSpan, isRevision } from '../protocol/revisions';
 import { HttpUpstream, SessionExpired, StreamBroken } from '../upstream/http';
 import { HttpStatusError, TransportClosed } from '../upstream/transport';
-import { SHIM_HEADER, encodeHeaderValue } from '../wire/headers';
-import { LineSplitter } from '../wire/lines';
-import { type HeaderParam, headerParams, paramHeaders } from '../wire/paramHeaders';
+import { SHIM_HEADER } from '../wire/headers';
+import { Intake } from './intake';
+import { HEADER_SAFE_METHOD, ModernHttp, isModern } from './modern';
 
 export interface RelayOptions {
   /** The gateway's endpoint, secret included. */
@@ -34,6 +38,15 @@ export interface RelayOptions {
   output: Writable;
   log(line: string): void;
   maxLineBytes: number;
+  /** How a line is read (limits.paramsDepth, limits.batchLength, exact ids), as the in-process stdio
+   *  transport reads it: what the shim refuses is what `--standalone` refuses. */
+  limits: ReadLimits;
+  /** limits.inflight: the most requests of the client the shim relays at once; beyond, -32603 naming it
+   *  (the gateway refuses rather than queues at the same bound: docs/security.md "Bounds"). */
+  maxInflight: number;
+  /** limits.responseBytes: the longest answer read from the gateway (a JSON body or an SSE event), the
+   *  bound the gateway writes its responses within — not an HTTP upstream's transport.maxBodyBytes. */
+  maxResponseBytes: number;
   /** After a break (the gateway restarted, the editor reloaded): where the gateway is now. */
   reconnect?: () => Promise<string>;
   /** How long to keep trying to reach a gateway again before giving up (the shim then exits). */
@@ -42,28 +55,29 @@ export interface RelayOptions {
   drainMs?: number;
 }
 
-const isModern = (params: unknown): boolean =>
-  isObject(params) && isObject(params._meta) && params._meta[META.protocolVersion] === MODERN;
-
 export class Relay {
   /** Resolves when stdin ended and the relay closed (the session ended), or when the gateway could not be
    *  reached again. */
   readonly closed: Promise<void>;
   private up: HttpUpstream;
   private endpoint: string;
-  /** The client's initialize, kept to open a session again after a break. */
+  /** The client's last answered initialize, kept to open the session again after a break. */
   private init?: { params: JsonObject; initialized: boolean };
+  /** The revision the session negotiated (batches are read by it, as `--standalone` reads them). */
+  private sessionRev?: Revision;
+  /** The client's requests in flight, by id: an id in use is refused, as the gateway's runner refuses it
+   *  on one connection (every revision's basic page: ids are unique among a requestor's requests). */
+  private readonly ids = new Set<Id>();
+  /** Requests the client cancelled: answered with nothing (every revision's cancellation page: the
+   *  receiver does not respond), however their stream ends. */
+  private readonly cancelled = new Set<Id>();
   /** 2026-07-28 requests in flight: closing one's stream is its cancellation. */
   private readonly modern = new Map<Id, AbortController>();
   private readonly inflight = new Set<Promise<void>>();
-  /** One identity for this shim's 2026-07-28 requests that name none (128 random bits). */
-  private readonly identity = `shim-${randomBytes(16).toString('hex')}`;
   private reconnecting?: Promise<void>;
-  /** x-mcp-header arguments of the tools the gateway listed to this shim: a 2026-07-28 tools/call carries
-   *  each as its Mcp-Param-<Name> header (2026-07-28 streamable-http "Custom Headers from Tool
-   *  Parameters"). Learned from the lists the client's requests bring back, or asked for once. */
-  private readonly toolHeaders = new Map<string, HeaderParam[]>();
-  private toolsListed?: Promise<void>;
+  /** How this shim's 2026-07-28 requests travel: its identity, their headers. */
+  private readonly modernHttp = new ModernHttp(`shim-${randomBytes(16).toString('hex')}`);
+  private readonly intake: Intake;
   private done!: () => void;
   private ended = false;
 
@@ -71,26 +85,31 @@ export class Relay {
     this.endpoint = o.endpoint;
     this.up = this.open(o.endpoint);
     this.closed = new Promise((r) => (this.done = r));
-    const lines = new LineSplitter(o.maxLineBytes, {
+    this.intake = new Intake(o.input, o.maxLineBytes, {
       line: (l) => this.line(l),
       overlong: (bytes) =>
         this.write(
-          errorResponse(undefined, {
-            code: CODES.InvalidRequest,
-            message: `a line of ${bytes} bytes is over transport.maxLineBytes (${o.maxLineBytes})`,
-          }),
+          errorResponse(
+            undefined,
+            invalidRequest(
+              `Invalid request: a line of ${bytes} bytes is over transport.maxLineBytes (${o.maxLineBytes}); it was discarded`,
+            ).toWire(),
+          ),
         ),
+      end: () => void this.end(),
     });
-    o.input.on('data', (c: Buffer) => lines.push(c));
-    o.input.on('end', () => void this.end());
-    o.input.on('error', () => void this.end());
+    // A client that closed its end of the pipe reads nothing more: as if it had closed stdin.
+    o.output.on('error', () => void this.end());
   }
 
   private open(endpoint: string): HttpUpstream {
+    // An SSE event holds the response and a few bytes of framing ("data: ", the event's end).
+    const max = this.o.maxResponseBytes;
     const up = new HttpUpstream('gateway', {
       url: endpoint,
       headers: { [SHIM_HEADER]: String(process.pid) },
       log: this.o.log,
+      bounds: { maxBodyBytes: max, maxLineBytes: max + 1024, maxDepth: this.o.limits.maxDepth },
     });
     // What the gateway sends on its own (questions, notifications, on a POST's stream or the GET
     // stream) goes to the client as it came.
@@ -102,17 +121,26 @@ export class Relay {
     if (!this.ended || this.inflight.size) this.o.output.write(`${JSON.stringify(msg)}\n`);
   }
 
+  /** One line, read as `--standalone` reads it (parseJson, classify). A legacy initialize holds the lines
+   *  after it until it is answered — its session then exists, and they go in it — and a notification the
+   *  lines after it until the gateway took it, so the gateway sees them in the client's order
+   *  (docs/protocol.md "stdio order"). */
   private line(text: string): void {
-    if (!text.trim()) return;
+    if (this.ended || !text.trim()) return;
     let v: unknown;
     try {
-      v = JSON.parse(text);
-    } catch {
-      return this.write(
-        errorResponse(undefined, { code: CODES.ParseError, message: 'Parse error: the line is not JSON' }),
-      );
+      v = parseJson(text, this.o.limits);
+    } catch (e) {
+      const id = e instanceof RefusedMessage ? e.id : undefined;
+      return this.write(errorResponse(id, (e as ProtocolError).toWire()));
     }
-    this.track(Array.isArray(v) ? this.batch(v) : this.one(v).then((r) => r && this.write(r)));
+    if (Array.isArray(v)) return this.batch(v);
+    const c = classify(v);
+    if (c.kind === 'invalid') return this.write(errorResponse(c.id, c.error.toWire()));
+    const answered = this.one(c);
+    this.track(answered.then((r) => r && this.write(r)));
+    const initialize = c.kind === 'request' && c.msg.method === 'initialize' && !isModern(c.msg.params);
+    if (initialize || (c.kind === 'notification' && !this.isLocal(c.msg))) this.intake.hold(answered);
   }
 
   private track(p: Promise<void>): void {
@@ -120,48 +148,109 @@ export class Relay {
     void p.finally(() => this.inflight.delete(p));
   }
 
-  /** A 2025-03-26 batch: each message relayed, the responses written back as one array. */
-  private async batch(items: unknown[]): Promise<void> {
-    const out = (await Promise.all(items.map((m) => this.one(m)))).filter((r): r is Response => r !== undefined);
-    if (out.length) this.write(out);
+  /** A batch, under the rules of the in-process runner: 2025-03-26 only (before initialize, or in a
+   *  2025-03-26 session), never empty, never holding initialize (2025-03-26 basic/lifecycle); its length
+   *  was bounded as it was read. Each message is relayed, the responses written back as one array. */
+  private batch(items: unknown[]): void {
+    const rev = this.sessionRev ?? HEADERLESS;
+    const refuse = (why: string) =>
+      this.write(errorResponse(undefined, invalidRequest(`Invalid request: ${why}`).toWire()));
+    if (!inSpan(rev, BATCHES)) return refuse(`JSON-RPC batches are accepted in ${BATCHES.since} only, not ${rev}`);
+    if (items.length === 0) return refuse('an empty batch');
+    const answers = items.map(async (item): Promise<Response | undefined> => {
+      const c = classify(item);
+      if (c.kind === 'invalid') return errorResponse(c.id, c.error.toWire());
+      if (c.kind === 'request' && c.msg.method === 'initialize')
+        return errorResponse(
+          c.msg.id,
+          invalidRequest('Invalid request: initialize must not be part of a batch').toWire(),
+        );
+      return this.one(c);
+    });
+    this.track(
+      Promise.all(answers).then((all) => {
+        const out = all.filter((r): r is Response => r !== undefined);
+        if (out.length) this.write(out);
+      }),
+    );
   }
 
   /** One message: a request answered (its response returned), a notification or a response passed on. */
-  private async one(v: unknown): Promise<Response | undefined> {
-    const m = isObject(v) ? v : {};
-    const id = m.id as Id | undefined;
+  private async one(c: Exclude<Classified, { kind: 'invalid' }>): Promise<Response | undefined> {
     try {
-      if (typeof m.method === 'string' && 'id' in m) return await this.request(m as unknown as Request);
-      if (typeof m.method === 'string') return void (await this.notify(m as unknown as Notification));
-      if ('result' in m || 'error' in m) return void (await this.up.respond(m as unknown as Response));
-      return await this.request(m as unknown as Request); // the gateway says what is wrong with it
+      if (c.kind === 'request') return await this.request(c.msg);
+      if (c.kind === 'notification') return void (await this.notify(c.msg));
+      await this.up.respond(c.msg);
     } catch (e) {
-      if (id === undefined) return undefined;
-      return errorResponse(id, { code: CODES.InternalError, message: this.why(e) });
+      if (c.kind === 'request') return errorResponse(c.msg.id, { code: CODES.InternalError, message: this.why(e) });
+      this.o.log(`mcpx: could not relay a ${c.kind === 'notification' ? c.msg.method : 'response'}: ${this.why(e)}`);
+    }
+    return undefined;
+  }
+
+  private async request(req: Request): Promise<Response | undefined> {
+    if (this.ids.has(req.id))
+      return errorResponse(
+        req.id,
+        invalidRequest(
+          `Invalid request: id ${JSON.stringify(req.id)} is already in use by a request in flight`,
+        ).toWire(),
+      );
+    if (this.ids.size >= this.o.maxInflight)
+      return errorResponse(req.id, {
+        code: CODES.InternalError,
+        message: `the shim is at limits.inflight (${this.o.maxInflight}) requests in flight; retry`,
+      });
+    this.ids.add(req.id);
+    try {
+      return await this.relay(req);
+    } catch (e) {
+      // Cancelled by the client: its stream ends (or is closed) without a response, and none is written.
+      if (this.cancelled.has(req.id)) return undefined;
+      throw e;
+    } finally {
+      this.ids.delete(req.id);
+      this.cancelled.delete(req.id);
     }
   }
 
-  private async request(req: Request): Promise<Response> {
+  private async relay(req: Request): Promise<Response> {
     // A request that comes while the gateway is being found again waits for it, then goes there.
     if (this.reconnecting) await this.reconnecting;
     const modern = isModern(req.params);
-    if (modern) req = this.named(req);
-    if (req.method === 'initialize' && isObject(req.params)) this.init = { params: req.params, initialized: false };
+    // Headers carry the method as it is; a method no header can carry is no method (-32601, as the gateway
+    // answers a method it does not know).
+    if (modern && !HEADER_SAFE_METHOD.test(req.method))
+      return errorResponse(req.id, methodNotFound(req.method).toWire());
+    if (modern) req = this.modernHttp.named(req);
     const ctl = new AbortController();
     if (modern) this.modern.set(req.id, ctl);
     try {
-      if (modern && req.method === 'tools/call') await this.learnTools(req);
+      if (modern && req.method === 'tools/call')
+        await this.modernHttp.learnTools(req, (list, headers) => this.up.request(list, { headers }));
       const res = await this.send(req, ctl.signal, modern);
-      if (modern && req.method === 'tools/list' && 'result' in res) this.learn(res.result.tools);
-      if (req.method === 'initialize' && 'result' in res) {
-        const v = res.result.protocolVersion;
-        // The session's revision rides every later request from 2025-06-18 (2025-06-18 transports).
-        if (isRevision(v) && inSpan(v, VERSION_HEADER)) this.up.protocolVersion = v;
-      }
+      if (modern && req.method === 'tools/list' && 'result' in res) this.modernHttp.learn(res.result.tools);
+      if (!modern && req.method === 'initialize' && 'result' in res && isObject(req.params))
+        this.opened(req.params, res);
       return res;
     } finally {
       if (modern) this.modern.delete(req.id);
     }
+  }
+
+  /** A legacy initialize answered: the session it opened (or the same one, initialized again) is the one
+   *  every later request goes in, and the one opened again after a break. Its GET stream opens now, not
+   *  at initialized: the gateway ends a shim's session when that stream closes (docs/gateway.md "The
+   *  stdio shim"), and a call made before initialized is the session's too. */
+  private opened(params: JsonObject, res: Response & { result: JsonObject }): void {
+    this.init = { params, initialized: this.init?.initialized ?? false };
+    const v = res.result.protocolVersion;
+    if (!isRevision(v)) return;
+    this.sessionRev = v;
+    // The session's revision rides every later request from 2025-06-18 (2025-06-18 transports); a client
+    // that initialized again at an older one sends none.
+    this.up.protocolVersion = inSpan(v, VERSION_HEADER) ? v : undefined;
+    this.up.openStream();
   }
 
   /** The request, sent again once on the gateway found again when it never reached the old one (the
@@ -169,13 +258,13 @@ export class Relay {
    *  answered with an error saying so: it may have run (docs/gateway.md "The stdio shim"). */
   private async send(req: Request, signal: AbortSignal, modern: boolean, again = true): Promise<Response> {
     try {
-      return await this.up.request(req, { signal, headers: modern ? this.modernHeaders(req) : undefined });
+      return await this.up.request(req, { signal, headers: modern ? this.modernHttp.headers(req) : undefined });
     } catch (e) {
       // Refused at the HTTP level (the secret, Origin, a size bound): the gateway's error, answered on this
       // request's id so the client can tell which request it ends.
       if (e instanceof HttpStatusError && e.json && isObject(e.json.error))
         return errorResponse(req.id, e.json.error as unknown as WireError);
-      if (signal.aborted || this.ended) throw e;
+      if (signal.aborted || this.ended || this.cancelled.has(req.id)) throw e;
       const unsent = e instanceof SessionExpired || e instanceof TransportClosed;
       if (!isBreak(e)) throw e;
       const recovered = this.recover(e as Error);
@@ -185,69 +274,28 @@ export class Relay {
     }
   }
 
-  /** 2026-07-28 streamable-http "Standard Request Headers": the version, the method, the name, and a
-   *  tools/call's Mcp-Param-* headers. */
-  private modernHeaders(req: Request): Record<string, string> {
-    const h: Record<string, string> = { 'MCP-Protocol-Version': MODERN, 'Mcp-Method': req.method };
-    const field = Object.hasOwn(MCP_NAME_SOURCE, req.method) ? MCP_NAME_SOURCE[req.method] : undefined;
-    const params = isObject(req.params) ? req.params : {};
-    const name = field ? params[field] : undefined;
-    if (typeof name === 'string') h['Mcp-Name'] = encodeHeaderValue(name);
-    const annotated = req.method === 'tools/call' && typeof name === 'string' ? this.toolHeaders.get(name) : undefined;
-    if (annotated) Object.assign(h, paramHeaders(annotated, isObject(params.arguments) ? params.arguments : {}));
-    return h;
-  }
-
-  private learn(tools: unknown): void {
-    if (!Array.isArray(tools)) return;
-    for (const t of tools) {
-      if (!isObject(t) || typeof t.name !== 'string') continue;
-      const found = headerParams(t.inputSchema);
-      if ('params' in found && found.params.length) this.toolHeaders.set(t.name, found.params);
-    }
-  }
-
-  /** Before the first 2026-07-28 tools/call of a tool the shim has not seen listed: the gateway's tools,
-   *  once (every page), under the caller's own capabilities and identity. */
-  private learnTools(req: Request): Promise<void> {
-    const name = isObject(req.params) ? req.params.name : undefined;
-    if (typeof name !== 'string' || this.toolHeaders.has(name)) return Promise.resolve();
-    this.toolsListed ??= (async () => {
-      const meta = (req.params as JsonObject)._meta;
-      let cursor: unknown;
-      for (let page = 0; page < 100; page++) {
-        const list: Request = {
-          jsonrpc: '2.0',
-          id: `mcpx-shim-tools-${page}`,
-          method: 'tools/list',
-          params: { ...(typeof cursor === 'string' ? { cursor } : {}), _meta: meta },
-        };
-        const r = await this.up.request(list, { headers: this.modernHeaders(list) }).catch(() => undefined);
-        if (!r || !('result' in r)) return;
-        this.learn(r.result.tools);
-        cursor = r.result.nextCursor;
-        if (typeof cursor !== 'string') return;
-      }
-    })();
-    return this.toolsListed;
-  }
-
-  /** A 2026-07-28 request naming no identity is the shim's (one identity per agent). */
-  private named(req: Request): Request {
-    const params = req.params as JsonObject;
-    const meta = params._meta as JsonObject;
-    if (typeof meta[META.session] === 'string') return req;
-    return { ...req, params: { ...params, _meta: { ...meta, [META.session]: this.identity } } };
+  /** A 2026-07-28 cancellation of a request in flight here: closing its stream is the cancellation
+   *  (streamable-http "Cancellation"), nothing is sent. */
+  private isLocal(n: Notification): boolean {
+    return n.method === 'notifications/cancelled' && isObject(n.params) && this.modern.has(n.params.requestId as Id);
   }
 
   private async notify(n: Notification): Promise<void> {
-    // 2026-07-28: closing the request's stream is its cancellation (streamable-http "Cancellation").
-    if (n.method === 'notifications/cancelled' && isObject(n.params)) {
-      const ctl = this.modern.get(n.params.requestId as Id);
-      if (ctl) return ctl.abort(new Error('cancelled by the client'));
+    if (this.isLocal(n)) {
+      const id = (n.params as JsonObject).requestId as Id;
+      this.cancelled.add(id);
+      return this.modern.get(id)!.abort(new Error('cancelled by the client'));
     }
-    if (isModern(n.params))
+    if (isModern(n.params)) {
+      // A method no header can carry is no method: nothing to do (a notification is never answered).
+      if (!HEADER_SAFE_METHOD.test(n.method)) return;
       return this.up.notify(n, { headers: { 'MCP-Protocol-Version': MODERN, 'Mcp-Method': n.method } });
+    }
+    // A legacy cancellation goes to the session; the request it names gets no response here either.
+    if (n.method === 'notifications/cancelled' && isObject(n.params)) {
+      const id = n.params.requestId as Id;
+      if (this.ids.has(id)) this.cancelled.add(id);
+    }
     await this.up.notify(n);
     if (n.method === 'notifications/initialized') {
       if (this.init) this.init.initialized = true;
@@ -269,30 +317,18 @@ export class Relay {
     const until = Date.now() + (this.o.reconnectForMs ?? 30_000);
     this.reconnecting = (async () => {
       for (let wait = 200; Date.now() < until && !this.ended; wait = Math.min(wait * 2, 2000)) {
+        let next: HttpUpstream | undefined;
         try {
           const endpoint = await this.o.reconnect!();
-          const next = this.open(endpoint);
-          if (this.init) {
-            const r = await next.request({
-              jsonrpc: '2.0',
-              id: 'mcpx-shim-reconnect',
-              method: 'initialize',
-              params: this.init.params,
-            });
-            if ('error' in r) throw new Error(r.error.message);
-            const v = r.result.protocolVersion;
-            if (isRevision(v) && inSpan(v, VERSION_HEADER)) next.protocolVersion = v;
-            if (this.init.initialized) {
-              await next.notify({ jsonrpc: '2.0', method: 'notifications/initialized' });
-              next.openStream();
-            }
-          }
+          next = this.open(endpoint);
+          if (this.init) await this.reopen(next, this.init);
           void this.up.close();
           this.up = next;
           this.endpoint = endpoint;
           this.o.log(`mcpx: reconnected to ${withoutSecret(endpoint)}`);
           return;
         } catch (e) {
+          void next?.close();
           this.o.log(`mcpx: not yet: ${(e as Error).message}`);
           await new Promise((r) => setTimeout(r, wait));
         }
@@ -302,7 +338,25 @@ export class Relay {
         await this.end();
       }
     })().finally(() => (this.reconnecting = undefined));
+    // What the client writes meanwhile waits (in order) for the session opened again.
+    this.intake.hold(this.reconnecting);
     return this.reconnecting;
+  }
+
+  /** The session opened again on `next` with the client's own initialize (and initialized, if it sent
+   *  it), its GET stream open. */
+  private async reopen(next: HttpUpstream, init: { params: JsonObject; initialized: boolean }): Promise<void> {
+    const r = await next.request({
+      jsonrpc: '2.0',
+      id: 'mcpx-shim-reconnect',
+      method: 'initialize',
+      params: init.params,
+    });
+    if ('error' in r) throw new Error(r.error.message);
+    const v = r.result.protocolVersion;
+    if (isRevision(v) && inSpan(v, VERSION_HEADER)) next.protocolVersion = v;
+    if (init.initialized) await next.notify({ jsonrpc: '2.0', method: 'notifications/initialized' });
+    next.openStream();
   }
 
   /** stdin ended: requests in flight get drainMs to answer; then the session ends and the relay closes. */

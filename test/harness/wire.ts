@@ -209,8 +209,9 @@ export class StdioClient {
     args: string[],
     public rev: Revision,
     readonly capabilities: Json = {},
+    env?: NodeJS.ProcessEnv,
   ) {
-    this.child = spawn(command, args, { stdio: ['pipe', 'pipe', 'pipe'] });
+    this.child = spawn(command, args, { stdio: ['pipe', 'pipe', 'pipe'], env });
     this.child.stderr.on('data', (d: Buffer) => (this.stderr += d.toString()));
     this.exited = new Promise((r) => this.child.on('exit', (code) => r(code)));
     createInterface({ input: this.child.stdout }).on('line', (line) => this.onLine(line));
@@ -274,6 +275,31 @@ export class StdioClient {
       const check = () => (this.frames.length > n ? resolve(this.frames[n]!) : setTimeout(check, 5));
       check();
     });
+  }
+
+  /** A request of this client (with its per-request _meta in 2026-07-28), for pipeline(). */
+  frame(method: string, params: Json = {}, meta: Json = {}, id: unknown = this.id()): Json {
+    return { jsonrpc: '2.0', id, method, params: this.params(params, meta) };
+  }
+
+  /** The legacy handshake's two messages, initialize and initialized, for pipeline(). */
+  handshake(version: string = this.rev): Json[] {
+    return [
+      this.frame('initialize', { protocolVersion: version, capabilities: this.capabilities, clientInfo: CLIENT_INFO }),
+      { jsonrpc: '2.0', method: 'notifications/initialized' },
+    ];
+  }
+
+  /** Writes every message in one write, as a client that does not wait for answers does (a pipe allows
+   *  it); resolves with each request's response, in the order given. */
+  pipeline(messages: Json[]): Promise<Json[]> {
+    const answers: Promise<Json>[] = [];
+    for (const m of messages) {
+      if (!('id' in m) || typeof m.method !== 'string') continue;
+      answers.push(new Promise((resolve) => this.waiting.set(m.id, { method: String(m.method), resolve })));
+    }
+    this.child.stdin.write(messages.map((m) => `${JSON.stringify(m)}\n`).join(''));
+    return Promise.all(answers);
   }
 
   batch(items: unknown[]): Promise<Json[]> {

@@ -47,7 +47,7 @@ describe('mcpx:// URIs', () => {
 });
 
 describe('names and filters', () => {
-  test('safe names are stable, within 128 characters of [A-Za-z0-9_.-], and distinct for names that clean up alike', () => {
+  test('safe names are stable, within 64 characters of [A-Za-z0-9_.-], and distinct for names that clean up alike', () => {
     for (const n of ['a/b', 'a:b', 'ü', 'x'.repeat(300), 'ok_name-1.2']) {
       const s = safeName(n);
       assert.ok(validToolName(s), s);
@@ -129,15 +129,16 @@ describe('ProgressRelay: reports within 20 ms are held and coalesced, never drop
     const ctx = { meta: { progressToken: 'host' }, progress: (p: number) => got.push(p) } as unknown as CallContext;
     return { got, ctx };
   };
+  const noop = () => undefined;
   test('a burst: the first goes at once, the newest held goes just before the final one', () => {
     const { got, ctx } = sink();
     const relay = new ProgressRelay();
-    const token = relay.track(ctx)!;
-    for (const progress of [1, 2, 3]) relay.relay({ progressToken: token, progress, total: 10 });
+    const token = relay.track(ctx, 'up')!;
+    for (const progress of [1, 2, 3]) relay.relay({ progressToken: token, progress, total: 10 }, 'up', noop);
     assert.deepEqual(got, [1]);
-    relay.relay({ progressToken: token, progress: 10, total: 10 });
+    relay.relay({ progressToken: token, progress: 10, total: 10 }, 'up', noop);
     assert.deepEqual(got, [1, 3, 10]);
-    relay.relay({ progressToken: token, progress: 11, total: 10 });
+    relay.relay({ progressToken: token, progress: 11, total: 10 }, 'up', noop);
     assert.deepEqual(got, [1, 3, 10], 'nothing after total');
     relay.release(token);
   });
@@ -146,17 +147,17 @@ describe('ProgressRelay: reports within 20 ms are held and coalesced, never drop
     t.mock.timers.enable({ apis: ['setTimeout', 'Date'], now: 1_000_000 });
     const { got, ctx } = sink();
     const relay = new ProgressRelay();
-    const token = relay.track(ctx)!;
-    relay.relay({ progressToken: token, progress: 1 });
-    relay.relay({ progressToken: token, progress: 2 });
+    const token = relay.track(ctx, 'up')!;
+    relay.relay({ progressToken: token, progress: 1 }, 'up', noop);
+    relay.relay({ progressToken: token, progress: 2 }, 'up', noop);
     assert.deepEqual(got, [1]);
     t.mock.timers.tick(19);
     assert.deepEqual(got, [1], 'held for the rest of the interval');
     t.mock.timers.tick(1);
     assert.deepEqual(got, [1, 2], 'sent when the interval ends');
     t.mock.timers.tick(40);
-    relay.relay({ progressToken: token, progress: 3 });
-    relay.relay({ progressToken: token, progress: 4 });
+    relay.relay({ progressToken: token, progress: 3 }, 'up', noop);
+    relay.relay({ progressToken: token, progress: 4 }, 'up', noop);
     relay.release(token);
     t.mock.timers.tick(60);
     assert.deepEqual(got, [1, 2, 3], 'the call ended: its held report is not sent');

@@ -52,6 +52,8 @@ export interface BrokerLimits {
 export class Broker {
   private readonly pending = new Map<string, Pending>();
   private readonly perIdentity = new Counts();
+  /** Questions shown to the person now, per identity (gateway/questions.ts). */
+  private readonly shown = new Counts();
 
   constructor(
     /** A question's deadline here, and at the person before it comes here (gateway/questions.ts). */
@@ -148,6 +150,21 @@ export class Broker {
       this.store(q);
       this.onChange?.('asked', q);
     });
+  }
+
+  /** Room to show one more question of `identity` to the person: the same bounds as questions waiting
+   *  here (limits.questionsPerIdentity, limits.inflight), so an upstream that asks a hundred questions at
+   *  once does not open a hundred forms in the editor. Its release, or undefined when there is none: the
+   *  question then comes here, where it waits or is refused. */
+  showing(identity: string): (() => void) | undefined {
+    const { perIdentity, total } = this.limits();
+    if (this.shown.get(identity) >= perIdentity || this.shown.total >= total) return undefined;
+    this.shown.add(identity);
+    let done = false;
+    return () => {
+      if (!done) this.shown.remove(identity);
+      done = true;
+    };
   }
 
   /** Answer a question. An elicitation's accepted content is checked against the requested schema

@@ -3,8 +3,9 @@
 // message — is matched to the calls there (docs/questions.md "Correlation, and the race that remains").
 // Progress comes back under a token of mcpx's own, trace context goes upstream unchanged, and the
 // upstream logs at the caller's level.
-import { Abort } from '../wire/abort';
+import { Abort, listen } from '../wire/abort';
 import type { Settings } from '../config/settings';
+import { CODES, ProtocolError } from '../protocol/errors';
 import type { JsonObject } from '../protocol/jsonrpc';
 import { type LogLevel, atLeastLevel, isLogLevel } from '../protocol/meta';
 import { declares } from '../protocol/questions';
@@ -14,7 +15,7 @@ import { type Pool, entryKey } from '../upstream/pool';
 import { narrowed } from './capabilities';
 import { RunContext } from './exec/runs';
 import type { Asked } from './questions';
-import { ProgressRelay } from './relay';
+import { ProgressRelay, type Report } from './relay';
 
 /** Trace context passed upstream unchanged (docs/gateway.md "Pass-through"). */
 const TRACE_KEYS = ['traceparent', 'tracestate', 'baggage'];
@@ -34,6 +35,10 @@ interface InFlight {
   ended: Abort;
   /** The script run it is a request of (mcpx_exec; docs/exec.md "Questions"). */
   run?: RunContext['run'];
+  /** The upstream request's own abort: the caller's, or mcpx's when the upstream asks too much. */
+  stop: Abort;
+  /** Questions the upstream put to this call so far (its legacy wire requests). */
+  asked: number;
 }
 
 export class Calls {
@@ -58,11 +63,22 @@ export class Calls {
     const key = entryKey(server, scope);
     let set = this.inFlight.get(key);
     if (!set) this.inFlight.set(key, (set = new Set()));
-    const call: InFlight = { ctx, ended: new Abort(), run: ctx instanceof RunContext ? ctx.run : undefined };
+    const call: InFlight = {
+      ctx,
+      ended: new Abort(),
+      run: ctx instanceof RunContext ? ctx.run : undefined,
+      stop: new Abort(),
+      asked: 0,
+    };
     set.add(call);
+    // The upstream request ends with its caller, or when mcpx ends it (asked()).
+    const caller = ctx.abort ?? ctx.signal;
+    let offCaller: (() => void) | undefined;
+    if (caller.aborted) call.stop.abort(caller.reason);
+    else offCaller = listen(caller, () => call.stop.abort(caller.reason));
     // The host's progressToken is replaced upstream by one of mcpx's own, unique on that connection.
     const meta = forwardMeta(ctx);
-    const token = this.progress.track(ctx);
+    const token = this.progress.track(ctx, key);
     if (token) meta.progressToken = token;
     // Upstream logs at the host's level, or the gateway's own if that is more verbose.
     const own = settings.get<string>('log.level');
@@ -70,12 +86,15 @@ export class Calls {
       ctx.logLevel && isLogLevel(own) && atLeastLevel(ctx.logLevel, own) ? own : ctx.logLevel;
     try {
       return await pool.request(server, ctx.identity, method, params, {
-        signal: ctx.abort ?? ctx.signal,
+        signal: call.stop,
         meta,
         logLevel,
         // A 2026-07-28 upstream's question is the result of this request: its call is known.
-        onQuestion: (m, p, signal, inputKey) =>
-          this.d.ask({
+        onQuestion: (m, p, signal, inputKey) => {
+          // A legacy wire request on this call's own stream counts against it; a 2026-07-28 round's
+          // questions (they have a key) are bounded by the rounds.
+          if (inputKey === undefined && !this.asked(call, server)) return Promise.reject(call.stop.reason);
+          return this.d.ask({
             server,
             method: m,
             params: p,
@@ -84,7 +103,8 @@ export class Calls {
             unowned: 'no call in flight',
             inputKey,
             ended: call.ended.signal,
-          }),
+          });
+        },
         // Pass-through: the client's own declarations, narrowed (docs/gateway.md "Pass-through").
         // Through the gateway's tools mcpx is the client, and declares what it can answer.
         clientCapabilities: passthrough.includes(server) ? narrowed(ctx) : undefined,
@@ -103,6 +123,7 @@ export class Calls {
             : undefined,
       });
     } finally {
+      offCaller?.();
       if (token) this.progress.release(token);
       set.delete(call);
       if (set.size === 0) this.inFlight.delete(key);
@@ -110,6 +131,21 @@ export class Calls {
       // their owner").
       call.ended.abort(new Error('the call ended'));
     }
+  }
+
+  /** One more question from the upstream to `call`. Past proto.askRounds the call is failed, naming the
+   *  setting, and so cancelled upstream: an upstream that asks again after every answer (or after every
+   *  refusal) would hold the call, and whoever answers, until pool.maxCallTime (docs/security.md "Bounds"). */
+  private asked(call: InFlight, server: string): boolean {
+    const max = this.d.settings.get<number>('proto.askRounds');
+    if (++call.asked <= max) return true;
+    call.stop.abort(
+      new ProtocolError(
+        CODES.InternalError,
+        `upstream ${server} asked more than ${max} questions in one call (proto.askRounds); the call was ended`,
+      ),
+    );
+    return false;
   }
 
   /** Whose call a question arriving on (server, scope) without naming a request belongs to: attributed
@@ -140,6 +176,9 @@ export class Calls {
     if (all.some((c) => c.ctx.identity !== identity))
       return { unowned: 'calls of several clients share the connection', ended };
     const owner = all.find((c) => declares(c.ctx.clientCapabilities, method, params, c.ctx.rev)) ?? all[0]!;
+    // Past the call's bound the question is nobody's, and withdrawn before anyone is asked.
+    if (!this.asked(owner, server))
+      return { unowned: 'its call asked too many questions (proto.askRounds)', ended: owner.stop.signal };
     return { owner: owner.ctx, unowned: 'no call in flight', ended };
   }
 
@@ -151,9 +190,10 @@ export class Calls {
       ctx.log(p.level, p.data, typeof p.logger === 'string' ? p.logger : undefined);
   }
 
-  /** An upstream's notifications/progress, back to the call that asked under mcpx's token. */
-  relayProgress(p: JsonObject): void {
-    this.progress.relay(p);
+  /** An upstream's notifications/progress, back to the call on (server, scope) that asked under mcpx's
+   *  token; `sent` hears each report relayed (nothing for a token no call there holds). */
+  relayProgress(server: string, scope: string, p: JsonObject, sent: (report: Report) => void): void {
+    this.progress.relay(p, entryKey(server, scope), sent);
   }
 }
 

@@ -30,7 +30,11 @@ export const INVALIDATES: Readonly<Record<string, ListKind[]>> = {
 export class Catalogue {
   private readonly cache = new Map<string, Promise<JsonObject[]>>();
 
-  constructor(private readonly pool: Pool) {}
+  constructor(
+    private readonly pool: Pool,
+    /** What passes of a list as it is fetched (gateway/screen.ts); all of it when none is given. */
+    private readonly screen: (server: string, kind: ListKind, items: JsonObject[]) => JsonObject[] = (_s, _k, i) => i,
+  ) {}
 
   private key(server: string, kind: ListKind, scope: string): string {
     return `${server}\u0000${kind}\u0000${scope}`;
@@ -45,7 +49,11 @@ export class Catalogue {
       p = (async () => {
         const client = await this.pool.client(server, identity);
         if (!(CAPABILITY[kind] in client.negotiated.capabilities)) return [];
-        return client.listAll(METHOD[kind], kind, { timeoutMs: this.pool.callTimeout() });
+        return this.screen(
+          server,
+          kind,
+          await client.listAll(METHOD[kind], kind, { timeoutMs: this.pool.callTimeout() }),
+        );
       })();
       this.cache.set(k, p);
       // A failed fetch is not kept: the next call tries again.

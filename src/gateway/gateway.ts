@@ -27,8 +27,10 @@ import { Exec } from './exec/exec';
 import type { RunView } from './exec/runs';
 import type { GatewayEvent, GatewayFacade, Question, ServerListKind, UpstreamStatus, WatchRow } from './facade';
 import { UpstreamInbox } from './inbox';
+import { printable } from './printable';
 import { safeName, toolAllowed } from './names';
 import { Namespaces } from './namespaces';
+import { passedThrough, screenList } from './screen';
 import { type Asked, type PersonPort, routeQuestion } from './questions';
 import { Subscriptions } from './subscriptions';
 import { PassthroughTools, findTools } from './toolIndex';
@@ -76,6 +78,8 @@ export class Gateway implements Provider, GatewayFacade {
   private readonly passthroughTools: PassthroughTools;
   /** mcpx_exec's runs (src/gateway/exec/). */
   private readonly exec: Exec;
+  /** What upstreams send unasked (src/gateway/inbox.ts). */
+  private readonly inbox: UpstreamInbox;
   /** The server's announcer of list changes (onListChanged); a no-op until it registers one. */
   private changed: (kind: ListKind) => void = () => undefined;
 
@@ -84,8 +88,10 @@ export class Gateway implements Provider, GatewayFacade {
     readonly settings: Settings,
     readonly opts: GatewayOptions = {},
   ) {
-    // The parts, each after what it needs.
-    const log = opts.log ?? (() => undefined);
+    // The parts, each after what it needs. Every line logged may quote an upstream (its stderr, a name,
+    // an error): written printable, one line each (printable.ts).
+    const sink = opts.log;
+    const log = sink ? (line: string) => sink(printable(line)) : () => undefined;
     const events = new EventBus();
     const broker = new Broker(
       opts.questionTtlMs,
@@ -129,7 +135,9 @@ export class Gateway implements Provider, GatewayFacade {
       log,
       onStateChange: (st) => inbox.state(st),
     });
-    const catalogue = new Catalogue(pool);
+    const catalogue = new Catalogue(pool, (server, kind, items) =>
+      screenList(server, kind, items, passthrough.includes(server), log),
+    );
     const calls = new Calls({ pool, settings, passthrough, ask });
     const subscriptions = new Subscriptions({
       pool,
@@ -142,6 +150,7 @@ export class Gateway implements Provider, GatewayFacade {
       notified: (server, scope, n) => inbox.notified(server, scope, n, pool.def(server)),
     });
     inbox.attach({ catalogue, calls, subscriptions });
+    this.inbox = inbox;
     this.log = log;
     this.events = events;
     this.defs = defs;
@@ -233,10 +242,14 @@ export class Gateway implements Provider, GatewayFacade {
 
   async callTool(name: string, args: JsonObject, ctx: CallContext): Promise<JsonObject> {
     const hit = this.passthrough.length ? (await this.passthroughTools.index(ctx.identity)).get(name) : undefined;
-    if (hit) return this.forwardCall(hit.server, hit.name, args, ctx, hit.tool);
+    if (hit)
+      return passedThrough(hit.server, 'tools/call', await this.forwardCall(hit.server, hit.name, args, ctx, hit.tool));
     if (FIXED_NAMES.has(name)) return this.fixedTool(name, args, ctx);
     // Names a pass-through server does not list are still forwarded: it says whether they exist.
-    if (this.passthrough.length) return this.forwardCall(this.passthrough[0]!, name, args, ctx, undefined);
+    if (this.passthrough.length) {
+      const server = this.passthrough[0]!;
+      return passedThrough(server, 'tools/call', await this.forwardCall(server, name, args, ctx, undefined));
+    }
     throw invalidParams(`no tool named ${JSON.stringify(name)}`);
   }
 
@@ -461,6 +474,7 @@ export class Gateway implements Provider, GatewayFacade {
   async close(): Promise<void> {
     await this.exec.close();
     this.subscriptions.close();
+    this.inbox.close();
     this.broker.close();
     await this.pool.close();
   }

@@ -16,8 +16,10 @@ import type { Calls } from './calls';
 import { type Catalogue, INVALIDATES } from './catalogue';
 import type { EventBus } from './events';
 import type { Asked } from './questions';
+import { Coalescer, LOG_MESSAGES, Rate } from './relay';
 import type { Subscriptions } from './subscriptions';
 import { prepareValidation } from './validate';
+import { entryKey } from '../upstream/pool';
 
 /** What the inbox needs that exists before the pool. */
 export interface InboxDeps {
@@ -39,6 +41,10 @@ export interface InboxParts {
 
 export class UpstreamInbox {
   private attached?: InboxParts;
+  /** List changes and resource updates, passed on at most once an interval each (relay.ts). */
+  private readonly changes = new Coalescer();
+  /** Log messages each upstream connection may still send this second, and what was dropped. */
+  private readonly logRates = new Map<string, { rate: Rate; timer?: NodeJS.Timeout }>();
 
   constructor(private readonly d: InboxDeps) {}
 
@@ -78,6 +84,7 @@ export class UpstreamInbox {
       state: st.state,
       ...(st.lastError && (st.state === 'failed' || st.state === 'needs-sign-in') ? { error: st.lastError } : {}),
     });
+    if (st.state === 'stopped' || st.state === 'failed') this.logRates.delete(entryKey(st.name, st.scope));
     // A (re)started upstream may offer other lists than the one before it.
     if (st.state === 'starting') {
       catalogue.invalidate(st.name);
@@ -96,31 +103,43 @@ export class UpstreamInbox {
     if (kinds) {
       catalogue.invalidate(server, kinds);
       const kind = n.method.split('/')[1] as ListKind;
-      events.emit({ type: 'list.changed', server, list: kind });
-      // Relayed where the list shown really changes: tools only for a pass-through server.
-      if (kind !== 'tools' || passthrough.includes(server)) changed(kind);
+      // Said on at most once an interval: a storm of them is one refetch, not one per message.
+      this.changes.run(`${server}\u0000${n.method}`, () => {
+        events.emit({ type: 'list.changed', server, list: kind });
+        // Relayed where the list shown really changes: tools only for a pass-through server.
+        if (kind !== 'tools' || passthrough.includes(server)) changed(kind);
+      });
     }
     switch (n.method) {
       case 'notifications/progress':
-        calls.relayProgress(p);
-        if (typeof p.progress === 'number')
+        // Only a report on a call of this connection goes anywhere, at the relay's pace.
+        calls.relayProgress(server, scope, p, (r) =>
           events.emit({
             type: 'progress',
             server,
-            progress: p.progress,
-            ...(typeof p.total === 'number' ? { total: p.total } : {}),
-          });
+            progress: r.progress,
+            ...(r.total !== undefined ? { total: r.total } : {}),
+          }),
+        );
         break;
-      case 'notifications/resources/updated':
-        subscriptions.watches.updated(server, p);
-        events.emit({ type: 'resource.updated', server, uri: String(p.uri) });
+      case 'notifications/resources/updated': {
+        // An update of a URI nobody watches concerns nobody; a watched one is passed on at most once an
+        // interval.
+        const uri = String(p.uri);
+        if (!subscriptions.watches.watched(server, uri)) break;
+        this.changes.run(`${server}\u0000${n.method}\u0000${uri}`, () => {
+          subscriptions.watches.updated(server, p);
+          events.emit({ type: 'resource.updated', server, uri });
+        });
         break;
+      }
       case 'notifications/elicitation/complete':
         // The out-of-band step of a URL elicitation is done (2025-11-25): whoever shows it may stop waiting.
         if (typeof p.elicitationId === 'string')
           events.emit({ type: 'elicitation.complete', server, elicitationId: p.elicitationId });
         break;
       case 'notifications/message': {
+        if (!this.logBudget(server, scope)) break;
         // The upstream's own secrets are masked before its message goes anywhere: /v1/events, the
         // editor, the calling client (docs/security.md "Secrets in output and logs").
         const data = redactValue(p.data, def);
@@ -135,5 +154,28 @@ export class UpstreamInbox {
         break;
       }
     }
+  }
+
+  /** Whether one more log message of (server, scope) may pass: LOG_MESSAGES a second, after a burst.
+   *  What is dropped is counted, and the count logged a second later (docs/security.md "Bounds"). */
+  private logBudget(server: string, scope: string): boolean {
+    const key = entryKey(server, scope);
+    let r = this.logRates.get(key);
+    if (!r) this.logRates.set(key, (r = { rate: new Rate(LOG_MESSAGES.perSecond, LOG_MESSAGES.burst) }));
+    if (r.rate.take()) return true;
+    const held = r;
+    held.timer ??= setTimeout(() => {
+      held.timer = undefined;
+      this.d.log(
+        `[${server}] ${held.rate.dropped()} log message(s) not passed on (more than ${LOG_MESSAGES.perSecond} a second)`,
+      );
+    }, 1000).unref();
+    return false;
+  }
+
+  close(): void {
+    this.changes.close();
+    for (const r of this.logRates.values()) if (r.timer) clearTimeout(r.timer);
+    this.logRates.clear();
   }
 }

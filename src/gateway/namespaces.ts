@@ -10,6 +10,7 @@ import { UpstreamError } from '../upstream/client';
 import type { Pool } from '../upstream/pool';
 import type { Catalogue } from './catalogue';
 import { safeName } from './names';
+import { passedThrough } from './screen';
 import { parseGatewayUri, resolveInner, rewriteUris, templateMatches, toGatewayTemplate, toGatewayUri } from './uris';
 
 /** What the namespaces need of the Gateway. */
@@ -112,7 +113,9 @@ export class Namespaces {
     const hit = (await this.promptIndex(ctx.identity)).get(name);
     if (!hit) throw invalidParams(`no prompt named ${JSON.stringify(name)}`);
     const result = await this.d.upstream(hit.server, ctx, 'prompts/get', { name: hit.name, arguments: args });
-    return this.d.passthrough.includes(hit.server) ? result : rewriteUris(hit.server, result);
+    return this.d.passthrough.includes(hit.server)
+      ? passedThrough(hit.server, 'prompts/get', result)
+      : rewriteUris(hit.server, result);
   }
 
   // ---- resources -----------------------------------------------------------------------------
@@ -137,7 +140,7 @@ export class Namespaces {
     const target = await this.resolveResource(uri, ctx);
     try {
       const result = await this.d.upstream(target.server, ctx, 'resources/read', { uri: target.uri });
-      if (!target.gateway) return result;
+      if (!target.gateway) return passedThrough(target.server, 'resources/read', result);
       const contents = Array.isArray(result.contents) ? result.contents : [];
       return {
         ...result,

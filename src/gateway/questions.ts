@@ -81,18 +81,24 @@ export async function routeQuestion(a: Answerers, q: Asked): Promise<JsonObject>
   // (docs/security.md "Questions belong to their owner").
   const ends = [signal, ...(owner ? [owner.signal] : []), ...(q.ended ? [q.ended] : [])];
   const withdrawn = ends.length === 1 ? signal : AbortSignal.any(ends);
+  // Withdrawn already (its call was ended for asking too much, say): nobody is asked.
+  if (withdrawn.aborted) throw withdrawn.reason instanceof Error ? withdrawn.reason : new Error('withdrawn');
   let dismissed = false;
-  if (a.person?.can(method, params)) {
+  const identity = owner?.identity ?? `upstream:${server}`;
+  const shown = a.person?.can(method, params) ? a.broker.showing(identity) : undefined;
+  if (shown) {
     const expiry = AbortSignal.timeout(a.broker.ttlMs);
     let answer: JsonObject | undefined;
     try {
-      answer = await a.person.ask(
+      answer = await a.person!.ask(
         { server, method, params: asked, client: owner?.clientName },
         AbortSignal.any([withdrawn, expiry]),
       );
     } catch (e) {
       if (expiry.aborted && !withdrawn.aborted && method === 'elicitation/create') return { action: 'cancel' };
       throw e;
+    } finally {
+      shown();
     }
     if (answer) {
       const bad = answerProblem(method, params, answer);

@@ -3,9 +3,66 @@
 // (the 2025-11-25 default dialect). Compiled validators are kept, a bounded number of them.
 import type { default as AjvCore, ErrorObject, ValidateFunction } from 'ajv';
 
+/** Longest string a schema's `pattern` is tried on; a longer one is not checked against it. */
+const PATTERN_INPUT_MAX = 1000;
+
+/** Whether a pattern could backtrack without bound: a group repeated without limit (`*`, `+`, `{n,}`,
+ *  `{n,m}`) that itself repeats something or holds an alternation — `(a+)+`, `(\w|\d)*`. Conservative:
+ *  some such patterns are harmless, and they go unchecked too. */
+function backtracks(p: string): boolean {
+  const groups: boolean[] = [false]; // per open group: does it repeat something or alternate?
+  let closed: boolean | undefined; // the group just closed, when the next character may repeat it
+  for (let i = 0; i < p.length; i++) {
+    const c = p[i]!;
+    const prev = closed;
+    closed = undefined;
+    if (c === '\\') i++;
+    else if (c === '[') {
+      for (i++; i < p.length && p[i] !== ']'; i++) if (p[i] === '\\') i++;
+    } else if (c === '(') {
+      groups.push(false);
+      if (p[i + 1] === '?') i += p[i + 2] === '<' && p[i + 3] !== '=' && p[i + 3] !== '!' ? p.indexOf('>', i) - i : 2;
+    } else if (c === ')') {
+      const inner = groups.pop() ?? false;
+      if (groups.length === 0) groups.push(false);
+      if (inner) groups[groups.length - 1] = true;
+      closed = inner;
+    } else if (c === '|') groups[groups.length - 1] = true;
+    else if (c === '*' || c === '+' || c === '?' || (c === '{' && /^\{\d+(,\d*)?\}/.test(p.slice(i, i + 24)))) {
+      const unbounded = c === '*' || c === '+' || (c === '{' && p.slice(i, p.indexOf('}', i)).includes(','));
+      if (unbounded && prev) return true;
+      groups[groups.length - 1] = true;
+      if (c === '{') i = p.indexOf('}', i);
+    }
+  }
+  return false;
+}
+
+/** The regular expressions ajv builds for `pattern` and `patternProperties`. The schemas are an
+ *  upstream's, and so — for structuredContent against outputSchema — is the data: `^(a+)+$` on 30
+ *  characters held the event loop for 25 s. A pattern that could backtrack without bound is not checked,
+ *  nor is a string longer than PATTERN_INPUT_MAX (docs/security.md "Hostile shapes"). */
+const guardedRegExp = Object.assign(
+  (pattern: string, flags: string) => {
+    const re = backtracks(pattern) ? undefined : new RegExp(pattern, flags);
+    return {
+      test: (s: string) => re === undefined || s.length > PATTERN_INPUT_MAX || re.test(s),
+      // ajv keys its compiled patterns by this text.
+      toString: () => `/${pattern}/${flags}${re ? '' : ' (unchecked)'}`,
+    };
+  },
+  { code: 'guardedRegExp' },
+);
+
 // No meta-schema: schemas are not validated against it (validateSchema false), and adding it is most of
 // the cost of an instance.
-const opts = { strict: false, allErrors: true, validateSchema: false, meta: false } as const;
+const opts = {
+  strict: false,
+  allErrors: true,
+  validateSchema: false,
+  meta: false,
+  code: { regExp: guardedRegExp },
+} as const;
 type Dialect = 'draft07' | 'draft2020';
 const instances: Partial<Record<Dialect, AjvCore>> = {};
 
@@ -92,4 +149,21 @@ export function schemaMismatch(schema: unknown, value: unknown): string | undefi
   const v = compile(schema);
   if (v instanceof Error) return undefined;
   return v(value) ? undefined : describe(v.errors);
+}
+
+/** The formats the schemas give URIs ("uri", "uri-template"), as ajv-formats checks them: what a
+ *  client's validator holds a URI mcpx shows to (gateway/screen.ts). */
+function formats(): typeof import('ajv-formats/dist/formats').fullFormats {
+  // require, not import: deferred with the rest of ajv (see instance()).
+  return (require('ajv-formats/dist/formats') as typeof import('ajv-formats/dist/formats')).fullFormats;
+}
+
+export function validUri(s: string): boolean {
+  const f = formats().uri;
+  return typeof f === 'function' ? f(s) : f instanceof RegExp ? f.test(s) : true;
+}
+
+export function validUriTemplate(s: string): boolean {
+  const f = formats()['uri-template'];
+  return typeof f === 'function' ? f(s) : f instanceof RegExp ? f.test(s) : true;
 }

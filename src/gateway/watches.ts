@@ -76,6 +76,11 @@ export class Watches {
       .catch((err: Error) => this.hooks.log(`[${e.server}] unsubscribing ${e.uri} failed: ${err.message}`));
   }
 
+  /** Whether anyone watches `uri` on `server`: an update of any other URI concerns nobody. */
+  watched(server: string, uri: string): boolean {
+    return this.byKey.has(this.key(server, uri));
+  }
+
   /** notifications/resources/updated from an upstream: to every watcher of that URI. */
   updated(server: string, params: JsonObject): void {
     const e = this.byKey.get(this.key(server, String(params.uri)));

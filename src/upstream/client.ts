@@ -250,7 +250,7 @@ export class UpstreamClient {
       this.answering.delete(req.id);
       this.questionEnded();
     }
-    if (ctl.signal.aborted || this.closed) return; // withdrawn: no response is sent
+    if (ctl.signal.aborted || this.isClosed) return; // withdrawn, or nobody to send it to: no response
     await this.transport
       .respond(response)
       .catch((e: Error) => this.hooks.log(`[${this.name}] could not answer ${req.method}: ${e.message}`));
@@ -380,6 +380,9 @@ export class UpstreamClient {
       }
     } catch (e) {
       if (signal.aborted && !(e instanceof UpstreamError)) {
+        // The caller's reason, where it is an error a client may be told (the call asked too much).
+        const reason = o.signal?.aborted ? o.signal.reason : undefined;
+        if (!timedOut && reason instanceof ProtocolError) throw reason;
         const why = timedOut ? `did not answer ${method} within ${o.timeoutMs} ms (pool.callTimeout)` : 'cancelled';
         throw new ProtocolError(CODES.InternalError, `upstream ${this.name} ${why}`);
       }

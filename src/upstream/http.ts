@@ -8,15 +8,18 @@ import { type JsonObject, type Notification, type Request, type Response, classi
 import { HEADERLESS, SESSIONS, STREAM_RESUMPTION, type Span, inSpan, isRevision } from '../protocol/revisions';
 import {
   HttpStatusError,
+  MAX_ANSWERS_UNREAD,
   type SendOptions,
   TransportClosed,
   type UpstreamBounds,
   type UpstreamTransport,
+  answersUnread,
   boundedEvents,
   boundsWithDefaults,
   boundedText,
   eventTooLong,
   readUpstreamMessage,
+  unreadableResponse,
 } from './transport';
 import { signalOf } from '../wire/abort';
 import type { Authorizer } from './auth/authorizer';
@@ -205,7 +208,14 @@ export class HttpUpstream implements UpstreamTransport {
         }
         // A request on this POST's own stream belongs to this request (its call).
         if (c.kind === 'request' || c.kind === 'notification') this.onIncoming?.(c.msg, req.id);
-        else if (c.kind === 'response' && !res.ok) {
+        else if (c.kind === 'invalid' && c.id === req.id) {
+          // Its answer, unreadable (a result and an error, say): the call fails now, naming the upstream.
+          const failed = unreadableResponse(this.name, v, c.error.message);
+          if (failed) {
+            void res.body?.cancel().catch(() => undefined);
+            return failed;
+          }
+        } else if (c.kind === 'response' && !res.ok) {
           // An error without our id (an HTTP-level refusal): surface it with its status.
           throw new HttpStatusError(res.status, JSON.stringify(v), v as JsonObject);
         }
@@ -240,9 +250,26 @@ export class HttpUpstream implements UpstreamTransport {
     await res.body?.cancel();
   }
 
+  /** Answers to the upstream's requests whose POST has not been answered yet. */
+  private answering = 0;
+
   async respond(r: Response): Promise<void> {
-    const res = await this.post(r);
-    await res.body?.cancel();
+    if (this.isClosed) throw new TransportClosed(`upstream ${this.name} is closed`);
+    if (this.answering >= MAX_ANSWERS_UNREAD) {
+      const why = answersUnread(this.name);
+      this.opts.log(`[${this.name}] ${why.message}`);
+      this.ctl.abort(why);
+      this.streamCtl?.abort();
+      this.onClose?.(why);
+      throw why;
+    }
+    this.answering++;
+    try {
+      const res = await this.post(r);
+      await res.body?.cancel();
+    } finally {
+      this.answering--;
+    }
   }
 
   /** Legacy: the GET stream for what the server sends unasked. 405 means the server offers none. Tried

@@ -63,6 +63,14 @@ type Attempt = { kind: 'ok'; client: UpstreamClient } | { kind: 'not-this-era'; 
  *  2026-07-28 transports; 401/403 no longer do — docs/protocol.md "Era detection and the HTTP+SSE fallback"). */
 const SSE_FALLBACK = new Set([400, 404, 405]);
 
+/** A signal that aborts after `ms`, its reason naming the setting: an upstream that never answers the
+ *  handshake is reported as "no answer within 500 ms (pool.startTimeout)", not as an aborted operation. */
+function timeout(ms: number, setting: string): AbortSignal {
+  const ctl = new AbortController();
+  setTimeout(() => ctl.abort(new Error(`no answer within ${ms} ms (${setting})`)), ms).unref();
+  return ctl.signal;
+}
+
 /** Connects; a handshake refused for want of a sign-in signs in (when somebody can) and is tried once
  *  more. Signing in is not bounded by the handshake's timeouts but by auth.signInTimeout: a person is
  *  reading a page. */
@@ -152,7 +160,7 @@ async function tryModern(o: ConnectOptions, t: UpstreamTransport, retried = fals
   try {
     const res = await t.request(
       { jsonrpc: '2.0', id: 0, method: 'server/discover', params },
-      { signal: AbortSignal.timeout(o.probeTimeoutMs), headers },
+      { signal: timeout(o.probeTimeoutMs, 'pool.probeTimeout'), headers },
     );
     if ('error' in res) {
       // -32022 lists what the server supports: a legacy revision mcpx speaks is worth an initialize.
@@ -222,7 +230,7 @@ async function tryLegacy(o: ConnectOptions, t: UpstreamTransport): Promise<Attem
   try {
     const res = await t.request(
       { jsonrpc: '2.0', id: 1, method: 'initialize', params },
-      { signal: AbortSignal.timeout(o.timeoutMs) },
+      { signal: timeout(o.timeoutMs, 'pool.startTimeout') },
     );
     if ('error' in res) return { kind: 'not-this-era', why: `initialize: ${res.error.code} ${res.error.message}` };
     const r = res.result;

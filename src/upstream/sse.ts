@@ -7,15 +7,18 @@ import { type Notification, type Request, type Response, classify } from '../pro
 import { Correlator } from '../wire/correlator';
 import {
   HttpStatusError,
+  MAX_ANSWERS_UNREAD,
   type SendOptions,
   TransportClosed,
   type UpstreamBounds,
   type UpstreamTransport,
+  answersUnread,
   boundedEvents,
   boundsWithDefaults,
   boundedText,
   eventTooLong,
   readUpstreamMessage,
+  unreadableResponse,
 } from './transport';
 import { signalOf } from '../wire/abort';
 
@@ -98,6 +101,11 @@ export class SseUpstream implements UpstreamTransport {
         const c = classify(v);
         if (c.kind === 'response') this.pending.settle(c.msg);
         else if (c.kind === 'request' || c.kind === 'notification') this.onIncoming?.(c.msg);
+        else {
+          // A response mcpx cannot read fails the request it answers now, not at pool.callTimeout.
+          const failed = unreadableResponse(this.name, v, c.error.message);
+          if (failed) this.pending.settle(failed);
+        }
       }
     } catch {
       // the stream broke or was aborted
@@ -137,8 +145,26 @@ export class SseUpstream implements UpstreamTransport {
   notify(n: Notification): Promise<void> {
     return this.post(n);
   }
-  respond(r: Response): Promise<void> {
-    return this.post(r);
+  /** Answers to the upstream's requests whose POST has not been answered yet. */
+  private answering = 0;
+
+  async respond(r: Response): Promise<void> {
+    if (this.isClosed) throw new TransportClosed(`upstream ${this.name} is closed`);
+    if (this.answering >= MAX_ANSWERS_UNREAD) {
+      const why = answersUnread(this.name);
+      this.log(`[${this.name}] ${why.message}`);
+      this.lost = true;
+      this.pending.close(why);
+      this.ctl.abort(why);
+      this.onClose?.(why);
+      throw why;
+    }
+    this.answering++;
+    try {
+      await this.post(r);
+    } finally {
+      this.answering--;
+    }
   }
 
   async close(): Promise<void> {

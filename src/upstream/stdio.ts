@@ -1,7 +1,10 @@
 // An upstream over stdio: newline-delimited JSON-RPC on a spawned process's pipes. stderr goes to the
-// log line by line (bounded like stdout); a line that is not JSON-RPC is logged and skipped, never fatal. A line longer than
-// transport.maxLineBytes is not buffered: the connection is closed and its calls fail naming the
-// setting (docs/security.md "Bounds").
+// log line by line (bounded like stdout); a line that is not JSON-RPC is logged and skipped, never fatal;
+// what is logged about one connection is itself bounded (LogBudget). A line longer than
+// transport.maxLineBytes is not buffered, and neither is more than that of what mcpx writes to an
+// upstream that does not read it: either way the connection is closed and its calls fail naming the
+// setting (docs/security.md "Bounds"). When the process ends, whatever it left running in its process
+// group is killed.
 import type { ChildProcess } from 'node:child_process';
 import type { Socket } from 'node:net';
 import { type Notification, type Request, type Response, classify } from '../protocol/jsonrpc';
@@ -13,8 +16,10 @@ import {
   TransportClosed,
   type UpstreamBounds,
   type UpstreamTransport,
+  LogBudget,
   boundsWithDefaults,
   readUpstreamMessage,
+  unreadableResponse,
 } from './transport';
 
 export class StdioUpstream implements UpstreamTransport {
@@ -22,6 +27,9 @@ export class StdioUpstream implements UpstreamTransport {
   private readonly child: ChildProcess;
   private readonly pending = new Correlator();
   private readonly maxDepth: number;
+  private readonly maxLineBytes: number;
+  /** Lines about this connection's noise and its stderr, bounded. */
+  private readonly noise: LogBudget;
   private ended = false;
   get isClosed(): boolean {
     return this.ended;
@@ -37,6 +45,8 @@ export class StdioUpstream implements UpstreamTransport {
   ) {
     const { maxLineBytes, maxDepth } = boundsWithDefaults(bounds);
     this.maxDepth = maxDepth;
+    this.maxLineBytes = maxLineBytes;
+    this.noise = new LogBudget(log, name);
     this.child = spawnGuarded(spec);
     (this.child.stdio[3] as Socket | null)?.unref?.();
     readLines(this.child.stdout!, maxLineBytes, {
@@ -52,9 +62,9 @@ export class StdioUpstream implements UpstreamTransport {
     });
     // stderr is read as lines bounded like stdout: an overlong one is noted, never buffered or logged.
     readLines(this.child.stderr!, maxLineBytes, {
-      line: (l) => this.log(`[${name}] ${l}`),
+      line: (l) => this.noise.line(`[${name}] ${l}`),
       overlong: (bytes) =>
-        this.log(
+        this.noise.line(
           `[${name}] a stderr line longer than ${maxLineBytes} bytes (transport.maxLineBytes; ${bytes} bytes seen) was dropped`,
         ),
     });
@@ -63,6 +73,9 @@ export class StdioUpstream implements UpstreamTransport {
     this.child.on('exit', (code, signal) => {
       const how = signal ? `was killed by ${signal}` : `exited with code ${code}`;
       this.end(new TransportClosed(`upstream ${name} ${how}`));
+      // What the upstream started and left behind in its group (a forked child, a grandchild holding its
+      // pipes) goes with it: nothing outlives the process mcpx started (docs/security.md "Bounds").
+      void killGroup(this.child);
     });
   }
 
@@ -71,25 +84,42 @@ export class StdioUpstream implements UpstreamTransport {
   }
 
   private line(line: string): void {
-    if (line.trim() === '') return;
+    // Lines already read when the connection ended (closed for a bound, or the process gone) are nobody's.
+    if (this.ended || line.trim() === '') return;
     let value: unknown;
     try {
       value = readUpstreamMessage(this.name, line, this.maxDepth, this.log);
     } catch {
-      this.log(`[${this.name}] not JSON-RPC, skipped: ${line.slice(0, 200)}`);
+      this.noise.line(`[${this.name}] not JSON-RPC, skipped: ${line.slice(0, 200)}`);
       return;
     }
     if (value === undefined) return;
     const c = classify(value);
     if (c.kind === 'response') {
-      if (!this.pending.settle(c.msg)) this.log(`[${this.name}] a response nobody waits for (id ${String(c.msg.id)})`);
+      if (!this.pending.settle(c.msg))
+        this.noise.line(`[${this.name}] a response nobody waits for (id ${JSON.stringify(c.msg.id)})`);
     } else if (c.kind === 'request' || c.kind === 'notification') this.onIncoming?.(c.msg);
-    else this.log(`[${this.name}] invalid message skipped: ${c.error.message}`);
+    else {
+      // A response mcpx cannot read fails the request it answers now, not at pool.callTimeout.
+      const failed = unreadableResponse(this.name, value, c.error.message);
+      if (!failed || !this.pending.settle(failed))
+        this.noise.line(`[${this.name}] invalid message skipped: ${c.error.message}`);
+    }
   }
 
   private write(msg: unknown): void {
     if (this.ended) throw new TransportClosed(`upstream ${this.name} is closed`);
-    this.child.stdin!.write(JSON.stringify(msg) + '\n');
+    const stdin = this.child.stdin!;
+    // What the upstream has not read stays in mcpx's memory: past transport.maxLineBytes it is not
+    // reading (an upstream that floods requests and never reads the answers), and the connection goes.
+    if (stdin.writableLength > this.maxLineBytes) {
+      const why = `upstream ${this.name} is not reading what mcpx sends it (more than ${this.maxLineBytes} bytes unread, transport.maxLineBytes); its connection was closed`;
+      this.log(`[${this.name}] ${why}`);
+      this.end(new TransportClosed(why));
+      void this.close();
+      throw new TransportClosed(why);
+    }
+    stdin.write(JSON.stringify(msg) + '\n');
   }
 
   request(req: Request, opts: SendOptions = {}): Promise<Response> {
@@ -114,6 +144,7 @@ export class StdioUpstream implements UpstreamTransport {
   private end(reason: Error): void {
     if (this.ended) return;
     this.ended = true;
+    this.noise.close();
     this.pending.close(reason);
     this.onClose?.(reason);
   }
@@ -121,6 +152,7 @@ export class StdioUpstream implements UpstreamTransport {
   async close(): Promise<void> {
     if (!this.ended) {
       this.ended = true;
+      this.noise.close();
       this.pending.close(new TransportClosed(`upstream ${this.name} is stopping`));
       this.child.stdin!.end();
     }

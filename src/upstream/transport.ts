@@ -35,7 +35,8 @@ export interface UpstreamTransport {
   close(): Promise<void>;
 }
 
-export { TransportClosed } from '../wire/correlator';
+import { TransportClosed } from '../wire/correlator';
+export { TransportClosed };
 
 /** An HTTP-level answer that is not a JSON-RPC response (the era probe reads these). */
 export class HttpStatusError extends Error {
@@ -144,3 +145,76 @@ export const eventTooLong = (name: string, max: number): ProtocolError =>
     CODES.InternalError,
     `Internal error: upstream ${name} sent an SSE event longer than ${max} characters (transport.maxLineBytes)`,
   );
+
+/** Answers to an HTTP upstream's own requests (a POST each) that it may leave unanswered at once. An
+ *  upstream with more is not reading what mcpx sends it — it floods requests (pings, questions) and
+ *  leaves the POSTs hanging — and its connection is closed, as a stdio upstream's is past
+ *  transport.maxLineBytes unread (docs/security.md "Bounds"). */
+export const MAX_ANSWERS_UNREAD = 64;
+
+export const answersUnread = (name: string): TransportClosed =>
+  new TransportClosed(
+    `upstream ${name} is not reading what mcpx sends it (${MAX_ANSWERS_UNREAD} answers to its requests unanswered); its connection was closed`,
+  );
+
+/** What is logged about one upstream connection's noise — lines that are not JSON-RPC, invalid messages,
+ *  responses nobody waits for, stderr — is bounded: a burst of `burst` lines, then `perSecond` a second;
+ *  the lines past it are counted and the count is logged once the budget is back, never each line (an
+ *  upstream writing 100,000 stray lines a second must not become 100,000 log lines). */
+export class LogBudget {
+  private tokens: number;
+  private last = Date.now();
+  private dropped = 0;
+  private timer?: NodeJS.Timeout;
+
+  constructor(
+    private readonly log: (line: string) => void,
+    /** Names the connection in the count's line: `[name]`. */
+    private readonly name: string,
+    private readonly perSecond = 100,
+    private readonly burst = 100,
+  ) {
+    this.tokens = burst;
+  }
+
+  line(line: string): void {
+    const now = Date.now();
+    this.tokens = Math.min(this.burst, this.tokens + ((now - this.last) * this.perSecond) / 1000);
+    this.last = now;
+    if (this.tokens < 1) {
+      this.dropped++;
+      this.timer ??= setTimeout(() => this.flush(), 1000).unref();
+      return;
+    }
+    this.tokens--;
+    this.log(line);
+  }
+
+  private flush(): void {
+    this.timer = undefined;
+    if (this.dropped === 0) return;
+    this.log(
+      `[${this.name}] ${this.dropped} more line(s) about this upstream were not logged (more than ${this.perSecond} a second)`,
+    );
+    this.dropped = 0;
+  }
+
+  close(): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.flush();
+  }
+}
+
+/** A response mcpx could not read (a result and an error, an error without an integer code and a string
+ *  message) to a request still waiting: that request fails now, naming the upstream, rather than at
+ *  pool.callTimeout. Undefined when `value` is not such a response. */
+export function unreadableResponse(name: string, value: unknown, why: string): Response | undefined {
+  if (typeof value !== 'object' || value === null || Array.isArray(value) || 'method' in value) return undefined;
+  const id = (value as { id?: unknown }).id;
+  if (typeof id !== 'string' && typeof id !== 'number') return undefined;
+  const what = why.replace(/^Invalid request: /, '');
+  return errorResponse(id, {
+    code: CODES.InternalError,
+    message: `Internal error: upstream ${name} sent an unreadable response: ${what}`,
+  });
+}

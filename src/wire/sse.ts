@@ -2,6 +2,12 @@
 // no event ids: mcpx offers no resumption, and an id would promise a replay it cannot make.
 import type { ServerResponse } from 'node:http';
 
+/** Bytes a stream may hold unread by its client before notifications are dropped. */
+const MAX_UNREAD_NOTIFICATIONS = 1024 * 1024;
+
+const isNotification = (msg: unknown): boolean =>
+  typeof msg === 'object' && msg !== null && !Array.isArray(msg) && !('id' in msg);
+
 export class SseStream {
   private started = false;
   private timer?: NodeJS.Timeout;
@@ -48,6 +54,10 @@ export class SseStream {
   send(msg: unknown): boolean {
     if (!this.isOpen) return false;
     this.start();
+    // A client that does not read its stream would have everything sent to it held here: past the
+    // bound a notification (progress, a log message, a list change) is dropped. Responses and questions
+    // are always written; each is bounded by limits.responseBytes (docs/security.md "Bounds").
+    if (isNotification(msg) && this.res.writableLength > MAX_UNREAD_NOTIFICATIONS) return false;
     this.res.write(`event: message\ndata: ${JSON.stringify(msg)}\n\n`);
     return true;
   }

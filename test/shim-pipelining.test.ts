@@ -6,7 +6,6 @@
 import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { type Server, type Socket, connect, createServer } from 'node:net';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { cliJs } from './harness/gateway';
@@ -32,51 +31,16 @@ after(async () => {
   rmSync(record, { force: true });
 });
 
-function shim(rev: Revision, endpoint = daemon.endpoint): StdioClient {
+function shim(rev: Revision): StdioClient {
   const c = new StdioClient(
     process.execPath,
-    [cliJs(), 'serve', '--transport', 'stdio', '--connect', endpoint],
+    [cliJs(), 'serve', '--transport', 'stdio', '--connect', daemon.endpoint],
     rev,
     {},
     daemon.env,
   );
   clients.push(c);
   return c;
-}
-
-/** A loopback TCP proxy to the daemon that holds connections until release(). */
-async function stallingProxy(): Promise<{ url: string; release(): void; close(): void }> {
-  const target = new URL(daemon.endpoint);
-  const held: Socket[] = [];
-  let released = false;
-  const pipe = (s: Socket) => {
-    const up = connect(Number(target.port), '127.0.0.1');
-    s.pipe(up).pipe(s);
-    up.on('error', () => s.destroy());
-    s.on('error', () => up.destroy());
-  };
-  const server: Server = createServer((s) => {
-    if (released) return pipe(s);
-    // Past a few held connections, the next are refused: a client that opens one per line cannot starve
-    // the test itself.
-    if (held.length >= 64) return void s.destroy();
-    s.pause();
-    s.on('error', () => undefined);
-    held.push(s);
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const { port } = server.address() as { port: number };
-  return {
-    url: `http://127.0.0.1:${port}${target.pathname}`,
-    release: () => {
-      released = true;
-      for (const s of held.splice(0)) pipe(s);
-    },
-    close: () => {
-      for (const s of held) s.destroy();
-      server.close();
-    },
-  };
 }
 
 /** utime + stime of a process (Linux /proc: after the command's closing parenthesis). */
@@ -109,12 +73,16 @@ const slow = (ms: number) => ({ name: 'slow', arguments: { ms, steps: 100 } });
 
 describe('the stdio shim and a client that does not wait', () => {
   test('a million lines behind an unanswered initialize wait in the client’s pipe, not in the shim', async (t) => {
-    const proxy = await stallingProxy();
-    const c = shim('2025-11-25', proxy.url);
+    // The gateway stopped (SIGSTOP): the shim's initialize is accepted by the kernel and answered only once
+    // the gateway runs again.
+    const c = shim('2025-11-25');
+    let stopped = false;
     try {
       await until('the shim started', () => /serving stdio/.test(c.stderr));
       const base = rssKb(c.child.pid!);
       // initialize, then a million notifications (they are never answered: only initialize is).
+      process.kill(daemon.pid, 'SIGSTOP');
+      stopped = true;
       const init = c.request('initialize', c.handshake()[0]!.params as Json);
       const line = '{"jsonrpc":"2.0","method":"notifications/nothing"}\n';
       c.child.stdin.on('error', () => undefined); // EPIPE once the shim is killed with the flood unread
@@ -136,13 +104,14 @@ describe('the stdio shim and a client that does not wait', () => {
       t.diagnostic(`the shim grew by ${grew} kB; the client still holds ${unread} of ${bytes} bytes`);
       assert.ok(unread > bytes / 2, `the client still holds most of it: ${unread} of ${bytes}`);
       assert.ok(grew < 32 * 1024, `the shim grew by ${grew} kB`);
-      proxy.release();
+      process.kill(daemon.pid, 'SIGCONT');
+      stopped = false;
       const answer = await init;
       assert.equal((answer.result as Json | undefined)?.protocolVersion, '2025-11-25', JSON.stringify(answer));
     } finally {
       c.child.kill('SIGKILL');
       await c.exited;
-      proxy.close();
+      if (stopped) process.kill(daemon.pid, 'SIGCONT');
     }
   });
 

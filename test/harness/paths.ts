@@ -35,6 +35,7 @@ export interface Daemon {
   /** The daemon's state and config homes: a shim with `--connect auto` finds it through them. */
   env: NodeJS.ProcessEnv;
   config: string;
+  pid: number;
   stop(): Promise<void>;
 }
 
@@ -69,7 +70,7 @@ export async function startDaemon(o: DaemonOptions = {}): Promise<Daemon> {
     await stopChild(daemon);
     if (!dir) rmSync(home, { recursive: true, force: true });
   };
-  return { endpoint, dir: home, env, config, stop };
+  return { endpoint, dir: home, env, config, pid: daemon.pid!, stop };
 }
 
 export async function stopChild(p: ChildProcess): Promise<void> {

@@ -1,9 +1,9 @@
 // An upstream over stdio: newline-delimited JSON-RPC on a spawned process's pipes. stderr goes to the
 // log line by line (bounded like stdout); a line that is not JSON-RPC is logged and skipped, never fatal;
 // what is logged about one connection is itself bounded (LogBudget). A line longer than
-// transport.maxLineBytes is not buffered, and neither is more than that of what mcpx writes to an
-// upstream that does not read it: either way the connection is closed and its calls fail naming the
-// setting (docs/security.md "Bounds"). When the process ends, whatever it left running in its process
+// transport.maxLineBytes is not buffered, and neither is more than that of the answers to its own
+// requests that an upstream does not read: either way the connection is closed and its calls fail
+// naming the setting (docs/security.md "Bounds"). When the process ends, whatever it left running in its process
 // group is killed.
 import type { ChildProcess } from 'node:child_process';
 import type { Socket } from 'node:net';
@@ -107,12 +107,14 @@ export class StdioUpstream implements UpstreamTransport {
     }
   }
 
-  private write(msg: unknown): void {
+  /** `answer`: a response to the upstream's own request. What the upstream has not read stays in mcpx's
+   *  memory; answers it asked for and does not read, past transport.maxLineBytes unread, mean it floods
+   *  requests (pings, questions) and never reads the answers, and the connection goes. (mcpx's own
+   *  requests are its callers', bounded where they come in.) */
+  private write(msg: unknown, answer = false): void {
     if (this.ended) throw new TransportClosed(`upstream ${this.name} is closed`);
     const stdin = this.child.stdin!;
-    // What the upstream has not read stays in mcpx's memory: past transport.maxLineBytes it is not
-    // reading (an upstream that floods requests and never reads the answers), and the connection goes.
-    if (stdin.writableLength > this.maxLineBytes) {
+    if (answer && stdin.writableLength > this.maxLineBytes) {
       const why = `upstream ${this.name} is not reading what mcpx sends it (more than ${this.maxLineBytes} bytes unread, transport.maxLineBytes); its connection was closed`;
       this.log(`[${this.name}] ${why}`);
       this.end(new TransportClosed(why));
@@ -138,7 +140,7 @@ export class StdioUpstream implements UpstreamTransport {
   }
 
   async respond(r: Response): Promise<void> {
-    this.write(r);
+    this.write(r, true);
   }
 
   private end(reason: Error): void {

@@ -6,7 +6,8 @@ import { envelope } from '../src/protocol/envelope';
 import { CODE_TABLE, mayEmit, resourceNotFound, toWireError, ProtocolError } from '../src/protocol/errors';
 import { classify } from '../src/protocol/jsonrpc';
 import { UnsayableQuestion, spellQuestion } from '../src/protocol/questions';
-import { REVISIONS, methodAnswered } from '../src/protocol/revisions';
+import { methodAnswered } from '../src/protocol/methods';
+import { REVISIONS } from '../src/protocol/revisions';
 import { makePolicy } from '../src/config/policy';
 import { defErrors } from './harness/schema';
 

@@ -9,6 +9,7 @@ import type { Settings } from '../config/settings';
 import type { GatewayFacade, TaskBoard, TaskView } from '../gateway/facade';
 import { ProtocolError } from '../protocol/errors';
 import { type JsonObject, isObject } from '../protocol/jsonrpc';
+import { methodTable } from '../protocol/methods';
 import { NEWEST_FIRST, revisionTable } from '../protocol/revisions';
 import type { Route } from '../transport/http';
 import { readBody } from '../wire/body';
@@ -280,6 +281,7 @@ export function protocolRoute(policy: Policy): Route {
     }
     json(res, 200, {
       ...revisionTable(),
+      methods: methodTable(),
       spec: { precedence: policy.precedence, lenient: policy.lenient, first: policy.first },
     });
     return true;

@@ -8,7 +8,7 @@ import type { CallContext, Provider } from './provider';
 import { downgradeCapabilities, downgradeImplementation } from '../protocol/downgrade';
 import { invalidParams, methodNotFound } from '../protocol/errors';
 import { type Id, type JsonObject, isObject } from '../protocol/jsonrpc';
-import { PARAMS, readParams } from '../protocol/messages';
+import { type ClientNotification, type ClientRequest, METHODS, type ParamsOf, readParams } from '../protocol/methods';
 import { isLogLevel } from '../protocol/meta';
 import { LATEST_LEGACY, NEWEST_FIRST, type Revision, eraOf, isRevision } from '../protocol/revisions';
 import { paginate } from './paging';
@@ -44,7 +44,10 @@ export interface HandlerContext {
   notify(method: string, params: JsonObject): void;
 }
 
-type Handler = (ctx: HandlerContext, params: JsonObject) => Promise<JsonObject>;
+/** The handler of `M`: its params already parsed by the method's descriptor (protocol/methods.ts). */
+type Handler<M extends ClientRequest> = (ctx: HandlerContext, params: ParamsOf<M>) => Promise<JsonObject>;
+/** One handler for each of `K`, exactly: a method without one, or one without a method, fails to compile. */
+export type Handlers<K extends ClientRequest> = { readonly [M in K]: Handler<M> };
 
 const provider = (ctx: HandlerContext): Provider => ctx.services.provider;
 
@@ -76,11 +79,11 @@ function list(
   key: string,
   get: (p: Provider) => ((ctx: CallContext) => Promise<JsonObject[]>) | undefined,
   method: string,
-): Handler {
-  return async (ctx, params) => {
+): (ctx: HandlerContext, params: ParamsOf<'tools/list'>) => Promise<JsonObject> {
+  // The four list methods read the same params (a cursor): one handler serves any of them.
+  return async (ctx, { cursor }) => {
     const fn = get(provider(ctx));
     if (!fn) throw methodNotFound(method);
-    const { cursor } = readParams(PARAMS.list, params);
     // An empty cursor is no cursor to a legacy client; in 2026-07-28 it is a cursor we never issued.
     const c = cursor === '' && eraOf(ctx.rev) === 'legacy' ? undefined : cursor;
     const items = await fn.call(provider(ctx), ctx.call);
@@ -95,9 +98,9 @@ function need<K extends keyof Provider>(ctx: HandlerContext, key: K, method: str
   return fn as NonNullable<Provider[K]>;
 }
 
-export const HANDLERS: Readonly<Record<string, Handler>> = {
-  async initialize(ctx, params) {
-    const p = readParams(PARAMS.initialize, params);
+/** Every request a client sends but the tasks/* (taskHandlers.ts). */
+export const HANDLERS: Handlers<Exclude<ClientRequest, `tasks/${string}`>> = {
+  async initialize(ctx, p) {
     // Every legacy lifecycle page: a version the server does not support gets one it does (counter-offer),
     // never -32022, which a legacy client cannot read (docs/protocol.md "Legacy initialize with an unsupported version").
     const rev: Revision =
@@ -130,8 +133,7 @@ export const HANDLERS: Readonly<Record<string, Handler>> = {
     return result;
   },
 
-  async 'logging/setLevel'(ctx, params) {
-    const { level } = readParams(PARAMS['logging/setLevel'], params);
+  async 'logging/setLevel'(ctx, { level }) {
     if (!isLogLevel(level)) throw invalidParams(`Invalid params: unknown log level ${JSON.stringify(level)}`);
     ctx.conn.logLevel = level;
     return {};
@@ -142,31 +144,27 @@ export const HANDLERS: Readonly<Record<string, Handler>> = {
   'resources/list': list('resources', (p) => p.listResources, 'resources/list'),
   'resources/templates/list': list('resourceTemplates', (p) => p.listResourceTemplates, 'resources/templates/list'),
 
-  async 'tools/call'(ctx, params) {
+  async 'tools/call'(ctx, p) {
     const fn = need(ctx, 'callTool', 'tools/call');
-    const p = readParams(PARAMS['tools/call'], params);
     if (ctx.call.paramHeaders) await checkParamHeaders(provider(ctx), p.name, p.arguments ?? {}, ctx.call);
     return fn.call(provider(ctx), p.name, p.arguments ?? {}, ctx.call);
   },
 
-  async 'prompts/get'(ctx, params) {
+  async 'prompts/get'(ctx, p) {
     const fn = need(ctx, 'getPrompt', 'prompts/get');
-    const p = readParams(PARAMS['prompts/get'], params);
     return fn.call(provider(ctx), p.name, p.arguments ?? {}, ctx.call);
   },
 
-  async 'resources/read'(ctx, params) {
+  async 'resources/read'(ctx, p) {
     const fn = need(ctx, 'readResource', 'resources/read');
-    const p = readParams(PARAMS['resources/read'], params);
     return fn.call(provider(ctx), p.uri, ctx.call);
   },
 
   /** Legacy subscribe: succeeds even where no update will come (the reason is logged), since a
    *  subscription is a standing interest, not a lookup (docs/protocol.md "Resource subscriptions"). Updates go on the connection's
    *  push channel (stdio, or the session's GET stream). */
-  async 'resources/subscribe'(ctx, params) {
+  async 'resources/subscribe'(ctx, { uri }) {
     const fn = need(ctx, 'subscribe', 'resources/subscribe');
-    const { uri } = readParams(PARAMS['resources/read'], params);
     if (ctx.conn.watches.has(uri)) return {};
     const conn = ctx.conn;
     const w = await fn.call(
@@ -178,8 +176,7 @@ export const HANDLERS: Readonly<Record<string, Handler>> = {
     return {};
   },
 
-  async 'resources/unsubscribe'(ctx, params) {
-    const { uri } = readParams(PARAMS['resources/read'], params);
+  async 'resources/unsubscribe'(ctx, { uri }) {
     ctx.conn.watches.get(uri)?.();
     ctx.conn.watches.delete(uri);
     return {};
@@ -195,20 +192,19 @@ export const HANDLERS: Readonly<Record<string, Handler>> = {
 
   async 'completion/complete'(ctx, params) {
     const fn = need(ctx, 'complete', 'completion/complete');
-    readParams(PARAMS['completion/complete'], params);
     return fn.call(provider(ctx), params, ctx.call);
   },
 };
 
 /** The client notifications the server acts on; any other is read and ignored. */
-export const NOTIFICATION_HANDLERS: Readonly<Record<string, (conn: Conn, params: unknown) => void>> = {
+export const NOTIFICATION_HANDLERS: { readonly [M in ClientNotification]?: (conn: Conn, params: unknown) => void } = {
   'notifications/initialized'(conn) {
     conn.initialized = true;
   },
   'notifications/cancelled'(conn, params) {
     let p: { requestId: Id; reason?: string };
     try {
-      p = readParams(PARAMS['notifications/cancelled'], params);
+      p = readParams(METHODS['notifications/cancelled'].params, params);
     } catch {
       return; // A malformed cancellation names nothing to cancel.
     }

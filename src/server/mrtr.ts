@@ -8,9 +8,6 @@ import { Abort } from '../wire/abort';
 import { PER_REQUEST } from './conn';
 import { Counts } from './counts';
 
-/** Only these may answer input_required (2026-07-28 basic/patterns/mrtr). */
-export const MRTR_METHODS = new Set(['tools/call', 'prompts/get', 'resources/read']);
-
 interface Outstanding {
   method: string;
   params: JsonObject;

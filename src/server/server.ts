@@ -18,22 +18,35 @@ import {
   resultResponse,
 } from '../protocol/jsonrpc';
 import { META, type LogLevel, atLeastLevel, clientNameOf, isLogLevel } from '../protocol/meta';
-import { MODERN, NEWEST_FIRST, type Revision, eraOf, isRevision, methodAnswered } from '../protocol/revisions';
+import { type ClientRequest, METHODS, methodAnswered, readParams } from '../protocol/methods';
+import { MODERN, NEWEST_FIRST, type Revision, eraOf, isRevision } from '../protocol/revisions';
 import { Admission } from './admission';
 import type { Abort, Aborts } from '../wire/abort';
 import { ClientCancelled, type Conn, PER_REQUEST, namedIdentity } from './conn';
-import { HANDLERS, type HandlerContext, NOTIFICATION_HANDLERS, type ServerInfo, type Services } from './handlers';
+import {
+  HANDLERS,
+  type HandlerContext,
+  type Handlers,
+  NOTIFICATION_HANDLERS,
+  type ServerInfo,
+  type Services,
+} from './handlers';
 import type { Incoming, Outcome } from './incoming';
 import { Listens } from './listens';
-import { type BackgroundCall, MRTR_METHODS } from './mrtr';
+import type { BackgroundCall } from './mrtr';
 import type { CallContext, Provider } from './provider';
 import { Rounds } from './rounds';
 import { TaskCalls } from './taskCalls';
 import { TASK_HANDLERS } from './taskHandlers';
-import { type Task, Tasks } from './tasks';
+import { type Task, Tasks, extensionRequired } from './tasks';
+import { declaresTasks } from '../protocol/tasks';
+import type { MethodDescriptor } from '../protocol/methods';
 
-/** Every method's handler: the core ones and the tasks/* of both eras. */
-const ALL_HANDLERS = { ...HANDLERS, ...TASK_HANDLERS };
+/** Every request's handler: the core ones and the tasks/* of both eras, one for each client request. */
+const ALL_HANDLERS: Handlers<ClientRequest> = { ...HANDLERS, ...TASK_HANDLERS };
+/** A handler with its params parsed already, whatever its method. */
+type AnyHandler = (ctx: HandlerContext, params: JsonObject) => Promise<JsonObject>;
+const handlerOf = (method: string): AnyHandler => (ALL_HANDLERS as unknown as Record<string, AnyHandler>)[method]!;
 
 export type { Incoming, Outcome, ServerInfo };
 
@@ -114,9 +127,20 @@ export class McpServer {
       rev = this.revisionOf(req, inc.rev);
       if (!methodAnswered(req.method, rev) || !Object.hasOwn(ALL_HANDLERS, req.method))
         throw methodNotFound(req.method);
+      const desc: MethodDescriptor = METHODS[req.method as ClientRequest];
       identity = this.identityOf(inc, rev);
       release = await this.admission.acquire(identity, inc.abort);
-      if (eraOf(rev) === 'modern' && MRTR_METHODS.has(req.method)) {
+      const caller = this.caller(inc, rev);
+      if (desc.needsTasksExtension && eraOf(rev) === 'modern' && !declaresTasks(caller.clientCapabilities))
+        throw extensionRequired(
+          `${req.method} needs the io.modelcontextprotocol/tasks extension declared on the request`,
+        );
+      const params: JsonObject = desc.params
+        ? readParams(desc.params, req.params)
+        : isObject(req.params)
+          ? req.params
+          : {};
+      if (eraOf(rev) === 'modern' && desc.inputRequired) {
         const id = identity;
         const window = await this.taskCalls.window(inc, id);
         background = true;
@@ -124,7 +148,7 @@ export class McpServer {
           inc,
           rev,
           id,
-          (call) => this.startInBackground(inc, rev, id, call, window !== undefined),
+          (call) => this.startInBackground(inc, rev, id, caller, params, call, window !== undefined),
           window,
         );
         return { response: resultResponse(req.id, this.spell(req.method, result, rev)), rev };
@@ -132,13 +156,13 @@ export class McpServer {
       if (req.method === 'tools/call' && (await this.taskCalls.legacyWantsTask(inc, rev, identity))) {
         const id = identity;
         const task = this.taskCalls.legacyTask(inc, rev, id, (call, t) =>
-          this.startInBackground(inc, rev, id, call, false, t),
+          this.startInBackground(inc, rev, id, caller, params, call, false, t),
         );
         background = true; // started: its identity ends with its work
         return { response: resultResponse(req.id, this.spell(req.method, { task: task.legacyShape() }, rev)), rev };
       }
-      const ctx = this.context(inc, rev, identity);
-      const result = await ALL_HANDLERS[req.method]!(ctx, isObject(req.params) ? req.params : {});
+      const ctx = this.context(inc, rev, identity, caller);
+      const result = await handlerOf(req.method)(ctx, params);
       ctx.finish();
       // initialize is answered in the revision it negotiated, not the one it arrived under.
       if (req.method === 'initialize' && inc.conn.revision) rev = inc.conn.revision;
@@ -197,7 +221,8 @@ export class McpServer {
   /** A notification from the client: acted on where NOTIFICATION_HANDLERS has it, else ignored
    *  (JSON-RPC: a notification is never answered). */
   notify(conn: Conn, n: Notification): void {
-    NOTIFICATION_HANDLERS[n.method]?.(conn, n.params);
+    if (Object.hasOwn(NOTIFICATION_HANDLERS, n.method))
+      NOTIFICATION_HANDLERS[n.method as keyof typeof NOTIFICATION_HANDLERS]?.(conn, n.params);
   }
 
   /** A 2026-07-28 call that may ask starts in the background: its handler runs with the call's own
@@ -206,16 +231,17 @@ export class McpServer {
     inc: Incoming,
     rev: Revision,
     identity: string,
+    caller: Caller,
+    params: JsonObject,
     call: BackgroundCall,
     windowed: boolean,
     task?: Task,
   ): void {
-    const ctx = this.context(inc, rev, identity, call, task);
+    const ctx = this.context(inc, rev, identity, caller, call, task);
     // A call that may become a task asks an upstream for one too; one that is a task already is one.
     ctx.wantsTask = windowed || task !== undefined;
     if (windowed) ctx.becomeTask = () => call.becomeTask();
-    const params = isObject(inc.req.params) ? inc.req.params : {};
-    const work = HANDLERS[inc.req.method]!(ctx, params);
+    const work = handlerOf(inc.req.method)(ctx, params);
     call.run(work);
     void call.settle().then(() => ctx.finish());
     void work.then(
@@ -236,13 +262,8 @@ export class McpServer {
     return downgradeResult(method, result, rev);
   }
 
-  private context(
-    inc: Incoming,
-    rev: Revision,
-    identity: string,
-    background?: BackgroundCall,
-    task?: Task,
-  ): RequestScope {
+  /** What the request says of its caller: per request in 2026-07-28 (and checked), else its connection's. */
+  private caller(inc: Incoming, rev: Revision): Caller {
     const { conn, req } = inc;
     const params = isObject(req.params) ? req.params : {};
     const meta = isObject(params._meta) ? params._meta : {};
@@ -263,6 +284,17 @@ export class McpServer {
       clientCapabilities = caps;
       logLevel = level as LogLevel | undefined;
     }
+    return { clientCapabilities, logLevel, meta };
+  }
+
+  private context(
+    inc: Incoming,
+    rev: Revision,
+    identity: string,
+    { clientCapabilities, logLevel, meta }: Caller,
+    background?: BackgroundCall,
+    task?: Task,
+  ): RequestScope {
     const ctx = new RequestScope(
       inc,
       rev,
@@ -286,6 +318,12 @@ export class McpServer {
     else if (inc.send && eraOf(rev) === 'legacy') ctx.channel = inc;
     return ctx;
   }
+}
+
+interface Caller {
+  clientCapabilities: JsonObject;
+  logLevel: LogLevel | undefined;
+  meta: JsonObject;
 }
 
 /** One request's context: its CallContext (`call` is itself) and its handler's context in one object,

@@ -2,36 +2,28 @@
 // result, cancel), the extension to 2026-07-28 clients that declared it (get, update, cancel).
 import { downgradeResult } from '../protocol/downgrade';
 import { invalidParams } from '../protocol/errors';
-import { type JsonObject, isObject } from '../protocol/jsonrpc';
+import { isObject } from '../protocol/jsonrpc';
 import { eraOf } from '../protocol/revisions';
-import type { HandlerContext } from './handlers';
+import type { ClientRequest } from '../protocol/methods';
+import type { HandlerContext, Handlers } from './handlers';
 import { paginate } from './paging';
 import { META } from '../protocol/meta';
-import { declaresTasks } from '../protocol/tasks';
-import { type Task, extensionRequired } from './tasks';
-
-type Handler = (ctx: HandlerContext, params: JsonObject) => Promise<JsonObject>;
+import type { Task } from './tasks';
 
 const modern = (ctx: HandlerContext) => eraOf(ctx.rev) === 'modern';
 
-/** The task named by params.taskId, as this caller may see it. A 2026-07-28 client that did not declare
- *  the extension gets -32021 first, whatever the id (tasks extension "Error Handling"). */
-function taskOf(ctx: HandlerContext, params: JsonObject, method: string): Task {
-  if (modern(ctx) && !declaresTasks(ctx.call.clientCapabilities))
-    throw extensionRequired(`${method} needs the io.modelcontextprotocol/tasks extension declared on the request`);
-  if (typeof params.taskId !== 'string') throw invalidParams('Invalid params: taskId must be a string');
-  return ctx.services.tasks.get(params.taskId, ctx.call.identity);
-}
+/** The task named by params.taskId, as this caller may see it. */
+const taskOf = (ctx: HandlerContext, taskId: string): Task => ctx.services.tasks.get(taskId, ctx.call.identity);
 
-export const TASK_HANDLERS: Readonly<Record<string, Handler>> = {
+export const TASK_HANDLERS: Handlers<Extract<ClientRequest, `tasks/${string}`>> = {
   async 'tasks/get'(ctx, params) {
-    const task = taskOf(ctx, params, 'tasks/get');
+    const task = taskOf(ctx, params.taskId);
     return modern(ctx) ? task.detailedFor(ctx.call.clientCapabilities, ctx.rev) : task.legacyShape();
   },
 
   /** Only the caller's own tasks, oldest first, a page at a time (2025-11-25 "Listing Tasks"). */
   async 'tasks/list'(ctx, params) {
-    const cursor = typeof params.cursor === 'string' && params.cursor !== '' ? params.cursor : undefined;
+    const cursor = params.cursor !== '' ? params.cursor : undefined;
     const items = ctx.services.tasks.list(ctx.call.identity).map((t) => t.legacyShape());
     const { page, nextCursor } = paginate(
       'tasks/list',
@@ -46,7 +38,7 @@ export const TASK_HANDLERS: Readonly<Record<string, Handler>> = {
    *  with the related-task key the result cannot otherwise carry. While it waits, the task's questions may
    *  ride this request's stream (2025-11-25 "Input Required Status"). */
   async 'tasks/result'(ctx, params) {
-    const task = taskOf(ctx, params, 'tasks/result');
+    const task = taskOf(ctx, params.taskId);
     const leave = ctx.channel ? task.openChannel(ctx.channel) : undefined;
     try {
       await task.settled(ctx.call.signal);
@@ -62,7 +54,7 @@ export const TASK_HANDLERS: Readonly<Record<string, Handler>> = {
    *  empty acknowledgement, on a finished task too (docs/protocol.md "Tasks": a cancelled task stays
    *  cancelled in both eras). */
   async 'tasks/cancel'(ctx, params) {
-    const task = taskOf(ctx, params, 'tasks/cancel');
+    const task = taskOf(ctx, params.taskId);
     const done = task.cancel('cancelled by the client');
     if (modern(ctx)) return {};
     if (!done) throw invalidParams(`Invalid params: task ${task.id} has already ended (${task.status})`);
@@ -72,8 +64,7 @@ export const TASK_HANDLERS: Readonly<Record<string, Handler>> = {
   /** Answers key by key: an answered key leaves inputRequests before the acknowledgement; a key not
    *  outstanding is ignored (tasks extension "Task Update Requests"). */
   async 'tasks/update'(ctx, params) {
-    const task = taskOf(ctx, params, 'tasks/update');
-    if (!isObject(params.inputResponses)) throw invalidParams('Invalid params: inputResponses must be an object');
+    const task = taskOf(ctx, params.taskId);
     task.call.deliver(params.inputResponses, false);
     return {};
   },

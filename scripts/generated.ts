@@ -1,7 +1,7 @@
 // Generated parts of the docs and the manifest, from the tables in code. `npm run gen` writes them;
 // test/docs.test.ts fails when a file on disk differs from what this produces.
 import { CACHE_SCOPE } from '../src/protocol/envelope';
-import { CODE_TABLE } from '../src/protocol/errors';
+import { CODE_TABLE, LOCAL_CODES } from '../src/protocol/errors';
 import { METHODS, type MethodDescriptor } from '../src/protocol/methods';
 import {
   BATCHES,
@@ -80,6 +80,16 @@ export function protocolTables(): string {
   );
   for (const [c, r] of Object.entries(CODE_TABLE))
     out.push(row([c, r.name, span(r.span), String(r.http.legacy), String(r.http.modern)]));
+  out.push(
+    '',
+    "### mcpx's own errors",
+    '',
+    'Raised as `McpxError` with a string code; the code each reaches the wire as (both eras):',
+    '',
+    row(['local code', 'JSON-RPC code']),
+    row(['---', '---']),
+  );
+  for (const [c, code] of Object.entries(LOCAL_CODES)) out.push(row([`\`${c}\``, String(code)]));
   out.push(
     '',
     '### Cache hints (2026-07-28)',

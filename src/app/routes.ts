@@ -7,7 +7,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Policy } from '../config/policy';
 import type { Settings } from '../config/settings';
 import type { GatewayFacade, TaskBoard, TaskView } from '../gateway/facade';
-import { ProtocolError } from '../protocol/errors';
+import { isTypedError } from '../protocol/errors';
 import { type JsonObject, isObject } from '../protocol/jsonrpc';
 import { methodTable } from '../protocol/methods';
 import { NEWEST_FIRST, revisionTable } from '../protocol/revisions';
@@ -174,7 +174,7 @@ function detailOf(t: TaskView): JsonObject {
 }
 
 function errorOf(e: unknown): JsonObject {
-  if (e instanceof ProtocolError) return e.toWire() as unknown as JsonObject;
+  if (isTypedError(e)) return e.toWire() as unknown as JsonObject;
   return { message: e instanceof Error ? e.message : String(e) };
 }
 

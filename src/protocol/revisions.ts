@@ -20,9 +20,16 @@ export function isRevision(v: unknown): v is Revision {
   return typeof v === 'string' && (REVISIONS as readonly string[]).includes(v);
 }
 
-export function eraOf(rev: Revision): Era {
-  return rev === MODERN ? 'modern' : 'legacy';
-}
+/** The era of each revision. What differs between the eras is protocol/eras/'s codecs: code asks a
+ *  request's codec (eras/index.ts `codecFor`), never compares eras. */
+const ERA_OF: Readonly<Record<Revision, Era>> = {
+  '2024-11-05': 'legacy',
+  '2025-03-26': 'legacy',
+  '2025-06-18': 'legacy',
+  '2025-11-25': 'legacy',
+  '2026-07-28': 'modern',
+};
+export const eraOf = (rev: Revision): Era => ERA_OF[rev];
 
 const index = (rev: Revision): number => REVISIONS.indexOf(rev);
 

@@ -530,3 +530,42 @@ describe('McpServer: subscriptions/listen', () => {
 function isObject(v: unknown): v is JsonObject {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
+
+describe('McpServer: a tool is looked up once per call', () => {
+  test('one resolveTool per tools/call, whatever the path: inline, task-capable, headers checked, the 2026-07-28 round', async () => {
+    const base = testProvider();
+    const looked: string[] = [];
+    const provider = {
+      ...base,
+      // Task-capable: the server asks each call's tool whether it becomes a task, then calls it.
+      capabilities: () => ({ ...base.capabilities(), tasks: true }),
+      resolveTool: async (name: string, ctx: Parameters<NonNullable<typeof base.resolveTool>>[1]) => {
+        looked.push(name);
+        const tool = await base.resolveTool!(name, ctx);
+        return tool && { ...tool, taskSupport: 'optional' as const };
+      },
+    };
+    const mem = memoryServer(provider);
+    try {
+      const { runner, channel } = mem.runner();
+      const legacy = await runner.request(
+        req(1, 'tools/call', { name: 'echo', arguments: { text: 'a' } }),
+        '2025-11-25',
+        channel,
+      );
+      assert.equal(result(legacy.response).content instanceof Array, true);
+      const headers = { ...channel, paramHeaders: {} };
+      const round = await runner.request(
+        modern(2, 'tools/call', { name: 'echo', arguments: { text: 'b' } }),
+        MODERN,
+        headers,
+      );
+      assert.equal(result(round.response).resultType, 'complete');
+      const unknown = await runner.request(req(3, 'tools/call', { name: 'nope' }), '2025-11-25', channel);
+      assert.match(error(unknown.response).message, /no tool named "nope"/);
+      assert.deepEqual(looked, ['echo', 'echo', 'nope']);
+    } finally {
+      mem.close();
+    }
+  });
+});

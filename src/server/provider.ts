@@ -2,6 +2,7 @@
 // the server spells it down at the edge.
 import type { JsonObject } from '../protocol/jsonrpc';
 import type { LogLevel } from '../protocol/meta';
+import type { ParamsOf } from '../protocol/methods';
 import type { Revision } from '../protocol/revisions';
 import type { Abort } from '../wire/abort';
 
@@ -87,7 +88,8 @@ export interface Provider {
   listResourceTemplates?(ctx: CallContext): Promise<JsonObject[]>;
   /** Throws the resource-not-found error (errors.resourceNotFound) for an unknown URI. */
   readResource?(uri: string, ctx: CallContext): Promise<JsonObject>;
-  complete?(params: JsonObject, ctx: CallContext): Promise<JsonObject>;
+  /** The params as the method's descriptor read them (protocol/methods.ts: ref and argument checked). */
+  complete?(params: ParamsOf<'completion/complete'>, ctx: CallContext): Promise<JsonObject>;
   /** Watch a resource: `deliver` is called with `uri` whenever it changes, until `release`.
    *  `deliverable` says whether updates will arrive at all (and `reason` why not). */
   subscribe?(

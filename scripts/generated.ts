@@ -1,10 +1,10 @@
 // Generated parts of the docs and the manifest, from the tables in code. `npm run gen` writes them;
 // test/docs.test.ts fails when a file on disk differs from what this produces.
 import { CACHE_SCOPE } from '../src/protocol/envelope';
-import { CODE_TABLE } from '../src/protocol/errors';
+import { CODE_TABLE, LOCAL_CODES } from '../src/protocol/errors';
+import { METHODS, type MethodDescriptor } from '../src/protocol/methods';
 import {
   BATCHES,
-  CLIENT_METHODS,
   CONTENT_TYPES,
   FIELDS,
   META_KEYS,
@@ -14,8 +14,7 @@ import {
   inSpan,
 } from '../src/protocol/revisions';
 import { SETTINGS, envName, type SettingDef } from '../src/config/settings';
-import { HANDLERS, NOTIFICATION_HANDLERS } from '../src/server/handlers';
-import { TASK_HANDLERS } from '../src/server/taskHandlers';
+import { NOTIFICATION_HANDLERS } from '../src/server/handlers';
 
 const revs = (s: Span) => REVISIONS.filter((r) => inSpan(r, s));
 const span = (s: Span) => {
@@ -29,25 +28,37 @@ export function protocolTables(): string {
   const out: string[] = [];
   out.push('### Revisions', '', row(['revision', 'era', 'how a peer states it']), row(['---', '---', '---']));
   for (const r of REVISIONS) out.push(row([r, eraOf(r), eraOf(r) === 'modern' ? 'per-request `_meta`' : 'initialize']));
+  // Every client request has a handler (server/handlers.ts is typed exhaustively against METHODS).
+  const methods = Object.entries(METHODS as Record<string, MethodDescriptor>);
   out.push(
     '',
     '### Methods a client may send',
     '',
-    row(['method', 'defined in', 'accepted from', 'kind', 'handled now']),
-    row(['---', '---', '---', '---', '---']),
+    row(['method', 'defined in', 'accepted from', 'kind', 'handled now', 'Mcp-Name (2026-07-28)', 'notes']),
+    row(['---', '---', '---', '---', '---', '---', '---']),
   );
-  for (const [m, s] of Object.entries(CLIENT_METHODS)) {
-    const handled = s.kind === 'notification' ? m in NOTIFICATION_HANDLERS : m in HANDLERS || m in TASK_HANDLERS;
+  for (const [m, d] of methods) {
+    if (d.from !== 'client') continue;
+    const handled = d.kind === 'request' || m in NOTIFICATION_HANDLERS;
+    const notes = [
+      d.inputRequired ? 'may answer `input_required`' : '',
+      d.idempotent ? 'sent again on a broken stream' : '',
+      d.needsTasksExtension ? 'tasks extension declared (2026-07-28)' : '',
+    ].filter(Boolean);
     out.push(
       row([
         `\`${m}\``,
-        span(s),
-        span(s.accepted ?? s),
-        s.kind,
-        handled ? 'yes' : s.kind === 'request' ? 'not yet (-32601)' : 'ignored',
+        span(d.span),
+        span(d.accepted ?? d.span),
+        d.kind,
+        handled ? 'yes' : 'ignored',
+        d.mcpName ? `\`params.${d.mcpName.field}\`${d.mcpName.optional ? ' (may be left out)' : ''}` : '',
+        notes.join('; '),
       ]),
     );
   }
+  out.push('', '### Questions a server may put to a client', '', row(['method', 'defined in']), row(['---', '---']));
+  for (const [m, d] of methods) if (d.from === 'server') out.push(row([`\`${m}\``, span(d.span)]));
   out.push(
     '',
     '### Fields that exist only in some revisions',
@@ -69,6 +80,16 @@ export function protocolTables(): string {
   );
   for (const [c, r] of Object.entries(CODE_TABLE))
     out.push(row([c, r.name, span(r.span), String(r.http.legacy), String(r.http.modern)]));
+  out.push(
+    '',
+    "### mcpx's own errors",
+    '',
+    'Raised as `McpxError` with a string code; the code each reaches the wire as (both eras):',
+    '',
+    row(['local code', 'JSON-RPC code']),
+    row(['---', '---']),
+  );
+  for (const [c, code] of Object.entries(LOCAL_CODES)) out.push(row([`\`${c}\``, String(code)]));
   out.push(
     '',
     '### Cache hints (2026-07-28)',

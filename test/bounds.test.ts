@@ -14,6 +14,7 @@ import {
   parseJson,
 } from '../src/protocol/jsonrpc';
 import type { CallContext, Provider } from '../src/server/provider';
+import { toolsOf } from './fixtures/provider';
 import { LineSplitter } from '../src/wire/lines';
 import { startTestServer } from './harness/gateway';
 import { heldProvider, memoryServer, memoryStdio } from './harness/memory';
@@ -35,7 +36,10 @@ const text = (r: Json | undefined) => String(((r?.content as Json[]) ?? [])[0]?.
 const blobs: Provider = {
   capabilities: () => ({ tools: true }),
   listTools: async () => [{ name: 'blob', inputSchema: { type: 'object' } }],
-  callTool: async (_name, args) => ({ content: [{ type: 'text', text: 'x'.repeat(Number(args.n)) }] }),
+  resolveTool: toolsOf(
+    () => [{ name: 'blob' }],
+    async (_name, args) => ({ content: [{ type: 'text', text: 'x'.repeat(Number(args.n)) }] }),
+  ),
 };
 
 describe('transport.maxLineBytes', () => {

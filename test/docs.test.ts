@@ -1,7 +1,7 @@
 // Generated docs and manifest cannot drift from the code, and the layering invariants hold.
 import assert from 'node:assert/strict';
 import { readFileSync, readdirSync, statSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { dirname, join, relative, sep } from 'node:path';
 import { describe, test } from 'node:test';
 import { commandsTable, configurationContribution, fill, protocolTables, settingsTable } from '../scripts/generated';
 import { repoRoot } from './harness/gateway';
@@ -53,7 +53,8 @@ describe('architecture invariants', () => {
   test('src/protocol/ imports nothing else of the project', () => {
     for (const f of sources(join('src', 'protocol'))) {
       for (const m of read(f).matchAll(/from '(\.[^']+)'/g)) {
-        assert.ok(m[1]!.startsWith('./'), `${f} imports ${m[1]}`);
+        const to = join(dirname(f), m[1]!);
+        assert.ok(to.startsWith(join('src', 'protocol') + sep), `${f} imports ${m[1]}`);
       }
     }
   });

@@ -7,9 +7,10 @@ import type { Listening } from '../src/app/app';
 import { Settings } from '../src/config/settings';
 import type { JsonObject } from '../src/protocol/jsonrpc';
 import { MODERN } from '../src/protocol/revisions';
+import { ServerCall, type Services } from '../src/server/call';
 import { Conn } from '../src/server/conn';
-import type { Incoming } from '../src/server/incoming';
 import { BackgroundCall, BackgroundCalls } from '../src/server/mrtr';
+import { askInBackground } from '../src/server/questions';
 import { Rounds } from '../src/server/rounds';
 import { Abort } from '../src/wire/abort';
 import { startTestServer } from './harness/gateway';
@@ -155,51 +156,66 @@ describe('BackgroundCall', () => {
 });
 
 describe('cancelled retries and the sweeper', () => {
-  const incoming = (params: JsonObject): Incoming => ({
-    conn: new Conn('http', 'test'),
-    req: { jsonrpc: '2.0', id: 1, method: 'tools/call', params },
-    rev: MODERN,
-    abort: new Abort(),
-    emit: () => undefined,
-  });
+  const settings = new Settings([{ source: 'flag', values: {} }]);
+  /** One request of the call, as the runner hands it to the server, from identity `who`. */
+  const incoming = (params: JsonObject): ServerCall => {
+    const call = new ServerCall(
+      new Conn('http', 'test'),
+      { jsonrpc: '2.0', id: 1, method: 'tools/call', params },
+      MODERN,
+      new Abort(),
+      { emit: () => undefined },
+      { settings } as Services,
+    );
+    call.identity = 'who';
+    return call;
+  };
+  /** One round of `call` as the background strategy runs it: a retry resumes the call its state names. */
+  const round = async (rounds: Rounds, call: ServerCall, bg?: BackgroundCall) => {
+    const binding = rounds.binding(call);
+    const resumed = rounds.resume(call, binding);
+    return rounds.round(call, resumed?.bg ?? bg!, binding, { claimed: resumed?.claimed });
+  };
 
   test('a retry cancelled while the call runs leaves no waiter, and a state that delivered answers stays used', async () => {
-    const rounds = new Rounds(new Settings([{ source: 'flag', values: {} }]));
+    const rounds = new Rounds(settings);
     try {
-      let call!: BackgroundCall;
       let release!: () => void;
       const gate = new Promise<void>((r) => (release = r));
       const base = { name: 't', arguments: {} };
-      const first = await rounds.roundTrip(incoming(base), MODERN, 'who', (c) => {
-        call = c;
-        c.run(
-          (async () => {
-            await rounds.askInBackground(c, MODERN, 'elicitation/create', { message: 'm' }, c.abort.signal);
-            await gate;
-            return { content: [] };
-          })(),
-        );
-      });
-      assert.equal(first.resultType, 'input_required');
+      const start = incoming(base);
+      const call = rounds.begin(start);
+      call.run(
+        (async () => {
+          await askInBackground(call, MODERN, 'elicitation/create', { message: 'm' }, call.abort.signal);
+          await gate;
+          return { content: [] };
+        })(),
+      );
+      const first = await round(rounds, start, call);
+      assert.ok('result' in first);
+      assert.equal(first.result.resultType, 'input_required');
       const key = Object.keys(call.inputRequests())[0]!;
       const retry = incoming({
         ...base,
-        requestState: first.requestState,
+        requestState: first.result.requestState,
         inputResponses: { [key]: { action: 'decline' } },
       });
-      const pending = rounds.roundTrip(retry, MODERN, 'who', () => assert.fail('a retry starts nothing'));
+      const pending = round(rounds, retry);
       await new Promise((r) => setImmediate(r));
       assert.equal(call.waiting, 1, 'the retry waits for the running call');
-      retry.abort.abort(new Error('client closed the stream'));
+      retry.request.abort(new Error('client closed the stream'));
       await assert.rejects(pending, /Request cancelled/);
       assert.equal(call.waiting, 0, 'the cancelled retry left no waiter behind');
       // Its answers were delivered: the same state cannot deliver them again.
       await assert.rejects(
-        rounds.roundTrip(
-          incoming({ ...base, requestState: first.requestState, inputResponses: { [key]: { action: 'decline' } } }),
-          MODERN,
-          'who',
-          () => undefined,
+        round(
+          rounds,
+          incoming({
+            ...base,
+            requestState: first.result.requestState,
+            inputResponses: { [key]: { action: 'decline' } },
+          }),
         ),
         /already used/,
       );

@@ -84,7 +84,15 @@ describe("mcpx's own server: Mcp-Param-* headers checked against the tool's x-mc
     const base = testProvider();
     const l = await startTestServer(
       {},
-      { provider: { ...base, toolInputSchema: async (name) => (name === 'echo' ? ANNOTATED : undefined) } },
+      {
+        provider: {
+          ...base,
+          resolveTool: async (name, ctx) => {
+            const tool = await base.resolveTool!(name, ctx);
+            return tool && name === 'echo' ? { ...tool, inputSchema: ANNOTATED } : tool;
+          },
+        },
+      },
     );
     try {
       assert.equal((await post(l.url, 'hello', 'hello')).status, 200);

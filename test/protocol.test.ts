@@ -6,7 +6,9 @@ import { envelope } from '../src/protocol/envelope';
 import { CODE_TABLE, mayEmit, resourceNotFound, toWireError, ProtocolError } from '../src/protocol/errors';
 import { classify } from '../src/protocol/jsonrpc';
 import { UnsayableQuestion, spellQuestion } from '../src/protocol/questions';
-import { REVISIONS, methodAnswered } from '../src/protocol/revisions';
+import { codecFor, initializeRevision, revisionOf } from '../src/protocol/eras';
+import { METHODS, methodAnswered, methodOf, questionOf } from '../src/protocol/methods';
+import { REVISIONS } from '../src/protocol/revisions';
 import { makePolicy } from '../src/config/policy';
 import { defErrors } from './harness/schema';
 
@@ -19,6 +21,124 @@ describe('revision table', () => {
     assert.equal(methodAnswered('server/discover', '2025-11-25'), false);
     assert.equal(methodAnswered('subscriptions/listen', '2024-11-05'), true);
     assert.equal(methodAnswered('tasks/list', '2026-07-28'), false);
+    // A question a server puts to a client is no method a client may send; nor is a prototype member.
+    assert.equal(methodAnswered('roots/list', '2025-11-25'), false);
+    assert.equal(methodAnswered('__proto__', '2025-11-25'), false);
+    assert.equal(methodOf('toString'), undefined);
+    assert.equal(questionOf('tools/call'), undefined);
+    assert.deepEqual(questionOf('elicitation/create')?.span, { since: '2025-06-18' });
+  });
+
+  test('one descriptor per method says what the old tables said: Mcp-Name, input_required, idempotence', () => {
+    const with_ = (k: 'inputRequired' | 'idempotent') =>
+      Object.entries(METHODS)
+        .filter(([, d]) => (d as Record<string, unknown>)[k] === true)
+        .map(([m]) => m)
+        .sort();
+    assert.deepEqual(with_('inputRequired'), ['prompts/get', 'resources/read', 'tools/call']);
+    assert.deepEqual(with_('idempotent'), [
+      'completion/complete',
+      'prompts/get',
+      'prompts/list',
+      'resources/list',
+      'resources/read',
+      'resources/templates/list',
+      'server/discover',
+      'tools/list',
+    ]);
+    assert.deepEqual(methodOf('tools/call')?.mcpName, { field: 'name' });
+    assert.deepEqual(methodOf('tasks/cancel')?.mcpName, { field: 'taskId', optional: true });
+    assert.equal(methodOf('tools/list')?.mcpName, undefined);
+  });
+});
+
+describe('era codecs', () => {
+  const legacy = codecFor('2025-11-25');
+  const modern = codecFor('2026-07-28');
+
+  test("the revision a request states: 2026-07-28 in _meta; a legacy one there is the transport's; unknown is -32022", () => {
+    const pv = (v: unknown) => ({ 'io.modelcontextprotocol/protocolVersion': v });
+    assert.equal(revisionOf(undefined, '2024-11-05'), '2024-11-05');
+    assert.equal(revisionOf(pv('2026-07-28'), '2025-03-26'), '2026-07-28');
+    assert.equal(revisionOf(pv('2025-06-18'), '2025-03-26'), '2025-03-26');
+    assert.throws(
+      () => revisionOf(pv('2099-01-01'), '2025-03-26'),
+      (e: ProtocolError) => e.code === -32022 && (e.data as { requested: string }).requested === '2099-01-01',
+    );
+    // initialize counter-offers the newest legacy revision, never 2026-07-28.
+    assert.equal(initializeRevision('2025-06-18'), '2025-06-18');
+    assert.equal(initializeRevision('2026-07-28'), '2025-11-25');
+    assert.equal(initializeRevision('1999-01-01'), '2025-11-25');
+  });
+
+  test("the caller: per request and checked (2026-07-28), or the connection's", () => {
+    const conn = { clientCapabilities: { roots: {} }, clientInfo: { name: 'c' }, logLevel: 'info' as const };
+    assert.deepEqual(legacy.caller({ anything: 1 }, conn), {
+      capabilities: { roots: {} },
+      clientInfo: { name: 'c' },
+      logLevel: 'info',
+    });
+    const meta = {
+      'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+      'io.modelcontextprotocol/clientCapabilities': { sampling: {} },
+      'io.modelcontextprotocol/clientInfo': { name: 'm' },
+    };
+    assert.deepEqual(modern.caller(meta, conn), {
+      capabilities: { sampling: {} },
+      clientInfo: { name: 'm' },
+      logLevel: undefined,
+    });
+    assert.throws(() => modern.caller(undefined, conn), /params\._meta is required in 2026-07-28/);
+    const { 'io.modelcontextprotocol/clientCapabilities': _, ...noCaps } = meta;
+    assert.throws(() => modern.caller(noCaps, conn), /clientCapabilities"\] is required \(an object\)/);
+    assert.throws(
+      () => modern.caller({ ...meta, 'io.modelcontextprotocol/logLevel': 'loud' }, conn),
+      /unknown log level "loud"/,
+    );
+  });
+
+  test('lists, tasks and headers, per era, on both sides', () => {
+    assert.equal(legacy.cursor(''), undefined);
+    assert.equal(modern.cursor(''), '');
+    assert.equal(legacy.listEnds(''), true);
+    assert.equal(modern.listEnds(''), false);
+    const task = { taskId: 't', status: 'working' };
+    assert.deepEqual(legacy.tasks.createdOf(legacy.tasks.created(task)), task);
+    assert.deepEqual(modern.tasks.createdOf(modern.tasks.created(task)), { resultType: 'task', ...task });
+    assert.equal(modern.tasks.createdOf({ content: [] }), undefined);
+    assert.deepEqual(legacy.tasks.augment({ name: 'x' }), { name: 'x', task: {} });
+    const ext = { extensions: { 'io.modelcontextprotocol/tasks': {} } };
+    assert.equal(modern.tasks.declared({}), false);
+    assert.equal(modern.tasks.declared(ext), true);
+    assert.equal(legacy.tasks.declared({}), true);
+    assert.equal(legacy.tasks.augmentFirst({ tasks: { requests: {} } }, 'optional', false), false);
+    assert.equal(legacy.tasks.augmentFirst({ tasks: { requests: {} } }, 'required', false), true);
+    assert.equal(modern.tasks.augmentFirst(ext, undefined, true), true);
+    const upper = (v: string) => v.toUpperCase();
+    assert.equal(legacy.client.headers('tools/call', { name: 'n' }, upper), undefined);
+    assert.deepEqual(modern.client.headers('tools/call', { name: 'n' }, upper), {
+      'MCP-Protocol-Version': '2026-07-28',
+      'Mcp-Method': 'tools/call',
+      'Mcp-Name': 'N',
+    });
+    assert.deepEqual(legacy.client.meta({ capabilities: {}, clientInfo: {} }), {});
+    assert.equal(
+      modern.client.meta({ capabilities: {}, clientInfo: {}, logLevel: 'debug' })['io.modelcontextprotocol/logLevel'],
+      'debug',
+    );
+    assert.equal(modern.cancellation('http'), 'close-stream');
+    assert.equal(modern.cancellation('stdio'), 'notification');
+    assert.equal(legacy.cancellation('http'), 'notification');
+  });
+
+  test('a result spelled by each codec: the envelope only where the era has one', () => {
+    const opts = () => ({ serverInfo: { name: 's', version: '1' }, listMaxAgeMs: 5, readMaxAgeMs: 0 });
+    const result = { tools: [] };
+    assert.deepEqual(legacy.spell('tools/list', result, '2025-11-25', opts), { tools: [] });
+    const m = modern.spell('tools/list', result, '2026-07-28', opts);
+    assert.equal(m.resultType, 'complete');
+    assert.equal(m.ttlMs, 5);
+    assert.deepEqual(result, { tools: [] }, 'a copy, never an edit');
   });
 });
 

@@ -15,7 +15,7 @@ import { parseConfig } from '../src/config/file';
 import { Settings } from '../src/config/settings';
 import { Gateway } from '../src/gateway/gateway';
 import { startTestServer } from './harness/gateway';
-import { resultProblem } from '../src/protocol/messages';
+import { resultProblem } from '../src/protocol/methods';
 import { fixtureCommand, gatewayFor } from './harness/upstreams';
 import { memoryServer, memoryStdio } from './harness/memory';
 import { assertServerFrame } from './harness/schema';

@@ -108,3 +108,32 @@ test('tsc -p src/protocol: Node types (Buffer) are not there', () => {
   assert.notEqual(bad.status, 0, bad.out);
   assert.match(bad.out, /src\/protocol\/probe\.ts\(1,22\): error TS\d+: Cannot find name 'Buffer'/);
 });
+
+test('eras: an era compared outside src/protocol/eras/ fails; the codec asked instead passes', () => {
+  const eras = (dir: string) =>
+    spawnSync(process.execPath, [join(root, 'scripts', 'eras.mjs')], { cwd: dir, encoding: 'utf8' });
+  const probe = (body: string) => ({
+    'src/server/probe.ts': `import { codecFor } from '../protocol/eras';\nimport { eraOf } from '../protocol/revisions';\n${body}`,
+    // The codecs themselves may say what their era is.
+    'src/protocol/eras/modern.ts': "export const era = (e: string) => e === 'modern';\n",
+  });
+
+  const ok = eras(project(probe("export const first = (rev: R) => codecFor(rev).questions === 'input-required';\n")));
+  assert.equal(ok.status, 0, `${ok.stdout}${ok.stderr}`);
+
+  // In a comment it is prose, not a comparison.
+  const prose = eras(project(probe("// was: eraOf(rev) === 'modern'\nexport const x = 1;\n")));
+  assert.equal(prose.status, 0, `${prose.stdout}${prose.stderr}`);
+
+  for (const [line, why] of [
+    ["export const first = (rev: R) => eraOf(rev) === 'modern';", 'compares an era'],
+    ["export const first = (c: { era: string }) => 'legacy' !== c.era;", 'compares an era'],
+    ['export const first = (rev: R) => rev === MODERN;', 'compares an era'],
+    ["export const first = (e: string) => { switch (e) { case 'legacy': return 1; } };", 'switches on an era'],
+    ['export const first = (rev: R) => [eraOf(rev)];', 'asks eraOf()'],
+  ]) {
+    const bad = eras(project(probe(`${line}\n`)));
+    assert.notEqual(bad.status, 0, line);
+    assert.match(bad.stderr, new RegExp(`src/server/probe\\.ts:3: ${why.replace(/[()]/g, '\\$&')}`), line);
+  }
+});

@@ -8,6 +8,7 @@ import { after, describe, test } from 'node:test';
 import type { ProtocolError } from '../src/protocol/errors';
 import type { ErrorResponse, JsonObject, Request } from '../src/protocol/jsonrpc';
 import type { Provider } from '../src/server/provider';
+import { toolsOf } from './fixtures/provider';
 import { HttpUpstream } from '../src/upstream/http';
 import { StdioUpstream } from '../src/upstream/stdio';
 import { memoryServer, memoryStdio } from './harness/memory';
@@ -69,7 +70,10 @@ describe('a deeply nested upstream result', () => {
     const provider: Provider = {
       capabilities: () => ({ tools: true }),
       listTools: async () => [{ name: 'deep', inputSchema: { type: 'object' } }],
-      callTool: async () => ({ content: [], structuredContent: { v: nested(1_000_000) } }),
+      resolveTool: toolsOf(
+        () => [{ name: 'deep' }],
+        async () => ({ content: [], structuredContent: { v: nested(1_000_000) } }),
+      ),
     };
     const mem = memoryServer(provider);
     const io = memoryStdio(mem.server);

@@ -7,6 +7,7 @@ import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import type { JsonObject, Request, Response } from '../src/protocol/jsonrpc';
 import type { CallContext, Provider } from '../src/server/provider';
+import { toolsOf } from './fixtures/provider';
 import { Correlator, TransportClosed } from '../src/wire/correlator';
 import { decodeHeaderValue, encodeHeaderValue } from '../src/wire/headers';
 import { sendJson } from '../src/wire/json';
@@ -264,11 +265,13 @@ describe('Mcp-Param headers (x-mcp-header), both directions', () => {
     const provider: Provider = {
       capabilities: () => ({ tools: true }),
       listTools: async () => [{ name: 't', inputSchema: schema }],
-      toolInputSchema: async (name: string) => (name === 't' ? schema : undefined),
-      callTool: async (_name: string, args: JsonObject, _ctx: CallContext) => {
-        called.push(args);
-        return { content: [{ type: 'text', text: 'ok' }] };
-      },
+      resolveTool: toolsOf(
+        () => [{ name: 't', inputSchema: schema }],
+        async (_name: string, args: JsonObject, _ctx: CallContext) => {
+          called.push(args);
+          return { content: [{ type: 'text', text: 'ok' }] };
+        },
+      ),
     };
     return { mem: memoryServer(provider), called };
   }

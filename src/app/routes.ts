@@ -7,8 +7,9 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Policy } from '../config/policy';
 import type { Settings } from '../config/settings';
 import type { GatewayFacade, TaskBoard, TaskView } from '../gateway/facade';
-import { ProtocolError } from '../protocol/errors';
+import { isTypedError } from '../protocol/errors';
 import { type JsonObject, isObject } from '../protocol/jsonrpc';
+import { methodTable } from '../protocol/methods';
 import { NEWEST_FIRST, revisionTable } from '../protocol/revisions';
 import type { Route } from '../transport/http';
 import { readBody } from '../wire/body';
@@ -173,7 +174,7 @@ function detailOf(t: TaskView): JsonObject {
 }
 
 function errorOf(e: unknown): JsonObject {
-  if (e instanceof ProtocolError) return e.toWire() as unknown as JsonObject;
+  if (isTypedError(e)) return e.toWire() as unknown as JsonObject;
   return { message: e instanceof Error ? e.message : String(e) };
 }
 
@@ -280,6 +281,7 @@ export function protocolRoute(policy: Policy): Route {
     }
     json(res, 200, {
       ...revisionTable(),
+      methods: methodTable(),
       spec: { precedence: policy.precedence, lenient: policy.lenient, first: policy.first },
     });
     return true;

@@ -4,9 +4,10 @@
 import { randomUUID } from 'node:crypto';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { CODES, ProtocolError } from '../protocol/errors';
+import { Counts } from '../kit/counts';
+import { BoundedStore } from '../kit/store';
+import { CODES, McpxError, ProtocolError } from '../protocol/errors';
 import { type JsonObject, isObject } from '../protocol/jsonrpc';
-import { Counts } from '../server/counts';
 import { schemaMismatch } from './validate';
 
 /** elicit.ttl: a question's own deadline (a built-in, not a user setting). */
@@ -50,8 +51,8 @@ export interface BrokerLimits {
 }
 
 export class Broker {
-  private readonly pending = new Map<string, Pending>();
-  private readonly perIdentity = new Counts();
+  /** The questions waiting, on the one bounded store (kit/store.ts): at a bound a new one is refused. */
+  private readonly pending: BoundedStore<Pending>;
   /** Questions shown to the person now, per identity (gateway/questions.ts). */
   private readonly shown = new Counts();
 
@@ -63,7 +64,18 @@ export class Broker {
     private readonly onChange: ((event: 'asked' | 'settled', q: Question) => void) | undefined,
     /** limits.questionsPerIdentity and, for the broker as a whole, limits.inflight (docs/security.md "Bounds"). */
     private readonly limits: () => BrokerLimits,
-  ) {}
+  ) {
+    const refused = (p: Pending, why: string) =>
+      new McpxError('bound.questions', `${p.q.method} from ${p.q.server} refused: ${why}`);
+    this.pending = new BoundedStore<Pending>({
+      bounds: limits,
+      refuse: {
+        total: (n, p) => refused(p, `${n} questions are already waiting (limits.inflight)`),
+        perIdentity: (n, p) =>
+          refused(p, `${n} questions for this client are already waiting (limits.questionsPerIdentity)`),
+      },
+    });
+  }
 
   private store(q: Question): void {
     if (!this.dir) return;
@@ -76,7 +88,7 @@ export class Broker {
   }
 
   list(): Question[] {
-    return [...this.pending.values()].map((p) => p.q);
+    return this.pending.values().map((p) => p.q);
   }
 
   /** Hold a question until it is answered, withdrawn (signal) or expires. `identity` is the asking
@@ -90,21 +102,6 @@ export class Broker {
     reason: string,
     identity = `upstream:${server}`,
   ): Promise<JsonObject> {
-    const { perIdentity, total } = this.limits();
-    if (this.pending.size >= total)
-      return Promise.reject(
-        new ProtocolError(
-          CODES.InternalError,
-          `${method} from ${server} refused: ${total} questions are already waiting (limits.inflight)`,
-        ),
-      );
-    if (this.perIdentity.get(identity) >= perIdentity)
-      return Promise.reject(
-        new ProtocolError(
-          CODES.InternalError,
-          `${method} from ${server} refused: ${perIdentity} questions for this client are already waiting (limits.questionsPerIdentity)`,
-        ),
-      );
     const now = Date.now();
     const q: Question = {
       id: randomUUID(),
@@ -116,9 +113,32 @@ export class Broker {
       reason,
     };
     return new Promise<JsonObject>((resolve, reject) => {
+      let timer: NodeJS.Timeout | undefined;
+      const onAbort = () =>
+        settle(() => reject(signal.reason instanceof Error ? signal.reason : new Error('withdrawn')));
+      const settle = (fn: () => void) => {
+        if (this.pending.delete(q.id) === undefined) return;
+        this.prune(q);
+        clearTimeout(timer);
+        signal.removeEventListener('abort', onAbort);
+        this.onChange?.('settled', q);
+        fn();
+      };
+      try {
+        this.pending.add(q.id, identity, {
+          q,
+          resolve: (r) => settle(() => resolve(r)),
+          reject: (e) => settle(() => reject(e)),
+        });
+      } catch (e) {
+        return reject(e); // at a bound (naming the setting); nothing waiting is dropped for it
+      }
       // A question withdrawn before it is put starts nothing: no timer, no entry.
-      if (signal.aborted) return reject(signal.reason);
-      const timer = setTimeout(() => {
+      if (signal.aborted) {
+        this.pending.delete(q.id);
+        return reject(signal.reason);
+      }
+      timer = setTimeout(() => {
         // Expiry: elicitation is answered cancel; anything else has no such answer and fails.
         if (method === 'elicitation/create') settle(() => resolve({ action: 'cancel' }));
         else
@@ -129,24 +149,7 @@ export class Broker {
           );
       }, this.ttlMs);
       timer.unref();
-      const onAbort = () =>
-        settle(() => reject(signal.reason instanceof Error ? signal.reason : new Error('withdrawn')));
-      const settle = (fn: () => void) => {
-        if (!this.pending.delete(q.id)) return;
-        this.perIdentity.remove(identity);
-        this.prune(q);
-        clearTimeout(timer);
-        signal.removeEventListener('abort', onAbort);
-        this.onChange?.('settled', q);
-        fn();
-      };
       signal.addEventListener('abort', onAbort, { once: true });
-      this.pending.set(q.id, {
-        q,
-        resolve: (r) => settle(() => resolve(r)),
-        reject: (e) => settle(() => reject(e)),
-      });
-      this.perIdentity.add(identity);
       this.store(q);
       this.onChange?.('asked', q);
     });
@@ -180,6 +183,6 @@ export class Broker {
 
   /** Every pending question is withdrawn (the gateway is stopping). */
   close(): void {
-    for (const p of [...this.pending.values()]) p.reject(new Error('the gateway is stopping'));
+    for (const p of this.pending.values()) p.reject(new Error('the gateway is stopping'));
   }
 }

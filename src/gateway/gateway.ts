@@ -11,7 +11,14 @@ import { VERSION } from '../config/version';
 import { CODES, ProtocolError, invalidParams } from '../protocol/errors';
 import { type JsonObject, isObject } from '../protocol/jsonrpc';
 import { INPUT_ERROR_AS_RESULT, inSpan } from '../protocol/revisions';
-import type { CallContext, ListKind, Provider, ProviderCapabilities, TaskSupport } from '../server/provider';
+import type {
+  CallContext,
+  ListKind,
+  Provider,
+  ProviderCapabilities,
+  TaskSupport,
+  ToolHandle,
+} from '../server/provider';
 import { EraCache } from '../upstream/eras';
 import type { SignInPort, SignInState } from '../upstream/auth/authorizer';
 import { Authorizers } from '../upstream/auth/registry';
@@ -192,6 +199,7 @@ export class Gateway implements Provider, GatewayFacade {
       completions: true,
       logging: true,
       listChanged: { tools: this.passthrough.length > 0, prompts: true, resources: true },
+      tasks: true,
     };
   }
 
@@ -240,37 +248,39 @@ export class Gateway implements Provider, GatewayFacade {
     return [...upstream, ...FIXED_TOOLS.filter((t) => !pt.has(String(t.name)))];
   }
 
-  async callTool(name: string, args: JsonObject, ctx: CallContext): Promise<JsonObject> {
-    const hit = this.passthrough.length ? (await this.passthroughTools.index(ctx.identity)).get(name) : undefined;
-    if (hit)
-      return passedThrough(hit.server, 'tools/call', await this.forwardCall(hit.server, hit.name, args, ctx, hit.tool));
-    if (FIXED_NAMES.has(name)) return this.fixedTool(name, args, ctx);
-    // Names a pass-through server does not list are still forwarded: it says whether they exist.
-    if (this.passthrough.length) {
-      const server = this.passthrough[0]!;
-      return passedThrough(server, 'tools/call', await this.forwardCall(server, name, args, ctx, undefined));
-    }
-    throw invalidParams(`no tool named ${JSON.stringify(name)}`);
-  }
-
-  /** A pass-through tool's execution.taskSupport as its upstream listed it (2025-11-25 upstreams list it;
-   *  a 2026-07-28 upstream's is unknown until it answers a call with a task); mcpx_call's own. */
-  toolTaskSupport(name: string, identity: string): TaskSupport | undefined | Promise<TaskSupport | undefined> {
-    const of = (tool: JsonObject | undefined): TaskSupport | undefined => {
-      const s = taskSupportOf(tool);
-      return s === 'required' || s === 'optional' || s === 'forbidden' ? s : undefined;
-    };
-    if (!this.passthrough.length) return of(FIXED_TOOLS.find((t) => t.name === name));
-    return this.passthroughTools.index(identity).then((index) => {
+  /** The tool a call names, looked up once: a pass-through server's as it listed it (its
+   *  execution.taskSupport: 2025-11-25 upstreams list it, a 2026-07-28 upstream's is unknown until it
+   *  answers a call with a task), else a fixed tool; in pass-through mode a name nobody lists is still
+   *  forwarded to the first pass-through server, which says whether it exists. */
+  resolveTool(name: string, ctx: CallContext): ToolHandle | undefined | Promise<ToolHandle | undefined> {
+    if (!this.passthrough.length) return this.fixedHandle(name);
+    return this.passthroughTools.index(ctx.identity).then((index) => {
       const hit = index.get(name);
-      return of(hit ? hit.tool : FIXED_TOOLS.find((t) => t.name === name));
+      if (hit)
+        return toolHandle(name, hit.tool, async (args, c) =>
+          passedThrough(hit.server, 'tools/call', await this.forwardCall(hit.server, hit.name, args, c, hit.tool)),
+        );
+      const server = this.passthrough[0]!;
+      return (
+        this.fixedHandle(name) ?? {
+          name,
+          call: async (args, c) =>
+            passedThrough(server, 'tools/call', await this.forwardCall(server, name, args, c, undefined)),
+        }
+      );
     });
   }
 
-  async toolInputSchema(name: string, ctx: CallContext): Promise<JsonObject | undefined> {
-    const hit = this.passthrough.length ? (await this.passthroughTools.index(ctx.identity)).get(name) : undefined;
-    const schema = hit?.tool.inputSchema ?? FIXED_TOOLS.find((t) => t.name === name)?.inputSchema;
-    return isObject(schema) ? schema : undefined;
+  private fixedHandle(name: string): ToolHandle | undefined {
+    if (!FIXED_NAMES.has(name)) return undefined;
+    return toolHandle(name, FIXED_TOOLS.find((t) => t.name === name)!, (args, c) => this.fixedTool(name, args, c));
+  }
+
+  /** A tool called from the editor (GatewayFacade), through the same lookup as a tools/call. */
+  async callTool(name: string, args: JsonObject, ctx: CallContext): Promise<JsonObject> {
+    const tool = await this.resolveTool(name, ctx);
+    if (!tool) throw invalidParams(`no tool named ${JSON.stringify(name)}`);
+    return tool.call(args, ctx);
   }
 
   /** Input validation failed: a protocol error up to 2025-06-18, an isError result from 2025-11-25. */
@@ -478,6 +488,14 @@ export class Gateway implements Provider, GatewayFacade {
     this.broker.close();
     await this.pool.close();
   }
+}
+
+/** A listed tool's handle: its task support and input schema as listed, and how it is called. */
+function toolHandle(name: string, listed: JsonObject, call: ToolHandle['call']): ToolHandle {
+  const s = taskSupportOf(listed);
+  const taskSupport: TaskSupport | undefined =
+    s === 'required' || s === 'optional' || s === 'forbidden' ? s : undefined;
+  return { name, taskSupport, inputSchema: isObject(listed.inputSchema) ? listed.inputSchema : undefined, call };
 }
 
 /** A listed tool's execution.taskSupport, where it has one. */

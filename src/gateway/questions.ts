@@ -1,7 +1,7 @@
 // Who answers a question an upstream asks (docs/questions.md "Who answers"): the calling client first (proto.native) if it
 // declared exactly this capability and can be asked on its request; then the person through the host
 // port; roots from mcpx's own; otherwise the broker. Every answer is checked before it goes upstream.
-import { ProtocolError } from '../protocol/errors';
+import { isTypedError } from '../protocol/errors';
 import { type JsonObject, isObject } from '../protocol/jsonrpc';
 import { META } from '../protocol/meta';
 import { UnsayableQuestion, declares } from '../protocol/questions';
@@ -63,8 +63,7 @@ export async function routeQuestion(a: Answerers, q: Asked): Promise<JsonObject>
         if (e instanceof UnsayableQuestion) break;
         // Not answered in time (proto.askTimeout) or the client went away: for an elicitation that is a
         // dismissal — cancel, never decline. Withdrawn by the upstream: nothing to answer.
-        if (!signal.aborted && method === 'elicitation/create' && !(e instanceof ProtocolError))
-          return { action: 'cancel' };
+        if (!signal.aborted && method === 'elicitation/create' && !isTypedError(e)) return { action: 'cancel' };
         throw e;
       }
       // An invalid answer is refused to the answerer with the reason (asked again, within

@@ -99,6 +99,40 @@ export class ProtocolError extends Error {
   }
 }
 
+/** mcpx's own refusals and failures, named by a string code, and the wire code each reaches a peer as
+ *  (applied at the edge, toWireError). The message names the setting a bound comes from
+ *  (docs/security.md "Bounds"). */
+export const LOCAL_CODES = {
+  /** A bound on what mcpx holds was reached: requests in flight, background calls, tasks, questions. */
+  'bound.inflight': CODES.InternalError,
+  'bound.background': CODES.InternalError,
+  'bound.tasks': CODES.InternalError,
+  'bound.questions': CODES.InternalError,
+  /** A call asked more questions, or more rounds, than proto.askRounds. */
+  'bound.rounds': CODES.InternalError,
+  /** The request was cancelled (the client closed its stream, or the call was abandoned). */
+  cancelled: CODES.InternalError,
+} as const satisfies Record<string, number>;
+export type LocalCode = keyof typeof LOCAL_CODES;
+
+/** An error of mcpx's own, beside the wire's ProtocolError: a string code, mapped to the wire at the edge. */
+export class McpxError extends Error {
+  constructor(
+    readonly code: LocalCode,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'McpxError';
+  }
+  toWire(): WireError {
+    return { code: LOCAL_CODES[this.code], message: this.message };
+  }
+}
+
+/** An error whose message is meant for the peer as it is (either kind of typed error). */
+export const isTypedError = (e: unknown): e is ProtocolError | McpxError =>
+  e instanceof ProtocolError || e instanceof McpxError;
+
 export const invalidParams = (message: string, data?: unknown) => new ProtocolError(CODES.InvalidParams, message, data);
 export const invalidRequest = (message: string) => new ProtocolError(CODES.InvalidRequest, message);
 export const methodNotFound = (method: string) =>
@@ -113,8 +147,10 @@ export function resourceNotFound(rev: Revision, uri: string, why = 'Resource not
 /** The wire form of any thrown value, for revision `rev`: a code the revision may not receive
  *  becomes -32603, so nothing outside the table ever reaches a peer. */
 export function toWireError(err: unknown, rev: Revision): WireError {
-  if (err instanceof ProtocolError && mayEmit(err.code, rev)) return err.toWire();
-  if (err instanceof ProtocolError) return { code: CODES.InternalError, message: err.message };
+  if (isTypedError(err)) {
+    const wire = err.toWire();
+    return mayEmit(wire.code, rev) ? wire : { code: CODES.InternalError, message: err.message };
+  }
   const message = err instanceof Error ? err.message : String(err);
   return { code: CODES.InternalError, message: `Internal error: ${message}` };
 }

@@ -3,12 +3,13 @@
 // docs/protocol.md "Elicitation params per era").
 import { CODES, ProtocolError } from './errors';
 import { type JsonObject, isObject } from './jsonrpc';
-import { FIELDS, QUESTIONS, SAMPLING_MULTI_CONTENT, type Revision, hasField, inSpan } from './revisions';
+import { questionOf } from './methods';
+import { FIELDS, SAMPLING_MULTI_CONTENT, type Revision, hasField, inSpan } from './revisions';
 
 /** Did the client declare the capability for exactly this question? Declaring one is not declaring
  *  the other: form vs url elicitation, sampling vs sampling.tools / sampling.context. */
 export function declares(caps: JsonObject, method: string, params: JsonObject, rev: Revision): boolean {
-  const span = QUESTIONS[method];
+  const span = questionOf(method)?.span;
   if (!span || !inSpan(rev, span)) return false;
   if (method === 'roots/list') return isObject(caps.roots);
   if (method === 'elicitation/create') {

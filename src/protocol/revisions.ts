@@ -20,9 +20,16 @@ export function isRevision(v: unknown): v is Revision {
   return typeof v === 'string' && (REVISIONS as readonly string[]).includes(v);
 }
 
-export function eraOf(rev: Revision): Era {
-  return rev === MODERN ? 'modern' : 'legacy';
-}
+/** The era of each revision. What differs between the eras is protocol/eras/'s codecs: code asks a
+ *  request's codec (eras/index.ts `codecFor`), never compares eras. */
+const ERA_OF: Readonly<Record<Revision, Era>> = {
+  '2024-11-05': 'legacy',
+  '2025-03-26': 'legacy',
+  '2025-06-18': 'legacy',
+  '2025-11-25': 'legacy',
+  '2026-07-28': 'modern',
+};
+export const eraOf = (rev: Revision): Era => ERA_OF[rev];
 
 const index = (rev: Revision): number => REVISIONS.indexOf(rev);
 
@@ -37,68 +44,7 @@ export function inSpan(rev: Revision, span: Span): boolean {
 }
 
 const all: Span = { since: '2024-11-05' };
-const legacyOnly: Span = { since: '2024-11-05', removedIn: '2026-07-28' };
 const from = (since: Revision, removedIn?: Revision): Span => (removedIn ? { since, removedIn } : { since });
-
-/** Methods a client may send to a server. `accepted` widens what mcpx answers beyond the
- *  defining revisions (docs/protocol.md "Accept liberally"); a removal is never widened. */
-export interface MethodRow extends Span {
-  readonly kind: 'request' | 'notification';
-  readonly accepted?: Span;
-}
-
-export const CLIENT_METHODS: Readonly<Record<string, MethodRow>> = {
-  initialize: { ...legacyOnly, kind: 'request' },
-  ping: { ...legacyOnly, kind: 'request' },
-  'logging/setLevel': { ...legacyOnly, kind: 'request' },
-  'resources/subscribe': { ...legacyOnly, kind: 'request' },
-  'resources/unsubscribe': { ...legacyOnly, kind: 'request' },
-  'server/discover': { ...from('2026-07-28'), kind: 'request' },
-  'subscriptions/listen': { ...from('2026-07-28'), kind: 'request', accepted: all },
-  'tools/list': { ...all, kind: 'request' },
-  'tools/call': { ...all, kind: 'request' },
-  'prompts/list': { ...all, kind: 'request' },
-  'prompts/get': { ...all, kind: 'request' },
-  'resources/list': { ...all, kind: 'request' },
-  'resources/read': { ...all, kind: 'request' },
-  'resources/templates/list': { ...all, kind: 'request' },
-  'completion/complete': { ...all, kind: 'request' },
-  // Core tasks are honoured from any legacy client (docs/protocol.md "Accept liberally"); tasks/result and
-  // tasks/list do not exist in the extension, and the SEP's -32601 overrides accepting liberally.
-  'tasks/get': { ...from('2025-11-25'), kind: 'request', accepted: all },
-  'tasks/result': { ...from('2025-11-25', '2026-07-28'), kind: 'request', accepted: legacyOnly },
-  'tasks/list': { ...from('2025-11-25', '2026-07-28'), kind: 'request', accepted: legacyOnly },
-  'tasks/cancel': { ...from('2025-11-25'), kind: 'request', accepted: all },
-  // The tasks extension's own method (2026-07-28 only, and only to a client that declared it).
-  'tasks/update': { ...from('2026-07-28'), kind: 'request' },
-  'notifications/initialized': { ...legacyOnly, kind: 'notification' },
-  'notifications/cancelled': { ...all, kind: 'notification' },
-  'notifications/progress': { ...legacyOnly, kind: 'notification' },
-  'notifications/roots/list_changed': { ...legacyOnly, kind: 'notification' },
-};
-
-/** Whether a method is answered for a request of revision `rev`. */
-export function methodAnswered(method: string, rev: Revision): boolean {
-  // Own rows only: a method named like an Object.prototype member ("__proto__") is no method.
-  if (!Object.hasOwn(CLIENT_METHODS, method)) return false;
-  const row = CLIENT_METHODS[method]!;
-  if (row.removedIn && !inSpan(rev, { since: OLDEST, removedIn: row.removedIn })) return false;
-  return inSpan(rev, row.accepted ?? row);
-}
-
-/** Methods whose 2026-07-28 requests carry `Mcp-Name` (streamable-http, "Standard Request Headers"; the
- *  tasks extension's "Streamable HTTP: Routing Headers" for tasks/*), and the params field it mirrors. */
-export const MCP_NAME_SOURCE: Readonly<Record<string, 'name' | 'uri' | 'taskId'>> = {
-  'tools/call': 'name',
-  'prompts/get': 'name',
-  'resources/read': 'uri',
-  'tasks/get': 'taskId',
-  'tasks/update': 'taskId',
-  'tasks/cancel': 'taskId',
-};
-/** Of those, the ones whose Mcp-Name may be left out: a contradiction is -32020, an omission is
- *  tolerated (docs/protocol.md "Tasks"). */
-export const MCP_NAME_OPTIONAL: ReadonlySet<string> = new Set(['tasks/get', 'tasks/update', 'tasks/cancel']);
 
 /** Optional fields of the shapes mcpx sends, with the revisions that define them. A field not named
  *  here exists in every revision that has its shape. Checked against each revision's schema.json. */
@@ -174,13 +120,6 @@ export const STRUCTURED_ANY_VALUE: Span = from('2026-07-28');
  *  before (2025-11-25 server/tools "Error Handling"). */
 export const INPUT_ERROR_AS_RESULT: Span = from('2025-11-25');
 
-/** Questions a server may put to a client, and the revision that introduced each. */
-export const QUESTIONS: Readonly<Record<string, Span>> = {
-  'roots/list': all,
-  'sampling/createMessage': all,
-  'elicitation/create': from('2025-06-18'),
-};
-
 /** notifications/tasks/status exists in 2025-11-25 only (the extension has notifications/tasks on a
  *  listen stream instead): a task of an older legacy client changes silently (docs/protocol.md "Tasks"). */
 export const TASK_STATUS_NOTIFICATION: Span = from('2025-11-25', '2026-07-28');
@@ -206,11 +145,11 @@ export function hasField(shape: string, field: string, rev: Revision): boolean {
   return span === undefined || inSpan(rev, span);
 }
 
-/** The revision table as plain JSON, for GET /v1/protocol and docs/protocol.md. */
+/** The revision table as plain JSON, for GET /v1/protocol and docs/protocol.md (the methods are
+ *  methods.ts's `methodTable()`). */
 export function revisionTable() {
   return {
     revisions: REVISIONS.map((rev) => ({ revision: rev, era: eraOf(rev) })),
-    methods: CLIENT_METHODS,
     fields: FIELDS,
     metaKeys: META_KEYS,
     contentTypes: CONTENT_TYPES,

@@ -3,9 +3,9 @@
 // starts as one of that identity's requests ends; beyond limits.inflight (running and waiting together)
 // a new request is refused. An identity waits only on its own requests, never on another's, so one
 // client's flood cannot hold back another client's ping.
-import { CODES, ProtocolError } from '../protocol/errors';
+import { Counts } from '../kit/counts';
+import { McpxError } from '../protocol/errors';
 import { type Aborts, listen } from '../wire/abort';
-import { Counts } from './counts';
 
 export interface AdmissionLimits {
   perIdentity: number;
@@ -30,10 +30,7 @@ export class Admission {
     const { perIdentity, total } = this.limits();
     if (this.count >= total)
       return Promise.reject(
-        new ProtocolError(
-          CODES.InternalError,
-          `the gateway is at limits.inflight (${total}) requests in flight; retry`,
-        ),
+        new McpxError('bound.inflight', `the gateway is at limits.inflight (${total}) requests in flight; retry`),
       );
     this.count++;
     if (this.running.get(identity) < perIdentity && !this.waiting.has(identity)) {

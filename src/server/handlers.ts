@@ -1,55 +1,29 @@
-// One handler per method. Each returns its result in the newest shape; server.spell() does the rest.
-import type { Settings } from '../config/settings';
-import type { Conn } from './conn';
-import type { Incoming } from './incoming';
-import { TASKS_EXTENSION } from '../protocol/tasks';
-import type { Tasks } from './tasks';
-import type { CallContext, Provider } from './provider';
+// One handler per method, given the call (server/call.ts) and its params parsed by the method's
+// descriptor. Each returns its result in the newest shape; the pipeline spells it for the revision.
 import { downgradeCapabilities, downgradeImplementation } from '../protocol/downgrade';
+import { initializeRevision } from '../protocol/eras';
 import { invalidParams, methodNotFound } from '../protocol/errors';
 import { type Id, type JsonObject, isObject } from '../protocol/jsonrpc';
-import { PARAMS, readParams } from '../protocol/messages';
+import { type ClientNotification, type ClientRequest, METHODS, type ParamsOf, readParams } from '../protocol/methods';
 import { isLogLevel } from '../protocol/meta';
-import { LATEST_LEGACY, NEWEST_FIRST, type Revision, eraOf, isRevision } from '../protocol/revisions';
+import { NEWEST_FIRST } from '../protocol/revisions';
+import { TASKS_EXTENSION } from '../protocol/tasks';
+import type { ServerCall } from './call';
+import type { Conn } from './conn';
 import { paginate } from './paging';
 import { checkParamHeaders } from './paramCheck';
+import type { CallContext, Provider } from './provider';
 
-export interface ServerInfo {
-  name: string;
-  version: string;
-  title?: string;
-}
+/** The handler of `M`: its params already parsed by the method's descriptor (protocol/methods.ts). */
+type Handler<M extends ClientRequest> = (call: ServerCall, params: ParamsOf<M>) => Promise<JsonObject>;
+/** One handler for each of `K`, exactly: a method without one, or one without a method, fails to compile. */
+export type Handlers<K extends ClientRequest> = { readonly [M in K]: Handler<M> };
 
-/** What a handler may use beyond its request: the provider, the settings, who the server is, and the
- *  listen streams. */
-export interface Services {
-  provider: Provider;
-  settings: Settings;
-  serverInfo: ServerInfo;
-  listen(ctx: HandlerContext, filter: JsonObject): Promise<JsonObject>;
-  /** Every task of this server (tasks.ts). */
-  tasks: Tasks;
-}
+const provider = (call: ServerCall): Provider => call.services.provider;
 
-export interface HandlerContext {
-  call: CallContext;
-  conn: Conn;
-  services: Services;
-  rev: Revision;
-  id: Id;
-  /** This request, where it can carry requests to the client (a legacy stream): a task's questions may
-   *  ride it (tasks/result). */
-  channel?: Incoming;
-  /** A notification related to this request, on its own channel, spelled for its revision. */
-  notify(method: string, params: JsonObject): void;
-}
-
-type Handler = (ctx: HandlerContext, params: JsonObject) => Promise<JsonObject>;
-
-const provider = (ctx: HandlerContext): Provider => ctx.services.provider;
-
-/** What mcpx declares: exactly what the provider delivers (docs/protocol.md "Capabilities declared only where delivered"). listChanged and subscribe
- *  are not declared: nothing in this server sends those notifications yet. */
+/** What mcpx declares: exactly what the provider delivers (docs/protocol.md "Capabilities declared only
+ *  where delivered"). listChanged and subscribe are not declared: nothing in this server sends those
+ *  notifications yet. */
 function serverCapabilities(p: Provider): JsonObject {
   const c = p.capabilities();
   const caps: JsonObject = {};
@@ -62,7 +36,7 @@ function serverCapabilities(p: Provider): JsonObject {
   }
   if (c.completions) caps.completions = {};
   if (c.logging) caps.logging = {};
-  if (c.tools && p.toolTaskSupport) {
+  if (c.tools && c.tasks) {
     // Core tasks (spelled only to 2025-11-25) and the extension (only to 2026-07-28): the edge keeps
     // each for its revision (the revision table's ServerCapabilities).
     caps.tasks = { list: {}, cancel: {}, requests: { tools: { call: {} } } };
@@ -71,47 +45,46 @@ function serverCapabilities(p: Provider): JsonObject {
   return caps;
 }
 
-/** A list method: the provider's whole list, one page of it per request. */
+/** A list method: the provider's whole list, one page of it per request. The four list methods read the
+ *  same params (a cursor): one handler serves any of them. */
 function list(
   key: string,
   get: (p: Provider) => ((ctx: CallContext) => Promise<JsonObject[]>) | undefined,
   method: string,
-): Handler {
-  return async (ctx, params) => {
-    const fn = get(provider(ctx));
+): (call: ServerCall, params: ParamsOf<'tools/list'>) => Promise<JsonObject> {
+  return async (call, params) => {
+    const fn = get(provider(call));
     if (!fn) throw methodNotFound(method);
-    const { cursor } = readParams(PARAMS.list, params);
-    // An empty cursor is no cursor to a legacy client; in 2026-07-28 it is a cursor we never issued.
-    const c = cursor === '' && eraOf(ctx.rev) === 'legacy' ? undefined : cursor;
-    const items = await fn.call(provider(ctx), ctx.call);
-    const { page, nextCursor } = paginate(method, items, c, ctx.services.settings.get<number>('mcp.pageSize'));
-    return nextCursor === undefined ? { [key]: page } : { [key]: page, nextCursor };
+    const items = await fn.call(provider(call), call);
+    const page = paginate(
+      method,
+      items,
+      call.codec.cursor(params.cursor),
+      call.services.settings.get<number>('mcp.pageSize'),
+    );
+    return page.nextCursor === undefined ? { [key]: page.page } : { [key]: page.page, nextCursor: page.nextCursor };
   };
 }
 
-function need<K extends keyof Provider>(ctx: HandlerContext, key: K, method: string): NonNullable<Provider[K]> {
-  const fn = provider(ctx)[key];
+function need<K extends keyof Provider>(call: ServerCall, key: K, method: string): NonNullable<Provider[K]> {
+  const fn = provider(call)[key];
   if (!fn) throw methodNotFound(method);
   return fn as NonNullable<Provider[K]>;
 }
 
-export const HANDLERS: Readonly<Record<string, Handler>> = {
-  async initialize(ctx, params) {
-    const p = readParams(PARAMS.initialize, params);
-    // Every legacy lifecycle page: a version the server does not support gets one it does (counter-offer),
-    // never -32022, which a legacy client cannot read (docs/protocol.md "Legacy initialize with an unsupported version").
-    const rev: Revision =
-      isRevision(p.protocolVersion) && eraOf(p.protocolVersion) === 'legacy' ? p.protocolVersion : LATEST_LEGACY;
-    ctx.conn.revision = rev;
-    ctx.conn.clientCapabilities = p.capabilities;
-    ctx.conn.clientInfo = p.clientInfo;
-    const info = ctx.services.serverInfo;
+/** Every request a client sends but the tasks/* (taskHandlers.ts). */
+export const HANDLERS: Handlers<Exclude<ClientRequest, `tasks/${string}`>> = {
+  async initialize(call, p) {
+    const rev = initializeRevision(p.protocolVersion);
+    call.conn.revision = rev;
+    call.conn.clientCapabilities = p.capabilities;
+    call.conn.clientInfo = p.clientInfo;
     const result: JsonObject = {
       protocolVersion: rev,
-      capabilities: downgradeCapabilities(serverCapabilities(provider(ctx)), rev),
-      serverInfo: downgradeImplementation({ ...info }, rev),
+      capabilities: downgradeCapabilities(serverCapabilities(provider(call)), rev),
+      serverInfo: downgradeImplementation({ ...call.services.serverInfo }, rev),
     };
-    const instructions = provider(ctx).instructions?.();
+    const instructions = provider(call).instructions?.();
     if (instructions) result.instructions = instructions;
     return result;
   },
@@ -120,20 +93,19 @@ export const HANDLERS: Readonly<Record<string, Handler>> = {
     return {};
   },
 
-  async 'server/discover'(ctx) {
+  async 'server/discover'(call) {
     const result: JsonObject = {
       supportedVersions: [...NEWEST_FIRST],
-      capabilities: downgradeCapabilities(serverCapabilities(provider(ctx)), ctx.rev),
+      capabilities: downgradeCapabilities(serverCapabilities(provider(call)), call.rev),
     };
-    const instructions = provider(ctx).instructions?.();
+    const instructions = provider(call).instructions?.();
     if (instructions) result.instructions = instructions;
     return result;
   },
 
-  async 'logging/setLevel'(ctx, params) {
-    const { level } = readParams(PARAMS['logging/setLevel'], params);
+  async 'logging/setLevel'(call, { level }) {
     if (!isLogLevel(level)) throw invalidParams(`Invalid params: unknown log level ${JSON.stringify(level)}`);
-    ctx.conn.logLevel = level;
+    call.conn.logLevel = level;
     return {};
   },
 
@@ -142,35 +114,31 @@ export const HANDLERS: Readonly<Record<string, Handler>> = {
   'resources/list': list('resources', (p) => p.listResources, 'resources/list'),
   'resources/templates/list': list('resourceTemplates', (p) => p.listResourceTemplates, 'resources/templates/list'),
 
-  async 'tools/call'(ctx, params) {
-    const fn = need(ctx, 'callTool', 'tools/call');
-    const p = readParams(PARAMS['tools/call'], params);
-    if (ctx.call.paramHeaders) await checkParamHeaders(provider(ctx), p.name, p.arguments ?? {}, ctx.call);
-    return fn.call(provider(ctx), p.name, p.arguments ?? {}, ctx.call);
+  /** The tool was looked up once, by the pipeline (call.tool). */
+  async 'tools/call'(call, p) {
+    const tool = call.tool!;
+    const args = p.arguments ?? {};
+    if (call.paramHeaders) checkParamHeaders(tool.inputSchema, args, call.paramHeaders);
+    return tool.call(args, call);
   },
 
-  async 'prompts/get'(ctx, params) {
-    const fn = need(ctx, 'getPrompt', 'prompts/get');
-    const p = readParams(PARAMS['prompts/get'], params);
-    return fn.call(provider(ctx), p.name, p.arguments ?? {}, ctx.call);
+  async 'prompts/get'(call, p) {
+    return need(call, 'getPrompt', 'prompts/get').call(provider(call), p.name, p.arguments ?? {}, call);
   },
 
-  async 'resources/read'(ctx, params) {
-    const fn = need(ctx, 'readResource', 'resources/read');
-    const p = readParams(PARAMS['resources/read'], params);
-    return fn.call(provider(ctx), p.uri, ctx.call);
+  async 'resources/read'(call, p) {
+    return need(call, 'readResource', 'resources/read').call(provider(call), p.uri, call);
   },
 
   /** Legacy subscribe: succeeds even where no update will come (the reason is logged), since a
-   *  subscription is a standing interest, not a lookup (docs/protocol.md "Resource subscriptions"). Updates go on the connection's
-   *  push channel (stdio, or the session's GET stream). */
-  async 'resources/subscribe'(ctx, params) {
-    const fn = need(ctx, 'subscribe', 'resources/subscribe');
-    const { uri } = readParams(PARAMS['resources/read'], params);
-    if (ctx.conn.watches.has(uri)) return {};
-    const conn = ctx.conn;
+   *  subscription is a standing interest, not a lookup (docs/protocol.md "Resource subscriptions").
+   *  Updates go on the connection's push channel (stdio, or the session's GET stream). */
+  async 'resources/subscribe'(call, { uri }) {
+    const fn = need(call, 'subscribe', 'resources/subscribe');
+    const conn = call.conn;
+    if (conn.watches.has(uri)) return {};
     const w = await fn.call(
-      provider(ctx),
+      provider(call),
       uri,
       (u) => void conn.push?.({ jsonrpc: '2.0', method: 'notifications/resources/updated', params: { uri: u } }),
     );
@@ -178,37 +146,33 @@ export const HANDLERS: Readonly<Record<string, Handler>> = {
     return {};
   },
 
-  async 'resources/unsubscribe'(ctx, params) {
-    const { uri } = readParams(PARAMS['resources/read'], params);
-    ctx.conn.watches.get(uri)?.();
-    ctx.conn.watches.delete(uri);
+  async 'resources/unsubscribe'(call, { uri }) {
+    call.conn.watches.get(uri)?.();
+    call.conn.watches.delete(uri);
     return {};
   },
 
   /** A long-lived stream of the change notifications the client opts in to (2026-07-28; accepted from
    *  legacy clients too). The acknowledgement comes first; the request stays open until the client
    *  closes it (HTTP) or cancels it (stdio), or mcpx ends it. */
-  async 'subscriptions/listen'(ctx, params) {
-    const filter = isObject(params.notifications) ? params.notifications : {};
-    return ctx.services.listen(ctx, filter);
+  async 'subscriptions/listen'(call, params) {
+    return call.services.listen(call, isObject(params.notifications) ? params.notifications : {});
   },
 
-  async 'completion/complete'(ctx, params) {
-    const fn = need(ctx, 'complete', 'completion/complete');
-    readParams(PARAMS['completion/complete'], params);
-    return fn.call(provider(ctx), params, ctx.call);
+  async 'completion/complete'(call, params) {
+    return need(call, 'complete', 'completion/complete').call(provider(call), params, call);
   },
 };
 
 /** The client notifications the server acts on; any other is read and ignored. */
-export const NOTIFICATION_HANDLERS: Readonly<Record<string, (conn: Conn, params: unknown) => void>> = {
+export const NOTIFICATION_HANDLERS: { readonly [M in ClientNotification]?: (conn: Conn, params: unknown) => void } = {
   'notifications/initialized'(conn) {
     conn.initialized = true;
   },
   'notifications/cancelled'(conn, params) {
     let p: { requestId: Id; reason?: string };
     try {
-      p = readParams(PARAMS['notifications/cancelled'], params);
+      p = readParams(METHODS['notifications/cancelled'].params, params);
     } catch {
       return; // A malformed cancellation names nothing to cancel.
     }

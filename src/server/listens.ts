@@ -4,11 +4,9 @@
 import { CODES, ProtocolError } from '../protocol/errors';
 import { type JsonObject, notificationMsg } from '../protocol/jsonrpc';
 import { META } from '../protocol/meta';
-import { eraOf } from '../protocol/revisions';
+import type { ServerCall } from './call';
 import type { Conn } from './conn';
-import type { HandlerContext } from './handlers';
 import type { ListKind, Provider } from './provider';
-import { declaresTasks } from '../protocol/tasks';
 import { type Task, extensionRequired } from './tasks';
 
 interface Listener {
@@ -57,7 +55,7 @@ export class Listens {
   /** subscriptions/listen: acknowledge with the agreed filter, then hold the stream. When mcpx ends it
    *  (docs/protocol.md "Ending a listen stream"): on stdio notifications/cancelled, then the result;
    *  over HTTP the result, then the stream closes. */
-  async open(ctx: HandlerContext, filter: JsonObject): Promise<JsonObject> {
+  async open(ctx: ServerCall, filter: JsonObject): Promise<JsonObject> {
     const provider = this.provider;
     const caps = provider.capabilities();
     const lc = caps.listChanged ?? {};
@@ -86,23 +84,26 @@ export class Listens {
     // taskIds (tasks extension "Task Status Notifications"): only to a client that declared the extension;
     // the acknowledgement lists the ones it can see, then each one's DetailedTask now and on every change.
     const tasks: Task[] = [];
-    if (filter.taskIds !== undefined && eraOf(ctx.rev) === 'modern') {
-      if (!declaresTasks(ctx.call.clientCapabilities))
+    if (filter.taskIds !== undefined && ctx.codec.tasks.onListen) {
+      if (!ctx.codec.tasks.declared(ctx.clientCapabilities))
         throw extensionRequired('a listen asking for taskIds needs the io.modelcontextprotocol/tasks extension');
       const ids = Array.isArray(filter.taskIds)
         ? filter.taskIds.filter((id): id is string => typeof id === 'string')
         : [];
       for (const id of new Set(ids)) {
         const t = ctx.services.tasks.find(id);
-        if (t?.visibleTo(ctx.call.identity)) tasks.push(t);
+        if (t?.visibleTo(ctx.identity)) tasks.push(t);
       }
       agreed.taskIds = tasks.map((t) => t.id);
     }
-    if (eraOf(ctx.rev) === 'modern')
+    if (ctx.codec.listenAck)
       ctx.notify('notifications/subscriptions/acknowledged', { notifications: agreed, _meta: tag });
     acked = true;
     const taskUpdate = (t: Task) =>
-      ctx.notify('notifications/tasks', { ...t.detailedFor(ctx.call.clientCapabilities, ctx.rev), _meta: tag });
+      ctx.notify('notifications/tasks', {
+        ...t.detailedFor(ctx.clientCapabilities, ctx.rev, ctx.codec),
+        _meta: tag,
+      });
     for (const t of tasks) {
       taskUpdate(t);
       releases.push(t.onChange(taskUpdate));
@@ -114,17 +115,17 @@ export class Listens {
         const done = () => {
           // The server-wide signal outlives every stream: its listener goes with the stream.
           this.closing.signal.removeEventListener('abort', done);
-          ctx.call.signal.removeEventListener('abort', done);
+          ctx.signal.removeEventListener('abort', done);
           resolve();
         };
-        ctx.call.signal.addEventListener('abort', done, { once: true });
+        ctx.signal.addEventListener('abort', done, { once: true });
         this.closing.signal.addEventListener('abort', done, { once: true });
       });
     } finally {
       this.listeners.delete(listener);
       for (const release of releases) release();
     }
-    if (ctx.call.signal.aborted) throw new ProtocolError(CODES.InternalError, 'Request cancelled');
+    if (ctx.signal.aborted) throw new ProtocolError(CODES.InternalError, 'Request cancelled');
     if (ctx.conn.transport === 'stdio')
       ctx.notify('notifications/cancelled', { requestId: ctx.id, reason: 'mcpx is ending the subscription' });
     return { _meta: tag };

@@ -1,15 +1,11 @@
 // 2026-07-28 multi round-trip requests (MRTR): a question a modern client must answer comes back as an
 // `input_required` result; the call behind it runs on as a background call, and the client's retry
 // carrying `inputResponses` and the signed `requestState` resumes it (2026-07-28 basic/patterns/mrtr; docs/questions.md "Who answers").
-import { createHash, createHmac, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
-import { CODES, ProtocolError, invalidParams } from '../protocol/errors';
+import { randomUUID } from 'node:crypto';
+import { BoundedStore } from '../kit/store';
+import { McpxError } from '../protocol/errors';
 import { type JsonObject, isObject } from '../protocol/jsonrpc';
 import { Abort } from '../wire/abort';
-import { PER_REQUEST } from './conn';
-import { Counts } from './counts';
-
-/** Only these may answer input_required (2026-07-28 basic/patterns/mrtr). */
-export const MRTR_METHODS = new Set(['tools/call', 'prompts/get', 'resources/read']);
 
 interface Outstanding {
   method: string;
@@ -206,166 +202,73 @@ export interface BackgroundLimits {
   total: number;
 }
 
-/** The task store for background calls, bounded in time (proto.askTTL) and in size: per identity
- *  (limits.backgroundPerIdentity) and in total (limits.inflight). At a bound the new call is refused;
- *  nothing held is ever evicted for it, so one client's flood cannot end another's call
- *  (docs/security.md "Bounds"). */
+/** The store of background calls, bounded in time (proto.askTTL) and in size: per identity
+ *  (limits.backgroundPerIdentity) and in total (limits.inflight), on the one bounded store
+ *  (kit/store.ts): at a bound the new call is refused, nothing held is evicted for it. A finished call's
+ *  result is kept proto.askTTL after it finished; a call that asked and has had no request waiting on it
+ *  for proto.askTTL is abandoned. A call still running for the request that started it, or for a retry,
+ *  is never swept: pool.maxCallTime bounds it (docs/questions.md "Bounds"). */
 export class BackgroundCalls {
-  private readonly calls = new Map<string, BackgroundCall>();
-  private readonly perIdentity = new Counts();
-  private readonly sweeper: NodeJS.Timeout;
-
-  constructor(
-    private readonly ttlMs: () => number,
-    private readonly limits: () => BackgroundLimits,
-  ) {
-    this.sweeper = setInterval(() => this.sweep(), 30_000);
-    this.sweeper.unref();
-  }
-
+  private readonly store: BoundedStore<BackgroundCall>;
   /** Told when a call comes or goes (the editor's Tasks view refreshes on it). */
   onChange?: () => void;
 
-  /** Holds a new call, or refuses it (-32603 naming the setting) at a bound. */
+  constructor(ttlMs: () => number, limits: () => BackgroundLimits) {
+    this.store = new BoundedStore({
+      bounds: limits,
+      refuse: {
+        total: (n) =>
+          new McpxError(
+            'bound.background',
+            `the gateway holds ${n} background calls (limits.inflight); retry when one has finished`,
+          ),
+        perIdentity: (n) =>
+          new McpxError(
+            'bound.background',
+            `this client already has ${n} calls running or waiting for its input (limits.backgroundPerIdentity); retry when one has finished`,
+          ),
+      },
+      sweep: {
+        everyMs: 30_000,
+        stale: (c, now) =>
+          c.finishedAt !== undefined
+            ? now - c.finishedAt > ttlMs()
+            : c.rounds > 0 && c.attached === 0 && now - c.detachedAt > ttlMs(),
+        swept: (c) => c.abort.abort(new Error('abandoned: no retry within proto.askTTL')),
+      },
+    });
+  }
+
+  /** Holds a new call, or refuses it (naming the setting) at a bound. */
   add(call: BackgroundCall): void {
-    const { perIdentity, total } = this.limits();
-    if (this.calls.size >= total)
-      throw new ProtocolError(
-        CODES.InternalError,
-        `the gateway holds ${total} background calls (limits.inflight); retry when one has finished`,
-      );
-    if (this.perIdentity.get(call.identity) >= perIdentity)
-      throw new ProtocolError(
-        CODES.InternalError,
-        `this client already has ${perIdentity} calls running or waiting for its input (limits.backgroundPerIdentity); retry when one has finished`,
-      );
-    this.calls.set(call.id, call);
-    this.perIdentity.add(call.identity);
+    this.store.add(call.id, call.identity, call);
     this.onChange?.();
   }
   get(id: string): BackgroundCall | undefined {
-    return this.calls.get(id);
+    return this.store.get(id);
   }
   delete(id: string): void {
-    const c = this.calls.get(id);
-    if (!c) return;
-    this.forget(c);
-    this.onChange?.();
-  }
-
-  private forget(c: BackgroundCall): void {
-    this.calls.delete(c.id);
-    this.perIdentity.remove(c.identity);
+    if (this.store.delete(id)) this.onChange?.();
   }
   get size(): number {
-    return this.calls.size;
+    return this.store.size;
   }
   list(): BackgroundCall[] {
-    return [...this.calls.values()];
+    return this.store.values();
   }
   /** Cancel a call (the editor's Tasks view): its upstream work is aborted and it leaves the store. */
   cancel(id: string): boolean {
-    const c = this.calls.get(id);
+    const c = this.store.get(id);
     if (!c) return false;
     c.abort.abort(new Error('cancelled in the editor'));
     this.delete(id);
     return true;
   }
-
-  /** A finished call's result is kept proto.askTTL after it finished; a call that asked and has had no
-   *  request waiting on it for proto.askTTL is abandoned. A call still running for the request that
-   *  started it, or for a retry, is never swept: pool.maxCallTime bounds it (docs/questions.md "Bounds"). */
   sweep(now = Date.now()): void {
-    const ttl = this.ttlMs();
-    for (const c of [...this.calls.values()]) {
-      const stale =
-        c.finishedAt !== undefined
-          ? now - c.finishedAt > ttl
-          : c.rounds > 0 && c.attached === 0 && now - c.detachedAt > ttl;
-      if (stale) {
-        c.abort.abort(new Error('abandoned: no retry within proto.askTTL'));
-        this.forget(c);
-      }
-    }
+    this.store.sweep(now);
   }
-
   close(): void {
-    clearInterval(this.sweeper);
-    for (const c of this.calls.values()) c.abort.abort(new Error('the gateway is stopping'));
-    this.calls.clear();
-    this.perIdentity.clear();
-  }
-}
-
-/** The request binding: the method and a SHA-256 of its params without _meta, inputResponses and
- *  requestState (docs/questions.md "requestState"), over a canonical form at most `maxDepth` deep. */
-export function bindingOf(method: string, params: JsonObject, maxDepth: number): string {
-  const { _meta: _m, inputResponses: _i, requestState: _s, ...rest } = params;
-  void _m;
-  void _i;
-  void _s;
-  return `${method}:${createHash('sha256').update(canonical(rest, maxDepth)).digest('base64url')}`;
-}
-
-/** JSON with sorted keys, so equal params hash equally whatever their key order; deeper than `left`
- *  levels is -32602 (limits.paramsDepth), so the recursion is bounded. */
-function canonical(v: unknown, left: number): string {
-  if (typeof v === 'object' && v !== null && left <= 0)
-    throw invalidParams('Invalid params: params are nested too deeply (limits.paramsDepth)');
-  if (Array.isArray(v)) return `[${v.map((x) => canonical(x, left - 1)).join(',')}]`;
-  if (isObject(v))
-    return `{${Object.keys(v)
-      .sort()
-      .map((k) => `${JSON.stringify(k)}:${canonical(v[k], left - 1)}`)
-      .join(',')}}`;
-  return JSON.stringify(v);
-}
-
-interface StatePayload {
-  c: string; // call id
-  b: string; // binding
-  e: number; // expiry (ms since epoch)
-  n: string; // nonce: the call accepts only its latest, once
-  i: string; // the identity the call is for: only it may present the state
-}
-
-/** base64url(payload).HMAC-SHA256 under a key made per process and never persisted. Single-use: the
- *  call behind it accepts only the latest state it issued, once (docs/security.md "requestState"). */
-export class RequestStates {
-  private readonly key = randomBytes(32);
-
-  sign(p: StatePayload): string {
-    const body = Buffer.from(JSON.stringify(p)).toString('base64url');
-    return `${body}.${createHmac('sha256', this.key).update(body).digest('base64url')}`;
-  }
-
-  /** A fresh nonce for the next state of a call. */
-  nonce(): string {
-    return randomBytes(12).toString('base64url');
-  }
-
-  /** The payload of a state presented by `identity` with the request whose binding `binding()` computes,
-   *  or a -32602 saying exactly what is wrong. The MAC is checked first: nothing of the request is hashed
-   *  before. A state issued to a named identity is refused from any other (docs/security.md
-   *  "requestState"); one issued to a client that named none is its bearer's. */
-  verify(state: string, binding: () => string, identity: string): StatePayload {
-    const [body, mac] = state.split('.');
-    if (!body || !mac) throw invalidParams('Invalid params: requestState is not one mcpx issued');
-    const want = createHmac('sha256', this.key).update(body).digest();
-    const got = Buffer.from(mac, 'base64url');
-    if (got.length !== want.length || !timingSafeEqual(got, want)) {
-      throw invalidParams(
-        'Invalid params: requestState failed verification (tampered with, or issued by another mcpx process)',
-      );
-    }
-    const p = JSON.parse(Buffer.from(body, 'base64url').toString('utf8')) as StatePayload;
-    if (Date.now() > p.e)
-      throw invalidParams(`Invalid params: requestState expired at ${new Date(p.e).toISOString()} (proto.stateTTL)`);
-    if (!p.i.startsWith(PER_REQUEST) && p.i !== identity)
-      throw invalidParams('Invalid params: requestState was issued to another client (its identity differs)');
-    if (p.b !== binding())
-      throw invalidParams('Invalid params: requestState was issued for a different request (method or params differ)');
-    return p;
+    for (const c of this.store.close()) c.abort.abort(new Error('the gateway is stopping'));
   }
 }
 

@@ -6,7 +6,6 @@ import { CODES, ProtocolError } from '../protocol/errors';
 import type { JsonObject } from '../protocol/jsonrpc';
 import { decodeHeaderValue } from '../wire/headers';
 import { type HeaderParam, argumentAt, headerParams } from '../wire/paramHeaders';
-import type { CallContext, Provider } from './provider';
 
 const mismatch = (why: string) => new ProtocolError(CODES.HeaderMismatch, `Header mismatch: ${why}`);
 
@@ -22,14 +21,14 @@ function annotated(schema: JsonObject): HeaderParam[] | undefined {
   return annotations.get(schema);
 }
 
-export async function checkParamHeaders(
-  provider: Provider,
-  tool: string,
+/** The request's Mcp-Param-* `headers` against the x-mcp-header annotations of the tool's listed input
+ *  `schema` and the call's `args`: -32020 on the first that is missing, different, badly encoded or
+ *  unexpected. */
+export function checkParamHeaders(
+  schema: JsonObject | undefined,
   args: JsonObject,
-  ctx: CallContext,
-): Promise<void> {
-  const headers = ctx.paramHeaders ?? {};
-  const schema = await provider.toolInputSchema?.(tool, ctx);
+  headers: Readonly<Record<string, string>>,
+): void {
   for (const p of (schema && annotated(schema)) || []) {
     const v = argumentAt(args, p.path);
     const raw = headers[p.name.toLowerCase()];

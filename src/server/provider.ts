@@ -2,6 +2,7 @@
 // the server spells it down at the edge.
 import type { JsonObject } from '../protocol/jsonrpc';
 import type { LogLevel } from '../protocol/meta';
+import type { ParamsOf } from '../protocol/methods';
 import type { Revision } from '../protocol/revisions';
 import type { Abort } from '../wire/abort';
 
@@ -55,31 +56,40 @@ export interface ProviderCapabilities {
   logging?: boolean;
   /** Lists that really change, announced through onListChanged (docs/protocol.md "Capabilities declared only where delivered"). */
   listChanged?: { tools?: boolean; prompts?: boolean; resources?: boolean };
+  /** Its tools' handles say their task support (ToolHandle.taskSupport): tools/call may become a task. */
+  tasks?: boolean;
 }
 
 export type ListKind = 'tools' | 'prompts' | 'resources';
 export type TaskSupport = 'required' | 'optional' | 'forbidden';
 
+/** A tool as one call finds it, looked up once per call: what the server decides with (task support, the
+ *  input schema whose x-mcp-header annotations the request's headers must match) and the call itself. */
+export interface ToolHandle {
+  readonly name: string;
+  /** Its execution.taskSupport as listed to this caller (2025-11-25 server/tools "Tool-Level
+   *  Negotiation"); undefined where it declares none or mcpx does not know (a 2026-07-28 upstream's). */
+  readonly taskSupport?: TaskSupport;
+  /** Its input schema as listed to this caller; undefined for a tool it does not list. */
+  readonly inputSchema?: JsonObject;
+  call(args: JsonObject, ctx: CallContext): Promise<JsonObject>;
+}
+
 export interface Provider {
   capabilities(): ProviderCapabilities;
   instructions?(): string | undefined;
   listTools?(ctx: CallContext): Promise<JsonObject[]>;
-  /** Throws ProtocolError(-32602, "no tool named ...") for an unknown tool. */
-  callTool?(name: string, args: JsonObject, ctx: CallContext): Promise<JsonObject>;
-  /** A tool's execution.taskSupport as listed to this identity (2025-11-25 server/tools "Tool-Level
-   *  Negotiation"); undefined where it declares none or mcpx does not know (a 2026-07-28 upstream's).
+  /** The tool a tools/call names, or undefined for none (the server answers -32602 "no tool named ...").
    *  Answered at once where nothing needs looking up (every tools/call asks it). */
-  toolTaskSupport?(name: string, identity: string): TaskSupport | undefined | Promise<TaskSupport | undefined>;
-  /** The input schema of a tool as listed to this caller (its x-mcp-header annotations are checked
-   *  against the request's Mcp-Param-* headers); undefined for a tool it does not list. */
-  toolInputSchema?(name: string, ctx: CallContext): Promise<JsonObject | undefined>;
+  resolveTool?(name: string, ctx: CallContext): ToolHandle | undefined | Promise<ToolHandle | undefined>;
   listPrompts?(ctx: CallContext): Promise<JsonObject[]>;
   getPrompt?(name: string, args: Record<string, string>, ctx: CallContext): Promise<JsonObject>;
   listResources?(ctx: CallContext): Promise<JsonObject[]>;
   listResourceTemplates?(ctx: CallContext): Promise<JsonObject[]>;
   /** Throws the resource-not-found error (errors.resourceNotFound) for an unknown URI. */
   readResource?(uri: string, ctx: CallContext): Promise<JsonObject>;
-  complete?(params: JsonObject, ctx: CallContext): Promise<JsonObject>;
+  /** The params as the method's descriptor read them (protocol/methods.ts: ref and argument checked). */
+  complete?(params: ParamsOf<'completion/complete'>, ctx: CallContext): Promise<JsonObject>;
   /** Watch a resource: `deliver` is called with `uri` whenever it changes, until `release`.
    *  `deliverable` says whether updates will arrive at all (and `reason` why not). */
   subscribe?(

@@ -14,12 +14,11 @@ import {
 } from '../protocol/jsonrpc';
 import { BATCHES, type Revision, inSpan } from '../protocol/revisions';
 import { Abort } from '../wire/abort';
+import { type Channel, type Outcome, ServerCall } from './call';
 import type { Conn } from './conn';
-import type { Incoming, Outcome } from './incoming';
 import type { McpServer } from './server';
 
-/** How a request talks back while it runs: its channel, as the adapter offers one. */
-export type Channel = Pick<Incoming, 'emit' | 'send' | 'paramHeaders'>;
+export type { Channel };
 
 /** `text`: the responses' JSON array, serialized once (what the writer sends). */
 export type BatchOutcome = { refused: ProtocolError } | { responses: Response[]; text: string };
@@ -63,7 +62,7 @@ export class Runner {
     }
     this.conn.track(req.id, ctl);
     try {
-      const out = await this.server.handle({ conn: this.conn, req, rev, abort: ctl, ...channel });
+      const out = await this.server.handle(new ServerCall(this.conn, req, rev, ctl, channel, this.server.services));
       if (!out.response) return out;
       // Serialized once, here: the size check and the writer use the same text.
       let { response, text } = serialize(out.response, rev);

@@ -1,41 +1,31 @@
-// mcpx as a server: decides each request's revision, validates it, builds its context, runs its handler,
-// and spells the result for that revision at the one edge. Server adapters reach it through a Runner
-// (runner.ts); listen streams live in listens.ts, questions to the client in rounds.ts.
+// mcpx as a server: each request through one visible pipeline (`handle`): its revision (and codec), who it
+// is from, admission, what its caller declared, its params, the tool it names, a strategy — direct, the
+// 2026-07-28 background round, or a task — and the result spelled for its revision at the one edge.
+// Server adapters reach it through a Runner (runner.ts); listen streams live in listens.ts.
 import { randomUUID } from 'node:crypto';
 import type { Policy } from '../config/policy';
 import type { Settings } from '../config/settings';
-import { downgradeNotification, downgradeResult } from '../protocol/downgrade';
-import { envelope } from '../protocol/envelope';
-import { CODES, ProtocolError, invalidParams, methodNotFound, toWireError } from '../protocol/errors';
-import {
-  type Id,
-  type JsonObject,
-  type Notification,
-  type Request,
-  errorResponse,
-  isObject,
-  notificationMsg,
-  resultResponse,
-} from '../protocol/jsonrpc';
-import { META, type LogLevel, atLeastLevel, clientNameOf, isLogLevel } from '../protocol/meta';
-import { MODERN, NEWEST_FIRST, type Revision, eraOf, isRevision, methodAnswered } from '../protocol/revisions';
+import { revisionOf } from '../protocol/eras';
+import { CODES, ProtocolError, invalidParams, isTypedError, methodNotFound, toWireError } from '../protocol/errors';
+import { type JsonObject, type Notification, errorResponse, isObject, resultResponse } from '../protocol/jsonrpc';
+import { META } from '../protocol/meta';
+import { type MethodDescriptor, methodAnswered, methodOf, readParams } from '../protocol/methods';
+import type { Abort } from '../wire/abort';
 import { Admission } from './admission';
-import type { Abort, Aborts } from '../wire/abort';
+import { type Outcome, type ServerCall, type ServerInfo, type Services, sessionOf } from './call';
 import { ClientCancelled, type Conn, PER_REQUEST, namedIdentity } from './conn';
-import { HANDLERS, type HandlerContext, NOTIFICATION_HANDLERS, type ServerInfo, type Services } from './handlers';
-import type { Incoming, Outcome } from './incoming';
+import { NOTIFICATION_HANDLERS } from './handlers';
 import { Listens } from './listens';
-import { type BackgroundCall, MRTR_METHODS } from './mrtr';
-import type { CallContext, Provider } from './provider';
+import type { Provider, ToolHandle } from './provider';
+import { askOnChannel } from './questions';
 import { Rounds } from './rounds';
-import { TaskCalls } from './taskCalls';
-import { TASK_HANDLERS } from './taskHandlers';
-import { type Task, Tasks } from './tasks';
+import { background } from './strategies/background';
+import { direct } from './strategies/direct';
+import { task, wantsTask } from './strategies/task';
+import { hasHandler } from './strategies/work';
+import { Tasks, extensionRequired } from './tasks';
 
-/** Every method's handler: the core ones and the tasks/* of both eras. */
-const ALL_HANDLERS = { ...HANDLERS, ...TASK_HANDLERS };
-
-export type { Incoming, Outcome, ServerInfo };
+export type { Outcome, ServerInfo };
 
 export interface ServerOptions {
   provider: Provider;
@@ -47,39 +37,38 @@ export interface ServerOptions {
 export class McpServer {
   /** Listen streams and legacy push channels: where list changes go. */
   readonly listens: Listens;
-  /** Questions to the calling client, and the 2026-07-28 background calls a retry resumes. */
+  /** The 2026-07-28 rounds, and the background calls a retry resumes. */
   readonly rounds: Rounds;
-  /** Every task, both eras (tasks.ts); `taskCalls` decides which calls become one. */
+  /** Every task, both eras (tasks.ts; strategies/task.ts decides which calls become one). */
   readonly tasks: Tasks;
-  private readonly taskCalls: TaskCalls;
-
-  /** What a handler may use of the server, and no more. */
-  private readonly services: Services;
+  /** What a call may use of the server, and no more. */
+  readonly services: Services;
   /** Requests in flight per identity and in total (docs/security.md "Bounds"). */
   private readonly admission: Admission;
 
   constructor(readonly opts: ServerOptions) {
+    const { settings } = opts;
     this.listens = new Listens(opts.provider);
-    this.rounds = new Rounds(opts.settings);
+    this.rounds = new Rounds(settings);
     this.tasks = new Tasks(
-      () => opts.settings.duration('proto.askTTL'),
-      () => opts.settings.duration('proto.taskPollInterval'),
+      () => settings.duration('proto.askTTL'),
+      () => settings.duration('proto.taskPollInterval'),
       () => ({
-        perIdentity: opts.settings.get<number>('limits.tasksPerIdentity'),
-        total: opts.settings.get<number>('limits.inflight'),
-        held: opts.settings.get<number>('limits.tasks'),
+        perIdentity: settings.get<number>('limits.tasksPerIdentity'),
+        total: settings.get<number>('limits.inflight'),
+        held: settings.get<number>('limits.tasks'),
       }),
     );
-    this.taskCalls = new TaskCalls(opts.provider, opts.settings, this.tasks, this.rounds);
     this.admission = new Admission(() => ({
-      perIdentity: opts.settings.get<number>('limits.inflightPerIdentity'),
-      total: opts.settings.get<number>('limits.inflight'),
+      perIdentity: settings.get<number>('limits.inflightPerIdentity'),
+      total: settings.get<number>('limits.inflight'),
     }));
     this.services = {
       provider: opts.provider,
-      settings: opts.settings,
+      settings,
       serverInfo: opts.serverInfo,
-      listen: (ctx, filter) => this.listens.open(ctx, filter),
+      policy: opts.policy,
+      listen: (call, filter) => this.listens.open(call, filter),
       tasks: this.tasks,
     };
     opts.provider.onListChanged?.((kind) => this.listens.announce(kind));
@@ -91,272 +80,123 @@ export class McpServer {
     this.tasks.close();
   }
 
-  /** The revision a request is read in: 2026-07-28 if its _meta names it, else the transport's. An
-   *  unknown per-request version is -32022 (2026-07-28 versioning: modern requests only). */
-  revisionOf(req: Request, fallback: Revision): Revision {
-    const meta = isObject(req.params) && isObject(req.params._meta) ? req.params._meta : undefined;
-    const pv = meta?.[META.protocolVersion];
-    if (pv === undefined || pv === MODERN) return pv === MODERN ? MODERN : fallback;
-    if (typeof pv === 'string' && isRevision(pv)) return fallback;
-    throw new ProtocolError(CODES.UnsupportedProtocolVersion, `Unsupported protocol version: ${String(pv)}`, {
-      requested: String(pv),
-      supported: NEWEST_FIRST,
-    });
-  }
-
-  async handle(inc: Incoming): Promise<Outcome> {
-    const { req } = inc;
-    let rev: Revision = inc.rev;
+  /** The pipeline. Every step reads and fills the call; the first to throw answers the request. */
+  async handle(call: ServerCall): Promise<Outcome> {
     let release: (() => void) | undefined;
-    let identity: string | undefined;
-    let background = false;
     try {
-      rev = this.revisionOf(req, inc.rev);
-      if (!methodAnswered(req.method, rev) || !Object.hasOwn(ALL_HANDLERS, req.method))
-        throw methodNotFound(req.method);
-      identity = this.identityOf(inc, rev);
-      release = await this.admission.acquire(identity, inc.abort);
-      if (eraOf(rev) === 'modern' && MRTR_METHODS.has(req.method)) {
-        const id = identity;
-        const window = await this.taskCalls.window(inc, id);
-        background = true;
-        const result = await this.rounds.roundTrip(
-          inc,
-          rev,
-          id,
-          (call) => this.startInBackground(inc, rev, id, call, window !== undefined),
-          window,
-        );
-        return { response: resultResponse(req.id, this.spell(req.method, result, rev)), rev };
-      }
-      if (req.method === 'tools/call' && (await this.taskCalls.legacyWantsTask(inc, rev, identity))) {
-        const id = identity;
-        const task = this.taskCalls.legacyTask(inc, rev, id, (call, t) =>
-          this.startInBackground(inc, rev, id, call, false, t),
-        );
-        background = true; // started: its identity ends with its work
-        return { response: resultResponse(req.id, this.spell(req.method, { task: task.legacyShape() }, rev)), rev };
-      }
-      const ctx = this.context(inc, rev, identity);
-      const result = await ALL_HANDLERS[req.method]!(ctx, isObject(req.params) ? req.params : {});
-      ctx.finish();
-      // initialize is answered in the revision it negotiated, not the one it arrived under.
-      if (req.method === 'initialize' && inc.conn.revision) rev = inc.conn.revision;
-      return {
-        response: resultResponse(req.id, this.spell(req.method, result, rev)),
-        rev,
-        initialized: req.method === 'initialize',
-      };
+      const method = this.revision(call);
+      this.identity(call);
+      release = await this.admission.acquire(call.identity, call.request);
+      this.caller(call);
+      const params = this.params(call, method);
+      if (call.method === 'tools/call') call.tool = await this.tool(call, params.name as string);
+      return this.spell(call, await this.strategy(call, method, params));
     } catch (err) {
-      if (inc.abort.aborted && inc.abort.reason instanceof ClientCancelled) return { response: undefined, rev };
-      return { response: errorResponse(req.id, toWireError(this.abortReason(err, inc.abort), rev)), rev };
+      if (call.request.aborted && call.request.reason instanceof ClientCancelled)
+        return { response: undefined, rev: call.rev };
+      return { response: errorResponse(call.id, toWireError(abortReason(err, call.request), call.rev)), rev: call.rev };
     } finally {
       release?.();
-      // A background call ends its identity itself, when it settles (startInBackground).
-      if (identity && !background) this.identityEnded(identity);
+      // Work that outlives the request (a background call, a task) ends its identity itself.
+      if (!call.detached) call.endIdentity();
     }
   }
 
-  /** Who a request is from (docs/protocol.md "Client identity"): the identity it names in
-   *  `_meta["dev.mcpx/session"]` — at most limits.identitiesPerConnection of them per connection —, else
-   *  a 2026-07-28 request is its own identity, and a legacy one is its connection's. */
-  private identityOf(inc: Incoming, rev: Revision): string {
-    const params = isObject(inc.req.params) ? inc.req.params : {};
-    const session = isObject(params._meta) ? params._meta[META.session] : undefined;
-    if (typeof session === 'string' && session !== '') {
-      const identity = namedIdentity(session);
-      const named = inc.conn.identities;
-      if (!named.has(identity)) {
-        const max = this.opts.settings.get<number>('limits.identitiesPerConnection');
-        if (named.size >= max)
-          throw invalidParams(
-            `Invalid params: this connection has already named ${max} identities in _meta["${META.session}"] (limits.identitiesPerConnection)`,
-          );
-        named.add(identity);
-      }
-      return identity;
+  /** Revision: the one the request states (2026-07-28 `_meta`; an unknown one is -32022), else the
+   *  transport's; the method must be answered in it (-32601). */
+  private revision(call: ServerCall): MethodDescriptor {
+    call.settle(revisionOf(isObject(call.params._meta) ? call.params._meta : undefined, call.rev));
+    const d = methodOf(call.method);
+    if (!d || !methodAnswered(call.method, call.rev) || !hasHandler(call.method)) throw methodNotFound(call.method);
+    return d;
+  }
+
+  /** Identity (docs/protocol.md "Client identity"): the one the request names in
+   *  `_meta["dev.mcpx/session"]` — at most limits.identitiesPerConnection per connection —, else the
+   *  request's own or its connection's, as its codec says. */
+  private identity(call: ServerCall): void {
+    const session = sessionOf(call);
+    if (session === undefined) {
+      call.identity =
+        call.codec.identity === 'per-request' ? `${PER_REQUEST}${randomUUID()}` : call.conn.defaultIdentity;
+      return;
     }
-    return eraOf(rev) === 'modern' ? `${PER_REQUEST}${randomUUID()}` : inc.conn.defaultIdentity;
+    const identity = namedIdentity(session);
+    const named = call.conn.identities;
+    if (!named.has(identity)) {
+      const max = this.opts.settings.get<number>('limits.identitiesPerConnection');
+      if (named.size >= max)
+        throw invalidParams(
+          `Invalid params: this connection has already named ${max} identities in _meta["${META.session}"] (limits.identitiesPerConnection)`,
+        );
+      named.add(identity);
+    }
+    call.identity = identity;
   }
 
-  /** An identity made for one request (2026-07-28, or legacy HTTP outside a session) ends with its call: what the provider keeps for it
-   *  (an upstream instance of a `scope: "identity"` server) may go (docs/security.md "Bounds"). */
-  private identityEnded(identity: string): void {
-    if (identity.startsWith(PER_REQUEST)) this.opts.provider.identityEnded?.(identity);
+  /** Caller: capabilities, client info and log level where the codec keeps them (checked); where the
+   *  request's channel can carry a question and the era asks that way, questions go on it. */
+  private caller(call: ServerCall): void {
+    call.enter();
+    if (call.relay.send && call.codec.questions === 'wire-request') {
+      call.ask = (method, params, signal) => askOnChannel(call, call.rev, method, params, signal, call.asked++);
+      call.channel = call;
+    }
   }
 
-  /** A request aborted while running surfaces as the abort's own error, not what the handler made of it. */
-  private abortReason(err: unknown, signal: Aborts): unknown {
-    if (err instanceof ProtocolError || !signal.aborted) return err;
-    return new ProtocolError(
-      CODES.InternalError,
-      `Request cancelled: ${(signal.reason as Error)?.message ?? 'aborted'}`,
-    );
+  /** Params, parsed once by the method's descriptor (-32602 naming the path); a method of the tasks
+   *  extension first needs the extension declared (-32021, tasks extension "Error Handling"). */
+  private params(call: ServerCall, d: MethodDescriptor): JsonObject {
+    if (d.needsTasksExtension && !call.codec.tasks.declared(call.clientCapabilities))
+      throw extensionRequired(
+        `${call.method} needs the io.modelcontextprotocol/tasks extension declared on the request`,
+      );
+    return d.params ? readParams(d.params, call.req.params) : call.params;
+  }
+
+  /** Tool: looked up once per call; its handle carries its task support, input schema and call. */
+  private async tool(call: ServerCall, name: string): Promise<ToolHandle> {
+    const resolve = this.opts.provider.resolveTool;
+    if (!resolve) throw methodNotFound(call.method);
+    const found = resolve.call(this.opts.provider, name, call);
+    const handle = found instanceof Promise ? await found : found;
+    if (!handle) throw invalidParams(`no tool named ${JSON.stringify(name)}`);
+    return handle;
+  }
+
+  /** Strategy: the 2026-07-28 background round for a method that may answer input_required, to a client
+   *  whose questions travel that way; a task where the client directs one; else direct. */
+  private strategy(call: ServerCall, d: MethodDescriptor, params: JsonObject): Promise<JsonObject> {
+    if (d.inputRequired && call.codec.questions === 'input-required') return background(call, params, this.rounds);
+    if (call.codec.tasks.directedBy === 'client' && wantsTask(call, params)) return Promise.resolve(task(call, params));
+    return direct(call, params);
+  }
+
+  /** Spell: the result for the request's revision — initialize's is the one it negotiated — by its codec. */
+  private spell(call: ServerCall, result: JsonObject): Outcome {
+    const initialize = call.method === 'initialize';
+    if (initialize && call.conn.revision) call.settle(call.conn.revision);
+    const spelled = call.codec.spell(call.method, result, call.rev, () => ({
+      serverInfo: { ...this.opts.serverInfo },
+      listMaxAgeMs: this.opts.settings.duration('protoMessages.listMaxAge'),
+      readMaxAgeMs: this.opts.settings.duration('protoMessages.readMaxAge'),
+    }));
+    return { response: resultResponse(call.id, spelled), rev: call.rev, initialized: initialize };
   }
 
   /** A notification from the client: acted on where NOTIFICATION_HANDLERS has it, else ignored
    *  (JSON-RPC: a notification is never answered). */
   notify(conn: Conn, n: Notification): void {
-    NOTIFICATION_HANDLERS[n.method]?.(conn, n.params);
-  }
-
-  /** A 2026-07-28 call that may ask starts in the background: its handler runs with the call's own
-   *  context, whose progress and log messages ride this request's stream only while it is open. */
-  private startInBackground(
-    inc: Incoming,
-    rev: Revision,
-    identity: string,
-    call: BackgroundCall,
-    windowed: boolean,
-    task?: Task,
-  ): void {
-    const ctx = this.context(inc, rev, identity, call, task);
-    // A call that may become a task asks an upstream for one too; one that is a task already is one.
-    ctx.wantsTask = windowed || task !== undefined;
-    if (windowed) ctx.becomeTask = () => call.becomeTask();
-    const params = isObject(inc.req.params) ? inc.req.params : {};
-    const work = HANDLERS[inc.req.method]!(ctx, params);
-    call.run(work);
-    void call.settle().then(() => ctx.finish());
-    void work.then(
-      () => this.identityEnded(identity),
-      () => this.identityEnded(identity),
-    );
-  }
-
-  /** The result spelled for `rev`: the modern envelope, or a legacy copy without what `rev` lacks. */
-  spell(method: string, result: JsonObject, rev: Revision): JsonObject {
-    if (eraOf(rev) === 'modern') {
-      return envelope(method, downgradeResult(method, result, rev), {
-        serverInfo: { ...this.opts.serverInfo },
-        listMaxAgeMs: this.opts.settings.duration('protoMessages.listMaxAge'),
-        readMaxAgeMs: this.opts.settings.duration('protoMessages.readMaxAge'),
-      });
-    }
-    return downgradeResult(method, result, rev);
-  }
-
-  private context(
-    inc: Incoming,
-    rev: Revision,
-    identity: string,
-    background?: BackgroundCall,
-    task?: Task,
-  ): RequestScope {
-    const { conn, req } = inc;
-    const params = isObject(req.params) ? req.params : {};
-    const meta = isObject(params._meta) ? params._meta : {};
-    let clientCapabilities = conn.clientCapabilities;
-    let logLevel: LogLevel | undefined = conn.logLevel;
-    if (eraOf(rev) === 'modern') {
-      // 2026-07-28 basic/index: capabilities, version and log level are per request; nothing is read
-      // from earlier requests on the connection.
-      const caps = meta[META.clientCapabilities];
-      if (!isObject(params._meta)) throw invalidParams(`Invalid params: params._meta is required in ${MODERN}`);
-      if (typeof meta[META.protocolVersion] !== 'string')
-        throw invalidParams(`Invalid params: params._meta["${META.protocolVersion}"] is required`);
-      if (!isObject(caps))
-        throw invalidParams(`Invalid params: params._meta["${META.clientCapabilities}"] is required (an object)`);
-      const level = meta[META.logLevel];
-      if (level !== undefined && !isLogLevel(level))
-        throw invalidParams(`Invalid params: unknown log level ${JSON.stringify(level)}`);
-      clientCapabilities = caps;
-      logLevel = level as LogLevel | undefined;
-    }
-    const ctx = new RequestScope(
-      inc,
-      rev,
-      background,
-      this.services,
-      this.opts.policy,
-      identity,
-      clientCapabilities,
-      meta,
-      logLevel,
-    );
-    let asked = 0;
-    if (inc.send && eraOf(rev) === 'legacy')
-      ctx.ask = (method, params, signal) => this.rounds.askOnChannel(inc, rev, method, params, signal, asked++);
-    if (background)
-      ctx.ask = async (method, params, signal, key) =>
-        this.rounds.askInBackground(background, rev, method, params, signal, key);
-    // A legacy task's questions go to its client on a channel it has open, with the related-task key.
-    if (task)
-      ctx.ask = (method, params, signal) => this.taskCalls.askLegacy(task, inc, rev, method, params, signal, asked++);
-    else if (inc.send && eraOf(rev) === 'legacy') ctx.channel = inc;
-    return ctx;
+    if (Object.hasOwn(NOTIFICATION_HANDLERS, n.method))
+      NOTIFICATION_HANDLERS[n.method as keyof typeof NOTIFICATION_HANDLERS]?.(conn, n.params);
   }
 }
 
-/** One request's context: its CallContext (`call` is itself) and its handler's context in one object,
- *  with methods on the prototype — a request builds one object here, not a dozen closures. */
-class RequestScope implements CallContext, HandlerContext {
-  declare ask?: CallContext['ask'];
-  declare channel?: Incoming;
-  wantsTask?: boolean;
-  declare becomeTask?: () => void;
-  /** A background call (MRTR) outlives the request that started it: its own abort, not the request's. */
-  readonly abort: Abort;
-  readonly conn: Conn;
-  readonly id: Id;
-  private done = false;
-  private lastProgress = -Infinity;
-
-  constructor(
-    private readonly inc: Incoming,
-    readonly rev: Revision,
-    private readonly background: BackgroundCall | undefined,
-    readonly services: Services,
-    private readonly policy: Policy,
-    readonly identity: string,
-    readonly clientCapabilities: JsonObject,
-    readonly meta: JsonObject,
-    readonly logLevel: LogLevel | undefined,
-  ) {
-    this.abort = background ? background.abort : inc.abort;
-    this.conn = inc.conn;
-    this.id = inc.req.id as Id;
-  }
-
-  get call(): CallContext {
-    return this;
-  }
-  /** Built only when read (most calls only need `abort`). */
-  get signal(): AbortSignal {
-    return this.abort.signal;
-  }
-  get clientName(): string | undefined {
-    return clientNameOf(eraOf(this.rev) === 'modern' ? this.meta[META.clientInfo] : this.conn.clientInfo);
-  }
-  get paramHeaders(): Readonly<Record<string, string>> | undefined {
-    return this.inc.paramHeaders;
-  }
-
-  notify(method: string, p: JsonObject): void {
-    if (this.done || this.inc.abort.aborted) return;
-    const spelled = downgradeNotification(method, p, this.rev, { stripProgressMessage: this.policy.governs(this.rev) });
-    this.inc.emit(notificationMsg(method, spelled));
-  }
-
-  progress(progress: number, total?: number, message?: string): void {
-    // Progress MUST increase (basic/utilities/progress); a report that does not is not sent.
-    const token = this.meta.progressToken;
-    if ((typeof token !== 'string' && typeof token !== 'number') || progress <= this.lastProgress) return;
-    this.lastProgress = progress;
-    if (this.background) this.background.progress = { progress, total };
-    const p: JsonObject = { progressToken: token, progress };
-    if (total !== undefined) p.total = total;
-    if (message !== undefined) p.message = message;
-    this.notify('notifications/progress', p);
-  }
-
-  log(level: LogLevel, data: unknown, logger?: string): void {
-    // No level requested, no messages (2026-07-28 MUST NOT; mcpx takes the same reading for legacy).
-    if (!this.logLevel || !atLeastLevel(level, this.logLevel)) return;
-    this.notify('notifications/message', logger === undefined ? { level, data } : { level, logger, data });
-  }
-
-  finish(): void {
-    this.done = true;
-  }
+/** A request aborted while running surfaces as the abort's own error, not what the handler made of it. */
+function abortReason(err: unknown, request: Abort): unknown {
+  if (isTypedError(err) || !request.aborted) return err;
+  return new ProtocolError(
+    CODES.InternalError,
+    `Request cancelled: ${(request.reason as Error)?.message ?? 'aborted'}`,
+  );
 }

@@ -1,43 +1,37 @@
 // The tasks/* methods, per era (docs/protocol.md "Tasks"): 2025-11-25 core to legacy clients (get, list,
-// result, cancel), the extension to 2026-07-28 clients that declared it (get, update, cancel).
+// result, cancel), the extension to 2026-07-28 clients that declared it (get, update, cancel) — the
+// request's codec says which answer its era gets. The extension's declaration is checked by the pipeline
+// (the descriptors' needsTasksExtension), before the params.
 import { downgradeResult } from '../protocol/downgrade';
 import { invalidParams } from '../protocol/errors';
-import { type JsonObject, isObject } from '../protocol/jsonrpc';
-import { eraOf } from '../protocol/revisions';
-import type { HandlerContext } from './handlers';
-import { paginate } from './paging';
+import { isObject } from '../protocol/jsonrpc';
 import { META } from '../protocol/meta';
-import { declaresTasks } from '../protocol/tasks';
-import { type Task, extensionRequired } from './tasks';
+import type { ClientRequest } from '../protocol/methods';
+import type { ServerCall } from './call';
+import type { Handlers } from './handlers';
+import { paginate } from './paging';
+import { openChannel } from './taskChannels';
+import type { Task } from './tasks';
 
-type Handler = (ctx: HandlerContext, params: JsonObject) => Promise<JsonObject>;
+/** The task named by params.taskId, as this caller may see it. */
+const taskOf = (call: ServerCall, taskId: string): Task => call.services.tasks.get(taskId, call.identity);
 
-const modern = (ctx: HandlerContext) => eraOf(ctx.rev) === 'modern';
-
-/** The task named by params.taskId, as this caller may see it. A 2026-07-28 client that did not declare
- *  the extension gets -32021 first, whatever the id (tasks extension "Error Handling"). */
-function taskOf(ctx: HandlerContext, params: JsonObject, method: string): Task {
-  if (modern(ctx) && !declaresTasks(ctx.call.clientCapabilities))
-    throw extensionRequired(`${method} needs the io.modelcontextprotocol/tasks extension declared on the request`);
-  if (typeof params.taskId !== 'string') throw invalidParams('Invalid params: taskId must be a string');
-  return ctx.services.tasks.get(params.taskId, ctx.call.identity);
-}
-
-export const TASK_HANDLERS: Readonly<Record<string, Handler>> = {
-  async 'tasks/get'(ctx, params) {
-    const task = taskOf(ctx, params, 'tasks/get');
-    return modern(ctx) ? task.detailedFor(ctx.call.clientCapabilities, ctx.rev) : task.legacyShape();
+export const TASK_HANDLERS: Handlers<Extract<ClientRequest, `tasks/${string}`>> = {
+  async 'tasks/get'(call, { taskId }) {
+    const task = taskOf(call, taskId);
+    return call.codec.tasks.get === 'detailed'
+      ? task.detailedFor(call.clientCapabilities, call.rev, call.codec)
+      : task.shape(call.codec);
   },
 
   /** Only the caller's own tasks, oldest first, a page at a time (2025-11-25 "Listing Tasks"). */
-  async 'tasks/list'(ctx, params) {
-    const cursor = typeof params.cursor === 'string' && params.cursor !== '' ? params.cursor : undefined;
-    const items = ctx.services.tasks.list(ctx.call.identity).map((t) => t.legacyShape());
+  async 'tasks/list'(call, { cursor }) {
+    const items = call.services.tasks.list(call.identity).map((t) => t.shape(call.codec));
     const { page, nextCursor } = paginate(
       'tasks/list',
       items,
-      cursor,
-      ctx.services.settings.get<number>('mcp.pageSize'),
+      cursor !== '' ? cursor : undefined,
+      call.services.settings.get<number>('mcp.pageSize'),
     );
     return nextCursor === undefined ? { tasks: page } : { tasks: page, nextCursor };
   },
@@ -45,36 +39,34 @@ export const TASK_HANDLERS: Readonly<Record<string, Handler>> = {
   /** Blocks until the task ends, then answers what the call would have (2025-11-25 "Result Retrieval"),
    *  with the related-task key the result cannot otherwise carry. While it waits, the task's questions may
    *  ride this request's stream (2025-11-25 "Input Required Status"). */
-  async 'tasks/result'(ctx, params) {
-    const task = taskOf(ctx, params, 'tasks/result');
-    const leave = ctx.channel ? task.openChannel(ctx.channel) : undefined;
+  async 'tasks/result'(call, { taskId }) {
+    const task = taskOf(call, taskId);
+    const leave = call.channel ? openChannel(task, call.channel) : undefined;
     try {
-      await task.settled(ctx.call.signal);
+      await task.settled(call.signal);
     } finally {
       leave?.();
     }
     // Spelled for the client's revision: a copy (a stored result is handed out more than once).
-    const r = downgradeResult('tools/call', task.outcome(), ctx.rev);
+    const r = downgradeResult('tools/call', task.outcome(), call.rev);
     return { ...r, _meta: { ...(isObject(r._meta) ? r._meta : {}), [META.relatedTask]: { taskId: task.id } } };
   },
 
   /** 2025-11-25: a terminal task is -32602 and the answer is the task, now cancelled. The extension: an
    *  empty acknowledgement, on a finished task too (docs/protocol.md "Tasks": a cancelled task stays
    *  cancelled in both eras). */
-  async 'tasks/cancel'(ctx, params) {
-    const task = taskOf(ctx, params, 'tasks/cancel');
+  async 'tasks/cancel'(call, { taskId }) {
+    const task = taskOf(call, taskId);
     const done = task.cancel('cancelled by the client');
-    if (modern(ctx)) return {};
+    if (call.codec.tasks.cancel === 'empty') return {};
     if (!done) throw invalidParams(`Invalid params: task ${task.id} has already ended (${task.status})`);
-    return task.legacyShape();
+    return task.shape(call.codec);
   },
 
   /** Answers key by key: an answered key leaves inputRequests before the acknowledgement; a key not
    *  outstanding is ignored (tasks extension "Task Update Requests"). */
-  async 'tasks/update'(ctx, params) {
-    const task = taskOf(ctx, params, 'tasks/update');
-    if (!isObject(params.inputResponses)) throw invalidParams('Invalid params: inputResponses must be an object');
-    task.call.deliver(params.inputResponses, false);
+  async 'tasks/update'(call, { taskId, inputResponses }) {
+    taskOf(call, taskId).call.deliver(inputResponses, false);
     return {};
   },
 };

@@ -6,22 +6,16 @@
 // The work behind a task is a BackgroundCall (mrtr.ts): the same call a 2026-07-28 retry resumes, so a
 // call that outlives its eager window is promoted, not restarted.
 import { randomUUID } from 'node:crypto';
-import { CODES, ProtocolError, invalidParams, toWireError } from '../protocol/errors';
+import { BoundedStore } from '../kit/store';
+import { downgradeResult } from '../protocol/downgrade';
+import { type EraCodec, codecOfEra } from '../protocol/eras';
+import { CODES, McpxError, ProtocolError, invalidParams, toWireError } from '../protocol/errors';
 import type { JsonObject } from '../protocol/jsonrpc';
 import { declares } from '../protocol/questions';
-import { downgradeResult } from '../protocol/downgrade';
-import { MODERN, type Era, type Revision } from '../protocol/revisions';
+import type { Era, Revision } from '../protocol/revisions';
 import { TASKS_EXTENSION } from '../protocol/tasks';
-import { Counts } from './counts';
 import { PER_REQUEST } from './conn';
-import type { Incoming } from './incoming';
 import type { BackgroundCall } from './mrtr';
-
-/** The Task's two fields each era names its own way (2025-11-25 schema Task; the extension's Task). */
-const TASK_FIELDS: Readonly<Record<Era, { ttl: string; poll: string }>> = {
-  legacy: { ttl: 'ttl', poll: 'pollInterval' },
-  modern: { ttl: 'ttlMs', poll: 'pollIntervalMs' },
-};
 
 export type TaskStatus = 'working' | 'input_required' | 'completed' | 'failed' | 'cancelled';
 const TERMINAL: ReadonlySet<TaskStatus> = new Set(['completed', 'failed', 'cancelled']);
@@ -42,6 +36,7 @@ export interface TaskInfo {
   label: string;
   /** The calling client's name, where it gave one. */
   client?: string;
+  /** The era of the request that made it (a tool error fails a 2025-11-25 task, completes the extension's). */
   era: Era;
   identity: string;
 }
@@ -59,9 +54,6 @@ export class Task {
    *  Cancellation": MUST remain cancelled; docs/protocol.md "Tasks": one reading for both eras). */
   private cancelled = false;
   private readonly listeners = new Set<(t: Task) => void>();
-  /** Requests a legacy client has open that can carry the task's questions (a tasks/result stream). */
-  private readonly channels = new Set<Incoming>();
-  private channelWaiters = new Set<() => void>();
 
   constructor(
     readonly call: BackgroundCall,
@@ -69,8 +61,11 @@ export class Task {
     /** Retention after the task ends (proto.askTTL) and the suggested polling interval. */
     private readonly keepMs: number,
     readonly pollMs: number,
-  ) {
-    call.onChange = () => this.refresh();
+  ) {}
+
+  /** Its status follows its work from now on (once the store holds it). */
+  follow(): void {
+    this.call.onChange = () => this.refresh();
     this.refresh();
   }
 
@@ -92,37 +87,6 @@ export class Task {
   /** Listed to `identity` (tasks/list, /v1/tasks): only its own, never a task reached by id alone. */
   listedTo(identity: string): boolean {
     return this.info.identity === identity;
-  }
-
-  /** A request that can carry this task's questions while it is open; the returned function closes it. */
-  openChannel(inc: Incoming): () => void {
-    this.channels.add(inc);
-    const waiters = this.channelWaiters;
-    this.channelWaiters = new Set();
-    for (const w of waiters) w();
-    return () => this.channels.delete(inc);
-  }
-
-  /** An open channel, waiting for one up to `ms` (a client polls, sees input_required, then calls
-   *  tasks/result: 2025-11-25 "Input Required Status"); undefined if none opens in time. */
-  async channel(ms: number, signal: AbortSignal): Promise<Incoming | undefined> {
-    const deadline = Date.now() + ms;
-    for (;;) {
-      for (const c of this.channels) if (!c.abort.aborted) return c;
-      const left = deadline - Date.now();
-      if (left <= 0 || signal.aborted) return undefined;
-      await new Promise<void>((resolve) => {
-        const done = () => {
-          clearTimeout(timer);
-          signal.removeEventListener('abort', done);
-          this.channelWaiters.delete(done);
-          resolve();
-        };
-        const timer = setTimeout(done, left);
-        signal.addEventListener('abort', done, { once: true });
-        this.channelWaiters.add(done);
-      });
-    }
   }
 
   onChange(fn: (t: Task) => void): () => void {
@@ -157,10 +121,10 @@ export class Task {
     for (const l of [...this.listeners]) l(this);
   }
 
-  /** 2025-11-25 TaskStatus: a tool result with isError is a failed task; the extension's rule is the
-   *  opposite (completed), so the difference is spelled here, by era. */
+  /** A tool result with isError: a failed task in 2025-11-25 TaskStatus, a completed one in the extension
+   *  (the codec of the era that made the task says which). */
   private legacyToolError(result: JsonObject | undefined): boolean {
-    return this.info.era === 'legacy' && result?.isError === true;
+    return codecOfEra(this.info.era).tasks.toolErrorFails && result?.isError === true;
   }
 
   /** Retention from creation: while it runs, at least until now plus the retention; once ended, exactly
@@ -169,18 +133,10 @@ export class Task {
     return (this.endedAt ?? now) - this.createdAt + this.keepMs;
   }
 
-  /** The Task of 2025-11-25 (ttl, pollInterval). */
-  legacyShape(): JsonObject {
-    return this.shape('legacy');
-  }
-
-  /** The extension's Task (ttlMs, pollIntervalMs). */
-  modernShape(): JsonObject {
-    return this.shape('modern');
-  }
-
-  private shape(era: Era): JsonObject {
-    const names = TASK_FIELDS[era];
+  /** The Task as `codec`'s era spells it: 2025-11-25's (ttl, pollInterval) or the extension's (ttlMs,
+   *  pollIntervalMs). */
+  shape(codec: EraCodec): JsonObject {
+    const names = codec.tasks.fields;
     const t: JsonObject = {
       taskId: this.id,
       status: this.status,
@@ -197,8 +153,8 @@ export class Task {
    *  notifications/tasks answer exactly this): the result inlined, spelled for `rev` (a stored result is
    *  handed out more than once: a copy); the error as the wire would carry it; the open questions, never
    *  a kind the client did not declare (2026-07-28 mrtr: MUST). */
-  detailedFor(caps: JsonObject, rev: Revision = MODERN): JsonObject {
-    const t = this.modernShape();
+  detailedFor(caps: JsonObject, rev: Revision, codec: EraCodec): JsonObject {
+    const t = this.shape(codec);
     const o = this.call.finished;
     if (this.status === 'completed' && o?.result) t.result = downgradeResult('tools/call', o.result, rev);
     if (this.status === 'failed') t.error = toWireError(o?.error, rev) as unknown as JsonObject;
@@ -216,7 +172,7 @@ export class Task {
   /** Whatever the underlying request would have answered (2025-11-25 tasks/result): its result, or its
    *  error thrown. Only for a terminal task. */
   outcome(): JsonObject {
-    if (this.cancelled) throw new ProtocolError(CODES.InternalError, `Task ${this.id} was cancelled`);
+    if (this.cancelled) throw new McpxError('cancelled', `Task ${this.id} was cancelled`);
     const o = this.call.finished!;
     if (o.error !== undefined) throw o.error;
     return o.result!;
@@ -250,23 +206,42 @@ export interface TaskLimits {
   held: number;
 }
 
-/** Every task of this server, bounded: running ones per identity (limits.tasksPerIdentity) and in total
- *  (limits.inflight), and all held, ended ones included (limits.tasks). At a bound the new task is
- *  refused and nothing held is evicted for it. An ended task is kept proto.askTTL, then pruned
- *  (docs/security.md "Bounds"). */
+/** Every task of this server, bounded on the one bounded store (kit/store.ts): running ones per identity
+ *  (limits.tasksPerIdentity) and in total (limits.inflight), and all held, ended ones included
+ *  (limits.tasks). At a bound the new task is refused and nothing held is evicted for it. An ended task is
+ *  kept proto.askTTL, then pruned (docs/security.md "Bounds"). */
 export class Tasks {
-  private readonly tasks = new Map<string, Task>();
-  private readonly live = new Counts();
-  private readonly sweeper: NodeJS.Timeout;
+  private readonly store: BoundedStore<Task>;
   private readonly watchers = new Set<(t: Task) => void>();
 
   constructor(
     private readonly keepMs: () => number,
     private readonly pollMs: () => number,
-    private readonly limits: () => TaskLimits,
+    limits: () => TaskLimits,
   ) {
-    this.sweeper = setInterval(() => this.sweep(), 10_000);
-    this.sweeper.unref();
+    const bound = (n: number, why: string) => new McpxError('bound.tasks', why.replace('{n}', String(n)));
+    this.store = new BoundedStore({
+      bounds: limits,
+      refuse: {
+        held: (n) =>
+          bound(
+            n,
+            'the gateway holds {n} tasks, running or kept after they ended (limits.tasks); retry when one is collected or expires (proto.askTTL)',
+          ),
+        total: (n) => bound(n, 'the gateway holds {n} running tasks (limits.inflight); retry when one has finished'),
+        perIdentity: (n) =>
+          bound(n, 'this client already has {n} running tasks (limits.tasksPerIdentity); retry when one has finished'),
+      },
+      sweep: {
+        everyMs: 10_000,
+        stale: (t, now) => t.endedAt !== undefined && now - t.endedAt > this.keepMs(),
+        swept: (t) => this.told(t),
+      },
+    });
+  }
+
+  private told(t: Task): void {
+    for (const w of this.watchers) w(t);
   }
 
   /** Told when any task is created, changes status, or is pruned (the editor's Tasks view, /v1/events). */
@@ -275,47 +250,25 @@ export class Tasks {
     return () => this.watchers.delete(fn);
   }
 
-  /** A new task over `call`, or -32603 naming the bound it would pass. */
+  /** A new task over `call`, or an error naming the bound it would pass. */
   create(call: BackgroundCall, info: TaskInfo): Task {
-    const { perIdentity, total, held } = this.limits();
-    if (this.tasks.size >= held)
-      throw new ProtocolError(
-        CODES.InternalError,
-        `the gateway holds ${held} tasks, running or kept after they ended (limits.tasks); retry when one is collected or expires (proto.askTTL)`,
-      );
-    if (this.live.total >= total)
-      throw new ProtocolError(
-        CODES.InternalError,
-        `the gateway holds ${total} running tasks (limits.inflight); retry when one has finished`,
-      );
-    if (this.live.get(info.identity) >= perIdentity)
-      throw new ProtocolError(
-        CODES.InternalError,
-        `this client already has ${perIdentity} running tasks (limits.tasksPerIdentity); retry when one has finished`,
-      );
     const task = new Task(call, info, this.keepMs(), this.pollMs());
-    this.tasks.set(task.id, task);
-    this.live.add(info.identity);
-    let counted = true;
+    this.store.add(task.id, info.identity, task);
+    task.follow();
+    // An ended task no longer counts as running; it is held until it is pruned.
     task.onChange((t) => {
-      if (t.terminal && counted) {
-        counted = false;
-        this.live.remove(info.identity);
-      }
-      for (const w of this.watchers) w(t);
+      if (t.terminal) this.store.uncount(t.id);
+      this.told(t);
     });
-    if (task.terminal) {
-      counted = false;
-      this.live.remove(info.identity);
-    }
-    for (const w of this.watchers) w(task);
+    if (task.terminal) this.store.uncount(task.id);
+    this.told(task);
     return task;
   }
 
   /** The task `id` as `identity` may see it, or -32602 — the same for one that never existed, one pruned
    *  and one of another identity (nothing says which). */
   get(id: unknown, identity: string): Task {
-    const t = typeof id === 'string' ? this.tasks.get(id) : undefined;
+    const t = typeof id === 'string' ? this.store.get(id) : undefined;
     if (!t || !t.visibleTo(identity))
       throw invalidParams(`Invalid params: no task ${JSON.stringify(id)} (unknown, expired, or not yours)`);
     return t;
@@ -323,31 +276,22 @@ export class Tasks {
 
   /** Tasks listed to `identity`, oldest first; `all` for local admin access (every task). */
   list(identity: string | undefined): Task[] {
-    return [...this.tasks.values()].filter((t) => identity === undefined || t.listedTo(identity));
+    return this.store.values().filter((t) => identity === undefined || t.listedTo(identity));
   }
 
   find(id: string): Task | undefined {
-    return this.tasks.get(id);
+    return this.store.get(id);
   }
 
   get size(): number {
-    return this.tasks.size;
+    return this.store.size;
   }
 
   sweep(now = Date.now()): void {
-    const keep = this.keepMs();
-    for (const t of [...this.tasks.values()]) {
-      if (t.endedAt !== undefined && now - t.endedAt > keep) {
-        this.tasks.delete(t.id);
-        for (const w of this.watchers) w(t);
-      }
-    }
+    this.store.sweep(now);
   }
 
   close(): void {
-    clearInterval(this.sweeper);
-    for (const t of this.tasks.values()) t.cancel('the gateway is stopping');
-    this.tasks.clear();
-    this.live.clear();
+    for (const t of this.store.close()) t.cancel('the gateway is stopping');
   }
 }

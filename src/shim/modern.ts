@@ -4,7 +4,8 @@
 import type { JsonObject, Request, Response } from '../protocol/jsonrpc';
 import { isObject } from '../protocol/jsonrpc';
 import { META } from '../protocol/meta';
-import { MCP_NAME_SOURCE, MODERN } from '../protocol/revisions';
+import { methodOf } from '../protocol/methods';
+import { MODERN } from '../protocol/revisions';
 import { encodeHeaderValue } from '../wire/headers';
 import { type HeaderParam, headerParams, paramHeaders } from '../wire/paramHeaders';
 
@@ -35,7 +36,7 @@ export class ModernHttp {
   /** The version, the method, the name, and a tools/call's Mcp-Param-* headers. */
   headers(req: Request): Record<string, string> {
     const h: Record<string, string> = { 'MCP-Protocol-Version': MODERN, 'Mcp-Method': req.method };
-    const field = Object.hasOwn(MCP_NAME_SOURCE, req.method) ? MCP_NAME_SOURCE[req.method] : undefined;
+    const field = methodOf(req.method)?.mcpName?.field;
     const params = isObject(req.params) ? req.params : {};
     const name = field ? params[field] : undefined;
     if (typeof name === 'string') h['Mcp-Name'] = encodeHeaderValue(name);

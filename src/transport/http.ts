@@ -14,16 +14,8 @@ import {
   parseJson,
 } from '../protocol/jsonrpc';
 import { META } from '../protocol/meta';
-import {
-  HEADERLESS,
-  MCP_NAME_OPTIONAL,
-  MCP_NAME_SOURCE,
-  MODERN,
-  NEWEST_FIRST,
-  type Revision,
-  eraOf,
-  isRevision,
-} from '../protocol/revisions';
+import { HEADERLESS, MODERN, NEWEST_FIRST, type Revision, eraOf, isRevision } from '../protocol/revisions';
+import { methodOf } from '../protocol/methods';
 import { Conn, PER_REQUEST } from '../server/conn';
 import { Runner } from '../server/runner';
 import type { McpServer } from '../server/server';
@@ -376,12 +368,13 @@ export class HttpTransport {
       throw mismatch(
         `Mcp-Method header ${JSON.stringify(method)} does not match the body's ${JSON.stringify(msg.method)}`,
       );
-    const field = Object.hasOwn(MCP_NAME_SOURCE, msg.method) ? MCP_NAME_SOURCE[msg.method] : undefined;
-    if (!field) return;
+    const source = methodOf(msg.method)?.mcpName;
+    if (!source) return;
+    const field = source.field;
     const raw = h(req, 'mcp-name');
     const bodyName = isObject(msg.params) ? msg.params[field] : undefined;
     if (raw === undefined) {
-      if (MCP_NAME_OPTIONAL.has(msg.method)) return;
+      if (source.optional) return;
       throw mismatch(`the Mcp-Name header is required for ${msg.method}`);
     }
     const name = decodeHeaderValue(raw);

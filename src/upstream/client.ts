@@ -12,9 +12,9 @@ import {
   type Response,
   isObject,
 } from '../protocol/jsonrpc';
-import { resultProblem } from '../protocol/messages';
+import { methodOf, resultProblem } from '../protocol/methods';
 import { META, type LogLevel, atLeastLevel } from '../protocol/meta';
-import { MCP_NAME_SOURCE, MODERN, type Era, type Revision } from '../protocol/revisions';
+import { MODERN, type Era, type Revision } from '../protocol/revisions';
 import { encodeHeaderValue } from '../wire/headers';
 import { HttpUpstream, StreamBroken } from './http';
 import { type HeaderParam, headerParams, paramHeaders } from '../wire/paramHeaders';
@@ -67,19 +67,6 @@ export interface RequestOptions {
    *  are still attributed to it (gateway/calls.ts owner()). */
   partOfCall?: boolean;
 }
-
-/** Methods that may be sent again on a new id when a modern stream breaks, never a non-idempotent
- *  tools/call (docs/protocol.md "A broken 2026-07-28 stream"). */
-const IDEMPOTENT = new Set([
-  'server/discover',
-  'tools/list',
-  'prompts/list',
-  'resources/list',
-  'resources/templates/list',
-  'resources/read',
-  'prompts/get',
-  'completion/complete',
-]);
 
 /** One request as the wire sees it: its signal, and the id it is on now (a re-sent request gets a new one). */
 interface Flight {
@@ -277,7 +264,7 @@ export class UpstreamClient {
   private headersFor(method: string, params: JsonObject): Record<string, string> | undefined {
     if (this.era !== 'modern' || this.transport.kind !== 'http') return undefined;
     const h: Record<string, string> = { 'MCP-Protocol-Version': MODERN, 'Mcp-Method': method };
-    const field = MCP_NAME_SOURCE[method];
+    const field = methodOf(method)?.mcpName?.field;
     const v = field ? params[field] : undefined;
     if (typeof v === 'string') h['Mcp-Name'] = encodeHeaderValue(v);
     const annotated =
@@ -486,7 +473,7 @@ export class UpstreamClient {
     try {
       res = await this.transport.request(req, { signal: flight.signal, headers: this.headersFor(method, params) });
     } catch (e) {
-      if (e instanceof StreamBroken && IDEMPOTENT.has(method) && !reissued) {
+      if (e instanceof StreamBroken && methodOf(method)?.idempotent && !reissued) {
         this.hooks.log(`[${this.name}] ${e.message}; sending ${method} again on a new id`);
         flight.id = this.mintId();
         return this.once(method, params, flight, true);

@@ -6,6 +6,7 @@ import { Settings } from '../../src/config/settings';
 import type { JsonObject, Notification, Request } from '../../src/protocol/jsonrpc';
 import { Conn, type TransportKind } from '../../src/server/conn';
 import type { CallContext, ListKind, Provider } from '../../src/server/provider';
+import { toolsOf } from '../fixtures/provider';
 import { type Channel, Runner } from '../../src/server/runner';
 import { McpServer, type ServerInfo } from '../../src/server/server';
 import { StdioTransport } from '../../src/transport/stdio';
@@ -101,6 +102,8 @@ export interface HeldProvider extends Provider {
   changed(kind: ListKind): void;
 }
 
+const HOLD = [{ name: 'hold', inputSchema: { type: 'object', properties: { key: { type: 'string' } } } }];
+
 export function heldProvider(): HeldProvider {
   const gates = new Map<string, Deferred<void>>();
   const starts = new Map<string, Deferred<void>>();
@@ -114,26 +117,29 @@ export function heldProvider(): HeldProvider {
     started: [],
     aborted: [],
     capabilities: () => ({ tools: true, listChanged: { tools: true } }),
-    listTools: async () => [{ name: 'hold', inputSchema: { type: 'object', properties: { key: { type: 'string' } } } }],
-    async callTool(name: string, args: JsonObject, ctx: CallContext) {
-      const key = String(args.key);
-      p.started.push(key);
-      gate(starts, key).resolve();
-      const g = gate(gates, key);
-      await new Promise<void>((resolve, reject) => {
-        const onAbort = () => {
-          p.aborted.push(key);
-          reject(ctx.signal.reason);
-        };
-        if (ctx.signal.aborted) return onAbort();
-        ctx.signal.addEventListener('abort', onAbort, { once: true });
-        void g.promise.then(() => {
-          ctx.signal.removeEventListener('abort', onAbort);
-          resolve();
+    listTools: async () => HOLD,
+    resolveTool: toolsOf(
+      () => HOLD,
+      async (name: string, args: JsonObject, ctx: CallContext) => {
+        const key = String(args.key);
+        p.started.push(key);
+        gate(starts, key).resolve();
+        const g = gate(gates, key);
+        await new Promise<void>((resolve, reject) => {
+          const onAbort = () => {
+            p.aborted.push(key);
+            reject(ctx.signal.reason);
+          };
+          if (ctx.signal.aborted) return onAbort();
+          ctx.signal.addEventListener('abort', onAbort, { once: true });
+          void g.promise.then(() => {
+            ctx.signal.removeEventListener('abort', onAbort);
+            resolve();
+          });
         });
-      });
-      return { content: [{ type: 'text', text: `${name} ${key}` }] };
-    },
+        return { content: [{ type: 'text', text: `${name} ${key}` }] };
+      },
+    ),
     whenStarted: (key) => gate(starts, key).promise,
     release: (key) => gate(gates, key).resolve(),
     onListChanged(l) {

@@ -1,0 +1,108 @@
+// The era check (`npm run lint`): no module outside src/protocol/eras/ compares eras. What differs between
+// the eras is a member of the codec (src/protocol/eras/codec.ts), chosen once per request; code asks it.
+// Flagged, in code (comments are not read): a comparison with 'modern' / 'legacy' or with MODERN
+// (`=== 'legacy'`, `MODERN !==`, `case 'modern':`), and any call of eraOf() outside src/protocol/.
+//
+// Run: node scripts/eras.mjs [dir]   (dir defaults to src; paths are reported relative to the cwd)
+import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
+import { join, relative, sep } from 'node:path';
+
+/** Files that still test the era, to be converted to the codec (ARCHITECTURE.md "Adding a revision").
+ *  This list must shrink to empty: a file on it that no longer compares eras fails the check too. */
+const NOT_YET_CONVERTED = [
+  'src/conformance/client.ts',
+  'src/gateway/calls.ts',
+  'src/gateway/gateway.ts',
+  'src/gateway/listens.ts',
+  'src/gateway/subscriptions.ts',
+  'src/shim/modern.ts',
+  'src/transport/http.ts',
+  'src/upstream/client.ts',
+  'src/upstream/eras.ts',
+  'src/upstream/probe.ts',
+  'src/upstream/tasks.ts',
+  'src/vscode/views/tasks.ts',
+];
+
+const ERA = String.raw`(?:'modern'|'legacy'|"modern"|"legacy"|MODERN\b)`;
+const RULES = [
+  { re: new RegExp(String.raw`[!=]==?\s*${ERA}|${ERA}\s*[!=]==?`), what: 'compares an era' },
+  { re: /\bcase\s+['"](?:modern|legacy)['"]/, what: 'switches on an era' },
+  { re: /\beraOf\s*\(/, what: 'asks eraOf()', outsideOf: `src${sep}protocol${sep}` },
+];
+
+function sources(dir) {
+  return readdirSync(dir).flatMap((n) => {
+    const p = join(dir, n);
+    return statSync(p).isDirectory() ? sources(p) : p.endsWith('.ts') ? [p] : [];
+  });
+}
+
+/** The source with comments blanked (line numbers kept); strings and template literals are kept. */
+function withoutComments(src) {
+  let out = '';
+  let state = 'code';
+  for (let i = 0; i < src.length; i++) {
+    const c = src[i];
+    const two = src.slice(i, i + 2);
+    if (state === 'code') {
+      if (two === '//' || two === '/*') {
+        state = two === '//' ? 'line' : 'block';
+        out += '  ';
+        i++;
+        continue;
+      }
+      if (c === "'" || c === '"' || c === '`') state = c;
+      out += c;
+    } else if (state === 'line' || state === 'block') {
+      if (state === 'block' && two === '*/') {
+        state = 'code';
+        out += '  ';
+        i++;
+        continue;
+      }
+      if (c === '\n' && state === 'line') state = 'code';
+      out += c === '\n' ? c : ' ';
+    } else {
+      if (c === '\\') {
+        out += two;
+        i++;
+        continue;
+      }
+      if (c === state) state = 'code';
+      out += c;
+    }
+  }
+  return out;
+}
+
+const dir = process.argv[2] ?? 'src';
+const eras = join('src', 'protocol', 'eras') + sep;
+const allowed = new Set(NOT_YET_CONVERTED.map((f) => f.split('/').join(sep)));
+const found = [];
+const clean = new Set(allowed);
+for (const file of sources(dir)) {
+  const rel = relative(process.cwd(), file);
+  if (rel.startsWith(eras)) continue;
+  withoutComments(readFileSync(file, 'utf8'))
+    .split('\n')
+    .forEach((line, i) => {
+      for (const rule of RULES) {
+        if (!rule.re.test(line) || (rule.outsideOf && rel.startsWith(rule.outsideOf))) continue;
+        clean.delete(rel);
+        if (!allowed.has(rel)) found.push(`${rel}:${i + 1}: ${rule.what}: ${line.trim()}`);
+        break;
+      }
+    });
+}
+// A file on the list that is gone (moved, removed) is stale too — where the list is this checkout's own
+// (a probe project elsewhere has none of these files).
+const home = existsSync(join('scripts', 'eras.mjs'));
+const stale = [...clean].filter((f) => home || existsSync(f));
+for (const f of found) console.error(f);
+for (const f of stale) {
+  const why = existsSync(f) ? 'compares no era any more' : 'is gone';
+  console.error(`${f}: ${why}: remove it from NOT_YET_CONVERTED (scripts/eras.mjs)`);
+}
+if (found.length) console.error("Ask the request's codec instead (src/protocol/eras/codec.ts).");
+process.exit(found.length || stale.length ? 1 : 0);

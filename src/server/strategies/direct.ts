@@ -1,0 +1,10 @@
+// The direct strategy: the handler runs within the request and its result is the answer.
+import type { JsonObject } from '../../protocol/jsonrpc';
+import type { ServerCall } from '../call';
+import { handlerOf } from './work';
+
+export async function direct(call: ServerCall, params: JsonObject): Promise<JsonObject> {
+  const result = await handlerOf(call.method)(call, params);
+  call.finish();
+  return result;
+}

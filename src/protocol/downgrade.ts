@@ -1,5 +1,7 @@
 // The one edge: results and notifications are built in the 2026-07-28 shape and spelled down here for
-// the revision they go to. Always a copy, never an edit: a stored result may be handed out again.
+// the revision they go to. Never an edit: a stored result may be handed out again, and a value read from
+// an upstream may be passed on as the bytes it arrived as (wire/raw.ts). What needs a change is copied;
+// what needs none is returned as it is, so an unchanged upstream result keeps its bytes.
 import { type JsonObject, isObject } from './jsonrpc';
 import { type Revision, CONTENT_TYPES, META_KEYS, STRUCTURED_ANY_VALUE, hasField, inSpan } from './revisions';
 
@@ -37,37 +39,57 @@ const RESULT_SHAPE: Readonly<Record<string, string>> = {
   'resources/read': 'ReadResourceResult',
 };
 
+/** `meta` without the keys `rev` does not define: itself when it keeps every key, undefined when none. */
 function stripMeta(meta: unknown, rev: Revision): JsonObject | undefined {
   if (!isObject(meta)) return undefined;
   const out: JsonObject = {};
-  for (const [k, v] of Object.entries(meta)) if (!META_KEYS[k] || inSpan(rev, META_KEYS[k])) out[k] = v;
-  return Object.keys(out).length ? out : undefined;
+  let kept = 0;
+  let all = 0;
+  for (const [k, v] of Object.entries(meta)) {
+    all++;
+    if (!META_KEYS[k] || inSpan(rev, META_KEYS[k])) {
+      out[k] = v;
+      kept++;
+    }
+  }
+  return kept === 0 ? undefined : kept === all ? meta : out;
 }
 
-/** Copy `obj` without the fields `rev` does not define for `shape`, walking its nested shapes. */
+/** `items` spelled one by one: the same array when no item changed. */
+function spellAll(shape: string, items: unknown[], rev: Revision): unknown[] {
+  let out: unknown[] | undefined;
+  items.forEach((x, i) => {
+    const y = isObject(x) ? spell(shape, x, rev) : x;
+    if (y !== x) out ??= items.slice();
+    if (out) out[i] = y;
+  });
+  return out ?? items;
+}
+
+/** `obj` without the fields `rev` does not define for `shape`, walking its nested shapes: `obj` itself
+ *  when it holds nothing to remove or rewrite, else a copy. */
 function spell(shape: string, obj: JsonObject, rev: Revision): JsonObject {
   const src = shape === 'Content' ? rewriteContent(obj, rev) : obj;
   const out: JsonObject = {};
+  let same = src === obj;
   for (const [k, v] of Object.entries(src)) {
-    if (!hasField(shape, k, rev)) continue;
-    if (shape.endsWith('Result') && !hasField('Result', k, rev)) continue;
-    if (k === '_meta') {
-      const m = stripMeta(v, rev);
-      if (m) out._meta = m;
+    if (!hasField(shape, k, rev) || (shape.endsWith('Result') && !hasField('Result', k, rev))) {
+      same = false;
       continue;
     }
     const child = TREE[shape]?.[k];
-    if (child?.endsWith('[]') && Array.isArray(v)) {
-      const s = child.slice(0, -2);
-      out[k] = v.map((x) => (isObject(x) ? spell(s, x, rev) : x));
-    } else if (child && isObject(v)) {
-      out[k] = spell(child, v, rev);
-    } else {
-      out[k] = v;
-    }
+    let w: unknown = v;
+    if (k === '_meta') w = stripMeta(v, rev);
+    else if (child?.endsWith('[]') && Array.isArray(v)) w = spellAll(child.slice(0, -2), v, rev);
+    else if (child && isObject(v)) w = spell(child, v, rev);
+    if (w !== v) same = false;
+    if (w !== undefined || k !== '_meta') out[k] = w;
   }
-  if (shape === 'Tool') spellOutputSchema(out, rev);
-  return out;
+  if (shape === 'Tool' && dropsOutputSchema(out, rev)) {
+    delete out.outputSchema;
+    same = false;
+  }
+  return same ? obj : out;
 }
 
 /** A content block type the revision lacks is rewritten, never dropped (documented in docs/protocol.md):
@@ -95,34 +117,34 @@ function rewriteContent(block: JsonObject, rev: Revision): JsonObject {
 /** A non-object outputSchema cannot be declared to an object-only revision (docs/protocol.md
  *  "Non-object structuredContent to 2025-06-18..2025-11-25"): the tool is
  *  listed without it, and its calls carry the value as text instead (see spellStructured). */
-function spellOutputSchema(tool: JsonObject, rev: Revision): void {
-  if (!('outputSchema' in tool) || inSpan(rev, STRUCTURED_ANY_VALUE)) return;
+function dropsOutputSchema(tool: JsonObject, rev: Revision): boolean {
+  if (!('outputSchema' in tool) || inSpan(rev, STRUCTURED_ANY_VALUE)) return false;
   const s = tool.outputSchema;
-  if (!isObject(s) || s.type !== 'object') delete tool.outputSchema;
+  return !isObject(s) || s.type !== 'object';
 }
 
-/** Non-object structuredContent to 2025-06-18..2025-11-25 (object-only): removed, and its JSON is
+/** Non-object structuredContent to 2025-06-18..2025-11-25 (object-only): a copy without it, its JSON
  *  appended as a text block unless a text block already carries exactly that JSON. */
-function spellStructured(result: JsonObject, rev: Revision): void {
-  if (!('structuredContent' in result) || inSpan(rev, STRUCTURED_ANY_VALUE)) return;
+function spellStructured(result: JsonObject, rev: Revision): JsonObject {
+  if (!('structuredContent' in result) || inSpan(rev, STRUCTURED_ANY_VALUE)) return result;
   const sc = result.structuredContent;
-  if (isObject(sc)) return;
-  delete result.structuredContent;
+  if (isObject(sc)) return result;
+  const { structuredContent: _, ...out } = result;
   const json = JSON.stringify(sc);
   const content = Array.isArray(result.content) ? result.content : [];
   const has = content.some(
     (b) => isObject(b) && b.type === 'text' && typeof b.text === 'string' && b.text.trim() === json,
   );
-  result.content = has ? content : [...content, { type: 'text', text: json }];
+  out.content = has ? content : [...content, { type: 'text', text: json }];
+  return out;
 }
 
-/** A copy of the result of `method` spelled for `rev`: without every field `rev` does not define (for
- *  legacy: resultType, serverInfo-in-_meta, ttlMs, cacheScope; for 2026-07-28: fields it removed, such
- *  as Tool.execution, which moved to the tasks extension). */
+/** The result of `method` spelled for `rev`: without every field `rev` does not define (for legacy:
+ *  resultType, serverInfo-in-_meta, ttlMs, cacheScope; for 2026-07-28: fields it removed, such as
+ *  Tool.execution, which moved to the tasks extension); the result itself when it holds none. */
 export function downgradeResult(method: string, result: JsonObject, rev: Revision): JsonObject {
   const out = spell(RESULT_SHAPE[method] ?? 'Result', result, rev);
-  if (method === 'tools/call') spellStructured(out, rev);
-  return out;
+  return method === 'tools/call' ? spellStructured(out, rev) : out;
 }
 
 /** Server capabilities spelled for `rev` (extensions only to 2026-07-28, core tasks only to 2025-11-25,

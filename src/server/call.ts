@@ -23,6 +23,7 @@ import { type Conn, PER_REQUEST } from './conn';
 import type { BackgroundCall } from './mrtr';
 import type { CallContext, Provider, ToolHandle } from './provider';
 import type { Tasks } from './tasks';
+import type { Json } from '../wire/raw';
 
 export interface ServerInfo {
   name: string;
@@ -55,8 +56,8 @@ export interface Channel {
 export interface Outcome {
   /** Absent when the client cancelled the request: nothing is sent for it. */
   response: Response | undefined;
-  /** The response's JSON text, serialized once by the runner for its size check; writers send it. */
-  text?: string;
+  /** The response's JSON, serialized once by the runner for its size check; writers send it. */
+  text?: Json;
   /** The revision the response was spelled for (picks the HTTP status). */
   rev: Revision;
   /** Set when a legacy initialize succeeded (HTTP mints a session on it). */

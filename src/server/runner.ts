@@ -14,6 +14,7 @@ import {
 } from '../protocol/jsonrpc';
 import { BATCHES, type Revision, inSpan } from '../protocol/revisions';
 import { Abort } from '../wire/abort';
+import { type Json, encodeResponse, jsonArray, jsonLength } from '../wire/raw';
 import { type Channel, type Outcome, ServerCall } from './call';
 import type { Conn } from './conn';
 import type { McpServer } from './server';
@@ -21,7 +22,7 @@ import type { McpServer } from './server';
 export type { Channel };
 
 /** `text`: the responses' JSON array, serialized once (what the writer sends). */
-export type BatchOutcome = { refused: ProtocolError } | { responses: Response[]; text: string };
+export type BatchOutcome = { refused: ProtocolError } | { responses: Response[]; text: Json };
 
 export class Runner {
   /** initialize is a barrier: what is scheduled after it waits until it has been answered. */
@@ -67,7 +68,7 @@ export class Runner {
       // Serialized once, here: the size check and the writer use the same text.
       let { response, text } = serialize(out.response, rev);
       const max = this.maxResponseBytes;
-      const size = Buffer.byteLength(text);
+      const size = jsonLength(text);
       if (size > max) ({ response, text } = serialize(tooLarge(response, rev, size, max, 'the response'), rev));
       return { ...out, response, text };
     } finally {
@@ -122,30 +123,30 @@ export class Runner {
     const max = this.maxResponseBytes;
     let total = 2; // the brackets
     const responses: Response[] = [];
-    const texts: string[] = [];
+    const texts: Json[] = [];
     for (const r of out) {
       if (r === undefined) continue;
-      let size = Buffer.byteLength(r.text) + 1;
+      let size = jsonLength(r.text) + 1;
       let kept = r;
       if (total + size > max) {
         kept = serialize(tooLarge(r.response, rev, size, max, 'the batch'), rev);
-        size = Buffer.byteLength(kept.text) + 1;
+        size = jsonLength(kept.text) + 1;
       }
       total += size;
       responses.push(kept.response);
       texts.push(kept.text);
     }
-    return { responses, text: `[${texts.join(',')}]` };
+    return { responses, text: jsonArray(texts) };
   }
 }
 
-type Serialized = { response: Response; text: string };
+type Serialized = { response: Response; text: Json };
 
-/** A response and its JSON text. A response that cannot be serialized (nested past the call stack, a
+/** A response and its JSON (a result read from an upstream spliced in as its bytes: wire/raw.ts). A response that cannot be serialized (nested past the call stack, a
  *  BigInt) is replaced by a -32603 error for its id: a request is always answered. */
 function serialize(response: Response, rev: Revision): Serialized {
   try {
-    return { response, text: JSON.stringify(response) };
+    return { response, text: encodeResponse(response) };
   } catch (e) {
     const err = new ProtocolError(
       CODES.InternalError,

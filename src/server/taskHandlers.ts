@@ -47,7 +47,8 @@ export const TASK_HANDLERS: Handlers<Extract<ClientRequest, `tasks/${string}`>> 
     } finally {
       leave?.();
     }
-    // Spelled for the client's revision: a copy (a stored result is handed out more than once).
+    // Spelled for the client's revision, and copied to carry the task: a stored result is handed out
+    // more than once, never edited.
     const r = downgradeResult('tools/call', task.outcome(), call.rev);
     return { ...r, _meta: { ...(isObject(r._meta) ? r._meta : {}), [META.relatedTask]: { taskId: task.id } } };
   },

@@ -520,7 +520,7 @@ export class HttpTransport {
         if (!stream?.isStarted) res.setHeader('Mcp-Session-Id', id);
       }
       if (stream?.isStarted) {
-        stream.send(outcome.response);
+        stream.send(outcome.response, outcome.text);
         stream.end();
       } else {
         stream?.end();

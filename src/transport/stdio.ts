@@ -18,6 +18,7 @@ import { Conn } from '../server/conn';
 import { type Channel, Runner } from '../server/runner';
 import type { McpServer } from '../server/server';
 import { readLines } from '../wire/lines';
+import type { Json } from '../wire/raw';
 
 export interface StdioOptions {
   server: McpServer;
@@ -65,9 +66,11 @@ export class StdioTransport {
   }
 
   /** `text`: `msg` already serialized (by the runner, which measured it). */
-  private write(msg: Message | Response[], text?: string): boolean {
+  private write(msg: Message | Response[], text?: Json): boolean {
     if (this.conn.isClosed && !Array.isArray(msg) && !('id' in msg)) return false;
-    return this.opts.output.write((text ?? JSON.stringify(msg)) + '\n');
+    if (typeof text !== 'object') return this.opts.output.write((text ?? JSON.stringify(msg)) + '\n');
+    this.opts.output.write(text);
+    return this.opts.output.write('\n');
   }
 
   private get limits(): ReadLimits {

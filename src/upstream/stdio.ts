@@ -50,7 +50,7 @@ export class StdioUpstream implements UpstreamTransport {
     this.child = spawnGuarded(spec);
     (this.child.stdio[3] as Socket | null)?.unref?.();
     readLines(this.child.stdout!, maxLineBytes, {
-      line: (l) => this.line(l),
+      line: (l, bytes) => this.line(l, bytes),
       overlong: (bytes) => {
         // Its content is not logged. Which call it answered is unknown, so every call on it fails now
         // rather than waiting out pool.callTimeout; the next call starts it again.
@@ -83,12 +83,12 @@ export class StdioUpstream implements UpstreamTransport {
     return this.child.pid;
   }
 
-  private line(line: string): void {
+  private line(line: string, bytes: Buffer): void {
     // Lines already read when the connection ended (closed for a bound, or the process gone) are nobody's.
     if (this.ended || line.trim() === '') return;
     let value: unknown;
     try {
-      value = readUpstreamMessage(this.name, line, this.maxDepth, this.log);
+      value = readUpstreamMessage(this.name, line, this.maxDepth, this.log, bytes);
     } catch {
       this.noise.line(`[${this.name}] not JSON-RPC, skipped: ${line.slice(0, 200)}`);
       return;

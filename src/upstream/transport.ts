@@ -36,6 +36,7 @@ export interface UpstreamTransport {
 }
 
 import { TransportClosed } from '../wire/correlator';
+import { keepBytes } from '../wire/raw';
 export { TransportClosed };
 
 /** An HTTP-level answer that is not a JSON-RPC response (the era probe reads these). */
@@ -74,9 +75,13 @@ export function readUpstreamMessage(
   text: string,
   maxDepth: number,
   log: (line: string) => void,
+  /** The bytes `text` was decoded from: kept for a large result, to be passed on as they are. */
+  bytes?: Uint8Array,
 ): unknown {
   try {
-    return parseJson(text, { maxDepth, exactIds: false });
+    const message = parseJson(text, { maxDepth, exactIds: false });
+    if (bytes) keepBytes(message, bytes);
+    return message;
   } catch (e) {
     if (!(e instanceof RefusedMessage)) throw e;
     const why = `upstream ${name} sent a message nested deeper than ${maxDepth} levels (limits.paramsDepth)`;

@@ -6,7 +6,8 @@
 import type { Readable } from 'node:stream';
 
 export interface LineHandlers {
-  line(line: string): void;
+  /** `bytes`: the line as it arrived (without its newline), for a reader that keeps them (wire/raw.ts). */
+  line(line: string, bytes: Buffer): void;
   /** A line longer than the bound: `bytes` is how much of it was seen before it was dropped. */
   overlong(bytes: number): void;
 }
@@ -61,7 +62,7 @@ export class LineSplitter {
     this.parts = [];
     this.size = 0;
     if (buf[buf.length - 1] === 0x0d) buf = buf.subarray(0, buf.length - 1);
-    this.on.line(buf.toString('utf8'));
+    this.on.line(buf.toString('utf8'), buf);
   }
 }
 

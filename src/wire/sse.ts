@@ -1,6 +1,7 @@
 // One SSE response stream, started lazily: the first event or keep-alive writes the headers. It carries
 // no event ids: mcpx offers no resumption, and an id would promise a replay it cannot make.
 import type { ServerResponse } from 'node:http';
+import type { Json } from './raw';
 
 /** Bytes a stream may hold unread by its client before notifications are dropped. */
 const MAX_UNREAD_NOTIFICATIONS = 1024 * 1024;
@@ -51,14 +52,19 @@ export class SseStream {
     this.timer.unref();
   }
 
-  send(msg: unknown): boolean {
+  /** `text`: `msg` already serialized (the runner's Outcome.text), sent as it is. */
+  send(msg: unknown, text?: Json): boolean {
     if (!this.isOpen) return false;
     this.start();
     // A client that does not read its stream would have everything sent to it held here: past the
     // bound a notification (progress, a log message, a list change) is dropped. Responses and questions
     // are always written; each is bounded by limits.responseBytes (docs/security.md "Bounds").
     if (isNotification(msg) && this.res.writableLength > MAX_UNREAD_NOTIFICATIONS) return false;
-    this.res.write(`event: message\ndata: ${JSON.stringify(msg)}\n\n`);
+    if (typeof text === 'object') {
+      this.res.write('event: message\ndata: ');
+      this.res.write(text);
+      this.res.write('\n\n');
+    } else this.res.write(`event: message\ndata: ${text ?? JSON.stringify(msg)}\n\n`);
     return true;
   }
 

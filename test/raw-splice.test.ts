@@ -8,7 +8,7 @@ import { downgradeResult } from '../src/protocol/downgrade';
 import type { JsonObject, Response } from '../src/protocol/jsonrpc';
 import { encodeResponse, jsonArray, keepBytes } from '../src/wire/raw';
 import { memberSpans } from '../src/wire/spans';
-import { hostile, killHostiles } from './harness/hostile';
+import { hostile, httpHostile, killHostiles } from './harness/hostile';
 import { REVISIONS } from './harness/schema';
 import { gatewayFor, killAll } from './harness/upstreams';
 import { HttpClient } from './harness/wire';
@@ -156,6 +156,22 @@ describe('end to end: a large pass-through result reaches every revision as the 
         // Below the threshold the result is serialized as usual (and still right).
         const s = await c.request('tools/call', { name: 'huge', arguments: { kb: 1, spaced: true } });
         assert.match(s.reply.text, /"text":"Ax/, rev);
+      }
+    } finally {
+      await gw.close();
+    }
+  });
+
+  test('an upstream over Streamable HTTP answering with a JSON body: its bytes too', async () => {
+    const h = await httpHostile();
+    const gw = await gatewayFor({ up: { type: 'http', url: h.url } }, { 'mcp.passthrough': ['up'] });
+    try {
+      for (const rev of ['2025-06-18', '2026-07-28'] as const) {
+        const c = new HttpClient(gw.url, rev);
+        if (rev !== '2026-07-28') await c.initialize();
+        const r = await c.request('tools/call', { name: 'huge', arguments: { kb: 64, spaced: true, as: 'json' } });
+        assert.equal((r.result?.content as JsonObject[] | undefined)?.[0]?.text, `A${'x'.repeat(64 * 1024)}`, rev);
+        assert.match(r.reply.text, /"content":\s?\[ \{ "type": "text", "text": "\\u0041x/, rev);
       }
     } finally {
       await gw.close();

@@ -16,6 +16,7 @@ import {
   answersUnread,
   boundedEvents,
   boundsWithDefaults,
+  boundedBytes,
   boundedText,
   eventTooLong,
   readUpstreamMessage,
@@ -179,11 +180,12 @@ export class HttpUpstream implements UpstreamTransport {
       }
       return;
     }
-    const text = await boundedText(res, this.bounds.maxBodyBytes, this.name);
+    const bytes = await boundedBytes(res, this.bounds.maxBodyBytes, this.name);
+    const text = bytes.toString('utf8');
     if (!text) return;
     let v: unknown;
     try {
-      v = readUpstreamMessage(this.name, text, this.bounds.maxDepth, this.opts.log);
+      v = readUpstreamMessage(this.name, text, this.bounds.maxDepth, this.opts.log, bytes);
     } catch {
       throw new HttpStatusError(res.status, text);
     }

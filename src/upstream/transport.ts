@@ -95,7 +95,12 @@ export function readUpstreamMessage(
 
 /** The body of `res` as text, at most `max` bytes: a longer one is cancelled and fails the call. */
 export async function boundedText(res: globalThis.Response, max: number, name: string): Promise<string> {
-  if (!res.body) return '';
+  return (await boundedBytes(res, max, name)).toString('utf8');
+}
+
+/** The body of `res` as bytes, at most `max`: a longer one is cancelled and fails the call. */
+export async function boundedBytes(res: globalThis.Response, max: number, name: string): Promise<Buffer> {
+  if (!res.body) return Buffer.alloc(0);
   const reader = res.body.getReader();
   const parts: Uint8Array[] = [];
   let size = 0;
@@ -112,7 +117,7 @@ export async function boundedText(res: globalThis.Response, max: number, name: s
     }
     parts.push(value);
   }
-  return Buffer.concat(parts, size).toString('utf8');
+  return Buffer.concat(parts, size);
 }
 
 /** Passes an SSE text stream through, failing it with `over()` once one event (the characters up to a

@@ -38,12 +38,14 @@ function indexOf(source: Source): Source['index'] {
   if (source.index !== undefined) return source.index;
   const b = source.bytes;
   source.index = null;
+  const result = memberSpans(b, 0)?.get('result');
+  if (!result) return null;
   // Bytes a fresh serialization would not give the client are not passed on: invalid UTF-8 (the parse
   // read U+FFFD there) and line breaks (an SSE data line, and a stdio message, ends at one).
-  if (!isUtf8(b) || b.includes(0x0a) || b.includes(0x0d)) return null;
-  const result = memberSpans(b, 0)?.get('result');
-  const members = result && memberSpans(b, result.start);
-  if (result && members) source.index = { result, members };
+  const r = b.subarray(result.start, result.end);
+  if (!isUtf8(r) || r.includes(0x0a) || r.includes(0x0d)) return null;
+  const members = memberSpans(b, result.start);
+  if (members) source.index = { result, members };
   return source.index;
 }
 

@@ -6,7 +6,7 @@ import { envelope } from '../src/protocol/envelope';
 import { CODE_TABLE, mayEmit, resourceNotFound, toWireError, ProtocolError } from '../src/protocol/errors';
 import { classify } from '../src/protocol/jsonrpc';
 import { UnsayableQuestion, spellQuestion } from '../src/protocol/questions';
-import { codecFor, initializeRevision, revisionOf } from '../src/protocol/eras';
+import { PROBE_ORDER, codecFor, initializeRevision, isEra, revisionOf } from '../src/protocol/eras';
 import { METHODS, methodAnswered, methodOf, questionOf } from '../src/protocol/methods';
 import { REVISIONS } from '../src/protocol/revisions';
 import { makePolicy } from '../src/config/policy';
@@ -139,6 +139,47 @@ describe('era codecs', () => {
     assert.equal(m.resultType, 'complete');
     assert.equal(m.ttlMs, 5);
     assert.deepEqual(result, { tools: [] }, 'a copy, never an edit');
+  });
+
+  test('mcpx as a client, per era: what the upstream client (src/upstream/) asks of the codec', () => {
+    // tools/list of a server that declared no tools capability: asked of legacy only.
+    assert.equal(legacy.listsUndeclaredTools, true);
+    assert.equal(modern.listsUndeclaredTools, false);
+    // The upstream's own requests: a legacy peer may send them, a 2026-07-28 one sends none.
+    assert.equal(legacy.client.peerRequests, true);
+    assert.equal(modern.client.peerRequests, false);
+    // The log level: logging/setLevel to legacy, per request to 2026-07-28.
+    assert.equal(legacy.client.logLevel, 'set-level');
+    assert.equal(modern.client.logLevel, 'per-request');
+    assert.equal(
+      legacy.client.meta({ capabilities: {}, clientInfo: {}, logLevel: 'debug' })['io.modelcontextprotocol/logLevel'],
+      undefined,
+    );
+    // x-mcp-header annotations, and a legacy session's GET stream opened after the first answer.
+    assert.equal(legacy.client.paramHeaders, false);
+    assert.equal(modern.client.paramHeaders, true);
+    assert.equal(legacy.http.pushStream, true);
+    assert.equal(modern.http.pushStream, false);
+    // A driven task: where its result is collected, which field paces the polling, how it is declared.
+    assert.equal(legacy.tasks.collect, 'tasks/result');
+    assert.equal(modern.tasks.collect, 'tasks/get');
+    const task = { taskId: 't', pollInterval: 100, pollIntervalMs: 200 };
+    assert.equal(task[legacy.tasks.fields.poll], 100);
+    assert.equal(task[modern.tasks.fields.poll], 200);
+    const caps = { roots: {} };
+    assert.equal(legacy.tasks.declare(caps), caps, 'legacy declares tasks at initialize: the request as it is');
+    assert.deepEqual(modern.tasks.declare(caps), { roots: {}, extensions: { 'io.modelcontextprotocol/tasks': {} } });
+    assert.deepEqual(modern.tasks.augment({ name: 'x' }), { name: 'x' }, 'the extension has no task field');
+    assert.equal(legacy.tasks.createdOf({ content: [] }), undefined);
+    // The probe: newest first, each era by its own handshake; an era name read from a file is checked.
+    assert.deepEqual(
+      PROBE_ORDER.map((c) => c.handshake),
+      ['discover', 'initialize'],
+    );
+    assert.equal(isEra('legacy'), true);
+    assert.equal(isEra('modern'), true);
+    assert.equal(isEra('toString'), false);
+    assert.equal(isEra(undefined), false);
   });
 });
 

@@ -354,12 +354,13 @@ describe('a 2025-11-25 core-tasks upstream (the official SDK), driven by mcpx', 
 describe('the task driver (src/upstream/tasks.ts) against an upstream that keeps asking', () => {
   test('a task asking more than proto.askRounds questions fails naming the setting, and is cancelled upstream', async () => {
     const { driveTask } = await import('../src/upstream/tasks');
+    const { codecOfEra } = await import('../src/protocol/eras');
     const sent: string[] = [];
     let n = 0;
     // A 2026-07-28 upstream whose task asks a new question on every poll.
     const port = {
       name: 'greedy',
-      era: 'modern' as const,
+      tasks: codecOfEra('modern').tasks,
       maxQuestions: 3,
       request: async (method: string) => {
         sent.push(method);

@@ -5,6 +5,7 @@ import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { ServerDef } from '../config/servers';
+import { isEra } from '../protocol/eras';
 import type { Era } from '../protocol/revisions';
 
 export interface EraRecord {
@@ -30,7 +31,7 @@ export class EraCache {
     if (!file) return;
     try {
       const v = JSON.parse(readFileSync(file, 'utf8')) as Record<string, EraRecord>;
-      for (const [k, r] of Object.entries(v)) if (r && (r.era === 'legacy' || r.era === 'modern')) this.map.set(k, r);
+      for (const [k, r] of Object.entries(v)) if (r && isEra(r.era)) this.map.set(k, r);
     } catch {
       // no cache yet, or an unreadable one: probe afresh
     }

@@ -12,9 +12,8 @@ import type { EraCache } from './eras';
 import { SessionExpired } from './http';
 import type { Authorizers } from './auth/registry';
 import { SignInRequired } from './auth/errors';
+import { Entry, InstanceCap, type UpstreamState, type UpstreamStatus, entryKey } from './instances';
 import { connect } from './probe';
-
-export type UpstreamState = 'starting' | 'running' | 'failed' | 'needs-sign-in' | 'stopping' | 'stopped';
 
 /** When to restart, and when to give up with a visible error. */
 export const RESTART_POLICY = {
@@ -24,34 +23,6 @@ export const RESTART_POLICY = {
   /** Wait before the n-th consecutive restart (the last value repeats). */
   backoffMs: [0, 200, 1000, 3000],
 } as const;
-
-export interface UpstreamStatus {
-  name: string;
-  scope: string;
-  state: UpstreamState;
-  era?: string;
-  revision?: string;
-  transport: string;
-  lastError?: string;
-  pid?: number;
-}
-
-class Entry {
-  state: UpstreamState = 'stopped';
-  client?: UpstreamClient;
-  starting?: Promise<UpstreamClient>;
-  lastError?: string;
-  lastUsed = Date.now();
-  /** Subscriptions (and the like) that keep it from being reaped. */
-  holds = 0;
-  calls = 0;
-  readonly failures: number[] = [];
-
-  constructor(
-    readonly def: ServerDef,
-    readonly scope: string,
-  ) {}
-}
 
 export interface PoolOptions {
   eras: EraCache;
@@ -67,13 +38,12 @@ export interface PoolOptions {
   auth?: Authorizers;
 }
 
-/** The key of one (server, scope): the pool's entries, and the gateway's calls in flight on it. */
-export const entryKey = (server: string, scope: string) => `${server}\u0000${scope}`;
+export { entryKey } from './instances';
+export type { UpstreamStatus } from './instances';
 
 export class Pool {
   private readonly entries = new Map<string, Entry>();
-  /** Evictions at limits.instancesPerServer since the last notice, per server (the notice is rate-limited). */
-  private readonly evictions = new Map<string, { at: number; n: number }>();
+  private readonly cap: InstanceCap;
   /** The `scope: "identity"` servers: the only ones with an entry per identity. */
   private readonly identityDefs: ServerDef[];
   private readonly reaper: NodeJS.Timeout;
@@ -84,6 +54,7 @@ export class Pool {
     private readonly o: PoolOptions,
   ) {
     this.identityDefs = [...defs.values()].filter((d) => d.scope === 'identity');
+    this.cap = new InstanceCap(() => o.settings.get<number>('limits.instancesPerServer'), o.log);
     const idle = o.settings.duration('pool.idleTimeout');
     this.reaper = setInterval(() => void this.reap(), Math.max(1000, Math.min(idle / 2, 30_000)));
     this.reaper.unref();
@@ -111,25 +82,10 @@ export class Pool {
     return e;
   }
 
-  private status(e: Entry): UpstreamStatus {
-    const n = e.client?.negotiated;
-    const t = e.client?.transport as { pid?: number; kind: string } | undefined;
-    return {
-      name: e.def.name,
-      scope: e.scope,
-      state: e.state,
-      era: n?.era,
-      revision: n?.revision,
-      transport: t?.kind ?? e.def.type,
-      lastError: e.lastError,
-      pid: t?.pid,
-    };
-  }
-
   private setState(e: Entry, s: UpstreamState, error?: string): void {
     e.state = s;
     if (error !== undefined) e.lastError = error;
-    this.o.onStateChange?.(this.status(e));
+    this.o.onStateChange?.(e.status());
   }
 
   /** The hooks of (server, scope), with its secrets masked in every line it logs (docs/security.md
@@ -155,8 +111,13 @@ export class Pool {
         `upstream ${server} failed ${recent.length} times within ${RESTART_POLICY.windowMs / 1000} s and is given up on for now: ${e.lastError ?? 'no error recorded'}`,
       );
     }
-    if (def.scope === 'identity') this.makeRoom(e);
-    e.starting = this.start(e, recent.length);
+    // A scope: identity instance starts only within limits.instancesPerServer; the instance stopped to
+    // make room has exited before this one is spawned (entry `e` counts as starting meanwhile, so no
+    // other identity takes the room).
+    const victim = def.scope === 'identity' ? this.makeRoom(e) : undefined;
+    e.starting = victim
+      ? this.stopEntry(victim).then(() => this.start(e, recent.length))
+      : this.start(e, recent.length);
     try {
       return await e.starting;
     } finally {
@@ -166,36 +127,12 @@ export class Pool {
     }
   }
 
-  /** Room for one more instance of a `scope: "identity"` server within limits.instancesPerServer: the
-   *  least recently used idle instance of another identity is stopped; one in use is never taken, and
-   *  if every instance is in use the call is refused naming the setting (docs/security.md "Bounds"). */
-  private makeRoom(e: Entry): void {
-    const max = this.o.settings.get<number>('limits.instancesPerServer');
-    const live = [...this.entries.values()].filter((x) => x.def === e.def && x !== e && (x.client || x.starting));
-    if (live.length < max) return;
-    const idle = live
-      .filter((x) => !x.starting && x.calls === 0 && x.holds === 0 && (x.client?.inflight ?? 0) === 0)
-      .sort((a, b) => a.lastUsed - b.lastUsed);
-    const victim = idle[0];
-    if (!victim)
-      throw new ProtocolError(
-        CODES.InternalError,
-        `upstream ${e.def.name}: ${max} instances are running, each in use by another client (limits.instancesPerServer); retry when one is free`,
-      );
-    // Said once a minute per server with a count, not once per eviction: a flood of identities must not
-    // become a flood of log lines.
-    const said = this.evictions.get(e.def.name) ?? { at: 0, n: 0 };
-    said.n++;
-    if (Date.now() - said.at >= 60_000) {
-      this.o.log(
-        `[${e.def.name}] limits.instancesPerServer (${max}) reached: stopped the least recently used idle instance (${said.n} time(s) since the last notice)`,
-      );
-      said.at = Date.now();
-      said.n = 0;
-    }
-    this.evictions.set(e.def.name, said);
-    this.entries.delete(entryKey(victim.def.name, victim.scope));
-    void this.stopEntry(victim);
+  /** The instance of another identity to stop so that `e` fits within limits.instancesPerServer (it
+   *  leaves the pool now), or undefined where there is room; throws where there is none. */
+  private makeRoom(e: Entry): Entry | undefined {
+    const victim = this.cap.victimFor(e, this.entries.values());
+    if (victim) this.entries.delete(entryKey(victim.def.name, victim.scope));
+    return victim;
   }
 
   /** An identity is gone (a 2026-07-28 request's own, when its call settled): its instances stop now,
@@ -341,7 +278,7 @@ export class Pool {
     for (const def of this.defs.values()) {
       const es = [...this.entries.values()].filter((e) => e.def === def);
       if (es.length === 0) out.push({ name: def.name, scope: 'shared', state: 'stopped', transport: def.type });
-      for (const e of es) out.push(this.status(e));
+      for (const e of es) out.push(e.status());
     }
     return out;
   }
@@ -363,13 +300,7 @@ export class Pool {
     const idle = this.o.settings.duration('pool.idleTimeout');
     const now = Date.now();
     for (const e of this.entries.values()) {
-      if (
-        e.state === 'running' &&
-        e.calls === 0 &&
-        e.holds === 0 &&
-        (e.client?.inflight ?? 0) === 0 &&
-        now - e.lastUsed > idle
-      ) {
+      if (e.state === 'running' && e.idle && now - e.lastUsed > idle) {
         this.o.log(`[${e.def.name}] idle for ${Math.round((now - e.lastUsed) / 1000)} s: stopping`);
         await this.stopEntry(e);
         this.forget(e);

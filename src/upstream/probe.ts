@@ -7,12 +7,14 @@ import { downgradeClientCapabilities } from '../protocol/downgrade';
 import { CODES, ProtocolError } from '../protocol/errors';
 import { type JsonObject, isObject } from '../protocol/jsonrpc';
 import { META } from '../protocol/meta';
-import { LATEST_LEGACY, MODERN, type Revision, VERSION_HEADER, eraOf, inSpan, isRevision } from '../protocol/revisions';
+import { type EraCodec, PROBE_ORDER, codecFor, codecOfEra } from '../protocol/eras';
+import { LATEST_LEGACY, MODERN, type Revision, VERSION_HEADER, inSpan, isRevision } from '../protocol/revisions';
 import type { Authorizer } from './auth/authorizer';
 import { SignInRequired } from './auth/errors';
 import { type ClientHooks, UpstreamClient, UpstreamError } from './client';
 import type { EraCache, EraRecord } from './eras';
 import { HttpUpstream } from './http';
+import { encodeHeaderValue } from '../wire/headers';
 import { openTransport } from './transports';
 import { HttpStatusError, TransportClosed, type UpstreamBounds, type UpstreamTransport } from './transport';
 
@@ -86,10 +88,11 @@ export async function connect(o: ConnectOptions): Promise<UpstreamClient> {
 
 async function connectOnce(o: ConnectOptions): Promise<UpstreamClient> {
   const cached = o.eras.get(o.def);
-  const first: EraRecord['era'] = cached?.era ?? 'modern';
   const via =
     o.def.type === 'stdio' ? 'stdio' : o.def.type === 'sse' ? 'sse' : cached?.transport === 'sse' ? 'sse' : 'http';
-  const order: Array<'modern' | 'legacy'> = first === 'modern' ? ['modern', 'legacy'] : ['legacy', 'modern'];
+  // The cached era first, else newest first; then the others.
+  const first = cached ? codecOfEra(cached.era) : PROBE_ORDER[0]!;
+  const order = [first, ...PROBE_ORDER.filter((c) => c !== first)];
   const why: string[] = [];
   let transport: UpstreamTransport | undefined;
   try {
@@ -102,23 +105,25 @@ async function connectOnce(o: ConnectOptions): Promise<UpstreamClient> {
 
 async function probeEras(
   o: ConnectOptions,
-  order: Array<'modern' | 'legacy'>,
+  order: readonly EraCodec[],
   via: 'stdio' | 'http' | 'sse',
   cached: EraRecord | undefined,
   why: string[],
   opened: (t: UpstreamTransport | undefined) => void,
 ): Promise<UpstreamClient> {
   let transport: UpstreamTransport | undefined;
-  for (const era of order) {
+  for (const codec of order) {
     transport =
       transport && !transport.isClosed
         ? transport
         : await openTransport(o.def, via, o.hooks.log, boundsOf(o), o.envNames, o.auth);
     opened(transport);
-    const a = era === 'modern' && via !== 'sse' ? await tryModern(o, transport) : await tryLegacy(o, transport);
+    // HTTP+SSE has no server/discover: a legacy transport, initialize only.
+    const a =
+      codec.handshake === 'discover' && via !== 'sse' ? await tryModern(o, transport) : await tryLegacy(o, transport);
     if (a.kind === 'ok') return remember(o, a.client, cached);
     why.push(a.why);
-    if (era === 'legacy' && via === 'http' && a.status !== undefined && SSE_FALLBACK.has(a.status)) {
+    if (codec.handshake === 'initialize' && via === 'http' && a.status !== undefined && SSE_FALLBACK.has(a.status)) {
       // Streamable HTTP refused initialize with a status that is not a modern error: the deprecated
       // HTTP+SSE transport is the last resort (2026-07-28 streamable-http "Backward Compatibility").
       await transport.close();
@@ -149,14 +154,9 @@ function remember(o: ConnectOptions, client: UpstreamClient, cached?: EraRecord)
 }
 
 async function tryModern(o: ConnectOptions, t: UpstreamTransport, retried = false): Promise<Attempt> {
-  const params = {
-    _meta: {
-      [META.protocolVersion]: MODERN,
-      [META.clientCapabilities]: downgradeClientCapabilities(o.capabilities, MODERN),
-      [META.clientInfo]: o.clientInfo,
-    },
-  };
-  const headers = t.kind === 'http' ? { 'MCP-Protocol-Version': MODERN, 'Mcp-Method': 'server/discover' } : undefined;
+  const codec = codecFor(MODERN);
+  const params = { _meta: codec.client.meta({ capabilities: o.capabilities, clientInfo: o.clientInfo }) };
+  const headers = t.kind === 'http' ? codec.client.headers('server/discover', params, encodeHeaderValue) : undefined;
   try {
     const res = await t.request(
       { jsonrpc: '2.0', id: 0, method: 'server/discover', params },
@@ -170,7 +170,7 @@ async function tryModern(o: ConnectOptions, t: UpstreamTransport, retried = fals
           : [];
       if (
         res.error.code === CODES.UnsupportedProtocolVersion &&
-        supported.some((v) => isRevision(v) && eraOf(v) === 'legacy')
+        supported.some((v) => isRevision(v) && codecFor(v).handshake === 'initialize')
       ) {
         return { kind: 'not-this-era', why: `server/discover: it supports ${JSON.stringify(supported)}` };
       }
@@ -191,7 +191,7 @@ async function tryModern(o: ConnectOptions, t: UpstreamTransport, retried = fals
       return { kind: 'not-this-era', why: `server/discover listed no ${MODERN} (${JSON.stringify(versions)})` };
     const meta = isObject(r._meta) ? r._meta : {};
     const negotiated = {
-      era: 'modern' as const,
+      era: codec.era,
       revision: MODERN,
       capabilities: isObject(r.capabilities) ? r.capabilities : {},
       serverInfo: isObject(meta[META.serverInfo])
@@ -235,7 +235,8 @@ async function tryLegacy(o: ConnectOptions, t: UpstreamTransport): Promise<Attem
     if ('error' in res) return { kind: 'not-this-era', why: `initialize: ${res.error.code} ${res.error.message}` };
     const r = res.result;
     const v = r.protocolVersion;
-    if (!isRevision(v) || eraOf(v) !== 'legacy') {
+    // initialize settles only a revision that initialize negotiates (legacy); anything else is not spoken.
+    if (!isRevision(v) || codecFor(v).handshake !== 'initialize') {
       await t.close();
       throw new ProtocolError(
         CODES.InternalError,
@@ -244,7 +245,7 @@ async function tryLegacy(o: ConnectOptions, t: UpstreamTransport): Promise<Attem
     }
     if (t instanceof HttpUpstream && inSpan(v, VERSION_HEADER)) t.protocolVersion = v;
     const negotiated = {
-      era: 'legacy' as const,
+      era: codecFor(v as Revision).era,
       revision: v as Revision,
       capabilities: isObject(r.capabilities) ? r.capabilities : {},
       serverInfo: isObject(r.serverInfo) ? r.serverInfo : { name: o.def.name, version: '' },

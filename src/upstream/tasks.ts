@@ -1,13 +1,15 @@
 // mcpx as a task requestor (docs/protocol.md "Tasks": upstream): a tools/call is task-augmented where
-// the upstream supports it and the call needs or wants it, and the upstream's task is driven to its end
-// here — polled at the upstream's interval, its questions relayed to whoever answers, its states mapped
-// onto the call (the client's task, or the inline answer). 2025-11-25 core tasks (`task` field,
-// tasks/get, tasks/result) or the 2026-07-28 extension (declared per request; tasks/get inlines the
-// result, tasks/update answers inputRequests).
+// the upstream supports it and the call needs or wants it (the codec's tasks.augmentFirst, asked by
+// upstream/call.ts), and the upstream's task is driven to its end here — polled at the upstream's
+// interval, woken by its status notifications, its questions relayed to whoever answers the call, its
+// states mapped onto the call (the client's task, or the inline answer). 2025-11-25 core tasks (`task`
+// field, tasks/get, tasks/result) or the 2026-07-28 extension (declared per request; tasks/get inlines
+// the result, tasks/update answers inputRequests): what differs is the codec's `tasks`.
+import type { EraCodec } from '../protocol/eras';
 import { CODES, ProtocolError } from '../protocol/errors';
 import { type JsonObject, isObject } from '../protocol/jsonrpc';
-import type { Era } from '../protocol/revisions';
-import { TASKS_EXTENSION, declaresTasks } from '../protocol/tasks';
+import { TASKS_EXTENSION } from '../protocol/tasks';
+import { type Answerer, type UpstreamConnection, UpstreamError } from './connection';
 
 /** What the caller knows of the call, for deciding whether to ask the upstream for a task. */
 export interface TaskOptions {
@@ -22,15 +24,6 @@ export interface TaskOptions {
   onCreated?(): void;
 }
 
-/** Whether a tools/call to this upstream is sent task-augmented: a 2025-11-25 upstream's tool that
- *  requires it, or supports it for a client that wants one; a 2026-07-28 upstream that declared the
- *  extension, when the client wants a task. */
-export function augmentFirst(era: Era, upstreamCaps: JsonObject, t: TaskOptions): boolean {
-  if (era === 'modern') return t.wanted && declaresTasks(upstreamCaps);
-  const core = isObject(upstreamCaps.tasks) && isObject(upstreamCaps.tasks.requests);
-  return core && (t.support === 'required' || (t.support === 'optional' && t.wanted));
-}
-
 /** A 2026-07-28 upstream's -32021 naming the tasks extension: the tool runs only as a task. */
 export function needsExtension(code: number, data: unknown): boolean {
   if (code !== CODES.MissingRequiredClientCapability || !isObject(data)) return false;
@@ -41,7 +34,8 @@ export function needsExtension(code: number, data: unknown): boolean {
 /** What the driver needs of the client. */
 export interface DriverPort {
   name: string;
-  era: Era;
+  /** How the upstream's era has tasks. */
+  tasks: EraCodec['tasks'];
   request(method: string, params: JsonObject): Promise<JsonObject>;
   /** Answers one question of the task (the call's own answerer). */
   ask(method: string, params: JsonObject, key: string): Promise<JsonObject>;
@@ -60,10 +54,45 @@ const TERMINAL = new Set(['completed', 'failed', 'cancelled']);
 const clampPoll = (v: unknown) =>
   typeof v === 'number' && Number.isFinite(v) ? Math.min(5000, Math.max(50, v)) : 1000;
 
-/** Drives the upstream task `created` (the tools/call answer) to its end, returning the tool result or
+/** What one call drives its task with: requests as part of the call, questions answered by the call's
+ *  answerer (the call's clock paused meanwhile), the call's clock restarted by each poll. */
+export function driverPort(
+  conn: UpstreamConnection,
+  c: {
+    answer: Answerer;
+    alive(): void;
+    signal: AbortSignal;
+    maxQuestions: number;
+    request(method: string, params: JsonObject): Promise<JsonObject>;
+  },
+): DriverPort {
+  return {
+    name: conn.name,
+    tasks: conn.codec.tasks,
+    request: c.request,
+    ask: async (method, params, key) => {
+      conn.questionStarted();
+      try {
+        return await c.answer(method, params, c.signal, key);
+      } finally {
+        conn.questionEnded();
+      }
+    },
+    alive: c.alive,
+    onStatus: (taskId, fn) => {
+      conn.taskWakers.set(taskId, fn);
+      return () => conn.taskWakers.delete(taskId);
+    },
+    log: (line) => conn.hooks.log(line),
+    error: (code, message, data) => new UpstreamError(conn.name, code, message, data),
+    maxQuestions: c.maxQuestions,
+  };
+}
+
+/** Drives the upstream task `created` (the Task of the tools/call answer, as the codec reads it) to its end, returning the tool result or
  *  throwing the call's error. Cancelling `signal` cancels the upstream task (tasks/cancel). */
 export async function driveTask(port: DriverPort, created: JsonObject, signal: AbortSignal): Promise<JsonObject> {
-  let task = port.era === 'modern' ? created : isObject(created.task) ? created.task : {};
+  let task = created;
   const taskId = task.taskId;
   if (typeof taskId !== 'string' || taskId === '')
     throw new ProtocolError(CODES.InternalError, `upstream ${port.name} created a task without a taskId`);
@@ -82,7 +111,7 @@ export async function driveTask(port: DriverPort, created: JsonObject, signal: A
       if (signal.aborted) throw signal.reason instanceof Error ? signal.reason : new Error('cancelled');
       const status = String(task.status);
       ended = TERMINAL.has(status);
-      if (port.era === 'legacy' && (TERMINAL.has(status) || status === 'input_required')) {
+      if (port.tasks.collect === 'tasks/result' && (TERMINAL.has(status) || status === 'input_required')) {
         // 2025-11-25: tasks/result blocks until the end, and carries the task's questions meanwhile; what
         // it answers is the task's own outcome (a cancellation meanwhile goes by the signal).
         ended = true;
@@ -129,7 +158,7 @@ export async function driveTask(port: DriverPort, created: JsonObject, signal: A
           wake = undefined;
           resolve();
         };
-        const timer = setTimeout(done, clampPoll(port.era === 'modern' ? task.pollIntervalMs : task.pollInterval));
+        const timer = setTimeout(done, clampPoll(task[port.tasks.fields.poll]));
         signal.addEventListener('abort', done, { once: true });
         wake = done;
       });

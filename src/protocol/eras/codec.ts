@@ -118,4 +118,8 @@ export interface EraCodec {
     /** A change of mcpx's roots is announced (notifications/roots/list_changed; 2026-07-28 has none). */
     readonly rootsListChanged: boolean;
   };
+
+  /** mcpx as a client: tools/list is asked of an upstream that declared no `tools` capability (legacy
+   *  servers list tools undeclared; a 2026-07-28 server's capabilities from server/discover are whole). */
+  readonly listsUndeclaredTools: boolean;
 }

@@ -33,3 +33,10 @@ export function revisionOf(meta: JsonObject | undefined, fallback: Revision): Re
 export function initializeRevision(requested: string): Revision {
   return isRevision(requested) && codecFor(requested).handshake === 'initialize' ? requested : LATEST_LEGACY;
 }
+
+/** The eras as mcpx probes an upstream it knows nothing of: newest first (2026-07-28 versioning,
+ *  "Backward Compatibility": server/discover, then initialize). */
+export const PROBE_ORDER: readonly EraCodec[] = [MODERN_CODEC, LEGACY];
+
+/** An era's name as read from outside (the era cache's file): one mcpx has a codec for. */
+export const isEra = (v: unknown): v is Era => typeof v === 'string' && Object.hasOwn(BY_ERA, v);

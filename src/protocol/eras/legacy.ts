@@ -52,4 +52,6 @@ export const LEGACY: EraCodec = {
     subscriptions: 'subscribe',
     rootsListChanged: true,
   },
+  // tools/list even where no `tools` capability was declared.
+  listsUndeclaredTools: true,
 };

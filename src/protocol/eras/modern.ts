@@ -77,4 +77,6 @@ export const MODERN_CODEC: EraCodec = {
     subscriptions: 'listen',
     rootsListChanged: false,
   },
+  // tools/list even where no `tools` capability was declared.
+  listsUndeclaredTools: false,
 };

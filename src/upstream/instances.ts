@@ -1,0 +1,100 @@
+// An upstream's instances: one entry per (server, scope) with its state, and the cap on the instances
+// of a `scope: "identity"` server (limits.instancesPerServer, docs/security.md "Bounds"): an identity's
+// instance starts only once the cap says yes — making room stops the least recently used idle instance
+// of another identity, and the pool (upstream/pool.ts) waits for that process to exit before the new one
+// is spawned, so the cap holds for processes, not only for entries.
+import type { ServerDef } from '../config/servers';
+import { CODES, ProtocolError } from '../protocol/errors';
+import type { UpstreamClient } from './client';
+
+export type UpstreamState = 'starting' | 'running' | 'failed' | 'needs-sign-in' | 'stopping' | 'stopped';
+
+export interface UpstreamStatus {
+  name: string;
+  scope: string;
+  state: UpstreamState;
+  era?: string;
+  revision?: string;
+  transport: string;
+  lastError?: string;
+  pid?: number;
+}
+
+/** The key of one (server, scope): the pool's entries, and the gateway's calls in flight on it. */
+export const entryKey = (server: string, scope: string) => `${server}\u0000${scope}`;
+
+export class Entry {
+  state: UpstreamState = 'stopped';
+  client?: UpstreamClient;
+  starting?: Promise<UpstreamClient>;
+  lastError?: string;
+  lastUsed = Date.now();
+  /** Subscriptions (and the like) that keep it from being reaped. */
+  holds = 0;
+  calls = 0;
+  readonly failures: number[] = [];
+
+  constructor(
+    readonly def: ServerDef,
+    readonly scope: string,
+  ) {}
+
+  /** Nothing uses it: no call, no hold, no request in flight. */
+  get idle(): boolean {
+    return this.calls === 0 && this.holds === 0 && (this.client?.inflight ?? 0) === 0;
+  }
+
+  status(): UpstreamStatus {
+    const n = this.client?.negotiated;
+    const t = this.client?.transport as { pid?: number; kind: string } | undefined;
+    return {
+      name: this.def.name,
+      scope: this.scope,
+      state: this.state,
+      era: n?.era,
+      revision: n?.revision,
+      transport: t?.kind ?? this.def.type,
+      lastError: this.lastError,
+      pid: t?.pid,
+    };
+  }
+}
+
+/** limits.instancesPerServer for `scope: "identity"` servers. */
+export class InstanceCap {
+  /** Evictions at the cap since the last notice, per server (the notice is rate-limited). */
+  private readonly evictions = new Map<string, { at: number; n: number }>();
+
+  constructor(
+    private readonly max: () => number,
+    private readonly log: (line: string) => void,
+  ) {}
+
+  /** Room for `e` among `entries`: undefined when there is room already, else the instance to stop first
+   *  (the least recently used idle one of another identity). One in use is never taken: if every
+   *  instance is in use, `e` is refused naming the setting, and nothing is started. */
+  victimFor(e: Entry, entries: Iterable<Entry>): Entry | undefined {
+    const max = this.max();
+    const live = [...entries].filter((x) => x.def === e.def && x !== e && (x.client || x.starting));
+    if (live.length < max) return undefined;
+    const victim = live.filter((x) => !x.starting && x.idle).sort((a, b) => a.lastUsed - b.lastUsed)[0];
+    if (!victim)
+      throw new ProtocolError(
+        CODES.InternalError,
+        `upstream ${e.def.name}: ${max} instances are running, each in use by another client (limits.instancesPerServer); retry when one is free`,
+      );
+    // Said once a minute per server with a count, not once per eviction: a flood of identities must not
+    // become a flood of log lines.
+    const said = this.evictions.get(e.def.name) ?? { at: 0, n: 0 };
+    said.n++;
+    if (Date.now() - said.at >= 60_000) {
+      this.log(
+        `[${e.def.name}] limits.instancesPerServer (${max}) reached: stopped the least recently used idle instance (${said.n} time(s) since the last notice)`,
+      );
+      said.at = Date.now();
+      said.n = 0;
+    }
+    this.evictions.set(e.def.name, said);
+    return victim;
+  }
+}

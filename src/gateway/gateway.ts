@@ -10,6 +10,7 @@ import type { Settings } from '../config/settings';
 import { VERSION } from '../config/version';
 import { CODES, ProtocolError, invalidParams } from '../protocol/errors';
 import { type JsonObject, isObject } from '../protocol/jsonrpc';
+import { codecOfEra } from '../protocol/eras';
 import { INPUT_ERROR_AS_RESULT, inSpan } from '../protocol/revisions';
 import type {
   CallContext,
@@ -230,7 +231,7 @@ export class Gateway implements Provider, GatewayFacade {
   setRoots(roots: Array<{ uri: string; name?: string }>): void {
     this.config.roots.splice(0, this.config.roots.length, ...roots);
     for (const c of this.pool.runningClients()) {
-      if (c.era === 'legacy')
+      if (codecOfEra(c.era).client.rootsListChanged)
         void c
           .notify('notifications/roots/list_changed')
           .catch((e: Error) => this.log(`[${c.name}] roots/list_changed: ${e.message}`));

@@ -118,4 +118,6 @@ export interface EraCodec {
     /** A change of mcpx's roots is announced (notifications/roots/list_changed; 2026-07-28 has none). */
     readonly rootsListChanged: boolean;
   };
+  /** The era's newest revision: what a person is shown as a task's or a call's revision (the editor's Tasks view). */
+  readonly newest: Revision;
 }

@@ -77,4 +77,5 @@ export const MODERN_CODEC: EraCodec = {
     subscriptions: 'listen',
     rootsListChanged: false,
   },
+  newest: MODERN,
 };

@@ -146,13 +146,16 @@ describe('era codecs', () => {
       const newest = codecFor(rev).newest;
       assert.equal(codecFor(newest), codecFor(rev), `${rev}'s codec names a revision of its own era`);
       const later = REVISIONS.slice(REVISIONS.indexOf(newest) + 1);
-      assert.ok(later.every((r) => codecFor(r) !== codecFor(rev)), `no ${codecFor(rev).era} revision after ${newest}`);
+      assert.ok(
+        later.every((r) => codecFor(r) !== codecFor(rev)),
+        `no ${codecFor(rev).era} revision after ${newest}`,
+      );
     }
     assert.equal(legacy.newest, '2025-11-25');
     assert.equal(modern.newest, '2026-07-28');
   });
 
-  test('what the gateway asks of an upstream\'s codec: listen streams, roots announcements, who drives a task', () => {
+  test("what the gateway asks of an upstream's codec: listen streams, roots announcements, who drives a task", () => {
     // 2026-07-28 upstreams are followed on a listen stream and told nothing of roots (no notification exists).
     assert.equal(modern.client.subscriptions, 'listen');
     assert.equal(modern.client.rootsListChanged, false);

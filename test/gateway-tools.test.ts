@@ -84,6 +84,8 @@ describe('the gateway tools registry', () => {
       only.definitions().map((d) => d.name),
       ['mcpx_servers'],
     );
+    // A registry that names one tool twice is refused when it is built.
+    assert.throws(() => new GatewayTools({} as ToolDeps, [GATEWAY_TOOLS[2]!, GATEWAY_TOOLS[2]!]), /share a name/);
   });
 
   test("a registry tool's arguments are checked against its input schema before it runs (per era)", async () => {

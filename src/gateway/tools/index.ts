@@ -31,15 +31,13 @@ export class GatewayTools {
     tools: readonly GatewayTool[] = GATEWAY_TOOLS,
   ) {
     this.byName = new Map(tools.map((t) => [t.definition.name, t]));
+    // A name twice would list two tools and call one of them.
+    if (this.byName.size !== tools.length) throw new Error('two gateway tools share a name');
   }
 
   /** The definitions, in the registry's order. */
   definitions(): JsonObject[] {
     return [...this.byName.values()].map((t) => t.definition);
-  }
-
-  has(name: string): boolean {
-    return this.byName.has(name);
   }
 
   /** The handle of a gateway tool: its arguments checked against its input schema, then its work. */

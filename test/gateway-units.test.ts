@@ -9,7 +9,7 @@ import { endpointSecret, readSecret } from '../src/config/secret';
 import { Broker } from '../src/gateway/broker';
 import { safeName, toolAllowed, validToolName } from '../src/gateway/names';
 import { parseGatewayUri, resolveInner, toGatewayTemplate, toGatewayUri } from '../src/gateway/uris';
-import { schemaMismatch } from '../src/gateway/validate';
+import { schemaMismatch } from '../src/kit/schema';
 import { ProgressRelay } from '../src/gateway/relay';
 import type { CallContext } from '../src/server/provider';
 import { fixtureCommand, gatewayFor, killAll } from './harness/upstreams';

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { Broker } from '../src/gateway/broker';
-import { globMatches } from '../src/gateway/names';
+import { globMatches } from '../src/kit/globs';
 import { type PersonPort, routeQuestion } from '../src/gateway/questions';
 import type { JsonObject } from '../src/protocol/jsonrpc';
 import { hostile, killHostiles, until } from './harness/hostile';

@@ -181,6 +181,31 @@ describe('era codecs', () => {
     assert.equal(isEra('toString'), false);
     assert.equal(isEra(undefined), false);
   });
+
+  test("each era's newest revision, as the Tasks view names it: the last of the revisions whose codec it is", () => {
+    for (const rev of REVISIONS) {
+      const newest = codecFor(rev).newest;
+      assert.equal(codecFor(newest), codecFor(rev), `${rev}'s codec names a revision of its own era`);
+      const later = REVISIONS.slice(REVISIONS.indexOf(newest) + 1);
+      assert.ok(
+        later.every((r) => codecFor(r) !== codecFor(rev)),
+        `no ${codecFor(rev).era} revision after ${newest}`,
+      );
+    }
+    assert.equal(legacy.newest, '2025-11-25');
+    assert.equal(modern.newest, '2026-07-28');
+  });
+
+  test("what the gateway asks of an upstream's codec: listen streams, roots announcements, who drives a task", () => {
+    // 2026-07-28 upstreams are followed on a listen stream and told nothing of roots (no notification exists).
+    assert.equal(modern.client.subscriptions, 'listen');
+    assert.equal(modern.client.rootsListChanged, false);
+    assert.equal(legacy.client.subscriptions, 'subscribe');
+    assert.equal(legacy.client.rootsListChanged, true);
+    // A legacy client's call to a task-only tool is driven by mcpx; a 2026-07-28 client is handed the task.
+    assert.equal(legacy.tasks.directedBy, 'client');
+    assert.equal(modern.tasks.directedBy, 'server');
+  });
 });
 
 describe('downgrade edge', () => {

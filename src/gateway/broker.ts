@@ -8,7 +8,7 @@ import { Counts } from '../kit/counts';
 import { BoundedStore } from '../kit/store';
 import { CODES, McpxError, ProtocolError } from '../protocol/errors';
 import { type JsonObject, isObject } from '../protocol/jsonrpc';
-import { schemaMismatch } from './validate';
+import { schemaMismatch } from '../kit/schema';
 
 /** elicit.ttl: a question's own deadline (a built-in, not a user setting). */
 const ELICIT_TTL_MS = 120_000;

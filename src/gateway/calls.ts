@@ -9,7 +9,7 @@ import { CODES, ProtocolError } from '../protocol/errors';
 import type { JsonObject } from '../protocol/jsonrpc';
 import { type LogLevel, atLeastLevel, isLogLevel } from '../protocol/meta';
 import { declares } from '../protocol/questions';
-import { eraOf } from '../protocol/revisions';
+import { codecFor } from '../protocol/eras';
 import type { CallContext } from '../server/provider';
 import { type Pool, entryKey } from '../upstream/pool';
 import { narrowed } from './capabilities';
@@ -117,7 +117,7 @@ export class Calls {
             ? {
                 support: taskSupport,
                 wanted: ctx.wantsTask === true,
-                mayDrive: ctx.wantsTask === true || eraOf(ctx.rev) === 'legacy',
+                mayDrive: ctx.wantsTask === true || codecFor(ctx.rev).tasks.directedBy === 'client',
                 onCreated: () => ctx.becomeTask?.(),
               }
             : undefined,

@@ -3,9 +3,7 @@
 // legacy push, or a 2026-07-28 listen stream), and — from the pool — their state changes. Each goes to
 // the caches, the calls in flight, the subscriptions and the event stream.
 //
-// The pool needs the inbox before some of the parts it feeds exist (they are built on the pool), so the
-// inbox is made first and given those parts once they are built (`attach`). The pool starts no
-// connection before its first request, so nothing arrives before then.
+// It is built last (compose.ts), given every part it feeds; the pool reaches it through its hooks.
 import { redactValue } from '../config/redact';
 import type { ServerDef } from '../config/servers';
 import type { JsonObject, Notification } from '../protocol/jsonrpc';
@@ -18,13 +16,16 @@ import type { EventBus } from './events';
 import type { Asked } from './questions';
 import { Coalescer, LOG_MESSAGES, Rate } from './relay';
 import type { Subscriptions } from './subscriptions';
-import { prepareValidation } from './validate';
+import { prepareValidation } from '../kit/schema';
 import { entryKey } from '../upstream/pool';
 
-/** What the inbox needs that exists before the pool. */
+/** What the inbox feeds, and how it asks and announces. */
 export interface InboxDeps {
   events: EventBus;
   passthrough: readonly string[];
+  catalogue: Catalogue;
+  calls: Calls;
+  subscriptions: Subscriptions;
   /** A question on its way to its answerer (routeQuestion, with the gateway's answerers). */
   ask(q: Asked): Promise<JsonObject>;
   /** Announce a list change to the gateway's own clients (Provider.onListChanged). */
@@ -32,30 +33,13 @@ export interface InboxDeps {
   log(line: string): void;
 }
 
-/** The parts built on the pool, attached once they exist. */
-export interface InboxParts {
-  catalogue: Catalogue;
-  calls: Calls;
-  subscriptions: Subscriptions;
-}
-
 export class UpstreamInbox {
-  private attached?: InboxParts;
   /** List changes and resource updates, passed on at most once an interval each (relay.ts). */
   private readonly changes = new Coalescer();
   /** Log messages each upstream connection may still send this second, and what was dropped. */
   private readonly logRates = new Map<string, { rate: Rate; timer?: NodeJS.Timeout }>();
 
   constructor(private readonly d: InboxDeps) {}
-
-  attach(parts: InboxParts): void {
-    this.attached = parts;
-  }
-
-  private get parts(): InboxParts {
-    if (!this.attached) throw new Error('an upstream message arrived before the gateway was built');
-    return this.attached;
-  }
 
   /** The hooks of one upstream connection (the pool's PoolOptions.hooks). */
   hooks(def: ServerDef, scope: string): ClientHooks {
@@ -68,7 +52,7 @@ export class UpstreamInbox {
           method,
           params,
           signal,
-          ...this.parts.calls.owner(def.name, scope, method, params),
+          ...this.d.calls.owner(def.name, scope, method, params),
         }),
       onNotification: (n) => this.notified(def.name, scope, n, def),
       log: this.d.log,
@@ -77,7 +61,7 @@ export class UpstreamInbox {
 
   /** An upstream changed state (the pool's PoolOptions.onStateChange). */
   state(st: UpstreamStatus): void {
-    const { catalogue, subscriptions } = this.parts;
+    const { catalogue, subscriptions } = this.d;
     this.d.events.emit({
       type: 'server.state',
       server: st.name,
@@ -96,8 +80,7 @@ export class UpstreamInbox {
 
   /** What an upstream sends unasked (legacy push, or a 2026-07-28 listen stream): caches, relays, events. */
   notified(server: string, scope: string, n: Notification, def: ServerDef): void {
-    const { events, passthrough, changed } = this.d;
-    const { catalogue, calls, subscriptions } = this.parts;
+    const { events, passthrough, changed, catalogue, calls, subscriptions } = this.d;
     const p = n.params ?? {};
     const kinds = INVALIDATES[n.method];
     if (kinds) {

@@ -8,6 +8,7 @@
 import type { JsonObject, Notification } from '../protocol/jsonrpc';
 import { isObject } from '../protocol/jsonrpc';
 import type { UpstreamClient } from '../upstream/client';
+import { codecOfEra } from '../protocol/eras';
 
 // Streams are keyed by one upstream connection ("server" below): the caller's key for a (server, scope).
 export interface ListenHooks {
@@ -83,7 +84,7 @@ export class UpstreamListens {
   }
 
   private async apply(server: string, client: UpstreamClient): Promise<void> {
-    if (this.closed || client.isClosed || client.era !== 'modern') return;
+    if (this.closed || client.isClosed || !listensTo(client)) return;
     const old = this.streams.get(server);
     const filter = this.filterFor(server, client);
     const key = JSON.stringify(filter);
@@ -168,4 +169,10 @@ export class UpstreamListens {
     this.closed = true;
     for (const server of [...this.streams.keys()]) this.end(server);
   }
+}
+
+/** An upstream whose changes mcpx follows on a listen stream it opens (2026-07-28 subscriptions/listen), not
+ *  by resources/subscribe and pushed notifications: its era's codec says. */
+export function listensTo(client: UpstreamClient): boolean {
+  return codecOfEra(client.era).client.subscriptions === 'listen';
 }

@@ -11,7 +11,7 @@ import { CODES, ProtocolError } from '../protocol/errors';
 import type { JsonObject } from '../protocol/jsonrpc';
 import type { ListKind } from './catalogue';
 import { parseGatewayUri, toGatewayTemplate } from './uris';
-import { validUri, validUriTemplate } from './validate';
+import { validUri, validUriTemplate } from '../kit/schema';
 
 /** Lines logged per list fetched, at most; the rest is a count. */
 const LOGGED = 5;

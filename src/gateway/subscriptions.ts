@@ -9,7 +9,7 @@ import type { UpstreamClient } from '../upstream/client';
 import type { Pool, UpstreamStatus } from '../upstream/pool';
 import type { Catalogue } from './catalogue';
 import type { EventBus } from './events';
-import { UpstreamListens } from './listens';
+import { UpstreamListens, listensTo } from './listens';
 import { locateResource } from './namespaces';
 import { Watches, sameUri } from './watches';
 
@@ -53,7 +53,7 @@ export class Subscriptions {
     const viaEra = async (server: string, uri: string, method: string, start: boolean) => {
       const client = start ? await pool.client(server, WATCH_IDENTITY) : pool.running(server, WATCH_IDENTITY);
       if (!client) return;
-      if (client.era === 'modern') return this.listens.sync(this.key(server, this.scope(server)), client);
+      if (listensTo(client)) return this.listens.sync(this.key(server, this.scope(server)), client);
       await pool.request(server, WATCH_IDENTITY, method, { uri });
     };
     this.watches = new Watches({
@@ -89,7 +89,7 @@ export class Subscriptions {
       // Another scope's connection: its list changes only.
       // (For an identity-scoped server the scope is the identity itself.)
       const other = st.state === 'running' ? pool.running(st.name, st.scope) : undefined;
-      if (other?.era === 'modern') void this.listens.sync(key, other).catch(() => undefined);
+      if (other && listensTo(other)) void this.listens.sync(key, other).catch(() => undefined);
       return;
     }
     const wanted = this.watches.wanted(st.name);
@@ -97,7 +97,7 @@ export class Subscriptions {
       void pool.client(st.name, WATCH_IDENTITY).catch((e: Error) => log(`[${st.name}] restart failed: ${e.message}`));
     if (st.state !== 'running') return;
     const client = pool.running(st.name, WATCH_IDENTITY);
-    if (client?.era === 'modern') void this.listens.sync(key, client).catch(() => undefined);
+    if (client && listensTo(client)) void this.listens.sync(key, client).catch(() => undefined);
     else
       for (const uri of wanted)
         void pool
@@ -114,7 +114,7 @@ export class Subscriptions {
     await Promise.all(
       names.map(async (name) => {
         const client = await pool.client(name, WATCH_IDENTITY).catch(() => undefined);
-        if (client?.era === 'modern')
+        if (client && listensTo(client))
           await this.listens.sync(this.key(name, this.scope(name)), client).catch(() => undefined);
       }),
     );
@@ -152,7 +152,7 @@ export class Subscriptions {
     const release = await this.watches.add({ server, uri: upstreamUri, clientUri: uri, deliver });
     // A 2026-07-28 upstream says in its acknowledgement which URIs it will send updates for.
     if (
-      client.era === 'modern' &&
+      listensTo(client) &&
       !this.listens.acknowledged(this.key(server, this.scope(server))).some((u) => sameUri(u, upstreamUri))
     ) {
       release();

@@ -1,5 +1,5 @@
 import { type JsonObject, isObject } from '../protocol/jsonrpc';
-import { wildcard } from './names';
+import { wildcard } from '../kit/globs';
 
 // Resource URIs through the gateway: mcpx://<server>/<upstream uri>, percent-encoded where a path may
 // not carry a character, so a client can read them back. An upstream URI that is an absolute path
@@ -65,7 +65,7 @@ export function resolveInner(inner: string, known: ReadonlySet<string>): string 
 }
 
 /** A URI template (RFC 6570 level 1) matched loosely: each {var} matches one or more characters, in
- *  linear time (names.ts `wildcard`: the template is the upstream's to write). */
+ *  linear time (kit/globs.ts `wildcard`: the template is the upstream's to write). */
 export function templateMatches(template: string, uri: string): boolean {
   return wildcard(template.split(/\{[^{}]*\}/), uri, 1);
 }

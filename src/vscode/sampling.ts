@@ -7,7 +7,7 @@
 // before it goes back. Declining is one click, at either step, and reaches the upstream as an error (-1,
 // as the SDKs report a user rejection).
 import * as vscode from 'vscode';
-import { globToRegExp } from '../gateway/names';
+import { globToRegExp } from '../kit/globs';
 import { ProtocolError } from '../protocol/errors';
 import type { JsonObject } from '../protocol/jsonrpc';
 import { choose } from './choose';

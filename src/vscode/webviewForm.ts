@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto';
 import * as vscode from 'vscode';
 import { z } from 'zod';
 import type { JsonObject } from '../protocol/jsonrpc';
-import { schemaMismatch, schemaProblems } from '../gateway/validate';
+import { schemaMismatch, schemaProblems } from '../kit/schema';
 
 const FromForm = z.discriminatedUnion('type', [
   z.object({ type: z.literal('ready') }),

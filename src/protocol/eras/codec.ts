@@ -122,4 +122,6 @@ export interface EraCodec {
   /** mcpx as a client: tools/list is asked of an upstream that declared no `tools` capability (legacy
    *  servers list tools undeclared; a 2026-07-28 server's capabilities from server/discover are whole). */
   readonly listsUndeclaredTools: boolean;
+  /** The era's newest revision: what a person is shown as a task's or a call's revision (the editor's Tasks view). */
+  readonly newest: Revision;
 }

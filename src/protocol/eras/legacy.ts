@@ -3,6 +3,7 @@
 // 2025-11-25 core tasks (client-directed, the `task` field).
 import { downgradeResult } from '../downgrade';
 import { isObject } from '../jsonrpc';
+import { LATEST_LEGACY } from '../revisions';
 import type { EraCodec } from './codec';
 
 export const LEGACY: EraCodec = {
@@ -54,4 +55,5 @@ export const LEGACY: EraCodec = {
   },
   // tools/list even where no `tools` capability was declared.
   listsUndeclaredTools: true,
+  newest: LATEST_LEGACY,
 };

@@ -79,4 +79,5 @@ export const MODERN_CODEC: EraCodec = {
   },
   // tools/list even where no `tools` capability was declared.
   listsUndeclaredTools: false,
+  newest: MODERN,
 };

@@ -3,7 +3,8 @@
 // under them); newest first. A row's context value is `mcpx.<kind>.<state>`: Cancel on running rows,
 // Show Result on finished ones (package.json "menus"; docs/commands.md).
 import type { BackgroundTasks, RunView } from '../../gateway/facade';
-import { LATEST_LEGACY, MODERN } from '../../protocol/revisions';
+import { codecOfEra } from '../../protocol/eras';
+import { MODERN } from '../../protocol/revisions';
 import type { PaletteCall, PaletteCalls } from '../paletteCalls';
 import type { GatewayState, TaskEntry } from '../ports';
 import { type Row, type RowKit, RowsTree, ago } from './rows';
@@ -83,7 +84,7 @@ const ofTask = (t: TaskEntry): TaskFacts => ({
   progress: t.call.progress,
   startedAt: t.createdAt,
   endedAt: t.terminal ? t.updatedAt : undefined,
-  what: `${t.info.era === 'legacy' ? LATEST_LEGACY : MODERN} task`,
+  what: `${codecOfEra(t.info.era).newest} task`,
   message: t.statusMessage,
 });
 

@@ -1,6 +1,8 @@
-// JSON Schema checks with ajv: tool arguments against inputSchema before an upstream is called, and
-// structuredContent against outputSchema after. Draft-07 where a schema says so, 2020-12 otherwise
-// (the 2025-11-25 default dialect). Compiled validators are kept, a bounded number of them.
+// JSON Schema checks with ajv, for whoever holds a schema and a value: the gateway (a tool's arguments
+// against its inputSchema before an upstream is called, structuredContent against outputSchema after, an
+// answer against a question's schema) and the editor's form (each field's problem beside it). Draft-07
+// where a schema says so, 2020-12 otherwise (the 2025-11-25 default dialect). Compiled validators are
+// kept, a bounded number of them.
 import type { default as AjvCore, ErrorObject, ValidateFunction } from 'ajv';
 
 /** Longest string a schema's `pattern` is tried on; a longer one is not checked against it. */

@@ -1,0 +1,27 @@
+// A row of the settings table (config/settings.ts): a setting's key, kind, default and description.
+
+type Kind = 'duration' | 'integer' | 'boolean' | 'string' | 'list' | 'revisions' | 'revision';
+
+export interface SettingDef {
+  readonly key: string;
+  readonly kind: Kind;
+  readonly default: unknown;
+  readonly description: string;
+  /** Extra environment variable names (aliases, e.g. MCPX_MCP_SPEC for spec.first). */
+  readonly env?: readonly string[];
+  readonly min?: number;
+}
+
+export const D = (
+  key: string,
+  kind: Kind,
+  def: unknown,
+  description: string,
+  extra: Partial<SettingDef> = {},
+): SettingDef => ({
+  key,
+  kind,
+  default: def,
+  description,
+  ...extra,
+});

@@ -1,0 +1,81 @@
+// Settings of mcpx as a client: the upstreams' environment, the surface, the pool, signing in, mcpx_exec.
+import { D, type SettingDef } from './def';
+
+export const UPSTREAMS: readonly SettingDef[] = [
+  D(
+    'upstream.env',
+    'list',
+    [],
+    "Names of the gateway's environment variables passed to every stdio upstream, besides the safe list.",
+  ),
+  D('mcp.pageSize', 'integer', 100, 'Items per page of a list result.', { min: 1 }),
+  D('mcp.passthrough', 'list', [], 'Servers whose tools, prompts and resources are offered under their own names.'),
+  D(
+    'pool.callTimeout',
+    'duration',
+    120_000,
+    'Longest an upstream call may run; a caller may lower it per call, never raise it.',
+  ),
+  D(
+    'pool.maxCallTime',
+    'duration',
+    1_800_000,
+    'Progress from an upstream extends pool.callTimeout, never beyond this from the start of the call.',
+  ),
+  D('pool.startTimeout', 'duration', 10_000, 'How long connecting to an upstream (era probe and handshake) may take.'),
+  D(
+    'pool.probeTimeout',
+    'duration',
+    3_000,
+    'How long server/discover may go unanswered before an upstream is taken as legacy.',
+  ),
+  D('pool.idleTimeout', 'duration', 600_000, 'An upstream unused this long is stopped.'),
+  D(
+    'auth.signInTimeout',
+    'duration',
+    300_000,
+    'How long a person has to finish signing in to an upstream in the browser.',
+  ),
+  D(
+    'auth.stepUpRetries',
+    'integer',
+    2,
+    'How many times one request may sign in again for a wider scope (insufficient_scope) before it fails.',
+    { min: 0 },
+  ),
+  D(
+    'exec.timeout',
+    'duration',
+    120_000,
+    'Longest an mcpx_exec script may run (its `timeoutSec` may set another, up to proto.askTimeout); each call it makes is bounded by pool.callTimeout too.',
+  ),
+  D(
+    'exec.maxOutputBytes',
+    'integer',
+    1024 * 1024,
+    'Largest output of an mcpx_exec script (its returned value and its logs); a script past it is stopped.',
+    { min: 1024 },
+  ),
+  D(
+    'exec.maxConcurrent',
+    'integer',
+    16,
+    'Most requests an mcpx_exec script may have in flight at once; past it a request is refused (the script sees the error).',
+    { min: 1 },
+  ),
+  D(
+    'exec.maxRuns',
+    'integer',
+    16,
+    'Most mcpx_exec scripts running at once in the gateway (each is a process); past it a new run is refused.',
+    { min: 1 },
+  ),
+  D(
+    'exec.maxRunsPerIdentity',
+    'integer',
+    4,
+    'Most mcpx_exec scripts one client identity may have running at once; past it its new run is refused.',
+    { min: 1 },
+  ),
+  D('exec.maxHeapMB', 'integer', 256, 'V8 heap limit of the process an mcpx_exec script runs in, in MB.', { min: 16 }),
+];

@@ -1,0 +1,199 @@
+// The gateway's parts, built in one pass in dependency order, each given what it needs when it is made:
+// no part is made first and completed later. The one cycle — what upstreams send (their questions,
+// notifications, state changes) reaches parts built on the pool — is the pool's hooks: functions that
+// reach the inbox, which is built last with every part it feeds. The pool opens no connection before its
+// first request, and nothing is requested before this function returns.
+import { join } from 'node:path';
+import type { Config } from '../config/file';
+import { policyFrom } from '../config/policy';
+import type { ServerDef } from '../config/servers';
+import type { Settings } from '../config/settings';
+import { VERSION } from '../config/version';
+import type { JsonObject } from '../protocol/jsonrpc';
+import type { ListKind } from '../server/provider';
+import type { SignInPort } from '../upstream/auth/authorizer';
+import { Authorizers } from '../upstream/auth/registry';
+import { FileSecretStore, MemorySecretStore, type SecretStore } from '../upstream/auth/store';
+import { EraCache } from '../upstream/eras';
+import { Pool } from '../upstream/pool';
+import { Broker } from './broker';
+import { Calls } from './calls';
+import { MCPX_CAPABILITIES, narrowed } from './capabilities';
+import { Catalogue } from './catalogue';
+import { EventBus } from './events';
+import { Exec } from './exec/exec';
+import { Forwarder } from './forward';
+import { UpstreamInbox } from './inbox';
+import { Namespaces } from './namespaces';
+import { printable } from './printable';
+import { type Asked, type PersonPort, routeQuestion } from './questions';
+import { screenList } from './screen';
+import { Subscriptions } from './subscriptions';
+import { PassthroughTools } from './toolIndex';
+import { GatewayTools } from './tools';
+
+export interface GatewayOptions {
+  log?: (line: string) => void;
+  /** Where <state>/upstream-eras.json lives; none keeps the era cache in memory only. */
+  stateDir?: string;
+  clientInfo?: JsonObject;
+  /** A question's deadline at the broker (elicit.ttl, 120 s; tests shorten it). */
+  questionTtlMs?: number;
+  /** The person, through the host (VS Code implements it; headless has none). */
+  person?: PersonPort;
+  /** Signing in to upstreams (docs/gateway.md "Signing in to upstreams"): where sign-ins are kept and who
+   *  signs in. Headless default: `<state>/oauth-tokens.json` and nobody (a call that needs a sign-in
+   *  fails at once, naming `mcpx auth login`). */
+  auth?: { store?: SecretStore; person?: SignInPort; fixHint?: string };
+  /** Told the pid of each mcpx_exec child once its sandbox is up (tests check it is gone after). */
+  execStarted?: (pid: number) => void;
+}
+
+/** What fixes a missing sign-in headless. */
+const HEADLESS_FIX = 'run `mcpx auth login {server}` and try again';
+
+/** The gateway's parts, as the Gateway holds them. */
+export interface GatewayParts {
+  readonly log: (line: string) => void;
+  readonly events: EventBus;
+  readonly defs: ReadonlyMap<string, ServerDef>;
+  readonly passthrough: readonly string[];
+  /** Questions nobody on the wire can take wait here (src/gateway/broker.ts). */
+  readonly broker: Broker;
+  readonly pool: Pool;
+  /** Every HTTP upstream's sign-in (src/upstream/auth/). */
+  readonly authorizers: Authorizers;
+  readonly catalogue: Catalogue;
+  /** Upstream requests on behalf of calls, and the calls in flight per (server, scope). */
+  readonly calls: Calls;
+  /** Resource subscriptions and the upstream listen streams (src/gateway/subscriptions.ts). */
+  readonly subscriptions: Subscriptions;
+  /** Prompts, resources and completion by server (src/gateway/namespaces.ts). */
+  readonly namespaces: Namespaces;
+  readonly passthroughTools: PassthroughTools;
+  /** An upstream tool's call with the gateway's checks (src/gateway/forward.ts). */
+  readonly forward: Forwarder;
+  /** mcpx_exec's runs (src/gateway/exec/). */
+  readonly exec: Exec;
+  /** The gateway's own tools (src/gateway/tools/). */
+  readonly tools: GatewayTools;
+  /** What upstreams send unasked (src/gateway/inbox.ts). */
+  readonly inbox: UpstreamInbox;
+}
+
+/** Build the gateway's parts; `changed` announces a list change to the gateway's own clients. */
+export function composeGateway(
+  config: Config,
+  settings: Settings,
+  opts: GatewayOptions,
+  changed: (kind: ListKind) => void,
+): GatewayParts {
+  // Every line logged may quote an upstream (its stderr, a name, an error): written printable, one line
+  // each (printable.ts).
+  const sink = opts.log;
+  const log = sink ? (line: string) => sink(printable(line)) : () => undefined;
+  const events = new EventBus();
+  const broker = new Broker(
+    opts.questionTtlMs,
+    opts.stateDir ? join(opts.stateDir, 'questions') : undefined,
+    (state, q) => events.emit({ type: 'question', server: q.server, id: q.id, method: q.method, state }),
+    () => ({
+      perIdentity: settings.get<number>('limits.questionsPerIdentity'),
+      total: settings.get<number>('limits.inflight'),
+    }),
+  );
+  const defs = new Map(config.servers.filter((s) => !s.disabled).map((s) => [s.name, s]));
+  const named = settings.get<string[]>('mcp.passthrough');
+  for (const p of named)
+    if (!defs.has(p)) log(`mcp.passthrough names ${JSON.stringify(p)}, which is not a configured server; ignored`);
+  const passthrough = named.filter((p) => defs.has(p));
+  const ask = (q: Asked) =>
+    routeQuestion(
+      { native: settings.get<boolean>('proto.native'), person: opts.person, broker, roots: config.roots, log },
+      q,
+    );
+  const authorizers = new Authorizers({
+    store: opts.auth?.store ?? (opts.stateDir ? FileSecretStore.inState(opts.stateDir) : new MemorySecretStore()),
+    person: opts.auth?.person,
+    log,
+    signInTimeoutMs: settings.duration('auth.signInTimeout'),
+    stepUpRetries: settings.get<number>('auth.stepUpRetries'),
+    fixHint: opts.auth?.fixHint ?? HEADLESS_FIX,
+    onChange: (server, state) => events.emit({ type: 'server.signIn', server, state }),
+  });
+  const pool = new Pool(defs, {
+    auth: authorizers,
+    eras: new EraCache(opts.stateDir ? join(opts.stateDir, 'upstream-eras.json') : undefined),
+    policy: policyFrom(settings),
+    settings,
+    clientInfo: opts.clientInfo ?? { name: 'mcpx', version: VERSION },
+    capabilities: MCPX_CAPABILITIES,
+    // The cycle's two ends (see the top of this file): called once a connection exists.
+    hooks: (def, scope) => inbox.hooks(def, scope),
+    log,
+    onStateChange: (st) => inbox.state(st),
+  });
+  const catalogue = new Catalogue(pool, (server, kind, items) =>
+    screenList(server, kind, items, passthrough.includes(server), log),
+  );
+  const calls = new Calls({ pool, settings, passthrough, ask });
+  const subscriptions = new Subscriptions({
+    pool,
+    catalogue,
+    defs,
+    passthrough,
+    events,
+    log,
+    ackTimeoutMs: () => settings.duration('pool.probeTimeout'),
+    notified: (server, scope, n) => inbox.notified(server, scope, n, pool.def(server)),
+  });
+  const namespaces = new Namespaces({
+    defs,
+    passthrough,
+    catalogue,
+    pool,
+    log,
+    upstream: (server, ctx, method, params) => calls.request(server, ctx, method, params),
+    narrowed,
+  });
+  const passthroughTools = new PassthroughTools({ defs, passthrough, catalogue, log });
+  const forward = new Forwarder({ pool, catalogue, calls, passthrough, log });
+  const exec = new Exec({
+    settings,
+    call: (server, tool, args, ctx, timeoutMs) => forward.through(server, tool, args, ctx, timeoutMs),
+    servers: () => [...defs.keys()],
+    tools: (server, identity) => catalogue.list(server, 'tools', identity),
+    read: (uri, ctx) => namespaces.readResource(uri, ctx),
+    prompt: (name, args, ctx) => namespaces.getPrompt(name, args, ctx),
+  });
+  const tools = new GatewayTools({
+    config,
+    defs,
+    passthrough,
+    pool,
+    catalogue,
+    forward,
+    exec,
+    // Read when a run starts: a test sets it on the gateway's options after construction.
+    execStarted: (pid) => opts.execStarted?.(pid),
+  });
+  const inbox = new UpstreamInbox({ events, passthrough, catalogue, calls, subscriptions, ask, changed, log });
+  return {
+    log,
+    events,
+    defs,
+    passthrough,
+    broker,
+    pool,
+    authorizers,
+    catalogue,
+    calls,
+    subscriptions,
+    namespaces,
+    passthroughTools,
+    forward,
+    exec,
+    tools,
+    inbox,
+  };
+}

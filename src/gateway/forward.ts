@@ -1,0 +1,90 @@
+// A call to an upstream's tool, with the gateway's checks: the way of mcpx_call, of every call an mcpx_exec
+// script makes, and of a pass-through tool (docs/gateway.md "The surface", "Pass-through").
+import type { ServerDef } from '../config/servers';
+import { invalidParams } from '../protocol/errors';
+import { type JsonObject, isObject } from '../protocol/jsonrpc';
+import { INPUT_ERROR_AS_RESULT, inSpan } from '../protocol/revisions';
+import type { CallContext } from '../server/provider';
+import type { Pool } from '../upstream/pool';
+import type { Calls } from './calls';
+import type { Catalogue } from './catalogue';
+import { toolAllowed } from './names';
+import { rewriteUris } from './uris';
+import { schemaMismatch } from '../kit/schema';
+
+export interface ForwardDeps {
+  pool: Pool;
+  catalogue: Catalogue;
+  calls: Calls;
+  passthrough: readonly string[];
+  log(line: string): void;
+}
+
+/** Input validation failed: a protocol error up to 2025-06-18, an isError result from 2025-11-25. */
+export function inputError(ctx: CallContext, message: string): JsonObject {
+  if (!inSpan(ctx.rev, INPUT_ERROR_AS_RESULT)) throw invalidParams(message);
+  return { content: [{ type: 'text', text: message }], isError: true };
+}
+
+/** A listed tool's execution.taskSupport, where it has one. */
+export function taskSupportOf(tool: JsonObject | undefined): string | undefined {
+  const ex = tool?.execution;
+  return isObject(ex) && typeof ex.taskSupport === 'string' ? ex.taskSupport : undefined;
+}
+
+export class Forwarder {
+  constructor(private readonly d: ForwardDeps) {}
+
+  /** mcpx_call's path, also every call of an mcpx_exec script: the server's allow/deny filter, then the
+   *  upstream call (`call`), its URIs rewritten in gateway mode. */
+  async through(
+    server: string,
+    tool: string,
+    args: JsonObject,
+    ctx: CallContext,
+    timeoutMs: number | undefined,
+  ): Promise<JsonObject> {
+    const d: ServerDef = this.d.pool.def(server);
+    if (!toolAllowed(tool, d.tools))
+      throw invalidParams(`tool ${JSON.stringify(tool)} of ${server} is not allowed by its tools filter`);
+    const listed = (await this.d.catalogue.list(server, 'tools', ctx.identity)).find((t) => t.name === tool);
+    const result = await this.call(server, tool, args, ctx, listed, timeoutMs);
+    return this.d.passthrough.includes(server) ? result : rewriteUris(server, result);
+  }
+
+  /** The upstream call: arguments checked against the input schema first, the result against the
+   *  output schema after; the result is the upstream's own (a JSON-RPC error stays that error). */
+  async call(
+    server: string,
+    tool: string,
+    args: JsonObject,
+    ctx: CallContext,
+    listed: JsonObject | undefined,
+    requestedTimeoutMs?: number,
+  ): Promise<JsonObject> {
+    if (listed) {
+      const bad = schemaMismatch(listed.inputSchema, args);
+      if (bad) return inputError(ctx, `Invalid arguments for ${server}/${tool}: ${bad}`);
+    }
+    const result = await this.d.calls.request(
+      server,
+      ctx,
+      'tools/call',
+      { name: tool, arguments: args },
+      requestedTimeoutMs,
+      taskSupportOf(listed),
+    );
+    if (listed && 'outputSchema' in listed && 'structuredContent' in result && !result.isError) {
+      const bad = schemaMismatch(listed.outputSchema, result.structuredContent);
+      if (bad) {
+        const warning = `structuredContent of ${server}/${tool} does not match its outputSchema: ${bad}`;
+        this.d.log(`[${server}] ${warning}`);
+        return {
+          ...result,
+          _meta: { ...(isObject(result._meta) ? result._meta : {}), 'dev.mcpx/warnings': [warning] },
+        };
+      }
+    }
+    return result;
+  }
+}

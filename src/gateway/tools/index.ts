@@ -1,0 +1,53 @@
+// The gateway's own tools, one module each, in their written order (docs/protocol.md "The gateway's tools
+// in a fixed order"): mcpx_call first, then mcpx_exec, then discovery. The gateway lists and resolves
+// its tools from this registry alone: a tool not in it cannot be called. Pass-through tools come ahead.
+import { type JsonObject, isObject } from '../../protocol/jsonrpc';
+import type { TaskSupport, ToolHandle } from '../../server/provider';
+import { inputError, taskSupportOf } from '../forward';
+import { schemaMismatch } from '../../kit/schema';
+import { mcpxCall } from './call';
+import { mcpxDescribe } from './describe';
+import { mcpxExec } from './exec';
+import { mcpxServers } from './servers';
+import type { GatewayTool, ToolDeps } from './tool';
+import { mcpxTools } from './tools';
+
+export const GATEWAY_TOOLS: readonly GatewayTool[] = [mcpxCall, mcpxExec, mcpxServers, mcpxTools, mcpxDescribe];
+
+/** A listed tool's handle: its task support and input schema as listed, and how it is called. */
+export function toolHandle(name: string, listed: JsonObject, call: ToolHandle['call']): ToolHandle {
+  const s = taskSupportOf(listed);
+  const taskSupport: TaskSupport | undefined =
+    s === 'required' || s === 'optional' || s === 'forbidden' ? s : undefined;
+  return { name, taskSupport, inputSchema: isObject(listed.inputSchema) ? listed.inputSchema : undefined, call };
+}
+
+/** The registry bound to the gateway's parts: what tools/list shows and the one lookup of a call. */
+export class GatewayTools {
+  private readonly byName: ReadonlyMap<string, GatewayTool>;
+
+  constructor(
+    private readonly deps: ToolDeps,
+    tools: readonly GatewayTool[] = GATEWAY_TOOLS,
+  ) {
+    this.byName = new Map(tools.map((t) => [t.definition.name, t]));
+    // A name twice would list two tools and call one of them.
+    if (this.byName.size !== tools.length) throw new Error('two gateway tools share a name');
+  }
+
+  /** The definitions, in the registry's order. */
+  definitions(): JsonObject[] {
+    return [...this.byName.values()].map((t) => t.definition);
+  }
+
+  /** The handle of a gateway tool: its arguments checked against its input schema, then its work. */
+  resolve(name: string): ToolHandle | undefined {
+    const tool = this.byName.get(name);
+    if (!tool) return undefined;
+    return toolHandle(name, tool.definition, async (args, ctx) => {
+      const bad = schemaMismatch(tool.definition.inputSchema, args);
+      if (bad) return inputError(ctx, `Invalid arguments for ${name}: ${bad}`);
+      return tool.run(args, ctx, this.deps);
+    });
+  }
+}

@@ -1,0 +1,27 @@
+// mcpx_servers: every configured server with its state, and the configuration issues that name it.
+import type { JsonObject } from '../../protocol/jsonrpc';
+import { type GatewayTool, type ToolDeps, jsonResult, obj } from './tool';
+
+/** Each server's status, whether it is passed through, and the config issues that name it. */
+function serverStatuses(d: Pick<ToolDeps, 'config' | 'pool' | 'passthrough'>): JsonObject[] {
+  const issues = d.config.issues;
+  return d.pool.statuses().map((s) => ({
+    ...s,
+    passthrough: d.passthrough.includes(s.name),
+    ...(issues.some((i) => i.path.includes(`.${s.name}.`))
+      ? { configIssues: issues.filter((i) => i.path.includes(`.${s.name}.`)) }
+      : {}),
+  })) as unknown as JsonObject[]; // UpstreamStatus is plain JSON
+}
+
+export const mcpxServers: GatewayTool = {
+  definition: {
+    name: 'mcpx_servers',
+    title: 'Configured MCP servers',
+    description: 'Every configured server with its state, era, protocol revision, transport and last error.',
+    inputSchema: obj({}),
+    outputSchema: obj({ servers: { type: 'array', items: { type: 'object' } } }, ['servers']),
+    annotations: { readOnlyHint: true },
+  },
+  run: async (_args, _ctx, d) => jsonResult({ servers: serverStatuses(d) }),
+};

@@ -162,6 +162,24 @@ describe('end to end: a large pass-through result reaches every revision as the 
     }
   });
 
+  test('through the gateway tool mcpx_call (gateway mode, URIs rewritten where there are any): its content too', async () => {
+    const gw = await gatewayFor({ up: hostile() });
+    try {
+      for (const rev of ['2025-11-25', '2026-07-28'] as const) {
+        const c = new HttpClient(gw.url, rev);
+        if (rev !== '2026-07-28') await c.initialize();
+        const r = await c.request('tools/call', {
+          name: 'mcpx_call',
+          arguments: { server: 'up', tool: 'huge', arguments: { kb: 64, spaced: true } },
+        });
+        assert.equal((r.result?.content as JsonObject[] | undefined)?.[0]?.text, `A${'x'.repeat(64 * 1024)}`, rev);
+        assert.match(r.reply.text, /"content":\[ \{ "type": "text", "text": "\\u0041x/, rev);
+      }
+    } finally {
+      await gw.close();
+    }
+  });
+
   test('an upstream over Streamable HTTP answering with a JSON body: its bytes too', async () => {
     const h = await httpHostile();
     const gw = await gatewayFor({ up: { type: 'http', url: h.url } }, { 'mcp.passthrough': ['up'] });

@@ -70,7 +70,8 @@ export function templateMatches(template: string, uri: string): boolean {
   return wildcard(template.split(/\{[^{}]*\}/), uri, 1);
 }
 
-/** Resource URIs inside a result, rewritten so a client can read them back through mcpx. A copy. */
+/** Resource URIs inside a result, rewritten so a client can read them back through mcpx. A copy, whose
+ *  members with nothing to rewrite are the result's own (their bytes may be passed on: wire/raw.ts). */
 export function rewriteUris(server: string, result: JsonObject): JsonObject {
   const block = (b: unknown): unknown => {
     if (!isObject(b)) return b;
@@ -80,9 +81,19 @@ export function rewriteUris(server: string, result: JsonObject): JsonObject {
     }
     return b;
   };
+  const message = (m: unknown): unknown => {
+    if (!isObject(m)) return m;
+    const c = block(m.content);
+    return c === m.content ? m : { ...m, content: c };
+  };
   const out: JsonObject = { ...result };
-  if (Array.isArray(result.content)) out.content = result.content.map(block);
-  if (Array.isArray(result.messages))
-    out.messages = result.messages.map((m) => (isObject(m) ? { ...m, content: block(m.content) } : m));
+  if (Array.isArray(result.content)) out.content = mapSame(result.content, block);
+  if (Array.isArray(result.messages)) out.messages = mapSame(result.messages, message);
   return out;
+}
+
+/** `xs` mapped: `xs` itself when every item maps to itself. */
+function mapSame(xs: unknown[], f: (x: unknown) => unknown): unknown[] {
+  const ys = xs.map(f);
+  return ys.every((y, i) => y === xs[i]) ? xs : ys;
 }

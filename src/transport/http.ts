@@ -1,13 +1,14 @@
 // Streamable HTTP on node:http, both eras on one endpoint (docs/protocol.md "One endpoint for both eras"):
-// the listener, the order of the checks every request passes (the head, Origin, the secret),
+// the listener, the order of the checks every request passes (the head, Origin, the secret, admission),
 // and the routes. What each method does is in post.ts (POST), pushStream.ts (GET, DELETE), respond.ts
-// (writing the answer).
+// (writing the answer); admission.ts bounds requests in flight before a body is read.
 import { type IncomingMessage, type Server, type ServerResponse, createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Settings } from '../config/settings';
 import { invalidRequest } from '../protocol/errors';
 import type { McpServer } from '../server/server';
 import { sendJson } from '../wire/json';
+import { HttpAdmission } from './admission';
 import { EndpointSecret } from './auth';
 import { ConnectionCap, serverOptions } from './connections';
 import type { HttpContext } from './context';
@@ -40,12 +41,14 @@ export class HttpTransport {
   private http?: Server;
   private cap?: ConnectionCap;
   private ctx?: HttpContext;
+  private readonly admission: HttpAdmission;
   private address = '127.0.0.1';
   private port = 0;
   private readonly secret?: EndpointSecret;
 
   constructor(private readonly opts: HttpOptions) {
     if (opts.secret !== undefined) this.secret = new EndpointSecret(opts.secret);
+    this.admission = new HttpAdmission(opts.settings);
   }
 
   /** The endpoint secret, in the path (/mcp/<secret>) or as `Authorization: Bearer <secret>`, else 401. */
@@ -127,7 +130,7 @@ export class HttpTransport {
     }
     try {
       // Order (docs/security.md "The endpoint secret"): the head (Host and the request target, 400 or
-      // 403), Origin (403), then the secret (401), then the request
+      // 403), Origin (403), then the secret (401), then admission (429, "Bounds"), then the request
       // itself (415 for a POST that is not application/json, and the rest). No refusal quotes the path:
       // it may hold the secret.
       const policy = {
@@ -163,9 +166,13 @@ export class HttpTransport {
     }
   }
 
-  /** An authorized request to the MCP endpoint, served by its method. */
+  /** An authorized request to the MCP endpoint: admitted on its head alone, then served by its method. */
   private async mcp(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const ctx = this.ctx!;
+    // The identity a head can name before its body is read: a legacy session's (docs/protocol.md
+    // "Client identity"); an unknown id is the method's 404 to give.
+    const sessionId = header(req, 'mcp-session-id');
+    this.admission.admit(req, res, sessionId === undefined ? undefined : ctx.sessions.identityOf(sessionId));
     switch (req.method) {
       case 'POST':
         return post(ctx, req, res);

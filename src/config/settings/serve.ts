@@ -77,4 +77,18 @@ export const SERVE: readonly SettingDef[] = [
       min: 1024,
     },
   ),
+  D(
+    'transport.maxInflightPerConnection',
+    'integer',
+    32,
+    'Most requests in flight on one HTTP connection (pipelined ones; an open stream counts): past it a request is answered 429 naming this setting, on its head alone, its body never read.',
+    { min: 1 },
+  ),
+  D(
+    'transport.maxInflightPerIdentity',
+    'integer',
+    1024,
+    'Most HTTP requests in flight for one legacy session (by Mcp-Session-Id; its GET stream counts): past it a request is answered 429 naming this setting, on its head alone, its body never read. Below it, limits.inflightPerIdentity queues.',
+    { min: 1 },
+  ),
 ];

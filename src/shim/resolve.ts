@@ -8,7 +8,8 @@
 import { spawn } from 'node:child_process';
 import { closeSync, openSync, readFileSync, realpathSync, rmSync, statSync, writeSync } from 'node:fs';
 import { join, resolve, sep } from 'node:path';
-import { defaultStateDir, loadConfig } from '../config/file';
+import { configSettings } from '../config/discovery';
+import { defaultStateDir } from '../config/paths';
 import { elicitSecret, endpointsFile, privateDir, readSecret, writePrivate } from '../config/secret';
 import { Settings, envLayer } from '../config/settings';
 
@@ -211,9 +212,8 @@ async function spawnDaemon(o: ResolveOptions, stateDir: string): Promise<Resolve
 
 /** shim.daemonIdleExit, from the config file and the environment, as a started daemon gets it. */
 function daemonIdleExit(o: ResolveOptions): number {
-  const config = loadConfig(undefined, { env: o.env, workspaceFolder: o.cwd });
   return new Settings([
-    { source: 'config', values: config.settings },
+    { source: 'config', values: configSettings({ env: o.env, workspaceFolder: o.cwd }) },
     { source: 'env', values: envLayer(o.env) },
   ]).duration('shim.daemonIdleExit');
 }

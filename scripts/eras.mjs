@@ -15,7 +15,6 @@ const NOT_YET_CONVERTED = [
   'src/gateway/gateway.ts',
   'src/gateway/listens.ts',
   'src/gateway/subscriptions.ts',
-  'src/shim/modern.ts',
   'src/transport/http.ts',
   'src/upstream/client.ts',
   'src/upstream/eras.ts',

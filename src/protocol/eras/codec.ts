@@ -118,4 +118,9 @@ export interface EraCodec {
     /** A change of mcpx's roots is announced (notifications/roots/list_changed; 2026-07-28 has none). */
     readonly rootsListChanged: boolean;
   };
+
+  // ---- the stdio shim ----------------------------------------------------------------------------
+  /** How a stdio client's request reaches the gateway through the shim (docs/gateway.md "The stdio
+   *  shim"): in the session the client's initialize opened, or alone with the headers its era requires. */
+  readonly shimTravel: 'session' | 'alone';
 }

@@ -52,4 +52,6 @@ export const LEGACY: EraCodec = {
     subscriptions: 'subscribe',
     rootsListChanged: true,
   },
+  // A stdio client's request goes through the shim in the session its initialize opened.
+  shimTravel: 'session',
 };

@@ -3,7 +3,6 @@
 // the whole command line (no zod, no gateway; node:http to the gateway). Anything that is not a plain shim
 // run — help, a usage error, --standalone, no `--transport stdio` — it leaves to the whole command line
 // (dist/mcpx.js), which says what it always said.
-import { spawn } from 'node:child_process';
 import { Settings, envLayer } from '../config/settings';
 import { Relay } from '../shim/relay';
 import { resolveGateway } from '../shim/resolve';
@@ -76,6 +75,8 @@ async function overSsh(url: URL, settings: Settings, log: (l: string) => void): 
   const args = ['-T', '-o', 'BatchMode=yes', ...(url.port ? ['-p', url.port] : []), '--', target, ...remote];
   args.push('serve', '--transport', 'stdio');
   log(`mcpx: serving stdio through ssh://${target}${url.port ? `:${url.port}` : ''} (the gateway there)`);
+  // Loaded only here (a require: the bundle may run as a vm.Script): the shim's usual start is without it.
+  const { spawn } = require('node:child_process') as typeof import('node:child_process');
   const child = spawn('ssh', args, { stdio: 'inherit' });
   process.once('SIGTERM', () => child.kill('SIGTERM'));
   const code = await new Promise<number>((resolve) => {

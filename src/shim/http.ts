@@ -5,7 +5,6 @@
 // session read as "session ended". 2026-07-28: no session, per-request headers, closing the stream is the
 // cancellation (2026-07-28 streamable-http "Cancellation").
 import { type IncomingMessage, type OutgoingHttpHeaders, request as httpRequest } from 'node:http';
-import { request as httpsRequest } from 'node:https';
 import { createParser } from 'eventsource-parser';
 import { redactUrl } from '../config/redact';
 import { CODES, ProtocolError } from '../protocol/errors';
@@ -66,9 +65,14 @@ export class GatewayHttp {
   private streamCtl?: AbortController;
   private lastEventId?: string;
   private readonly url: URL;
+  /** node:https (and TLS under it) is loaded only for an https:// endpoint: the shim's start is short. A
+   *  require, not import(): the loader may run the bundle as a vm.Script, where import() has no loader. */
+  private readonly send: typeof httpRequest;
 
   constructor(private readonly opts: GatewayHttpOptions) {
     this.url = new URL(opts.url);
+    this.send =
+      this.url.protocol === 'https:' ? (require('node:https') as typeof import('node:https')).request : httpRequest;
   }
 
   private headers(extra?: Record<string, string>): Record<string, string> {
@@ -90,9 +94,9 @@ export class GatewayHttp {
 
   /** One HTTP exchange: resolves at the response's head; the body is read by the caller. */
   private exchange(method: string, headers: OutgoingHttpHeaders, signal: AbortSignal, body?: string) {
+    const send = this.send;
     return new Promise<IncomingMessage>((resolve, reject) => {
       if (signal.aborted) return reject(abortReason(signal));
-      const send = this.url.protocol === 'https:' ? httpsRequest : httpRequest;
       if (body !== undefined) headers['Content-Length'] = Buffer.byteLength(body);
       const req = send(this.url, { method, headers, signal }, resolve);
       req.on('error', (e) =>

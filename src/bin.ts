@@ -16,7 +16,7 @@ import { defaultStateDir } from './config/paths';
 
 interface Cli {
   /** false: not this bundle's arguments (the shim's bundle, for help or a usage error): mcpx.js runs them. */
-  main(argv: string[]): Promise<void | boolean>;
+  main(argv: string[]): Promise<unknown>;
 }
 
 const KEEP_CACHES = 3;

@@ -1,7 +1,7 @@
 // Builds the extension and the CLI into dist/ (dependencies bundled, `vscode` external), and with
 // --tests every test, fixture and benchmark into build/ (packages left external).
 import { build } from 'esbuild';
-import { readdirSync, statSync, rmSync } from 'node:fs';
+import { readdirSync, statSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 const args = new Set(process.argv.slice(2));
@@ -48,6 +48,16 @@ await Promise.all([
     minifyWhitespace: true,
     minifySyntax: true,
   }),
+  // The stdio shim's own bundle (src/cli/serveShim.ts): what `mcpx serve` without --standalone starts
+  // (src/bin.ts), with no zod and no gateway module in it (test/shim-bundle.test.ts reads its metafile).
+  build({
+    ...common,
+    entryPoints: ['src/cli/serveShim.ts'],
+    outfile: 'dist/shim.js',
+    minifyWhitespace: true,
+    minifySyntax: true,
+    metafile: true,
+  }).then((r) => writeFileSync('dist/shim.meta.json', JSON.stringify(r.metafile))),
   // The process an mcpx_exec script runs in (src/gateway/exec/child.ts; docs/exec.md): its own bundle,
   // started by path under the sandbox's flags, shipped in the .vsix beside dist/cli.js.
   build({ ...common, entryPoints: ['src/gateway/exec/child.ts'], outfile: 'dist/exec-child.js', sourcemap: false }),

@@ -4,12 +4,8 @@
 // (`=== 'legacy'`, `MODERN !==`, `case 'modern':`), and any call of eraOf() outside src/protocol/.
 //
 // Run: node scripts/eras.mjs [dir]   (dir defaults to src; paths are reported relative to the cwd)
-import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
+import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
-
-/** Files that still test the era, to be converted to the codec (ARCHITECTURE.md "Adding a revision").
- *  This list must shrink to empty: a file on it that no longer compares eras fails the check too. */
-const NOT_YET_CONVERTED = ['src/shim/modern.ts'];
 
 const ERA = String.raw`(?:'modern'|'legacy'|"modern"|"legacy"|MODERN\b)`;
 const RULES = [
@@ -65,9 +61,7 @@ function withoutComments(src) {
 
 const dir = process.argv[2] ?? 'src';
 const eras = join('src', 'protocol', 'eras') + sep;
-const allowed = new Set(NOT_YET_CONVERTED.map((f) => f.split('/').join(sep)));
 const found = [];
-const clean = new Set(allowed);
 for (const file of sources(dir)) {
   const rel = relative(process.cwd(), file);
   if (rel.startsWith(eras)) continue;
@@ -76,20 +70,11 @@ for (const file of sources(dir)) {
     .forEach((line, i) => {
       for (const rule of RULES) {
         if (!rule.re.test(line) || (rule.outsideOf && rel.startsWith(rule.outsideOf))) continue;
-        clean.delete(rel);
-        if (!allowed.has(rel)) found.push(`${rel}:${i + 1}: ${rule.what}: ${line.trim()}`);
+        found.push(`${rel}:${i + 1}: ${rule.what}: ${line.trim()}`);
         break;
       }
     });
 }
-// A file on the list that is gone (moved, removed) is stale too — where the list is this checkout's own
-// (a probe project elsewhere has none of these files).
-const home = existsSync(join('scripts', 'eras.mjs'));
-const stale = [...clean].filter((f) => home || existsSync(f));
 for (const f of found) console.error(f);
-for (const f of stale) {
-  const why = existsSync(f) ? 'compares no era any more' : 'is gone';
-  console.error(`${f}: ${why}: remove it from NOT_YET_CONVERTED (scripts/eras.mjs)`);
-}
 if (found.length) console.error("Ask the request's codec instead (src/protocol/eras/codec.ts).");
-process.exit(found.length || stale.length ? 1 : 0);
+process.exit(found.length ? 1 : 0);

@@ -4,8 +4,9 @@
 // call's among them (docs/performance.md "Cold start"; in one measured run `mcpx settings` took 151 ms with
 // the cache, 168 ms without, Node alone 117 ms). Node 22+ does this itself (module.enableCompileCache);
 // Node 20 has vm.Script's cachedData. MCPX_CODE_CACHE=0 turns it off. The bundle is chosen per run
-// (`bundleFor`), each with its own cache: a smaller bundle for one subcommand (the stdio shim's path reaches
-// no gateway module) can be picked there.
+// (`bundleFor`), each with its own cache: `serve` without --standalone starts the stdio shim's own bundle
+// (dist/shim.js: src/cli/serveShim.ts, no zod, no gateway), which hands any other arguments back here for
+// dist/mcpx.js (help, a usage error), so what the command says and its exit status are the same.
 import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import Module, { createRequire } from 'node:module';
@@ -14,14 +15,24 @@ import { Script } from 'node:vm';
 import { defaultStateDir } from './config/paths';
 
 interface Cli {
-  main(argv: string[]): Promise<void>;
+  /** false: not this bundle's arguments (the shim's bundle, for help or a usage error): mcpx.js runs them. */
+  main(argv: string[]): Promise<unknown>;
 }
 
 const KEEP_CACHES = 3;
 
-/** The bundle that runs these arguments: every subcommand is in dist/mcpx.js. */
-function bundleFor(_argv: readonly string[]): string {
-  return join(__dirname, 'mcpx.js');
+const WHOLE = 'mcpx.js';
+
+/** The bundle that runs these arguments first: the shim's for `serve` without --standalone, else
+ *  dist/mcpx.js, which holds every subcommand. */
+function bundleFor(argv: readonly string[]): string {
+  return join(__dirname, argv[0] === 'serve' && !argv.includes('--standalone') ? 'shim.js' : WHOLE);
+}
+
+async function run(argv: string[]): Promise<void> {
+  const first = bundleFor(argv);
+  if ((await load(first).main(argv)) === false && basename(first) !== WHOLE)
+    await load(join(__dirname, WHOLE)).main(argv);
 }
 
 function load(bundle: string): Cli {
@@ -93,9 +104,7 @@ function loadCached(bundle: string, dir: string): Cli {
 }
 
 const argv = process.argv.slice(2);
-load(bundleFor(argv))
-  .main(argv)
-  .catch((e: Error) => {
-    process.stderr.write(`mcpx: ${e.message}\n`);
-    process.exit(2);
-  });
+run(argv).catch((e: Error) => {
+  process.stderr.write(`mcpx: ${e.message}\n`);
+  process.exit(2);
+});

@@ -1,11 +1,12 @@
 // The config file: servers, roots and settings. Headless reads --config FILE, else
 // $XDG_CONFIG_HOME/mcpx/mcp.json, else the embedded default; the extension feeds the same loader.
 import { existsSync, readFileSync } from 'node:fs';
-import { homedir } from 'node:os';
 import { defaultConfigPath } from './paths';
 import { type ConfigIssue, type ServerDef, parseServers } from './servers';
+import { type SubstitutionContext, substitute } from './substitute';
 
 export { defaultStateDir } from './paths';
+export type { SubstitutionContext } from './substitute';
 
 export interface Config {
   servers: ServerDef[];
@@ -14,13 +15,6 @@ export interface Config {
   issues: ConfigIssue[];
   /** Where it came from: a path, or "embedded default". */
   source: string;
-}
-
-export interface SubstitutionContext {
-  env: NodeJS.ProcessEnv;
-  workspaceFolder?: string;
-  /** ${secret:NAME}: the editor's SecretStorage (credentials never stand in settings or files). */
-  secrets?: Readonly<Record<string, string>>;
 }
 
 /** The ${secret:NAME} references of a config value, to fetch before it is parsed. */
@@ -33,35 +27,6 @@ export function secretNames(v: unknown): string[] {
   };
   walk(v);
   return [...out];
-}
-
-/** ${env:NAME} and ${workspaceFolder}, in every string of the file. An unknown variable is an issue. */
-function substitute(v: unknown, ctx: SubstitutionContext, path: string, issues: ConfigIssue[]): unknown {
-  if (typeof v === 'string') {
-    return v.replace(/\$\{([^}]+)\}/g, (whole, name: string) => {
-      if (name.startsWith('env:')) return ctx.env[name.slice(4)] ?? '';
-      if (name.startsWith('secret:') && ctx.secrets) {
-        const v = ctx.secrets[name.slice(7)];
-        if (v === undefined)
-          issues.push({
-            path,
-            message: `no secret named ${JSON.stringify(name.slice(7))} is stored (mcpx: Set Secret…)`,
-          });
-        return v ?? '';
-      }
-      if (name === 'workspaceFolder' && ctx.workspaceFolder !== undefined) return ctx.workspaceFolder;
-      if (name === 'userHome') return homedir();
-      issues.push({ path, message: `unknown variable ${whole}` });
-      return whole;
-    });
-  }
-  if (Array.isArray(v)) return v.map((x, i) => substitute(x, ctx, `${path}.${i}`, issues));
-  if (typeof v === 'object' && v !== null) {
-    return Object.fromEntries(
-      Object.entries(v).map(([k, x]) => [k, substitute(x, ctx, path ? `${path}.${k}` : k, issues)]),
-    );
-  }
-  return v;
 }
 
 export function parseConfig(value: unknown, source: string, ctx: SubstitutionContext): Config {

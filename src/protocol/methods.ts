@@ -8,6 +8,7 @@ import { invalidParams } from './errors';
 import type { JsonObject } from './jsonrpc';
 import { RESULT, described, obj } from './shapes';
 import { OLDEST, type Revision, type Span, inSpan } from './revisions';
+import { MCP_NAME, type McpName } from './eras/names';
 
 const all: Span = { since: '2024-11-05' };
 const legacyOnly: Span = { since: '2024-11-05', removedIn: '2026-07-28' };
@@ -32,7 +33,7 @@ export interface MethodDescriptor {
   /** The params field a 2026-07-28 request's Mcp-Name header mirrors (streamable-http "Standard Request
    *  Headers"; the tasks extension's "Streamable HTTP: Routing Headers" for tasks/*); `optional`: an
    *  omission is tolerated, a contradiction is still -32020 (docs/protocol.md "Tasks"). */
-  readonly mcpName?: { readonly field: 'name' | 'uri' | 'taskId'; readonly optional?: boolean };
+  readonly mcpName?: McpName;
   /** May answer input_required (2026-07-28 basic/patterns/mrtr). */
   readonly inputRequired?: boolean;
   /** May be sent again on a new id when a 2026-07-28 stream breaks; never a tools/call (docs/protocol.md
@@ -85,7 +86,7 @@ export const METHODS = {
     span: all,
     params: z.object({ name: z.string(), arguments: obj.optional() }).passthrough(),
     result: RESULT.callTool,
-    mcpName: { field: 'name' },
+    mcpName: MCP_NAME['tools/call'],
     inputRequired: true,
   },
   'prompts/list': list(RESULT.listPrompts),
@@ -95,7 +96,7 @@ export const METHODS = {
     span: all,
     params: z.object({ name: z.string(), arguments: z.record(z.string()).optional() }).passthrough(),
     result: RESULT.getPrompt,
-    mcpName: { field: 'name' },
+    mcpName: MCP_NAME['prompts/get'],
     inputRequired: true,
     idempotent: true,
   },
@@ -106,7 +107,7 @@ export const METHODS = {
     span: all,
     params: z.object({ uri: z.string() }).passthrough(),
     result: RESULT.readResource,
-    mcpName: { field: 'uri' },
+    mcpName: MCP_NAME['resources/read'],
     inputRequired: true,
     idempotent: true,
   },
@@ -129,7 +130,7 @@ export const METHODS = {
     span: { since: '2025-11-25' },
     accepted: all,
     params: taskId,
-    mcpName: { field: 'taskId', optional: true },
+    mcpName: MCP_NAME['tasks/get'],
     needsTasksExtension: true,
   },
   'tasks/result': {
@@ -147,7 +148,7 @@ export const METHODS = {
     span: { since: '2025-11-25' },
     accepted: all,
     params: taskId,
-    mcpName: { field: 'taskId', optional: true },
+    mcpName: MCP_NAME['tasks/cancel'],
     needsTasksExtension: true,
   },
   // The tasks extension's own method (2026-07-28 only, and only to a client that declared it).
@@ -156,7 +157,7 @@ export const METHODS = {
     from: 'client',
     span: modernOn,
     params: taskId.extend({ inputResponses: obj }).passthrough(),
-    mcpName: { field: 'taskId', optional: true },
+    mcpName: MCP_NAME['tasks/update'],
     needsTasksExtension: true,
   },
   'notifications/initialized': { kind: 'notification', from: 'client', span: legacyOnly },

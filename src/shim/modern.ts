@@ -4,13 +4,21 @@
 import type { JsonObject, Request, Response } from '../protocol/jsonrpc';
 import { isObject } from '../protocol/jsonrpc';
 import { META } from '../protocol/meta';
-import { methodOf } from '../protocol/methods';
-import { MODERN } from '../protocol/revisions';
+import { codecFor } from '../protocol/eras';
+import type { EraCodec } from '../protocol/eras/codec';
+import { isRevision } from '../protocol/revisions';
 import { encodeHeaderValue } from '../wire/headers';
 import { type HeaderParam, headerParams, paramHeaders } from '../wire/paramHeaders';
 
-export const isModern = (params: unknown): boolean =>
-  isObject(params) && isObject(params._meta) && params._meta[META.protocolVersion] === MODERN;
+/** The codec of the revision a request's `_meta` names, if it names one mcpx knows. */
+const codecOfRequest = (params: unknown): EraCodec | undefined => {
+  const v = isObject(params) && isObject(params._meta) ? params._meta[META.protocolVersion] : undefined;
+  return isRevision(v) ? codecFor(v) : undefined;
+};
+
+/** Whether a request (or notification) goes alone, with its headers, rather than in the shim's session:
+ *  its `_meta` names a revision whose era says so (a legacy or unknown one travels in the session). */
+export const isModern = (params: unknown): boolean => codecOfRequest(params)?.shimTravel === 'alone';
 
 /** A method that can travel as the Mcp-Method header as it is (visible ASCII): any other names no method. */
 export const HEADER_SAFE_METHOD = /^[\x21-\x7e]+$/;
@@ -33,14 +41,17 @@ export class ModernHttp {
     return { ...req, params: { ...params, _meta: { ...meta, [META.session]: this.identity } } };
   }
 
-  /** The version, the method, the name, and a tools/call's Mcp-Param-* headers. */
+  /** The version, the method, the name (the codec's request headers), and a tools/call's Mcp-Param-*
+   *  headers where the era honours x-mcp-header. */
   headers(req: Request): Record<string, string> {
-    const h: Record<string, string> = { 'MCP-Protocol-Version': MODERN, 'Mcp-Method': req.method };
-    const field = methodOf(req.method)?.mcpName?.field;
     const params = isObject(req.params) ? req.params : {};
-    const name = field ? params[field] : undefined;
-    if (typeof name === 'string') h['Mcp-Name'] = encodeHeaderValue(name);
-    const annotated = req.method === 'tools/call' && typeof name === 'string' ? this.toolHeaders.get(name) : undefined;
+    const codec = codecOfRequest(params);
+    const h = codec?.client.headers(req.method, params, encodeHeaderValue) ?? {};
+    const name = params.name;
+    const annotated =
+      codec?.client.paramHeaders && req.method === 'tools/call' && typeof name === 'string'
+        ? this.toolHeaders.get(name)
+        : undefined;
     if (annotated) Object.assign(h, paramHeaders(annotated, isObject(params.arguments) ? params.arguments : {}));
     return h;
   }

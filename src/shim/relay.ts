@@ -1,7 +1,6 @@
 // The stdio shim's relay (docs/gateway.md "The stdio shim"): a stdio client's lines onto a running
-// gateway's Streamable HTTP endpoint, through the same transport mcpx uses for an HTTP upstream
-// (upstream/http.ts: sessions, the GET stream, SSE, per-request headers, bounds) — no third copy of the
-// framing. Frames are relayed, not re-spelled: what the client reads is what the gateway sent for its
+// gateway's Streamable HTTP endpoint, through the shim's own node:http leg (./http.ts: sessions, the GET
+// stream, SSE, per-request headers, the bounds and readings of upstream/transport.ts). Frames are relayed, not re-spelled: what the client reads is what the gateway sent for its
 // revision. A legacy client gets a session in its own revision (its initialize is the session's); a
 // 2026-07-28 client's requests go one by one with their headers. The shim is one identity to the
 // gateway: its session, or — for 2026-07-28 requests that name none — one `_meta["dev.mcpx/session"]` of
@@ -25,9 +24,9 @@ import {
   parseJson,
 } from '../protocol/jsonrpc';
 import { BATCHES, HEADERLESS, MODERN, type Revision, VERSION_HEADER, inSpan, isRevision } from '../protocol/revisions';
-import { HttpUpstream, SessionExpired, StreamBroken } from '../upstream/http';
 import { HttpStatusError, TransportClosed } from '../upstream/transport';
 import { SHIM_HEADER } from '../wire/headers';
+import { GatewayHttp, SessionExpired, StreamBroken } from './http';
 import { Intake } from './intake';
 import { HEADER_SAFE_METHOD, ModernHttp, isModern } from './modern';
 
@@ -59,7 +58,7 @@ export class Relay {
   /** Resolves when stdin ended and the relay closed (the session ended), or when the gateway could not be
    *  reached again. */
   readonly closed: Promise<void>;
-  private up: HttpUpstream;
+  private up: GatewayHttp;
   private endpoint: string;
   /** The client's last answered initialize, kept to open the session again after a break. */
   private init?: { params: JsonObject; initialized: boolean };
@@ -102,10 +101,10 @@ export class Relay {
     o.output.on('error', () => void this.end());
   }
 
-  private open(endpoint: string): HttpUpstream {
+  private open(endpoint: string): GatewayHttp {
     // An SSE event holds the response and a few bytes of framing ("data: ", the event's end).
     const max = this.o.maxResponseBytes;
-    const up = new HttpUpstream('gateway', {
+    const up = new GatewayHttp({
       url: endpoint,
       headers: { [SHIM_HEADER]: String(process.pid) },
       log: this.o.log,
@@ -317,7 +316,7 @@ export class Relay {
     const until = Date.now() + (this.o.reconnectForMs ?? 30_000);
     this.reconnecting = (async () => {
       for (let wait = 200; Date.now() < until && !this.ended; wait = Math.min(wait * 2, 2000)) {
-        let next: HttpUpstream | undefined;
+        let next: GatewayHttp | undefined;
         try {
           const endpoint = await this.o.reconnect!();
           next = this.open(endpoint);
@@ -345,7 +344,7 @@ export class Relay {
 
   /** The session opened again on `next` with the client's own initialize (and initialized, if it sent
    *  it), its GET stream open. */
-  private async reopen(next: HttpUpstream, init: { params: JsonObject; initialized: boolean }): Promise<void> {
+  private async reopen(next: GatewayHttp, init: { params: JsonObject; initialized: boolean }): Promise<void> {
     const r = await next.request({
       jsonrpc: '2.0',
       id: 'mcpx-shim-reconnect',
@@ -372,9 +371,7 @@ export class Relay {
 }
 
 /** The gateway went away: the connection refused, the session unknown (a restart), or a stream cut
- *  mid-way (StreamBroken, or fetch's TypeError "terminated"). */
+ *  mid-way (StreamBroken). */
 function isBreak(e: unknown): boolean {
-  return (
-    e instanceof SessionExpired || e instanceof TransportClosed || e instanceof StreamBroken || e instanceof TypeError
-  );
+  return e instanceof SessionExpired || e instanceof TransportClosed || e instanceof StreamBroken;
 }

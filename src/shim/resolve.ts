@@ -5,10 +5,10 @@
 // background — one, even when several shims start at once (<state>/daemon.lock). Or `--connect URL`. A
 // file naming a process that is gone is passed over. The URLs in both files carry the endpoint secret,
 // so both are owner-only and a URL is never printed: `via` says where it came from without it.
-import { spawn } from 'node:child_process';
 import { closeSync, openSync, readFileSync, realpathSync, rmSync, statSync, writeSync } from 'node:fs';
 import { join, resolve, sep } from 'node:path';
-import { defaultStateDir, loadConfig } from '../config/file';
+import { configSettings } from '../config/discovery';
+import { defaultStateDir } from '../config/paths';
 import { elicitSecret, endpointsFile, privateDir, readSecret, writePrivate } from '../config/secret';
 import { Settings, envLayer } from '../config/settings';
 
@@ -178,6 +178,9 @@ function lockIsStale(lock: string): boolean {
 async function spawnDaemon(o: ResolveOptions, stateDir: string): Promise<ResolvedGateway> {
   const idle = daemonIdleExit(o);
   o.log(`no gateway running: starting a daemon (daemon.idleExit ${idle} ms)`);
+  // node:child_process is loaded only here (a require: the bundle may run as a vm.Script, where import()
+  // has no loader): a shim that finds its gateway starts without it.
+  const { spawn } = require('node:child_process') as typeof import('node:child_process');
   const child = spawn(process.execPath, [o.cli, 'daemon', '--port', '0', '--set', `daemon.idleExit=${idle}`], {
     detached: true,
     stdio: 'ignore',
@@ -211,9 +214,8 @@ async function spawnDaemon(o: ResolveOptions, stateDir: string): Promise<Resolve
 
 /** shim.daemonIdleExit, from the config file and the environment, as a started daemon gets it. */
 function daemonIdleExit(o: ResolveOptions): number {
-  const config = loadConfig(undefined, { env: o.env, workspaceFolder: o.cwd });
   return new Settings([
-    { source: 'config', values: config.settings },
+    { source: 'config', values: configSettings({ env: o.env, workspaceFolder: o.cwd }) },
     { source: 'env', values: envLayer(o.env) },
   ]).duration('shim.daemonIdleExit');
 }

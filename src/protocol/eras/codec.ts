@@ -124,4 +124,8 @@ export interface EraCodec {
   readonly listsUndeclaredTools: boolean;
   /** The era's newest revision: what a person is shown as a task's or a call's revision (the editor's Tasks view). */
   readonly newest: Revision;
+  // ---- the stdio shim ----------------------------------------------------------------------------
+  /** How a stdio client's request reaches the gateway through the shim (docs/gateway.md "The stdio
+   *  shim"): in the session the client's initialize opened, or alone with the headers its era requires. */
+  readonly shimTravel: 'session' | 'alone';
 }

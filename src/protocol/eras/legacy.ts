@@ -56,4 +56,6 @@ export const LEGACY: EraCodec = {
   // tools/list even where no `tools` capability was declared.
   listsUndeclaredTools: true,
   newest: LATEST_LEGACY,
+  // A stdio client's request goes through the shim in the session its initialize opened.
+  shimTravel: 'session',
 };

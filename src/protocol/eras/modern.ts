@@ -7,10 +7,10 @@ import { envelope } from '../envelope';
 import { invalidParams } from '../errors';
 import { type JsonObject, isObject } from '../jsonrpc';
 import { META, type LogLevel, isLogLevel } from '../meta';
-import { methodOf } from '../methods';
 import { MODERN } from '../revisions';
 import { declaresTasks, withTasks } from '../tasks';
 import type { EraCodec } from './codec';
+import { mcpNameOf } from './names';
 
 /** The caller as the request's `_meta` states it; nothing is read from earlier requests. */
 function caller(meta: JsonObject | undefined) {
@@ -67,7 +67,7 @@ export const MODERN_CODEC: EraCodec = {
     logLevel: 'per-request',
     headers: (method, params, encode) => {
       const h: Record<string, string> = { 'MCP-Protocol-Version': MODERN, 'Mcp-Method': method };
-      const field = methodOf(method)?.mcpName?.field;
+      const field = mcpNameOf(method)?.field;
       const v = field ? params[field] : undefined;
       if (typeof v === 'string') h['Mcp-Name'] = encode(v);
       return h;
@@ -80,4 +80,6 @@ export const MODERN_CODEC: EraCodec = {
   // tools/list even where no `tools` capability was declared.
   listsUndeclaredTools: false,
   newest: MODERN,
+  // A stdio client's request goes alone through the shim, with its own headers.
+  shimTravel: 'alone',
 };

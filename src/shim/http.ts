@@ -27,6 +27,7 @@ import {
   unreadableResponse,
 } from '../upstream/transport';
 import { signalOf } from '../wire/abort';
+import { eventBound } from '../wire/eventBound';
 
 /** The session ended (legacy 404 on a session): the relay opens it again. */
 export class SessionExpired extends Error {
@@ -305,28 +306,4 @@ export class GatewayHttp {
 
 function abortReason(signal: AbortSignal): Error {
   return signal.reason instanceof Error ? signal.reason : new Error('aborted');
-}
-
-/** Counts one SSE event's characters (up to a blank line) across chunks: false once one is past `max`
- *  (upstream/transport.ts boundedEvents, for a node stream). */
-function eventBound(max: number): (chunk: string) => boolean {
-  let event = 0;
-  let line = 0;
-  let lastCr = false;
-  return (chunk) => {
-    let at = 0;
-    for (;;) {
-      const nl = chunk.indexOf('\n', at);
-      const end = nl === -1 ? chunk.length : nl;
-      line += end - at;
-      event += end - at;
-      if (event > max) return false;
-      if (end > at) lastCr = chunk.charCodeAt(end - 1) === 0x0d;
-      if (nl === -1) return true;
-      if (line === 0 || (line === 1 && lastCr)) event = 0;
-      line = 0;
-      lastCr = false;
-      at = nl + 1;
-    }
-  };
 }

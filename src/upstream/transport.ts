@@ -36,6 +36,7 @@ export interface UpstreamTransport {
 }
 
 import { TransportClosed } from '../wire/correlator';
+import { eventBound } from '../wire/eventBound';
 import { keepBytes } from '../wire/raw';
 export { TransportClosed };
 
@@ -124,26 +125,10 @@ export async function boundedBytes(res: globalThis.Response, max: number, name: 
  *  blank line) grows past `max`: nothing past the bound is handed to the event parser, which would
  *  buffer it whole. */
 export function boundedEvents(max: number, over: () => Error): TransformStream<string, string> {
-  let event = 0;
-  let line = 0;
-  let lastCr = false;
+  const within = eventBound(max);
   return new TransformStream({
     transform(chunk, ctl) {
-      let at = 0;
-      for (;;) {
-        const nl = chunk.indexOf('\n', at);
-        const end = nl === -1 ? chunk.length : nl;
-        line += end - at;
-        event += end - at;
-        if (event > max) return ctl.error(over());
-        if (end > at) lastCr = chunk.charCodeAt(end - 1) === 0x0d;
-        if (nl === -1) break;
-        // A blank line ("\n" or "\r\n" alone) ends the event.
-        if (line === 0 || (line === 1 && lastCr)) event = 0;
-        line = 0;
-        lastCr = false;
-        at = nl + 1;
-      }
+      if (!within(chunk)) return ctl.error(over());
       ctl.enqueue(chunk);
     },
   });

@@ -1,4 +1,4 @@
-// The upstream call clock (UpstreamClient's pool.callTimeout, src/upstream/client.ts callClock): it is
+// The upstream call clock (UpstreamClient's pool.callTimeout, src/upstream/call.ts callClock): it is
 // private, so it is driven through UpstreamClient over an in-memory upstream transport, on mocked
 // setTimeout and Date. Time spent answering the upstream's questions does not count; progress restarts
 // the clock, never past maxTotalMs; an answered call stops it.

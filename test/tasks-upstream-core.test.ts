@@ -1,6 +1,6 @@
 // mcpx as the requestor of a 2025-11-25 core-tasks upstream written with the official TypeScript SDK
 // (test/fixtures/sdk-tasks/server.ts), end to end through the real gateway (src/upstream/tasks.ts driven
-// by src/upstream/client.ts): a "required" tool is task-augmented and driven for a client that asked for
+// by src/upstream/call.ts): a "required" tool is task-augmented and driven for a client that asked for
 // no task; a pass-through client's task is one upstream too, polled to its end; the upstream's question,
 // queued on its task and carried by tasks/result, reaches the client and its answer the upstream;
 // cancelling the client's task sends tasks/cancel upstream; the upstream's notifications/tasks/status

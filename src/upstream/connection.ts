@@ -269,7 +269,7 @@ export class UpstreamConnection {
    *  closed stream is the cancellation (2026-07-28 HTTP). */
   cancelNotice(flight: Flight, reason: string): void {
     if (flight.id === undefined) return;
-    if (this.codec.cancellation(this.transport.kind === 'http' ? 'http' : 'stdio') === 'close-stream') return;
+    if (this.codec.cancellation(this.transport.kind === 'stdio' ? 'stdio' : 'http') === 'close-stream') return;
     void this.transport
       .notify({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: flight.id, reason } })
       .catch(() => undefined);

@@ -4,6 +4,7 @@
 // rounds (2026-07-28 basic/patterns/mrtr: the questions relayed to whoever answers the call), a task the
 // upstream makes of it (driven by upstream/tasks.ts), the result checked before it is relayed, and a
 // whole list read page by page.
+import { deadlines } from '../kit/deadlines';
 import { CODES, ProtocolError } from '../protocol/errors';
 import { type JsonObject, isObject } from '../protocol/jsonrpc';
 import { resultProblem } from '../protocol/methods';
@@ -165,23 +166,22 @@ function withTasks(conn: UpstreamConnection, o: RequestOptions): RequestOptions 
 }
 
 /** Calls `onTimeout` after `ms` of time not spent on questions. `extend()` restarts the clock (progress
- *  from the upstream), never past `maxTotalMs` from the start. Its own timer, not the kit's deadline
- *  wheel: the wheel fires up to a slot late, and pool.callTimeout is exact to the millisecond
- *  (test/call-clock.test.ts). */
+ *  from the upstream), never past `maxTotalMs` from the start. On the kit's deadline wheel (one timer for
+ *  every call): it fires never before its time, and at most one slot (20 ms) after it. */
 function callClock(conn: UpstreamConnection, ms: number, maxTotalMs: number, onTimeout: () => void): CallClock {
   const first = Date.now();
   let start = first;
   let pausedAtStart = conn.paused();
-  let timer: NodeJS.Timeout;
+  let deadline: { cancel(): void };
   const check = () => {
     const now = Date.now();
     const elapsed = now - start - (conn.paused() - pausedAtStart);
     if ((elapsed >= ms && !conn.asking) || now - first >= maxTotalMs) return onTimeout();
-    timer = setTimeout(check, Math.max(Math.min(ms - elapsed, maxTotalMs - (now - first)), 50));
+    deadline = deadlines.after(Math.max(Math.min(ms - elapsed, maxTotalMs - (now - first)), 50), check);
   };
-  timer = setTimeout(check, ms);
+  deadline = deadlines.after(ms, check);
   return {
-    clear: () => clearTimeout(timer),
+    clear: () => deadline.cancel(),
     extend: () => {
       start = Date.now();
       pausedAtStart = conn.paused();

@@ -143,6 +143,12 @@ export class Settings {
   entries(): Array<[string, Resolved]> {
     return SETTINGS.map((d) => [d.key, this.values.get(d.key)!]);
   }
+
+  /** Take `other`'s values in place, so every part that reads this object sees them (a reload,
+   *  docs/gateway.md "Changing the configuration"); the keys in `except` keep their running values. */
+  adopt(other: Settings, except: readonly string[] = []): void {
+    for (const [key, r] of other.entries()) if (!except.includes(key)) this.values.set(key, r);
+  }
 }
 
 /** The environment layer: every MCPX_<KEY> (and alias) that is set. */

@@ -133,6 +133,13 @@ export class Calls {
     }
   }
 
+  /** End every call in flight on `server`, whatever its scope, with `why` (a server removed from the
+   *  configuration): the upstream request is cancelled and the caller gets `why`. */
+  endServer(server: string, why: ProtocolError): void {
+    for (const [key, set] of this.inFlight)
+      if (key.startsWith(entryKey(server, ''))) for (const call of set) call.stop.abort(why);
+  }
+
   /** One more question from the upstream to `call`. Past proto.askRounds the call is failed, naming the
    *  setting, and so cancelled upstream: an upstream that asks again after every answer (or after every
    *  refusal) would hold the call, and whoever answers, until pool.maxCallTime (docs/security.md "Bounds"). */

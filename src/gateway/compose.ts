@@ -56,8 +56,10 @@ const HEADLESS_FIX = 'run `mcpx auth login {server}` and try again';
 export interface GatewayParts {
   readonly log: (line: string) => void;
   readonly events: EventBus;
-  readonly defs: ReadonlyMap<string, ServerDef>;
-  readonly passthrough: readonly string[];
+  /** The running servers; a reload (Gateway.reload) changes this map and the list below in place, so
+   *  every part given them sees the new configuration. */
+  readonly defs: Map<string, ServerDef>;
+  readonly passthrough: string[];
   /** Questions nobody on the wire can take wait here (src/gateway/broker.ts). */
   readonly broker: Broker;
   readonly pool: Pool;

@@ -12,16 +12,20 @@ import type { SignInState } from '../upstream/auth/authorizer';
 import { type GatewayOptions, type GatewayParts, composeGateway } from './compose';
 import type { RunView } from './exec/runs';
 import type { GatewayEvent, GatewayFacade, Question, ServerListKind, UpstreamStatus, WatchRow } from './facade';
+import { AT_NEXT_START, type ConfigDiff, ReloadError, diffConfig, enabledServers, problemsOf } from './reload';
 import { passedThrough } from './screen';
 import { toolHandle } from './tools';
 
 export type { GatewayOptions } from './compose';
+export { type ConfigDiff, ReloadError } from './reload';
 
 export class Gateway implements Provider, GatewayFacade {
   /** The parts, built in dependency order (compose.ts). */
   private readonly p: GatewayParts;
   /** The server's announcer of list changes (onListChanged); a no-op until it registers one. */
   private changed: (kind: ListKind) => void = () => undefined;
+  /** Reloads, one after the other. */
+  private reloading: Promise<unknown> = Promise.resolve();
 
   constructor(
     readonly config: Config,
@@ -197,6 +201,65 @@ export class Gateway implements Provider, GatewayFacade {
     const note = await this.p.authorizers.for(def)?.signOut();
     await this.stopServer(server);
     return note;
+  }
+
+  /** Apply a new configuration in place (docs/gateway.md "Changing the configuration"). A configuration
+   *  with any problem is refused whole with a ReloadError, and nothing changes. Otherwise added servers
+   *  start as usual; a removed server's calls in flight fail naming the change and its instances stop
+   *  before this resolves; a changed server's new calls go to a new instance while its old one finishes
+   *  what it runs; kept servers, the listener, every session, stream, task and question are untouched.
+   *  Settings apply live, but those of AT_NEXT_START. Clients are told of list changes (listChanged). */
+  reload(config: Config, settings: Settings): Promise<ConfigDiff> {
+    const next = this.reloading.then(() => this.apply(config, settings));
+    this.reloading = next.catch(() => undefined);
+    return next;
+  }
+
+  private async apply(config: Config, settings: Settings): Promise<ConfigDiff> {
+    const problems = problemsOf(config);
+    if (problems.length) throw new ReloadError(problems, config.source);
+    const { defs, passthrough, pool, calls, catalogue, subscriptions, log } = this.p;
+    const after = enabledServers(config);
+    const diff = diffConfig(defs, after, this.settings, settings);
+    // Kept servers keep their definition object: the pool tells its instances apart by it.
+    for (const name of diff.kept) after.set(name, defs.get(name)!);
+    defs.clear();
+    for (const [name, def] of after) defs.set(name, def);
+    const toolsListed = passthrough.length > 0;
+    const named = this.settings.get<string[]>('mcp.passthrough');
+    passthrough.splice(0, passthrough.length, ...named.filter((n) => defs.has(n)));
+    this.settings.adopt(settings, AT_NEXT_START);
+    const roots = config.roots;
+    const rootsChanged = JSON.stringify(roots) !== JSON.stringify(this.config.roots);
+    Object.assign(this.config, {
+      servers: config.servers,
+      settings: config.settings,
+      issues: [],
+      source: config.source,
+    });
+    for (const name of diff.removed) {
+      calls.endServer(
+        name,
+        new ProtocolError(CODES.InternalError, `server ${name} was removed from the configuration`),
+      );
+      subscriptions.removed(name);
+    }
+    for (const name of [...diff.removed, ...diff.changed, ...diff.added]) catalogue.invalidate(name);
+    await pool.retire();
+    if (rootsChanged) this.setRoots(roots);
+    const touched = [...diff.added, ...diff.removed, ...diff.changed];
+    if (touched.length) {
+      log(
+        `configuration ${config.source} applied: added ${diff.added.join(', ') || 'none'}; removed ${diff.removed.join(', ') || 'none'}; changed ${diff.changed.join(', ') || 'none'}`,
+      );
+      // Gateway mode lists the servers' prompts and resources under their names; pass-through lists
+      // their tools too (docs/protocol.md "Changing the configuration").
+      this.changed('prompts');
+      this.changed('resources');
+      if (toolsListed || passthrough.length > 0) this.changed('tools');
+    }
+    if (diff.atNextStart.length) log(`settings applied at the next start: ${diff.atNextStart.join(', ')}`);
+    return diff;
   }
 
   async close(): Promise<void> {

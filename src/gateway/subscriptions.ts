@@ -81,6 +81,8 @@ export class Subscriptions {
   onState(st: UpstreamStatus): void {
     const { pool, log } = this.d;
     if (!this.watches) return;
+    // A server removed from the configuration (Gateway.reload) has no scope left to compute.
+    if (!this.d.defs.has(st.name)) return this.removed(st.name);
     const key = this.key(st.name, st.scope);
     if (st.state !== 'running') this.listens.end(key);
     if (st.scope !== this.scope(st.name)) {
@@ -159,6 +161,15 @@ export class Subscriptions {
       return none(`${server} did not acknowledge a subscription to ${upstreamUri}`);
     }
     return { deliverable: true, release };
+  }
+
+  /** A server left the configuration: its listen streams end, its watches deliver nothing more. */
+  removed(server: string): void {
+    for (const [k, c] of [...this.conns])
+      if (c.server === server) {
+        this.listens.end(k);
+        this.conns.delete(k);
+      }
   }
 
   close(): void {

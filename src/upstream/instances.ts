@@ -33,6 +33,9 @@ export class Entry {
   holds = 0;
   calls = 0;
   readonly failures: number[] = [];
+  /** Left the pool when the configuration changed (Pool.retire): it finishes its calls, then stops,
+   *  and says nothing of its state (the server's name now means its new instance, or nothing). */
+  retired = false;
 
   constructor(
     readonly def: ServerDef,

@@ -43,9 +43,11 @@ export type { UpstreamStatus } from './instances';
 
 export class Pool {
   private readonly entries = new Map<string, Entry>();
+  /** Instances retired by a change of configuration, until they have stopped. */
+  private readonly retiring = new Set<Entry>();
   private readonly cap: InstanceCap;
   /** The `scope: "identity"` servers: the only ones with an entry per identity. */
-  private readonly identityDefs: ServerDef[];
+  private identityDefs: ServerDef[];
   private readonly reaper: NodeJS.Timeout;
   private closed = false;
 
@@ -85,7 +87,7 @@ export class Pool {
   private setState(e: Entry, s: UpstreamState, error?: string): void {
     e.state = s;
     if (error !== undefined) e.lastError = error;
-    this.o.onStateChange?.(e.status());
+    if (!e.retired) this.o.onStateChange?.(e.status());
   }
 
   /** The hooks of (server, scope), with its secrets masked in every line it logs (docs/security.md
@@ -269,7 +271,9 @@ export class Pool {
   }
 
   hold(server: string, identity: string, delta: 1 | -1): void {
-    const def = this.def(server);
+    // A watch released after its server left the configuration: nothing is held any more.
+    const def = this.defs.get(server);
+    if (!def) return;
     this.entry(def, this.scopeOf(def, identity)).holds += delta;
   }
 
@@ -316,17 +320,54 @@ export class Pool {
     if (this.entries.get(k) === e) this.entries.delete(k);
   }
 
+  /** The configuration changed (gateway/reload.ts): `defs` — the map this pool was given — now holds the
+   *  new definitions. Each instance whose server is gone or defined anew leaves the pool, so new calls
+   *  start a new instance, and stops: a removed server's at once (its calls were failed by the gateway,
+   *  naming the change) — resolves once those have exited —, a changed one's once its calls in flight
+   *  end, bounded by pool.callTimeout (close() stops any still draining). */
+  async retire(): Promise<void> {
+    this.identityDefs = [...this.defs.values()].filter((d) => d.scope === 'identity');
+    const old = [...this.entries.values()].filter((e) => this.defs.get(e.def.name) !== e.def);
+    const removed: Promise<void>[] = [];
+    for (const e of old) {
+      this.entries.delete(entryKey(e.def.name, e.scope));
+      e.retired = true;
+      this.retiring.add(e);
+      const gone = (async () => {
+        await e.starting?.catch(() => undefined);
+        if (this.defs.has(e.def.name)) await drained(e, this.callTimeout());
+        await this.stopEntry(e);
+        this.retiring.delete(e);
+      })();
+      if (!this.defs.has(e.def.name)) removed.push(gone);
+    }
+    await Promise.all(removed);
+  }
+
+  /** Instances of an earlier configuration still finishing their calls (retire). */
+  get draining(): number {
+    return this.retiring.size;
+  }
+
   /** Stops every upstream; no child outlives this. */
   async close(): Promise<void> {
     this.closed = true;
     clearInterval(this.reaper);
     await Promise.all(
-      [...this.entries.values()].map(async (e) => {
+      [...this.entries.values(), ...this.retiring].map(async (e) => {
         await e.starting?.catch(() => undefined);
         await this.stopEntry(e);
       }),
     );
   }
+}
+
+/** Resolves once nothing uses `e` (its calls and requests in flight ended), or after `maxMs`. Polled: a
+ *  retired instance is rare, and its calls end on their own clocks. */
+async function drained(e: Entry, maxMs: number): Promise<void> {
+  const until = Date.now() + maxMs;
+  while (!(e.calls === 0 && (e.client?.inflight ?? 0) === 0) && Date.now() < until)
+    await new Promise((r) => setTimeout(r, 50));
 }
 
 /** An error about `def` with its secrets masked, in place: its message reaches the client, the log and

@@ -17,6 +17,7 @@ export const COMMANDS: Record<string, () => Promise<Command>> = {
   call: async () => (await import('./cli/call')).call,
   read: async () => (await import('./cli/read')).read,
   auth: async () => (await import('./cli/auth')).auth,
+  reload: async () => (await import('./cli/reload')).reload,
 };
 
 const HELP = new Set(['help', '--help', '-h']);

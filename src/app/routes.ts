@@ -7,6 +7,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Policy } from '../config/policy';
 import type { Settings } from '../config/settings';
 import type { GatewayFacade, TaskBoard, TaskView } from '../gateway/facade';
+import { type ConfigDiff, ReloadError } from '../gateway/reload';
 import { isTypedError } from '../protocol/errors';
 import { type JsonObject, isObject } from '../protocol/jsonrpc';
 import { methodTable } from '../protocol/methods';
@@ -239,6 +240,27 @@ export function tasksRoute(
     } catch (e) {
       if (!(e instanceof Refusal)) throw e;
       json(res, e.status, { error: e.message });
+    }
+    return true;
+  };
+}
+
+/** POST /v1/reload: read the configuration again and apply it in place (docs/gateway.md "Changing the
+ *  configuration"): 200 with what was added, removed, changed and kept; 422 with the problems of a
+ *  configuration that was refused (the running one is kept). Behind the endpoint secret, like all /v1. */
+export function reloadRoute(reload: () => Promise<ConfigDiff>): Route {
+  return async (req, res, url) => {
+    if (url.pathname !== '/v1/reload') return false;
+    if (req.method !== 'POST') {
+      res.setHeader('Allow', 'POST');
+      json(res, 405, { error: 'POST reloads the configuration' });
+      return true;
+    }
+    try {
+      json(res, 200, await reload());
+    } catch (e) {
+      if (!(e instanceof ReloadError)) throw e;
+      json(res, 422, { error: e.message, problems: e.problems });
     }
     return true;
   };

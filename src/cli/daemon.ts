@@ -1,14 +1,16 @@
 // `mcpx daemon`: the gateway on Streamable HTTP, headless (README.md "The command line").
 import { type Listening, isLoopback, listen } from '../app/app';
-import { gatewayRoutes } from '../app/routes';
-import { defaultStateDir } from '../config/paths';
+import { gatewayRoutes, reloadRoute } from '../app/routes';
+import { defaultConfigPath, defaultStateDir } from '../config/paths';
 import { endpointSecret } from '../config/secret';
 import type { Settings } from '../config/settings';
 import { Gateway } from '../gateway/gateway';
+import { type ConfigDiff, ReloadError, describeDiff } from '../gateway/reload';
 import { publishDaemon, unpublishDaemon } from '../shim/resolve';
 import { type Args, SETTING_FLAGS } from './args';
 import type { Command } from './command';
 import { configOf, reportIssues, settingsOf } from './config';
+import { followConfig } from './follow';
 
 export const daemon: Command = {
   usage: [
@@ -27,6 +29,27 @@ async function run(a: Args): Promise<void> {
     log: (l) => process.stderr.write(`${l}\n`),
     stateDir,
   });
+  // The config file read again and applied in place (docs/gateway.md "Changing the configuration"):
+  // on a change on disk, SIGHUP, or POST /v1/reload (`mcpx reload`). A file that cannot be read or
+  // holds a problem is refused whole: the running configuration stays, and the log says why.
+  const reload = async (why: string): Promise<ConfigDiff> => {
+    try {
+      let next: ReturnType<typeof configOf>;
+      let nextSettings: Settings;
+      try {
+        next = configOf(a);
+        nextSettings = settingsOf(next, a);
+      } catch (e) {
+        throw new ReloadError([(e as Error).message], a.config ?? 'file');
+      }
+      const diff = await gateway.reload(next, nextSettings);
+      process.stderr.write(`mcpx: ${why}: ${describeDiff(diff)}\n`);
+      return diff;
+    } catch (e) {
+      process.stderr.write(`mcpx: ${why}: ${(e as Error).message}\n`);
+      throw e;
+    }
+  };
   // The install's endpoint secret (docs/security.md "The endpoint secret"), shared with the editor.
   const secret = settings.get<boolean>('transport.secret') ? endpointSecret(stateDir) : undefined;
   const address = settings.get<string>('address');
@@ -40,7 +63,7 @@ async function run(a: Args): Promise<void> {
     l = await listen({
       provider: gateway,
       settings,
-      routes: gatewayRoutes(gateway),
+      routes: [...gatewayRoutes(gateway), reloadRoute(() => reload('mcpx reload'))],
       log: (x) => process.stderr.write(`${x}\n`),
       secret,
       stateDir,
@@ -59,11 +82,20 @@ async function run(a: Args): Promise<void> {
   const stop = async () => {
     if (stopping) return;
     stopping = true;
+    unfollow();
+    process.off('SIGHUP', onHup);
     unpublishDaemon(stateDir);
     await l.close();
     await gateway.close();
     process.exit(0);
   };
+  const unfollow = followConfig(
+    a.config ?? defaultConfigPath(process.env),
+    () => reload('the config file changed').catch(() => undefined),
+    (l) => process.stderr.write(`mcpx: ${l}\n`),
+  );
+  const onHup = () => void reload('SIGHUP').catch(() => undefined);
+  process.on('SIGHUP', onHup);
   process.once('SIGINT', () => void stop());
   process.once('SIGTERM', () => void stop());
   exitWhenIdle(l, settings, stop);

@@ -122,7 +122,7 @@ function editorWindow(stateDir: string, cwd: string): ResolvedGateway | undefine
   return best && { endpoint: best.url, via: `the editor window for ${best.folder}` };
 }
 
-function runningDaemon(stateDir: string, pid?: number): ResolvedGateway | undefined {
+export function runningDaemon(stateDir: string, pid?: number): ResolvedGateway | undefined {
   const d = readJson(daemonFile(stateDir));
   if (!d || typeof d.url !== 'string' || !alive(d.pid) || (pid !== undefined && d.pid !== pid)) return undefined;
   return { endpoint: d.url, via: `the running daemon (pid ${String(d.pid)})` };

@@ -1,7 +1,7 @@
 // Runs one gateway in the extension host: on mcpx.port, or the next free port if it is taken. Its servers
 // come from the user setting mcpx.servers and the workspace's .vscode/mcp.json (sources.ts); a change to
-// either — or to a gateway setting, a credential, the workspace's trust — rebuilds the gateway on the same
-// port. Each gateway is one run (lifetimes.ts): what the editor hangs on it ends with it. The workspace
+// either — or to a gateway setting, a credential, the workspace's trust — is applied to the running
+// gateway in place (applyChange.ts); only a change of its listener (port, address) restarts it. Each gateway is one run (lifetimes.ts): what the editor hangs on it ends with it. The workspace
 // folders are its roots; <state>/endpoints.json names its endpoint for tools outside VS Code.
 import * as vscode from 'vscode';
 import { type Listening, listen } from '../../app/app';
@@ -15,6 +15,7 @@ import type { BackgroundTasks, GatewayFacade, PersonPort, SignInPort, TaskBoard 
 import { Gateway } from '../../gateway/gateway';
 import { type Disposable, Emitter, type Lifetimes, disposable } from '../lifetimes';
 import type { GatewayRun, HostPort } from '../ports';
+import { applyChange } from './applyChange';
 import { ChatEndpoint } from './chatEndpoint';
 import { publishEndpoint } from './endpoints';
 import { relayRuns } from './runRelay';
@@ -37,6 +38,8 @@ export interface HostOptions {
 
 export class GatewayHost implements HostPort, Disposable {
   private listening?: Listening;
+  /** The running gateway as this host made it: what a change of configuration is applied to. */
+  private running?: Gateway;
   /** The running gateway, as the editor may use it (src/gateway/facade.ts). */
   gateway?: GatewayFacade;
   /** Why the gateway is not running, when it is not. */
@@ -197,10 +200,7 @@ export class GatewayHost implements HostPort, Disposable {
   async start(): Promise<string> {
     if (this.listening) return this.listening.endpoint;
     const config = await this.sources.load();
-    const settings = new Settings([
-      { source: 'vscode', values: vscodeLayer() },
-      { source: 'env', values: envLayer(process.env) },
-    ]);
+    const settings = hostSettings();
     const gateway = this.makeGateway(config, settings, (l) => {
       this.o.log.info(l);
       this.lines.fire(l);
@@ -210,6 +210,7 @@ export class GatewayHost implements HostPort, Disposable {
     if (this.o.life.run) await this.o.life.end();
     this.listening = listening;
     this.gateway = gateway;
+    this.running = gateway;
     this.port = Number(new URL(listening.url).port);
     this.o.life.begin({ gateway, tasks: listening.tasks, background: listening.background });
     this.o.log.info(
@@ -237,12 +238,27 @@ export class GatewayHost implements HostPort, Disposable {
     throw new Error(`mcpx ${this.whyStopped}`);
   }
 
-  /** A source changed: the gateway is rebuilt on the same port with the new servers. */
+  /** A source changed: applied in place (applyChange.ts), or — where the listener must change — the
+   *  gateway restarted on the same port. */
   async reload(): Promise<void> {
-    if (!this.listening) return;
-    this.o.log.info('server configuration changed: reloading the gateway');
-    await this.stop();
-    await this.start().catch((e: Error) => this.o.log.error(e.message));
+    const gateway = this.running;
+    if (!this.listening || !gateway) return;
+    let settings: Settings;
+    try {
+      settings = hostSettings();
+    } catch (e) {
+      void vscode.window.showErrorMessage(`mcpx: ${(e as Error).message}; the running configuration is kept`);
+      return;
+    }
+    await applyChange(gateway, await this.sources.load(), settings, {
+      restart: async () => {
+        await this.stop();
+        await this.start().catch((e: Error) => this.o.log.error(e.message));
+      },
+      log: (l) => this.o.log.info(l),
+      showError: (m) => void vscode.window.showErrorMessage(m),
+    });
+    this.changed.fire();
   }
 
   async stop(reason = 'it was stopped'): Promise<void> {
@@ -253,6 +269,7 @@ export class GatewayHost implements HostPort, Disposable {
     const g = this.gateway;
     this.listening = undefined;
     this.gateway = undefined;
+    this.running = undefined;
     await l?.close();
     await g?.close();
     // Then the run's own: what listened to it (its last events heard), the chat's gateway.
@@ -275,4 +292,12 @@ export class GatewayHost implements HostPort, Disposable {
     this.lines.dispose();
     this.definitions.dispose();
   }
+}
+
+/** The gateway's settings as the editor reads them: mcpx.* over the defaults, MCPX_* over those. */
+function hostSettings(): Settings {
+  return new Settings([
+    { source: 'vscode', values: vscodeLayer() },
+    { source: 'env', values: envLayer(process.env) },
+  ]);
 }

@@ -17,7 +17,6 @@ import { passedThrough } from './screen';
 import { toolHandle } from './tools';
 
 export type { GatewayOptions } from './compose';
-export { type ConfigDiff, ReloadError } from './reload';
 
 export class Gateway implements Provider, GatewayFacade {
   /** The parts, built in dependency order (compose.ts). */

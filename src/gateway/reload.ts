@@ -60,7 +60,7 @@ function canonical(v: unknown): string {
   );
 }
 
-export function sameDef(a: ServerDef, b: ServerDef): boolean {
+function sameDef(a: ServerDef, b: ServerDef): boolean {
   return canonical(a) === canonical(b);
 }
 
@@ -85,11 +85,6 @@ export function diffConfig(
   }
   for (const list of [d.added, d.removed, d.changed, d.kept]) list.sort();
   return d;
-}
-
-/** Nothing to do. */
-export function isEmpty(d: ConfigDiff): boolean {
-  return !d.added.length && !d.removed.length && !d.changed.length && !d.settings.length && !d.atNextStart.length;
 }
 
 /** The config's own problems, as ReloadError lists them. */

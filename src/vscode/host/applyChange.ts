@@ -23,7 +23,7 @@ export interface ChangeDeps {
 export type ChangeOutcome = 'reloaded' | 'restarted' | 'refused';
 
 /** The settings among `AT_NEXT_START` whose value differs: each needs a new listener. */
-export function listenerChanges(running: Settings, next: Settings): string[] {
+function listenerChanges(running: Settings, next: Settings): string[] {
   return AT_NEXT_START.filter((k) => JSON.stringify(running.get(k)) !== JSON.stringify(next.get(k)));
 }
 

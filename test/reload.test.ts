@@ -4,7 +4,7 @@
 // is lost, each list-altering change is announced the way each era defines, B's old instances end, and a
 // call running on B's old instance finishes there.
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
@@ -225,6 +225,54 @@ describe('Gateway.reload with clients of both eras calling', () => {
       assert.deepEqual(peer.problems, []);
     } finally {
       for (const s of stops) s();
+      await gw.close();
+    }
+  });
+});
+
+describe('Gateway.reload and resource subscriptions', () => {
+  test("a changed server's watches move to its new instance; a removed server's end", async () => {
+    const rec1 = join(dir, 'c1.jsonl');
+    const rec2 = join(dir, 'c2.jsonl');
+    const C1 = fixtureCommand(['--rev', LEGACY, '--name', 'c', '--record', rec1]);
+    const C2 = fixtureCommand(['--rev', LEGACY, '--name', 'c', '--record', rec2]);
+    const values = { 'pool.probeTimeout': '1s', 'pool.startTimeout': '5s' };
+    const gw = await gatewayFor({ c: C1 }, values);
+    const config = (servers: Json) => parseConfig({ servers }, 'test', { env: process.env });
+    const inbound = (file: string, method: string) =>
+      (existsSync(file) ? readFileSync(file, 'utf8') : '')
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l) as { dir: string; frame: Json })
+        .filter((l) => l.dir === 'in' && l.frame.method === method).length;
+    try {
+      const peer = new HttpPeer(LEGACY, gw.url);
+      await peer.initialize({});
+      const stream = await peer.listen();
+      const DOC = 'mcpx://c/fixture://doc';
+      assert.deepEqual((await peer.request('resources/subscribe', { uri: DOC })).result, {});
+      assert.equal(inbound(rec1, 'resources/subscribe'), 1);
+
+      await gw.g.reload(config({ c: C2 }), settings(values));
+      await until('the new instance subscribed without a call', () => inbound(rec2, 'resources/subscribe') === 1);
+      await peer.request('tools/call', {
+        name: 'mcpx_call',
+        arguments: { server: 'c', tool: 'touch', arguments: { uri: 'fixture://doc' } },
+      });
+      await until('the update from the new instance', () =>
+        peer.frames.some((f) => f.method === 'notifications/resources/updated' && (f.params as Json).uri === DOC),
+      );
+      assert.deepEqual(
+        gw.g.watches().map((w) => [w.server, w.watchers]),
+        [['c', 1]],
+      );
+
+      await gw.g.reload(config({}), settings(values));
+      assert.deepEqual(gw.g.watches(), [], "the removed server's watches ended");
+      assert.deepEqual((await peer.request('resources/unsubscribe', { uri: DOC })).result, {});
+      stream.close();
+      assert.deepEqual(peer.problems, []);
+    } finally {
       await gw.close();
     }
   });

@@ -245,6 +245,7 @@ export class Gateway implements Provider, GatewayFacade {
     }
     for (const name of [...diff.removed, ...diff.changed, ...diff.added]) catalogue.invalidate(name);
     await pool.retire();
+    for (const name of diff.changed) subscriptions.replaced(name);
     if (rootsChanged) this.setRoots(roots);
     const touched = [...diff.added, ...diff.removed, ...diff.changed];
     if (touched.length) {

@@ -163,8 +163,23 @@ export class Subscriptions {
     return { deliverable: true, release };
   }
 
-  /** A server left the configuration: its listen streams end, its watches deliver nothing more. */
+  /** A server left the configuration (Gateway.reload): its listen streams and its watches end. */
   removed(server: string): void {
+    this.endListens(server);
+    this.watches.drop(server);
+  }
+
+  /** A server was defined anew (Gateway.reload): mcpx's listen streams to its old instance end; where
+   *  its resources are still watched, its new instance starts now and is subscribed (onState). */
+  replaced(server: string): void {
+    this.endListens(server);
+    if (this.watches.wanted(server).length)
+      void this.d.pool
+        .client(server, WATCH_IDENTITY)
+        .catch((e: Error) => this.d.log(`[${server}] starting again for its watches: ${e.message}`));
+  }
+
+  private endListens(server: string): void {
     for (const [k, c] of [...this.conns])
       if (c.server === server) {
         this.listens.end(k);

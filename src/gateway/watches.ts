@@ -94,6 +94,12 @@ export class Watches {
     return [...this.byKey.values()].filter((e) => e.server === server).map((e) => e.uri);
   }
 
+  /** A server left the configuration: its watches end here (nothing upstream to unsubscribe from, nothing
+   *  held); a watcher's release later finds nothing to do. */
+  drop(server: string): void {
+    for (const [k, e] of [...this.byKey]) if (e.server === server) this.byKey.delete(k);
+  }
+
   rows(): WatchRow[] {
     return [...this.byKey.values()].map((e) => ({
       server: e.server,

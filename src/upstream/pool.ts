@@ -332,6 +332,11 @@ export class Pool {
     for (const e of old) {
       this.entries.delete(entryKey(e.def.name, e.scope));
       e.retired = true;
+      // What holds it (subscriptions) holds its successor, released there (hold() finds the new entry).
+      const next = this.defs.get(e.def.name);
+      if (next && e.holds && (next.scope === 'identity') === (e.def.scope === 'identity'))
+        this.entry(next, e.scope).holds += e.holds;
+      e.holds = 0;
       this.retiring.add(e);
       const gone = (async () => {
         await e.starting?.catch(() => undefined);

@@ -11,7 +11,7 @@ import { after, test } from 'node:test';
 import { cliJs } from './harness/gateway';
 import { until } from './harness/hostile';
 import { fixtureCommand } from './harness/upstreams';
-import { HttpClient, type Json } from './harness/wire';
+import { CLIENT_INFO, HttpClient, type Json, StdioClient } from './harness/wire';
 
 const cli = cliJs();
 const dir = mkdtempSync(join(tmpdir(), 'mcpx-reload-daemon-'));
@@ -68,6 +68,32 @@ test('an edit on disk, SIGHUP and mcpx reload apply the config in place; an inva
   const call = (server: string, t: string) =>
     c.request('tools/call', { name: 'mcpx_call', arguments: { server, tool: 'echo', arguments: { text: t } } });
   assert.equal(text((await call('a', 'one')).result), 'one');
+  // A stdio client through the shim (`mcpx serve` onto this daemon).
+  const shim = new StdioClient(
+    process.execPath,
+    [cli, 'serve', '--transport', 'stdio', '--connect', endpoint],
+    '2025-11-25',
+    {},
+    env,
+  );
+  const init = await shim.request('initialize', {
+    protocolVersion: '2025-11-25',
+    capabilities: {},
+    clientInfo: CLIENT_INFO,
+  });
+  assert.ok(init.result, JSON.stringify(init));
+  shim.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+  const shimCall = async (server: string, t: string) =>
+    text(
+      (
+        await shim.request('tools/call', {
+          name: 'mcpx_call',
+          arguments: { server, tool: 'echo', arguments: { text: t } },
+        })
+      ).result as Json,
+    );
+  assert.equal(await shimCall('a', 'via shim'), 'via shim');
+  const shimChanges = () => shim.frames.filter((f) => f.method === 'notifications/prompts/list_changed').length;
 
   // An edit on disk, saved by rename.
   save({ servers: { a: A, b: B } });
@@ -75,6 +101,8 @@ test('an edit on disk, SIGHUP and mcpx reload apply the config in place; an inva
     stderr.includes('the config file changed: added b; removed none; changed none; kept a'),
   );
   assert.equal(text((await call('b', 'two')).result), 'two', 'the same session reaches the added server');
+  await until('the stdio client told prompts/list_changed', () => shimChanges() === 1);
+  assert.equal(await shimCall('b', 'shim b'), 'shim b');
 
   // SIGHUP: read again; nothing changed.
   child.kill('SIGHUP');
@@ -104,5 +132,9 @@ test('an edit on disk, SIGHUP and mcpx reload apply the config in place; an inva
   assert.match(String(gone.error?.message), /no server named "b"/);
 
   assert.equal(text((await call('a', 'five')).result), 'five', 'the same session, all along');
+  await until('the stdio client told of the removal', () => shimChanges() === 2);
+  assert.equal(await shimCall('a', 'shim after'), 'shim after', 'the shim kept its session');
+  shim.child.stdin.end();
+  await shim.exited;
   assert.equal(child.exitCode, null, 'the same process, all along');
 });

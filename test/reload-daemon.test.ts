@@ -120,6 +120,13 @@ test('an edit on disk, SIGHUP and mcpx reload apply the config in place; an inva
   assert.match(refused.stderr, /^mcpx reload: servers\.c/m);
   assert.match(refused.stderr, /the configuration was not applied/);
 
+  // A setting with a bad value is refused the same way, naming the setting.
+  save({ servers: { a: A, b: B }, settings: { 'pool.callTimeout': 'soon' } });
+  await until('the bad setting refused', () => /the config file changed: .*pool\.callTimeout/.test(stderr));
+  // /v1/reload only with the endpoint secret, like all of /v1.
+  const bare = endpoint.replace(/\/mcp\/[^/]+$/, '/v1/reload');
+  assert.equal((await fetch(bare, { method: 'POST' })).status, 401);
+
   // Fixed, with b removed: the watcher applies it; `mcpx reload` says what it finds then.
   save({ servers: { a: A }, settings: { 'pool.callTimeout': '40s' } });
   await until('the fix applied', () =>

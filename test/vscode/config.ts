@@ -1,4 +1,4 @@
-// Configuration: the roots are the workspace folders; a change applies without a restart; a bad entry is a
+// Configuration: the roots are the workspace folders; a change applies in place; a bad entry is a
 // diagnostic; VS Code's chat is offered only the servers it does not run; a credential from SecretStorage.
 import * as assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -41,6 +41,11 @@ export const configChanges =
     const file = vscode.Uri.joinPath(vscode.workspace.workspaceFolders![0]!.uri, '.vscode', 'mcp.json');
     const original = JSON.parse(readFileSync(file.fsPath, 'utf8')) as { servers: Record<string, Json> };
     const up = original.servers.up!;
+    // Applied in place (src/vscode/host/applyChange.ts): the run, and so the listener, its sessions and
+    // the endpoint, outlive every change below.
+    const life = x.life as unknown as { run?: object };
+    const run = life.run;
+    const endpoint = x.endpoint();
     await vscode.workspace.getConfiguration('mcpx').update(
       'servers',
       {
@@ -57,6 +62,8 @@ export const configChanges =
         x.host.gateway?.servers().some((s) => s.name === 'mine') &&
         x.host.gateway.servers().some((s) => s.name === 'up'),
     );
+    assert.equal(life.run, run, 'a server added in place: the same run, no restart');
+    assert.equal(x.endpoint(), endpoint);
     const defs = (await x.mcpDefinitions.provideMcpServerDefinitions(token)) as vscode.McpHttpServerDefinition[];
     assert.equal(defs.length, 1);
     const listed = (
@@ -86,6 +93,7 @@ export const configChanges =
       'back to the workspace servers',
       () => x.host.gateway?.servers().length === 1 && vscode.languages.getDiagnostics(file).length === 0,
     );
+    assert.equal(life.run, run, 'every change applied in place');
   });
 
 export const setSecret = pageTest(

@@ -61,11 +61,13 @@ export const shimClient = pageTest(
         ),
         'the upstream received the answer',
       );
-      // The window's gateway restarts (a reload): the same client's next call succeeds. The reload is a
-      // new run: nothing of the one before is left registered (src/vscode/lifetimes.ts).
+      // The window's gateway restarts (as for a change of port): the same client's next call succeeds.
+      // The restart is a new run: nothing of the one before is left registered (src/vscode/lifetimes.ts).
       const held = x.life.counts();
-      await (x.host as unknown as { reload(): Promise<void> }).reload();
-      assert.deepEqual(x.life.counts(), held, 'as many disposables after the reload as before');
+      const host = x.host as unknown as { stop(): Promise<void>; start(): Promise<string> };
+      await host.stop();
+      await host.start();
+      assert.deepEqual(x.life.counts(), held, 'as many disposables after the restart as before');
       const after = (
         await rpc('tools/call', {
           name: 'mcpx_call',

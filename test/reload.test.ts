@@ -220,6 +220,11 @@ describe('Gateway.reload with clients of both eras calling', () => {
       assert.ok(counts.ok > 0);
       // The same sessions and streams still work; each change that altered the lists was said once.
       assert.equal(text((await call(legacy, 'a', 'echo', { text: 'same session' })).result), 'same session');
+      assert.equal(
+        peer.frames.filter((f) => f.method === 'notifications/tools/list_changed').length,
+        0,
+        "gateway mode: the tools are the gateway's own and never change",
+      );
       assert.equal(legacyChanges(), 3);
       assert.equal(modernChanges(), 3);
       assert.deepEqual(peer.problems, []);
@@ -270,6 +275,34 @@ describe('Gateway.reload and resource subscriptions', () => {
       await gw.g.reload(config({}), settings(values));
       assert.deepEqual(gw.g.watches(), [], "the removed server's watches ended");
       assert.deepEqual((await peer.request('resources/unsubscribe', { uri: DOC })).result, {});
+      stream.close();
+      assert.deepEqual(peer.problems, []);
+    } finally {
+      await gw.close();
+    }
+  });
+});
+
+describe('Gateway.reload in pass-through', () => {
+  test("a pass-through server's change is a tools/list_changed; its new tools are listed", async () => {
+    const values = { 'pool.probeTimeout': '1s', 'pool.startTimeout': '5s', 'mcp.passthrough': ['p'] };
+    const P = (extra: string[]) => fixtureCommand(['--rev', LEGACY, '--name', 'p', ...extra]);
+    const gw = await gatewayFor({ p: P([]) }, values);
+    try {
+      const peer = new HttpPeer(LEGACY, gw.url);
+      await peer.initialize({});
+      const stream = await peer.listen();
+      const names = async () =>
+        (((await peer.request('tools/list')).result as Json).tools as Json[]).map((t) => String(t.name));
+      const before = await names();
+      assert.ok(!before.includes('extra'));
+      const d = await gw.g.reload(
+        parseConfig({ servers: { p: P(['--tool-name', 'extra']) } }, 'test', { env: process.env }),
+        settings(values),
+      );
+      assert.deepEqual(d.changed, ['p']);
+      await until('tools/list_changed', () => peer.frames.some((f) => f.method === 'notifications/tools/list_changed'));
+      assert.ok((await names()).includes('extra'), 'the list is fetched anew from the new instance');
       stream.close();
       assert.deepEqual(peer.problems, []);
     } finally {

@@ -1,12 +1,25 @@
-// src/kit/journal.ts: the append-only journal of keyed records under tasks that outlive a restart — append
+// src/kit/journal.ts and src/server/taskJournal.ts: the append-only journal of keyed records under tasks that outlive a restart — append
 // and read back, compaction (at open and past its bound), a torn last line, an unreadable file moved
-// aside, expiry at open, owner-only modes. Real files in a temp directory.
+// aside, expiry at open, owner-only modes; and what a server reads back from it at start (ended tasks kept, running ones failed,
+// expired and over-bound ones dropped, background calls). Real files in a temp directory.
 import assert from 'node:assert/strict';
-import { appendFileSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
+import {
+  appendFileSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { Journal, type JournalRecord } from '../src/kit/journal';
+import { BackgroundCalls } from '../src/server/mrtr';
+import { TaskJournal } from '../src/server/taskJournal';
+import { Tasks } from '../src/server/tasks';
 
 const root = mkdtempSync(join(tmpdir(), 'mcpx-journal-'));
 after(() => rmSync(root, { recursive: true, force: true }));
@@ -154,5 +167,157 @@ describe('Journal', () => {
     assert.match(log.join('\n'), /is unreadable \(cannot read it/);
     j.put('b', { v: 1 });
     assert.deepEqual(new Journal(file).records(), [{ id: 'b', v: 1 }]);
+  });
+});
+
+describe('TaskJournal: what a server reads back at start', () => {
+  const limits = (held: number) => () => ({ perIdentity: 10, total: 10, held });
+  const open = (dir: string, held = 10) => {
+    const tasks = new Tasks(
+      () => 60_000,
+      () => 100,
+      limits(held),
+    );
+    const background = new BackgroundCalls(
+      () => 60_000,
+      () => ({ perIdentity: 10, total: 10 }),
+    );
+    const log: string[] = [];
+    const j = new TaskJournal(
+      dir,
+      () => 60_000,
+      (l) => log.push(l),
+    );
+    j.attach(tasks, background);
+    return { tasks, background, j, log, close: () => (j.close(), tasks.close(), background.close()) };
+  };
+  const write = (dir: string, records: object[]) => {
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, 'tasks.jsonl'), records.map((r) => `${JSON.stringify(r)}\n`).join(''));
+  };
+  const base = { kind: 'task', method: 'tools/call', label: 'tools/call x', era: 'modern', identity: 'client:a' };
+
+  test('ended tasks keep id, owner and outcome; a running one is failed with the restart message; expired ones are dropped', () => {
+    const dir = join(root, `t${++n}`);
+    const now = Date.now();
+    write(dir, [
+      {
+        id: 'done',
+        ...base,
+        createdAt: now - 1000,
+        updatedAt: now - 500,
+        status: 'completed',
+        result: { content: [] },
+      },
+      { id: 'old', ...base, createdAt: 1, updatedAt: now - 120_000, status: 'completed', result: { content: [] } },
+      { id: 'run', ...base, createdAt: now - 1000, updatedAt: now - 900, status: 'working' },
+      {
+        id: 'err',
+        ...base,
+        era: 'legacy',
+        createdAt: now,
+        updatedAt: now,
+        status: 'failed',
+        error: { code: -32603, message: 'boom' },
+      },
+    ]);
+    const s = open(dir);
+    try {
+      assert.deepEqual(
+        s.tasks.list(undefined).map((t) => [t.id, t.status]),
+        [
+          ['done', 'completed'],
+          ['run', 'failed'],
+          ['err', 'failed'],
+        ],
+      );
+      assert.deepEqual(s.tasks.get('done', 'client:a').outcome(), { content: [] });
+      assert.throws(() => s.tasks.get('done', 'client:b'), /no task "done" \(unknown, expired, or not yours\)/);
+      const run = s.tasks.get('run', 'client:a');
+      assert.match(String(run.statusMessage), /^the gateway restarted while this call was running/);
+      assert.throws(() => run.outcome(), /the gateway restarted/);
+      assert.throws(() => s.tasks.get('err', 'client:a').outcome(), /^ProtocolError: boom$/);
+      // Ended tasks no longer count as running: the identity may start ten more.
+      assert.equal(s.tasks.size, 3);
+    } finally {
+      s.close();
+    }
+    // The restart's verdict was written: read again, the running one is still failed, not working.
+    const again = open(dir);
+    try {
+      assert.equal(again.tasks.get('run', 'client:a').status, 'failed');
+      assert.ok(!readFileSync(join(dir, 'tasks.jsonl'), 'utf8').includes('"old"'));
+    } finally {
+      again.close();
+    }
+  });
+
+  test('bounded by limits.tasks at start: what does not fit is dropped (from the file too), nothing evicted', () => {
+    const dir = join(root, `t${++n}`);
+    const now = Date.now();
+    write(dir, [
+      { id: 'one', ...base, createdAt: now, updatedAt: now, status: 'completed', result: { content: [] } },
+      { id: 'two', ...base, createdAt: now, updatedAt: now, status: 'completed', result: { content: [] } },
+    ]);
+    const s = open(dir, 1);
+    s.close();
+    assert.deepEqual(
+      s.tasks.list(undefined).map((t) => t.id),
+      [],
+    );
+    const again = open(dir, 10);
+    try {
+      assert.deepEqual(
+        again.tasks.list(undefined).map((t) => t.id),
+        ['one'],
+      );
+    } finally {
+      again.close();
+    }
+  });
+
+  test('a background call that was asking comes back failed, with its nonce; one that finished with its result', () => {
+    const dir = join(root, `t${++n}`);
+    const now = Date.now();
+    write(dir, [
+      {
+        id: 'asking',
+        kind: 'call',
+        method: 'tools/call',
+        identity: 'client:a',
+        rounds: 1,
+        nonce: 'n1',
+        updatedAt: now,
+      },
+      {
+        id: 'ended',
+        kind: 'call',
+        method: 'tools/call',
+        identity: 'client:a',
+        rounds: 2,
+        nonce: 'n2',
+        updatedAt: now,
+        finishedAt: now,
+        result: { content: [{ type: 'text', text: 'ok' }] },
+      },
+    ]);
+    const s = open(dir);
+    try {
+      const asking = s.background.get('asking')!;
+      assert.equal(asking.nonce, 'n1');
+      assert.match(String((asking.finished!.error as Error).message), /the gateway restarted/);
+      assert.deepEqual(s.background.get('ended')!.finished?.result, { content: [{ type: 'text', text: 'ok' }] });
+      // Collected (the retry's round deletes it): gone from the journal.
+      s.background.delete('ended');
+    } finally {
+      s.close();
+    }
+    const again = open(dir);
+    try {
+      assert.equal(again.background.get('ended'), undefined);
+      assert.ok(again.background.get('asking'));
+    } finally {
+      again.close();
+    }
   });
 });

@@ -36,7 +36,6 @@ export class Rounds {
         total: settings.get<number>('limits.inflight'),
       }),
     );
-    if (journal) this.background.onGone = (id) => journal.recorder.gone(id);
   }
 
   close(): void {

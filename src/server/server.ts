@@ -71,10 +71,7 @@ export class McpServer {
         held: settings.get<number>('limits.tasks'),
       }),
     );
-    if (this.journal) {
-      this.journal.restore(this.tasks, this.rounds.background);
-      this.tasks.recorder = this.journal;
-    }
+    this.journal?.attach(this.tasks, this.rounds.background);
     this.admission = new Admission(() => ({
       perIdentity: settings.get<number>('limits.inflightPerIdentity'),
       total: settings.get<number>('limits.inflight'),

@@ -9,7 +9,7 @@ import { chmodSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Journal, type JournalRecord } from '../kit/journal';
 import { CODES, ProtocolError, isTypedError } from '../protocol/errors';
-import type { JsonObject } from '../protocol/jsonrpc';
+import { type JsonObject, isObject } from '../protocol/jsonrpc';
 import type { Era } from '../protocol/revisions';
 import { BackgroundCall, type BackgroundCalls } from './mrtr';
 import type { Task, TaskRecorder, Tasks, TaskStatus } from './tasks';
@@ -60,15 +60,23 @@ export class TaskJournal implements TaskRecorder {
     return TERMINAL.has(r.status as TaskStatus) ? num(r.updatedAt, 0) : undefined;
   }
 
-  /** Holds again what the journal read at open: tasks in `tasks`, background calls in `background`. */
-  restore(tasks: Tasks, background: BackgroundCalls): void {
+  /** Holds again what the journal read at open — tasks in `tasks`, background calls in `background` —
+   *  and records both from now on. */
+  attach(tasks: Tasks, background: BackgroundCalls): void {
+    this.restore(tasks, background);
+    tasks.recorder = this;
+    background.onGone = (id) => this.gone(id);
+  }
+
+  private restore(tasks: Tasks, background: BackgroundCalls): void {
     const now = Date.now();
     for (const r of this.journal.records()) {
       const identity = str(r.identity) ?? '';
       const method = str(r.method) ?? 'tools/call';
       const label = str(r.label) ?? method;
       const call = new BackgroundCall(method, label, identity, r.kind === 'call' ? r.id : undefined);
-      const ended = r.result !== undefined || r.error !== undefined;
+      // An outcome is a result object or an error; anything else (a hand-edited line) reads as lost.
+      const ended = isObject(r.result) || r.error !== undefined;
       const outcome = ended
         ? r.error !== undefined
           ? { error: errorOf(r.error) }
@@ -86,10 +94,9 @@ export class TaskJournal implements TaskRecorder {
         }
         if (kept && !ended) this.call(call);
       } else {
-        const status = TERMINAL.has(r.status as TaskStatus)
-          ? (r.status as 'completed' | 'failed' | 'cancelled')
-          : 'failed';
-        const restarted = !TERMINAL.has(r.status as TaskStatus);
+        // Running at the end — or said to have ended with no outcome recorded: either way, lost.
+        const restarted = !TERMINAL.has(r.status as TaskStatus) || (r.status !== 'cancelled' && !ended);
+        const status = restarted ? 'failed' : (r.status as 'completed' | 'failed' | 'cancelled');
         const restored = {
           id: r.id,
           createdAt: num(r.createdAt, now),

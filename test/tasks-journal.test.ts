@@ -88,6 +88,7 @@ const getModern = (c: HttpClient, taskId: unknown, meta: Json) =>
 
 let first: Daemon | undefined;
 let second: Daemon | undefined;
+let third: Daemon | undefined;
 /** What the first daemon's clients saw, to compare after the restart. */
 const before_: {
   done?: Json;
@@ -181,6 +182,7 @@ before(async () => {
 after(async () => {
   await stop(first, 'SIGKILL');
   await stop(second, 'SIGTERM');
+  await stop(third, 'SIGTERM');
   rmSync(dir, { recursive: true, force: true });
 });
 
@@ -271,5 +273,25 @@ describe('tasks across a restart (mcpx daemon, SIGKILL, same state directory)', 
     // Another identity presenting the state is refused by the state itself.
     const other = await dave.request('tools/call', params, { meta: BOB });
     assert.equal(other.error?.code, -32602);
+  });
+
+  test('a graceful stop (SIGTERM) does not cancel a running task: after the next start it reads failed, restarted', async () => {
+    const alice = modern(second!.endpoint);
+    const running = (
+      await alice.request(
+        'tools/call',
+        { name: 'slow_compute', arguments: { seconds: 60, label: 'stopped' } },
+        { meta: ALICE },
+      )
+    ).result!;
+    assert.equal(running.resultType, 'task');
+    await stop(second, 'SIGTERM');
+    third = await startDaemon();
+    const after = modern(third.endpoint);
+    const t = (await getModern(after, running.taskId, ALICE)).result!;
+    assert.equal(t.status, 'failed');
+    assert.match(String(t.statusMessage), /the gateway restarted while this call was running/);
+    // What the second start restored is still there after the third.
+    assert.equal((await getModern(after, before_.doneId, ALICE)).result!.status, 'completed');
   });
 });

@@ -46,9 +46,19 @@ export async function listen(opts: {
   secret?: string;
   /** The state directory whose endpoints.json the 401 names. */
   stateDir?: string;
+  /** Where tasks are journalled to outlive a restart (server/taskJournal.ts): the daemon's state directory.
+   *  One writer per directory, so the editor's listener, which shares it, journals nothing. */
+  journalDir?: string;
 }): Promise<Listening> {
   const policy = policyFrom(opts.settings);
-  const server = makeServer(opts.provider, opts.settings, policy);
+  const server = new McpServer({
+    provider: opts.provider,
+    settings: opts.settings,
+    policy,
+    serverInfo: SERVER_INFO,
+    stateDir: opts.journalDir,
+    log: opts.log,
+  });
   const secret = opts.settings.get<boolean>('transport.secret') ? (opts.secret ?? newSecret()) : undefined;
   if (!secret)
     opts.log?.(

@@ -67,6 +67,7 @@ async function run(a: Args): Promise<void> {
       log: (x) => process.stderr.write(`${x}\n`),
       secret,
       stateDir,
+      journalDir: stateDir,
     });
   } catch (e) {
     const err = e as NodeJS.ErrnoException;

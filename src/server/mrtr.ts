@@ -20,7 +20,6 @@ type Event = { kind: 'done'; result?: JsonObject; error?: unknown } | { kind: 'a
 /** One upstream call running on behind a modern client's requests: the gateway's task store holds it,
  *  collectable by id. */
 export class BackgroundCall {
-  readonly id = randomUUID();
   readonly abort = new Abort();
   readonly startedAt = Date.now();
   /** Rounds answered with input_required so far: counted here, never read from a requestState. */
@@ -48,6 +47,8 @@ export class BackgroundCall {
   progress?: { progress: number; total?: number };
   /** Told whenever a question opens or closes and when the call finishes (a task's status follows it). */
   onChange?: () => void;
+  /** Told once when the call finishes (the task journal records a call a retry may come back for). */
+  onFinish?: () => void;
 
   constructor(
     readonly method: string,
@@ -55,7 +56,15 @@ export class BackgroundCall {
     readonly label = method,
     /** Whose call it is (CallContext.identity): the store's bound per identity counts it there. */
     readonly identity = '',
+    /** A new call's id is random; a call read back from the journal keeps its own. */
+    readonly id: string = randomUUID(),
   ) {}
+
+  /** A call read back from the journal: it ended as `o`, at `at` (taskJournal.ts). */
+  restoreOutcome(o: { result?: JsonObject; error?: unknown }, at: number): void {
+    this.outcome = o;
+    this.finishedAt = at;
+  }
 
   /** Where it stands, for the editor's Tasks view. */
   get status(): 'waiting for input' | 'running' | 'completed' | 'failed' {
@@ -117,6 +126,7 @@ export class BackgroundCall {
     this.outstanding.clear();
     this.wake({ kind: 'done', ...o });
     this.onChange?.();
+    this.onFinish?.();
   }
 
   /** Its upstream made it a task: whoever waits on its window stops waiting (it becomes a task now). */
@@ -212,6 +222,8 @@ export class BackgroundCalls {
   private readonly store: BoundedStore<BackgroundCall>;
   /** Told when a call comes or goes (the editor's Tasks view refreshes on it). */
   onChange?: () => void;
+  /** Told when a call leaves the store (the task journal forgets it). */
+  onGone?: (id: string) => void;
 
   constructor(ttlMs: () => number, limits: () => BackgroundLimits) {
     this.store = new BoundedStore({
@@ -234,7 +246,10 @@ export class BackgroundCalls {
           c.finishedAt !== undefined
             ? now - c.finishedAt > ttlMs()
             : c.rounds > 0 && c.attached === 0 && now - c.detachedAt > ttlMs(),
-        swept: (c) => c.abort.abort(new Error('abandoned: no retry within proto.askTTL')),
+        swept: (c) => {
+          c.abort.abort(new Error('abandoned: no retry within proto.askTTL'));
+          this.onGone?.(c.id);
+        },
       },
     });
   }
@@ -248,7 +263,9 @@ export class BackgroundCalls {
     return this.store.get(id);
   }
   delete(id: string): void {
-    if (this.store.delete(id)) this.onChange?.();
+    if (!this.store.delete(id)) return;
+    this.onGone?.(id);
+    this.onChange?.();
   }
   get size(): number {
     return this.store.size;

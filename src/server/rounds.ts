@@ -11,6 +11,7 @@ import { listen } from '../wire/abort';
 import type { ServerCall } from './call';
 import { BackgroundCall, BackgroundCalls, labelOf } from './mrtr';
 import { RequestStates, bindingOf } from './states';
+import type { TaskJournal } from './taskJournal';
 
 /** How a round ended: the call's result or its questions (a result either way), or its eager window ran
  *  out — or its upstream made it a task — and it becomes a task now (docs/protocol.md "Tasks"). */
@@ -19,9 +20,15 @@ export type RoundEnd = { result: JsonObject } | { promote: true };
 export class Rounds {
   /** Background calls of 2026-07-28 clients (the store a retry resumes from). */
   readonly background: BackgroundCalls;
-  private readonly states = new RequestStates();
+  private readonly states: RequestStates;
 
-  constructor(private readonly settings: Settings) {
+  constructor(
+    private readonly settings: Settings,
+    /** With a state directory: the journal that lets a call outlive a restart, and the key that lets its
+     *  requestState verify after one. */
+    private readonly journal?: { recorder: TaskJournal; key: Buffer },
+  ) {
+    this.states = new RequestStates(journal?.key);
     this.background = new BackgroundCalls(
       () => settings.duration('proto.askTTL'),
       () => ({
@@ -145,6 +152,14 @@ export class Rounds {
     }
     bg.rounds += 1;
     bg.nonce = this.states.nonce();
+    // A retry may come back for it, after a restart too: recorded, and its outcome when it has one.
+    const recorder = this.journal?.recorder;
+    if (recorder) {
+      recorder.call(bg);
+      bg.onFinish = () => {
+        if (this.background.get(bg.id)) recorder.call(bg);
+      };
+    }
     const requestState = this.states.sign({
       c: bg.id,
       b: binding(),

@@ -23,6 +23,7 @@ import { background } from './strategies/background';
 import { direct } from './strategies/direct';
 import { task, wantsTask } from './strategies/task';
 import { hasHandler } from './strategies/work';
+import { TaskJournal, stateKey } from './taskJournal';
 import { Tasks, extensionRequired } from './tasks';
 
 export type { Outcome, ServerInfo };
@@ -32,6 +33,10 @@ export interface ServerOptions {
   settings: Settings;
   policy: Policy;
   serverInfo: ServerInfo;
+  /** Where tasks and background calls are journalled so they outlive a restart (taskJournal.ts); none:
+   *  they live in memory only. */
+  stateDir?: string;
+  log?: (line: string) => void;
 }
 
 export class McpServer {
@@ -45,13 +50,20 @@ export class McpServer {
   readonly services: Services;
   /** Requests in flight per identity and in total (docs/security.md "Bounds"). */
   private readonly admission: Admission;
+  /** Tasks and background calls in the state directory, so they outlive a restart. */
+  private readonly journal?: TaskJournal;
 
   constructor(readonly opts: ServerOptions) {
     const { settings } = opts;
     this.listens = new Listens(opts.provider);
-    this.rounds = new Rounds(settings);
+    const keepMs = () => settings.duration('proto.askTTL');
+    this.journal = opts.stateDir ? new TaskJournal(opts.stateDir, keepMs, opts.log) : undefined;
+    this.rounds = new Rounds(
+      settings,
+      this.journal && opts.stateDir ? { recorder: this.journal, key: stateKey(opts.stateDir) } : undefined,
+    );
     this.tasks = new Tasks(
-      () => settings.duration('proto.askTTL'),
+      keepMs,
       () => settings.duration('proto.taskPollInterval'),
       () => ({
         perIdentity: settings.get<number>('limits.tasksPerIdentity'),
@@ -59,6 +71,7 @@ export class McpServer {
         held: settings.get<number>('limits.tasks'),
       }),
     );
+    this.journal?.attach(this.tasks, this.rounds.background);
     this.admission = new Admission(() => ({
       perIdentity: settings.get<number>('limits.inflightPerIdentity'),
       total: settings.get<number>('limits.inflight'),
@@ -75,6 +88,8 @@ export class McpServer {
   }
 
   close(): void {
+    // What runs now is read back after a restart as running, then failed: never as cancelled here.
+    this.journal?.close();
     this.listens.close();
     this.rounds.close();
     this.tasks.close();

@@ -1,5 +1,6 @@
 // The signed requestState of a 2026-07-28 round (2026-07-28 basic/patterns/mrtr; docs/security.md
-// "requestState"): bound to its request, to its identity, single-use, under a key made per process.
+// "requestState"): bound to its request, to its identity, single-use, under a key of the process or of the
+// state directory.
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { invalidParams } from '../protocol/errors';
 import { type JsonObject, isObject } from '../protocol/jsonrpc';
@@ -37,10 +38,12 @@ interface StatePayload {
   i: string; // the identity the call is for: only it may present the state
 }
 
-/** base64url(payload).HMAC-SHA256 under a key made per process and never persisted. Single-use: the
+/** base64url(payload).HMAC-SHA256 under a key made per process — or, with a state directory, kept there
+ *  owner-only so a retry outlives a restart (docs/protocol.md "Tasks across a restart"). Single-use: the
  *  call behind it accepts only the latest state it issued, once (docs/security.md "requestState"). */
 export class RequestStates {
-  private readonly key = randomBytes(32);
+  /** Per process, or the state directory's own (taskJournal.ts stateKey): then a state outlives a restart. */
+  constructor(private readonly key: Buffer = randomBytes(32)) {}
 
   sign(p: StatePayload): string {
     const body = Buffer.from(JSON.stringify(p)).toString('base64url');

@@ -31,6 +31,15 @@ export function extensionRequired(why: string): ProtocolError {
   });
 }
 
+/** What the journal knows of a task that ended (or was running when the gateway went away). */
+export interface RestoredTask {
+  id: string;
+  createdAt: number;
+  updatedAt: number;
+  status: 'completed' | 'failed' | 'cancelled';
+  statusMessage?: string;
+}
+
 export interface TaskInfo {
   /** What it runs, for a person: `tools/call <name>`. */
   label: string;
@@ -43,9 +52,9 @@ export interface TaskInfo {
 
 /** One task: its work, whose it is, and its status as each era shows it. */
 export class Task {
-  readonly id = randomUUID(); // 122 random bits: unguessable (tasks extension "Security Considerations")
-  readonly createdAt = Date.now();
-  updatedAt = this.createdAt;
+  readonly id: string;
+  readonly createdAt: number;
+  updatedAt: number;
   status: TaskStatus = 'working';
   statusMessage?: string;
   /** Questions put to a legacy client on its channel, not yet answered (the task shows input_required). */
@@ -61,7 +70,18 @@ export class Task {
     /** Retention after the task ends (proto.askTTL) and the suggested polling interval. */
     private readonly keepMs: number,
     readonly pollMs: number,
-  ) {}
+    /** A task read back from the journal (taskJournal.ts): its id, times and how it ended. */
+    restored?: RestoredTask,
+  ) {
+    this.id = restored?.id ?? randomUUID(); // 122 random bits: unguessable (tasks extension "Security Considerations")
+    this.createdAt = restored?.createdAt ?? Date.now();
+    this.updatedAt = restored?.updatedAt ?? this.createdAt;
+    if (restored) {
+      this.cancelled = restored.status === 'cancelled';
+      this.status = restored.status;
+      this.statusMessage = restored.statusMessage;
+    }
+  }
 
   /** Its status follows its work from now on (once the store holds it). */
   follow(): void {
@@ -210,9 +230,17 @@ export interface TaskLimits {
  *  (limits.tasksPerIdentity) and in total (limits.inflight), and all held, ended ones included
  *  (limits.tasks). At a bound the new task is refused and nothing held is evicted for it. An ended task is
  *  kept proto.askTTL, then pruned (docs/security.md "Bounds"). */
+/** Where a task's every change is recorded, so it outlives a restart (taskJournal.ts). */
+export interface TaskRecorder {
+  task(t: Task, created: boolean): void;
+  gone(id: string): void;
+}
+
 export class Tasks {
   private readonly store: BoundedStore<Task>;
   private readonly watchers = new Set<(t: Task) => void>();
+  /** Set once, before any task is made, when the server has a state directory. */
+  recorder?: TaskRecorder;
 
   constructor(
     private readonly keepMs: () => number,
@@ -235,7 +263,10 @@ export class Tasks {
       sweep: {
         everyMs: 10_000,
         stale: (t, now) => t.endedAt !== undefined && now - t.endedAt > this.keepMs(),
-        swept: (t) => this.told(t),
+        swept: (t) => {
+          this.recorder?.gone(t.id);
+          this.told(t);
+        },
       },
     });
   }
@@ -255,14 +286,30 @@ export class Tasks {
     const task = new Task(call, info, this.keepMs(), this.pollMs());
     this.store.add(task.id, info.identity, task);
     task.follow();
+    this.recorder?.task(task, true);
     // An ended task no longer counts as running; it is held until it is pruned.
     task.onChange((t) => {
       if (t.terminal) this.store.uncount(t.id);
+      this.recorder?.task(t, false);
       this.told(t);
     });
     if (task.terminal) this.store.uncount(task.id);
     this.told(task);
     return task;
+  }
+
+  /** A task read back from the journal, ended: held (within limits.tasks) with its id, never running.
+   *  False when the bound refuses it. */
+  restore(call: BackgroundCall, info: TaskInfo, restored: RestoredTask): boolean {
+    const task = new Task(call, info, this.keepMs(), this.pollMs(), restored);
+    try {
+      this.store.add(task.id, info.identity, task);
+    } catch {
+      return false;
+    }
+    this.store.uncount(task.id);
+    task.follow();
+    return true;
   }
 
   /** The task `id` as `identity` may see it, or -32602 — the same for one that never existed, one pruned

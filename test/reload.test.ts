@@ -310,3 +310,129 @@ describe('Gateway.reload in pass-through', () => {
     }
   });
 });
+
+describe('Gateway.reload under load', () => {
+  test('16 clients of both eras call A through 20 changes: none fails, every session stays, each hears every change', async () => {
+    const A = fixtureCommand(['--rev', LEGACY, '--name', 'a']);
+    const B1 = fixtureCommand(['--rev', LEGACY, '--name', 'b']);
+    const B2 = fixtureCommand(['--rev', LEGACY, '--name', 'b', '--tools', '3']);
+    const values = { 'pool.probeTimeout': '1s', 'pool.startTimeout': '5s' };
+    const gw = await gatewayFor({ a: A }, values);
+    const config = (servers: Json) => parseConfig({ servers }, 'test', { env: process.env });
+    const stops: Array<() => void> = [];
+    try {
+      // Eight legacy sessions, each calling and listening on its own GET stream; eight 2026-07-28 clients,
+      // each calling and listening on its own subscriptions/listen stream.
+      const peers = await Promise.all(
+        Array.from({ length: 8 }, async () => {
+          const p = new HttpPeer(LEGACY, gw.url);
+          await p.initialize({});
+          const s = await p.listen();
+          stops.push(s.close);
+          return p;
+        }),
+      );
+      const moderns = await Promise.all(
+        Array.from({ length: 8 }, async () => {
+          const l = await modernListen(gw.url);
+          stops.push(l.close);
+          await until('the listen acknowledgement', () => l.frames().length >= 1);
+          return { c: new HttpClient(gw.url, MODERN), l };
+        }),
+      );
+      const heard = {
+        legacy: () =>
+          peers.map((p) => p.frames.filter((f) => f.method === 'notifications/prompts/list_changed').length),
+        modern: () =>
+          moderns.map((m) => m.l.frames().filter((f) => f.method === 'notifications/prompts/list_changed').length),
+      };
+      let running = true;
+      const failed: string[] = [];
+      let ok = 0;
+      const args = (i: number) => ({
+        name: 'mcpx_call',
+        arguments: { server: 'a', tool: 'echo', arguments: { text: `n${i}` } },
+      });
+      const loops = [
+        ...peers.map(async (p) => {
+          for (let i = 0; running; i++) {
+            const r = await p.request('tools/call', args(i));
+            if (text(r.result as Json) === `n${i}`) ok++;
+            else failed.push(JSON.stringify(r.error ?? r.result));
+          }
+        }),
+        ...moderns.map(async ({ c }) => {
+          for (let i = 0; running; i++) {
+            const r = await c.request('tools/call', args(i));
+            if (text(r.result) === `n${i}`) ok++;
+            else failed.push(JSON.stringify(r.error ?? r.result));
+          }
+        }),
+      ];
+      const pids = new Set<number>();
+      const pidOfB = () => gw.g.servers().find((s) => s.name === 'b' && s.state === 'running')?.pid;
+      let announced = 0;
+      const everyoneHeard = async (what: string) => {
+        announced++;
+        await until(`${what}: every legacy session heard it`, () => heard.legacy().every((n) => n >= announced));
+        await until(`${what}: every listen stream heard it`, () => heard.modern().every((n) => n >= announced));
+      };
+      for (let round = 0; round < 4; round++) {
+        await gw.g.reload(config({ a: A, b: B1 }), settings(values));
+        await everyoneHeard(`round ${round}: b added`);
+        assert.equal(
+          text(
+            (
+              await peers[0]!.request('tools/call', {
+                name: 'mcpx_call',
+                arguments: { server: 'b', tool: 'echo', arguments: { text: 'b' } },
+              })
+            ).result as Json,
+          ),
+          'b',
+        );
+        pids.add(pidOfB()!);
+        await gw.g.reload(config({ a: A, b: B2 }), settings(values));
+        await everyoneHeard(`round ${round}: b changed`);
+        assert.equal(
+          text(
+            (
+              await moderns[0]!.c.request('tools/call', {
+                name: 'mcpx_call',
+                arguments: { server: 'b', tool: 'echo', arguments: { text: 'b2' } },
+              })
+            ).result,
+          ),
+          'b2',
+        );
+        pids.add(pidOfB()!);
+        await gw.g.reload(config({ a: A, b: B2 }), settings({ ...values, 'pool.callTimeout': `${40 + round}s` }));
+        await assert.rejects(gw.g.reload(config({ a: A, b: B2, c: { type: 'stdio' } }), settings(values)), ReloadError);
+        await gw.g.reload(config({ a: A }), settings(values));
+        await everyoneHeard(`round ${round}: b removed`);
+      }
+      running = false;
+      await Promise.all(loops);
+      assert.deepEqual(failed, [], 'no call to A failed');
+      assert.ok(ok >= 16, `calls to A answered throughout (${ok})`);
+      assert.deepEqual(
+        heard.legacy(),
+        Array(8).fill(12),
+        'each legacy session heard each of the 12 list-altering changes once',
+      );
+      assert.deepEqual(
+        heard.modern(),
+        Array(8).fill(12),
+        'each listen stream heard each of the 12 list-altering changes once',
+      );
+      // The same sessions still answer; every instance of B that ran has exited.
+      for (const p of peers) assert.equal(text((await p.request('tools/call', args(-1))).result as Json), 'n-1');
+      for (const p of peers) assert.deepEqual(p.problems, []);
+      assert.equal(pids.size, 8, 'each add and change ran a new instance of b');
+      await until('no instance of b left', () => [...pids].every((pid) => !alive(pid)));
+    } finally {
+      for (const s of stops) s();
+      await gw.close();
+    }
+  });
+});

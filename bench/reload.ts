@@ -2,7 +2,8 @@
 // configuration") on a gateway with N running stdio upstreams (the fixture server, 2025-11-25), in
 // process: a reload that changes nothing, one that changes one server's args (until a call to it
 // answers from its new instance), and the restart it replaces (close, a new gateway and listener, and a
-// call answered by every server again). Medians of ROUNDS; printed, not written to docs.
+// call answered by every server again), medians of ROUNDS; and an unchanged server's calls/s during 20
+// reloads against none. Printed, not written to docs.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -17,6 +18,8 @@ const root = join(__dirname, '..', '..');
 const fixture = join(root, 'build', 'test', 'fixtures', 'upstream', 'server.js');
 const N = Number(process.env.BENCH_SERVERS ?? 10);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
+/** How long each calls/s measurement runs. */
+const LOAD_MS = Number(process.env.BENCH_MS ?? 3000);
 
 const servers = (extra: string) =>
   Object.fromEntries(
@@ -37,6 +40,21 @@ async function callAll(g: Gateway, names: string[]): Promise<void> {
   );
 }
 
+/** Calls to an unchanged server (s1) answered per second over `ms`, one after the other, while `during`
+ *  runs beside them. */
+async function callsPerSecond(g: Gateway, ms: number, during?: () => Promise<void>): Promise<number> {
+  const end = performance.now() + ms;
+  let n = 0;
+  const loop = async () => {
+    while (performance.now() < end) {
+      await callAll(g, ['s1']);
+      n++;
+    }
+  };
+  await Promise.all([loop(), during?.()]);
+  return n / (ms / 1000);
+}
+
 async function timed(f: () => Promise<unknown>): Promise<number> {
   const t = performance.now();
   await f();
@@ -52,7 +70,21 @@ async function main(): Promise<void> {
   const same: number[] = [];
   const one: number[] = [];
   const restart: number[] = [];
+  let quiet = 0;
+  let busy = 0;
   try {
+    // An unchanged server's calls/s with no reload, then while the configuration changes 20 times
+    // (s0's args back and forth, spread over the same time).
+    // Warmed up first (the JIT); the quiet figure is the mean of one run before and one after.
+    await callsPerSecond(g, LOAD_MS);
+    quiet = await callsPerSecond(g, LOAD_MS);
+    busy = await callsPerSecond(g, LOAD_MS, async () => {
+      for (let i = 0; i < 20; i++) {
+        await g.reload(configOf(i % 2 ? '' : '1'), settings());
+        await new Promise((r) => setTimeout(r, LOAD_MS / 20));
+      }
+    });
+    quiet = (quiet + (await callsPerSecond(g, LOAD_MS))) / 2;
     for (let r = 0; r < ROUNDS; r++) {
       same.push(await timed(() => g.reload(configOf(r % 2 ? '1' : ''), settings())));
       // s0 given the other args, and its call answered by the new instance.
@@ -83,7 +115,8 @@ async function main(): Promise<void> {
     `${N} running stdio upstreams, median of ${ROUNDS}:\n` +
       `  reload, nothing changed:                    ${ms(same)}\n` +
       `  reload, one server's args changed (+ a call answered by its new instance): ${ms(one)}\n` +
-      `  restart instead (close, new gateway and listener, a call answered by each server): ${ms(restart)}\n`,
+      `  restart instead (close, new gateway and listener, a call answered by each server): ${ms(restart)}\n` +
+      `  an unchanged server's calls/s during 20 reloads against none: ${busy.toFixed(0)} / ${quiet.toFixed(0)} = ${(busy / quiet).toFixed(2)}x (target >= 0.9x)\n`,
   );
 }
 

@@ -63,21 +63,23 @@ function bytesOf(value: unknown): Uint8Array | undefined {
 function spliced(result: Record<string, unknown>): Array<string | Uint8Array> | undefined {
   const whole = bytesOf(result);
   if (whole) return [whole];
+  // Members' bytes looked up first: a result with none kept (nearly every response) is left to one
+  // JSON.stringify of the whole response, not serialized member by member as well.
+  const members = Object.entries(result).filter(([, v]) => v !== undefined && typeof v !== 'function'); // as JSON.stringify leaves them out
+  const kept = members.map(([, v]) => bytesOf(v));
+  if (!kept.some((b) => b !== undefined)) return undefined;
   const parts: Array<string | Uint8Array> = [];
-  let any = false;
   let text = '{';
-  for (const [k, v] of Object.entries(result)) {
-    if (v === undefined || typeof v === 'function') continue; // as JSON.stringify leaves them out
-    text += `${text === '{' ? '' : ','}${JSON.stringify(k)}:`;
-    const b = bytesOf(v);
+  for (const [i, [k, v]] of members.entries()) {
+    text += `${i === 0 ? '' : ','}${JSON.stringify(k)}:`;
+    const b = kept[i];
     if (b) {
       parts.push(text, b);
       text = '';
-      any = true;
     } else text += JSON.stringify(v);
   }
   parts.push(`${text}}`);
-  return any ? parts : undefined;
+  return parts;
 }
 
 /** A response as JSON: its result spliced from the bytes it arrived as where it can be, else

@@ -117,6 +117,14 @@ module.exports = {
       to: { dependencyTypes: ['core'], path: '^(node:)?(http|net|child_process)$' },
     },
     {
+      name: 'otel-only-in-its-bundle',
+      severity: 'error',
+      comment:
+        'Only src/otel/ (its own bundle, dist/otel.js, loaded only when telemetry is on) imports @opentelemetry/ packages.',
+      from: { path: '^src/', pathNot: '^src/otel/' },
+      to: { path: '(^|/)node_modules/@opentelemetry/' },
+    },
+    {
       name: 'vscode-only-in-editor',
       severity: 'error',
       comment: 'Only src/vscode/ and src/extension.ts may import vscode (the gateway runs headless too).',

@@ -395,6 +395,7 @@ test("the packaged .vsix: under 2 MB, exactly the files a user needs, installed 
     'extension/dist/exec-child.js',
     'extension/dist/extension.js',
     'extension/dist/mcpx.js',
+    'extension/dist/otel.js',
     'extension/dist/shim.js',
     'extension/dist/webview/form.css',
     'extension/dist/webview/form.js',

@@ -7,6 +7,7 @@ import { LIMITS } from './settings/limits';
 import { PROCESSES } from './settings/processes';
 import { PROTO } from './settings/proto';
 import { SERVE } from './settings/serve';
+import { TELEMETRY } from './settings/telemetry';
 import { UPSTREAMS } from './settings/upstreams';
 
 export type { SettingDef } from './settings/def';
@@ -15,7 +16,14 @@ export type Source = 'default' | 'config' | 'vscode' | 'env' | 'flag';
 
 /** The one table: every setting, in the order docs/settings.md and package.json list them; its rows by
  *  job in config/settings/. */
-export const SETTINGS: readonly SettingDef[] = [...SERVE, ...LIMITS, ...UPSTREAMS, ...PROTO, ...PROCESSES];
+export const SETTINGS: readonly SettingDef[] = [
+  ...SERVE,
+  ...LIMITS,
+  ...UPSTREAMS,
+  ...PROTO,
+  ...PROCESSES,
+  ...TELEMETRY,
+];
 
 const SETTING_KEYS = SETTINGS.map((s) => s.key);
 const byKey = new Map(SETTINGS.map((s) => [s.key, s]));

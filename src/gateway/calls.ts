@@ -216,9 +216,10 @@ function allEnded(signals: AbortSignal[]): AbortSignal {
   return ctl.signal;
 }
 
-/** `_meta` carried upstream: trace context, unchanged. */
+/** `_meta` carried upstream: trace context, unchanged — but while telemetry is on the parent is the
+ *  call's own span, which continues the client's trace (docs/gateway.md "Telemetry"). */
 function forwardMeta(ctx: CallContext): JsonObject {
   const meta: JsonObject = {};
   for (const k of TRACE_KEYS) if (k in ctx.meta) meta[k] = ctx.meta[k];
-  return meta;
+  return ctx.trace ? Object.assign(meta, ctx.trace) : meta;
 }

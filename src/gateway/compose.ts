@@ -11,6 +11,7 @@ import type { Settings } from '../config/settings';
 import { VERSION } from '../config/version';
 import type { JsonObject } from '../protocol/jsonrpc';
 import type { ListKind } from '../server/provider';
+import { type Tracer, startTracing } from '../telemetry/trace';
 import type { SignInPort } from '../upstream/auth/authorizer';
 import { Authorizers } from '../upstream/auth/registry';
 import { FileSecretStore, MemorySecretStore, type SecretStore } from '../upstream/auth/store';
@@ -81,6 +82,8 @@ export interface GatewayParts {
   readonly tools: GatewayTools;
   /** What upstreams send unasked (src/gateway/inbox.ts). */
   readonly inbox: UpstreamInbox;
+  /** Spans exported while telemetry.otlpEndpoint is set (docs/gateway.md "Telemetry"). */
+  readonly tracer?: Tracer;
 }
 
 /** Build the gateway's parts; `changed` announces a list change to the gateway's own clients. */
@@ -95,6 +98,7 @@ export function composeGateway(
   const sink = opts.log;
   const log = sink ? (line: string) => sink(printable(line)) : () => undefined;
   const events = new EventBus();
+  const tracer = telemetry(settings, log);
   const broker = new Broker(
     opts.questionTtlMs,
     opts.stateDir ? join(opts.stateDir, 'questions') : undefined,
@@ -197,5 +201,29 @@ export function composeGateway(
     exec,
     tools,
     inbox,
+    tracer,
   };
+}
+
+/** The tracer, where telemetry.otlpEndpoint names a receiver: OpenTelemetry is loaded then and only then.
+ *  A setting that is no URL, or a bundle that cannot load, leaves telemetry off and says why. */
+function telemetry(settings: Settings, log: (line: string) => void): Tracer | undefined {
+  const endpoint = settings.get<string>('telemetry.otlpEndpoint');
+  if (!endpoint) return undefined;
+  if (!URL.canParse(endpoint)) {
+    log(`telemetry.otlpEndpoint ${JSON.stringify(endpoint)} is not a URL; telemetry is off`);
+    return undefined;
+  }
+  try {
+    return startTracing({
+      endpoint,
+      serviceName: settings.get<string>('telemetry.serviceName'),
+      serviceVersion: VERSION,
+      maxQueue: settings.get<number>('telemetry.maxQueue'),
+      log,
+    });
+  } catch (e) {
+    log(`telemetry: OpenTelemetry could not be loaded (${(e as Error).message}); telemetry is off`);
+    return undefined;
+  }
 }

@@ -8,6 +8,7 @@ import { CODES, ProtocolError, invalidParams } from '../protocol/errors';
 import { codecOfEra } from '../protocol/eras';
 import type { JsonObject } from '../protocol/jsonrpc';
 import type { CallContext, ListKind, Provider, ProviderCapabilities, ToolHandle } from '../server/provider';
+import { stopTracing } from '../telemetry/trace';
 import type { SignInState } from '../upstream/auth/authorizer';
 import { type GatewayOptions, type GatewayParts, composeGateway } from './compose';
 import type { RunView } from './exec/runs';
@@ -268,5 +269,7 @@ export class Gateway implements Provider, GatewayFacade {
     this.p.inbox.close();
     this.p.broker.close();
     await this.p.pool.close();
+    // Last: the spans of what the close ended are exported (bounded in time) before the tracer stops.
+    if (this.p.tracer) await stopTracing(this.p.tracer);
   }
 }

@@ -20,6 +20,10 @@ export const AT_NEXT_START: readonly string[] = [
   'spec.lenient',
   'spec.first',
   'daemon.idleExit',
+  // The tracer is made when the gateway starts (docs/gateway.md "Telemetry").
+  'telemetry.otlpEndpoint',
+  'telemetry.serviceName',
+  'telemetry.maxQueue',
 ];
 
 export interface ConfigDiff {

@@ -18,6 +18,7 @@ import {
 } from '../protocol/jsonrpc';
 import { META, type LogLevel, atLeastLevel, clientNameOf } from '../protocol/meta';
 import type { Revision } from '../protocol/revisions';
+import type { Span, TraceContext } from '../telemetry/trace';
 import type { Abort } from '../wire/abort';
 import { type Conn, PER_REQUEST } from './conn';
 import type { BackgroundCall } from './mrtr';
@@ -91,6 +92,8 @@ export class ServerCall implements CallContext {
   declare becomeTask?: () => void;
   /** Questions this call has put to its client on a channel so far (proto.askRounds bounds them). */
   asked = 0;
+  /** The request's SERVER span, while telemetry is on (server.ts `handle`). */
+  span?: Span;
   private done = false;
   private lastProgress = -Infinity;
 
@@ -125,6 +128,9 @@ export class ServerCall implements CallContext {
   }
   get clientName(): string | undefined {
     return clientNameOf(this.clientInfo);
+  }
+  get trace(): TraceContext | undefined {
+    return this.span?.context;
   }
   get paramHeaders(): Readonly<Record<string, string>> | undefined {
     return this.relay.paramHeaders;

@@ -4,6 +4,7 @@ import type { JsonObject } from '../protocol/jsonrpc';
 import type { LogLevel } from '../protocol/meta';
 import type { ParamsOf } from '../protocol/methods';
 import type { Revision } from '../protocol/revisions';
+import type { TraceContext } from '../telemetry/trace';
 import type { Abort } from '../wire/abort';
 
 /** What one request knows about its caller, and how it talks back while it runs. */
@@ -22,6 +23,9 @@ export interface CallContext {
   readonly clientName?: string;
   /** The request's own `_meta` (trace context and the like travel in it). */
   readonly meta: JsonObject;
+  /** While telemetry is on, this request's span: the parent of the upstream requests made for it
+   *  (docs/gateway.md "Telemetry"). */
+  readonly trace?: TraceContext;
   /** The log level this request asked for: per request (2026-07-28) or set with logging/setLevel. */
   readonly logLevel?: LogLevel;
   /** 2026-07-28 HTTP: the Mcp-Param-* headers the request came with (lower-case names, raw values). */

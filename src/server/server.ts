@@ -10,6 +10,8 @@ import { CODES, ProtocolError, invalidParams, isTypedError, methodNotFound, toWi
 import { type JsonObject, type Notification, errorResponse, isObject, resultResponse } from '../protocol/jsonrpc';
 import { META } from '../protocol/meta';
 import { type MethodDescriptor, methodAnswered, methodOf, readParams } from '../protocol/methods';
+import { endSpan, startSpan } from '../telemetry/mcp';
+import { traceContextOf } from '../telemetry/trace';
 import type { Abort } from '../wire/abort';
 import { Admission } from './admission';
 import { type Outcome, type ServerCall, type ServerInfo, type Services, sessionOf } from './call';
@@ -95,8 +97,32 @@ export class McpServer {
     this.tasks.close();
   }
 
+  /** The request, in a SERVER span while telemetry is on (docs/gateway.md "Telemetry"): its parent the
+   *  trace context the client sent in `_meta`, if any. */
+  handle(call: ServerCall): Promise<Outcome> {
+    const span = startSpan(
+      'server',
+      {
+        method: call.method,
+        params: call.params,
+        id: call.id,
+        transport: call.conn.transport,
+        sessionId: call.conn.sessionId,
+      },
+      traceContextOf(call.meta),
+    );
+    if (!span) return this.pipeline(call);
+    call.span = span;
+    return this.pipeline(call).then((out) => {
+      span.set({ 'mcp.protocol.version': out.rev });
+      const r = out.response;
+      endSpan(span, !r ? CANCELLED : 'error' in r ? r : { result: r.result });
+      return out;
+    });
+  }
+
   /** The pipeline. Every step reads and fills the call; the first to throw answers the request. */
-  async handle(call: ServerCall): Promise<Outcome> {
+  private async pipeline(call: ServerCall): Promise<Outcome> {
     let release: (() => void) | undefined;
     try {
       const method = this.revision(call);
@@ -206,6 +232,9 @@ export class McpServer {
       NOTIFICATION_HANDLERS[n.method as keyof typeof NOTIFICATION_HANDLERS]?.(conn, n.params);
   }
 }
+
+/** A request the client cancelled is not answered (its span's error.type says so). */
+const CANCELLED = { thrown: { name: 'cancelled', message: 'cancelled by the client' } };
 
 /** A request aborted while running surfaces as the abort's own error, not what the handler made of it. */
 function abortReason(err: unknown, request: Abort): unknown {

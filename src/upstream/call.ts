@@ -9,6 +9,8 @@ import { CODES, ProtocolError } from '../protocol/errors';
 import { type JsonObject, isObject } from '../protocol/jsonrpc';
 import { resultProblem } from '../protocol/methods';
 import { type LogLevel, atLeastLevel } from '../protocol/meta';
+import { endSpan, metaOf, startSpan } from '../telemetry/mcp';
+import { type Span, traceContextOf } from '../telemetry/trace';
 import { Abort, type Aborts, listen } from '../wire/abort';
 import { type Answerer, type Flight, type MetaOptions, type UpstreamConnection, UpstreamError } from './connection';
 import { HttpUpstream } from './http';
@@ -30,6 +32,8 @@ export interface RequestOptions extends MetaOptions {
   /** A request of a call already in flight (driving its task): not counted again, so the call's questions
    *  are still attributed to it (gateway/calls.ts owner()). */
   partOfCall?: boolean;
+  /** This call's CLIENT span while telemetry is on (set by `call` itself). */
+  span?: Span;
 }
 
 /** A call's clock: `extend()` restarts it (progress from the upstream). */
@@ -38,12 +42,39 @@ interface CallClock {
   extend(): void;
 }
 
-/** Send one request and return its result; a JSON-RPC error becomes an UpstreamError. */
-export async function call(
+/** Send one request and return its result; a JSON-RPC error becomes an UpstreamError. While telemetry is
+ *  on, in a CLIENT span: its parent the trace context in `o.meta` (the client's call's span), and the
+ *  upstream told this span as the request's parent in `_meta` (docs/gateway.md "Telemetry"). */
+export function call(
   conn: UpstreamConnection,
   method: string,
   params: JsonObject = {},
   o: RequestOptions = {},
+): Promise<JsonObject> {
+  const span = startSpan(
+    'client',
+    { method, params, transport: conn.transport.kind === 'stdio' ? 'stdio' : 'http' },
+    traceContextOf(o.meta),
+  );
+  if (!span) return exchange(conn, method, params, o);
+  span.set({ 'mcp.protocol.version': conn.negotiated.revision, 'mcpx.upstream.name': conn.name });
+  return exchange(conn, method, params, { ...o, meta: { ...o.meta, ...metaOf(span) }, span }).then(
+    (result) => {
+      endSpan(span, { result });
+      return result;
+    },
+    (e: unknown) => {
+      endSpan(span, { thrown: e });
+      throw e;
+    },
+  );
+}
+
+async function exchange(
+  conn: UpstreamConnection,
+  method: string,
+  params: JsonObject,
+  o: RequestOptions,
 ): Promise<JsonObject> {
   conn.assertOpen();
   // One controller per call, aborted by the caller's signal or the clock, whichever comes first (one
@@ -80,6 +111,7 @@ export async function call(
     for (let round = 0; ; round++) {
       flight.id = conn.mintId();
       const id = flight.id;
+      o.span?.set({ 'jsonrpc.request.id': String(id) });
       if (o.onQuestion && conn.transport.kind === 'http') conn.streamAskers.set(id, o.onQuestion);
       let result: JsonObject;
       try {
@@ -109,7 +141,9 @@ export async function call(
               ...declared(),
               task: undefined,
               signal: undefined,
-              meta: undefined,
+              // The task's requests are children of this call's span, where there is one.
+              meta: o.span && metaOf(o.span),
+              span: undefined,
               partOfCall: true,
               timeoutMs: m === 'tasks/result' ? undefined : o.timeoutMs,
             }),

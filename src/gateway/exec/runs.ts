@@ -7,6 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { CODES, ProtocolError } from '../../protocol/errors';
 import type { JsonObject } from '../../protocol/jsonrpc';
 import type { LogLevel } from '../../protocol/meta';
+import type { TraceContext } from '../../telemetry/trace';
 import type { Revision } from '../../protocol/revisions';
 import type { CallContext } from '../../server/provider';
 import { Abort } from '../../wire/abort';
@@ -127,6 +128,9 @@ export class RunContext implements CallContext {
   }
   get logLevel(): LogLevel | undefined {
     return this.caller.logLevel;
+  }
+  get trace(): TraceContext | undefined {
+    return this.caller.trace;
   }
   get signal(): AbortSignal {
     return this.run.abort.signal;

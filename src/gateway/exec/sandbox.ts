@@ -4,7 +4,8 @@
 // own bundle, no addons, no code generation from strings, a heap limit, and an environment that holds
 // nothing of the gateway's.
 import { existsSync, readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { dirname } from 'node:path';
+import { bundleNear } from '../../kit/bundles';
 import type { SpawnSpec } from '../../upstream/spawn';
 
 const CHILD = 'exec-child.js';
@@ -12,9 +13,10 @@ const CHILD = 'exec-child.js';
 /** The child bundle: beside the bundle running this code (dist/), or in the nearest dist/ above it (the
  *  tests' bundles live in build/). */
 export function childBundle(from: string = __dirname): string {
-  for (let dir = from; ; dir = dirname(dir)) {
-    for (const p of [join(dir, CHILD), join(dir, 'dist', CHILD)]) if (existsSync(p)) return p;
-    if (dirname(dir) === dir) throw new Error(`mcpx_exec: ${CHILD} not found above ${from}`);
+  try {
+    return bundleNear(CHILD, from);
+  } catch (e) {
+    throw new Error(`mcpx_exec: ${(e as Error).message}`);
   }
 }
 

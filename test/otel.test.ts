@@ -1,0 +1,292 @@
+// OpenTelemetry, off by default (docs/gateway.md "Telemetry"): with telemetry.otlpEndpoint set, a SERVER span
+// per client request and a CLIENT span per upstream request reach an OTLP/HTTP receiver — here a real
+// node:http server on 127.0.0.1 decoding the JSON that arrives — with the parent chain from the client's
+// `traceparent` down to the upstream process, which records the `_meta` it received; every frame the
+// upstream got stays valid for its revision. Without the setting nothing reaches the receiver and
+// dist/otel.js is never loaded; a receiver that is down fails no call, and the drops are logged once.
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { type Server, createServer } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, describe, test } from 'node:test';
+import { build } from 'esbuild';
+import { tracing } from '../src/telemetry/trace';
+import { repoRoot } from './harness/gateway';
+import type { Revision } from './harness/schema';
+import { checkRecorded, fixtureCommand, gatewayFor, killAll, startHttpFixture } from './harness/upstreams';
+import { HttpClient, type Json } from './harness/wire';
+
+const dir = mkdtempSync(join(tmpdir(), 'mcpx-otel-'));
+after(() => {
+  killAll();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const CLIENT_TRACE = '0af7651916cd43dd8448eb211c80319c';
+const CLIENT_SPAN = 'b7ad6b7169203331';
+const TRACEPARENT = `00-${CLIENT_TRACE}-${CLIENT_SPAN}-01`;
+const META_CALL = {
+  name: 'mcpx_call',
+  arguments: { server: 'up', tool: 'meta', arguments: { secret: 'do-not-export' } },
+};
+
+interface OtlpSpan {
+  traceId: string;
+  spanId: string;
+  parentSpanId?: string;
+  name: string;
+  kind: number;
+  attributes: Array<{ key: string; value: Record<string, unknown> }>;
+  status?: { code?: number; message?: string };
+}
+interface Receiver {
+  url: string;
+  requests: Array<{ path: string; contentType: string; body: string }>;
+  spans(): OtlpSpan[];
+  close(): Promise<void>;
+}
+
+/** An OTLP/HTTP receiver: every POST recorded, answered 200 with an empty ExportTraceServiceResponse. */
+async function receiver(): Promise<Receiver> {
+  const requests: Receiver['requests'] = [];
+  const server: Server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      requests.push({
+        path: req.url ?? '',
+        contentType: String(req.headers['content-type']),
+        body: Buffer.concat(chunks).toString('utf8'),
+      });
+      res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const port = (server.address() as { port: number }).port;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    requests,
+    spans: () =>
+      requests.flatMap((r) => {
+        const body = JSON.parse(r.body) as {
+          resourceSpans: Array<{
+            resource: { attributes: OtlpSpan['attributes'] };
+            scopeSpans: Array<{ spans: OtlpSpan[] }>;
+          }>;
+        };
+        return body.resourceSpans.flatMap((rs) => rs.scopeSpans.flatMap((s) => s.spans));
+      }),
+    close: () =>
+      new Promise<void>((r) => {
+        server.closeAllConnections();
+        server.close(() => r());
+      }),
+  };
+}
+
+const attr = (s: OtlpSpan, key: string): unknown => {
+  const v = s.attributes.find((a) => a.key === key)?.value;
+  return v === undefined ? undefined : Object.values(v)[0];
+};
+const SERVER_KIND = 2;
+const CLIENT_KIND = 3;
+
+/** Whether this process has loaded dist/otel.js. */
+const otelLoaded = () => Object.keys(require.cache).some((f) => /[\\/]dist[\\/]otel\.js$/.test(f));
+
+/** The `_meta` the upstream received, as its `meta` tool returns it. */
+const upstreamMeta = (result: Json): Json => JSON.parse(String((result.content as Json[])[0]!.text)) as Json;
+
+// First: nothing in this process has loaded OpenTelemetry yet.
+describe('telemetry off (the default)', () => {
+  test('no request reaches the receiver, dist/otel.js is never loaded, and the trace context goes upstream unchanged', async () => {
+    const rx = await receiver();
+    const gw = await gatewayFor({ up: fixtureCommand(['--rev', '2026-07-28', '--name', 'up']) });
+    try {
+      const c = new HttpClient(gw.url, '2026-07-28');
+      const r = await c.request('tools/call', META_CALL, { meta: { traceparent: TRACEPARENT } });
+      assert.equal(upstreamMeta(r.result!).traceparent, TRACEPARENT, "the client's own, as before");
+      assert.equal(tracing.tracer, undefined);
+    } finally {
+      await gw.close();
+    }
+    assert.equal(otelLoaded(), false, 'dist/otel.js not in require.cache');
+    assert.deepEqual(rx.requests, []);
+    await rx.close();
+  });
+});
+
+describe('telemetry on: the parent chain from the client to the upstream process', () => {
+  const cases: Array<{ rev: Revision; transport: 'stdio' | 'http' }> = [
+    { rev: '2024-11-05', transport: 'stdio' },
+    { rev: '2025-11-25', transport: 'stdio' },
+    { rev: '2026-07-28', transport: 'stdio' },
+    { rev: '2025-11-25', transport: 'http' },
+    { rev: '2026-07-28', transport: 'http' },
+  ];
+  for (const { rev, transport } of cases) {
+    test(`a ${rev} upstream over ${transport}`, async () => {
+      const rx = await receiver();
+      const record = join(dir, `record-${rev}-${transport}.jsonl`);
+      const args = ['--rev', rev, '--name', 'up', '--record', record];
+      const up =
+        transport === 'stdio'
+          ? fixtureCommand(args)
+          : { url: (await startHttpFixture([...args, '--transport', 'http'])).url };
+      const lines: string[] = [];
+      const gw = await gatewayFor(
+        { up },
+        { 'telemetry.otlpEndpoint': rx.url, 'telemetry.serviceName': 'mcpx-test' },
+        {},
+        { log: (l) => lines.push(l) },
+      );
+      let seen: Json;
+      try {
+        const c = new HttpClient(gw.url, '2026-07-28');
+        const r = await c.request('tools/call', META_CALL, {
+          meta: { traceparent: TRACEPARENT, tracestate: 'vendor=1' },
+        });
+        seen = upstreamMeta(r.result!);
+      } finally {
+        // Closing the gateway exports what it holds.
+        await gw.close();
+      }
+      await rx.close();
+      assert.ok(otelLoaded());
+      assert.equal(tracing.tracer, undefined, 'the closed gateway stopped its tracer');
+      assert.ok(rx.requests.length >= 1);
+      for (const q of rx.requests) {
+        assert.equal(q.path, '/v1/traces');
+        assert.match(q.contentType, /^application\/json/);
+      }
+      const resource = JSON.parse(rx.requests[0]!.body).resourceSpans[0].resource.attributes as OtlpSpan['attributes'];
+      assert.deepEqual(
+        resource.find((a) => a.key === 'service.name')?.value,
+        { stringValue: 'mcpx-test' },
+        'telemetry.serviceName',
+      );
+      const spans = rx.spans();
+      const server = spans.find((s) => s.kind === SERVER_KIND && s.name === 'tools/call mcpx_call');
+      assert.ok(server, spans.map((s) => `${s.kind} ${s.name}`).join('\n'));
+      assert.equal(server.traceId, CLIENT_TRACE, "the client's trace");
+      assert.equal(server.parentSpanId, CLIENT_SPAN, "the client's span is its parent");
+      assert.equal(attr(server, 'mcp.method.name'), 'tools/call');
+      assert.equal(attr(server, 'gen_ai.tool.name'), 'mcpx_call');
+      assert.equal(attr(server, 'gen_ai.operation.name'), 'execute_tool');
+      assert.equal(attr(server, 'mcp.protocol.version'), '2026-07-28');
+      assert.equal(attr(server, 'network.transport'), 'tcp');
+      assert.equal(attr(server, 'jsonrpc.request.id'), '1');
+      const client = spans.find((s) => s.kind === CLIENT_KIND && s.name === 'tools/call meta');
+      assert.ok(client, spans.map((s) => `${s.kind} ${s.name}`).join('\n'));
+      assert.equal(client.traceId, CLIENT_TRACE);
+      assert.equal(client.parentSpanId, server.spanId, 'the server span is the upstream request span’s parent');
+      assert.equal(attr(client, 'mcp.protocol.version'), rev);
+      assert.equal(attr(client, 'network.transport'), transport === 'stdio' ? 'pipe' : 'tcp');
+      assert.equal(attr(client, 'gen_ai.tool.name'), 'meta');
+      assert.equal(attr(client, 'mcpx.upstream.name'), 'up');
+      // The upstream process itself received mcpx's CLIENT span as its parent, in the client's trace.
+      assert.equal(seen.traceparent, `00-${CLIENT_TRACE}-${client.spanId}-01`);
+      assert.equal(seen.tracestate, 'vendor=1', 'tracestate carried on');
+      // Arguments and results are never exported.
+      for (const q of rx.requests) assert.doesNotMatch(q.body, /do-not-export|"traceparent"/);
+      // Every frame the upstream received (trace context in _meta included) is valid for its revision.
+      checkRecorded(record, rev);
+      assert.deepEqual(
+        lines.filter((l) => /telemetry/.test(l)),
+        [],
+      );
+    });
+  }
+
+  test('an upstream error ends the CLIENT span with error.type and the status message', async () => {
+    const rx = await receiver();
+    const gw = await gatewayFor(
+      { up: fixtureCommand(['--rev', '2025-11-25', '--name', 'up']) },
+      {
+        'telemetry.otlpEndpoint': `${rx.url}/v1/traces`,
+      },
+    );
+    try {
+      const c = new HttpClient(gw.url, '2026-07-28');
+      const r = await c.request('tools/call', { name: 'mcpx_call', arguments: { server: 'up', tool: 'nope' } });
+      assert.ok(r.result?.isError === true || r.error, JSON.stringify(r));
+    } finally {
+      await gw.close();
+    }
+    await rx.close();
+    const spans = rx.spans();
+    const client = spans.find((s) => s.kind === CLIENT_KIND && s.name === 'tools/call nope');
+    const server = spans.find((s) => s.kind === SERVER_KIND && s.name === 'tools/call mcpx_call');
+    assert.ok(server);
+    // The server span records what the client got: an isError result is tool_error, an error its code.
+    const type = attr(server, 'error.type');
+    assert.ok(type === 'tool_error' || /^-32\d{3}$/.test(String(type)), String(type));
+    assert.equal(server.status?.code, 2, 'ERROR');
+    if (client) {
+      assert.match(String(attr(client, 'error.type')), /^-?\d+$/);
+      assert.equal(attr(client, 'rpc.response.status_code'), attr(client, 'error.type'));
+      assert.ok(client.status?.message);
+    }
+  });
+});
+
+describe('a receiver that is down', () => {
+  test('fails no call, and the spans it could not take are counted and logged once', async () => {
+    const rx = await receiver();
+    const url = rx.url;
+    await rx.close(); // nothing listens there any more
+    const lines: string[] = [];
+    const gw = await gatewayFor(
+      { up: fixtureCommand(['--rev', '2026-07-28', '--name', 'up']) },
+      { 'telemetry.otlpEndpoint': url },
+      {},
+      { log: (l) => lines.push(l) },
+    );
+    try {
+      const c = new HttpClient(gw.url, '2026-07-28');
+      for (let i = 0; i < 3; i++) {
+        const r = await c.request('tools/call', META_CALL, { meta: { traceparent: TRACEPARENT } });
+        assert.equal(r.error, undefined);
+        assert.match(String(upstreamMeta(r.result!).traceparent), new RegExp(`^00-${CLIENT_TRACE}-`));
+      }
+    } finally {
+      await gw.close();
+    }
+    const said = lines.filter((l) => /telemetry/.test(l));
+    const first = said.filter((l) => /later drops are counted, not logged/.test(l));
+    assert.ok(first.length <= 1, said.join('\n'));
+    const total = said.filter((l) => /span\(s\) dropped in all/.test(l));
+    assert.equal(total.length, 1, said.join('\n'));
+    const n = Number(/(\d+) span\(s\) dropped in all/.exec(total[0]!)![1]);
+    assert.ok(n >= 6, `${n}: a server and a client span per call at least`);
+  });
+});
+
+describe('the bundles', () => {
+  test('dist/mcpx.js and dist/extension.js hold nothing of OpenTelemetry; dist/otel.js does', async () => {
+    const root = repoRoot();
+    // Names of the SDK's own code (the bundles' text names OpenTelemetry in settings' descriptions).
+    const sdk = /OTLPTraceExporter|BasicTracerProvider|W3CTraceContextPropagator|@opentelemetry\//;
+    for (const b of ['mcpx.js', 'extension.js', 'shim.js'])
+      assert.ok(!sdk.test(readFileSync(join(root, 'dist', b), 'utf8')), `dist/${b} holds OpenTelemetry`);
+    assert.match(readFileSync(join(root, 'dist', 'otel.js'), 'utf8'), /v1\/traces/);
+    // The command line's import graph (every import, dynamic ones too) reaches no @opentelemetry package.
+    const { metafile } = await build({
+      entryPoints: [join(root, 'src', 'cli.ts')],
+      absWorkingDir: root,
+      bundle: true,
+      platform: 'node',
+      format: 'cjs',
+      write: false,
+      metafile: true,
+      logLevel: 'silent',
+    });
+    const inputs = Object.keys(metafile.inputs);
+    assert.ok(inputs.includes('src/telemetry/trace.ts'), 'the port is in it');
+    assert.deepEqual(
+      inputs.filter((f) => /@opentelemetry|src\/otel\//.test(f)),
+      [],
+    );
+  });
+});

@@ -199,35 +199,47 @@ describe('telemetry on: the parent chain from the client to the upstream process
     });
   }
 
-  test('an upstream error ends the CLIENT span with error.type and the status message', async () => {
+  test('an upstream error ends the spans with error.type and an ERROR status; an isError result is tool_error', async () => {
     const rx = await receiver();
     const gw = await gatewayFor(
       { up: fixtureCommand(['--rev', '2025-11-25', '--name', 'up']) },
-      {
-        'telemetry.otlpEndpoint': `${rx.url}/v1/traces`,
-      },
+      { 'telemetry.otlpEndpoint': `${rx.url}/v1/traces` },
     );
+    let failed: { error?: { code: number } } = {};
     try {
       const c = new HttpClient(gw.url, '2026-07-28');
-      const r = await c.request('tools/call', { name: 'mcpx_call', arguments: { server: 'up', tool: 'nope' } });
-      assert.ok(r.result?.isError === true || r.error, JSON.stringify(r));
+      const call = (tool: string) => c.request('tools/call', { name: 'mcpx_call', arguments: { server: 'up', tool } });
+      failed = await call('error');
+      assert.equal((await call('fail')).result?.isError, true);
     } finally {
       await gw.close();
     }
     await rx.close();
     const spans = rx.spans();
-    const client = spans.find((s) => s.kind === CLIENT_KIND && s.name === 'tools/call nope');
-    const server = spans.find((s) => s.kind === SERVER_KIND && s.name === 'tools/call mcpx_call');
+    const named = (kind: number, name: string) => {
+      const s = spans.find((x) => x.kind === kind && x.name === name);
+      assert.ok(s, `${name}: ${spans.map((x) => `${x.kind} ${x.name}`).join(', ')}`);
+      return s;
+    };
+    // The upstream answered -32602: its CLIENT span says so, with the error's message as the status.
+    const error = named(CLIENT_KIND, 'tools/call error');
+    assert.equal(attr(error, 'error.type'), '-32602');
+    assert.equal(attr(error, 'rpc.response.status_code'), '-32602');
+    assert.equal(error.status?.code, 2, 'ERROR');
+    assert.ok(error.status?.message);
+    // The SERVER span records what the client got (a relayed error, or an isError result).
+    const server = spans.find(
+      (x) => x.kind === SERVER_KIND && x.name === 'tools/call mcpx_call' && attr(x, 'jsonrpc.request.id') === '1',
+    );
     assert.ok(server);
-    // The server span records what the client got: an isError result is tool_error, an error its code.
-    const type = attr(server, 'error.type');
-    assert.ok(type === 'tool_error' || /^-32\d{3}$/.test(String(type)), String(type));
-    assert.equal(server.status?.code, 2, 'ERROR');
-    if (client) {
-      assert.match(String(attr(client, 'error.type')), /^-?\d+$/);
-      assert.equal(attr(client, 'rpc.response.status_code'), attr(client, 'error.type'));
-      assert.ok(client.status?.message);
-    }
+    const got = failed.error ? String(failed.error.code) : 'tool_error';
+    assert.equal(attr(server, 'error.type'), got);
+    assert.equal(server.status?.code, 2);
+    const fail = named(CLIENT_KIND, 'tools/call fail');
+    assert.equal(attr(fail, 'error.type'), 'tool_error');
+    assert.equal(attr(fail, 'rpc.response.status_code'), undefined, 'no JSON-RPC error');
+    const second = spans.find((x) => x.kind === SERVER_KIND && attr(x, 'jsonrpc.request.id') === '2');
+    assert.equal(fail.parentSpanId, second?.spanId, 'each upstream request under its own call');
   });
 });
 

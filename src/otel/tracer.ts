@@ -73,9 +73,6 @@ class SdkSpan implements Span {
     }
     return this.ctx;
   }
-  rename(name: string): void {
-    this.span.updateName(name);
-  }
   set(attributes: Attributes): void {
     this.span.setAttributes(attributes);
   }

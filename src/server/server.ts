@@ -11,7 +11,7 @@ import { type JsonObject, type Notification, errorResponse, isObject, resultResp
 import { META } from '../protocol/meta';
 import { type MethodDescriptor, methodAnswered, methodOf, readParams } from '../protocol/methods';
 import { endSpan, startSpan } from '../telemetry/mcp';
-import { traceContextOf } from '../telemetry/trace';
+import { traceContextOf, tracing } from '../telemetry/trace';
 import type { Abort } from '../wire/abort';
 import { Admission } from './admission';
 import { type Outcome, type ServerCall, type ServerInfo, type Services, sessionOf } from './call';
@@ -100,7 +100,10 @@ export class McpServer {
   /** The request, in a SERVER span while telemetry is on (docs/gateway.md "Telemetry"): its parent the
    *  trace context the client sent in `_meta`, if any. */
   handle(call: ServerCall): Promise<Outcome> {
+    const tracer = tracing.tracer;
+    if (!tracer) return this.pipeline(call);
     const span = startSpan(
+      tracer,
       'server',
       {
         method: call.method,
@@ -111,7 +114,6 @@ export class McpServer {
       },
       traceContextOf(call.meta),
     );
-    if (!span) return this.pipeline(call);
     call.span = span;
     return this.pipeline(call).then((out) => {
       span.set({ 'mcp.protocol.version': out.rev });

@@ -4,7 +4,7 @@
 // read from the request's method, id and params — never its arguments, and nothing of a result but
 // whether it is an error (docs/gateway.md "Telemetry").
 import type { Id, JsonObject } from '../protocol/jsonrpc';
-import { type Attributes, type Span, type TraceContext, tracing } from './trace';
+import type { Attributes, Span, TraceContext, Tracer } from './trace';
 
 export interface RequestFacts {
   method: string;
@@ -15,14 +15,13 @@ export interface RequestFacts {
   sessionId?: string;
 }
 
-/** A span for one request, or undefined while telemetry is off (the one check a request pays). */
+/** A span for one request; callers ask `tracing.tracer` first (off, a request pays that one check). */
 export function startSpan(
+  tracer: Tracer,
   kind: 'server' | 'client',
   r: RequestFacts,
   parent: TraceContext | undefined,
-): Span | undefined {
-  const tracer = tracing.tracer;
-  if (!tracer) return undefined;
+): Span {
   const name = typeof r.params.name === 'string' && NAMED[r.method] ? `${r.method} ${r.params.name}` : r.method;
   return tracer.start(name, kind, parent, attributesOf(r));
 }

@@ -15,8 +15,6 @@ export type Attributes = Record<string, string | number | boolean>;
 export interface Span {
   /** This span as the parent of what it causes: a request it sends carries it in `_meta`. */
   readonly context: TraceContext;
-  /** The name once the span knows its target (`tools/call get_weather`). */
-  rename(name: string): void;
   set(attributes: Attributes): void;
   /** Ends it: OK, or ERROR with `error.type` and the error's message as the status. */
   end(error?: { type: string; message: string }): void;

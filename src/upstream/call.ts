@@ -10,7 +10,7 @@ import { type JsonObject, isObject } from '../protocol/jsonrpc';
 import { resultProblem } from '../protocol/methods';
 import { type LogLevel, atLeastLevel } from '../protocol/meta';
 import { endSpan, metaOf, startSpan } from '../telemetry/mcp';
-import { type Span, traceContextOf } from '../telemetry/trace';
+import { type Span, traceContextOf, tracing } from '../telemetry/trace';
 import { Abort, type Aborts, listen } from '../wire/abort';
 import { type Answerer, type Flight, type MetaOptions, type UpstreamConnection, UpstreamError } from './connection';
 import { HttpUpstream } from './http';
@@ -51,12 +51,14 @@ export function call(
   params: JsonObject = {},
   o: RequestOptions = {},
 ): Promise<JsonObject> {
+  const tracer = tracing.tracer;
+  if (!tracer) return exchange(conn, method, params, o);
   const span = startSpan(
+    tracer,
     'client',
     { method, params, transport: conn.transport.kind === 'stdio' ? 'stdio' : 'http' },
     traceContextOf(o.meta),
   );
-  if (!span) return exchange(conn, method, params, o);
   span.set({ 'mcp.protocol.version': conn.negotiated.revision, 'mcpx.upstream.name': conn.name });
   return exchange(conn, method, params, { ...o, meta: { ...o.meta, ...metaOf(span) }, span }).then(
     (result) => {

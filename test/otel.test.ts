@@ -5,14 +5,16 @@
 // upstream got stays valid for its revision. Without the setting nothing reaches the receiver and
 // dist/otel.js is never loaded; a receiver that is down fails no call, and the drops are logged once.
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { type Server, createServer } from 'node:http';
 import { tmpdir } from 'node:os';
+import { createInterface } from 'node:readline';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { build } from 'esbuild';
 import { tracing } from '../src/telemetry/trace';
-import { repoRoot } from './harness/gateway';
+import { cliJs, repoRoot } from './harness/gateway';
 import type { Revision } from './harness/schema';
 import { checkRecorded, fixtureCommand, gatewayFor, killAll, startHttpFixture } from './harness/upstreams';
 import { HttpClient, type Json } from './harness/wire';
@@ -272,6 +274,71 @@ describe('a receiver that is down', () => {
     assert.equal(total.length, 1, said.join('\n'));
     const n = Number(/(\d+) span\(s\) dropped in all/.exec(total[0]!)![1]);
     assert.ok(n >= 6, `${n}: a server and a client span per call at least`);
+  });
+});
+
+describe('mcpx daemon as shipped', () => {
+  // Records, at exit, which of mcpx's bundles the daemon loaded (MCPX_CODE_CACHE=0: loaded by require).
+  const hook = join(dir, 'hook.js');
+  writeFileSync(
+    hook,
+    `process.on('exit', () => require('node:fs').writeFileSync(process.env.LOADED_TO, JSON.stringify(Object.keys(require.cache).filter((f) => /[\\\\/]dist[\\\\/]\\w+\\.js$/.test(f)).map((f) => require('node:path').basename(f)).sort())));\n`,
+  );
+
+  /** A daemon over the fixture, one tools/call with the client's traceparent, SIGTERM: the `_meta` the
+   *  upstream received (what the daemon loaded is in loaded-N.json). */
+  async function daemonRun(n: number, extraEnv: Record<string, string>): Promise<Json> {
+    const config = join(dir, `daemon-${n}.json`);
+    writeFileSync(config, JSON.stringify({ servers: { up: fixtureCommand(['--rev', '2025-11-25', '--name', 'up']) } }));
+    const out = join(dir, `loaded-${n}.json`);
+    const env = {
+      ...process.env,
+      XDG_CONFIG_HOME: join(dir, `home-${n}`),
+      XDG_STATE_HOME: join(dir, `home-${n}`),
+      MCPX_CODE_CACHE: '0',
+      MCPX_PORT: '',
+      LOADED_TO: out,
+      ...extraEnv,
+    };
+    const child = spawn(process.execPath, ['-r', hook, cliJs(), 'daemon', '--port', '0', '--config', config], {
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr!.on('data', (d) => (stderr += d));
+    const exited = new Promise((r) => child.once('exit', r));
+    try {
+      const line = await new Promise<string>((resolve, reject) => {
+        createInterface({ input: child.stdout! }).once('line', resolve);
+        child.once('exit', () => reject(new Error(`the daemon exited: ${stderr}`)));
+      });
+      const endpoint = /mcpx listening on (\S+)$/.exec(line)?.[1] ?? '';
+      const c = new HttpClient(endpoint, '2026-07-28');
+      const r = await c.request('tools/call', META_CALL, { meta: { traceparent: TRACEPARENT } });
+      return upstreamMeta(r.result!);
+    } finally {
+      child.kill('SIGTERM');
+      await exited;
+    }
+  }
+
+  const loadedBy = (n: number) => JSON.parse(readFileSync(join(dir, `loaded-${n}.json`), 'utf8')) as string[];
+
+  test('without the setting it never loads dist/otel.js; with it, dist/otel.js beside dist/mcpx.js exports the call', async () => {
+    const rx = await receiver();
+    try {
+      const off = await daemonRun(1, {});
+      assert.deepEqual(loadedBy(1), ['cli.js', 'mcpx.js']);
+      assert.equal(off.traceparent, TRACEPARENT);
+      assert.deepEqual(rx.requests, []);
+      const on = await daemonRun(2, { MCPX_TELEMETRY_OTLP_ENDPOINT: rx.url });
+      assert.deepEqual(loadedBy(2), ['cli.js', 'mcpx.js', 'otel.js']);
+      const client = rx.spans().find((x) => x.kind === CLIENT_KIND && x.name === 'tools/call meta');
+      assert.ok(client, 'exported on SIGTERM');
+      assert.equal(on.traceparent, `00-${CLIENT_TRACE}-${client.spanId}-01`);
+    } finally {
+      await rx.close();
+    }
   });
 });
 

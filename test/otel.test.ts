@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { type Server, createServer } from 'node:http';
+import { type Server, type ServerResponse, createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { createInterface } from 'node:readline';
 import { join } from 'node:path';
@@ -274,6 +274,64 @@ describe('a receiver that is down', () => {
     assert.equal(total.length, 1, said.join('\n'));
     const n = Number(/(\d+) span\(s\) dropped in all/.exec(total[0]!)![1]);
     assert.ok(n >= 6, `${n}: a server and a client span per call at least`);
+  });
+});
+
+describe('bounds and bad settings', () => {
+  test('a receiver that never answers: past telemetry.maxQueue spans are dropped and counted, the calls unaffected', async () => {
+    // Takes each export and never answers it: the one export in flight holds its batch until its bound.
+    const held: ServerResponse[] = [];
+    const server = createServer((_req, res) => void held.push(res));
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const lines: string[] = [];
+    const gw = await gatewayFor(
+      { up: fixtureCommand(['--rev', '2026-07-28', '--name', 'up']) },
+      {
+        'telemetry.otlpEndpoint': `http://127.0.0.1:${(server.address() as { port: number }).port}`,
+        'telemetry.maxQueue': 1,
+      },
+      {},
+      { log: (l) => lines.push(l) },
+    );
+    try {
+      const c = new HttpClient(gw.url, '2026-07-28');
+      for (let i = 0; i < 3; i++) assert.equal((await c.request('tools/call', META_CALL)).error, undefined);
+    } finally {
+      await gw.close();
+      server.closeAllConnections();
+      await new Promise((r) => server.close(r));
+    }
+    const said = lines.filter((l) => /telemetry/.test(l));
+    assert.match(
+      said[0] ?? '',
+      /span\(s\) dropped: (more than 1 spans waited \(telemetry\.maxQueue\)|the receiver did not take them)/,
+    );
+    // Six spans at least (a SERVER and a CLIENT span per call), one queued and one in flight at most.
+    const n = Number(/(\d+) span\(s\) dropped in all/.exec(said.at(-1) ?? '')?.[1]);
+    assert.ok(n >= 4, said.join('\n'));
+  });
+
+  test('a telemetry.otlpEndpoint that is no URL leaves telemetry off, saying so', async () => {
+    const lines: string[] = [];
+    const gw = await gatewayFor(
+      { up: fixtureCommand(['--rev', '2026-07-28', '--name', 'up']) },
+      { 'telemetry.otlpEndpoint': 'localhost 4318' },
+      {},
+      { log: (l) => lines.push(l) },
+    );
+    try {
+      assert.equal(tracing.tracer, undefined);
+      assert.ok(
+        lines.includes('telemetry.otlpEndpoint "localhost 4318" is not a URL; telemetry is off'),
+        lines.join('\n'),
+      );
+      const r = await new HttpClient(gw.url, '2026-07-28').request('tools/call', META_CALL, {
+        meta: { traceparent: TRACEPARENT },
+      });
+      assert.equal(upstreamMeta(r.result!).traceparent, TRACEPARENT);
+    } finally {
+      await gw.close();
+    }
   });
 });
 

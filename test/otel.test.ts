@@ -6,6 +6,7 @@
 // dist/otel.js is never loaded; a receiver that is down fails no call, and the drops are logged once.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { type Server, type ServerResponse, createServer } from 'node:http';
 import { tmpdir } from 'node:os';
@@ -17,7 +18,7 @@ import { tracing } from '../src/telemetry/trace';
 import { cliJs, repoRoot } from './harness/gateway';
 import type { Revision } from './harness/schema';
 import { checkRecorded, fixtureCommand, gatewayFor, killAll, startHttpFixture } from './harness/upstreams';
-import { HttpClient, type Json } from './harness/wire';
+import { HttpClient, type Json, StdioClient } from './harness/wire';
 
 const dir = mkdtempSync(join(tmpdir(), 'mcpx-otel-'));
 after(() => {
@@ -274,6 +275,67 @@ describe('a receiver that is down', () => {
     assert.equal(total.length, 1, said.join('\n'));
     const n = Number(/(\d+) span\(s\) dropped in all/.exec(total[0]!)![1]);
     assert.ok(n >= 6, `${n}: a server and a client span per call at least`);
+  });
+});
+
+describe('legacy clients', () => {
+  test('a 2025-11-25 stdio client of mcpx serve --standalone: SERVER spans on a pipe, exported when stdin ends', async () => {
+    const rx = await receiver();
+    const config = join(dir, 'standalone.json');
+    writeFileSync(config, JSON.stringify({ servers: { up: fixtureCommand(['--rev', '2025-11-25', '--name', 'up']) } }));
+    const c = new StdioClient(
+      process.execPath,
+      [cliJs(), 'serve', '--transport', 'stdio', '--standalone', '--config', config],
+      '2025-11-25',
+      {},
+      { ...process.env, XDG_STATE_HOME: join(dir, 'standalone'), MCPX_TELEMETRY_OTLP_ENDPOINT: rx.url },
+    );
+    let seen: Json;
+    try {
+      await c.initialize();
+      const r = await c.request('tools/call', META_CALL, { traceparent: TRACEPARENT });
+      seen = upstreamMeta(r.result as Json);
+    } finally {
+      assert.equal(await c.close(), 0, c.stderr);
+      await rx.close();
+    }
+    const spans = rx.spans();
+    const init = spans.find((x) => x.kind === SERVER_KIND && x.name === 'initialize');
+    assert.ok(init, 'a span per request, initialize too');
+    const server = spans.find((x) => x.kind === SERVER_KIND && x.name === 'tools/call mcpx_call');
+    assert.ok(server);
+    assert.equal(server.parentSpanId, CLIENT_SPAN);
+    assert.equal(attr(server, 'network.transport'), 'pipe');
+    assert.equal(attr(server, 'network.protocol.name'), undefined);
+    assert.equal(attr(server, 'mcp.protocol.version'), '2025-11-25');
+    const client = spans.find((x) => x.kind === CLIENT_KIND && x.name === 'tools/call meta');
+    assert.equal(client?.parentSpanId, server.spanId);
+    assert.equal(seen.traceparent, `00-${CLIENT_TRACE}-${client?.spanId}-01`);
+    assert.deepEqual(c.errors, []);
+  });
+
+  test('a legacy HTTP session: mcp.session.id is a digest of its Mcp-Session-Id, never the id', async () => {
+    const rx = await receiver();
+    const gw = await gatewayFor(
+      { up: fixtureCommand(['--rev', '2025-11-25', '--name', 'up']) },
+      { 'telemetry.otlpEndpoint': rx.url },
+    );
+    let session: string | undefined;
+    try {
+      const c = new HttpClient(gw.url, '2025-11-25');
+      await c.initialize();
+      session = c.sessionId;
+      assert.equal((await c.request('tools/list')).error, undefined);
+    } finally {
+      await gw.close();
+      await rx.close();
+    }
+    assert.ok(session);
+    const list = rx.spans().find((x) => x.kind === SERVER_KIND && x.name === 'tools/list');
+    assert.ok(list);
+    assert.equal(attr(list, 'mcp.session.id'), createHash('sha256').update(session).digest('hex').slice(0, 32));
+    assert.ok(rx.requests.every((q) => !q.body.includes(session!)));
+    assert.equal(attr(list, 'network.protocol.name'), 'http');
   });
 });
 

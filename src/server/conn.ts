@@ -56,9 +56,12 @@ export class Conn {
       this._identity = typeof this.identity === 'string' ? this.identity : this.identity();
     return this._identity;
   }
+  /** The legacy session's Mcp-Session-Id, once the connection is one (its span's mcp.session.id, digested). */
+  sessionId?: string;
   /** The connection becomes a legacy session's: its identity from now on is the session's. */
-  becomeSession(identity: string): void {
+  becomeSession(identity: string, sessionId: string): void {
     this._identity = identity;
+    this.sessionId = sessionId;
   }
   /** Server-sent ids are negative, so no client keying one table by id mistakes them for its own
    *  (docs/questions.md "Who answers"). */
@@ -70,7 +73,6 @@ export class Conn {
     private readonly identity: string | (() => string),
     /** Unsolicited messages (legacy push): stdio's pipe, a session's GET stream; absent otherwise. */
     public push?: (msg: Notification) => boolean,
-    readonly sessionId?: string,
   ) {}
 
   /** Whether mcpx can send this connection something nobody asked for (docs/protocol.md "Capabilities declared only where delivered"). */

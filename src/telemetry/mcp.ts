@@ -3,6 +3,7 @@
 // sends an upstream, named `{mcp.method.name} {target}` (the tool's or prompt's name), their attributes
 // read from the request's method, id and params — never its arguments, and nothing of a result but
 // whether it is an error (docs/gateway.md "Telemetry").
+import { createHash } from 'node:crypto';
 import type { Id, JsonObject } from '../protocol/jsonrpc';
 import type { Attributes, Span, TraceContext, Tracer } from './trace';
 
@@ -11,7 +12,7 @@ export interface RequestFacts {
   params: JsonObject;
   id?: Id;
   transport: 'stdio' | 'http';
-  /** A legacy Streamable HTTP session (Mcp-Session-Id). */
+  /** A legacy Streamable HTTP session's Mcp-Session-Id. */
   sessionId?: string;
 }
 
@@ -39,7 +40,10 @@ function attributesOf(r: RequestFacts): Attributes {
   };
   if (r.transport === 'http') a['network.protocol.name'] = 'http';
   if (r.id !== undefined) a['jsonrpc.request.id'] = String(r.id);
-  if (r.sessionId !== undefined) a['mcp.session.id'] = r.sessionId;
+  // The id itself is half of what reaches the session (with the endpoint secret): a digest of it is
+  // exported, the same for every span of the session.
+  if (r.sessionId !== undefined)
+    a['mcp.session.id'] = createHash('sha256').update(r.sessionId).digest('hex').slice(0, 32);
   const named = NAMED[r.method];
   if (named && typeof r.params.name === 'string') a[named] = r.params.name;
   if (r.method === 'tools/call') a['gen_ai.operation.name'] = 'execute_tool';

@@ -67,7 +67,7 @@ export class Sessions {
    *  session's, no longer the request's (docs/protocol.md "Client identity"). */
   mint(runner: Runner): string {
     const id = randomUUID();
-    runner.conn.becomeSession(`http:${randomUUID()}`);
+    runner.conn.becomeSession(`http:${randomUUID()}`, id);
     this.table.set(id, { id, conn: runner.conn, runner, lastSeen: Date.now(), used: false });
     this.server.listens.registerPush(runner.conn);
     return id;

@@ -202,6 +202,42 @@ describe('telemetry on: the parent chain from the client to the upstream process
     });
   }
 
+  test("each call of an mcpx_exec script is a CLIENT span under the run's SERVER span, its traceparent upstream", async () => {
+    const rx = await receiver();
+    const gw = await gatewayFor(
+      { up: fixtureCommand(['--rev', '2026-07-28', '--name', 'up']) },
+      { 'telemetry.otlpEndpoint': rx.url },
+    );
+    let seen: Json[];
+    try {
+      const c = new HttpClient(gw.url, '2026-07-28');
+      const script =
+        "const a = await mcpx.call('up', 'meta', {}); const b = await mcpx.call('up', 'meta', {}); return [a.content[0].text, b.content[0].text];";
+      const r = await c.request(
+        'tools/call',
+        { name: 'mcpx_exec', arguments: { script } },
+        { meta: { traceparent: TRACEPARENT } },
+      );
+      assert.notEqual(r.result?.isError, true, JSON.stringify(r.result));
+      const sc = r.result!.structuredContent as Json;
+      seen = ((sc.result ?? sc) as string[]).map((t) => JSON.parse(t) as Json);
+    } finally {
+      await gw.close();
+      await rx.close();
+    }
+    const spans = rx.spans();
+    const run = spans.find((x) => x.kind === SERVER_KIND && x.name === 'tools/call mcpx_exec');
+    assert.ok(run);
+    assert.equal(run.parentSpanId, CLIENT_SPAN);
+    const calls = spans.filter((x) => x.kind === CLIENT_KIND && x.name === 'tools/call meta');
+    assert.equal(calls.length, 2);
+    assert.ok(calls.every((x) => x.parentSpanId === run.spanId && x.traceId === CLIENT_TRACE));
+    assert.deepEqual(
+      seen.map((m) => m.traceparent).sort(),
+      calls.map((x) => `00-${CLIENT_TRACE}-${x.spanId}-01`).sort(),
+    );
+  });
+
   test('an upstream error ends the spans with error.type and an ERROR status; an isError result is tool_error', async () => {
     const rx = await receiver();
     const gw = await gatewayFor(

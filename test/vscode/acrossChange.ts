@@ -182,6 +182,7 @@ export const shimAcrossAddServer = pageTest(
       drive(
         { row: ['later', 'running'] },
         { row: ['tools/call mcpx_call up/slow', 'working', 'shim-agent'] },
+        { row: ['tools/call mcpx_call up/slow', 'failed', 'reload-agent'] },
         { shot: 'tasks-after-add-server' },
       );
       await shotTaken('tasks-after-add-server', t0);

@@ -1,8 +1,8 @@
 // Each editor window journals its own tasks (docs/protocol.md "Tasks across a restart"): the journal has
 // one writer, and the editor shares the state directory with `mcpx daemon` (whose journal is
 // <state>/tasks.jsonl), so a window writes <state>/editor-tasks/<hash of its workspace>.jsonl — the
-// workspace named as in endpoints.json, so a window reload of the same workspace finds its file again and
-// windows of different folders never share one. A second live window of the same folder does not journal
+// workspace named by its .code-workspace file, or else by its folders as in endpoints.json, so a window
+// reload of the same workspace finds its file again and windows of different folders never share one. A second live window of the same folder does not journal
 // (its tasks live in memory only, as before): the lock beside the file names the window that does.
 // Free of `vscode`, so it is tested in plain Node (test/editor-journal.test.ts).
 import { createHash } from 'node:crypto';
@@ -14,7 +14,8 @@ import { type OwnerLock, waitForLock } from '../../kit/ownerLock';
  *  extension host may still be exiting. */
 const RELOAD_WAIT_MS = 3000;
 
-/** The journal's path within the state directory for the workspace `key` (the endpoints.json key). */
+/** The journal's path within the state directory for the workspace `key` (its .code-workspace file, or
+ *  its folders). */
 export function editorJournalName(key: string): string {
   return join('editor-tasks', `${createHash('sha256').update(key).digest('hex').slice(0, 32)}.jsonl`);
 }

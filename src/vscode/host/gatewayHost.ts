@@ -210,7 +210,7 @@ export class GatewayHost implements HostPort, Disposable {
       this.lines.fire(l);
     });
     // Tasks outlive a window reload: this workspace's journal, read back as the server starts.
-    const journal = await claimEditorJournal(defaultStateDir(process.env), workspaceKey(), (l) => this.o.log.warn(l));
+    const journal = await claimEditorJournal(defaultStateDir(process.env), journalKey(), (l) => this.o.log.warn(l));
     let listening: Listening;
     try {
       listening = await this.listenFrom(gateway, settings, this.port ?? settings.get<number>('port'), journal);
@@ -314,9 +314,15 @@ export class GatewayHost implements HostPort, Disposable {
   }
 }
 
-/** The workspace as endpoints.json and the task journal name it: its folders. */
+/** The workspace as endpoints.json names it: its folders (a stdio shim finds the window by its folder). */
 function workspaceKey(): string {
   return vscode.workspace.workspaceFolders?.map((f) => f.uri.fsPath).join(',') || '(no folder)';
+}
+
+/** The workspace as the task journal names it: its .code-workspace file when it has one — the same after
+ *  a folder is added or removed, which a reload then reopens —, else its folders. */
+function journalKey(): string {
+  return vscode.workspace.workspaceFile?.toString() ?? workspaceKey();
 }
 
 /** The gateway's settings as the editor reads them: mcpx.* over the defaults, MCPX_* over those. */

@@ -70,6 +70,22 @@ test('one writer per file: a live window of the same workspace keeps it; a dead 
   again.lock.release();
 });
 
+test('a reload whose old extension host is still exiting: the start waits for it to let go, then claims the file', async () => {
+  const key = '/work/slow-exit';
+  const lock = join(dir, `${editorJournalName(key)}.lock`);
+  mkdirSync(join(dir, 'editor-tasks'), { recursive: true });
+  // The old host: alive when the claim begins, gone a moment later.
+  const old = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 300)'], { stdio: 'ignore' });
+  const exited = new Promise((r) => old.once('exit', r));
+  writeFileSync(lock, String(old.pid));
+  const lines: string[] = [];
+  const claimed = await claimEditorJournal(dir, key, (l) => lines.push(l), 30_000);
+  await exited;
+  assert.ok(claimed, lines.join('\n'));
+  assert.deepEqual(lines, []);
+  claimed.lock.release();
+});
+
 /** A window's gateway as the host starts it: its journal claimed, its listener reading it back. */
 async function startWindow(key: string): Promise<{ l: Listening; close(): Promise<void> }> {
   const config = parseConfig({ servers: { up: fixtureCommand(['--rev', '2025-11-25', '--name', 'up']) } }, 'test', {

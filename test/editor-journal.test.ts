@@ -36,15 +36,21 @@ test('the file is named by the workspace: the same after a reload, another for a
   assert.match(a, /^editor-tasks[/\\][0-9a-f]{32}\.jsonl$/);
 });
 
-test('one writer per file: a live window of the same workspace keeps it; a dead one’s lock is taken over', async () => {
-  const key = '/work/same-folder';
+/** Another window's extension host holding `key`'s journal: a live process running `script`, its id in
+ *  the lock. */
+function heldBy(key: string, script: string) {
   const lock = join(dir, `${editorJournalName(key)}.lock`);
   mkdirSync(join(dir, 'editor-tasks'), { recursive: true });
-  // Another window's extension host: a live process whose id is in the lock.
-  const other = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], { stdio: 'ignore' });
-  const exited = new Promise((r) => other.once('exit', r));
+  const child = spawn(process.execPath, ['-e', script], { stdio: 'ignore' });
+  const exited = new Promise((r) => child.once('exit', r));
+  writeFileSync(lock, String(child.pid));
+  return { lock, child, exited };
+}
+
+test('one writer per file: a live window of the same workspace keeps it; a dead one’s lock is taken over', async () => {
+  const key = '/work/same-folder';
+  const { lock, child: other, exited } = heldBy(key, 'setInterval(() => {}, 1000)');
   try {
-    writeFileSync(lock, String(other.pid));
     const lines: string[] = [];
     assert.equal(await claimEditorJournal(dir, key, (l) => lines.push(l), 0), undefined);
     assert.equal(lines.length, 1);
@@ -72,12 +78,8 @@ test('one writer per file: a live window of the same workspace keeps it; a dead 
 
 test('a reload whose old extension host is still exiting: the start waits for it to let go, then claims the file', async () => {
   const key = '/work/slow-exit';
-  const lock = join(dir, `${editorJournalName(key)}.lock`);
-  mkdirSync(join(dir, 'editor-tasks'), { recursive: true });
   // The old host: alive when the claim begins, gone a moment later.
-  const old = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 300)'], { stdio: 'ignore' });
-  const exited = new Promise((r) => old.once('exit', r));
-  writeFileSync(lock, String(old.pid));
+  const { exited } = heldBy(key, 'setTimeout(() => {}, 300)');
   const lines: string[] = [];
   const claimed = await claimEditorJournal(dir, key, (l) => lines.push(l), 30_000);
   await exited;

@@ -2,20 +2,27 @@
 // configuration") on a gateway with N running stdio upstreams (the fixture server, 2025-11-25), in
 // process: a reload that changes nothing, one that changes one server's args (until a call to it
 // answers from its new instance), and the restart it replaces (close, a new gateway and listener, and a
-// call answered by every server again), medians of ROUNDS; and an unchanged server's calls/s during 20
-// reloads against none. Printed, not written to docs.
-import { mkdtempSync, rmSync } from 'node:fs';
+// call answered by every server again), medians of ROUNDS; an unchanged server's calls/s during 20
+// reloads against none; and, through `mcpx daemon` following its config file, the time from a save on
+// disk to a connected client (on the stdio shim) listing the added server's tools. run.ts calls
+// reloadBench() and writes its section into docs/performance.md; `node build/bench/reload.js` runs it
+// alone.
+import { spawn } from 'node:child_process';
+import { mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createInterface } from 'node:readline';
 import { listen } from '../src/app/app';
+import { SETTLE_MS } from '../src/cli/follow';
 import { parseConfig } from '../src/config/file';
 import { Settings } from '../src/config/settings';
 import { Gateway } from '../src/gateway/gateway';
 import { editorContext } from '../src/vscode/editorCall';
-import { median } from './lib';
+import { StdioRpc, median, stop } from './lib';
 
 const root = join(__dirname, '..', '..');
 const fixture = join(root, 'build', 'test', 'fixtures', 'upstream', 'server.js');
+const cli = join(root, 'dist', 'cli.js');
 const N = Number(process.env.BENCH_SERVERS ?? 10);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 /** How long each calls/s measurement runs. */
@@ -61,7 +68,15 @@ async function timed(f: () => Promise<unknown>): Promise<number> {
   return performance.now() - t;
 }
 
-async function main(): Promise<void> {
+interface InProcess {
+  same: number;
+  one: number;
+  restart: number;
+  busy: number;
+  quiet: number;
+}
+
+async function inProcess(): Promise<InProcess> {
   const dir = mkdtempSync(join(tmpdir(), 'mcpx-bench-reload-'));
   const names = Array.from({ length: N }, (_, i) => `s${i}`);
   let g = new Gateway(configOf(), settings(), { stateDir: dir });
@@ -110,20 +125,127 @@ async function main(): Promise<void> {
     await g.close();
     rmSync(dir, { recursive: true, force: true });
   }
-  const ms = (xs: number[]) => `${median(xs).toFixed(1)} ms`;
-  process.stdout.write(
-    `${N} running stdio upstreams, median of ${ROUNDS}:\n` +
-      `  reload, nothing changed:                    ${ms(same)}\n` +
-      `  reload, one server's args changed (+ a call answered by its new instance): ${ms(one)}\n` +
-      `  restart instead (close, new gateway and listener, a call answered by each server): ${ms(restart)}\n` +
-      `  an unchanged server's calls/s during 20 reloads against none: ${busy.toFixed(0)} / ${quiet.toFixed(0)} = ${(busy / quiet).toFixed(2)}x (target >= 0.9x)\n`,
-  );
+  return { same: median(same), one: median(one), restart: median(restart), busy, quiet };
 }
 
-void main().then(
-  () => process.exit(0),
-  (e: Error) => {
-    process.stderr.write(`${e.stack}\n`);
-    process.exit(1);
-  },
-);
+/** Resolves once `f` holds, checked every few ms; fails after 20 s. */
+async function until(what: string, f: () => boolean | Promise<boolean>): Promise<void> {
+  const end = performance.now() + 20_000;
+  while (!(await f())) {
+    if (performance.now() > end) throw new Error(`reload bench: ${what} not seen within 20 s`);
+    await new Promise((r) => setTimeout(r, 2));
+  }
+}
+
+/** `mcpx daemon --config F` following F, a stdio client on the shim onto it; ROUNDS times: F saved by
+ *  rename (as an editor saves) with a pass-through server added, timed until the client, told
+ *  tools/list_changed, lists that server's tools; then saved without it again. */
+async function followed(): Promise<number[]> {
+  const dir = mkdtempSync(join(tmpdir(), 'mcpx-bench-follow-'));
+  const env = { ...process.env, XDG_CONFIG_HOME: dir, XDG_STATE_HOME: dir, MCPX_PORT: '' };
+  const config = join(dir, 'mcp.json');
+  const server = (name: string) => ({
+    command: process.execPath,
+    args: [fixture, '--rev', '2025-11-25', '--name', name],
+  });
+  const save = (servers: Record<string, unknown>) => {
+    writeFileSync(`${config}.tmp`, JSON.stringify({ servers }));
+    renameSync(`${config}.tmp`, config);
+  };
+  save({ up: server('up') });
+  const daemon = spawn(process.execPath, [cli, 'daemon', '--port', '0', '--config', config, '--passthrough', 'added'], {
+    env,
+    stdio: ['ignore', 'pipe', 'ignore'],
+  });
+  const times: number[] = [];
+  try {
+    const line = await new Promise<string>((r) => createInterface({ input: daemon.stdout! }).once('line', r));
+    const url = /mcpx listening on (\S+)/.exec(line)![1]!;
+    const client = spawn(process.execPath, [cli, 'serve', '--transport', 'stdio', '--connect', url], {
+      env,
+      stdio: ['pipe', 'pipe', 'ignore'],
+    });
+    try {
+      const rpc = new StdioRpc(client);
+      let changes = 0;
+      createInterface({ input: client.stdout! }).on('line', (l) => {
+        if (l.includes('"notifications/tools/list_changed"')) changes++;
+      });
+      await rpc.request('initialize', {
+        protocolVersion: '2025-11-25',
+        capabilities: {},
+        clientInfo: { name: 'bench', version: '1' },
+      });
+      rpc.notify('notifications/initialized');
+      const lists = async (tool: string) =>
+        (
+          JSON.parse(await rpc.request('tools/list', {})) as { result: { tools: Array<{ name: string }> } }
+        ).result.tools.some((t) => t.name === tool);
+      for (let r = 0; r < ROUNDS; r++) {
+        let seen = changes;
+        const t0 = performance.now();
+        save({ up: server('up'), added: server('added') });
+        await until('tools/list_changed', () => changes > seen);
+        await until("the added server's tools listed", () => lists('echo'));
+        times.push(performance.now() - t0);
+        seen = changes;
+        save({ up: server('up') });
+        await until('tools/list_changed (removed)', () => changes > seen);
+        await until("the removed server's tools gone", async () => !(await lists('echo')));
+        // Past the settle window: the next save is a change of its own.
+        await new Promise((res) => setTimeout(res, 2 * SETTLE_MS));
+      }
+    } finally {
+      client.stdin!.end();
+      await stop(client);
+    }
+  } finally {
+    await stop(daemon);
+    rmSync(dir, { recursive: true, force: true });
+  }
+  return times;
+}
+
+export interface ReloadFigures extends InProcess {
+  servers: number;
+  rounds: number;
+  /** Save on disk → the added server's tools listed by a connected client, each round. */
+  followed: number[];
+}
+
+export async function reloadBench(): Promise<ReloadFigures> {
+  const p = await inProcess();
+  return { ...p, servers: N, rounds: ROUNDS, followed: await followed() };
+}
+
+export function reloadReport(f: ReloadFigures): string[] {
+  const ms = (x: number) => `${x.toFixed(1)} ms`;
+  return [
+    '### Changing the configuration (bench/reload.ts)',
+    '',
+    `A gateway with ${f.servers} running stdio upstreams (the fixture server, 2025-11-25), in process, median of ${f.rounds}; then \`mcpx daemon\` following its config file.`,
+    '',
+    '| what | figure |',
+    '| --- | --- |',
+    `| reload, nothing changed | ${ms(f.same)} |`,
+    `| reload, one server's args changed (+ a call answered by its new instance) | ${ms(f.one)} |`,
+    `| restart instead (close, new gateway and listener, a call answered by each server) | ${ms(f.restart)} |`,
+    `| an unchanged server's calls/s during 20 reloads against none (target >= 0.9x) | ${f.busy.toFixed(0)} / ${f.quiet.toFixed(0)} = ${(f.busy / f.quiet).toFixed(2)}x |`,
+    `| config file saved (by rename) → a client on the shim told tools/list_changed and listing the added server's tools, median of ${f.followed.length} | ${ms(median(f.followed))} (runs ${f.followed.map((x) => x.toFixed(0)).join(', ')}) |`,
+    '',
+    `The last row includes the daemon's ${SETTLE_MS} ms settle (src/cli/follow.ts: writes within it are one change) and the start of the added server (a Node process).`,
+  ];
+}
+
+// Run alone (`node build/bench/reload.js`); bundled into run.js it only exports.
+if (process.argv[1]?.endsWith('reload.js')) {
+  reloadBench()
+    .then((f) => process.stdout.write(`${reloadReport(f).join('\n')}\n`))
+    .then(
+      () => process.exit(0),
+      (e: Error) => {
+        process.stderr.write(`${e.stack}\n`);
+        process.exit(1);
+      },
+    );
+}

@@ -4,6 +4,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { execBench, execReport } from './exec';
 import { floodBench, floodReport } from './flood';
+import { reloadBench, reloadReport } from './reload';
 import { shimBench, shimReport } from './shim';
 import { gatewayBench } from './gateway';
 import { type Figures, fmt, httpLoad, startProcess, stdioLoad, stop } from './lib';
@@ -84,6 +85,7 @@ async function main(): Promise<void> {
   const flood = await floodBench();
   const shim = await shimBench();
   const exec = await execBench();
+  const reload = await reloadBench();
   // Memory per idle legacy session (bench/sessions.ts), in its own process.
   const { execFileSync } = await import('node:child_process');
   const sessions = execFileSync(process.execPath, [join(__dirname, 'sessions.js'), '1000'], {
@@ -118,6 +120,8 @@ async function main(): Promise<void> {
     ...shimReport(shim),
     '',
     ...execReport(exec),
+    '',
+    ...reloadReport(reload),
   ];
   writeFileSync(join(root, 'docs', 'performance.md'), lines.join('\n'));
 }

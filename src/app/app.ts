@@ -46,9 +46,11 @@ export async function listen(opts: {
   secret?: string;
   /** The state directory whose endpoints.json the 401 names. */
   stateDir?: string;
-  /** Where tasks are journalled to outlive a restart (server/taskJournal.ts): the daemon's state directory.
-   *  One writer per directory, so the editor's listener, which shares it, journals nothing. */
+  /** Where tasks are journalled to outlive a restart (server/taskJournal.ts): the state directory. */
   journalDir?: string;
+  /** The journal's file within journalDir: the daemon's tasks.jsonl by default; an editor window claims
+   *  its own (vscode/host/editorJournal.ts), one writer per file. */
+  journalFile?: string;
 }): Promise<Listening> {
   const policy = policyFrom(opts.settings);
   const server = new McpServer({
@@ -57,6 +59,7 @@ export async function listen(opts: {
     policy,
     serverInfo: SERVER_INFO,
     stateDir: opts.journalDir,
+    journalFile: opts.journalFile,
     log: opts.log,
   });
   const secret = opts.settings.get<boolean>('transport.secret') ? (opts.secret ?? newSecret()) : undefined;

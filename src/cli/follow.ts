@@ -5,7 +5,7 @@ import { type FSWatcher, watch } from 'node:fs';
 import { basename, dirname, resolve } from 'node:path';
 
 /** Writes within this long are one change: an editor's save is several events. */
-const SETTLE_MS = 200;
+export const SETTLE_MS = 200;
 
 /** Watch `file`; returns the function that stops watching. No directory to watch: nothing is followed. */
 export function followConfig(file: string, changed: () => void, log?: (line: string) => void): () => void {

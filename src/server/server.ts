@@ -38,6 +38,8 @@ export interface ServerOptions {
   /** Where tasks and background calls are journalled so they outlive a restart (taskJournal.ts); none:
    *  they live in memory only. */
   stateDir?: string;
+  /** The journal's file within stateDir (default tasks.jsonl: the daemon's). */
+  journalFile?: string;
   log?: (line: string) => void;
 }
 
@@ -59,7 +61,7 @@ export class McpServer {
     const { settings } = opts;
     this.listens = new Listens(opts.provider);
     const keepMs = () => settings.duration('proto.askTTL');
-    this.journal = opts.stateDir ? new TaskJournal(opts.stateDir, keepMs, opts.log) : undefined;
+    this.journal = opts.stateDir ? new TaskJournal(opts.stateDir, keepMs, opts.log, opts.journalFile) : undefined;
     this.rounds = new Rounds(
       settings,
       this.journal && opts.stateDir ? { recorder: this.journal, key: stateKey(opts.stateDir) } : undefined,

@@ -45,8 +45,10 @@ export class TaskJournal implements TaskRecorder {
     /** proto.askTTL: how long an ended task, or an abandoned call, is kept. */
     private readonly keepMs: () => number,
     log?: (line: string) => void,
+    /** The file within `dir`: the daemon's tasks.jsonl, or an editor window's own. */
+    file = 'tasks.jsonl',
   ) {
-    this.journal = new Journal(join(dir, 'tasks.jsonl'), {
+    this.journal = new Journal(join(dir, file), {
       log,
       expired: (r) => {
         const now = Date.now();

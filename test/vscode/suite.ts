@@ -7,6 +7,7 @@
 // order below (what one leaves, the next may count on).
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
+import * as acrossChange from './acrossChange';
 import * as activation from './activation';
 import * as addServer from './addServer';
 import * as config from './config';
@@ -57,6 +58,8 @@ const ORDER: readonly EditorTest[] = [
   questions.questionsBadge,
   upstreams.failedUpstream,
   walkthrough.walkthrough,
+  acrossChange.windowReload,
+  acrossChange.shimAcrossAddServer,
 ];
 
 export async function run(): Promise<void> {

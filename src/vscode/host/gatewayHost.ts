@@ -17,6 +17,7 @@ import { type Disposable, Emitter, type Lifetimes, disposable } from '../lifetim
 import type { GatewayRun, HostPort } from '../ports';
 import { applyChange } from './applyChange';
 import { ChatEndpoint } from './chatEndpoint';
+import { type EditorJournal, claimEditorJournal } from './editorJournal';
 import { publishEndpoint } from './endpoints';
 import { relayRuns } from './runRelay';
 import { isSignInKey, secretStore } from './secretStore';
@@ -58,6 +59,8 @@ export class GatewayHost implements HostPort, Disposable {
   private readonly subs: Disposable[];
   /** The port this window holds: a reload keeps it, so the endpoint agents were given stays true. */
   private port?: number;
+  /** This window's task journal, claimed while the gateway runs (editorJournal.ts). */
+  private journal?: EditorJournal;
 
   constructor(private readonly o: HostOptions) {
     this.sources = new ConfigSources(o.log, o.secrets);
@@ -182,7 +185,7 @@ export class GatewayHost implements HostPort, Disposable {
     });
   }
 
-  private listenOn(gateway: Gateway, settings: Settings, port: number): Promise<Listening> {
+  private listenOn(gateway: Gateway, settings: Settings, port: number, journal?: EditorJournal): Promise<Listening> {
     return listen({
       provider: gateway,
       settings,
@@ -193,6 +196,7 @@ export class GatewayHost implements HostPort, Disposable {
       // state directory, while transport.secret is on.
       secret: settings.get<boolean>('transport.secret') ? endpointSecret(defaultStateDir(process.env)) : undefined,
       stateDir: defaultStateDir(process.env),
+      ...(journal ? { journalDir: defaultStateDir(process.env), journalFile: journal.name } : {}),
     });
   }
 
@@ -205,7 +209,16 @@ export class GatewayHost implements HostPort, Disposable {
       this.o.log.info(l);
       this.lines.fire(l);
     });
-    const listening = await this.listenFrom(gateway, settings, this.port ?? settings.get<number>('port'));
+    // Tasks outlive a window reload: this workspace's journal, read back as the server starts.
+    const journal = await claimEditorJournal(defaultStateDir(process.env), journalKey(), (l) => this.o.log.warn(l));
+    let listening: Listening;
+    try {
+      listening = await this.listenFrom(gateway, settings, this.port ?? settings.get<number>('port'), journal);
+    } catch (e) {
+      journal?.lock.release();
+      throw e;
+    }
+    this.journal = journal;
     // A run still closing (a stop under way) ends before this one begins.
     if (this.o.life.run) await this.o.life.end();
     this.listening = listening;
@@ -223,11 +236,16 @@ export class GatewayHost implements HostPort, Disposable {
   }
 
   /** Listening on `first`, or the next free port of PORT_TRIES; the gateway closed if none is. */
-  private async listenFrom(gateway: Gateway, settings: Settings, first: number): Promise<Listening> {
+  private async listenFrom(
+    gateway: Gateway,
+    settings: Settings,
+    first: number,
+    journal?: EditorJournal,
+  ): Promise<Listening> {
     let lastError: unknown;
     for (let port = first; port < first + PORT_TRIES; port++) {
       try {
-        return await this.listenOn(gateway, settings, port);
+        return await this.listenOn(gateway, settings, port, journal);
       } catch (e) {
         lastError = e;
         if ((e as NodeJS.ErrnoException).code !== 'EADDRINUSE' || first === 0) break;
@@ -271,6 +289,9 @@ export class GatewayHost implements HostPort, Disposable {
     this.gateway = undefined;
     this.running = undefined;
     await l?.close();
+    // The server closed its journal: the next start (this window's, or the reloaded window's) takes it.
+    this.journal?.lock.release();
+    this.journal = undefined;
     await g?.close();
     // Then the run's own: what listened to it (its last events heard), the chat's gateway.
     await this.o.life.end();
@@ -280,8 +301,7 @@ export class GatewayHost implements HostPort, Disposable {
   }
 
   private publish(url: string | undefined, secret?: string): void {
-    const key = vscode.workspace.workspaceFolders?.map((f) => f.uri.fsPath).join(',') || '(no folder)';
-    const problem = publishEndpoint(key, url, secret);
+    const problem = publishEndpoint(workspaceKey(), url, secret);
     if (problem) this.o.log.warn(problem);
   }
 
@@ -292,6 +312,17 @@ export class GatewayHost implements HostPort, Disposable {
     this.lines.dispose();
     this.definitions.dispose();
   }
+}
+
+/** The workspace as endpoints.json names it: its folders (a stdio shim finds the window by its folder). */
+function workspaceKey(): string {
+  return vscode.workspace.workspaceFolders?.map((f) => f.uri.fsPath).join(',') || '(no folder)';
+}
+
+/** The workspace as the task journal names it: its .code-workspace file when it has one — the same after
+ *  a folder is added or removed, which a reload then reopens —, else its folders. */
+function journalKey(): string {
+  return vscode.workspace.workspaceFile?.toString() ?? workspaceKey();
 }
 
 /** The gateway's settings as the editor reads them: mcpx.* over the defaults, MCPX_* over those. */

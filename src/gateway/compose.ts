@@ -25,6 +25,11 @@ import { Exec } from './exec/exec';
 import { Forwarder } from './forward';
 import { UpstreamInbox } from './inbox';
 import { Namespaces } from './namespaces';
+import type { ActivitySink } from './activity/record';
+import type { Approver, GrantStore } from './permissions/approval';
+import { BrokerApprover } from './permissions/brokerApprover';
+import { Gate } from './permissions/gate';
+import { FileGrantStore, MemoryGrantStore } from './permissions/grants';
 import { printable } from './printable';
 import { type Asked, type PersonPort, routeQuestion } from './questions';
 import { screenList } from './screen';
@@ -47,6 +52,11 @@ export interface GatewayOptions {
   auth?: { store?: SecretStore; person?: SignInPort; fixHint?: string };
   /** Told the pid of each mcpx_exec child once its sandbox is up (tests check it is gone after). */
   execStarted?: (pid: number) => void;
+  /** Permissions (docs/gateway.md "Permissions"): who asks the person (headless default: the broker,
+   *  `mcpx elicit`; the host may also set one later with Gateway.setApprover), where "always allow" is
+   *  kept (headless default: `<state>/permission-grants.json`, 0600; memory without a state directory),
+   *  and where each call's record goes (the activity log; none: no records). */
+  permissions?: { approver?: Approver; grants?: GrantStore; activity?: ActivitySink };
 }
 
 /** What fixes a missing sign-in headless. */
@@ -81,6 +91,10 @@ export interface GatewayParts {
   readonly tools: GatewayTools;
   /** What upstreams send unasked (src/gateway/inbox.ts). */
   readonly inbox: UpstreamInbox;
+  /** The permission check every call passes (src/gateway/permissions/gate.ts). */
+  readonly gate: Gate;
+  /** The Approver the host set (Gateway.setApprover), asked before the broker's. */
+  readonly approver: { current?: Approver };
 }
 
 /** Build the gateway's parts; `changed` announces a list change to the gateway's own clients. */
@@ -139,6 +153,16 @@ export function composeGateway(
     screenList(server, kind, items, passthrough.includes(server), log),
   );
   const calls = new Calls({ pool, settings, passthrough, ask });
+  const approver: { current?: Approver } = { current: opts.permissions?.approver };
+  const brokerApprover = new BrokerApprover(broker);
+  const gate = new Gate({
+    // Read per call: a reload replaces config.permissions (Gateway.apply).
+    permissions: () => config.permissions,
+    approver: () => approver.current ?? brokerApprover,
+    grants:
+      opts.permissions?.grants ?? (opts.stateDir ? FileGrantStore.inState(opts.stateDir) : new MemoryGrantStore()),
+    activity: opts.permissions?.activity,
+  });
   const subscriptions = new Subscriptions({
     pool,
     catalogue,
@@ -157,9 +181,10 @@ export function composeGateway(
     log,
     upstream: (server, ctx, method, params) => calls.request(server, ctx, method, params),
     narrowed,
+    gate,
   });
   const passthroughTools = new PassthroughTools({ defs, passthrough, catalogue, log });
-  const forward = new Forwarder({ pool, catalogue, calls, passthrough, log });
+  const forward = new Forwarder({ pool, catalogue, calls, passthrough, gate, log });
   const exec = new Exec({
     settings,
     call: (server, tool, args, ctx, timeoutMs) => forward.through(server, tool, args, ctx, timeoutMs),
@@ -197,5 +222,7 @@ export function composeGateway(
     exec,
     tools,
     inbox,
+    gate,
+    approver,
   };
 }

@@ -126,6 +126,13 @@ export class ServerCall implements CallContext {
   get clientName(): string | undefined {
     return clientNameOf(this.clientInfo);
   }
+  get clientVersion(): string | undefined {
+    const v = isObject(this.clientInfo) ? this.clientInfo.version : undefined;
+    return typeof v === 'string' ? v : undefined;
+  }
+  get transport(): 'http' | 'stdio' | 'shim' {
+    return this.conn.viaShim ? 'shim' : this.conn.transport;
+  }
   get paramHeaders(): Readonly<Record<string, string>> | undefined {
     return this.relay.paramHeaders;
   }

@@ -20,6 +20,11 @@ export interface CallContext {
   /** The calling client's name (clientInfo: at initialize, or per request in 2026-07-28), to show a person
    *  on whose behalf a question comes. */
   readonly clientName?: string;
+  /** The calling client's declared version (clientInfo.version; untrusted), for the activity record. */
+  readonly clientVersion?: string;
+  /** How the caller reached mcpx: HTTP, stdio (a standalone gateway), the stdio shim (a request carrying
+   *  its header past the endpoint secret), or the editor (the palette and views). */
+  readonly transport?: 'http' | 'stdio' | 'shim' | 'editor';
   /** The request's own `_meta` (trace context and the like travel in it). */
   readonly meta: JsonObject;
   /** The log level this request asked for: per request (2026-07-28) or set with logging/setLevel. */

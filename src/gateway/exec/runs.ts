@@ -125,6 +125,12 @@ export class RunContext implements CallContext {
   get clientName(): string | undefined {
     return this.caller.clientName;
   }
+  get clientVersion(): string | undefined {
+    return this.caller.clientVersion;
+  }
+  get transport(): CallContext['transport'] {
+    return this.caller.transport;
+  }
   get logLevel(): LogLevel | undefined {
     return this.caller.logLevel;
   }

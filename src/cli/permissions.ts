@@ -78,7 +78,7 @@ async function run(a: Args): Promise<void> {
   }
   if (verb === undefined) {
     process.stdout.write(`permissions of ${source}${p === ALLOW_ALL ? ' (no permissions block)' : ''}:\n`);
-    p.rules.forEach((r, i) => process.stdout.write(`  permissions.rules[${i}]  ${describeRule(r)}\n`));
+    for (const [i, r] of p.rules.entries()) process.stdout.write(`  permissions.rules[${i}]  ${describeRule(r)}\n`);
     process.stdout.write(`  default  ${p.default}\n  askTimeout  ${p.askTimeoutMs / 1000} s\n`);
     return;
   }

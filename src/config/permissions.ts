@@ -8,14 +8,14 @@ import { parseDuration } from './settings';
 
 const ACTIONS = ['allow', 'ask', 'deny'] as const;
 export type PermissionAction = (typeof ACTIONS)[number];
-export const KINDS = ['tool', 'resource', 'prompt'] as const;
+const KINDS = ['tool', 'resource', 'prompt'] as const;
 export type CallKind = (typeof KINDS)[number];
 /** The tool annotations a rule may test: the server's own hints, untrusted (2025-11-25 server/tools
  *  "Tool Annotations"). */
-export const HINTS = ['destructiveHint', 'readOnlyHint', 'openWorldHint', 'idempotentHint'] as const;
+const HINTS = ['destructiveHint', 'readOnlyHint', 'openWorldHint', 'idempotentHint'] as const;
 
 /** When the person takes no decision: `permissions.askTimeout`'s default. */
-export const ASK_TIMEOUT_MS = 120_000;
+const ASK_TIMEOUT_MS = 120_000;
 
 const glob = z.string().min(1);
 const globs = z.union([glob, z.array(glob).min(1)]);

@@ -34,7 +34,7 @@ interface Pending {
  *  (gateway/permissions/brokerApprover.ts; docs/gateway.md "Permissions"). */
 export const APPROVAL_METHOD = 'mcpx/approval';
 /** What an approval may be answered; `allow` is `once`. */
-export const APPROVAL_ANSWERS = ['allow', 'once', 'session', 'always', 'deny'] as const;
+const APPROVAL_ANSWERS = ['allow', 'once', 'session', 'always', 'deny'] as const;
 
 /** Why an answer cannot go upstream, or undefined when it can: an elicitation's action must be one of
  *  the three, and accepted content must match the requested schema; an approval's, one of its answers. */

@@ -14,16 +14,12 @@ import type { UpstreamStatus } from '../upstream/pool';
 import type { Question } from './broker';
 import type { GatewayEvent } from './events';
 import type { RunView } from './exec/runs';
-import type { ApprovalAnswer, ApprovalRequest, Approver, Grant, GrantStore } from './permissions/approval';
+import type { Approver, Grant } from './permissions/approval';
 import type { WatchRow } from './watches';
 
 export type {
-  ApprovalAnswer,
-  ApprovalRequest,
-  Approver,
   CallContext,
   Grant,
-  GrantStore,
   Permissions,
   GatewayEvent,
   Question,

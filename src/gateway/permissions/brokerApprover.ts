@@ -11,7 +11,7 @@ import { APPROVAL_METHOD, type Broker } from '../broker';
 import type { ApprovalAnswer, ApprovalRequest, Approver } from './approval';
 
 /** The question's params: what the person needs to decide, nothing the broker does not show. */
-export function approvalParams(r: ApprovalRequest): JsonObject {
+function approvalParams(r: ApprovalRequest): JsonObject {
   const who = r.client.name ?? r.client.identity;
   const via = r.path === 'mcpx_exec' ? ` from mcpx_exec run ${r.run}` : r.path === 'pass-through' ? '' : ` (${r.path})`;
   return {

@@ -41,7 +41,7 @@ export interface GateCall {
 
 /** What a refused call gets: for tools/call an isError result (a model reads it), elsewhere a JSON-RPC
  *  error (-32602, LOCAL_CODES 'permissions.denied'; docs/protocol.md "Permissions"). */
-export function refusal(kind: CallKind, message: string): JsonObject {
+function refusal(kind: CallKind, message: string): JsonObject {
   if (kind === 'tool') return { content: [{ type: 'text', text: message }], isError: true };
   throw new McpxError('permissions.denied', message);
 }

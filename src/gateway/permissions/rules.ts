@@ -54,7 +54,7 @@ const FIELDS: ReadonlyArray<(r: PermissionRule, s: Subject) => boolean> = [
       : anyGlob(r.client as string | string[], s.clientName)),
 ];
 
-export const matches = (r: PermissionRule, s: Subject): boolean => FIELDS.every((f) => f(r, s));
+const matches = (r: PermissionRule, s: Subject): boolean => FIELDS.every((f) => f(r, s));
 
 export function decide(p: Permissions, s: Subject): Verdict {
   const i = p.rules.findIndex((r) => matches(r, s));

@@ -11,7 +11,7 @@ import { parseConfig } from '../src/config/file';
 import { Settings } from '../src/config/settings';
 import type { ActivityRecord } from '../src/gateway/activity/record';
 import { Gateway } from '../src/gateway/gateway';
-import type { ApprovalAnswer, ApprovalRequest } from '../src/gateway/permissions/approval';
+import type { ApprovalAnswer, ApprovalRequest, Approver } from '../src/gateway/permissions/approval';
 import { MemoryGrantStore } from '../src/gateway/permissions/grants';
 import { canonicalDigest } from '../src/kit/canonical';
 import { MODERN } from '../src/protocol/revisions';
@@ -22,6 +22,15 @@ const records: ActivityRecord[] = [];
 const asked: ApprovalRequest[] = [];
 /** What the host's Approver answers next; `hang` never answers (until the signal aborts). */
 let next: ApprovalAnswer | 'hang' = 'once';
+
+/** The host's Approver: records what it is asked, answers `next`. */
+const host: Approver = {
+  ask: (r, signal) => {
+    asked.push(r);
+    if (next !== 'hang') return Promise.resolve(next);
+    return new Promise((_, reject) => signal.addEventListener('abort', () => reject(signal.reason)));
+  },
+};
 
 let g: Gateway;
 let l: Listening;
@@ -46,13 +55,7 @@ before(async () => {
     permissions: {
       activity: { append: (r) => records.push(r) },
       grants: new MemoryGrantStore(),
-      approver: {
-        ask: (r, signal) => {
-          asked.push(r);
-          if (next !== 'hang') return Promise.resolve(next);
-          return new Promise((_, reject) => signal.addEventListener('abort', () => reject(signal.reason)));
-        },
-      },
+      approver: host,
     },
   });
   l = await listen({ provider: g, settings, port: 0, address: '127.0.0.1' });
@@ -216,6 +219,49 @@ test('without a host Approver the broker asks: an approval waits among the quest
     assert.equal(g.answer(q.id, { action: 'allow' }), undefined);
     assert.equal(textOf(await pending), 'to the broker');
   } finally {
-    g.setApprover({ ask: async () => 'once' });
+    g.setApprover(host);
   }
+});
+
+test('a call cancelled while the person is asked: recorded as cancelled', { timeout: 30_000 }, async () => {
+  const before = g.config.permissions;
+  g.config.permissions = { ...before!, askTimeoutMs: 60_000 };
+  next = 'hang';
+  records.length = 0;
+  try {
+    const c = new HttpClient(l.endpoint, MODERN);
+    const stop = new AbortController();
+    const n = asked.length;
+    const pending = c.request(
+      'tools/call',
+      { name: 'echo', arguments: { text: 'abandoned' } },
+      { signal: stop.signal },
+    );
+    while (asked.length === n) await new Promise((r) => setTimeout(r, 10));
+    // A 2026-07-28 request's closed stream is its cancellation.
+    stop.abort();
+    await pending.catch(() => undefined);
+    while (records.length === 0) await new Promise((r) => setTimeout(r, 10));
+    assert.equal(records[0]!.outcome.status, 'cancelled');
+    assert.deepEqual(records[0]!.decision, { action: 'ask', rule: 'permissions.rules[1]' });
+  } finally {
+    g.config.permissions = before;
+    next = 'once';
+  }
+});
+
+test('a task names itself in the record', async () => {
+  records.length = 0;
+  const c = new HttpClient(l.endpoint, '2025-11-25');
+  await c.initialize();
+  const created = await c.request('tools/call', {
+    name: 'mcpx_call',
+    arguments: { server: 'up', tool: 'fail', arguments: {} },
+    task: { ttl: 60_000 },
+  });
+  const taskId = (created.result?.task as Json | undefined)?.taskId;
+  assert.equal(typeof taskId, 'string');
+  await c.request('tasks/result', { taskId });
+  assert.equal(records[0]!.taskId, taskId);
+  assert.equal(records[0]!.path, 'mcpx_call');
 });

@@ -130,6 +130,9 @@ export class ServerCall implements CallContext {
     const v = isObject(this.clientInfo) ? this.clientInfo.version : undefined;
     return typeof v === 'string' ? v : undefined;
   }
+  get taskId(): string | undefined {
+    return this.background?.taskId;
+  }
   get transport(): 'http' | 'stdio' | 'shim' {
     return this.conn.viaShim ? 'shim' : this.conn.transport;
   }

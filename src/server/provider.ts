@@ -39,6 +39,8 @@ export interface CallContext {
    *  request, or asked for one (2025-11-25 `task`). An upstream that supports tasks is then asked for one
    *  too, so the work is not held in mcpx's memory alone (docs/protocol.md "Tasks"). */
   readonly wantsTask?: boolean;
+  /** The task this call runs as, once it is one (the activity record names it). */
+  readonly taskId?: string;
   /** The upstream made this call a task: the client's call becomes one too, where it can (a 2026-07-28
    *  call in its eager window). Absent where the call cannot become a task. */
   becomeTask?(): void;

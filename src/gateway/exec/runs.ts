@@ -131,6 +131,9 @@ export class RunContext implements CallContext {
   get transport(): CallContext['transport'] {
     return this.caller.transport;
   }
+  get taskId(): string | undefined {
+    return this.caller.taskId;
+  }
   get logLevel(): LogLevel | undefined {
     return this.caller.logLevel;
   }

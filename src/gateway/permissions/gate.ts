@@ -95,15 +95,20 @@ export class Gate {
         durationMs: Date.now() - started,
         bytesIn: Buffer.byteLength(JSON.stringify(c.args)),
         bytesOut: result ? Buffer.byteLength(JSON.stringify(result)) : 0,
+        // Read at the end: a call becomes a task while it runs (server/strategies/task.ts).
+        ...(ctx.taskId ? { taskId: ctx.taskId } : {}),
         ...(result ? { result } : {}),
       });
     };
-    const decision = await this.decide(c, ctx, { client, path, run, argsDigest });
-    if (decision.action === 'deny' || 'denied' in decision) {
-      const message = denial(c, decision);
-      const { denied: _d, ...d } = decision as Decision & { denied?: string };
-      void _d;
-      record(d, { status: 'denied', code: 'permissions.denied', message });
+    const { cancelled, denied, ...decision } = await this.decide(c, ctx, { client, path, run, argsDigest });
+    if (cancelled) {
+      // The call ended while the person was asked (cancelled, its client gone): recorded as that.
+      record(decision, { status: 'cancelled', message: cancelled.message });
+      throw cancelled;
+    }
+    if (decision.action === 'deny' || denied !== undefined) {
+      const message = denial(c, decision.rule, denied);
+      record(decision, { status: 'denied', code: 'permissions.denied', message });
       return refusal(c.kind, message);
     }
     try {
@@ -132,7 +137,7 @@ export class Gate {
     c: GateCall,
     ctx: CallContext,
     at: { client: ActivityRecord['client']; path: CallPath; run?: string; argsDigest: string },
-  ): Promise<Decision & { denied?: string }> {
+  ): Promise<Decision & { denied?: string; cancelled?: Error }> {
     const perms = this.d.permissions() ?? ALLOW_ALL;
     const verdict = decide(perms, {
       kind: c.kind,
@@ -173,7 +178,8 @@ export class Gate {
       );
     } catch (e) {
       // The call itself ended (cancelled, its client gone): that is its outcome, not a denial.
-      if ((ctx.abort ?? ctx.signal).aborted && !expiry.aborted) throw e;
+      if ((ctx.abort ?? ctx.signal).aborted && !expiry.aborted)
+        return { action: 'ask', rule: verdict.rule, cancelled: e instanceof Error ? e : new Error(String(e)) };
       if (expiry.aborted)
         return {
           action: 'ask',
@@ -223,9 +229,11 @@ export class Gate {
 }
 
 /** What the refused caller reads: the rule, and why. */
-function denial(c: GateCall, d: Decision & { denied?: string }): string {
-  const what = `${c.kind === 'tool' ? 'the call of' : c.kind === 'prompt' ? 'the prompt' : 'reading'} ${c.server}/${c.target}`;
-  return d.denied
-    ? `mcpx refused ${what}: ${d.rule} asks the person first, and ${d.denied}`
-    : `mcpx refused ${what}: denied by ${d.rule} (docs/gateway.md "Permissions")`;
+function denial(c: GateCall, rule: string, denied: string | undefined): string {
+  const what = `${WHAT[c.kind]} ${c.server}/${c.target}`;
+  return denied
+    ? `mcpx refused ${what}: ${rule} asks the person first, and ${denied}`
+    : `mcpx refused ${what}: denied by ${rule} (docs/gateway.md "Permissions")`;
 }
+
+const WHAT = { tool: 'the call of', prompt: 'the prompt', resource: 'reading' } as const;

@@ -265,3 +265,12 @@ test('a task names itself in the record', async () => {
   assert.equal(records[0]!.taskId, taskId);
   assert.equal(records[0]!.path, 'mcpx_call');
 });
+
+test('"once" is used once: the same call again is asked again', async () => {
+  next = 'once';
+  const n = asked.length;
+  assert.equal(textOf(await call('echo', { text: 'twice' })), 'twice');
+  assert.equal(textOf(await call('echo', { text: 'twice' })), 'twice');
+  assert.equal(asked.length, n + 2);
+  assert.equal(asked[n]!.argsDigest, asked[n + 1]!.argsDigest);
+});

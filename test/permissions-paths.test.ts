@@ -220,6 +220,12 @@ describe('deny and ask on every path', () => {
       const ok = (await pending).result as Json;
       assert.match(JSON.stringify(ok), /from a script/);
       assert.ok(calledWith('echo', allowed));
+      // A script's reads pass the same check: mcpx.read of a URI a rule denies never reaches the upstream.
+      const reads = received('resources/read').length;
+      const read = (await c.call('mcpx_exec', { script: "return await mcpx.read('mcpx://up/fixture://items/2');" }))
+        .result as Json;
+      assert.match(JSON.stringify(read), /denied by permissions\.rules\[2\]/);
+      assert.equal(received('resources/read').length, reads);
     } finally {
       await c.close();
     }

@@ -53,10 +53,12 @@ export interface GatewayOptions {
   /** Told the pid of each mcpx_exec child once its sandbox is up (tests check it is gone after). */
   execStarted?: (pid: number) => void;
   /** Permissions (docs/gateway.md "Permissions"): who asks the person (headless default: the broker,
-   *  `mcpx elicit`; the host may also set one later with Gateway.setApprover), where "always allow" is
-   *  kept (headless default: `<state>/permission-grants.json`, 0600; memory without a state directory),
-   *  and where each call's record goes (the activity log; none: no records). */
-  permissions?: { approver?: Approver; grants?: GrantStore; activity?: ActivitySink };
+   *  `mcpx elicit`; the host may also set one later with Gateway.setApprover), and where "always allow"
+   *  is kept (headless default: `<state>/permission-grants.json`, 0600; memory without a state
+   *  directory). */
+  permissions?: { approver?: Approver; grants?: GrantStore };
+  /** Where the call gate hands each call's record (the activity log); none: no records. */
+  activity?: ActivitySink;
 }
 
 /** What fixes a missing sign-in headless. */
@@ -161,7 +163,7 @@ export function composeGateway(
     approver: () => approver.current ?? brokerApprover,
     grants:
       opts.permissions?.grants ?? (opts.stateDir ? FileGrantStore.inState(opts.stateDir) : new MemoryGrantStore()),
-    activity: opts.permissions?.activity,
+    activity: opts.activity,
   });
   const subscriptions = new Subscriptions({
     pool,

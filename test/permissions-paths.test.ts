@@ -7,7 +7,7 @@
 // that client; the call's clock (pool.callTimeout, 1 s here) does not run while the person decides.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { cliJs } from './harness/gateway';
@@ -38,7 +38,7 @@ before(async () => {
 });
 after(async () => {
   await daemon?.stop();
-  if (existsSync(record)) writeFileSync(record, '');
+  rmSync(record, { force: true });
 });
 
 const secret = () => daemon.endpoint.split('/mcp/')[1]!;

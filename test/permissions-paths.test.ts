@@ -8,6 +8,8 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { cliJs } from './harness/gateway';
@@ -29,7 +31,7 @@ let daemon: Daemon;
 let record: string;
 
 before(async () => {
-  record = `${process.env.TMPDIR ?? '/tmp'}/mcpx-perms-${process.pid}.jsonl`;
+  record = join(tmpdir(), `mcpx-perms-${process.pid}.jsonl`);
   daemon = await startDaemon({
     record,
     settings: { 'pool.callTimeout': '1s' },

@@ -148,6 +148,12 @@ const EDITOR_SETTINGS: Record<string, Record<string, unknown>> = {
     markdownDescription:
       "Language models that may answer an upstream's sampling request in the editor: model ids, vendors or `vendor/family`, `*` globs. Empty: any model VS Code offers.",
   },
+  'mcpx.permissions': {
+    type: 'object',
+    default: {},
+    markdownDescription:
+      'Which agents\' calls run, wait for you, or are refused: `default` (`allow`), `askTimeout`, and `rules` (`server`, `tool`, `kind`, `annotations`, `client`, and `action`: `allow`, `ask` or `deny`), first match wins. A `permissions` block in `.vscode/mcp.json` replaces this one. See docs/gateway.md "Permissions".',
+  },
   'mcpx.servers': {
     type: 'object',
     default: {},

@@ -18,6 +18,7 @@ export const COMMANDS: Record<string, () => Promise<Command>> = {
   read: async () => (await import('./cli/read')).read,
   auth: async () => (await import('./cli/auth')).auth,
   reload: async () => (await import('./cli/reload')).reload,
+  permissions: async () => (await import('./cli/permissions')).permissions,
 };
 
 const HELP = new Set(['help', '--help', '-h']);

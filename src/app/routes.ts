@@ -267,8 +267,29 @@ export function reloadRoute(reload: () => Promise<ConfigDiff>): Route {
 }
 
 /** The gateway's /v1 routes: its questions and its event stream. */
+/** GET /v1/permissions: the rules in force and every "always allow"; DELETE /v1/permissions/grants/{id}
+ *  revokes one (404: no such grant). `mcpx permissions` reads them (docs/gateway.md "Permissions"). */
+function permissionsRoute(g: Pick<GatewayFacade, 'permissions' | 'grants' | 'revokeGrant'>): Route {
+  return async (req, res, url) => {
+    if (url.pathname === '/v1/permissions' && req.method === 'GET') {
+      json(res, 200, { permissions: g.permissions(), grants: g.grants() });
+      return true;
+    }
+    const m = /^\/v1\/permissions\/grants\/([0-9a-f-]{36})$/.exec(url.pathname);
+    if (!m) return false;
+    if (req.method !== 'DELETE') {
+      res.setHeader('Allow', 'DELETE');
+      json(res, 405, { error: 'DELETE revokes a grant' });
+      return true;
+    }
+    if (await g.revokeGrant(m[1]!)) json(res, 200, { revoked: m[1] });
+    else json(res, 404, { error: `no grant ${m[1]}` });
+    return true;
+  };
+}
+
 export function gatewayRoutes(g: GatewayFacade): Route[] {
-  return [questionsRoute(g), eventsRoute(g, () => g.settings.duration('transport.sseKeepAlive'))];
+  return [questionsRoute(g), permissionsRoute(g), eventsRoute(g, () => g.settings.duration('transport.sseKeepAlive'))];
 }
 
 /** GET /health: that this is an mcpx gateway, its version, the revisions it speaks and how many legacy

@@ -4,7 +4,10 @@
 
 /** How a flag is read, and where its value goes. */
 type Flag =
-  | { readonly kind: 'value'; readonly into: 'config' | 'endpoint' | 'transport' | 'connect' | 'identity' | 'session' }
+  | {
+      readonly kind: 'value';
+      readonly into: 'config' | 'endpoint' | 'transport' | 'connect' | 'identity' | 'session' | 'client';
+    }
   | { readonly kind: 'switch'; readonly into: 'all' | 'text' | 'standalone' | 'noBrowser' }
   /** `--port N` is `--set port=N`. */
   | { readonly kind: 'setting'; readonly key: string }
@@ -17,6 +20,7 @@ export const FLAGS = {
   connect: { kind: 'value', into: 'connect' },
   identity: { kind: 'value', into: 'identity' },
   session: { kind: 'value', into: 'session' },
+  client: { kind: 'value', into: 'client' },
   all: { kind: 'switch', into: 'all' },
   text: { kind: 'switch', into: 'text' },
   standalone: { kind: 'switch', into: 'standalone' },
@@ -51,6 +55,8 @@ export interface Args {
   /** mcpx tasks: whose tasks. */
   identity?: string;
   session?: string;
+  /** mcpx permissions SERVER TOOL: the client's declared name. */
+  client?: string;
   all?: boolean;
   /** mcpx call/read: text content as text. */
   text?: boolean;

@@ -8,6 +8,7 @@ export const elicit: Command = {
   usage: [
     ['elicit [--endpoint URL]', 'list the questions waiting at a running gateway'],
     ["elicit answer ID 'JSON' [--endpoint URL]", `answer one, e.g. '{"action":"accept","content":{"name":"x"}}'`],
+    ['elicit answer ID allow|once|session|always|deny', 'answer an approval (a call a permission rule holds)'],
   ],
   flags: ['endpoint'],
   positional: true,
@@ -18,9 +19,12 @@ interface Question {
   id: string;
   server: string;
   method: string;
-  params: { message?: string };
+  params: { message?: string; arguments?: unknown };
   deadline: number;
 }
+
+/** The words an approval is answered with (gateway/broker.ts APPROVAL_ANSWERS). */
+const APPROVAL_WORDS = ['allow', 'once', 'session', 'always', 'deny'];
 
 async function run(a: Args): Promise<void> {
   const [verb, id, answer, ...extra] = a.positional;
@@ -37,14 +41,16 @@ async function run(a: Args): Promise<void> {
     if (questions.length === 0) return void process.stdout.write('no questions waiting\n');
     for (const q of questions) {
       const left = Math.max(0, Math.round((q.deadline - Date.now()) / 1000));
-      process.stdout.write(`${q.id}  ${q.server}  ${q.method}  ${q.params.message ?? ''}  (${left} s left)\n`);
+      // An approval shows the call's arguments: what the person is asked to allow.
+      const args = q.params.arguments === undefined ? '' : `  arguments ${JSON.stringify(q.params.arguments)}`;
+      process.stdout.write(`${q.id}  ${q.server}  ${q.method}  ${q.params.message ?? ''}${args}  (${left} s left)\n`);
     }
     return;
   }
   const res = await fetch(at(`/v1/questions/${id}`), {
     method: 'POST',
     headers: { 'Content-Type': 'application/json', ...auth },
-    body: answer,
+    body: APPROVAL_WORDS.includes(answer) ? JSON.stringify({ action: answer }) : answer,
   });
   if (!res.ok) throw await refusal(res);
   process.stdout.write(`answered ${id}\n`);

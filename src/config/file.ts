@@ -2,6 +2,7 @@
 // $XDG_CONFIG_HOME/mcpx/mcp.json, else the embedded default; the extension feeds the same loader.
 import { existsSync, readFileSync } from 'node:fs';
 import { defaultConfigPath } from './paths';
+import { type Permissions, parsePermissions } from './permissions';
 import { type ConfigIssue, type ServerDef, parseServers } from './servers';
 import { type SubstitutionContext, substitute } from './substitute';
 
@@ -13,6 +14,8 @@ export interface Config {
   roots: Array<{ uri: string; name?: string }>;
   settings: Record<string, unknown>;
   issues: ConfigIssue[];
+  /** The `permissions` block (docs/gateway.md "Permissions"); none allows every call. */
+  permissions?: Permissions;
   /** Where it came from: a path, or "embedded default". */
   source: string;
 }
@@ -52,7 +55,9 @@ export function parseConfig(value: unknown, source: string, ctx: SubstitutionCon
       settings = file.settings as Record<string, unknown>;
     else issues.push({ path: 'settings', message: 'expected an object' });
   }
-  return { servers, roots, settings, issues, source };
+  const { permissions, issues: permissionIssues } = parsePermissions(file.permissions);
+  issues.push(...permissionIssues);
+  return { servers, roots, settings, issues, source, ...(permissions ? { permissions } : {}) };
 }
 
 /** The embedded default: no upstreams; the gateway's own tools only. */

@@ -31,12 +31,16 @@ export function mergeSources(sources: Source[], ctx: SubstitutionContext & { tru
   const clashes: string[] = [];
   const untrusted: string[] = [];
   const roots: Config['roots'] = [];
+  let permissions: Config['permissions'];
   // Later sources win: the caller passes the user setting first, the workspace file last.
   for (const src of sources) {
     const c = parseConfig(src.value, src.label, ctx);
     for (const i of c.issues as ConfigIssue[])
       problems.push(`${src.label}: ${i.path ? `${i.path}: ` : ''}${i.message}`);
     roots.push(...c.roots);
+    // A `permissions` block is taken whole from the last source that has one (the workspace's over the
+    // setting mcpx.permissions): rules are ordered, and two lists merged would have no order to keep.
+    if (c.permissions) permissions = c.permissions;
     for (const def of c.servers) {
       // Workspace Trust: a workspace's stdio server is a command the workspace chose; it is not spawned
       // until the person trusts the workspace (the user's own definition of that name stays in use).
@@ -58,6 +62,7 @@ export function mergeSources(sources: Source[], ctx: SubstitutionContext & { tru
     settings: {},
     issues: [],
     source: sources.map((s) => s.label).join(' + '),
+    ...(permissions ? { permissions } : {}),
   };
   const fromWorkspace = new Set([
     ...[...byName.values()].filter((e) => e.from.workspace).map((e) => e.def.name),

@@ -30,9 +30,19 @@ interface Pending {
   reject(e: Error): void;
 }
 
+/** A question of the broker's own kind: the person's approval of a call a permission rule holds
+ *  (gateway/permissions/brokerApprover.ts; docs/gateway.md "Permissions"). */
+export const APPROVAL_METHOD = 'mcpx/approval';
+/** What an approval may be answered; `allow` is `once`. */
+const APPROVAL_ANSWERS = ['allow', 'once', 'session', 'always', 'deny'] as const;
+
 /** Why an answer cannot go upstream, or undefined when it can: an elicitation's action must be one of
- *  the three, and accepted content must match the requested schema. */
+ *  the three, and accepted content must match the requested schema; an approval's, one of its answers. */
 export function answerProblem(method: string, params: JsonObject, result: JsonObject): string | undefined {
+  if (method === APPROVAL_METHOD)
+    return (APPROVAL_ANSWERS as readonly unknown[]).includes(result.action)
+      ? undefined
+      : `action must be one of ${APPROVAL_ANSWERS.join(', ')}`;
   if (method !== 'elicitation/create') return undefined;
   const action = result.action;
   if (action !== 'accept' && action !== 'decline' && action !== 'cancel')
@@ -101,6 +111,9 @@ export class Broker {
     signal: AbortSignal,
     reason: string,
     identity = `upstream:${server}`,
+    /** Its own deadline, where it has one shorter or longer than elicit.ttl (an approval's
+     *  permissions.askTimeout). */
+    ttlMs = this.ttlMs,
   ): Promise<JsonObject> {
     const now = Date.now();
     const q: Question = {
@@ -109,7 +122,7 @@ export class Broker {
       method,
       params,
       createdAt: now,
-      deadline: now + this.ttlMs,
+      deadline: now + ttlMs,
       reason,
     };
     return new Promise<JsonObject>((resolve, reject) => {
@@ -147,7 +160,7 @@ export class Broker {
               new ProtocolError(CODES.InternalError, `nobody answered ${method} from ${server} before its deadline`),
             ),
           );
-      }, this.ttlMs);
+      }, ttlMs);
       timer.unref();
       signal.addEventListener('abort', onAbort, { once: true });
       this.store(q);

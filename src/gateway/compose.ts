@@ -26,6 +26,11 @@ import { Exec } from './exec/exec';
 import { Forwarder } from './forward';
 import { UpstreamInbox } from './inbox';
 import { Namespaces } from './namespaces';
+import type { ActivitySink } from './activity/record';
+import type { Approver, GrantStore } from './permissions/approval';
+import { BrokerApprover } from './permissions/brokerApprover';
+import { Gate } from './permissions/gate';
+import { FileGrantStore, MemoryGrantStore } from './permissions/grants';
 import { printable } from './printable';
 import { type Asked, type PersonPort, routeQuestion } from './questions';
 import { screenList } from './screen';
@@ -48,6 +53,13 @@ export interface GatewayOptions {
   auth?: { store?: SecretStore; person?: SignInPort; fixHint?: string };
   /** Told the pid of each mcpx_exec child once its sandbox is up (tests check it is gone after). */
   execStarted?: (pid: number) => void;
+  /** Permissions (docs/gateway.md "Permissions"): who asks the person (headless default: the broker,
+   *  `mcpx elicit`; the host may also set one later with Gateway.setApprover), and where "always allow"
+   *  is kept (headless default: `<state>/permission-grants.json`, 0600; memory without a state
+   *  directory). */
+  permissions?: { approver?: Approver; grants?: GrantStore };
+  /** Where the call gate hands each call's record (the activity log); none: no records. */
+  activity?: ActivitySink;
 }
 
 /** What fixes a missing sign-in headless. */
@@ -84,6 +96,10 @@ export interface GatewayParts {
   readonly inbox: UpstreamInbox;
   /** Spans exported while telemetry.otlpEndpoint is set (docs/gateway.md "Telemetry"). */
   readonly tracer?: Tracer;
+  /** The permission check every call passes (src/gateway/permissions/gate.ts). */
+  readonly gate: Gate;
+  /** The Approver the host set (Gateway.setApprover), asked before the broker's. */
+  readonly approver: { current?: Approver };
 }
 
 /** Build the gateway's parts; `changed` announces a list change to the gateway's own clients. */
@@ -143,6 +159,16 @@ export function composeGateway(
     screenList(server, kind, items, passthrough.includes(server), log),
   );
   const calls = new Calls({ pool, settings, passthrough, ask });
+  const approver: { current?: Approver } = { current: opts.permissions?.approver };
+  const brokerApprover = new BrokerApprover(broker);
+  const gate = new Gate({
+    // Read per call: a reload replaces config.permissions (Gateway.apply).
+    permissions: () => config.permissions,
+    approver: () => approver.current ?? brokerApprover,
+    grants:
+      opts.permissions?.grants ?? (opts.stateDir ? FileGrantStore.inState(opts.stateDir) : new MemoryGrantStore()),
+    activity: opts.activity,
+  });
   const subscriptions = new Subscriptions({
     pool,
     catalogue,
@@ -161,9 +187,10 @@ export function composeGateway(
     log,
     upstream: (server, ctx, method, params) => calls.request(server, ctx, method, params),
     narrowed,
+    gate,
   });
   const passthroughTools = new PassthroughTools({ defs, passthrough, catalogue, log });
-  const forward = new Forwarder({ pool, catalogue, calls, passthrough, log });
+  const forward = new Forwarder({ pool, catalogue, calls, passthrough, gate, log });
   const exec = new Exec({
     settings,
     call: (server, tool, args, ctx, timeoutMs) => forward.through(server, tool, args, ctx, timeoutMs),
@@ -202,6 +229,8 @@ export function composeGateway(
     tools,
     inbox,
     tracer,
+    gate,
+    approver,
   };
 }
 

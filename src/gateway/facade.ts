@@ -4,6 +4,7 @@
 // The editor sees only this; the Gateway implements it. Types that live in the layers below the gateway
 // (server/, upstream/) are re-exported here, so the editor imports nothing from them.
 import type { Config } from '../config/file';
+import type { Permissions } from '../config/permissions';
 import type { Settings } from '../config/settings';
 import type { JsonObject } from '../protocol/jsonrpc';
 import type { CallContext } from '../server/provider';
@@ -13,10 +14,13 @@ import type { UpstreamStatus } from '../upstream/pool';
 import type { Question } from './broker';
 import type { GatewayEvent } from './events';
 import type { RunView } from './exec/runs';
+import type { Approver, Grant } from './permissions/approval';
 import type { WatchRow } from './watches';
 
 export type {
   CallContext,
+  Grant,
+  Permissions,
   GatewayEvent,
   Question,
   RunView,
@@ -72,6 +76,14 @@ export interface GatewayFacade {
   signIn(server: string, identity: string): Promise<void>;
   /** Forget a server's sign-in, revoking where possible; a note when revoking did not work. */
   signOut(server: string): Promise<string | undefined>;
+
+  /** Permissions (docs/gateway.md "Permissions"): the host's Approver — the editor's prompt — asked
+   *  before any call an `ask` rule holds (undefined: the broker again, `mcpx elicit`); the rules in force;
+   *  every "always allow" kept in the GrantStore, and its revocation (false: no such grant). */
+  setApprover(approver: Approver | undefined): void;
+  permissions(): Permissions;
+  grants(): readonly Grant[];
+  revokeGrant(id: string): Promise<boolean>;
 
   /** mcpx's own roots changed (the workspace folders). */
   setRoots(roots: Array<{ uri: string; name?: string }>): void;

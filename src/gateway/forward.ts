@@ -11,12 +11,16 @@ import type { Catalogue } from './catalogue';
 import { toolAllowed } from './names';
 import { rewriteUris } from './uris';
 import { schemaMismatch } from '../kit/schema';
+import type { CallPath } from './activity/record';
+import type { Gate } from './permissions/gate';
 
 export interface ForwardDeps {
   pool: Pool;
   catalogue: Catalogue;
   calls: Calls;
   passthrough: readonly string[];
+  /** Every call passes the permission check (gateway/permissions/gate.ts). */
+  gate: Pick<Gate, 'run'>;
   log(line: string): void;
 }
 
@@ -48,12 +52,14 @@ export class Forwarder {
     if (!toolAllowed(tool, d.tools))
       throw invalidParams(`tool ${JSON.stringify(tool)} of ${server} is not allowed by its tools filter`);
     const listed = (await this.d.catalogue.list(server, 'tools', ctx.identity)).find((t) => t.name === tool);
-    const result = await this.call(server, tool, args, ctx, listed, timeoutMs);
+    const result = await this.call(server, tool, args, ctx, listed, timeoutMs, 'mcpx_call');
     return this.d.passthrough.includes(server) ? result : rewriteUris(server, result);
   }
 
-  /** The upstream call: arguments checked against the input schema first, the result against the
-   *  output schema after; the result is the upstream's own (a JSON-RPC error stays that error). */
+  /** The upstream call: arguments checked against the input schema first, then the permission check
+   *  (which may ask the person), the result against the output schema after; the result is the upstream's
+   *  own (a JSON-RPC error stays that error). `path` is how it came, where the context does not say
+   *  (a script's and the palette's calls). */
   async call(
     server: string,
     tool: string,
@@ -61,11 +67,26 @@ export class Forwarder {
     ctx: CallContext,
     listed: JsonObject | undefined,
     requestedTimeoutMs?: number,
+    path: CallPath = 'pass-through',
   ): Promise<JsonObject> {
     if (listed) {
       const bad = schemaMismatch(listed.inputSchema, args);
       if (bad) return inputError(ctx, `Invalid arguments for ${server}/${tool}: ${bad}`);
     }
+    const annotations = isObject(listed?.annotations) ? listed.annotations : undefined;
+    return this.d.gate.run({ kind: 'tool', server, target: tool, args, annotations, path }, ctx, () =>
+      this.checked(server, tool, args, ctx, listed, requestedTimeoutMs),
+    );
+  }
+
+  private async checked(
+    server: string,
+    tool: string,
+    args: JsonObject,
+    ctx: CallContext,
+    listed: JsonObject | undefined,
+    requestedTimeoutMs: number | undefined,
+  ): Promise<JsonObject> {
     const result = await this.d.calls.request(
       server,
       ctx,

@@ -3,6 +3,7 @@
 // mcpx://<server>/<uri> — or, for the servers named in mcp.passthrough, under their own names
 // (docs/gateway.md "The surface", "Pass-through"). Its parts are built in one pass (compose.ts).
 import type { Config } from '../config/file';
+import { ALLOW_ALL, type Permissions } from '../config/permissions';
 import type { Settings } from '../config/settings';
 import { CODES, ProtocolError, invalidParams } from '../protocol/errors';
 import { codecOfEra } from '../protocol/eras';
@@ -14,6 +15,7 @@ import { type GatewayOptions, type GatewayParts, composeGateway } from './compos
 import type { RunView } from './exec/runs';
 import type { GatewayEvent, GatewayFacade, Question, ServerListKind, UpstreamStatus, WatchRow } from './facade';
 import { AT_NEXT_START, type ConfigDiff, ReloadError, diffConfig, enabledServers, problemsOf } from './reload';
+import type { Approver, Grant } from './permissions/approval';
 import { passedThrough } from './screen';
 import { toolHandle } from './tools';
 
@@ -119,11 +121,31 @@ export class Gateway implements Provider, GatewayFacade {
     });
   }
 
-  /** A tool called from the editor (GatewayFacade), through the same lookup as a tools/call. */
+  /** A tool called from the editor (GatewayFacade), through the same lookup as a tools/call; its calls
+   *  pass the permission check as the palette's (transport `editor`). */
   async callTool(name: string, args: JsonObject, ctx: CallContext): Promise<JsonObject> {
-    const tool = await this.resolveTool(name, ctx);
+    const editor: CallContext = Object.create(ctx, { transport: { value: 'editor' } });
+    const tool = await this.resolveTool(name, editor);
     if (!tool) throw invalidParams(`no tool named ${JSON.stringify(name)}`);
-    return tool.call(args, ctx);
+    return tool.call(args, editor);
+  }
+
+  // ---- permissions (src/gateway/permissions/; GatewayFacade) -----------------------------------
+
+  /** The host's Approver (the editor's prompt); undefined: the broker again (`mcpx elicit`). */
+  setApprover(approver: Approver | undefined): void {
+    this.p.approver.current = approver;
+  }
+  /** The permissions in force (the config's block; none allows every call). */
+  permissions(): Permissions {
+    return this.config.permissions ?? ALLOW_ALL;
+  }
+  /** Every "always allow", and its revocation (false: no such grant). */
+  grants(): readonly Grant[] {
+    return this.p.gate.grants();
+  }
+  revokeGrant(id: string): Promise<boolean> {
+    return this.p.gate.revoke(id);
   }
 
   // ---- prompts, resources, completion (src/gateway/namespaces.ts) -------------------------------
@@ -236,6 +258,8 @@ export class Gateway implements Provider, GatewayFacade {
       settings: config.settings,
       issues: [],
       source: config.source,
+      // The gate reads it per call: the next call is decided by the new rules.
+      permissions: config.permissions,
     });
     for (const name of diff.removed) {
       calls.endServer(

@@ -2,13 +2,14 @@
 // mcpx://<server>/<uri> (pass-through servers under their own names), completion routed by what it
 // completes. Names and URIs map to a server here; the call itself goes through the Gateway.
 import type { ServerDef } from '../config/servers';
-import { CODES, ProtocolError, invalidParams, resourceNotFound } from '../protocol/errors';
+import { CODES, McpxError, ProtocolError, invalidParams, resourceNotFound } from '../protocol/errors';
 import { type JsonObject, isObject } from '../protocol/jsonrpc';
 import { hasField } from '../protocol/revisions';
 import type { CallContext } from '../server/provider';
 import { UpstreamError } from '../upstream/client';
 import type { Pool } from '../upstream/pool';
 import type { Catalogue } from './catalogue';
+import type { Gate } from './permissions/gate';
 import { safeName } from './names';
 import { passedThrough } from './screen';
 import { parseGatewayUri, resolveInner, rewriteUris, templateMatches, toGatewayTemplate, toGatewayUri } from './uris';
@@ -24,6 +25,8 @@ export interface NamespaceDeps {
   upstream(server: string, ctx: CallContext, method: string, params: JsonObject): Promise<JsonObject>;
   /** The client's capabilities narrowed to what mcpx has (pass-through servers). */
   narrowed(ctx: CallContext): JsonObject;
+  /** Every read and prompt passes the permission check (gateway/permissions/gate.ts). */
+  gate: Pick<Gate, 'run'>;
 }
 
 /** Which server a resource URI is read (or watched) at, and under which URI there. */
@@ -112,7 +115,11 @@ export class Namespaces {
   async getPrompt(name: string, args: Record<string, string>, ctx: CallContext): Promise<JsonObject> {
     const hit = (await this.promptIndex(ctx.identity)).get(name);
     if (!hit) throw invalidParams(`no prompt named ${JSON.stringify(name)}`);
-    const result = await this.d.upstream(hit.server, ctx, 'prompts/get', { name: hit.name, arguments: args });
+    const result = await this.d.gate.run(
+      { kind: 'prompt', server: hit.server, target: hit.name, args, path: 'pass-through' },
+      ctx,
+      () => this.d.upstream(hit.server, ctx, 'prompts/get', { name: hit.name, arguments: args }),
+    );
     return this.d.passthrough.includes(hit.server)
       ? passedThrough(hit.server, 'prompts/get', result)
       : rewriteUris(hit.server, result);
@@ -139,7 +146,11 @@ export class Namespaces {
   async readResource(uri: string, ctx: CallContext): Promise<JsonObject> {
     const target = await this.resolveResource(uri, ctx);
     try {
-      const result = await this.d.upstream(target.server, ctx, 'resources/read', { uri: target.uri });
+      const result = await this.d.gate.run(
+        { kind: 'resource', server: target.server, target: target.uri, args: {}, path: 'pass-through' },
+        ctx,
+        () => this.d.upstream(target.server, ctx, 'resources/read', { uri: target.uri }),
+      );
       if (!target.gateway) return passedThrough(target.server, 'resources/read', result);
       const contents = Array.isArray(result.contents) ? result.contents : [];
       return {
@@ -156,7 +167,7 @@ export class Namespaces {
       if (e instanceof UpstreamError && (e.code === CODES.ResourceNotFoundLegacy || e.code === CODES.InvalidParams)) {
         throw resourceNotFound(ctx.rev, uri, `Resource not found (${target.server} said: ${e.message})`);
       }
-      if (e instanceof UpstreamError) throw e;
+      if (e instanceof UpstreamError || e instanceof McpxError) throw e;
       throw new ProtocolError(CODES.InternalError, `reading ${uri} failed: ${(e as Error).message}`);
     }
   }

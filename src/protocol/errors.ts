@@ -112,6 +112,9 @@ export const LOCAL_CODES = {
   'bound.rounds': CODES.InternalError,
   /** The request was cancelled (the client closed its stream, or the call was abandoned). */
   cancelled: CODES.InternalError,
+  /** A permission rule, or the person asked, refused a resources/read or prompts/get: -32602 in every
+   *  revision (a tools/call is refused with an isError result instead; docs/protocol.md "Permissions"). */
+  'permissions.denied': CODES.InvalidParams,
 } as const satisfies Record<string, number>;
 export type LocalCode = keyof typeof LOCAL_CODES;
 

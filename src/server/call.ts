@@ -132,6 +132,16 @@ export class ServerCall implements CallContext {
   get trace(): TraceContext | undefined {
     return this.span?.context;
   }
+  get clientVersion(): string | undefined {
+    const v = isObject(this.clientInfo) ? this.clientInfo.version : undefined;
+    return typeof v === 'string' ? v : undefined;
+  }
+  get taskId(): string | undefined {
+    return this.background?.taskId;
+  }
+  get transport(): 'http' | 'stdio' | 'shim' {
+    return this.conn.viaShim ? 'shim' : this.conn.transport;
+  }
   get paramHeaders(): Readonly<Record<string, string>> | undefined {
     return this.relay.paramHeaders;
   }

@@ -33,6 +33,9 @@ export class Conn {
   /** Level set by logging/setLevel (legacy). */
   logLevel?: LogLevel;
   initialized = false;
+  /** The stdio shim relays this connection's requests (its header, read only past the endpoint secret):
+   *  the activity record says so. */
+  viaShim = false;
   /** Identities this connection named in _meta["dev.mcpx/session"] (limits.identitiesPerConnection). */
   readonly identities = new Set<string>();
   /** Requests in flight, each with its own abort. */

@@ -45,6 +45,8 @@ export class BackgroundCall {
   detachedAt = Date.now();
   /** The latest progress reported on it (the editor's Tasks view shows it). */
   progress?: { progress: number; total?: number };
+  /** The task it became, if it did (the activity record names it). */
+  taskId?: string;
   /** Told whenever a question opens or closes and when the call finishes (a task's status follows it). */
   onChange?: () => void;
   /** Told once when the call finishes (the task journal records a call a retry may come back for). */

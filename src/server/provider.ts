@@ -21,6 +21,11 @@ export interface CallContext {
   /** The calling client's name (clientInfo: at initialize, or per request in 2026-07-28), to show a person
    *  on whose behalf a question comes. */
   readonly clientName?: string;
+  /** The calling client's declared version (clientInfo.version; untrusted), for the activity record. */
+  readonly clientVersion?: string;
+  /** How the caller reached mcpx: HTTP, stdio (a standalone gateway), the stdio shim (a request carrying
+   *  its header past the endpoint secret), or the editor (the palette and views). */
+  readonly transport?: 'http' | 'stdio' | 'shim' | 'editor';
   /** The request's own `_meta` (trace context and the like travel in it). */
   readonly meta: JsonObject;
   /** While telemetry is on, this request's span: the parent of the upstream requests made for it
@@ -38,6 +43,8 @@ export interface CallContext {
    *  request, or asked for one (2025-11-25 `task`). An upstream that supports tasks is then asked for one
    *  too, so the work is not held in mcpx's memory alone (docs/protocol.md "Tasks"). */
   readonly wantsTask?: boolean;
+  /** The task this call runs as, once it is one (the activity record names it). */
+  readonly taskId?: string;
   /** The upstream made this call a task: the client's call becomes one too, where it can (a 2026-07-28
    *  call in its eager window). Absent where the call cannot become a task. */
   becomeTask?(): void;

@@ -285,6 +285,7 @@ export class Tasks {
   create(call: BackgroundCall, info: TaskInfo): Task {
     const task = new Task(call, info, this.keepMs(), this.pollMs());
     this.store.add(task.id, info.identity, task);
+    call.taskId = task.id;
     task.follow();
     this.recorder?.task(task, true);
     // An ended task no longer counts as running; it is held until it is pruned.

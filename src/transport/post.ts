@@ -13,7 +13,7 @@ import { HEADERLESS, MODERN, NEWEST_FIRST, type Revision, isRevision } from '../
 import { Conn, PER_REQUEST } from '../server/conn';
 import { Runner } from '../server/runner';
 import { BodyTooLarge, readBody } from '../wire/body';
-import { decodeHeaderValue } from '../wire/headers';
+import { SHIM_HEADER, decodeHeaderValue } from '../wire/headers';
 import type { HttpContext } from './context';
 import { sessionOf } from './pushStream';
 import { HttpRefusal, header } from './refusal';
@@ -88,7 +88,7 @@ async function postPerRequest(
   if (bv !== undefined && bv !== hv)
     throw mismatch(`MCP-Protocol-Version header ${JSON.stringify(hv)} does not match the body's ${JSON.stringify(bv)}`);
   if (c.kind === 'request') checkRequestHeaders(req, c.msg, mismatch);
-  const runner = sessionless(ctx);
+  const runner = sessionless(ctx, req);
   if (c.kind === 'notification') {
     runner.notification(c.msg);
     return void res.writeHead(202).end();
@@ -150,7 +150,7 @@ async function postInSession(
   // Within a session the negotiated revision governs; a header naming another revision mcpx serves is
   // accepted (liberally) and the answer is spelled for the session, which the client negotiated.
   const rev: Revision = session?.conn.revision ?? (hv as Revision | undefined) ?? HEADERLESS;
-  const runner = session?.runner ?? sessionless(ctx);
+  const runner = session?.runner ?? sessionless(ctx, req);
   if (session && Array.isArray(value)) session.used = true;
   if (Array.isArray(value)) return answerBatch(res, runner, value, rev, session !== undefined);
   const c = classify(value);
@@ -192,8 +192,11 @@ function roomForSession(ctx: HttpContext, id: Request['id'], rev: Revision): voi
 /** A connection of its own for a request outside any session (every 2026-07-28 request, and a legacy
  *  one without Mcp-Session-Id). Its identity is the request's own, released when it ends
  *  (docs/protocol.md "Client identity"), unless an initialize makes it a session's. */
-function sessionless(ctx: HttpContext): Runner {
-  return new Runner(ctx.server, new Conn('http', () => `${PER_REQUEST}${randomUUID()}`));
+function sessionless(ctx: HttpContext, req: IncomingMessage): Runner {
+  const conn = new Conn('http', () => `${PER_REQUEST}${randomUUID()}`);
+  // Read only here, past the endpoint secret: a caller without it never reaches the request runner.
+  conn.viaShim = header(req, SHIM_HEADER.toLowerCase()) !== undefined;
+  return new Runner(ctx.server, conn);
 }
 
 /** `application/json`, parameters (charset) allowed. */

@@ -49,6 +49,8 @@ export interface DaemonOptions {
   dir?: string;
   /** Settings besides the matrix's own. */
   settings?: Record<string, unknown>;
+  /** More of the config file (a `permissions` block, say). */
+  config?: Record<string, unknown>;
 }
 
 /** `mcpx daemon` over servers(). */
@@ -57,7 +59,10 @@ export async function startDaemon(o: DaemonOptions = {}): Promise<Daemon> {
   const home = dir ?? mkdtempSync(join(tmpdir(), 'mcpx-paths-'));
   const env = { ...process.env, XDG_CONFIG_HOME: home, XDG_STATE_HOME: home, MCPX_PORT: '' };
   const config = join(home, 'mcp.json');
-  writeFileSync(config, JSON.stringify({ servers: servers(record), settings: { ...SETTINGS, ...o.settings } }));
+  writeFileSync(
+    config,
+    JSON.stringify({ servers: servers(record), settings: { ...SETTINGS, ...o.settings }, ...o.config }),
+  );
   const daemon = spawn(process.execPath, [cliJs(), 'daemon', '--port', port, '--config', config], {
     env,
     stdio: ['ignore', 'pipe', 'pipe'],

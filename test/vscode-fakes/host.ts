@@ -2,6 +2,8 @@
 // GatewayFacade (src/gateway/facade.ts): the servers, lists and questions a test gives, every call
 // recorded, its event listeners counted (a run must leave none behind).
 import type {
+  Grant,
+  Permissions,
   BackgroundTasks,
   CallContext,
   GatewayEvent,
@@ -120,6 +122,16 @@ export class FakeGateway implements GatewayFacade {
     return undefined;
   }
   setRoots(): void {}
+  setApprover(): void {}
+  permissions(): Permissions {
+    return { default: 'allow', askTimeoutMs: 120_000, rules: [] };
+  }
+  grants(): readonly Grant[] {
+    return [];
+  }
+  async revokeGrant(): Promise<boolean> {
+    return false;
+  }
   async close(): Promise<void> {}
 }
 

@@ -126,6 +126,15 @@ export class RunContext implements CallContext {
   get clientName(): string | undefined {
     return this.caller.clientName;
   }
+  get clientVersion(): string | undefined {
+    return this.caller.clientVersion;
+  }
+  get transport(): CallContext['transport'] {
+    return this.caller.transport;
+  }
+  get taskId(): string | undefined {
+    return this.caller.taskId;
+  }
   get logLevel(): LogLevel | undefined {
     return this.caller.logLevel;
   }

@@ -69,8 +69,18 @@ export class GatewayHost implements HostPort, Disposable {
       log: (l) => o.log.info(l),
       inWorkspace: (server) => this.sources.inWorkspace(server),
       gateway: (servers, settings) =>
-        this.makeGateway({ servers, roots: roots(), settings: {}, issues: [], source: 'mcpx.servers' }, settings, (l) =>
-          o.log.info(`[editor view] ${l}`),
+        this.makeGateway(
+          // The same permissions as the main gateway's: VS Code's chat is a client like any other.
+          {
+            servers,
+            roots: roots(),
+            settings: {},
+            issues: [],
+            source: 'mcpx.servers',
+            permissions: this.gateway?.config.permissions,
+          },
+          settings,
+          (l) => o.log.info(`[editor view] ${l}`),
         ),
       listen: (gateway, settings) => this.listenOn(gateway, settings, 0),
     });
@@ -92,7 +102,9 @@ export class GatewayHost implements HostPort, Disposable {
       // are used; they need no rebuild.)
       vscode.workspace.onDidChangeConfiguration(
         (e) =>
-          (e.affectsConfiguration('mcpx.servers') || SETTINGS.some((d) => e.affectsConfiguration(`mcpx.${d.key}`))) &&
+          (e.affectsConfiguration('mcpx.servers') ||
+            e.affectsConfiguration('mcpx.permissions') ||
+            SETTINGS.some((d) => e.affectsConfiguration(`mcpx.${d.key}`))) &&
           reload(),
       ),
       vscode.workspace.onDidGrantWorkspaceTrust(reload),

@@ -22,8 +22,11 @@ export class ConfigSources implements Disposable {
   private list(): Source[] {
     const list: Source[] = [
       {
-        label: 'settings (mcpx.servers)',
-        value: { servers: vscode.workspace.getConfiguration('mcpx').get('servers') ?? {} },
+        label: 'settings (mcpx.servers, mcpx.permissions)',
+        value: {
+          servers: vscode.workspace.getConfiguration('mcpx').get('servers') ?? {},
+          permissions: vscode.workspace.getConfiguration('mcpx').get('permissions'),
+        },
         workspace: false,
       },
     ];

@@ -1,0 +1,51 @@
+// What the person is asked before a call an `ask` rule holds, and what they can answer
+// (docs/gateway.md "Permissions"). The gate asks an Approver: the editor's prompt in VS Code, the broker
+// headless (`mcpx elicit`). An answer is bound to the exact call: identity, server, target and the digest
+// of the canonical arguments.
+import type { JsonObject } from '../../protocol/jsonrpc';
+import type { ActivityRecord, CallPath } from '../activity/record';
+
+export interface ApprovalRequest {
+  readonly id: string;
+  readonly kind: ActivityRecord['kind'];
+  readonly client: ActivityRecord['client'];
+  readonly path: CallPath;
+  /** For a call inside an mcpx_exec script: the run's id. */
+  readonly run?: string;
+  readonly server: string;
+  readonly target: string;
+  readonly arguments: JsonObject;
+  readonly argsDigest: string;
+  /** The tool's annotations: the server's untrusted hints. */
+  readonly annotations?: JsonObject;
+  /** The rule that said ask (`permissions.rules[N]` or `default`). */
+  readonly rule: string;
+  /** When it is denied for want of an answer (permissions.askTimeout). */
+  readonly deadline: number;
+}
+
+/** once: this call only; session: this tool for this client until the gateway stops; always: stored
+ *  per workspace (headless: the state directory), listed and revocable. */
+export type ApprovalAnswer = 'once' | 'session' | 'always' | 'deny';
+
+export interface Approver {
+  /** Resolves with the person's answer; the signal aborts when the call is cancelled or times out. */
+  ask(request: ApprovalRequest, signal: AbortSignal): Promise<ApprovalAnswer>;
+}
+
+/** An "always allow": this tool of this server, for this client (its declared name, or its identity). */
+export interface Grant {
+  readonly id: string;
+  readonly server: string;
+  readonly tool: string;
+  readonly client: string;
+  readonly createdAt: number;
+}
+
+/** Where "always allow" is kept: a 0600 file in the state directory headless, workspaceState in the
+ *  editor. */
+export interface GrantStore {
+  list(): readonly Grant[];
+  add(grant: Grant): Promise<void>;
+  remove(id: string): Promise<boolean>;
+}

@@ -1,0 +1,81 @@
+// Which rule decides a call (docs/gateway.md "Permissions"): the first rule of `permissions.rules` whose
+// every field matches, else the default. Pure data in, a verdict out; the gate (gate.ts) acts on it and
+// `mcpx permissions SERVER TOOL` explains it.
+import type { CallKind, PermissionAction, PermissionRule, Permissions } from '../../config/permissions';
+import { globMatches } from '../../kit/globs';
+import type { JsonObject } from '../../protocol/jsonrpc';
+
+/** What a rule is matched against. */
+export interface Subject {
+  readonly kind: CallKind;
+  readonly server: string;
+  /** The tool's or prompt's name, or the resource's URI, as the upstream has it. */
+  readonly target: string;
+  /** The tool's annotations as its server listed them (untrusted hints); none for a prompt or resource. */
+  readonly annotations?: JsonObject;
+  /** clientInfo's name as the client declared it (untrusted), and its identity. */
+  readonly clientName?: string;
+  readonly identity: string;
+}
+
+export interface Verdict {
+  readonly action: PermissionAction;
+  /** `permissions.rules[N]` or `default`. */
+  readonly rule: string;
+  readonly askVia?: 'client';
+}
+
+/** A hint's value where a tool does not say: the defaults of 2025-11-25 server/tools "Tool Annotations"
+ *  (destructive and open-world unless it says otherwise; a read-only tool is not destructive). */
+function hint(annotations: JsonObject | undefined, name: string): boolean {
+  const v = annotations?.[name];
+  if (typeof v === 'boolean') return name === 'destructiveHint' && annotations?.readOnlyHint === true ? false : v;
+  if (name === 'destructiveHint') return annotations?.readOnlyHint !== true;
+  return name === 'openWorldHint';
+}
+
+const anyGlob = (g: string | readonly string[], text: string | undefined): boolean =>
+  text !== undefined && (typeof g === 'string' ? [g] : g).some((x) => globMatches(x, text));
+
+/** Each field of a rule as a test; an absent field matches everything. */
+const FIELDS: ReadonlyArray<(r: PermissionRule, s: Subject) => boolean> = [
+  (r, s) => r.server === undefined || anyGlob(r.server, s.server),
+  (r, s) => r.tool === undefined || anyGlob(r.tool, s.target),
+  (r, s) => r.kind === undefined || (typeof r.kind === 'string' ? r.kind === s.kind : r.kind.includes(s.kind)),
+  // Annotations are a tool's: a rule that tests them matches no prompt and no resource.
+  (r, s) =>
+    r.annotations === undefined ||
+    (s.kind === 'tool' &&
+      Object.entries(r.annotations).every(([k, want]) => want === undefined || hint(s.annotations, k) === want)),
+  (r, s) =>
+    r.client === undefined ||
+    (typeof r.client === 'object' && !Array.isArray(r.client)
+      ? anyGlob((r.client as { identity: string | string[] }).identity, s.identity)
+      : anyGlob(r.client as string | string[], s.clientName)),
+];
+
+const matches = (r: PermissionRule, s: Subject): boolean => FIELDS.every((f) => f(r, s));
+
+export function decide(p: Permissions, s: Subject): Verdict {
+  const i = p.rules.findIndex((r) => matches(r, s));
+  if (i < 0) return { action: p.default, rule: 'default' };
+  const r = p.rules[i]!;
+  return { action: r.action, rule: `permissions.rules[${i}]`, ...(r.askVia ? { askVia: r.askVia } : {}) };
+}
+
+/** A rule on one line, as `mcpx permissions` prints it. */
+export function describeRule(r: PermissionRule): string {
+  const parts: string[] = [];
+  const list = (v: string | readonly string[]) => (typeof v === 'string' ? v : v.join('|'));
+  if (r.server !== undefined) parts.push(`server=${list(r.server)}`);
+  if (r.tool !== undefined) parts.push(`tool=${list(r.tool)}`);
+  if (r.kind !== undefined) parts.push(`kind=${list(r.kind)}`);
+  for (const [k, v] of Object.entries(r.annotations ?? {})) if (v !== undefined) parts.push(`${k}=${v}`);
+  if (r.client !== undefined)
+    parts.push(
+      typeof r.client === 'object' && !Array.isArray(r.client)
+        ? `identity=${list((r.client as { identity: string | string[] }).identity)}`
+        : `client=${list(r.client as string | string[])}`,
+    );
+  return `${r.action}${r.askVia ? ' (asking the client)' : ''}${parts.length ? ` when ${parts.join(', ')}` : ' always'}`;
+}

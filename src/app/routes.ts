@@ -18,6 +18,7 @@ import { decodeHeaderValue, encodeHeaderValue } from '../wire/headers';
 import { sendJson } from '../wire/json';
 import { SseStream } from '../wire/sse';
 import { namedIdentity } from '../server/conn';
+import { activityRoute } from './activity';
 
 const json = (res: ServerResponse, status: number, body: unknown) => sendJson(res, status, body, { pretty: true });
 
@@ -266,9 +267,9 @@ export function reloadRoute(reload: () => Promise<ConfigDiff>): Route {
   };
 }
 
-/** The gateway's /v1 routes: its questions and its event stream. */
+/** The gateway's /v1 routes: its questions, its event stream, its activity log. */
 export function gatewayRoutes(g: GatewayFacade): Route[] {
-  return [questionsRoute(g), eventsRoute(g, () => g.settings.duration('transport.sseKeepAlive'))];
+  return [questionsRoute(g), eventsRoute(g, () => g.settings.duration('transport.sseKeepAlive')), activityRoute(g)];
 }
 
 /** GET /health: that this is an mcpx gateway, its version, the revisions it speaks and how many legacy

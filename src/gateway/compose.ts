@@ -16,6 +16,7 @@ import { Authorizers } from '../upstream/auth/registry';
 import { FileSecretStore, MemorySecretStore, type SecretStore } from '../upstream/auth/store';
 import { EraCache } from '../upstream/eras';
 import { Pool } from '../upstream/pool';
+import { ActivityLog } from './activity/log';
 import { Broker } from './broker';
 import { Calls } from './calls';
 import { MCPX_CAPABILITIES, narrowed } from './capabilities';
@@ -47,6 +48,10 @@ export interface GatewayOptions {
   auth?: { store?: SecretStore; person?: SignInPort; fixHint?: string };
   /** Told the pid of each mcpx_exec child once its sandbox is up (tests check it is gone after). */
   execStarted?: (pid: number) => void;
+  /** Where this gateway writes its activity log: `<state>/activity` (activity/files.ts activityDir) and
+   *  its writer name — `daemon`, `editor-<hash>` (editorWriter), `standalone-<pid>` — one writer per
+   *  file. None: the records are kept in memory only (docs/gateway.md "Activity"). */
+  activity?: { dir: string; writer: string };
 }
 
 /** What fixes a missing sign-in headless. */
@@ -81,6 +86,8 @@ export interface GatewayParts {
   readonly tools: GatewayTools;
   /** What upstreams send unasked (src/gateway/inbox.ts). */
   readonly inbox: UpstreamInbox;
+  /** Every call's record (src/gateway/activity/): the call gate appends to it; the feed reads it. */
+  readonly activity: ActivityLog;
 }
 
 /** Build the gateway's parts; `changed` announces a list change to the gateway's own clients. */
@@ -180,6 +187,7 @@ export function composeGateway(
     execStarted: (pid) => opts.execStarted?.(pid),
   });
   const inbox = new UpstreamInbox({ events, passthrough, catalogue, calls, subscriptions, ask, changed, log });
+  const activity = new ActivityLog({ settings, defs: () => defs.values(), log, file: opts.activity });
   return {
     log,
     events,
@@ -197,5 +205,6 @@ export function composeGateway(
     exec,
     tools,
     inbox,
+    activity,
   };
 }

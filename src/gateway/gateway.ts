@@ -9,6 +9,7 @@ import { codecOfEra } from '../protocol/eras';
 import type { JsonObject } from '../protocol/jsonrpc';
 import type { CallContext, ListKind, Provider, ProviderCapabilities, ToolHandle } from '../server/provider';
 import type { SignInState } from '../upstream/auth/authorizer';
+import type { ActivityLog } from './activity/log';
 import { type GatewayOptions, type GatewayParts, composeGateway } from './compose';
 import type { RunView } from './exec/runs';
 import type { GatewayEvent, GatewayFacade, Question, ServerListKind, UpstreamStatus, WatchRow } from './facade';
@@ -51,6 +52,12 @@ export class Gateway implements Provider, GatewayFacade {
 
   onListChanged(listener: (kind: ListKind) => void): void {
     this.changed = listener;
+  }
+
+  /** Every call's record: the call gate appends (ActivitySink); the editor, /v1/activity and `mcpx
+   *  activity` read (docs/gateway.md "Activity"). */
+  get activity(): ActivityLog {
+    return this.p.activity;
   }
 
   listening(): Promise<void> {
@@ -268,5 +275,6 @@ export class Gateway implements Provider, GatewayFacade {
     this.p.inbox.close();
     this.p.broker.close();
     await this.p.pool.close();
+    await this.p.activity.close();
   }
 }

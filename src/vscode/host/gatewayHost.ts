@@ -12,6 +12,7 @@ import { endpointSecret } from '../../config/secret';
 import { SETTINGS, Settings, envLayer } from '../../config/settings';
 import { VERSION } from '../../config/version';
 import type { BackgroundTasks, GatewayFacade, PersonPort, SignInPort, TaskBoard } from '../../gateway/facade';
+import { activityDir, editorWriter } from '../../gateway/activity/files';
 import { Gateway } from '../../gateway/gateway';
 import { type Disposable, Emitter, type Lifetimes, disposable } from '../lifetimes';
 import type { GatewayRun, HostPort } from '../ports';
@@ -179,6 +180,8 @@ export class GatewayHost implements HostPort, Disposable {
         fixHint: 'choose Sign In on "{server}" in the mcpx Upstreams view (or run mcpx: Sign In to Server…)',
       },
       clientInfo: { name: 'mcpx-vscode', version: VERSION },
+      // Beside the daemon's, in the headless state directory, so `mcpx activity` reads both.
+      activity: { dir: activityDir(defaultStateDir(process.env)), writer: editorWriter(workspaceKey()) },
     });
   }
 
@@ -280,8 +283,7 @@ export class GatewayHost implements HostPort, Disposable {
   }
 
   private publish(url: string | undefined, secret?: string): void {
-    const key = vscode.workspace.workspaceFolders?.map((f) => f.uri.fsPath).join(',') || '(no folder)';
-    const problem = publishEndpoint(key, url, secret);
+    const problem = publishEndpoint(workspaceKey(), url, secret);
     if (problem) this.o.log.warn(problem);
   }
 
@@ -300,4 +302,9 @@ function hostSettings(): Settings {
     { source: 'vscode', values: vscodeLayer() },
     { source: 'env', values: envLayer(process.env) },
   ]);
+}
+
+/** This window's workspace folders, as endpoints.json and the activity log's file name key it. */
+function workspaceKey(): string {
+  return vscode.workspace.workspaceFolders?.map((f) => f.uri.fsPath).join(',') || '(no folder)';
 }

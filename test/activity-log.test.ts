@@ -3,7 +3,6 @@
 // cut under `full`, rotation within activity.maxBytes over 100,000 records, retention, a torn last line,
 // a disk that refuses, the bounded queue and the in-memory feed.
 import assert from 'node:assert/strict';
-import { createHash } from 'node:crypto';
 import {
   mkdirSync,
   mkdtempSync,
@@ -23,41 +22,13 @@ import type { ServerDef } from '../src/config/servers';
 import { Settings } from '../src/config/settings';
 import { readActivity } from '../src/gateway/activity/files';
 import { ActivityLog } from '../src/gateway/activity/log';
-import type { ActivityRecord } from '../src/gateway/activity/record';
 import type { JsonObject } from '../src/protocol/jsonrpc';
+import { record } from './harness/activity';
 
 const root = mkdtempSync(join(tmpdir(), 'mcpx-activity-'));
 after(() => rmSync(root, { recursive: true, force: true }));
 let n = 0;
 const fresh = () => join(root, `t${++n}`);
-
-/** A record as the call gate makes one. */
-export function record(i: number, o: Partial<ActivityRecord> = {}): ActivityRecord {
-  const args: JsonObject = o.arguments ?? { i };
-  return {
-    time: new Date(Date.now() - 1000 + (i % 1000)).toISOString(),
-    kind: 'tool',
-    client: {
-      name: i % 2 ? 'agent-a' : 'agent-b',
-      version: '1',
-      identity: `client:${i % 2}`,
-      revision: '2025-11-25',
-      transport: 'http',
-    },
-    path: 'mcpx_call',
-    server: i % 3 ? 'up' : 'other',
-    target: `tool-${i}`,
-    argsDigest: createHash('sha256').update(JSON.stringify(args)).digest('hex'),
-    arguments: args,
-    decision: { action: 'allow', rule: 'default' },
-    outcome: { status: 'ok' },
-    durationMs: 3,
-    bytesIn: JSON.stringify(args).length,
-    bytesOut: 20,
-    result: { content: [{ type: 'text', text: `result ${i}` }] },
-    ...o,
-  };
-}
 
 function logOf(dir: string | undefined, values: Record<string, unknown> = {}, defs: ServerDef[] = []) {
   const lines: string[] = [];

@@ -2,7 +2,8 @@
 // the revision table; GET /v1/questions lists what waits at the broker and POST /v1/questions/{id}
 // answers one (an invalid answer is refused with the reason, 400); GET /v1/events is the event stream;
 // GET /v1/tasks lists one identity's tasks, GET /v1/tasks/{id} shows one, POST /v1/tasks/{id}/cancel
-// cancels it (docs/security.md "Tasks belong to their owner").
+// cancels it (docs/security.md "Tasks belong to their owner"); GET /v1/activity is the activity log
+// (app/activity.ts).
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Policy } from '../config/policy';
 import type { Settings } from '../config/settings';

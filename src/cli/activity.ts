@@ -1,11 +1,13 @@
 // `mcpx activity`: what every agent did (docs/gateway.md "Activity") — the activity log's records as a
-// table (oldest first, the newest last) or as JSON lines, from a running gateway's GET /v1/activity, or,
-// when none answers, from the files in the state directory. `--follow` stays on the gateway's stream.
+// table (oldest first, the newest last) or as JSON lines, from a running gateway's GET /v1/activity — the
+// one --endpoint names, else the running daemon, else the /v1 default — or, when none answers, from the
+// files in the state directory. `--follow` stays on the gateway's stream.
 import { BadQuery, sinceOf } from '../app/activity';
 import { defaultStateDir } from '../config/paths';
 import { Settings, envLayer } from '../config/settings';
 import { activityDir, readActivity } from '../gateway/activity/files';
-import type { ActivityRecord } from '../gateway/activity/record';
+import type { ActivityRecord, Decision } from '../gateway/activity/record';
+import { runningDaemon } from '../shim/resolve';
 import { type Args, UsageError } from './args';
 import type { Command } from './command';
 import { out, table } from './output';
@@ -35,7 +37,9 @@ async function run(a: Args): Promise<void> {
     if (e instanceof BadQuery) throw new UsageError(`--since: ${e.message.replace(/^since: /, '')}`);
     throw e;
   }
-  const { at, auth, refusal } = v1(a);
+  // The gateway named, else the running daemon (<state>/daemon.json), else the /v1 default (MCPX_PORT).
+  const stateDir = defaultStateDir(process.env);
+  const { at, auth, refusal } = v1({ ...a, endpoint: a.endpoint ?? runningDaemon(stateDir)?.endpoint });
   const query = new URLSearchParams({ limit: String(LIMIT) });
   if (a.client !== undefined) query.set('client', a.client);
   if (a.server !== undefined) query.set('server', a.server);
@@ -52,7 +56,7 @@ async function run(a: Args): Promise<void> {
     const settings = new Settings([{ source: 'env', values: envLayer(process.env) }]);
     const oldest = Date.now() - settings.duration('activity.retention');
     const filter = { client: a.client, server: a.server, since };
-    return show(await readActivity(activityDir(defaultStateDir(process.env)), filter, LIMIT, oldest), a.json);
+    return show(await readActivity(activityDir(stateDir), filter, LIMIT, oldest), a.json);
   }
   if (!res.ok) throw await refusal(res);
   if (!a.follow) return show(((await res.json()) as { records: ActivityRecord[] }).records, a.json);
@@ -72,15 +76,17 @@ function show(records: ActivityRecord[], json = false, header = true): void {
   process.stdout.write(table(header ? [HEADER, ...cells] : cells));
 }
 
+/** `allow (default)`, `ask (permissions.rules[2], editor: allow once)`. */
+const decisionOf = (d: Decision): string => `${d.action} (${d.rule}${d.approvedBy ? `, ${d.approvedBy}` : ''})`;
+
 function cellsOf(r: ActivityRecord): string[] {
-  const d = r.decision;
   const o = r.outcome;
   return [
     r.time.replace(/\.\d+Z$/, 'Z'),
     r.client.name ?? r.client.identity,
     r.server,
     r.target,
-    `${d.action} (${d.rule}${d.approvedBy ? `, ${d.approvedBy}` : ''})`,
+    decisionOf(r.decision),
     `${o.status}${o.code !== undefined ? ` ${o.code}` : ''}`,
     `${r.durationMs} ms`,
   ];

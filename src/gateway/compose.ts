@@ -116,6 +116,8 @@ export function composeGateway(
   for (const p of named)
     if (!defs.has(p)) log(`mcp.passthrough names ${JSON.stringify(p)}, which is not a configured server; ignored`);
   const passthrough = named.filter((p) => defs.has(p));
+  // Every call's record (activity/log.ts): the call gate appends to it.
+  const activity = new ActivityLog({ settings, defs: () => defs.values(), log, file: opts.activity });
   const ask = (q: Asked) =>
     routeQuestion(
       { native: settings.get<boolean>('proto.native'), person: opts.person, broker, roots: config.roots, log },
@@ -187,7 +189,6 @@ export function composeGateway(
     execStarted: (pid) => opts.execStarted?.(pid),
   });
   const inbox = new UpstreamInbox({ events, passthrough, catalogue, calls, subscriptions, ask, changed, log });
-  const activity = new ActivityLog({ settings, defs: () => defs.values(), log, file: opts.activity });
   return {
     log,
     events,

@@ -116,7 +116,7 @@ test('no configured secret, and the endpoint secret only where it belongs, in an
   await call('mcpx_call', { server: 'leaky', tool: 'echo', arguments: { text: 'hi' } });
   for (const server of ['far', 'hdr', 'q']) await call('mcpx_call', { server, tool: 'x', arguments: {} });
   // An agent quoting every configured secret in its arguments: the activity log masks each.
-  await call('mcpx_call', { server: 'far', tool: 'x', arguments: { quoted: Object.values(SECRETS) } });
+  await call('mcpx_call', { server: 'leaky', tool: 'fail', arguments: { quoted: Object.values(SECRETS) } });
   await call('mcpx_servers', {});
   await call('mcpx_tools', {});
   // Anything the upstream printed has reached the log by now.
@@ -141,7 +141,10 @@ test('no configured secret, and the endpoint secret only where it belongs, in an
     assert.ok(!text.includes(endpointSecret), `the endpoint secret is in ${where}`);
   }
   assert.equal(readFileSync(join(state, 'mcpx', 'endpoint-secret'), 'utf8').trim(), endpointSecret);
-  // The activity log, once the call gate records calls, is owner-only.
-  for (const f of files(state).filter((x) => x.includes(`${join('mcpx', 'activity')}`)))
-    assert.equal(statSync(f).mode & 0o777, 0o600, f);
+  // The activity log (written once the call gate records calls) is owner-only, and holds the quoting
+  // call's arguments with every secret masked.
+  const activityFiles = files(state).filter((x) => x.includes(join('mcpx', 'activity')));
+  for (const f of activityFiles) assert.equal(statSync(f).mode & 0o777, 0o600, f);
+  const logged = activityFiles.map((f) => readFileSync(f, 'utf8')).join('');
+  if (activityFiles.length) assert.match(logged, /"quoted":\["\*\*\*","\*\*\*"/, logged);
 });

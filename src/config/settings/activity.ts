@@ -6,7 +6,7 @@ export const ACTIVITY: readonly SettingDef[] = [
     'activity.enabled',
     'boolean',
     true,
-    'Record each tool call, resource read and prompt in the activity log (`<state>/activity/`, `mcpx activity`). Off: nothing is written, the editor view and `/v1/activity` show nothing.',
+    'Record each tool call, resource read and prompt in the activity log (`<state>/activity/`, `mcpx activity`). Off: nothing new is recorded, in memory or on disk.',
   ),
   D(
     'activity.arguments',

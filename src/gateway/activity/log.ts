@@ -147,7 +147,14 @@ export class ActivityLog implements ActivitySink, ActivityFeed, ActivityHistory 
       this.memoryBytes += kept.bytes;
       while (this.memory.length > MEMORY_RECORDS || (this.memoryBytes > MEMORY_BYTES && this.memory.length > 1))
         this.memoryBytes -= this.memory.shift()!.bytes;
-      for (const l of this.listeners) l(kept.record);
+      for (const l of this.listeners) {
+        try {
+          l(kept.record);
+        } catch (e) {
+          // A reader's failure is its own: the log and the other readers go on.
+          this.o.log(`activity: a reader failed: ${(e as Error).message}`);
+        }
+      }
       if (!this.o.file) continue;
       const line = lineOf(stored(r, mode, redact), max);
       // The queue for the disk holds at most one file's worth (a quarter of activity.maxBytes).

@@ -200,7 +200,8 @@ export function configurationContribution(): Record<string, unknown> {
       markdownDescription: d.description,
     };
     if (type === 'array') p.items = { type: 'string' };
-    if (d.kind === 'duration') p.pattern = '^\\d+(\\.\\d+)?(ms|s|m|h)?$';
+    if (d.kind === 'duration') p.pattern = '^\\d+(\\.\\d+)?(ms|s|m|h|d)?$';
+    if (d.choices) p.enum = d.choices;
     properties[`mcpx.${d.key}`] = p;
   }
   return { title: 'mcpx', properties: { ...EDITOR_SETTINGS, ...properties } };

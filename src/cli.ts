@@ -13,6 +13,7 @@ export const COMMANDS: Record<string, () => Promise<Command>> = {
   settings: async () => (await import('./cli/settings')).settings,
   elicit: async () => (await import('./cli/elicit')).elicit,
   tasks: async () => (await import('./cli/tasks')).tasks,
+  activity: async () => (await import('./cli/activity')).activity,
   tools: async () => (await import('./cli/tools')).tools,
   call: async () => (await import('./cli/call')).call,
   read: async () => (await import('./cli/read')).read,

@@ -52,8 +52,7 @@ before(async () => {
   );
   const settings = new Settings([{ source: 'flag', values: { 'mcp.passthrough': ['up'] } }]);
   g = new Gateway(config, settings, {
-    activity: { append: (r) => records.push(r) },
-    permissions: { grants: new MemoryGrantStore(), approver: host },
+    permissions: { grants: new MemoryGrantStore(), approver: host, activity: { append: (r) => records.push(r) } },
   });
   l = await listen({ provider: g, settings, port: 0, address: '127.0.0.1' });
 });

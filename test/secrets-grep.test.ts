@@ -2,7 +2,8 @@
 // secret the configuration holds — URL userinfo, query tokens, bearer headers, a stdio server's env that
 // the upstream itself prints, an envFile's token — and the endpoint secret are searched for in everything
 // the run wrote:
-// stdout, stderr, every answer a client got, every file in the state directory. The endpoint secret may
+// stdout, stderr, every answer a client got, every file in the state directory — the activity log among
+// them, kept with `activity.arguments: full` and given calls whose arguments quote the secrets. The endpoint secret may
 // appear only where the person looks for it (the listening line) and in its own 0600 file.
 import assert from 'node:assert/strict';
 import { type ChildProcess, spawn } from 'node:child_process';
@@ -67,10 +68,23 @@ test('no configured secret, and the endpoint secret only where it belongs, in an
     }),
   );
   const state = join(dir, 'state');
-  daemon = spawn(process.execPath, [join(repoRoot(), 'dist', 'cli.js'), 'daemon', '--port', '0', '--config', config], {
-    env: { ...process.env, XDG_STATE_HOME: state, XDG_CONFIG_HOME: dir, MCPX_PORT: '' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  daemon = spawn(
+    process.execPath,
+    [
+      join(repoRoot(), 'dist', 'cli.js'),
+      'daemon',
+      '--port',
+      '0',
+      '--config',
+      config,
+      '--set',
+      'activity.arguments=full',
+    ],
+    {
+      env: { ...process.env, XDG_STATE_HOME: state, XDG_CONFIG_HOME: dir, MCPX_PORT: '' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   let stdout = '';
   let stderr = '';
   daemon.stderr!.on('data', (c: Buffer) => {
@@ -101,6 +115,8 @@ test('no configured secret, and the endpoint secret only where it belongs, in an
   };
   await call('mcpx_call', { server: 'leaky', tool: 'echo', arguments: { text: 'hi' } });
   for (const server of ['far', 'hdr', 'q']) await call('mcpx_call', { server, tool: 'x', arguments: {} });
+  // An agent quoting every configured secret in its arguments: the activity log masks each.
+  await call('mcpx_call', { server: 'leaky', tool: 'fail', arguments: { quoted: Object.values(SECRETS) } });
   await call('mcpx_servers', {});
   await call('mcpx_tools', {});
   // Anything the upstream printed has reached the log by now.
@@ -125,4 +141,10 @@ test('no configured secret, and the endpoint secret only where it belongs, in an
     assert.ok(!text.includes(endpointSecret), `the endpoint secret is in ${where}`);
   }
   assert.equal(readFileSync(join(state, 'mcpx', 'endpoint-secret'), 'utf8').trim(), endpointSecret);
+  // The activity log (written once the call gate records calls) is owner-only, and holds the quoting
+  // call's arguments with every secret masked.
+  const activityFiles = files(state).filter((x) => x.includes(join('mcpx', 'activity')));
+  for (const f of activityFiles) assert.equal(statSync(f).mode & 0o777, 0o600, f);
+  const logged = activityFiles.map((f) => readFileSync(f, 'utf8')).join('');
+  if (activityFiles.length) assert.match(logged, /"quoted":\["\*\*\*","\*\*\*"/, logged);
 });

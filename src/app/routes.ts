@@ -2,7 +2,8 @@
 // the revision table; GET /v1/questions lists what waits at the broker and POST /v1/questions/{id}
 // answers one (an invalid answer is refused with the reason, 400); GET /v1/events is the event stream;
 // GET /v1/tasks lists one identity's tasks, GET /v1/tasks/{id} shows one, POST /v1/tasks/{id}/cancel
-// cancels it (docs/security.md "Tasks belong to their owner").
+// cancels it (docs/security.md "Tasks belong to their owner"); GET /v1/activity is the activity log
+// (app/activity.ts).
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Policy } from '../config/policy';
 import type { Settings } from '../config/settings';
@@ -18,6 +19,7 @@ import { decodeHeaderValue, encodeHeaderValue } from '../wire/headers';
 import { sendJson } from '../wire/json';
 import { SseStream } from '../wire/sse';
 import { namedIdentity } from '../server/conn';
+import { activityRoute } from './activity';
 
 const json = (res: ServerResponse, status: number, body: unknown) => sendJson(res, status, body, { pretty: true });
 
@@ -266,7 +268,6 @@ export function reloadRoute(reload: () => Promise<ConfigDiff>): Route {
   };
 }
 
-/** The gateway's /v1 routes: its questions and its event stream. */
 /** GET /v1/permissions: the rules in force and every "always allow"; DELETE /v1/permissions/grants/{id}
  *  revokes one (404: no such grant). `mcpx permissions` reads them (docs/gateway.md "Permissions"). */
 function permissionsRoute(g: Pick<GatewayFacade, 'permissions' | 'grants' | 'revokeGrant'>): Route {
@@ -288,8 +289,11 @@ function permissionsRoute(g: Pick<GatewayFacade, 'permissions' | 'grants' | 'rev
   };
 }
 
+/** The gateway's /v1 routes: its questions, its permissions, its event stream, its activity log. */
 export function gatewayRoutes(g: GatewayFacade): Route[] {
-  return [questionsRoute(g), permissionsRoute(g), eventsRoute(g, () => g.settings.duration('transport.sseKeepAlive'))];
+  return [questionsRoute(g), permissionsRoute(g), eventsRoute(g, () => g.settings.duration('transport.sseKeepAlive')),
+    activityRoute(g),
+  ];
 }
 
 /** GET /health: that this is an mcpx gateway, its version, the revisions it speaks and how many legacy

@@ -6,9 +6,18 @@
 type Flag =
   | {
       readonly kind: 'value';
-      readonly into: 'config' | 'endpoint' | 'transport' | 'connect' | 'identity' | 'session' | 'client';
+      readonly into:
+        | 'config'
+        | 'endpoint'
+        | 'transport'
+        | 'connect'
+        | 'identity'
+        | 'session'
+        | 'client'
+        | 'server'
+        | 'since';
     }
-  | { readonly kind: 'switch'; readonly into: 'all' | 'text' | 'standalone' | 'noBrowser' }
+  | { readonly kind: 'switch'; readonly into: 'all' | 'text' | 'standalone' | 'noBrowser' | 'follow' | 'json' }
   /** `--port N` is `--set port=N`. */
   | { readonly kind: 'setting'; readonly key: string }
   | { readonly kind: 'set' };
@@ -21,6 +30,10 @@ export const FLAGS = {
   identity: { kind: 'value', into: 'identity' },
   session: { kind: 'value', into: 'session' },
   client: { kind: 'value', into: 'client' },
+  server: { kind: 'value', into: 'server' },
+  since: { kind: 'value', into: 'since' },
+  follow: { kind: 'switch', into: 'follow' },
+  json: { kind: 'switch', into: 'json' },
   all: { kind: 'switch', into: 'all' },
   text: { kind: 'switch', into: 'text' },
   standalone: { kind: 'switch', into: 'standalone' },
@@ -64,6 +77,12 @@ export interface Args {
   standalone?: boolean;
   /** mcpx auth login: print the URL, open no browser. */
   noBrowser?: boolean;
+  /** mcpx activity: which records, and how. */
+  client?: string;
+  server?: string;
+  since?: string;
+  follow?: boolean;
+  json?: boolean;
   /** --help or -h: the subcommand's usage instead of running it. */
   help?: boolean;
   positional: string[];

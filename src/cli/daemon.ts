@@ -4,6 +4,7 @@ import { gatewayRoutes, reloadRoute } from '../app/routes';
 import { defaultConfigPath, defaultStateDir } from '../config/paths';
 import { endpointSecret } from '../config/secret';
 import type { Settings } from '../config/settings';
+import { activityDir } from '../gateway/activity/files';
 import { Gateway } from '../gateway/gateway';
 import { type ConfigDiff, ReloadError, describeDiff } from '../gateway/reload';
 import { publishDaemon, unpublishDaemon } from '../shim/resolve';
@@ -28,6 +29,7 @@ async function run(a: Args): Promise<void> {
   const gateway = new Gateway(config, settings, {
     log: (l) => process.stderr.write(`${l}\n`),
     stateDir,
+    activity: { dir: activityDir(stateDir), writer: 'daemon' },
   });
   // The config file read again and applied in place (docs/gateway.md "Changing the configuration"):
   // on a change on disk, SIGHUP, or POST /v1/reload (`mcpx reload`). A file that cannot be read or

@@ -10,3 +10,15 @@ export function printable(s: string): string {
   // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it removes
   return s.replace(/[\x00-\x1f\x7f-\x9f]+/g, ' ');
 }
+
+/** Rows as a table: one line each, every cell made printable, columns padded to their widest cell. */
+export function table(rows: string[][]): string {
+  const cells = rows.map((r) => r.map(printable));
+  const widths = cells[0]!.map((_, i) => Math.max(...cells.map((r) => r[i]!.length)));
+  const line = (r: string[]) =>
+    r
+      .map((c, i) => c.padEnd(widths[i]!))
+      .join('  ')
+      .trimEnd();
+  return cells.map((r) => `${line(r)}\n`).join('');
+}

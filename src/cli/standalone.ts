@@ -2,6 +2,7 @@
 // stdout (src/transport/stdio.ts), instead of a shim onto a running one.
 import { makeServer } from '../app/app';
 import { defaultStateDir } from '../config/paths';
+import { activityDir } from '../gateway/activity/files';
 import { Gateway } from '../gateway/gateway';
 import { StdioTransport } from '../transport/stdio';
 import type { Args } from './args';
@@ -11,9 +12,11 @@ export async function standalone(a: Args): Promise<void> {
   const config = configOf(a);
   reportIssues(config);
   const settings = settingsOf(config, a);
+  const stateDir = defaultStateDir(process.env);
   const gateway = new Gateway(config, settings, {
     log: (l) => process.stderr.write(`${l}\n`),
-    stateDir: defaultStateDir(process.env),
+    stateDir,
+    activity: { dir: activityDir(stateDir), writer: `standalone-${process.pid}` },
   });
   const server = makeServer(gateway, settings);
   const t = new StdioTransport({

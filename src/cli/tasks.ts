@@ -4,7 +4,7 @@
 import { identityHeader } from '../app/routes';
 import { type Args, UsageError } from './args';
 import type { Command } from './command';
-import { printable } from './output';
+import { table } from './output';
 import { v1 } from './v1';
 
 export const tasks: Command = {
@@ -71,7 +71,7 @@ function taskTable(rows: TaskRow[], now = Date.now()): string {
   };
   const progress = (p: TaskRow['progress']) =>
     p ? (p.total !== undefined ? `${p.progress}/${p.total}` : `${p.progress}`) : '';
-  const cells = [
+  return table([
     ['ID', 'STATUS', 'ERA', 'AGE', 'CLIENT', 'PROGRESS', 'LABEL', 'MESSAGE'],
     ...rows.map((t) => [
       t.id,
@@ -83,12 +83,5 @@ function taskTable(rows: TaskRow[], now = Date.now()): string {
       t.label,
       t.statusMessage ?? '',
     ]),
-  ].map((r) => r.map(printable));
-  const widths = cells[0]!.map((_, i) => Math.max(...cells.map((r) => r[i]!.length)));
-  const line = (r: string[]) =>
-    r
-      .map((c, i) => c.padEnd(widths[i]!))
-      .join('  ')
-      .trimEnd();
-  return cells.map((r) => `${line(r)}\n`).join('');
+  ]);
 }

@@ -39,7 +39,9 @@ function secretsOf(def: ServerDef): string[] {
   if (a)
     for (const k of ['token', 'password', 'value', 'clientSecret', 'privateKeyPem'])
       if (typeof a[k] === 'string') out.push(a[k]);
-  if ('headers' in def) out.push(...Object.values(def.headers));
+  // A header's whole value, and its credential alone (`Bearer <token>`): an agent may quote either.
+  if ('headers' in def)
+    for (const v of Object.values(def.headers)) out.push(v, ...(/^\S+ (\S+)$/.exec(v)?.slice(1) ?? []));
   if ('env' in def) for (const v of Object.values(def.env)) if (v !== null) out.push(String(v));
   if ('envFile' in def && def.envFile) {
     try {
@@ -98,11 +100,28 @@ function withoutUserinfo(text: string): string {
 /** A JSON value with redactText applied to every string in it (a copy; at most `depth` levels, deeper
  *  parts dropped): what an upstream logs may quote its own credentials (docs/security.md "Secrets in output and logs"). */
 export function redactValue(value: unknown, def: ServerDef, depth = 32): unknown {
-  if (typeof value === 'string') return redactText(value, def);
+  return mapStrings(value, (s) => redactText(s, def), depth);
+}
+
+/** redactText for the secrets of every definition at once: an agent's arguments may quote any server's
+ *  credentials (docs/gateway.md "Activity"). */
+export function redactorOf(defs: Iterable<ServerDef>): (text: string) => string {
+  const all = [...defs];
+  return (text) => {
+    let out = text;
+    for (const d of all) out = redactText(out, d);
+    return out;
+  };
+}
+
+/** A copy of a JSON value with `f` applied to every string in it, values and keys (at most `depth`
+ *  levels, deeper parts dropped). */
+export function mapStrings(value: unknown, f: (s: string) => string, depth = 32): unknown {
+  if (typeof value === 'string') return f(value);
   if (typeof value !== 'object' || value === null) return value;
   if (depth <= 0) return '[…]';
-  if (Array.isArray(value)) return value.map((v) => redactValue(v, def, depth - 1));
+  if (Array.isArray(value)) return value.map((v) => mapStrings(v, f, depth - 1));
   const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(value)) out[k] = redactValue(v, def, depth - 1);
+  for (const [k, v] of Object.entries(value)) out[f(k)] = mapStrings(v, f, depth - 1);
   return out;
 }

@@ -3,6 +3,7 @@
 // a command-line flag.
 import { REVISIONS, isRevision } from '../protocol/revisions';
 import type { SettingDef } from './settings/def';
+import { ACTIVITY } from './settings/activity';
 import { LIMITS } from './settings/limits';
 import { PROCESSES } from './settings/processes';
 import { PROTO } from './settings/proto';
@@ -23,6 +24,7 @@ export const SETTINGS: readonly SettingDef[] = [
   ...PROTO,
   ...PROCESSES,
   ...TELEMETRY,
+  ...ACTIVITY,
 ];
 
 const SETTING_KEYS = SETTINGS.map((s) => s.key);
@@ -56,8 +58,8 @@ class SettingError extends Error {
   }
 }
 
-const DURATION = /^(\d+(?:\.\d+)?)(ms|s|m|h)?$/;
-const UNIT: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
+const DURATION = /^(\d+(?:\.\d+)?)(ms|s|m|h|d)?$/;
+const UNIT: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
 
 export function parseDuration(v: string | number): number | undefined {
   if (typeof v === 'number') return Number.isFinite(v) && v >= 0 ? v : undefined;
@@ -87,7 +89,7 @@ function parseSetting(def: SettingDef, raw: unknown): unknown {
   switch (def.kind) {
     case 'duration': {
       const d = typeof raw === 'string' || typeof raw === 'number' ? parseDuration(raw) : undefined;
-      return d ?? fail(`expected a duration like 500ms, 15s, 2m or 1h, got ${JSON.stringify(raw)}`);
+      return d ?? fail(`expected a duration like 500ms, 15s, 2m, 1h or 7d, got ${JSON.stringify(raw)}`);
     }
     case 'integer': {
       const n = typeof raw === 'number' ? raw : typeof raw === 'string' && raw.trim() !== '' ? Number(raw) : NaN;
@@ -101,7 +103,10 @@ function parseSetting(def: SettingDef, raw: unknown): unknown {
       if (raw === 'false' || raw === '0') return false;
       return fail(`expected true or false, got ${JSON.stringify(raw)}`);
     case 'string':
-      return typeof raw === 'string' ? raw : fail(`expected a string, got ${JSON.stringify(raw)}`);
+      if (typeof raw !== 'string') return fail(`expected a string, got ${JSON.stringify(raw)}`);
+      if (def.choices && !def.choices.includes(raw))
+        fail(`expected one of ${def.choices.join(', ')}, got ${JSON.stringify(raw)}`);
+      return raw;
     case 'list':
       return list();
     case 'revisions': {

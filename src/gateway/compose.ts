@@ -17,6 +17,7 @@ import { Authorizers } from '../upstream/auth/registry';
 import { FileSecretStore, MemorySecretStore, type SecretStore } from '../upstream/auth/store';
 import { EraCache } from '../upstream/eras';
 import { Pool } from '../upstream/pool';
+import { ActivityLog } from './activity/log';
 import { Broker } from './broker';
 import { Calls } from './calls';
 import { MCPX_CAPABILITIES, narrowed } from './capabilities';
@@ -57,9 +58,11 @@ export interface GatewayOptions {
    *  `mcpx elicit`; the host may also set one later with Gateway.setApprover), and where "always allow"
    *  is kept (headless default: `<state>/permission-grants.json`, 0600; memory without a state
    *  directory). */
-  permissions?: { approver?: Approver; grants?: GrantStore };
-  /** Where the call gate hands each call's record (the activity log); none: no records. */
-  activity?: ActivitySink;
+  permissions?: { approver?: Approver; grants?: GrantStore; activity?: ActivitySink };
+  /** Where this gateway writes its activity log: `<state>/activity` (activity/files.ts activityDir) and
+   *  its writer name — `daemon`, `editor-<hash>` (editorWriter), `standalone-<pid>` — one writer per
+   *  file. None: the records are kept in memory only (docs/gateway.md "Activity"). */
+  activity?: { dir: string; writer: string };
 }
 
 /** What fixes a missing sign-in headless. */
@@ -100,6 +103,8 @@ export interface GatewayParts {
   readonly gate: Gate;
   /** The Approver the host set (Gateway.setApprover), asked before the broker's. */
   readonly approver: { current?: Approver };
+  /** Every call's record (src/gateway/activity/): the call gate appends to it; the feed reads it. */
+  readonly activity: ActivityLog;
 }
 
 /** Build the gateway's parts; `changed` announces a list change to the gateway's own clients. */
@@ -129,6 +134,8 @@ export function composeGateway(
   for (const p of named)
     if (!defs.has(p)) log(`mcp.passthrough names ${JSON.stringify(p)}, which is not a configured server; ignored`);
   const passthrough = named.filter((p) => defs.has(p));
+  // Every call's record (activity/log.ts): the call gate appends to it.
+  const activity = new ActivityLog({ settings, defs: () => defs.values(), log, file: opts.activity });
   const ask = (q: Asked) =>
     routeQuestion(
       { native: settings.get<boolean>('proto.native'), person: opts.person, broker, roots: config.roots, log },
@@ -167,7 +174,7 @@ export function composeGateway(
     approver: () => approver.current ?? brokerApprover,
     grants:
       opts.permissions?.grants ?? (opts.stateDir ? FileGrantStore.inState(opts.stateDir) : new MemoryGrantStore()),
-    activity: opts.activity,
+    activity: opts.permissions?.activity ?? activity,
   });
   const subscriptions = new Subscriptions({
     pool,
@@ -231,6 +238,7 @@ export function composeGateway(
     tracer,
     gate,
     approver,
+    activity,
   };
 }
 

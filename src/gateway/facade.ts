@@ -11,12 +11,15 @@ import type { CallContext } from '../server/provider';
 import type { SignInPort, SignInRequest, SignInState } from '../upstream/auth/authorizer';
 import type { SecretStore } from '../upstream/auth/store';
 import type { UpstreamStatus } from '../upstream/pool';
+import type { ActivityHistory } from './activity/log';
+import type { ActivityFeed } from './activity/record';
 import type { Question } from './broker';
 import type { GatewayEvent } from './events';
 import type { RunView } from './exec/runs';
 import type { Approver, Grant } from './permissions/approval';
 import type { WatchRow } from './watches';
 
+export type { ActivityFilter, ActivityRecord } from './activity/record';
 export type {
   CallContext,
   Grant,
@@ -64,6 +67,10 @@ export interface GatewayFacade {
 
   /** The mcpx_exec scripts running now, each with the calls it has made so far. */
   runs(): RunView[];
+
+  /** Every agent's calls (docs/gateway.md "Activity"): the last records in memory, with their arguments
+   *  and results cut (the Activity view), and what the log on disk holds. */
+  readonly activity: ActivityFeed & ActivityHistory;
 
   /** Resources watched upstream: URI, server, watchers, last update. */
   watches(): WatchRow[];

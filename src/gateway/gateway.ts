@@ -11,6 +11,7 @@ import type { JsonObject } from '../protocol/jsonrpc';
 import type { CallContext, ListKind, Provider, ProviderCapabilities, ToolHandle } from '../server/provider';
 import { stopTracing } from '../telemetry/trace';
 import type { SignInState } from '../upstream/auth/authorizer';
+import type { ActivityLog } from './activity/log';
 import { type GatewayOptions, type GatewayParts, composeGateway } from './compose';
 import type { RunView } from './exec/runs';
 import type { GatewayEvent, GatewayFacade, Question, ServerListKind, UpstreamStatus, WatchRow } from './facade';
@@ -54,6 +55,12 @@ export class Gateway implements Provider, GatewayFacade {
 
   onListChanged(listener: (kind: ListKind) => void): void {
     this.changed = listener;
+  }
+
+  /** Every call's record: the call gate appends (ActivitySink); the editor, /v1/activity and `mcpx
+   *  activity` read (docs/gateway.md "Activity"). */
+  get activity(): ActivityLog {
+    return this.p.activity;
   }
 
   listening(): Promise<void> {
@@ -293,6 +300,7 @@ export class Gateway implements Provider, GatewayFacade {
     this.p.inbox.close();
     this.p.broker.close();
     await this.p.pool.close();
+    await this.p.activity.close();
     // Last: the spans of what the close ended are exported (bounded in time) before the tracer stops.
     if (this.p.tracer) await stopTracing(this.p.tracer);
   }

@@ -14,6 +14,8 @@ import type {
   UpstreamStatus,
   WatchRow,
 } from '../../src/gateway/facade';
+import { Settings } from '../../src/config/settings';
+import { ActivityLog } from '../../src/gateway/activity/log';
 import type { JsonObject } from '../../src/protocol/jsonrpc';
 import { Emitter } from '../../src/vscode/lifetimes';
 import type { HostPort, TaskEntry, TaskList } from '../../src/vscode/ports';
@@ -43,6 +45,8 @@ export class FakeGateway implements GatewayFacade {
     source: 'test',
   } as unknown as GatewayFacade['config'];
   readonly settings = {} as GatewayFacade['settings'];
+  /** A real feed, in memory: a test appends the records it shows. */
+  readonly activity = new ActivityLog({ settings: new Settings(), defs: () => [], log: () => undefined });
   /** Every call made to it, as [method, ...args]. */
   readonly calls: unknown[][] = [];
   readonly answers: Array<[string, JsonObject]> = [];

@@ -10,6 +10,8 @@ export interface SettingDef {
   /** Extra environment variable names (aliases, e.g. MCPX_MCP_SPEC for spec.first). */
   readonly env?: readonly string[];
   readonly min?: number;
+  /** The values a string setting may take. */
+  readonly choices?: readonly string[];
 }
 
 export const D = (

@@ -12,6 +12,7 @@ import { endpointSecret } from '../../config/secret';
 import { SETTINGS, Settings, envLayer } from '../../config/settings';
 import { VERSION } from '../../config/version';
 import type { BackgroundTasks, GatewayFacade, PersonPort, SignInPort, TaskBoard } from '../../gateway/facade';
+import { activityDir, editorWriter } from '../../gateway/activity/files';
 import { Gateway } from '../../gateway/gateway';
 import { type Disposable, Emitter, type Lifetimes, disposable } from '../lifetimes';
 import type { GatewayRun, HostPort } from '../ports';
@@ -194,6 +195,8 @@ export class GatewayHost implements HostPort, Disposable {
         fixHint: 'choose Sign In on "{server}" in the mcpx Upstreams view (or run mcpx: Sign In to Server…)',
       },
       clientInfo: { name: 'mcpx-vscode', version: VERSION },
+      // Beside the daemon's, in the headless state directory, so `mcpx activity` reads both.
+      activity: { dir: activityDir(defaultStateDir(process.env)), writer: editorWriter(workspaceKey()) },
     });
   }
 
@@ -343,4 +346,9 @@ function hostSettings(): Settings {
     { source: 'vscode', values: vscodeLayer() },
     { source: 'env', values: envLayer(process.env) },
   ]);
+}
+
+/** This window's workspace folders, as endpoints.json and the activity log's file name key it. */
+function workspaceKey(): string {
+  return vscode.workspace.workspaceFolders?.map((f) => f.uri.fsPath).join(',') || '(no folder)';
 }

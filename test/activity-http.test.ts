@@ -225,9 +225,7 @@ describe('a real call through a daemon', () => {
     }
   });
 
-  test('recorded once the call gate appends: mcpx_call to a fixture upstream, then mcpx activity', {
-    todo: 'needs the call gate',
-  }, async () => {
+  test('recorded once the call gate appends: mcpx_call to a fixture upstream, then mcpx activity', async () => {
     mkdirSync(dir, { recursive: true });
     const config = join(dir, 'c.json');
     writeFileSync(config, JSON.stringify({ servers: { up: fixtureCommand(['--rev', '2025-11-25']) } }));

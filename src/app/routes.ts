@@ -291,7 +291,10 @@ function permissionsRoute(g: Pick<GatewayFacade, 'permissions' | 'grants' | 'rev
 
 /** The gateway's /v1 routes: its questions, its permissions, its event stream, its activity log. */
 export function gatewayRoutes(g: GatewayFacade): Route[] {
-  return [questionsRoute(g), permissionsRoute(g), eventsRoute(g, () => g.settings.duration('transport.sseKeepAlive')),
+  return [
+    questionsRoute(g),
+    permissionsRoute(g),
+    eventsRoute(g, () => g.settings.duration('transport.sseKeepAlive')),
     activityRoute(g),
   ];
 }

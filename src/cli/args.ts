@@ -68,7 +68,7 @@ export interface Args {
   /** mcpx tasks: whose tasks. */
   identity?: string;
   session?: string;
-  /** mcpx permissions SERVER TOOL: the client's declared name. */
+  /** mcpx permissions SERVER TOOL: the client's declared name; mcpx activity: whose records. */
   client?: string;
   all?: boolean;
   /** mcpx call/read: text content as text. */
@@ -78,7 +78,6 @@ export interface Args {
   /** mcpx auth login: print the URL, open no browser. */
   noBrowser?: boolean;
   /** mcpx activity: which records, and how. */
-  client?: string;
   server?: string;
   since?: string;
   follow?: boolean;

@@ -196,7 +196,7 @@ export class GatewayHost implements HostPort, Disposable {
       },
       clientInfo: { name: 'mcpx-vscode', version: VERSION },
       // Beside the daemon's, in the headless state directory, so `mcpx activity` reads both.
-      activity: { dir: activityDir(defaultStateDir(process.env)), writer: editorWriter(workspaceKey()) },
+      activity: { dir: activityDir(defaultStateDir(process.env)), writer: editorWriter(journalKey()) },
     });
   }
 
@@ -334,7 +334,7 @@ function workspaceKey(): string {
   return vscode.workspace.workspaceFolders?.map((f) => f.uri.fsPath).join(',') || '(no folder)';
 }
 
-/** The workspace as the task journal names it: its .code-workspace file when it has one — the same after
+/** The workspace as the task journal and the activity log name it: its .code-workspace file when it has one — the same after
  *  a folder is added or removed, which a reload then reopens —, else its folders. */
 function journalKey(): string {
   return vscode.workspace.workspaceFile?.toString() ?? workspaceKey();
@@ -346,9 +346,4 @@ function hostSettings(): Settings {
     { source: 'vscode', values: vscodeLayer() },
     { source: 'env', values: envLayer(process.env) },
   ]);
-}
-
-/** This window's workspace folders, as endpoints.json and the activity log's file name key it. */
-function workspaceKey(): string {
-  return vscode.workspace.workspaceFolders?.map((f) => f.uri.fsPath).join(',') || '(no folder)';
 }

@@ -7,6 +7,7 @@ import { floodBench, floodReport } from './flood';
 import { reloadBench, reloadReport } from './reload';
 import { shimBench, shimReport } from './shim';
 import { gatewayBench } from './gateway';
+import { governanceBench } from './governance';
 import { type Figures, fmt, httpLoad, startProcess, stdioLoad, stop } from './lib';
 
 const root = join(__dirname, '..', '..');
@@ -86,6 +87,7 @@ async function main(): Promise<void> {
   const shim = await shimBench();
   const exec = await execBench();
   const reload = await reloadBench();
+  const governance = await governanceBench(MS);
   // Memory per idle legacy session (bench/sessions.ts), in its own process.
   const { execFileSync } = await import('node:child_process');
   const sessions = execFileSync(process.execPath, [join(__dirname, 'sessions.js'), '1000'], {
@@ -122,6 +124,8 @@ async function main(): Promise<void> {
     ...execReport(exec),
     '',
     ...reloadReport(reload),
+    '',
+    ...governance,
   ];
   writeFileSync(join(root, 'docs', 'performance.md'), lines.join('\n'));
 }

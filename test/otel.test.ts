@@ -387,6 +387,8 @@ describe('bounds and bad settings', () => {
       {
         'telemetry.otlpEndpoint': `http://127.0.0.1:${(server.address() as { port: number }).port}`,
         'telemetry.maxQueue': 1,
+        // The 2026-07-28 fixture is found by its server/discover answer: room for it on a busy machine.
+        'pool.probeTimeout': '10s',
       },
       {},
       { log: (l) => lines.push(l) },

@@ -2,7 +2,7 @@
 // JSON.stringify writes it; and its sha256. The same arguments give the same digest whatever order a client
 // wrote their keys in: an approval is bound to that digest, and the activity record carries it
 // (docs/gateway.md "Permissions").
-import { createHash } from 'node:crypto';
+import * as crypto from 'node:crypto';
 
 /** `value` as canonical JSON. */
 export function canonicalJson(value: unknown): string {
@@ -16,5 +16,9 @@ export function canonicalJson(value: unknown): string {
 }
 
 /** sha256 (hex) of `value`'s canonical JSON. */
-export const canonicalDigest = (value: unknown): string =>
-  createHash('sha256').update(canonicalJson(value)).digest('hex');
+export const canonicalDigest = (value: unknown): string => digestOf(canonicalJson(value));
+
+/** sha256 (hex) of a canonical JSON text (canonicalJson's). */
+export const digestOf = (canonical: string): string =>
+  // crypto.hash (Node 20.12 and later) is the one-shot without a Hash object per call.
+  crypto.hash?.('sha256', canonical, 'hex') ?? crypto.createHash('sha256').update(canonical).digest('hex');

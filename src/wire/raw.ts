@@ -107,6 +107,11 @@ function check(response: Response, bytes: Uint8Array): void {
 }
 
 /** The byte length of serialized JSON. */
+/** The length in bytes of `value` as JSON: the bytes it arrived as when it is a kept result (nothing is
+ *  serialized for it), else its serialization's. */
+export const byteLengthOf = (value: unknown): number =>
+  bytesOf(value)?.length ?? Buffer.byteLength(JSON.stringify(value) ?? '');
+
 export const jsonLength = (j: Json): number => (typeof j === 'string' ? Buffer.byteLength(j) : j.length);
 
 /** Serialized messages joined into one batch array. */

@@ -4,14 +4,14 @@
 // (shape.ts) and written on a later turn, so a call never waits for the disk. Every queue is bounded —
 // what does not fit is counted and reported once — and a disk that refuses (full, read-only, EACCES) is
 // reported once and tried again later: the gateway goes on without the log.
-import { appendFile, mkdir, open, rename, stat, unlink } from 'node:fs/promises';
+import { type FileHandle, mkdir, open, rename, stat, unlink } from 'node:fs/promises';
 import { chmodSync } from 'node:fs';
 import type { ServerDef } from '../../config/servers';
 import type { Settings } from '../../config/settings';
 import { redactorOf } from '../../config/redact';
 import { ROTATIONS, fileOf, matchesFilter, newestFirst, prune, readActivity } from './files';
 import type { ActivityFeed, ActivityFilter, ActivityRecord, ActivitySink } from './record';
-import { type ArgumentsMode, inMemory, lineOf, stored } from './shape';
+import { type ArgumentsMode, inMemory, lineOf, redactedArguments, stored } from './shape';
 
 /** Records the feed keeps in memory, newest last, and the bytes they may hold together. */
 const MEMORY_RECORDS = 1000;
@@ -20,6 +20,9 @@ const MEMORY_BYTES = 16 * 1024 * 1024;
 const PENDING_RECORDS = 10_000;
 /** How long after a failed write the disk is tried again. */
 const RETRY_MS = 60_000;
+/** Lines wait this long for the disk, so that one write takes every call of the moment: a crash loses at
+ *  most this much of the log (docs/gateway.md "Activity"). */
+const WRITE_EVERY_MS = 50;
 /** How often old files are removed while the gateway runs (also at start and after each rotation). */
 const PRUNE_EVERY_MS = 3_600_000;
 
@@ -41,7 +44,8 @@ export interface ActivityLogOptions {
 }
 
 export class ActivityLog implements ActivitySink, ActivityFeed, ActivityHistory {
-  private readonly memory: Array<{ record: ActivityRecord; bytes: number }> = [];
+  /** `raw`: its arguments not yet redacted (shape.ts inMemory); they are when it is first read. */
+  private readonly memory: Array<{ record: ActivityRecord; bytes: number; raw: boolean }> = [];
   private memoryBytes = 0;
   private readonly listeners = new Set<(r: ActivityRecord) => void>();
   private pending: ActivityRecord[] = [];
@@ -50,6 +54,10 @@ export class ActivityLog implements ActivitySink, ActivityFeed, ActivityHistory 
   private lines: Array<{ text: string; bytes: number }> = [];
   private lineBytes = 0;
   private writing?: Promise<void>;
+  /** The next write, while lines wait for it (WRITE_EVERY_MS). */
+  private timer?: NodeJS.Timeout;
+  /** This writer's file, open for appending from its first write until a rotation, a failure or close. */
+  private handle?: FileHandle;
   /** This writer's file's size, once known. */
   private size?: number;
   private dropped = 0;
@@ -62,6 +70,10 @@ export class ActivityLog implements ActivitySink, ActivityFeed, ActivityHistory 
 
   private get enabled(): boolean {
     return !this.closed && this.o.settings.get<boolean>('activity.enabled');
+  }
+  /** False: a record appended now would be dropped, so the gate need not build one. */
+  get recording(): boolean {
+    return this.enabled;
   }
   private get mode(): ArgumentsMode {
     return this.o.settings.get<ArgumentsMode>('activity.arguments');
@@ -87,7 +99,7 @@ export class ActivityLog implements ActivitySink, ActivityFeed, ActivityHistory 
     this.process();
     const out: ActivityRecord[] = [];
     for (let i = this.memory.length - 1; i >= 0 && out.length < limit; i--) {
-      const r = this.memory[i]!.record;
+      const r = this.readable(this.memory[i]!);
       if (matchesFilter(r, filter, filter.since ?? 0)) out.push(r);
     }
     return out;
@@ -119,6 +131,7 @@ export class ActivityLog implements ActivitySink, ActivityFeed, ActivityHistory 
   /** Resolves once every record appended so far is written (or given up on). */
   async flushed(): Promise<void> {
     this.process();
+    this.startWriting(true);
     while (this.writing) await this.writing;
   }
 
@@ -126,10 +139,20 @@ export class ActivityLog implements ActivitySink, ActivityFeed, ActivityHistory 
     await this.flushed();
     this.closed = true;
     this.listeners.clear();
+    await this.closeFile();
   }
 
   private redactor(): (s: string) => string {
     return redactorOf(this.o.defs());
+  }
+
+  /** A kept record as readers see it: its arguments redacted. */
+  private readable(e: { record: ActivityRecord; raw: boolean }, redact = this.redactor()): ActivityRecord {
+    if (e.raw) {
+      e.record = redactedArguments(e.record, redact);
+      e.raw = false;
+    }
+    return e.record;
   }
 
   /** The queued records shaped: into memory, to the listeners, and to the disk's queue. */
@@ -147,6 +170,7 @@ export class ActivityLog implements ActivitySink, ActivityFeed, ActivityHistory 
       this.memoryBytes += kept.bytes;
       while (this.memory.length > MEMORY_RECORDS || (this.memoryBytes > MEMORY_BYTES && this.memory.length > 1))
         this.memoryBytes -= this.memory.shift()!.bytes;
+      if (this.listeners.size) this.readable(kept, redact);
       for (const l of this.listeners) {
         try {
           l(kept.record);
@@ -166,10 +190,27 @@ export class ActivityLog implements ActivitySink, ActivityFeed, ActivityHistory 
       }
     }
     if (!this.o.file) this.recovered();
-    if (this.lines.length && !this.writing)
-      this.writing = this.write().finally(() => {
-        this.writing = undefined;
-      });
+    this.startWriting(false);
+  }
+
+  /** The waiting lines written: now, or after WRITE_EVERY_MS (one write for every call of the moment). */
+  private startWriting(now: boolean): void {
+    if (this.writing || !this.lines.length) return;
+    if (!now) {
+      this.timer ??= setTimeout(() => this.startWriting(true), WRITE_EVERY_MS).unref();
+      return;
+    }
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    this.writing = this.write().finally(() => {
+      this.writing = undefined;
+    });
+  }
+
+  private async closeFile(): Promise<void> {
+    const h = this.handle;
+    this.handle = undefined;
+    await h?.close().catch(() => undefined);
   }
 
   private drop(n: number, why: string): void {
@@ -191,7 +232,7 @@ export class ActivityLog implements ActivitySink, ActivityFeed, ActivityHistory 
       }
       const max = this.fileBytes;
       try {
-        if (this.size === undefined) await this.openFile(f.dir, f.writer);
+        if (this.size === undefined || !this.handle) await this.openFile(f.dir, f.writer);
         // As many lines as the file still has room for; the rest after a rotation.
         let take = 0;
         let bytes = 0;
@@ -205,13 +246,14 @@ export class ActivityLog implements ActivitySink, ActivityFeed, ActivityHistory 
           .slice(0, take)
           .map((l) => l.text)
           .join('');
-        await appendFile(fileOf(f.dir, f.writer), chunk, { mode: 0o600 });
+        await this.handle!.appendFile(chunk);
         this.lines = this.lines.slice(take);
         this.lineBytes -= bytes;
         this.size! += bytes;
         this.recovered();
         if (Date.now() - this.lastPrune > PRUNE_EVERY_MS) await this.prune(f.dir);
       } catch (e) {
+        await this.closeFile();
         this.failure(e as NodeJS.ErrnoException, fileOf(f.dir, f.writer));
       }
     }
@@ -230,20 +272,28 @@ export class ActivityLog implements ActivitySink, ActivityFeed, ActivityHistory 
     } catch {
       // a new file
     }
-    if (size > 0) {
-      const h = await open(file, 'r');
-      const last = Buffer.alloc(1);
-      await h.read(last, 0, 1, size - 1).finally(() => h.close());
-      if (last[0] !== 0x0a) {
-        await appendFile(file, '\n', { mode: 0o600 });
-        size++;
+    await this.closeFile();
+    const h = await open(file, 'a+', 0o600);
+    try {
+      if (size > 0) {
+        const last = Buffer.alloc(1);
+        await h.read(last, 0, 1, size - 1);
+        if (last[0] !== 0x0a) {
+          await h.appendFile('\n');
+          size++;
+        }
       }
+    } catch (e) {
+      await h.close().catch(() => undefined);
+      throw e;
     }
+    this.handle = h;
     this.size = size;
   }
 
   /** The file becomes .1, .1 becomes .2 …, the last rotation is removed. */
   private async rotate(dir: string, writer: string): Promise<void> {
+    await this.closeFile();
     await unlink(fileOf(dir, writer, ROTATIONS)).catch(() => undefined);
     for (let i = ROTATIONS - 1; i >= 0; i--)
       await rename(fileOf(dir, writer, i), fileOf(dir, writer, i + 1)).catch((e: NodeJS.ErrnoException) => {

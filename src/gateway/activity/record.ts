@@ -59,6 +59,8 @@ export interface ActivityRecord {
 /** Where the gate hands each record; appending never blocks and never throws. */
 export interface ActivitySink {
   append(record: ActivityRecord): void;
+  /** False while nothing is recorded (activity.enabled off): the gate then builds no record. */
+  readonly recording?: boolean;
 }
 
 export interface ActivityFilter {

@@ -24,10 +24,23 @@ function cut(s: string, max = CUT_CHARS): string {
  *  error's message may quote what an upstream holds: it is redacted too. */
 export function stored(r: ActivityRecord, mode: ArgumentsMode, redact: (s: string) => string): JsonObject {
   const { result: _result, arguments: args, outcome, ...rest } = r;
-  const out = mapStrings(rest, (s) => cut(s)) as JsonObject;
-  out.outcome = mapStrings(outcome, (s) => cut(redact(s))) as JsonObject;
+  // Copied with its strings cut only when one is long (rarely: a long URI, a client's long name).
+  const out = (hasLong(rest, CUT_CHARS) ? mapStrings(rest, (s) => cut(s)) : rest) as JsonObject;
+  out.outcome = (
+    outcome.message === undefined ? outcome : { ...outcome, message: cut(redact(outcome.message)) }
+  ) as JsonObject;
   if (mode === 'full' && args) out.arguments = mapStrings(args, (s) => cut(redact(s))) as JsonObject;
   return out;
+}
+
+/** Whether a string in `value` (a value or a key) is longer than `max`. */
+function hasLong(value: unknown, max: number, depth = 32): boolean {
+  if (typeof value === 'string') return value.length > max;
+  if (typeof value !== 'object' || value === null || depth <= 0) return false;
+  if (Array.isArray(value)) return value.some((v) => hasLong(v, max, depth - 1));
+  for (const k in value)
+    if (k.length > max || hasLong((value as Record<string, unknown>)[k], max, depth - 1)) return true;
+  return false;
 }
 
 /** A line of at most `max` bytes and its length in bytes, or undefined when even without its arguments
@@ -40,17 +53,27 @@ export function lineOf(o: JsonObject, max: number): { text: string; bytes: numbe
   return lineOf({ ...o, arguments: { '…': `arguments cut: ${bytes} bytes` } }, max);
 }
 
-/** The record as the feed keeps it: its arguments redacted, and its arguments and result, when large,
- *  with their strings cut — and dropped for a marker if still past four times the bound. Its size in
- *  bytes, roughly, for the feed's bound. */
-export function inMemory(r: ActivityRecord, redact: (s: string) => string): { record: ActivityRecord; bytes: number } {
-  const args = r.arguments && kept(r.arguments, r.bytesIn, redact);
+/** The record as the feed keeps it: its arguments and result, when large, with their strings cut (the
+ *  arguments redacted first) — and dropped for a marker if still past four times the bound. Small arguments
+ *  are kept as they came, `raw`: redacted when the record is first read (`redactedArguments`), so that a
+ *  record nobody reads costs no copy. Its size in bytes, roughly, for the feed's bound. */
+export function inMemory(
+  r: ActivityRecord,
+  redact: (s: string) => string,
+): { record: ActivityRecord; bytes: number; raw: boolean } {
+  const small = r.bytesIn <= MEMORY_KEEP_BYTES;
+  const args = r.arguments && !small ? kept(r.arguments, r.bytesIn, redact) : undefined;
   const result = r.result && kept(r.result, r.bytesOut);
   return {
-    record: { ...r, arguments: args?.value, result: result?.value },
-    bytes: 512 + (args?.bytes ?? 0) + (result?.bytes ?? 0),
+    record: { ...r, ...(args ? { arguments: args.value } : {}), result: result?.value },
+    bytes: 512 + (args ? args.bytes : r.arguments ? r.bytesIn : 0) + (result?.bytes ?? 0),
+    raw: small && r.arguments !== undefined,
   };
 }
+
+/** A record kept `raw` with its arguments redacted. */
+export const redactedArguments = (r: ActivityRecord, redact: (s: string) => string): ActivityRecord =>
+  r.arguments ? { ...r, arguments: mapStrings(r.arguments, redact) as JsonObject } : r;
 
 function kept(v: JsonObject, bytes: number, redact?: (s: string) => string): { value: JsonObject; bytes: number } {
   if (bytes <= MEMORY_KEEP_BYTES) return { value: redact ? (mapStrings(v, redact) as JsonObject) : v, bytes };

@@ -7,10 +7,11 @@
 // Every call, decided either way, is one ActivityRecord handed to the sink.
 import { randomUUID } from 'node:crypto';
 import { ALLOW_ALL, type CallKind, type Permissions } from '../../config/permissions';
-import { canonicalDigest } from '../../kit/canonical';
+import { canonicalJson, digestOf } from '../../kit/canonical';
 import { McpxError, ProtocolError } from '../../protocol/errors';
 import type { JsonObject } from '../../protocol/jsonrpc';
 import type { CallContext } from '../../server/provider';
+import { byteLengthOf } from '../../wire/raw';
 import type { ActivityRecord, ActivitySink, CallPath, Decision } from '../activity/record';
 import { RunContext } from '../exec/runs';
 import type { ApprovalAnswer, Approver, Grant, GrantStore } from './approval';
@@ -61,7 +62,8 @@ export class Gate {
   /** The call, through the check: `upstream` runs only when it is allowed. */
   async run(c: GateCall, ctx: CallContext, upstream: () => Promise<JsonObject>): Promise<JsonObject> {
     // No rules and no log: nothing to decide and nobody to tell (the cost of a gateway without them).
-    if (!this.d.permissions() && !this.d.activity) return upstream();
+    const sink = this.d.activity?.recording === false ? undefined : this.d.activity;
+    if (!this.d.permissions() && !sink) return upstream();
     const started = Date.now();
     const run = ctx instanceof RunContext ? ctx.run.id : undefined;
     const path: CallPath = run
@@ -71,7 +73,9 @@ export class Gate {
           ? 'palette'
           : 'editor'
         : c.path;
-    const argsDigest = canonicalDigest(c.args);
+    // One canonical text: the digest an approval is bound to, and (same members, same bytes) the size.
+    const canonical = canonicalJson(c.args);
+    const argsDigest = digestOf(canonical);
     const client: ActivityRecord['client'] = {
       ...(ctx.clientName !== undefined ? { name: ctx.clientName } : {}),
       ...(ctx.clientVersion !== undefined ? { version: ctx.clientVersion } : {}),
@@ -80,7 +84,6 @@ export class Gate {
       transport: ctx.transport ?? 'http',
     };
     const record = (decision: Decision, outcome: ActivityRecord['outcome'], result?: JsonObject) => {
-      const sink = this.d.activity;
       if (!sink) return;
       sink.append({
         time: new Date(started).toISOString(),
@@ -95,8 +98,8 @@ export class Gate {
         decision,
         outcome,
         durationMs: Date.now() - started,
-        bytesIn: Buffer.byteLength(JSON.stringify(c.args)),
-        bytesOut: result ? Buffer.byteLength(JSON.stringify(result)) : 0,
+        bytesIn: Buffer.byteLength(canonical),
+        bytesOut: result ? byteLengthOf(result) : 0,
         // Read at the end: a call becomes a task while it runs (server/strategies/task.ts).
         ...(ctx.taskId ? { taskId: ctx.taskId } : {}),
         ...(result ? { result } : {}),

@@ -304,7 +304,8 @@ async function runSuite(name: string, o: { installVsix?: string; suite?: 'smoke'
       settings: { 'chat.disableAIFeatures': false },
       testsPath: join(repoRoot(), 'build', 'vscode', 'suite.js'),
       workspace,
-      timeoutMs: 330_000,
+      // The whole suite in one host: room for a machine busy with other test files (it runs beside them).
+      timeoutMs: 600_000,
       echo: false,
       env: {
         ...(o.suite ? { MCPX_SUITE: o.suite } : {}),

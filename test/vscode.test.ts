@@ -361,7 +361,7 @@ function zipEntries(file: string): string[] {
 }
 
 test('the extension in a real VS Code extension host (code-server), from the dev folder', {
-  timeout: 400_000,
+  timeout: 700_000,
 }, async () => {
   const results = await runSuite('dev', {});
   assert.equal(results.length, 35, results.join('\n'));

@@ -9,11 +9,13 @@ import { GatewayHost } from './vscode/host/gatewayHost';
 import { refreshLauncher } from './vscode/install';
 import { Lifetimes } from './vscode/lifetimes';
 import { PaletteCalls } from './vscode/paletteCalls';
+import { EditorApprover } from './vscode/permissions/approver';
+import { WorkspaceGrants } from './vscode/permissions/grants';
 import { editorPerson } from './vscode/person';
 import type { GatewayRun } from './vscode/ports';
 import { ResultDocuments } from './vscode/results';
 import { EditorSignIn } from './vscode/signIn';
-import { ToolTrust } from './vscode/toolTrust';
+import { ActivityView } from './vscode/views/activity';
 import { questionsTree, questionsView } from './vscode/views/questions';
 import { statusBar } from './vscode/views/statusBar';
 import { subscriptionsTree } from './vscode/views/subscriptions';
@@ -42,8 +44,15 @@ export async function activate(context: vscode.ExtensionContext) {
     context.extensionUri,
     (server, id, signal) => host.waitElicitation(server, id, signal),
   );
+  // Permissions: the editor's prompt for an `ask`, and "always allow" per workspace — the palette's old
+  // list moved into it once (vscode/permissions/).
+  const results = life.keep(new ResultDocuments());
+  const grants = new WorkspaceGrants(context.workspaceState);
+  await grants.migrate();
+  const approver = new EditorApprover({ window: vscode.window, showJson: (t, v) => results.showJson(t, v) });
   const host: GatewayHost = life.keep(
     new GatewayHost({
+      permissions: { approver, grants },
       life,
       log,
       stateDir: context.globalStorageUri?.fsPath,
@@ -54,7 +63,7 @@ export async function activate(context: vscode.ExtensionContext) {
   );
   current = host;
 
-  // The views: Upstreams, Questions (with its badge), Tasks, Subscriptions; the status bar; a log per upstream.
+  // The views: Upstreams, Questions (with its badge), Tasks, Subscriptions, Activity; the status bar; a log per upstream.
   const palette = life.keep(new PaletteCalls());
   const upstreams = life.keep(new UpstreamsTree(host, vscode));
   const questions = life.keep(questionsTree(host, vscode));
@@ -64,15 +73,15 @@ export async function activate(context: vscode.ExtensionContext) {
   life.keep(vscode.window.registerTreeDataProvider('mcpx.upstreams', upstreams));
   life.keep(vscode.window.registerTreeDataProvider('mcpx.tasks', tasks));
   life.keep(vscode.window.registerTreeDataProvider('mcpx.subscriptions', subscriptions));
+  const activity = life.keep(new ActivityView(host, vscode));
+  life.keep(vscode.window.registerTreeDataProvider('mcpx.activity', activity.tree));
   const status = life.keep(statusBar(vscode.window, vscode, host));
   const upstreamLogs = life.keep(
     new UpstreamLogs(life, host.onLogLine, (name) => vscode.window.createOutputChannel(name, { log: true })),
   );
 
   // Every command, registered up front (those that need the gateway say why while it is not running).
-  const trust = new ToolTrust(context.workspaceState, vscode.window);
-  const results = life.keep(new ResultDocuments());
-  const deps = commandDeps({ host, person, trust, palette, results, log, signIn, upstreamLogs, extensionPath });
+  const deps = commandDeps({ host, person, activity, palette, results, log, signIn, upstreamLogs, extensionPath });
   for (const d of registerCommands(vscode.commands, deps)) life.keep(d);
   // An installed `mcpx` launcher whose runtime or bundle went away with an update is pointed at this one.
   void refreshLauncher(extensionPath).catch(() => undefined);
@@ -97,7 +106,9 @@ export async function activate(context: vscode.ExtensionContext) {
     questionsView: questionsShown,
     status: status.item,
     upstreamLogs,
-    trust,
+    grants,
+    approver,
+    activity,
   };
 }
 

@@ -13,8 +13,10 @@ import { type TestGateway, fixtureCommand, gatewayFor, killAll } from './harness
 import { COMMANDS } from '../src/vscode/commands/table';
 import { invoke, notRunning } from '../src/vscode/commands/command';
 import { EDITOR_IDENTITY } from '../src/vscode/editorCall';
+import { EditorApprover } from '../src/vscode/permissions/approver';
+import { withEditorRule } from '../src/vscode/permissions/editorRule';
 import { taskRows } from '../src/vscode/views/tasks';
-import { fakeDeps, fakeMcpJson, fakeMemento, fakePerson } from './vscode-fakes/editor';
+import { type Answer, fakeDeps, fakeMcpJson, fakePerson } from './vscode-fakes/editor';
 import { FakeGateway, fakeHost } from './vscode-fakes/host';
 
 after(() => killAll());
@@ -43,7 +45,9 @@ describe('the command table', () => {
       'mcpx.addServer',
       'mcpx.answerQuestion',
       'mcpx.callTool',
+      'mcpx.filterActivity',
       'mcpx.getPrompt',
+      'mcpx.managePermissions',
       'mcpx.openConfig',
       'mcpx.readResource',
       'mcpx.restartUpstream',
@@ -106,64 +110,76 @@ describe('Call Tool… through a real gateway (the fixture upstream)', () => {
     assert.deepEqual(shown[0]!.result.content, [{ type: 'text', text: 'hello from a unit test' }]);
   });
 
-  test('one not marked read-only asks first: declined (nothing sent), allowed once, always allowed (kept in workspaceState), forgotten', async () => {
+  test('one not marked read-only goes through the permission check: the editor rule asks; denied (nothing sent), allowed once, always allowed (a grant), revoked in Manage Permissions', async () => {
     await start();
-    const count = async (d: ReturnType<typeof fakeDeps>['d']) => {
-      await run('mcpx.callTool', d, 'up', 'count');
+    gw.g.config.permissions = withEditorRule(gw.g.config.permissions);
+    const count = async (answers: Answer[]) => {
+      const x = fakeDeps({ host: fakeHost({ gateway: gw.g }), answers });
+      gw.g.setApprover(new EditorApprover({ window: x.d.window, showJson: x.d.results.showJson }));
+      await run('mcpx.callTool', x.d, 'up', 'count');
+      return x;
     };
-    const memento = fakeMemento();
-    const decline = fakeDeps({ host: fakeHost({ gateway: gw.g }), memento, answers: [{ pick: 'Decline' }] });
-    await count(decline.d);
-    assert.deepEqual(decline.ui.asked, [
+    const deny = await count([{ pick: 'Deny' }]);
+    assert.deepEqual(deny.ui.asked, [
       {
         kind: 'pick',
-        title: 'mcpx: call count on up? The server says it is not read-only.',
-        placeHolder: 'arguments: {}',
-        labels: ['Allow once', 'Always allow this tool', 'Decline'],
+        title: 'mcpx: mcpx:editor wants to call up/count from the palette (permissions.rules[0])',
+        placeHolder: 'arguments: {} · The server says nothing about this tool.',
+        labels: [
+          'Allow once',
+          'Allow count for mcpx:editor until the gateway stops',
+          'Always allow',
+          'Deny',
+          'Show the whole arguments',
+        ],
       },
     ]);
-    assert.deepEqual(decline.shown, [], 'declined: not called');
-
-    const once = fakeDeps({ host: fakeHost({ gateway: gw.g }), memento, answers: [{ pick: 'Allow once' }] });
-    await count(once.d);
-    assert.equal(textOf(once.shown[0]!.result), '1', "the fixture's counter: the first call reached it");
-    assert.deepEqual(memento.values, {}, 'once is not remembered');
-
-    const always = fakeDeps({ host: fakeHost({ gateway: gw.g }), memento, answers: [{ pick: 'Always allow' }] });
-    await count(always.d);
+    assert.match(textOf(deny.shown[0]!.result), /^mcpx refused the call of up\/count: permissions\.rules\[0\] asks/);
+    const once = await count([{ pick: 'Allow once' }]);
+    assert.equal(textOf(once.shown[0]!.result), '1', "the fixture's counter: the denied call never reached it");
+    const palette = gw.g.activity.recent({}, 2);
+    assert.deepEqual(
+      palette.map((r) => [r.path, r.client.transport, r.outcome.status, r.decision.approvedBy]),
+      [
+        ['palette', 'editor', 'ok', 'the person: allow once'],
+        ['palette', 'editor', 'denied', 'the person: deny'],
+      ],
+    );
+    const always = await count([{ pick: 'Always allow' }]);
     assert.equal(textOf(always.shown[0]!.result), '2');
-    assert.deepEqual(memento.values, { 'mcpx.toolTrust.allowed': ['up/count'] });
-
-    const remembered = fakeDeps({ host: fakeHost({ gateway: gw.g }), memento });
-    await count(remembered.d);
-    assert.deepEqual(remembered.ui.asked, [], 'remembered: not asked again');
+    const remembered = await count([]);
+    assert.deepEqual(remembered.ui.asked, [], 'always: not asked again');
     assert.equal(textOf(remembered.shown[0]!.result), '3');
-
-    const forget = fakeDeps({ memento });
-    assert.equal(await run('mcpx.forgetToolPermissions', forget.d), 1);
-    assert.deepEqual(forget.ui.said('info'), ['mcpx: forgot 1 tool permission; those tools ask again.']);
-    assert.equal(await run('mcpx.forgetToolPermissions', forget.d), 0);
-    assert.equal(forget.ui.said('info')[1], 'mcpx: no tool permissions were remembered in this workspace.');
-    const asksAgain = fakeDeps({ host: fakeHost({ gateway: gw.g }), memento, answers: [{ pick: 'Decline' }] });
-    await count(asksAgain.d);
-    assert.equal(asksAgain.ui.asked.length, 1, 'forgotten: asked again');
+    const granted = gw.g.grants();
+    assert.equal(granted.length, 1);
+    const manage = fakeDeps({
+      host: fakeHost({ gateway: gw.g }),
+      answers: [{ pick: 'Revoke' }, { pick: 'up/count' }],
+    });
+    assert.equal(await run('mcpx.managePermissions', manage.d), 1);
+    assert.deepEqual(manage.ui.asked[1]!.labels, ['up/count']);
+    assert.deepEqual(gw.g.grants(), []);
+    const asksAgain = await count([{ pick: 'Deny' }]);
+    assert.equal(asksAgain.ui.asked.length, 1, 'revoked: asked again');
+    gw.g.setApprover(undefined);
+    gw.g.config.permissions = undefined;
   });
 
   test('from the palette: the server and the tool are picked; a row of the Upstreams view names both', async () => {
     await start();
     const { d, ui, shown } = fakeDeps({
       host: fakeHost({ gateway: gw.g }),
-      answers: [{ pick: 'up' }, { pick: 'whoami' }, { pick: 'Allow once' }],
+      answers: [{ pick: 'up' }, { pick: 'whoami' }],
     });
     await run('mcpx.callTool', d);
     assert.deepEqual(
       ui.asked.map((a) => a.title),
-      ['mcpx: pick a server', 'mcpx: a tool of up', 'mcpx: call whoami on up? The server says it is not read-only.'],
+      ['mcpx: pick a server', 'mcpx: a tool of up'],
     );
     assert.ok(ui.asked[1]!.labels!.includes('echo'));
     assert.match(textOf(shown[0]!.result), /^up:\d+:/);
     // The context menu of a tool row hands the command the row itself.
-    const row = fakeDeps({ host: fakeHost({ gateway: gw.g }), answers: [{ pick: 'Allow once' }] });
+    const row = fakeDeps({ host: fakeHost({ gateway: gw.g }) });
     await run('mcpx.callTool', row.d, { kind: 'item', server: 'up', list: 'tools', item: { name: 'whoami' } });
     assert.match(textOf(row.shown[0]!.result), /^up:\d+:/);
   });

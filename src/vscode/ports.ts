@@ -84,6 +84,8 @@ export interface HostPort extends GatewayState {
   /** The workspace's mcp.json when it defines the server; undefined: the user setting does. */
   definedIn(server: string): vscode.Uri | undefined;
   readonly secrets?: Pick<vscode.SecretStorage, 'store'>;
+  /** Where the person's permission rules come from; undefined: no source has a `permissions` block. */
+  readonly permissionsFrom?: string;
 }
 
 /** The workspace's .vscode/mcp.json, for Add Server…. */
@@ -97,4 +99,6 @@ export interface McpJsonFile {
 /** Where results go: a read-only editor (src/vscode/results.ts). */
 export interface ResultsPort {
   show(title: string, result: JsonObject): Promise<void>;
+  /** A value as a read-only JSON document. */
+  showJson(title: string, value: unknown): Promise<void>;
 }

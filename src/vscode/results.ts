@@ -35,6 +35,15 @@ export class ResultDocuments implements ResultsPort, Disposable {
       void vscode.window.showErrorMessage(`mcpx: ${title} returned an error: ${text.slice(0, 200)}`);
   }
 
+  /** A value as a read-only JSON document (an approval's whole arguments, an activity record). */
+  async showJson(title: string, value: unknown): Promise<void> {
+    const path = `/${title.replace(/[^\w.-]+/g, '-')}-${++this.seq}.json`;
+    this.results.set(path, `${JSON.stringify(value, null, 2)}\n`);
+    if (this.results.size > KEPT) this.results.delete(this.results.keys().next().value!);
+    const doc = await vscode.workspace.openTextDocument(vscode.Uri.from({ scheme: RESULT_SCHEME, path }));
+    await vscode.window.showTextDocument(doc, { preview: true });
+  }
+
   dispose(): void {
     this.registration.dispose();
     this.results.clear();

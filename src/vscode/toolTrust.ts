@@ -1,9 +1,7 @@
-// What a tool says about itself (its annotations) and what the person decided about calling it. The
-// specification calls annotations untrusted hints: they are shown as the server's own words, and they
-// only spare a confirmation for a tool that says it is read-only. The person's "always allow" is kept
-// per workspace (workspaceState), so a server trusted in one project is not trusted in all of them.
+// What a tool says about itself (its annotations). The specification calls annotations untrusted hints
+// (2025-11-25 server/tools "Tool Annotations"): the Upstreams view and the approval prompt
+// (permissions/approver.ts) show them as the server's own words.
 import { type JsonObject, isObject } from '../protocol/jsonrpc';
-import type { EditorWindow, Memento } from './ports';
 
 const HINTS = [
   { key: 'readOnlyHint', on: 'read-only', off: 'may change things', icon: 'eye' },
@@ -32,59 +30,4 @@ export function trustCues(tool: JsonObject): { words: string[]; icon?: string; t
       ? ['The server says (untrusted hints):', ...tooltip]
       : ['The server says nothing about this tool.'],
   };
-}
-
-/** Only a tool that says it is read-only is called without asking. */
-const needsConfirmation = (tool: JsonObject): boolean =>
-  !(isObject(tool.annotations) && tool.annotations.readOnlyHint === true);
-
-const KEY = 'mcpx.toolTrust.allowed';
-const ALLOW_ONCE = 'Allow once';
-const ALLOW_ALWAYS = 'Always allow this tool';
-const DECLINE = 'Decline';
-
-/** The person's choices about calling tools from the palette, remembered per workspace. */
-export class ToolTrust {
-  constructor(
-    /** workspaceState */
-    private readonly state: Memento,
-    private readonly window: Pick<EditorWindow, 'showQuickPick'>,
-  ) {}
-
-  private allowed(): string[] {
-    return this.state.get<string[]>(KEY, []);
-  }
-
-  isAllowed(server: string, tool: string): boolean {
-    return this.allowed().includes(`${server}/${tool}`);
-  }
-
-  /** Resolves true when the call may go: read-only by its own word, allowed before, or allowed now. */
-  async confirm(server: string, tool: JsonObject, args: JsonObject): Promise<boolean> {
-    const name = String(tool.name);
-    if (!needsConfirmation(tool) || this.isAllowed(server, name)) return true;
-    const cues = trustCues(tool);
-    const said = cues.words.length ? cues.words.join(', ') : 'not read-only';
-    const pick = await this.window.showQuickPick(
-      [
-        { label: ALLOW_ONCE, description: 'this call only' },
-        { label: ALLOW_ALWAYS, description: 'in this workspace' },
-        { label: DECLINE },
-      ],
-      {
-        title: `mcpx: call ${name} on ${server}? The server says it is ${said}.`,
-        placeHolder: `arguments: ${JSON.stringify(args)}`,
-        ignoreFocusOut: true,
-      },
-    );
-    if (pick?.label === ALLOW_ALWAYS) await this.state.update(KEY, [...this.allowed(), `${server}/${name}`]);
-    return pick?.label === ALLOW_ONCE || pick?.label === ALLOW_ALWAYS;
-  }
-
-  /** Forgets every "always allow" of this workspace; returns how many there were. */
-  async forget(): Promise<number> {
-    const n = this.allowed().length;
-    await this.state.update(KEY, undefined);
-    return n;
-  }
 }

@@ -6,7 +6,6 @@ import assert from 'node:assert/strict';
 import type { Deps } from '../../src/vscode/commands/command';
 import { PaletteCalls } from '../../src/vscode/paletteCalls';
 import type { Kit, McpJsonFile, Memento } from '../../src/vscode/ports';
-import { ToolTrust } from '../../src/vscode/toolTrust';
 import type { JsonObject } from '../../src/protocol/jsonrpc';
 import type { PersonPort } from '../../src/gateway/facade';
 import { type FakeHost, fakeHost } from './host';
@@ -226,7 +225,6 @@ export function fakeDeps(
   o: {
     answers?: Answer[];
     host?: FakeHost;
-    memento?: Memento;
     /** The user settings by section, e.g. { mcpx: { servers: {…} } }. */
     settings?: Record<string, Record<string, unknown>>;
     parts?: Partial<Deps>;
@@ -239,6 +237,7 @@ export function fakeDeps(
   const shown: Array<{ title: string; result: JsonObject }> = [];
   const logLines: string[] = [];
   const approved: string[] = [];
+  const filters: unknown[] = [];
   const host = o.host ?? fakeHost();
   const window = ui.window as unknown as Deps['window'];
   const d: Deps = {
@@ -251,9 +250,12 @@ export function fakeDeps(
     kit: fakeKit,
     host,
     person: fakePerson().person,
-    trust: new ToolTrust(o.memento ?? fakeMemento(), window),
+    activity: { setFilter: (f) => void filters.push(f) },
     palette: new PaletteCalls(),
-    results: { show: async (title, result) => void shown.push({ title, result }) },
+    results: {
+      show: async (title, result) => void shown.push({ title, result }),
+      showJson: async (title, value) => void shown.push({ title, result: value as JsonObject }),
+    },
     log: { show: () => logLines.push('(shown)'), error: (l) => logLines.push(l) },
     signIn: { approve: (server) => approved.push(server) },
     upstreamLogs: { channel: () => ({ show: () => undefined }) },
@@ -261,5 +263,5 @@ export function fakeDeps(
     extensionPath: '/nowhere/mcpx',
     ...o.parts,
   };
-  return { d, ui, executed, clipboard, settings, shown, logLines, approved, host };
+  return { d, ui, executed, clipboard, settings, shown, logLines, approved, host, filters };
 }

@@ -75,7 +75,7 @@ export const windowReload =
 
 /** `mcpx serve --transport stdio` in the workspace folder (auto: this window's gateway), as an agent
  *  starts it; every frame it prints kept. */
-function shimAgent() {
+export function shimAgent() {
   const cli = join(__dirname, '..', '..', 'dist', 'cli.js');
   const child = spawn(process.execPath, [cli, 'serve', '--transport', 'stdio'], {
     cwd: WORKSPACE(),

@@ -46,7 +46,7 @@ export interface Exports {
   questionsView: { view: vscode.TreeView<unknown>; announced: number };
   status: vscode.StatusBarItem;
   upstreamLogs: { recent: Map<string, string[]> };
-  trust: { isAllowed(server: string, tool: string): boolean };
+  grants: { list(): ReadonlyArray<{ server: string; tool: string; client: string }> };
   /** The extension's two lifetimes (src/vscode/lifetimes.ts): how many disposables each holds. */
   life: { counts(): { extension: number; run: number } };
 }

@@ -10,6 +10,7 @@ import * as vscode from 'vscode';
 import * as acrossChange from './acrossChange';
 import * as activation from './activation';
 import * as addServer from './addServer';
+import * as approvals from './approvals';
 import * as config from './config';
 import * as forms from './forms';
 import * as install from './install';
@@ -44,6 +45,7 @@ const ORDER: readonly EditorTest[] = [
   tasks.legacyTasks,
   tasks.execScript,
   shim.shimClient,
+  approvals.approvalThroughShim,
   config.roots,
   config.configChanges,
   config.setSecret,

@@ -1,5 +1,5 @@
-// Tool calls from the editor: the palette, a tool row's click and context menu, the confirmation of a tool
-// not marked read-only, results in read-only editors with their media; Get Prompt…, Read Resource…,
+// Tool calls from the editor: the palette, a tool row's click and context menu, the approval of a tool
+// not marked read-only (the permission check's editor rule), results in read-only editors with their media; Get Prompt…, Read Resource…,
 // Open Server Config….
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
@@ -85,7 +85,7 @@ export const contextMenuCall =
   });
 
 export const toolTrust =
-  test("Editor polish: a tool's hints show as the server's own words; one not read-only asks first: declined, allowed once, always allowed (per workspace), forgotten", async (x) => {
+  test("Editor polish: a tool's hints show as the server's own words; one not read-only asks first (the editor's palette rule, through the permission check): denied, allowed once, always allowed (a workspace grant), revoked in Manage Permissions", async (x) => {
     const tools = await toolNodes(x, 'up');
     const item = async (name: string) => x.upstreams.getTreeItem(tools.find((n) => n.item?.name === name)!);
     const echo = await item('echo');
@@ -96,31 +96,38 @@ export const toolTrust =
     assert.match(String(count.tooltip), /The server says nothing about this tool/);
 
     const before = upCalls('count');
-    const declined = vscode.commands.executeCommand('mcpx.callTool', 'up', 'count');
-    drive({ title: 'call count on up?' }, { shot: 'tool-confirmation', when: 'quick' }, { pick: 'Decline' });
-    await declined;
+    const granted = () => x.grants.list().some((g) => g.server === 'up' && g.tool === 'count');
+    const denied = vscode.commands.executeCommand('mcpx.callTool', 'up', 'count');
+    drive(
+      { title: 'mcpx:editor wants to call up/count from the palette' },
+      { shot: 'tool-confirmation', when: 'quick' },
+      { pick: 'Deny' },
+    );
+    await denied;
     await new Promise((r) => setTimeout(r, 500));
-    assert.equal(upCalls('count'), before, 'declined: nothing reached the upstream');
+    assert.equal(upCalls('count'), before, 'denied: nothing reached the upstream');
 
     const once = vscode.commands.executeCommand('mcpx.callTool', 'up', 'count');
     drive({ pick: 'Allow once' });
     await once;
     await until('the call allowed once', () => upCalls('count') === before + 1);
-    assert.equal(x.trust.isAllowed('up', 'count'), false);
+    assert.equal(granted(), false);
 
     const always = vscode.commands.executeCommand('mcpx.callTool', 'up', 'count');
-    drive({ pick: 'Always allow this tool' });
+    drive({ pick: 'Always allow' });
     await always;
     await until('the call always allowed', () => upCalls('count') === before + 2);
-    assert.equal(x.trust.isAllowed('up', 'count'), true);
+    assert.equal(granted(), true, 'a grant in workspaceState');
     // Remembered: no question this time.
     await vscode.commands.executeCommand('mcpx.callTool', 'up', 'count');
     await until('the remembered call', () => upCalls('count') === before + 3);
 
-    assert.equal(await vscode.commands.executeCommand('mcpx.forgetToolPermissions'), 1);
-    assert.equal(x.trust.isAllowed('up', 'count'), false);
+    const revoked = vscode.commands.executeCommand('mcpx.managePermissions');
+    drive({ pick: 'Revoke always-allow grants' }, { pick: 'up/count' }, { key: 'Enter' });
+    assert.equal(await revoked, 1);
+    assert.equal(granted(), false);
     const asksAgain = vscode.commands.executeCommand('mcpx.callTool', 'up', 'count');
-    drive({ pick: 'Decline' });
+    drive({ pick: 'Deny' });
     await asksAgain;
     assert.equal(upCalls('count'), before + 3);
   });

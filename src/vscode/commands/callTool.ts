@@ -1,6 +1,7 @@
-// mcpx: Call Tool… — a server, one of its tools, its arguments (the form flow), the person's consent for a
-// tool not marked read-only (toolTrust.ts), then the call with its progress notification: Cancel, or
-// "Run in background" (the call runs on, the Tasks view lists it, its end is announced with Show Result).
+// mcpx: Call Tool… — a server, one of its tools, its arguments (the form flow), then the call with its
+// progress notification. The call passes the permission check like every agent's (path `palette`): a
+// tool not marked read-only asks first by the editor's palette rule (permissions/editorRule.ts). Then
+// Cancel, or "Run in background" (the call runs on, the Tasks view lists it, its end is announced with Show Result).
 // The result opens in a read-only editor. From the palette nothing is given; a click on a tool row gives
 // (server, tool); its context menu gives the row itself.
 import { randomUUID } from 'node:crypto';
@@ -21,7 +22,6 @@ export const callTool = gatewayCommand(async (d, g, target?: Target, toolName?: 
   const { server, tool } = chosen;
   const args = await argumentsFor(d.person, d.window, server, tool);
   if (!args) return;
-  if (!(await d.trust.confirm(server, tool, args))) return;
   await run(d, g, server, String(tool.name), args);
 });
 

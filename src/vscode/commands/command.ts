@@ -1,7 +1,7 @@
 // What a command is given (Deps: the editor's ports and the extension's parts), and the two kinds of
 // command: one that acts on the running gateway — while none runs it says why instead (docs/commands.md)
 // — and one that works without it. commands/table.ts lists every command with its module.
-import type { GatewayFacade, PersonPort } from '../../gateway/facade';
+import type { ActivityFilter, GatewayFacade, PersonPort } from '../../gateway/facade';
 import type { PaletteCalls } from '../paletteCalls';
 import type {
   Clipboard,
@@ -13,7 +13,6 @@ import type {
   McpJsonFile,
   ResultsPort,
 } from '../ports';
-import type { ToolTrust } from '../toolTrust';
 
 export interface Deps {
   readonly window: EditorWindow;
@@ -23,7 +22,8 @@ export interface Deps {
   readonly kit: Kit;
   readonly host: HostPort;
   readonly person: PersonPort;
-  readonly trust: ToolTrust;
+  /** The Activity view's filter (views/activity.ts). */
+  readonly activity: { setFilter(filter: ActivityFilter): void };
   readonly palette: PaletteCalls;
   readonly results: ResultsPort;
   /** mcpx's own log. */

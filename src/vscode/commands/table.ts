@@ -9,9 +9,10 @@ import { cancelTask } from './cancelTask';
 import { type Command, type Deps, type GatewayCommand, invoke } from './command';
 import { copyClientConfig } from './copyClientConfig';
 import { copyEndpoint } from './copyEndpoint';
-import { forgetToolPermissions } from './forgetToolPermissions';
+import { filterActivity } from './filterActivity';
 import { getPrompt } from './getPrompt';
 import { installCli } from './installCli';
+import { managePermissions } from './managePermissions';
 import { menu } from './menu';
 import { openConfig } from './openConfig';
 import { openWalkthrough } from './openWalkthrough';
@@ -19,6 +20,7 @@ import { readResource } from './readResource';
 import { restartUpstream } from './restartUpstream';
 import { runInBackground } from './runInBackground';
 import { setSecret } from './setSecret';
+import { showActivityRecord } from './showActivityRecord';
 import { showLog } from './showLog';
 import { showQuestions } from './showQuestions';
 import { showTaskResult } from './showTaskResult';
@@ -46,7 +48,9 @@ export const COMMANDS: Readonly<Record<string, Command | GatewayCommand>> = {
   'mcpx.installCli': installCli,
   'mcpx.uninstallCli': uninstallCli,
   'mcpx.setSecret': setSecret,
-  'mcpx.forgetToolPermissions': forgetToolPermissions,
+  'mcpx.managePermissions': managePermissions,
+  'mcpx.filterActivity': filterActivity,
+  'mcpx.showActivityRecord': showActivityRecord,
   'mcpx.answerQuestion': answerQuestion,
   'mcpx.task': task,
   'mcpx.cancelTask': cancelTask,

@@ -14,6 +14,7 @@ import { VERSION } from '../../config/version';
 import type { BackgroundTasks, GatewayFacade, PersonPort, SignInPort, TaskBoard } from '../../gateway/facade';
 import { activityDir, editorWriter } from '../../gateway/activity/files';
 import { Gateway } from '../../gateway/gateway';
+import type { Approver, GrantStore } from '../../gateway/permissions/approval';
 import { type Disposable, Emitter, type Lifetimes, disposable } from '../lifetimes';
 import type { GatewayRun, HostPort } from '../ports';
 import { applyChange } from './applyChange';
@@ -36,6 +37,9 @@ export interface HostOptions {
   readonly secrets?: vscode.SecretStorage;
   /** Signing in to upstreams: the person's part (src/vscode/signIn.ts). */
   readonly signIn?: SignInPort;
+  /** The editor's prompt for an `ask` and the workspace's "always allow" (src/vscode/permissions/), for
+   *  both gateways: VS Code's chat asks the person the same way. */
+  readonly permissions?: { readonly approver: Approver; readonly grants: GrantStore };
 }
 
 export class GatewayHost implements HostPort, Disposable {
@@ -145,6 +149,11 @@ export class GatewayHost implements HostPort, Disposable {
     return this.listening?.tasks;
   }
 
+  /** Where the person's permission rules come from (none: no source has a block). */
+  get permissionsFrom(): string | undefined {
+    return this.sources.permissionsFrom;
+  }
+
   definedIn(server: string): vscode.Uri | undefined {
     return this.sources.definedIn(server);
   }
@@ -195,6 +204,7 @@ export class GatewayHost implements HostPort, Disposable {
         fixHint: 'choose Sign In on "{server}" in the mcpx Upstreams view (or run mcpx: Sign In to Server…)',
       },
       clientInfo: { name: 'mcpx-vscode', version: VERSION },
+      ...(this.o.permissions ? { permissions: { ...this.o.permissions } } : {}),
       // Beside the daemon's, in the headless state directory, so `mcpx activity` reads both.
       activity: { dir: activityDir(defaultStateDir(process.env)), writer: editorWriter(journalKey()) },
     });

@@ -7,11 +7,15 @@ import * as vscode from 'vscode';
 import type { Config } from '../../config/file';
 import { secretNames } from '../../config/file';
 import { type Source, mergeSources } from '../../config/merge';
+import { isObject } from '../../protocol/jsonrpc';
 import type { Disposable } from '../lifetimes';
+import { withEditorRule } from '../permissions/editorRule';
 
 export class ConfigSources implements Disposable {
   private readonly diagnostics = vscode.languages.createDiagnosticCollection('mcpx');
   private fromWorkspace = new Set<string>();
+  /** Where the person's permissions came from (the last source with a `permissions` block). */
+  permissionsFrom?: string;
 
   constructor(
     private readonly log: vscode.LogOutputChannel,
@@ -81,7 +85,9 @@ export class ConfigSources implements Disposable {
     merged.config.roots = roots();
     this.report([...merged.problems, ...merged.clashes], merged.untrusted);
     this.fromWorkspace = merged.fromWorkspace;
-    return merged.config;
+    this.permissionsFrom = list.filter((x) => isObject(x.value) && x.value.permissions !== undefined).at(-1)?.label;
+    // The palette's rule after the person's (permissions/editorRule.ts).
+    return { ...merged.config, permissions: withEditorRule(merged.config.permissions) };
   }
 
   /** To the log, as a diagnostic on the workspace file (the problems in it), and as a notification. */

@@ -2,6 +2,7 @@
 // (on the mcpx view container too) counts the questions waiting, and a question that starts waiting while
 // the view is out of sight is announced, so it is not left to its deadline unseen.
 import type * as vscode from 'vscode';
+import { APPROVAL_METHOD } from '../../gateway/broker';
 import type { GatewayEvent, GatewayFacade } from '../../gateway/facade';
 import { type Disposable, type Lifetimes, disposable } from '../lifetimes';
 import type { EditorCommands, EditorWindow, GatewayRun, GatewayState } from '../ports';
@@ -11,7 +12,7 @@ export function questionsTree(host: GatewayState, kit: RowKit): RowsTree {
   return new RowsTree(kit, [host.onDidChange], () =>
     (host.gateway?.questions() ?? []).map((q) => ({
       label: typeof q.params.message === 'string' ? q.params.message : `${q.server}: ${q.method}`,
-      description: `${q.method} · ${Math.max(0, Math.round((q.deadline - Date.now()) / 1000))} s left`,
+      description: `${q.method === APPROVAL_METHOD ? 'approval' : q.method} · ${Math.max(0, Math.round((q.deadline - Date.now()) / 1000))} s left`,
       tooltip: `waiting since ${ago(q.createdAt)} — ${q.reason}`,
       command: { command: 'mcpx.answerQuestion', title: 'Answer', arguments: [q.id] },
     })),

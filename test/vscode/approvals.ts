@@ -1,0 +1,99 @@
+// Permissions in the editor: an agent's call through the stdio shim that a rule says `ask` stops at the
+// editor's approval prompt — its client, tool, path and arguments shown —; Allow once runs it, Deny
+// refuses the next (the agent reads the rule's message, the upstream never sees it); the Activity view
+// then lists both under the agent's declared name.
+import * as assert from 'node:assert/strict';
+import * as vscode from 'vscode';
+import { shimAgent } from './acrossChange';
+import { drive, type Json, pageTest, recorded, textOf, until } from './harness';
+
+const AGENT = 'approval-agent';
+
+/** The Activity view's rows, as the extension makes them (src/vscode/views/activity.ts). */
+interface ActivityRows {
+  rows(): Array<{ label: string; children?: Array<{ label: string; description: string; tooltip: string }> }>;
+}
+
+export const approvalThroughShim = pageTest(
+  'Permissions: an agent’s call through the shim that a rule asks about waits at the editor’s prompt (client, tool, path, arguments); Allow once runs it, Deny refuses the next without reaching the upstream; the Activity view shows both',
+  async (x) => {
+    const cfg = () => vscode.workspace.getConfiguration('mcpx');
+    const gateway = x.host.gateway as unknown as { permissions(): { rules: Json[] } };
+    await cfg().update(
+      'permissions',
+      { rules: [{ client: AGENT, server: 'up', action: 'ask' }] },
+      vscode.ConfigurationTarget.Global,
+    );
+    await until('the rule in force', () =>
+      (x.host.gateway as unknown as typeof gateway | undefined)?.permissions().rules[0]?.client === AGENT
+        ? true
+        : undefined,
+    );
+    const agent = shimAgent();
+    try {
+      await agent.rpc('initialize', {
+        protocolVersion: '2025-11-25',
+        capabilities: {},
+        clientInfo: { name: AGENT, version: '1.0.0' },
+      });
+      agent.notify('notifications/initialized');
+      const call = (text: string) =>
+        agent.rpc('tools/call', {
+          name: 'mcpx_call',
+          arguments: { server: 'up', tool: 'echo', arguments: { text, note: 'n'.repeat(200) } },
+        });
+
+      const allowed = call('approve me');
+      drive(
+        { title: `"${AGENT}"` },
+        {
+          see: [
+            '.quick-input-widget .quick-input-title',
+            'wants to call up/echo through mcpx_call (permissions.rules[0])',
+          ],
+        },
+        { see: ['.quick-input-list', `{"text":"approve me","note":"${'n'.repeat(60)}…(200 chars)"}`] },
+        { see: ['.quick-input-list', `Allow echo for ${AGENT} until the gateway stops`] },
+        { shot: 'approval-prompt', when: 'quick' },
+        { pick: 'Allow once' },
+      );
+      const ok = (await allowed).result as Json;
+      assert.equal(textOf(ok), 'approve me');
+      assert.ok(
+        recorded().some((f) => JSON.stringify(f).includes('approve me')),
+        'the upstream received the call allowed once',
+      );
+
+      const refused = call('deny me');
+      drive({ title: `"${AGENT}"` }, { pick: 'Deny' });
+      const denied = (await refused).result as Json;
+      assert.equal(denied.isError, true);
+      assert.match(
+        textOf(denied),
+        /^mcpx refused the call of up\/echo: permissions\.rules\[0\] asks the person first, and denied by the person/,
+      );
+      assert.ok(!recorded().some((f) => JSON.stringify(f).includes('deny me')), 'the upstream never saw it');
+
+      const activity = (x as unknown as { activity: ActivityRows }).activity;
+      const group = await until('both calls in the Activity view', () =>
+        activity.rows().find((r) => r.label === AGENT && (r.children?.length ?? 0) >= 2),
+      );
+      const [last, first] = group.children!;
+      assert.match(last!.description, /^denied · mcpx_call · /);
+      assert.match(first!.description, /^ok · mcpx_call · /);
+      assert.match(first!.tooltip, /decision: ask by permissions\.rules\[0\] \(the person: allow once\)/);
+      assert.match(first!.tooltip, /\(shim, 2025-11-25\)/);
+      await vscode.commands.executeCommand('mcpx.activity.focus');
+      drive(
+        { row: [AGENT, '2 calls'] },
+        { row: ['up/echo', 'denied · mcpx_call'] },
+        { see: ['.monaco-list-row', 'ok · mcpx_call'], shot: 'activity-view' },
+      );
+      // The driver's screenshot has its moment before the next test changes the view.
+      await new Promise((r) => setTimeout(r, 2500));
+    } finally {
+      await agent.end();
+      await cfg().update('permissions', undefined, vscode.ConfigurationTarget.Global);
+    }
+  },
+);

@@ -51,6 +51,7 @@ describe('the command table', () => {
       'mcpx.openConfig',
       'mcpx.readResource',
       'mcpx.restartUpstream',
+      'mcpx.showTaskCalls',
       'mcpx.showUpstreamLog',
       'mcpx.signIn',
       'mcpx.signOut',
@@ -124,7 +125,7 @@ describe('Call Tool… through a real gateway (the fixture upstream)', () => {
       {
         kind: 'pick',
         title: 'mcpx: mcpx:editor wants to call up/count from the palette (permissions.rules[0])',
-        placeHolder: 'arguments: {} · The server says nothing about this tool.',
+        placeHolder: 'The server says nothing about this tool. · arguments: {}',
         labels: [
           'Allow once',
           'Allow count for mcpx:editor until the gateway stops',

@@ -5,6 +5,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { ActivityRecord } from '../src/gateway/activity/record';
+import { APPROVAL_METHOD } from '../src/gateway/broker';
 import type { ApprovalRequest } from '../src/gateway/permissions/approval';
 import { decide } from '../src/gateway/permissions/rules';
 import { EDITOR_IDENTITY } from '../src/vscode/editorCall';
@@ -12,7 +13,10 @@ import { EditorApprover, approvalPrompt, foldArguments } from '../src/vscode/per
 import { EDITOR_RULE, withEditorRule } from '../src/vscode/permissions/editorRule';
 import { WorkspaceGrants } from '../src/vscode/permissions/grants';
 import { ActivityView, activityRows } from '../src/vscode/views/activity';
-import { fakeKit, fakeMemento } from './vscode-fakes/editor';
+import { questionsTree } from '../src/vscode/views/questions';
+import { COMMANDS } from '../src/vscode/commands/table';
+import { invoke } from '../src/vscode/commands/command';
+import { fakeDeps, fakeKit, fakeMemento } from './vscode-fakes/editor';
 import { FakeGateway, fakeHost } from './vscode-fakes/host';
 
 const request = (over: Partial<ApprovalRequest> = {}): ApprovalRequest => ({
@@ -63,7 +67,7 @@ describe('the approval prompt', () => {
     );
     assert.equal(
       p.placeHolder,
-      `arguments: {"repo":"octo/x","note":"${'n'.repeat(60)}…(100 chars)"} · The server says (untrusted hints): destructive (destructiveHint: true)`,
+      `The server says (untrusted hints): destructive (destructiveHint: true) · arguments: {"repo":"octo/x","note":"${'n'.repeat(60)}…(100 chars)"}`,
     );
     assert.deepEqual(
       p.choices.map((c) => [c.label, c.answer]),
@@ -188,8 +192,8 @@ describe('the Activity view', () => {
     assert.deepEqual(
       rows.map((r) => [r.label, r.description]),
       [
-        ['Claude Code', 'client:abc · 2 calls'],
-        ['mcpx:editor', 'mcpx:editor · 1 call'],
+        ['Claude Code', '2 calls · client:abc'],
+        ['mcpx:editor', '1 call · mcpx:editor'],
       ],
     );
     const calls = rows[0]!.children!;
@@ -239,5 +243,83 @@ describe('the Activity view', () => {
     view.dispose();
     await g.activity.close();
     await next.activity.close();
+  });
+});
+
+describe('Manage Permissions’ rules, and a task’s calls', () => {
+  const run = (id: string, d: Parameters<typeof invoke>[1], ...args: unknown[]) => invoke(COMMANDS[id]!, d, args);
+
+  test('the rules in force, read-only, each with where it came from; the palette rule named as built in', async () => {
+    const g = new FakeGateway();
+    g.permissions = () =>
+      withEditorRule({ default: 'allow', askTimeoutMs: 90_000, rules: [{ server: 'up', action: 'deny' }] });
+    const host = Object.assign(fakeHost({ gateway: g }), { permissionsFrom: '/ws/.vscode/mcp.json' });
+    const { d, shown, ui } = fakeDeps({ host, answers: [{ pick: 'Show the rules in force' }] });
+    await run('mcpx.managePermissions', d);
+    assert.deepEqual(ui.asked[0]!.labels, ['Revoke always-allow grants…', 'Show the rules in force']);
+    assert.deepEqual(shown[0]!.result, {
+      default: 'allow',
+      askTimeoutMs: 90_000,
+      rules: [
+        { rule: 'permissions.rules[0]', says: 'deny when server=up', from: '/ws/.vscode/mcp.json' },
+        {
+          rule: 'permissions.rules[1]',
+          says: 'ask when kind=tool, readOnlyHint=false, identity=mcpx:editor',
+          from: 'built in: the palette asks before a tool not marked read-only (docs/gateway.md "Permissions")',
+        },
+      ],
+      grants: [],
+    });
+    await g.activity.close();
+  });
+
+  test('a task row’s calls: the records with its taskId (an mcpx_exec row: its run), or a notice', async () => {
+    const g = new FakeGateway();
+    g.activity.append(record({ target: 'in-task', taskId: 't1' }));
+    g.activity.append(record({ target: 'in-run', path: 'mcpx_exec', run: 'r9' }));
+    g.activity.append(record({ target: 'other' }));
+    const { d, shown, ui } = fakeDeps({ host: fakeHost({ gateway: g }) });
+    const task = (await run('mcpx.showTaskCalls', d, { kind: 'task', id: 't1' })) as ActivityRecord[];
+    assert.deepEqual(
+      task.map((r) => r.target),
+      ['in-task'],
+    );
+    assert.equal(shown[0]!.title, 'calls of t1');
+    const exec = (await run('mcpx.showTaskCalls', d, { kind: 'exec', id: 'r9' })) as ActivityRecord[];
+    assert.deepEqual(
+      exec.map((r) => r.target),
+      ['in-run'],
+    );
+    assert.deepEqual(await run('mcpx.showTaskCalls', d, { kind: 'task', id: 'none' }), []);
+    assert.deepEqual(ui.said('info'), ['mcpx: no calls of that task are in the Activity log.']);
+    await g.activity.close();
+  });
+});
+
+describe('an approval waiting at the broker (no editor Approver set)', () => {
+  test('the Questions view calls it an approval; Answer Question… answers it with the approval’s choices', async () => {
+    const q = {
+      id: 'q1',
+      server: 'up',
+      method: APPROVAL_METHOD,
+      params: { message: 'Claude wants to call up/wipe (permissions.rules[0])', arguments: { all: true } },
+      reason: 'an approval',
+      createdAt: Date.now(),
+      deadline: Date.now() + 60_000,
+    };
+    const g = new FakeGateway({ questions: [q as never] });
+    const tree = questionsTree(fakeHost({ gateway: g }), fakeKit);
+    assert.match(tree.getChildren()[0]!.description, /^approval · \d+ s left$/);
+    tree.dispose();
+    const { d, ui } = fakeDeps({ host: fakeHost({ gateway: g }), answers: [{ pick: 'Deny' }] });
+    await invoke(COMMANDS['mcpx.answerQuestion']!, d, ['q1']);
+    assert.deepEqual(ui.asked[0], {
+      kind: 'pick',
+      title: 'mcpx: Claude wants to call up/wipe (permissions.rules[0])',
+      placeHolder: 'arguments: {"all":true}',
+      labels: ['Allow once', 'Allow until the gateway stops', 'Always allow', 'Deny'],
+    });
+    assert.deepEqual(g.answers, [['q1', { action: 'deny' }]]);
+    await g.activity.close();
   });
 });

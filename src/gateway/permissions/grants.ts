@@ -7,7 +7,8 @@ import { dirname, join } from 'node:path';
 import { privateDir, writePrivate } from '../../config/secret';
 import type { Grant, GrantStore } from './approval';
 
-const isGrant = (g: unknown): g is Grant => {
+/** A stored grant as it must be (a hand-edited or older store may hold anything); the editor's store too. */
+export const isGrant = (g: unknown): g is Grant => {
   const x = g as Partial<Grant> | null;
   return (
     typeof x === 'object' &&

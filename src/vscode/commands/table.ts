@@ -23,6 +23,7 @@ import { setSecret } from './setSecret';
 import { showActivityRecord } from './showActivityRecord';
 import { showLog } from './showLog';
 import { showQuestions } from './showQuestions';
+import { showTaskCalls } from './showTaskCalls';
 import { showTaskResult } from './showTaskResult';
 import { showUpstreamLog } from './showUpstreamLog';
 import { signIn } from './signIn';
@@ -50,6 +51,7 @@ export const COMMANDS: Readonly<Record<string, Command | GatewayCommand>> = {
   'mcpx.setSecret': setSecret,
   'mcpx.managePermissions': managePermissions,
   'mcpx.filterActivity': filterActivity,
+  'mcpx.showTaskCalls': showTaskCalls,
   'mcpx.showActivityRecord': showActivityRecord,
   'mcpx.answerQuestion': answerQuestion,
   'mcpx.task': task,

@@ -63,12 +63,13 @@ export function approvalPrompt(r: ApprovalRequest): { title: string; placeHolder
   const title = `mcpx: ${clientLabel(r.client)} wants to ${VERB[r.kind]} ${r.server}/${r.target}${via} (${r.rule})`;
   const [said = '', ...hints] = trustCues({ annotations: r.annotations ?? {} }).tooltip;
   const cues =
-    r.kind === 'tool' ? ` · ${said}${hints.length ? ` ${hints.map((l) => l.slice(2)).join(', ')}` : ''}` : '';
+    r.kind === 'tool' ? `${said}${hints.length ? ` ${hints.map((l) => l.slice(2)).join(', ')}` : ''} · ` : '';
   const who = r.client.name ?? r.client.identity;
   const folded = foldArguments(r.arguments);
   return {
     title,
-    placeHolder: `arguments: ${folded}${cues}`,
+    // The hints first: the arguments are also the last choice's second line, where they have room.
+    placeHolder: `${cues}arguments: ${folded}`,
     choices: [
       { label: 'Allow once', description: 'this call only', answer: 'once' },
       { label: `Allow ${r.target} for ${who} until the gateway stops`, answer: 'session' },

@@ -4,21 +4,12 @@
 // grants for the editor's own identity: the tools the person trusted from the palette stay trusted there.
 import { randomUUID } from 'node:crypto';
 import type { Grant, GrantStore } from '../../gateway/permissions/approval';
+import { isGrant } from '../../gateway/permissions/grants';
 import { EDITOR_IDENTITY } from '../editorCall';
 import type { Memento } from '../ports';
 
 const KEY = 'mcpx.permissions.grants';
 const OLD_KEY = 'mcpx.toolTrust.allowed';
-
-const isGrant = (g: unknown): g is Grant => {
-  const x = g as Partial<Grant> | null;
-  return (
-    typeof x === 'object' &&
-    x !== null &&
-    [x.id, x.server, x.tool, x.client].every((v) => typeof v === 'string') &&
-    typeof x.createdAt === 'number'
-  );
-};
 
 export class WorkspaceGrants implements GrantStore {
   /** workspaceState */

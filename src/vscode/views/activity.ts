@@ -47,7 +47,7 @@ export function activityRows(records: readonly ActivityRecord[], filter: Activit
   for (const r of records) groups.set(clientOf(r), [...(groups.get(clientOf(r)) ?? []), r]);
   const rows: Row[] = [...groups].map(([client, list]) => ({
     label: client,
-    description: `${list[0]!.client.identity} · ${list.length} call${list.length === 1 ? '' : 's'}`,
+    description: `${list.length} call${list.length === 1 ? '' : 's'} · ${list[0]!.client.identity}`,
     tooltip: `${client}: its declared name (its own word) and identity ${list[0]!.client.identity}`,
     icon: { id: 'account' },
     key: `client:${client}`,

@@ -84,6 +84,10 @@ describe('the approval prompt', () => {
       `{"repo":"octo/x","note":"${'n'.repeat(60)}…(100 chars)"}`,
       'the arguments as list text too',
     );
+    const left = /^the agent is told it was refused \(so is it, unanswered, in (\d+) s\)$/.exec(
+      p.choices[3]!.description!,
+    );
+    assert.ok(left && Number(left[1]) <= 60, 'the time left before permissions.askTimeout denies it');
     assert.equal(foldArguments({ a: { b: { c: { d: 1 } } } }), '{"a":{"b":{"c":"{…}"}}}');
     assert.equal(
       approvalPrompt(request({ kind: 'resource', target: 'file:///x', annotations: undefined })).placeHolder.includes(

@@ -78,7 +78,12 @@ export function approvalPrompt(r: ApprovalRequest): { title: string; placeHolder
         description: 'in this workspace (mcpx: Manage Permissions revokes it)',
         answer: 'always',
       },
-      { label: 'Deny', description: 'the agent is told it was refused', answer: 'deny' },
+      {
+        label: 'Deny',
+        // permissions.askTimeout: unanswered, the call is denied then (docs/gateway.md "Permissions").
+        description: `the agent is told it was refused (so is it, unanswered, in ${Math.max(0, Math.round((r.deadline - Date.now()) / 1000))} s)`,
+        answer: 'deny',
+      },
       { label: SHOW_ALL, description: 'a read-only JSON document', detail: folded },
     ],
   };

@@ -68,6 +68,7 @@ export class GatewayHost implements HostPort, Disposable {
   private journal?: EditorJournal;
 
   constructor(private readonly o: HostOptions) {
+    const host = this;
     this.sources = new ConfigSources(o.log, o.secrets);
     this.chat = new ChatEndpoint({
       life: o.life,
@@ -75,14 +76,18 @@ export class GatewayHost implements HostPort, Disposable {
       inWorkspace: (server) => this.sources.inWorkspace(server),
       gateway: (servers, settings) =>
         this.makeGateway(
-          // The same permissions as the main gateway's: VS Code's chat is a client like any other.
+          // The same permissions as the main gateway's, read through at each call (the gate reads
+          // config.permissions per call), so a reload of the main one's rules applies here too: VS Code's
+          // chat is a client like any other. Its Approver and grants are the main one's (makeGateway).
           {
             servers,
             roots: roots(),
             settings: {},
             issues: [],
             source: 'mcpx.servers',
-            permissions: this.gateway?.config.permissions,
+            get permissions() {
+              return host.running?.config.permissions;
+            },
           },
           settings,
           (l) => o.log.info(`[editor view] ${l}`),

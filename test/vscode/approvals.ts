@@ -1,11 +1,13 @@
 // Permissions in the editor: an agent's call through the stdio shim that a rule says `ask` stops at the
 // editor's approval prompt — its client, tool, path and arguments shown —; Allow once runs it, Deny
 // refuses the next (the agent reads the rule's message, the upstream never sees it); the Activity view
-// then lists both under the agent's declared name.
+// then lists both under the agent's declared name. VS Code's chat gateway asks through the same prompt and
+// keeps "always" in the same workspace grants.
 import * as assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import * as vscode from 'vscode';
 import { shimAgent } from './acrossChange';
-import { drive, type Json, pageTest, recorded, textOf, until } from './harness';
+import { drive, type Json, mcp, pageTest, RECORD, recorded, textOf, until } from './harness';
 
 const AGENT = 'approval-agent';
 
@@ -94,6 +96,77 @@ export const approvalThroughShim = pageTest(
     } finally {
       await agent.end();
       await cfg().update('permissions', undefined, vscode.ConfigurationTarget.Global);
+    }
+  },
+);
+
+interface Grants {
+  grants(): Array<{ id: string; server: string; tool: string; client: string }>;
+  revokeGrant(id: string): Promise<boolean>;
+  permissions(): { rules: Json[] };
+  servers(): Array<{ name: string }>;
+}
+
+export const approvalInChat = pageTest(
+  'Permissions: a call through VS Code’s chat gateway asks through the same editor prompt; its "always" is a grant of the same workspace store, and the next call goes without asking',
+  async (x) => {
+    const cfg = () => vscode.workspace.getConfiguration('mcpx');
+    const file = vscode.Uri.joinPath(vscode.workspace.workspaceFolders![0]!.uri, '.vscode', 'mcp.json');
+    const up = (JSON.parse(readFileSync(file.fsPath, 'utf8')) as { servers: Record<string, Json> }).servers.up!;
+    const main = () => x.host.gateway as unknown as Grants | undefined;
+    // A server of the user setting (VS Code does not run it itself): the chat's gateway is offered it.
+    await cfg().update(
+      'servers',
+      {
+        mine: {
+          ...up,
+          args: (up.args as string[]).map((a) => (a === 'up' ? 'mine' : a === RECORD() ? `${RECORD()}.mine` : a)),
+        },
+      },
+      vscode.ConfigurationTarget.Global,
+    );
+    await cfg().update(
+      'permissions',
+      { rules: [{ server: 'mine', action: 'ask' }] },
+      vscode.ConfigurationTarget.Global,
+    );
+    try {
+      await until('the server and the rule in force', () =>
+        main()
+          ?.servers()
+          .some((s) => s.name === 'mine') && main()?.permissions().rules[0]?.server === 'mine'
+          ? true
+          : undefined,
+      );
+      const token = new vscode.CancellationTokenSource().token;
+      const defs = (await x.mcpDefinitions.provideMcpServerDefinitions(token)) as vscode.McpHttpServerDefinition[];
+      const url = defs[0]!.uri.toString();
+      const call = (text: string) =>
+        mcp(url, 'tools/call', { name: 'mcpx_call', arguments: { server: 'mine', tool: 'echo', arguments: { text } } });
+      const first = call('from the chat');
+      drive(
+        { title: '"test-agent"' },
+        { see: ['.quick-input-widget .quick-input-title', 'wants to call mine/echo through mcpx_call'] },
+        { pick: 'Always allow' },
+      );
+      assert.equal(textOf(await first), 'from the chat');
+      const grant = await until('the grant, listed by the main gateway', () =>
+        main()
+          ?.grants()
+          .find((g) => g.server === 'mine' && g.tool === 'echo'),
+      );
+      assert.equal(grant.client, 'test-agent');
+      assert.ok(
+        x.grants.list().some((g) => g.server === 'mine'),
+        'kept in workspaceState',
+      );
+      // Granted: no prompt this time (an unanswered one would hold the call until askTimeout).
+      assert.equal(textOf(await call('again')), 'again');
+      assert.equal(await main()!.revokeGrant(grant.id), true);
+    } finally {
+      await cfg().update('permissions', undefined, vscode.ConfigurationTarget.Global);
+      await cfg().update('servers', undefined, vscode.ConfigurationTarget.Global);
+      await until('back to the workspace servers', () => (main()?.servers().length === 1 ? true : undefined));
     }
   },
 );

@@ -46,6 +46,7 @@ const ORDER: readonly EditorTest[] = [
   tasks.execScript,
   shim.shimClient,
   approvals.approvalThroughShim,
+  approvals.approvalInChat,
   config.roots,
   config.configChanges,
   config.setSecret,

@@ -277,6 +277,24 @@ describe('Manage Permissions’ rules, and a task’s calls', () => {
     await g.activity.close();
   });
 
+  test('Filter Activity… offers every client and server seen; a row’s record opens whole (arguments and result)', async () => {
+    const g = new FakeGateway();
+    g.activity.append(record({ server: 'web', result: { content: [{ type: 'text', text: 'ok' }] } }));
+    g.activity.append(record({ client: { identity: 'mcpx:editor', revision: 'r', transport: 'editor' } }));
+    const { d, ui, filters, shown } = fakeDeps({ host: fakeHost({ gateway: g }), answers: [{ pick: 'web' }] });
+    assert.deepEqual(await run('mcpx.filterActivity', d), { server: 'web' });
+    assert.deepEqual(ui.asked[0]!.labels, ['Every call', 'Claude Code', 'mcpx:editor', 'up', 'web']);
+    assert.deepEqual(filters, [{ server: 'web' }]);
+    const [shownRecord] = g.activity.recent({ server: 'web' });
+    await run('mcpx.showActivityRecord', d, shownRecord);
+    assert.equal(shown[0]!.title, `web · echo ${shownRecord!.time}`);
+    assert.deepEqual((shown[0]!.result as unknown as ActivityRecord).result, {
+      content: [{ type: 'text', text: 'ok' }],
+    });
+    assert.deepEqual((shown[0]!.result as unknown as ActivityRecord).arguments, { text: 'hi' });
+    await g.activity.close();
+  });
+
   test('a task row’s calls: the records with its taskId (an mcpx_exec row: its run), or a notice', async () => {
     const g = new FakeGateway();
     g.activity.append(record({ target: 'in-task', taskId: 't1' }));

@@ -242,7 +242,12 @@ async function heldThenAccepted(s: Setup, clients: Client[], change: Change, hea
   }
   const listed = await s.mcpx(['pins', 'a']);
   assert.equal(listed.code, 0, listed.stderr);
-  assert.match(listed.stdout, change === 'description' ? /held tool rug: changed \(description\); listed in its pinned form/ : /held tool rug: changed \(inputSchema\); withheld/);
+  assert.match(
+    listed.stdout,
+    change === 'description'
+      ? /held tool rug: changed \(description\); listed in its pinned form/
+      : /held tool rug: changed \(inputSchema\); withheld/,
+  );
   const diff = await s.mcpx(['pins', 'diff', 'a']);
   assert.equal(diff.code, 0, diff.stderr);
   assert.equal(diff.stdout, DIFF[change]);
@@ -278,7 +283,12 @@ describe('a tool changed by its upstream is held until accepted', () => {
         // The upstream's list_changed is relayed (the list did change: its pinned form, or without rug).
         for (const [i, c] of clients.entries())
           await until(`${c.era}: the upstream's list_changed relayed`, () => c.changes() > before[i]!);
-        await heldThenAccepted(s, clients, change, clients.map((c) => c.changes()));
+        await heldThenAccepted(
+          s,
+          clients,
+          change,
+          clients.map((c) => c.changes()),
+        );
       } finally {
         for (const c of clients) await c.close();
         await s.stop();
@@ -298,7 +308,12 @@ describe('a tool changed by its upstream is held until accepted', () => {
       assert.equal(reload.code, 0, reload.stderr);
       for (const [i, c] of clients.entries())
         await until(`${c.era}: the reload announced`, () => c.changes() > before[i]!);
-      await heldThenAccepted(s, clients, 'description', clients.map((c) => c.changes()));
+      await heldThenAccepted(
+        s,
+        clients,
+        'description',
+        clients.map((c) => c.changes()),
+      );
     } finally {
       for (const c of clients) await c.close();
       await s.stop();
@@ -317,7 +332,12 @@ describe('a tool changed by its upstream is held until accepted', () => {
     await s.start();
     clients = await clientsOf(s.endpoint, s.env);
     try {
-      await heldThenAccepted(s, clients, 'schema', clients.map((c) => c.changes()));
+      await heldThenAccepted(
+        s,
+        clients,
+        'schema',
+        clients.map((c) => c.changes()),
+      );
     } finally {
       for (const c of clients) await c.close();
       await s.stop();

@@ -10,7 +10,11 @@ import type { Route } from '../transport/http';
 import { readBody } from '../wire/body';
 import { sendJson } from '../wire/json';
 
-const json = (res: ServerResponse, status: number, body: unknown) => sendJson(res, status, body, { pretty: true });
+/** The answer written; true: the route took the request. */
+const json = (res: ServerResponse, status: number, body: unknown): true => {
+  sendJson(res, status, body, { pretty: true });
+  return true;
+};
 
 type PinsFacade = Pick<GatewayFacade, 'config' | 'pinViews' | 'pinReviews' | 'acceptPins' | 'resetPins'>;
 
@@ -20,9 +24,11 @@ const VERBS: Record<string, string> = { '': 'GET', diff: 'GET', accept: 'POST', 
 export function pinsRoute(g: PinsFacade): Route {
   return async (req, res, url) => {
     if (url.pathname === '/v1/pins') {
-      if (req.method !== 'GET') return (res.setHeader('Allow', 'GET'), json(res, 405, { error: 'GET lists pins' }), true);
-      json(res, 200, { pins: g.pinViews() });
-      return true;
+      if (req.method !== 'GET') {
+        res.setHeader('Allow', 'GET');
+        return json(res, 405, { error: 'GET lists pins' });
+      }
+      return json(res, 200, { pins: g.pinViews() });
     }
     const m = /^\/v1\/pins\/([^/]+)(?:\/(diff|accept|reset))?$/.exec(url.pathname);
     if (!m) return false;
@@ -30,22 +36,22 @@ export function pinsRoute(g: PinsFacade): Route {
     try {
       server = decodeURIComponent(m[1]!);
     } catch {
-      return (json(res, 400, { error: 'the server name is not percent-encoded UTF-8' }), true);
+      return json(res, 400, { error: 'the server name is not percent-encoded UTF-8' });
     }
     const verb = m[2] ?? '';
     if (req.method !== VERBS[verb]) {
       res.setHeader('Allow', VERBS[verb]!);
-      return (json(res, 405, { error: `${VERBS[verb]} only at this path` }), true);
+      return json(res, 405, { error: `${VERBS[verb]} only at this path` });
     }
     const configured = g.config.servers.some((s) => s.name === server);
     if (!configured && !g.pinViews().some((v) => v.server === server))
-      return (json(res, 404, { error: `no server named ${JSON.stringify(server)} is configured or pinned` }), true);
-    if (verb === '') return (json(res, 200, { pins: g.pinViews(server) }), true);
+      return json(res, 404, { error: `no server named ${JSON.stringify(server)} is configured or pinned` });
+    if (verb === '') return json(res, 200, { pins: g.pinViews(server) });
     if (verb === 'diff') {
       const name = url.searchParams.get('name') ?? undefined;
-      return (json(res, 200, { reviews: g.pinReviews(server, name) }), true);
+      return json(res, 200, { reviews: g.pinReviews(server, name) });
     }
-    if (verb === 'reset') return (json(res, 200, { reset: g.resetPins(server) }), true);
+    if (verb === 'reset') return json(res, 200, { reset: g.resetPins(server) });
     let name: string | undefined;
     try {
       const text = await readBody(req, 16 * 1024);
@@ -54,12 +60,11 @@ export function pinsRoute(g: PinsFacade): Route {
         throw new Error('the body must be a JSON object, {"name"?: string}');
       name = b.name as string | undefined;
     } catch (e) {
-      return (json(res, 400, { error: (e as Error).message }), true);
+      return json(res, 400, { error: (e as Error).message });
     }
     const accepted = g.acceptPins(server, name);
     if (!accepted.length)
-      return (json(res, 404, { error: `nothing of ${server}${name ? ` named ${JSON.stringify(name)}` : ''} is held` }), true);
-    json(res, 200, { accepted });
-    return true;
+      return json(res, 404, { error: `nothing of ${server}${name ? ` named ${JSON.stringify(name)}` : ''} is held` });
+    return json(res, 200, { accepted });
   };
 }

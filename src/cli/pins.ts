@@ -32,7 +32,8 @@ async function run(a: Args): Promise<void> {
   };
   const arity = verb === undefined ? undefined : ARITY[verb];
   if (!arity) {
-    if (a.positional.length > 1) throw new UsageError(`mcpx pins: unexpected argument ${JSON.stringify(a.positional[1])}`);
+    if (a.positional.length > 1)
+      throw new UsageError(`mcpx pins: unexpected argument ${JSON.stringify(a.positional[1])}`);
     const path = verb === undefined ? '/v1/pins' : `/v1/pins/${encodeURIComponent(verb)}`;
     const { pins: views } = (await call(path)) as { pins: PinView[] };
     if (!views.length) return void process.stdout.write('no server pinned yet\n');
@@ -40,7 +41,8 @@ async function run(a: Args): Promise<void> {
     return;
   }
   if (rest.length < arity[0]) throw new UsageError(`mcpx pins ${verb} needs a SERVER`);
-  if (rest.length > arity[1]) throw new UsageError(`mcpx pins ${verb}: unexpected argument ${JSON.stringify(rest[arity[1]])}`);
+  if (rest.length > arity[1])
+    throw new UsageError(`mcpx pins ${verb}: unexpected argument ${JSON.stringify(rest[arity[1]])}`);
   const [server, tool] = rest as [string, string | undefined];
   const base = `/v1/pins/${encodeURIComponent(server)}`;
   if (verb === 'diff') {

@@ -76,8 +76,10 @@ export class Forwarder {
     const annotations = isObject(listed?.annotations) ? listed.annotations : undefined;
     // Refused before its arguments are read: the refusal names the review, and the gate records it.
     if (held)
-      return this.d.gate.run({ kind: 'tool', server, target: tool, args, annotations, path, pin: 'held' }, ctx, async () =>
-        this.d.pins.refusal(held),
+      return this.d.gate.run(
+        { kind: 'tool', server, target: tool, args, annotations, path, pin: 'held' },
+        ctx,
+        async () => this.d.pins.refusal(held),
       );
     if (listed) {
       const bad = schemaMismatch(listed.inputSchema, args);

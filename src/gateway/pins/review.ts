@@ -9,7 +9,7 @@ import type { JsonObject } from '../../protocol/jsonrpc';
 const WRAP = 72;
 
 /** `text` wrapped at WRAP columns on spaces, its own line breaks kept (a word longer than WRAP stays whole). */
-export function wrapText(text: string): string[] {
+function wrapText(text: string): string[] {
   const out: string[] = [];
   for (const para of text.split('\n')) {
     let line = '';
@@ -52,7 +52,8 @@ function ops(a: string[], b: string[]): Op[] {
     if (i < a.length && j < b.length && a[i] === b[j]) {
       out.push({ op: ' ', line: a[i++]! });
       j++;
-    } else if (i < a.length && (j === b.length || lcs[i + 1]![j]! >= lcs[i]![j + 1]!)) out.push({ op: '-', line: a[i++]! });
+    } else if (i < a.length && (j === b.length || lcs[i + 1]![j]! >= lcs[i]![j + 1]!))
+      out.push({ op: '-', line: a[i++]! });
     else out.push({ op: '+', line: b[j++]! });
   }
   return out;

@@ -85,7 +85,7 @@ export class Forwarder {
       const bad = schemaMismatch(listed.inputSchema, args);
       if (bad) return inputError(ctx, `Invalid arguments for ${server}/${tool}: ${bad}`);
     }
-    const pin = this.d.pins.stateOf(server, 'tools', tool, listed);
+    const pin = this.d.pins.stateOf(server, 'tools', tool);
     return this.d.gate.run({ kind: 'tool', server, target: tool, args, annotations, path, pin }, ctx, () =>
       this.checked(server, tool, args, ctx, listed, requestedTimeoutMs),
     );

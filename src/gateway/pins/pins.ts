@@ -81,6 +81,9 @@ const isPinKind = (k: ListKind): k is PinKind => k === 'tools' || k === 'prompts
 export class Pins {
   /** What is held now, per server then `${kind}\0${name}`: set by each fetch of that server's list. */
   private readonly holding = new Map<string, Map<string, Held>>();
+  /** What `warn` let through changed, per server then `${kind}\0${name}`: a call's pin state is read
+   *  from memory, never from the file (pins cost nothing per call). */
+  private readonly warned = new Map<string, Set<string>>();
 
   constructor(private readonly d: PinsDeps) {}
 
@@ -104,6 +107,8 @@ export class Pins {
     }
     const fresh: Record<string, Pin> = {};
     const held: Held[] = [];
+    const warned = this.warned.get(server) ?? new Set<string>();
+    for (const k of [...warned]) if (k.startsWith(`${kind}\u0000`)) warned.delete(k);
     const out: JsonObject[] = [];
     for (const item of items) {
       const name = String(item.name);
@@ -122,6 +127,7 @@ export class Pins {
         this.d.log(
           `[${server}] ${kind === 'tools' ? 'tool' : 'prompt'} ${name} changed since it was pinned (${changedFields(was.definition, mine.definition).join(', ')}); let through (pins.mode warn)`,
         );
+        warned.add(`${kind}\u0000${name}`);
         out.push(item);
       } else {
         const listed = canonicalJson(was.definition[INPUT[kind]]) === canonicalJson(mine.definition[INPUT[kind]]);
@@ -130,6 +136,8 @@ export class Pins {
       }
     }
     if (Object.keys(fresh).length) this.d.store.put(server, kind, fresh);
+    if (warned.size) this.warned.set(server, warned);
+    else this.warned.delete(server);
     this.setHeld(server, kind, held);
     return out;
   }
@@ -163,12 +171,11 @@ export class Pins {
     return servers.find((s) => this.heldOf(s, 'tools', name));
   }
 
-  /** A call's pin state, as the gate records it. */
-  stateOf(server: string, kind: PinKind, name: string, listed: JsonObject | undefined): PinState {
+  /** A call's pin state, as the gate records it (from memory: the last fetch of the server's list). */
+  stateOf(server: string, kind: PinKind, name: string): PinState {
     if (this.d.mode(server) === 'off') return 'off';
     if (this.heldOf(server, kind, name)) return 'held';
-    const was = this.d.store.read(server)?.[kind]?.[name];
-    return listed && was && was.digest !== canonicalDigest(pinned(kind, listed)) ? 'changed' : 'pinned';
+    return this.warned.get(server)?.has(`${kind}\u0000${name}`) ? 'changed' : 'pinned';
   }
 
   /** What a refused caller reads: the server, the tool, and how to review. */
@@ -260,6 +267,7 @@ export class Pins {
 
   /** Forget the server's pins: what it lists next is pinned afresh. */
   reset(server: string): boolean {
+    this.warned.delete(server);
     const had = this.holding.delete(server);
     return this.d.store.remove(server) || had;
   }

@@ -17,7 +17,7 @@ import type { ActivityRecord } from '../src/gateway/activity/record';
 import { Gateway } from '../src/gateway/gateway';
 import type { ApprovalRequest } from '../src/gateway/permissions/approval';
 import { MemoryGrantStore } from '../src/gateway/permissions/grants';
-import type { CallContext } from '../src/server/provider';
+import { editorContext } from '../src/vscode/editorCall';
 import { RUG, RUG_PULLED } from './fixtures/upstream/surface';
 import { until } from './harness/hostile';
 import { fixtureCommand } from './harness/upstreams';
@@ -114,16 +114,6 @@ async function pull(u: Up): Promise<void> {
   off();
 }
 
-const palette: CallContext = {
-  rev: LEGACY,
-  signal: new AbortController().signal,
-  identity: 'mcpx:editor',
-  clientCapabilities: {},
-  meta: {},
-  progress: () => undefined,
-  log: () => undefined,
-} as CallContext;
-
 describe('gateway mode: every path sees the same held state', () => {
   test('a changed description: the pinned form in mcpx_tools and mcpx_describe; refused on every path', async () => {
     const u = await up('description', {}, {}, { default: 'ask' });
@@ -154,7 +144,10 @@ describe('gateway mode: every path sees the same held state', () => {
             })
           ).result!,
         ],
-        ['palette', await u.g.callTool('mcpx_call', { server: 'a', tool: 'rug', arguments: { text: 'x' } }, palette)],
+        [
+          'palette',
+          await u.g.callTool('mcpx_call', { server: 'a', tool: 'rug', arguments: { text: 'x' } }, editorContext()),
+        ],
       ] as const;
       for (const [path, r] of refusals) {
         assert.match(JSON.stringify(r), /mcpx holds the tool \\"rug\\" of a|mcpx holds the tool "rug" of a/, path);

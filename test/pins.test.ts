@@ -17,7 +17,7 @@ import { HttpPeer } from './fixtures/upstream/client';
 import { cliJs } from './harness/gateway';
 import { until } from './harness/hostile';
 import { fixtureCommand } from './harness/upstreams';
-import { CLIENT_INFO, HttpClient, type Json, StdioClient, parseSse } from './harness/wire';
+import { CLIENT_INFO, HttpClient, type Json, StdioClient, modernListen } from './harness/wire';
 
 const cli = cliJs();
 const MODERN = '2026-07-28';
@@ -93,37 +93,6 @@ class Setup {
   }
 }
 
-/** A 2026-07-28 subscriptions/listen stream for tool list changes, its frames as they arrive. */
-async function modernListen(url: string): Promise<{ frames: () => Json[]; close: () => void }> {
-  const ac = new AbortController();
-  const meta = { 'io.modelcontextprotocol/protocolVersion': MODERN, 'io.modelcontextprotocol/clientCapabilities': {} };
-  const res = await fetch(url, {
-    method: 'POST',
-    signal: ac.signal,
-    headers: {
-      'Content-Type': 'application/json',
-      Accept: 'application/json, text/event-stream',
-      'MCP-Protocol-Version': MODERN,
-      'Mcp-Method': 'subscriptions/listen',
-    },
-    body: JSON.stringify({
-      jsonrpc: '2.0',
-      id: 'L',
-      method: 'subscriptions/listen',
-      params: { _meta: meta, notifications: { toolsListChanged: true } },
-    }),
-  });
-  let seen = '';
-  void (async () => {
-    try {
-      for await (const chunk of res.body!.pipeThrough(new TextDecoderStream())) seen += chunk;
-    } catch {
-      // closed
-    }
-  })();
-  return { frames: () => parseSse(seen) as Json[], close: () => ac.abort() };
-}
-
 /** The three clients, each listing, calling and hearing list changes in its own era. */
 interface Client {
   era: string;
@@ -146,7 +115,7 @@ async function clientsOf(endpoint: string, env: NodeJS.ProcessEnv): Promise<Clie
     close: () => stream.close(),
   };
   const modernClient = new HttpClient(endpoint, MODERN);
-  const listen = await modernListen(endpoint);
+  const listen = await modernListen(endpoint, { toolsListChanged: true });
   await until('the listen acknowledgement', () => listen.frames().length >= 1);
   const modern: Client = {
     era: `${MODERN} listen stream`,

@@ -232,9 +232,9 @@ async function heldThenAccepted(s: Setup, clients: Client[], change: Change, hea
     const r = await c.call('rug', NEW_ARGS[change]);
     assert.equal(textOf(r), 'hi', `${c.era}: ${JSON.stringify(r)}`);
   }
-  const again = await s.mcpx(['pins', 'accept', 'a']);
-  assert.equal(again.code, 2, 'nothing is held any more');
-  assert.match(again.stderr, /nothing of a is held/);
+  const again = await s.mcpx(['pins', 'accept', 'a', 'rug']);
+  assert.equal(again.code, 2, 'rug is held no more');
+  assert.match(again.stderr, /nothing of a named "rug" is held/);
 }
 
 describe('a tool changed by its upstream is held until accepted', () => {
@@ -271,6 +271,12 @@ describe('a tool changed by its upstream is held until accepted', () => {
     const clients = await clientsOf(s.endpoint, s.env);
     try {
       for (const c of clients) assert.equal(rugOf(await c.list())?.description, RUG, c.era);
+      const peer = new HttpClient(s.endpoint, LEGACY);
+      await peer.initialize();
+      const greet = async () =>
+        (((await peer.request('prompts/list')).result!.prompts as Json[]).find((p) => p.name === 'greet') ?? {})
+          .description;
+      assert.equal(await greet(), 'Greets someone', 'the prompts pinned as first listed');
       s.save('description:pulled');
       const before = clients.map((c) => c.changes());
       const reload = await s.mcpx(['reload']);
@@ -283,6 +289,20 @@ describe('a tool changed by its upstream is held until accepted', () => {
         'description',
         clients.map((c) => c.changes()),
       );
+      // The new version's prompt greet changed too: listed in its pinned form, prompts/get refused (-32602).
+      assert.equal(await greet(), 'Greets someone');
+      const get = () => peer.request('prompts/get', { name: 'greet', arguments: { who: 'x' } });
+      const refused = await get();
+      assert.equal(refused.error?.code, -32602);
+      assert.match(refused.error?.message ?? '', /prompt "greet" of a:.*mcpx pins diff a/);
+      const diff = await s.mcpx(['pins', 'diff', 'a', 'greet']);
+      assert.ok(
+        diff.stdout.split('\n').some((l) => l.startsWith('+') && l.includes('id_rsa')),
+        diff.stdout,
+      );
+      assert.equal((await s.mcpx(['pins', 'accept', 'a', 'greet'])).stdout, 'accepted a/greet\n');
+      assert.match(String(await greet()), /id_rsa/);
+      assert.match(JSON.stringify((await get()).result), /Hello, x!/);
     } finally {
       for (const c of clients) await c.close();
       await s.stop();

@@ -109,7 +109,10 @@ describe('the mcpx loader picks the bundle', () => {
     assert.match(help.stdout, /^usage:\n {2}mcpx serve --transport stdio \[--connect/);
     const bad = await run(['serve', '--transport', 'stdio', '--endpoint', 'x'], 3);
     assert.equal(bad.code, 2);
-    assert.match(bad.stderr, /^mcpx: --endpoint: only mcpx elicit, tasks, activity, reload and permissions take it\nusage:\n/);
+    assert.match(
+      bad.stderr,
+      /^mcpx: --endpoint: only mcpx elicit, tasks, activity, reload, permissions and pins take it\nusage:\n/,
+    );
     const http = await run(['serve', '--transport', 'http'], 4);
     assert.equal(http.code, 2);
     assert.match(http.stderr, /^mcpx: serve --transport http is removed/);

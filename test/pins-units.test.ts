@@ -96,6 +96,21 @@ describe('Pins', () => {
   });
 });
 
+test('a store that refuses to write is logged and the list still served', () => {
+  const logs: string[] = [];
+  const pins = new Pins({
+    store: new FilePinStore(join(dir, 'not-a-dir', 'tool-pins.json')),
+    mode: () => 'hold',
+    newTools: () => 'allow',
+    log: (l) => logs.push(l),
+    held: () => undefined,
+  });
+  writeFileSync(join(dir, 'not-a-dir'), 'a file where the state directory should be');
+  const list = [{ name: 't', description: 'one' }];
+  assert.deepEqual(pins.apply('s', 'tools', list), list);
+  assert.match(logs.join('\n'), /\[s\] tools could not be pinned: /);
+});
+
 describe('FilePinStore', () => {
   test('owner-only; a torn file pins nothing; one server forgotten, the others kept', () => {
     const store = new FilePinStore(join(dir, 'state', 'tool-pins.json'));

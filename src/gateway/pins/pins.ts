@@ -101,7 +101,7 @@ export class Pins {
     };
     if (!pins) {
       // First sight: everything listed is pinned as it is.
-      this.d.store.put(server, kind, Object.fromEntries(items.map((i) => [String(i.name), pin(i)])));
+      this.save(server, kind, Object.fromEntries(items.map((i) => [String(i.name), pin(i)])));
       this.setHeld(server, kind, []);
       return items;
     }
@@ -135,11 +135,21 @@ export class Pins {
         if (listed) out.push(pinnedForm(kind, item, was.definition));
       }
     }
-    if (Object.keys(fresh).length) this.d.store.put(server, kind, fresh);
+    if (Object.keys(fresh).length) this.save(server, kind, fresh);
     if (warned.size) this.warned.set(server, warned);
     else this.warned.delete(server);
     this.setHeld(server, kind, held);
     return out;
+  }
+
+  /** Pins written; a store that refuses (a full disk, a read-only state directory) is logged and the list
+   *  still served: it is pinned at the next fetch that can write. */
+  private save(server: string, kind: PinKind, pins: Record<string, Pin>): void {
+    try {
+      this.d.store.put(server, kind, pins);
+    } catch (e) {
+      this.d.log(`[${server}] ${kind} could not be pinned: ${(e as Error).message}`);
+    }
   }
 
   private setHeld(server: string, kind: PinKind, held: Held[]): void {

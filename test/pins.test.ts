@@ -99,6 +99,8 @@ interface Client {
   list(): Promise<Json[]>;
   call(name: string, args: Json): Promise<Json>;
   changes(): number;
+  /** Every frame it has received, as JSON text. */
+  received(): string;
   close(): void | Promise<void>;
 }
 
@@ -112,6 +114,7 @@ async function clientsOf(endpoint: string, env: NodeJS.ProcessEnv): Promise<Clie
     list: async () => ((await peer.request('tools/list')).result as Json).tools as Json[],
     call: async (name, args) => (await peer.request('tools/call', { name, arguments: args })).result as Json,
     changes: () => peer.frames.filter((f) => f.method === TOOLS_CHANGED).length,
+    received: () => JSON.stringify(peer.frames),
     close: () => stream.close(),
   };
   const modernClient = new HttpClient(endpoint, MODERN);
@@ -122,6 +125,7 @@ async function clientsOf(endpoint: string, env: NodeJS.ProcessEnv): Promise<Clie
     list: async () => (await modernClient.request('tools/list')).result!.tools as Json[],
     call: async (name, args) => (await modernClient.request('tools/call', { name, arguments: args })).result!,
     changes: () => listen.frames().filter((f) => f.method === TOOLS_CHANGED).length,
+    received: () => JSON.stringify([...modernClient.seen, ...listen.frames()]),
     close: () => listen.close(),
   };
   const shim = new StdioClient(
@@ -143,6 +147,7 @@ async function clientsOf(endpoint: string, env: NodeJS.ProcessEnv): Promise<Clie
     list: async () => ((await shim.request('tools/list', {})).result as Json).tools as Json[],
     call: async (name, args) => (await shim.request('tools/call', { name, arguments: args })).result as Json,
     changes: () => shim.frames.filter((f) => f.method === TOOLS_CHANGED).length,
+    received: () => JSON.stringify(shim.frames),
     close: async () => {
       shim.child.stdin.end();
       await shim.exited;
@@ -220,6 +225,9 @@ async function heldThenAccepted(s: Setup, clients: Client[], change: Change, hea
   const diff = await s.mcpx(['pins', 'diff', 'a']);
   assert.equal(diff.code, 0, diff.stderr);
   assert.equal(diff.stdout, DIFF[change]);
+  // Never received, in any frame: the sentence added, or the argument now required.
+  const NEW = change === 'description' ? 'id_rsa' : '"required":["key"]';
+  for (const c of clients) assert.equal(c.received().includes(NEW), false, `${c.era} received the new form`);
   const accepted = await s.mcpx(['pins', 'accept', 'a', 'rug']);
   assert.equal(accepted.code, 0, accepted.stderr);
   assert.equal(accepted.stdout, 'accepted a/rug\n');

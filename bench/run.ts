@@ -4,6 +4,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { execBench, execReport } from './exec';
 import { floodBench, floodReport } from './flood';
+import { pinsBench, pinsReport } from './pins';
 import { reloadBench, reloadReport } from './reload';
 import { shimBench, shimReport } from './shim';
 import { gatewayBench } from './gateway';
@@ -88,6 +89,7 @@ async function main(): Promise<void> {
   const exec = await execBench();
   const reload = await reloadBench();
   const governance = await governanceBench(MS);
+  const pins = await pinsBench();
   // Memory per idle legacy session (bench/sessions.ts), in its own process.
   const { execFileSync } = await import('node:child_process');
   const sessions = execFileSync(process.execPath, [join(__dirname, 'sessions.js'), '1000'], {
@@ -126,6 +128,8 @@ async function main(): Promise<void> {
     ...reloadReport(reload),
     '',
     ...governance,
+    '',
+    ...pinsReport(pins),
   ];
   writeFileSync(join(root, 'docs', 'performance.md'), lines.join('\n'));
 }

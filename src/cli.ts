@@ -20,6 +20,7 @@ export const COMMANDS: Record<string, () => Promise<Command>> = {
   auth: async () => (await import('./cli/auth')).auth,
   reload: async () => (await import('./cli/reload')).reload,
   permissions: async () => (await import('./cli/permissions')).permissions,
+  pins: async () => (await import('./cli/pins')).pins,
 };
 
 const HELP = new Set(['help', '--help', '-h']);

@@ -16,7 +16,7 @@ import { HttpPeer } from './fixtures/upstream/client';
 import { events, hostile, killHostiles, until } from './harness/hostile';
 import { alive } from './harness/process';
 import { fixtureCommand, gatewayFor, killAll } from './harness/upstreams';
-import { HttpClient, type Json, parseSse } from './harness/wire';
+import { HttpClient, type Json, modernListen } from './harness/wire';
 
 const dir = mkdtempSync(join(tmpdir(), 'mcpx-reload-'));
 after(() => {
@@ -84,37 +84,6 @@ describe('diffConfig', () => {
     assert.deepEqual(d.atNextStart.sort(), ['address', 'port']);
   });
 });
-
-/** A subscriptions/listen stream of a 2026-07-28 client, its frames as they arrive. */
-async function modernListen(url: string): Promise<{ frames: () => Json[]; close: () => void }> {
-  const ac = new AbortController();
-  const meta = { 'io.modelcontextprotocol/protocolVersion': MODERN, 'io.modelcontextprotocol/clientCapabilities': {} };
-  const res = await fetch(url, {
-    method: 'POST',
-    signal: ac.signal,
-    headers: {
-      'Content-Type': 'application/json',
-      Accept: 'application/json, text/event-stream',
-      'MCP-Protocol-Version': MODERN,
-      'Mcp-Method': 'subscriptions/listen',
-    },
-    body: JSON.stringify({
-      jsonrpc: '2.0',
-      id: 'L',
-      method: 'subscriptions/listen',
-      params: { _meta: meta, notifications: { promptsListChanged: true, resourcesListChanged: true } },
-    }),
-  });
-  let seen = '';
-  void (async () => {
-    try {
-      for await (const chunk of res.body!.pipeThrough(new TextDecoderStream())) seen += chunk;
-    } catch {
-      // closed
-    }
-  })();
-  return { frames: () => parseSse(seen) as Json[], close: () => ac.abort() };
-}
 
 describe('Gateway.reload with clients of both eras calling', () => {
   test('A never fails, sessions stay, each change that alters the lists is announced, B ends cleanly', async () => {

@@ -3,14 +3,12 @@
 // rule decides and why; `grants` lists every "always allow" of a running gateway and `revoke ID` removes
 // one (DELETE /v1/permissions/grants/{id}).
 import { type Permissions, ALLOW_ALL } from '../config/permissions';
-import { defaultStateDir } from '../config/paths';
 import type { Grant } from '../gateway/permissions/approval';
 import { decide, describeRule } from '../gateway/permissions/rules';
-import { runningDaemon } from '../shim/resolve';
 import { type Args, UsageError } from './args';
 import type { Command } from './command';
 import { configOf, reportIssues } from './config';
-import { v1 } from './v1';
+import { gatewayV1 } from './v1';
 
 export const permissions: Command = {
   usage: [
@@ -24,15 +22,8 @@ export const permissions: Command = {
   run,
 };
 
-/** The running gateway's /v1 API: --endpoint, else the daemon's. */
-function gateway(a: Args): ReturnType<typeof v1> {
-  const endpoint = a.endpoint ?? runningDaemon(defaultStateDir(process.env))?.endpoint;
-  if (!endpoint) throw new Error('no running daemon (mcpx daemon); name a gateway with --endpoint URL');
-  return v1({ ...a, endpoint });
-}
-
 async function live(a: Args): Promise<{ permissions: Permissions; grants: Grant[] }> {
-  const { at, auth, refusal } = gateway(a);
+  const { at, auth, refusal } = gatewayV1(a);
   const res = await fetch(at('/v1/permissions'), { headers: auth });
   if (!res.ok) throw await refusal(res);
   return (await res.json()) as { permissions: Permissions; grants: Grant[] };
@@ -54,7 +45,7 @@ async function run(a: Args): Promise<void> {
         );
       return;
     }
-    const { at, auth, refusal } = gateway(a);
+    const { at, auth, refusal } = gatewayV1(a);
     const res = await fetch(at(`/v1/permissions/grants/${encodeURIComponent(second!)}`), {
       method: 'DELETE',
       headers: auth,

@@ -3,6 +3,7 @@
 // install's (docs/security.md "The endpoint secret").
 import { defaultStateDir } from '../config/paths';
 import { elicitSecret, readSecret } from '../config/secret';
+import { runningDaemon } from '../shim/resolve';
 import type { Args } from './args';
 
 export function v1(a: Args) {
@@ -17,4 +18,11 @@ export function v1(a: Args) {
       return new Error((typeof out.error === 'string' ? out.error : out.error?.message) ?? `HTTP ${res.status}`);
     },
   };
+}
+
+/** The running gateway's /v1 API: --endpoint, else the daemon's. */
+export function gatewayV1(a: Args): ReturnType<typeof v1> {
+  const endpoint = a.endpoint ?? runningDaemon(defaultStateDir(process.env))?.endpoint;
+  if (!endpoint) throw new Error('no running daemon (mcpx daemon); name a gateway with --endpoint URL');
+  return v1({ ...a, endpoint });
 }

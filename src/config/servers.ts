@@ -39,6 +39,8 @@ const common = {
   /** shared: one instance for everyone; identity: one per client identity (stateful servers). */
   scope: z.enum(['shared', 'identity']).default('shared'),
   disabled: z.boolean().optional(),
+  /** This server's pins.mode (docs/gateway.md "Pins"); absent: the setting's. */
+  pins: z.enum(['hold', 'warn', 'off']).optional(),
   /** VS Code's mcp.json fields mcpx does not use are accepted and ignored. */
   dev: z.unknown().optional(),
   gallery: z.unknown().optional(),

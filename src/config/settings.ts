@@ -5,6 +5,7 @@ import { REVISIONS, isRevision } from '../protocol/revisions';
 import type { SettingDef } from './settings/def';
 import { ACTIVITY } from './settings/activity';
 import { LIMITS } from './settings/limits';
+import { PINS } from './settings/pins';
 import { PROCESSES } from './settings/processes';
 import { PROTO } from './settings/proto';
 import { SERVE } from './settings/serve';
@@ -25,6 +26,7 @@ export const SETTINGS: readonly SettingDef[] = [
   ...PROCESSES,
   ...TELEMETRY,
   ...ACTIVITY,
+  ...PINS,
 ];
 
 const SETTING_KEYS = SETTINGS.map((s) => s.key);

@@ -32,6 +32,8 @@ import type { Approver, GrantStore } from './permissions/approval';
 import { BrokerApprover } from './permissions/brokerApprover';
 import { Gate } from './permissions/gate';
 import { FileGrantStore, MemoryGrantStore } from './permissions/grants';
+import { type PinMode, Pins } from './pins/pins';
+import { FilePinStore, MemoryPinStore, type PinStore } from './pins/store';
 import { printable } from './printable';
 import { type Asked, type PersonPort, routeQuestion } from './questions';
 import { screenList } from './screen';
@@ -63,6 +65,9 @@ export interface GatewayOptions {
    *  its writer name — `daemon`, `editor-<hash>` (editorWriter), `standalone-<pid>` — one writer per
    *  file. None: the records are kept in memory only (docs/gateway.md "Activity"). */
   activity?: { dir: string; writer: string };
+  /** Where tool pins are kept (docs/gateway.md "Pins"); default `<state>/tool-pins.json` (0600), memory
+   *  without a state directory. */
+  pins?: PinStore;
 }
 
 /** What fixes a missing sign-in headless. */
@@ -105,6 +110,8 @@ export interface GatewayParts {
   readonly approver: { current?: Approver };
   /** Every call's record (src/gateway/activity/): the call gate appends to it; the feed reads it. */
   readonly activity: ActivityLog;
+  /** Tool and prompt definitions pinned, and what is held (src/gateway/pins/). */
+  readonly pins: Pins;
 }
 
 /** Build the gateway's parts; `changed` announces a list change to the gateway's own clients. */
@@ -162,8 +169,16 @@ export function composeGateway(
     log,
     onStateChange: (st) => inbox.state(st),
   });
+  const pins = new Pins({
+    store: opts.pins ?? (opts.stateDir ? FilePinStore.inState(opts.stateDir) : new MemoryPinStore()),
+    // Read per fetch: a reload changes both.
+    mode: (server) => defs.get(server)?.pins ?? settings.get<PinMode>('pins.mode'),
+    newTools: () => settings.get<'allow' | 'hold'>('pins.newTools'),
+    log,
+    held: (server, names) => events.emit({ type: 'pins.held', server, ...names }),
+  });
   const catalogue = new Catalogue(pool, (server, kind, items) =>
-    screenList(server, kind, items, passthrough.includes(server), log),
+    pins.apply(server, kind, screenList(server, kind, items, passthrough.includes(server), log)),
   );
   const calls = new Calls({ pool, settings, passthrough, ask });
   const approver: { current?: Approver } = { current: opts.permissions?.approver };
@@ -195,9 +210,10 @@ export function composeGateway(
     upstream: (server, ctx, method, params) => calls.request(server, ctx, method, params),
     narrowed,
     gate,
+    pins,
   });
   const passthroughTools = new PassthroughTools({ defs, passthrough, catalogue, log });
-  const forward = new Forwarder({ pool, catalogue, calls, passthrough, gate, log });
+  const forward = new Forwarder({ pool, catalogue, calls, passthrough, gate, pins, log });
   const exec = new Exec({
     settings,
     call: (server, tool, args, ctx, timeoutMs) => forward.through(server, tool, args, ctx, timeoutMs),
@@ -239,6 +255,7 @@ export function composeGateway(
     gate,
     approver,
     activity,
+    pins,
   };
 }
 

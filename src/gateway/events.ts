@@ -8,7 +8,9 @@ export type GatewayEvent =
   | { type: 'resource.updated'; server: string; uri: string }
   | { type: 'list.changed'; server: string; list: string }
   | { type: 'question'; server: string; id: string; method: string; state: 'asked' | 'settled' }
-  | { type: 'elicitation.complete'; server: string; elicitationId: string };
+  | { type: 'elicitation.complete'; server: string; elicitationId: string }
+  /** Tools or prompts of a server became held by their pins (docs/gateway.md "Pins"). */
+  | { type: 'pins.held'; server: string; tools: string[]; prompts: string[] };
 
 export class EventBus {
   private readonly listeners = new Set<(e: GatewayEvent & { at: number }) => void>();

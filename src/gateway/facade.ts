@@ -17,6 +17,7 @@ import type { Question } from './broker';
 import type { GatewayEvent } from './events';
 import type { RunView } from './exec/runs';
 import type { Approver, Grant } from './permissions/approval';
+import type { PinReview, PinView } from './pins/pins';
 import type { WatchRow } from './watches';
 
 export type { ActivityFilter, ActivityRecord } from './activity/record';
@@ -26,6 +27,8 @@ export type {
   Permissions,
   GatewayEvent,
   Question,
+  PinReview,
+  PinView,
   RunView,
   SecretStore,
   SignInPort,
@@ -96,6 +99,18 @@ export interface GatewayFacade {
   setRoots(roots: Array<{ uri: string; name?: string }>): void;
   /** Stop it: every upstream, the broker's questions, the subscriptions. */
   close(): Promise<void>;
+
+  /** Pins (docs/gateway.md "Pins"): each server's pinned tools and prompts and what is held (all
+   *  configured or pinned servers, or the one named); a `pins.held` event (onEvent) says when something
+   *  becomes held. */
+  pinViews(server?: string): PinView[];
+  /** The review of a server's held definitions (or the one named): the pinned and the new form as stable
+   *  pretty JSON, the description wrapped into lines, and their unified diff. */
+  pinReviews(server: string, name?: string): PinReview[];
+  /** Accept what is held (the server's all, or the one named): the names accepted; clients are told. */
+  acceptPins(server: string, name?: string): string[];
+  /** Forget a server's pins (false: none kept); what it lists next is pinned afresh. */
+  resetPins(server: string): boolean;
 }
 
 /** One background call of a 2026-07-28 client (a call running on between its retries), for a person. */

@@ -13,6 +13,7 @@ import { rewriteUris } from './uris';
 import { schemaMismatch } from '../kit/schema';
 import type { CallPath } from './activity/record';
 import type { Gate } from './permissions/gate';
+import type { Pins } from './pins/pins';
 
 export interface ForwardDeps {
   pool: Pool;
@@ -21,6 +22,8 @@ export interface ForwardDeps {
   passthrough: readonly string[];
   /** Every call passes the permission check (gateway/permissions/gate.ts). */
   gate: Pick<Gate, 'run'>;
+  /** A tool held by its pin is refused on every path (gateway/pins/pins.ts). */
+  pins: Pick<Pins, 'heldOf' | 'refusal' | 'stateOf'>;
   log(line: string): void;
 }
 
@@ -69,12 +72,21 @@ export class Forwarder {
     requestedTimeoutMs?: number,
     path: CallPath = 'pass-through',
   ): Promise<JsonObject> {
+    const held = this.d.pins.heldOf(server, 'tools', tool);
+    const annotations = isObject(listed?.annotations) ? listed.annotations : undefined;
+    // Refused before its arguments are read: the refusal names the review, and the gate records it.
+    if (held)
+      return this.d.gate.run(
+        { kind: 'tool', server, target: tool, args, annotations, path, pin: 'held' },
+        ctx,
+        async () => this.d.pins.refusal(held),
+      );
     if (listed) {
       const bad = schemaMismatch(listed.inputSchema, args);
       if (bad) return inputError(ctx, `Invalid arguments for ${server}/${tool}: ${bad}`);
     }
-    const annotations = isObject(listed?.annotations) ? listed.annotations : undefined;
-    return this.d.gate.run({ kind: 'tool', server, target: tool, args, annotations, path }, ctx, () =>
+    const pin = this.d.pins.stateOf(server, 'tools', tool);
+    return this.d.gate.run({ kind: 'tool', server, target: tool, args, annotations, path, pin }, ctx, () =>
       this.checked(server, tool, args, ctx, listed, requestedTimeoutMs),
     );
   }

@@ -17,6 +17,8 @@ import type { RunView } from './exec/runs';
 import type { GatewayEvent, GatewayFacade, Question, ServerListKind, UpstreamStatus, WatchRow } from './facade';
 import { AT_NEXT_START, type ConfigDiff, ReloadError, diffConfig, enabledServers, problemsOf } from './reload';
 import type { Approver, Grant } from './permissions/approval';
+import type { PinKind } from './pins/store';
+import type { PinReview, PinView } from './pins/pins';
 import { passedThrough } from './screen';
 import { toolHandle } from './tools';
 
@@ -117,7 +119,8 @@ export class Gateway implements Provider, GatewayFacade {
         return toolHandle(name, hit.tool, async (args, c) =>
           passedThrough(hit.server, 'tools/call', await forward.call(hit.server, hit.name, args, c, hit.tool)),
         );
-      const server = passthrough[0]!;
+      // A tool withheld by its pin is refused by the server that holds it (docs/gateway.md "Pins").
+      const server = this.p.pins.holderOf(passthrough, name) ?? passthrough[0]!;
       return (
         tools.resolve(name) ?? {
           name,
@@ -153,6 +156,38 @@ export class Gateway implements Provider, GatewayFacade {
   }
   revokeGrant(id: string): Promise<boolean> {
     return this.p.gate.revoke(id);
+  }
+
+  // ---- pins (src/gateway/pins/; GatewayFacade, /v1/pins) ------------------------------------------
+
+  /** Every configured or pinned server's pins and what is held. */
+  pinViews(server?: string): PinView[] {
+    const { pins, defs } = this.p;
+    return server === undefined ? pins.views([...defs.keys()]) : [pins.view(server)];
+  }
+  /** The review of a server's held definitions (or the one named). */
+  pinReviews(server: string, name?: string): PinReview[] {
+    return this.p.pins.reviews(server, name);
+  }
+  /** Accept what is held (all of a server, or one name): pinned as it is now, and every client told. */
+  acceptPins(server: string, name?: string): string[] {
+    const { accepted, kinds } = this.p.pins.accept(server, name);
+    this.pinsChanged(server, kinds);
+    return accepted;
+  }
+  /** Forget a server's pins: what it lists next is pinned afresh, and every client told. */
+  resetPins(server: string): boolean {
+    const had = this.p.pins.reset(server);
+    this.pinsChanged(server, ['tools', 'prompts']);
+    return had;
+  }
+  /** The lists fetched again and announced (each era's list-change notification, as a reload's): a
+   *  server's tools are listed to clients in pass-through; its prompts in both modes. */
+  private pinsChanged(server: string, kinds: PinKind[]): void {
+    if (!kinds.length) return;
+    this.p.catalogue.invalidate(server, kinds);
+    if (kinds.includes('tools') && this.p.passthrough.includes(server)) this.changed('tools');
+    if (kinds.includes('prompts')) this.changed('prompts');
   }
 
   // ---- prompts, resources, completion (src/gateway/namespaces.ts) -------------------------------

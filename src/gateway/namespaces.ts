@@ -10,6 +10,7 @@ import { UpstreamError } from '../upstream/client';
 import type { Pool } from '../upstream/pool';
 import type { Catalogue } from './catalogue';
 import type { Gate } from './permissions/gate';
+import type { Pins } from './pins/pins';
 import { safeName } from './names';
 import { passedThrough } from './screen';
 import { parseGatewayUri, resolveInner, rewriteUris, templateMatches, toGatewayTemplate, toGatewayUri } from './uris';
@@ -27,6 +28,8 @@ export interface NamespaceDeps {
   narrowed(ctx: CallContext): JsonObject;
   /** Every read and prompt passes the permission check (gateway/permissions/gate.ts). */
   gate: Pick<Gate, 'run'>;
+  /** A prompt held by its pin is refused (gateway/pins/pins.ts). */
+  pins: Pick<Pins, 'heldOf' | 'refuse'>;
 }
 
 /** Which server a resource URI is read (or watched) at, and under which URI there. */
@@ -115,6 +118,8 @@ export class Namespaces {
   async getPrompt(name: string, args: Record<string, string>, ctx: CallContext): Promise<JsonObject> {
     const hit = (await this.promptIndex(ctx.identity)).get(name);
     if (!hit) throw invalidParams(`no prompt named ${JSON.stringify(name)}`);
+    const held = this.d.pins.heldOf(hit.server, 'prompts', hit.name);
+    if (held) this.d.pins.refuse(held);
     const result = await this.d.gate.run(
       { kind: 'prompt', server: hit.server, target: hit.name, args, path: 'pass-through' },
       ctx,

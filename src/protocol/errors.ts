@@ -115,6 +115,9 @@ export const LOCAL_CODES = {
   /** A permission rule, or the person asked, refused a resources/read or prompts/get: -32602 in every
    *  revision (a tools/call is refused with an isError result instead; docs/protocol.md "Permissions"). */
   'permissions.denied': CODES.InvalidParams,
+  /** A prompts/get of a prompt held by its pin (its definition changed since it was pinned): -32602 (a
+   *  tools/call is refused with an isError result instead; docs/protocol.md "Pins"). */
+  'pins.held': CODES.InvalidParams,
 } as const satisfies Record<string, number>;
 export type LocalCode = keyof typeof LOCAL_CODES;
 

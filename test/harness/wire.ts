@@ -331,3 +331,38 @@ export class StdioClient {
     return code;
   }
 }
+
+/** A 2026-07-28 subscriptions/listen stream asking for `notifications` (its filter), its frames as they
+ *  arrive. */
+export async function modernListen(
+  url: string,
+  notifications: Json = { promptsListChanged: true, resourcesListChanged: true },
+): Promise<{ frames: () => Json[]; close: () => void }> {
+  const ac = new AbortController();
+  const meta = { 'io.modelcontextprotocol/protocolVersion': MODERN, 'io.modelcontextprotocol/clientCapabilities': {} };
+  const res = await fetch(url, {
+    method: 'POST',
+    signal: ac.signal,
+    headers: {
+      'Content-Type': 'application/json',
+      Accept: 'application/json, text/event-stream',
+      'MCP-Protocol-Version': MODERN,
+      'Mcp-Method': 'subscriptions/listen',
+    },
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: 'L',
+      method: 'subscriptions/listen',
+      params: { _meta: meta, notifications },
+    }),
+  });
+  let seen = '';
+  void (async () => {
+    try {
+      for await (const chunk of res.body!.pipeThrough(new TextDecoderStream())) seen += chunk;
+    } catch {
+      // closed
+    }
+  })();
+  return { frames: () => parseSse(seen) as Json[], close: () => ac.abort() };
+}

@@ -136,6 +136,19 @@ export class FakeGateway implements GatewayFacade {
   async revokeGrant(): Promise<boolean> {
     return false;
   }
+  /** Pins: none kept, nothing held (the editor's side of pins is tested against a real gateway). */
+  pinViews(): [] {
+    return [];
+  }
+  pinReviews(): [] {
+    return [];
+  }
+  acceptPins(): string[] {
+    return [];
+  }
+  resetPins(): boolean {
+    return false;
+  }
   async close(): Promise<void> {}
 }
 

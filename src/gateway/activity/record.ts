@@ -54,6 +54,9 @@ export interface ActivityRecord {
   readonly taskId?: string;
   /** The result, in memory only (the editor's Activity view opens it); never written to the log. */
   readonly result?: JsonObject;
+  /** A tool call's pin state (docs/gateway.md "Pins"): its definition as pinned, `changed` (let through
+   *  under pins.mode warn), `held` (refused until reviewed), or `off` (pins off for its server). */
+  readonly pin?: 'pinned' | 'changed' | 'held' | 'off';
 }
 
 /** Where the gate hands each record; appending never blocks and never throws. */

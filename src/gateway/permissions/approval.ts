@@ -22,6 +22,9 @@ export interface ApprovalRequest {
   readonly rule: string;
   /** When it is denied for want of an answer (permissions.askTimeout). */
   readonly deadline: number;
+  /** The tool's pin state (ActivityRecord['pin']): `changed` tells the person its definition is not the
+   *  one pinned. */
+  readonly pin?: ActivityRecord['pin'];
 }
 
 /** once: this call only; session: this tool for this client until the gateway stops; always: stored

@@ -38,6 +38,8 @@ export interface GateCall {
   readonly annotations?: JsonObject;
   /** The path when the call is not a script's or the editor's (those are read from the context). */
   readonly path: CallPath;
+  /** A tool call's pin state (gateway/pins/pins.ts); `held`: refused without asking anyone. */
+  readonly pin?: ActivityRecord['pin'];
 }
 
 /** What a refused call gets: for tools/call an isError result (a model reads it), elsewhere a JSON-RPC
@@ -103,8 +105,15 @@ export class Gate {
         // Read at the end: a call becomes a task while it runs (server/strategies/task.ts).
         ...(ctx.taskId ? { taskId: ctx.taskId } : {}),
         ...(result ? { result } : {}),
+        ...(c.pin ? { pin: c.pin } : {}),
       });
     };
+    if (c.pin === 'held') {
+      // Held by its pin: nobody is asked about a definition nobody has reviewed (docs/gateway.md "Pins").
+      const result = await upstream();
+      record({ action: 'deny', rule: 'pins' }, { status: 'denied', code: 'pins.held' }, result);
+      return result;
+    }
     const { cancelled, denied, ...decision } = await this.decide(c, ctx, { client, path, run, argsDigest });
     if (cancelled) {
       // The call ended while the person was asked (cancelled, its client gone): recorded as that.
@@ -178,6 +187,7 @@ export class Gate {
           ...(c.annotations ? { annotations: c.annotations } : {}),
           rule: verdict.rule,
           deadline,
+          ...(c.pin ? { pin: c.pin } : {}),
         },
         signal,
       );

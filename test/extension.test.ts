@@ -12,6 +12,7 @@ import { after, test } from 'node:test';
 import { repoRoot } from './harness/gateway';
 import { fixtureCommand, killAll } from './harness/upstreams';
 import { HttpClient } from './harness/wire';
+import { fakeMemento } from './vscode-fakes/editor';
 
 after(() => killAll());
 
@@ -133,7 +134,8 @@ test('activate: gateway on the next free port, endpoint in the status bar and cl
       }>;
     };
     const subscriptions: Disposable[] = [];
-    const handle = await ext.activate({ subscriptions });
+    // VS Code gives every extension its workspaceState ("always allow" is kept there).
+    const handle = await ext.activate({ subscriptions, workspaceState: fakeMemento() });
     const url = handle.endpoint();
     assert.ok(url);
     const port = Number(new URL(url).port);

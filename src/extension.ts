@@ -9,6 +9,7 @@ import { GatewayHost } from './vscode/host/gatewayHost';
 import { refreshLauncher } from './vscode/install';
 import { Lifetimes } from './vscode/lifetimes';
 import { PaletteCalls } from './vscode/paletteCalls';
+import { HeldPins, PINS_SCHEME } from './vscode/pins';
 import { EditorApprover } from './vscode/permissions/approver';
 import { WorkspaceGrants } from './vscode/permissions/grants';
 import { editorPerson } from './vscode/person';
@@ -80,8 +81,30 @@ export async function activate(context: vscode.ExtensionContext) {
     new UpstreamLogs(life, host.onLogLine, (name) => vscode.window.createOutputChannel(name, { log: true })),
   );
 
+  // Held tool definitions: announced, reviewed in the diff editor (vscode/pins.ts).
+  const pins = life.keep(
+    new HeldPins({
+      window: vscode.window,
+      commands: vscode.commands,
+      uri: (path) => vscode.Uri.from({ scheme: PINS_SCHEME, path }),
+    }),
+  );
+  life.keep(vscode.workspace.registerTextDocumentContentProvider(PINS_SCHEME, pins));
+  pins.watch(life);
+
   // Every command, registered up front (those that need the gateway say why while it is not running).
-  const deps = commandDeps({ host, person, activity, palette, results, log, signIn, upstreamLogs, extensionPath });
+  const deps = commandDeps({
+    host,
+    person,
+    activity,
+    palette,
+    results,
+    log,
+    signIn,
+    upstreamLogs,
+    extensionPath,
+    pins,
+  });
   for (const d of registerCommands(vscode.commands, deps)) life.keep(d);
   // An installed `mcpx` launcher whose runtime or bundle went away with an update is pointed at this one.
   void refreshLauncher(extensionPath).catch(() => undefined);
@@ -109,6 +132,7 @@ export async function activate(context: vscode.ExtensionContext) {
     grants,
     approver,
     activity,
+    pins,
   };
 }
 

@@ -5,6 +5,7 @@
 import assert from 'node:assert/strict';
 import type { Deps } from '../../src/vscode/commands/command';
 import { PaletteCalls } from '../../src/vscode/paletteCalls';
+import { HeldPins, PINS_SCHEME, type PinsPorts } from '../../src/vscode/pins';
 import type { Kit, McpJsonFile, Memento } from '../../src/vscode/ports';
 import type { JsonObject } from '../../src/protocol/jsonrpc';
 import type { PersonPort } from '../../src/gateway/facade';
@@ -261,6 +262,13 @@ export function fakeDeps(
     upstreamLogs: { channel: () => ({ show: () => undefined }) },
     mcpJson: () => undefined,
     extensionPath: '/nowhere/mcpx',
+    pins: new HeldPins({
+      window,
+      commands: {
+        executeCommand: async (...args: unknown[]) => void executed.push(args),
+      } as unknown as Deps['commands'],
+      uri: (path) => ({ scheme: PINS_SCHEME, path }) as unknown as ReturnType<PinsPorts['uri']>,
+    }),
     ...o.parts,
   };
   return { d, ui, executed, clipboard, settings, shown, logLines, approved, host, filters };

@@ -8,6 +8,8 @@ import type {
   CallContext,
   GatewayEvent,
   GatewayFacade,
+  PinReview,
+  PinView,
   Question,
   RunView,
   SignInState,
@@ -34,6 +36,8 @@ export interface FakeGatewayOptions {
   callTool?: (name: string, args: JsonObject, ctx: CallContext) => Promise<JsonObject>;
   /** Why a restart fails, per server. */
   failsToStart?: Record<string, string>;
+  /** Pins: each server's view and the reviews of what is held (acceptPins takes them away). */
+  pins?: { views: PinView[]; reviews: PinReview[] };
 }
 
 export class FakeGateway implements GatewayFacade {
@@ -136,15 +140,23 @@ export class FakeGateway implements GatewayFacade {
   async revokeGrant(): Promise<boolean> {
     return false;
   }
-  /** Pins: none kept, nothing held (the editor's side of pins is tested against a real gateway). */
-  pinViews(): [] {
-    return [];
+  /** Pins: what the test gives (none by default); accepting takes the held definitions away. */
+  pinViews(server?: string): PinView[] {
+    return (this.o.pins?.views ?? []).filter((v) => !server || v.server === server);
   }
-  pinReviews(): [] {
-    return [];
+  pinReviews(server: string, name?: string): PinReview[] {
+    return (this.o.pins?.reviews ?? []).filter((r) => r.server === server && (!name || r.name === name));
   }
-  acceptPins(): string[] {
-    return [];
+  acceptPins(server: string, name?: string): string[] {
+    this.calls.push(['acceptPins', server, name]);
+    const p = this.o.pins;
+    if (!p) return [];
+    const taken = p.reviews.filter((r) => r.server === server && (!name || r.name === name)).map((r) => r.name);
+    p.reviews = p.reviews.filter((r) => !(r.server === server && taken.includes(r.name)));
+    p.views = p.views.map((v) =>
+      v.server === server ? { ...v, held: v.held.filter((h) => !taken.includes(h.name)) } : v,
+    );
+    return taken;
   }
   resetPins(): boolean {
     return false;

@@ -36,6 +36,8 @@ export interface Deps {
   mcpJson(): McpJsonFile | undefined;
   /** This extension's folder (the `mcpx` launcher runs its dist/cli.js). */
   readonly extensionPath: string;
+  /** Held tool definitions reviewed in the diff editor (src/vscode/pins.ts). */
+  readonly pins: { review(g: GatewayFacade, server: string, name?: string): Promise<string[]> };
 }
 
 type Args = never[];

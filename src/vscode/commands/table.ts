@@ -18,6 +18,7 @@ import { openConfig } from './openConfig';
 import { openWalkthrough } from './openWalkthrough';
 import { readResource } from './readResource';
 import { restartUpstream } from './restartUpstream';
+import { acceptHeldTools, reviewHeldTools } from './reviewHeldTools';
 import { runInBackground } from './runInBackground';
 import { setSecret } from './setSecret';
 import { showActivityRecord } from './showActivityRecord';
@@ -50,6 +51,8 @@ export const COMMANDS: Readonly<Record<string, Command | GatewayCommand>> = {
   'mcpx.uninstallCli': uninstallCli,
   'mcpx.setSecret': setSecret,
   'mcpx.managePermissions': managePermissions,
+  'mcpx.reviewHeldTools': reviewHeldTools,
+  'mcpx.acceptHeldTools': acceptHeldTools,
   'mcpx.filterActivity': filterActivity,
   'mcpx.showTaskCalls': showTaskCalls,
   'mcpx.showActivityRecord': showActivityRecord,

@@ -2,7 +2,7 @@
 // resources as children, a tool with the hints it gives about itself (toolTrust.ts) and Call Tool… on a
 // click. The row's context value keys the menus (package.json "menus": Restart, Stop, Sign In/Out, …).
 import type * as vscode from 'vscode';
-import type { SignInState, UpstreamStatus } from '../../gateway/facade';
+import type { GatewayFacade, SignInState, UpstreamStatus } from '../../gateway/facade';
 import type { JsonObject } from '../../protocol/jsonrpc';
 import { EDITOR_IDENTITY } from '../editorCall';
 import { type Disposable, Emitter } from '../lifetimes';
@@ -13,7 +13,9 @@ type List = 'tools' | 'prompts' | 'resources';
 export type UpstreamNode =
   | { kind: 'server'; name: string; state: string; detail: string; error?: string; signIn: SignInState }
   | { kind: 'group'; server: string; list: List }
-  | { kind: 'item'; server: string; list: List; item: JsonObject }
+  /** `held`: the definition changed since it was pinned (or is new and held), listed in its pinned form
+   *  or withheld (docs/gateway.md "Pins"). */
+  | { kind: 'item'; server: string; list: List; item: JsonObject; held?: 'changed' | 'new' }
   | { kind: 'note'; text: string };
 
 const STATE_ICON: Record<string, string> = {
@@ -69,7 +71,7 @@ export class UpstreamsTree implements vscode.TreeDataProvider<UpstreamNode>, Dis
         return t;
       }
       case 'item':
-        return this.itemOf(n.server, n.list, n.item);
+        return n.held ? this.heldOf(n.server, n.list, n.item, n.held) : this.itemOf(n.server, n.list, n.item);
       case 'note':
         return new TreeItem(n.text, Collapsible.None);
     }
@@ -92,6 +94,21 @@ export class UpstreamsTree implements vscode.TreeDataProvider<UpstreamNode>, Dis
     return t;
   }
 
+  /** A held tool or prompt: marked, its tooltip saying how to review; Review in its context menu. */
+  private heldOf(server: string, list: List, item: JsonObject, held: 'changed' | 'new'): vscode.TreeItem {
+    const t = this.itemOf(server, list, item);
+    const name = String(item.name);
+    t.description = held === 'new' ? 'held: new since pinned' : 'held: changed since pinned';
+    t.tooltip = [
+      `${server}/${name} is held: ${held === 'new' ? 'a new definition' : 'its definition changed since it was pinned'}; clients are not offered the new form, and a call of it is refused.`,
+      'Review it (right-click → Review Held Tools…, or mcpx: Review Held Tools…) to see the diff and accept it.',
+    ].join('\n');
+    t.iconPath = new this.kit.ThemeIcon('warning');
+    t.contextValue = `mcpx.${list}.held`;
+    t.command = { command: 'mcpx.reviewHeldTools', title: 'Review Held Tools…', arguments: [server, name] };
+    return t;
+  }
+
   async getChildren(n?: UpstreamNode): Promise<UpstreamNode[]> {
     const g = this.host.gateway;
     if (!g) return [{ kind: 'note', text: `The gateway is not running: ${this.host.whyStopped}` }];
@@ -104,8 +121,18 @@ export class UpstreamsTree implements vscode.TreeDataProvider<UpstreamNode>, Dis
     if (n.kind === 'group') {
       try {
         const items = await g.serverList(n.server, n.list, EDITOR_IDENTITY);
-        return items.length
-          ? items.map((item) => ({ kind: 'item', server: n.server, list: n.list, item }))
+        const held = heldIn(g, n.server, n.list);
+        // A held definition whose input changed is withheld from the list: its row is shown all the same.
+        const withheld = [...held.keys()].filter((name) => !items.some((i) => i.name === name));
+        const all = [...items, ...withheld.map((name) => ({ name }))];
+        return all.length
+          ? all.map((item) => ({
+              kind: 'item',
+              server: n.server,
+              list: n.list,
+              item,
+              held: held.get(String(item.name)),
+            }))
           : [{ kind: 'note', text: `no ${n.list}` }];
       } catch (e) {
         return [{ kind: 'note', text: (e as Error).message }];
@@ -113,6 +140,13 @@ export class UpstreamsTree implements vscode.TreeDataProvider<UpstreamNode>, Dis
     }
     return [];
   }
+}
+
+/** The held definitions of a server's list, by name (tools and prompts have pins; resources none). */
+function heldIn(g: GatewayFacade, server: string, list: List): Map<string, 'changed' | 'new'> {
+  if (list === 'resources') return new Map();
+  const view = g.pinViews(server).find((v) => v.server === server);
+  return new Map((view?.held ?? []).filter((h) => h.kind === list).map((h) => [h.name, h.reason]));
 }
 
 /** A server's row: a server that waits for a sign-in shows that instead of "stopped" or "failed". */

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { after, describe, test } from 'node:test';
 import type { GatewayEvent } from '../src/gateway/facade';
 import { EDITOR_IDENTITY, editorContext } from '../src/vscode/editorCall';
-import { HeldPins, compareNow, heldSummary } from '../src/vscode/pins';
+import { type HeldPins, compareNow, heldSummary } from '../src/vscode/pins';
 import { COMMANDS } from '../src/vscode/commands/table';
 import { invoke } from '../src/vscode/commands/command';
 import { type UpstreamNode, UpstreamsTree } from '../src/vscode/views/upstreams';

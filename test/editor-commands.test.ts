@@ -42,6 +42,7 @@ describe('the command table', () => {
   test('a command that needs the gateway says why while none runs, and asks nothing', async () => {
     const needy = Object.entries(COMMANDS).filter(([, c]) => c.needsGateway);
     assert.deepEqual(needy.map(([id]) => id).sort(), [
+      'mcpx.acceptHeldTools',
       'mcpx.addServer',
       'mcpx.answerQuestion',
       'mcpx.callTool',
@@ -51,6 +52,7 @@ describe('the command table', () => {
       'mcpx.openConfig',
       'mcpx.readResource',
       'mcpx.restartUpstream',
+      'mcpx.reviewHeldTools',
       'mcpx.showTaskCalls',
       'mcpx.showUpstreamLog',
       'mcpx.signIn',

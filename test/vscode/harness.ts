@@ -14,6 +14,8 @@ export interface TreeNode {
   name?: string;
   list?: string;
   item?: Json;
+  /** A held tool or prompt (src/vscode/views/upstreams.ts). */
+  held?: string;
 }
 /** A row of the Tasks view (src/vscode/views/tasks.ts TaskRow). */
 export interface TaskRow {
@@ -49,6 +51,8 @@ export interface Exports {
   grants: { list(): ReadonlyArray<{ server: string; tool: string; client: string }> };
   /** The extension's two lifetimes (src/vscode/lifetimes.ts): how many disposables each holds. */
   life: { counts(): { extension: number; run: number } };
+  /** Held tool definitions (src/vscode/pins.ts): the notifications shown. */
+  pins: { announced: string[] };
 }
 
 /** Desktop VS Code (scripts/test-desktop.ts) has no page driver: a screenshot is skipped there, and a

@@ -14,6 +14,7 @@ import * as approvals from './approvals';
 import * as config from './config';
 import * as forms from './forms';
 import * as install from './install';
+import * as pins from './pins';
 import * as questions from './questions';
 import * as sampling from './sampling';
 import * as shim from './shim';
@@ -60,6 +61,7 @@ const ORDER: readonly EditorTest[] = [
   addServer.addServerUrl,
   questions.questionsBadge,
   upstreams.failedUpstream,
+  pins.heldTool,
   walkthrough.walkthrough,
   acrossChange.windowReload,
   acrossChange.shimAcrossAddServer,

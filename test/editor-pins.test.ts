@@ -15,7 +15,7 @@ import { RUG_PULLED } from './fixtures/upstream/surface';
 import { until } from './harness/hostile';
 import { fixtureCommand, gatewayFor, killAll } from './harness/upstreams';
 import { fakeDeps, fakeKit } from './vscode-fakes/editor';
-import { fakeHost } from './vscode-fakes/host';
+import { FakeGateway, fakeHost } from './vscode-fakes/host';
 
 after(() => killAll());
 
@@ -149,4 +149,57 @@ describe('a changed tool held, reviewed and accepted in the editor', async () =>
       (await g.serverList('a', 'tools', EDITOR_IDENTITY)).some((t) => String(t.description).includes(RUG_PULLED)),
     );
   });
+});
+
+test('Review Held Tools… from the palette: the server picked, then the definition of several; Keep Held accepts nothing', async () => {
+  const review = (server: string, name: string, kind: 'tools' | 'prompts') => ({
+    server,
+    kind,
+    name,
+    reason: 'changed' as const,
+    pinned: `{ "name": "${name}" }\n`,
+    current: `{ "name": "${name}", "description": "new" }\n`,
+    diff: '',
+  });
+  const held = (kind: 'tools' | 'prompts', name: string) => ({
+    kind,
+    name,
+    reason: 'changed' as const,
+    listed: true,
+    changed: ['description'],
+  });
+  const g = new FakeGateway({
+    pins: {
+      views: [
+        { server: 'a', mode: 'hold', tools: ['x'], prompts: [], held: [held('tools', 'x')] },
+        { server: 'b', mode: 'hold', tools: ['y'], prompts: ['p'], held: [held('tools', 'y'), held('prompts', 'p')] },
+        { server: 'c', mode: 'hold', tools: ['z'], prompts: [], held: [] },
+      ],
+      reviews: [review('a', 'x', 'tools'), review('b', 'y', 'tools'), review('b', 'p', 'prompts')],
+    },
+  });
+  const { d, ui, executed } = fakeDeps({ host: fakeHost({ gateway: g }), answers: [{ pick: 'b' }, { pick: 'p' }] });
+  ui.pressing((_t, items) => (items.includes('Keep Held') ? 'Keep Held' : undefined));
+  assert.deepEqual(await invoke(COMMANDS['mcpx.reviewHeldTools']!, d, []), []);
+  assert.deepEqual(
+    ui.asked.map((a) => [a.title, a.labels]),
+    [
+      ['mcpx: the server whose held definitions to review', ['a', 'b']],
+      ['mcpx: the held definitions of b', ['y', 'p']],
+    ],
+  );
+  assert.deepEqual(ui.said('info'), [
+    'mcpx: accept the changed prompt b/p? Clients are offered the new form once accepted.',
+  ]);
+  const [, left, right, title] = executed.find((c) => c[0] === 'vscode.diff') as [
+    string,
+    { path: string },
+    { path: string },
+    string,
+  ];
+  assert.equal(title, 'b/p: pinned ↔ new (held)');
+  const pins = d.pins as HeldPins;
+  assert.equal(pins.provideTextDocumentContent(left as never), '{ "name": "p" }\n');
+  assert.equal(pins.provideTextDocumentContent(right as never), '{ "name": "p", "description": "new" }\n');
+  assert.ok(!g.calls.some((c) => c[0] === 'acceptPins'), 'nothing accepted');
 });

@@ -7,6 +7,8 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { parseConfig } from '../src/config/file';
+import { Settings } from '../src/config/settings';
 import { words } from '../src/gateway/search/index';
 import { catalog } from './fixtures/search/data';
 import { fixture, repoRoot } from './harness/gateway';
@@ -176,5 +178,33 @@ describe('mcpx_search follows list changes', () => {
     const all = await search(c, { query: 'rotate signing keys entity graph', limit: 50 });
     const names = all.tools.map((h) => h.name);
     assert.equal(new Set(names).size, names.length);
+  });
+});
+
+describe('mcpx_search follows a reload', () => {
+  let gw: TestGateway;
+  before(async () => {
+    gw = await gatewayFor({ git: server('git') });
+  });
+  after(async () => {
+    await gw.close();
+  });
+
+  test("a server added is searched, one removed is not, one given a tools.deny loses those tools' hits", async () => {
+    const c = new HttpClient(gw.url, '2026-07-28');
+    const reload = (servers: Json) =>
+      gw.g.reload(
+        parseConfig({ servers }, 'test', { env: process.env }),
+        new Settings([{ source: 'flag', values: { 'pool.probeTimeout': '1s', 'pool.startTimeout': '5s' } }]),
+      );
+    const top = async (query: string) => (await search(c, { query })).tools.map((h) => `${h.server}/${h.name}`);
+    assert.ok(!(await top('open a bug report issue on github')).includes('github/create_issue'));
+    assert.equal((await top('commit the staged work'))[0], 'git/git_commit');
+    await reload({ git: server('git'), github: server('github') });
+    assert.ok((await top('open a bug report issue on github')).includes('github/create_issue'));
+    await reload({ github: { ...server('github'), tools: { deny: ['create_issue'] } } });
+    const after = await top('open a bug report issue on github');
+    assert.ok(after.length > 0 && !after.includes('github/create_issue'), 'denied: not a hit');
+    assert.ok(!(await top('commit the staged work')).some((h) => h.startsWith('git/')), 'git is gone');
   });
 });

@@ -104,6 +104,21 @@ describe('mcpx_search over ten realistic servers', () => {
     assert.deepEqual(called.result?.content, [{ type: 'text', text: '{"repo_path":"/r","message":"m"}' }]);
   });
 
+  test('every revision lists mcpx_search and gets its hits (as text where structuredContent is unknown)', async () => {
+    for (const rev of ['2025-03-26', '2025-06-18', '2025-11-25', '2026-07-28'] as const) {
+      const c = new HttpClient(gw.url, rev);
+      if (rev !== '2026-07-28') await c.initialize();
+      const listed = ((await c.request('tools/list')).result!.tools as Json[]).find((t) => t.name === 'mcpx_search');
+      assert.deepEqual((listed?.inputSchema as Json | undefined)?.required, ['query'], rev);
+      const ex = await c.request('tools/call', {
+        name: 'mcpx_search',
+        arguments: { query: 'who last modified each line', limit: 1 },
+      });
+      const text = String(((ex.result!.content as Json[])[0] as Json).text);
+      assert.equal((JSON.parse(text) as { tools: Hit[] }).tools[0]?.name, 'git_blame', rev);
+    }
+  });
+
   test('limit: 10 by default, as asked up to 50, and out of bounds refused', async () => {
     assert.equal((await search(modern, { query: 'list' })).tools.length, 10);
     assert.equal((await search(modern, { query: 'list', limit: 3 })).tools.length, 3);

@@ -223,3 +223,29 @@ describe('mcpx_search follows a reload', () => {
     assert.ok(!(await top('commit the staged work')).some((h) => h.startsWith('git/')), 'git is gone');
   });
 });
+
+describe('mcpx_search and a hostile upstream', () => {
+  let gw: TestGateway;
+  // A 10 KB description: its start is indexed, what lies past 2,000 characters is not.
+  const description = `quasar calibration ${'filler '.repeat(1500)}zeppelin`;
+  before(async () => {
+    const tool = { name: 'long_winded', description, inputSchema: { type: 'object' } };
+    gw = await gatewayFor({
+      h: {
+        command: process.execPath,
+        args: [fixture('upstream/hostile'), '--tool-json', JSON.stringify([{ tool, result: { content: [] } }])],
+      },
+    });
+  });
+  after(async () => {
+    await gw.close();
+  });
+
+  test('a huge description is indexed only up to its bound, and a hit shows one short line', async () => {
+    const c = new HttpClient(gw.url, '2026-07-28');
+    const { tools } = await search(c, { query: 'quasar calibration' });
+    assert.deepEqual([tools[0]?.server, tools[0]?.name], ['h', 'long_winded']);
+    assert.ok(tools[0]!.description.length <= 200 && tools[0]!.description.startsWith('quasar calibration'));
+    assert.ok(!(await search(c, { query: 'zeppelin' })).tools.some((h) => h.name === 'long_winded'));
+  });
+});

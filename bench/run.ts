@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { execBench, execReport } from './exec';
 import { floodBench, floodReport } from './flood';
 import { pinsBench, pinsReport } from './pins';
+import { searchBench, searchReport } from './search';
 import { reloadBench, reloadReport } from './reload';
 import { shimBench, shimReport } from './shim';
 import { gatewayBench } from './gateway';
@@ -90,6 +91,7 @@ async function main(): Promise<void> {
   const reload = await reloadBench();
   const governance = await governanceBench(MS);
   const pins = await pinsBench();
+  const search = await searchBench();
   // Memory per idle legacy session (bench/sessions.ts), in its own process.
   const { execFileSync } = await import('node:child_process');
   const sessions = execFileSync(process.execPath, [join(__dirname, 'sessions.js'), '1000'], {
@@ -130,6 +132,8 @@ async function main(): Promise<void> {
     ...governance,
     '',
     ...pinsReport(pins),
+    '',
+    ...searchReport(search),
   ];
   writeFileSync(join(root, 'docs', 'performance.md'), lines.join('\n'));
 }

@@ -110,7 +110,7 @@ describe('mcpx CLI', () => {
       const tools = (await c.request('tools/list')).result as Json;
       assert.deepEqual(
         (tools.tools as Json[]).map((t) => t.name),
-        ['mcpx_call', 'mcpx_exec', 'mcpx_servers', 'mcpx_tools', 'mcpx_describe'],
+        ['mcpx_call', 'mcpx_exec', 'mcpx_servers', 'mcpx_tools', 'mcpx_describe', 'mcpx_search'],
       );
     } finally {
       assert.equal(await c.close(), 0);

@@ -57,7 +57,7 @@ describe('mcpx_exec: scripts that call several upstreams', () => {
       const tools = ((await peer.request('tools/list')).result as Json).tools as Json[];
       assert.deepEqual(
         tools.map((t) => t.name),
-        ['mcpx_call', 'mcpx_exec', 'mcpx_servers', 'mcpx_tools', 'mcpx_describe'],
+        ['mcpx_call', 'mcpx_exec', 'mcpx_servers', 'mcpx_tools', 'mcpx_describe', 'mcpx_search'],
       );
       assert.deepEqual(tools[1]!.execution, { taskSupport: 'optional' });
       const d = await peer.request('tools/call', { name: 'mcpx_describe', arguments: { server: 'b-2', tool: 'add' } });

@@ -60,7 +60,7 @@ describe('gateway mode, real upstreams', () => {
     const tools = await c.listTools();
     assert.deepEqual(
       tools.tools.map((t) => t.name),
-      ['mcpx_call', 'mcpx_exec', 'mcpx_servers', 'mcpx_tools', 'mcpx_describe'],
+      ['mcpx_call', 'mcpx_exec', 'mcpx_servers', 'mcpx_tools', 'mcpx_describe', 'mcpx_search'],
     );
     const found = await c.callTool({ name: 'mcpx_tools', arguments: { query: 'echo' } });
     const hits = (found.structuredContent as { tools: Array<{ server: string; tool: string; name: string }> }).tools;

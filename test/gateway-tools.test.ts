@@ -31,7 +31,7 @@ describe('the gateway tools registry', () => {
 
   test('every mcpx_ tool is one module in the registry: a name, a description, an object input schema, annotations', () => {
     const names = GATEWAY_TOOLS.map((t) => t.definition.name);
-    assert.deepEqual(names, ['mcpx_call', 'mcpx_exec', 'mcpx_servers', 'mcpx_tools', 'mcpx_describe']);
+    assert.deepEqual(names, ['mcpx_call', 'mcpx_exec', 'mcpx_servers', 'mcpx_tools', 'mcpx_describe', 'mcpx_search']);
     assert.equal(new Set(names).size, names.length, 'no name twice');
     for (const t of GATEWAY_TOOLS) {
       const d = t.definition;

@@ -192,7 +192,16 @@ describe('scope, auth and filters', () => {
     try {
       const c = await client(pt.url);
       const names = ((await c.request('tools/list')).result!.tools as Json[]).map((t) => t.name);
-      assert.deepEqual(names, ['add', 'echo', 'mcpx_call', 'mcpx_exec', 'mcpx_servers', 'mcpx_tools', 'mcpx_describe']);
+      assert.deepEqual(names, [
+        'add',
+        'echo',
+        'mcpx_call',
+        'mcpx_exec',
+        'mcpx_servers',
+        'mcpx_tools',
+        'mcpx_describe',
+        'mcpx_search',
+      ]);
     } finally {
       await pt.close();
     }

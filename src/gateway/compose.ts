@@ -40,6 +40,7 @@ import { screenList } from './screen';
 import { Subscriptions } from './subscriptions';
 import { PassthroughTools } from './toolIndex';
 import { GatewayTools } from './tools';
+import { ToolSearch } from './search/index';
 
 export interface GatewayOptions {
   log?: (line: string) => void;
@@ -230,6 +231,7 @@ export function composeGateway(
     catalogue,
     forward,
     exec,
+    search: new ToolSearch(),
     // Read when a run starts: a test sets it on the gateway's options after construction.
     execStarted: (pid) => opts.execStarted?.(pid),
   });

@@ -78,34 +78,32 @@ export class PassthroughTools {
   }
 }
 
-/** mcpx_tools: the allowed tools of `servers` whose name, title or description contains `query`, by
- *  the name a client calls them under; a server that cannot list them is named with its error. */
+/** One tool as mcpx_tools shows it: its server, its upstream name, the name a client calls it under. */
+export function toolEntry(passthrough: readonly string[], s: string, t: JsonObject): JsonObject {
+  const name = String(t.name);
+  return {
+    server: s,
+    tool: name,
+    name: passthrough.includes(s) ? safeName(name) : safeName(`${s}_${name}`),
+    ...(t.title ? { title: t.title } : {}),
+    ...(t.description ? { description: t.description } : {}),
+  };
+}
+
+/** mcpx_tools without a query: the allowed tools of `servers` by the name a client calls them under; a
+ *  server that cannot list them is named with its error. (A query is the tool search's: search/find.ts.) */
 export async function findTools(
   d: Omit<ToolIndexDeps, 'log'>,
   servers: string[],
   identity: string,
-  query?: string,
 ): Promise<JsonObject> {
-  const q = query?.toLowerCase();
   const tools: JsonObject[] = [];
   const errors: JsonObject[] = [];
   await Promise.all(
     servers.map(async (s) => {
       try {
-        for (const t of await d.catalogue.list(s, 'tools', identity)) {
-          const name = String(t.name);
-          if (!toolAllowed(name, d.defs.get(s)!.tools)) continue;
-          const text = `${name} ${String(t.title ?? '')} ${String(t.description ?? '')}`.toLowerCase();
-          if (q && !text.includes(q)) continue;
-          const shown = d.passthrough.includes(s) ? safeName(name) : safeName(`${s}_${name}`);
-          tools.push({
-            server: s,
-            tool: name,
-            name: shown,
-            ...(t.title ? { title: t.title } : {}),
-            ...(t.description ? { description: t.description } : {}),
-          });
-        }
+        for (const t of await d.catalogue.list(s, 'tools', identity))
+          if (toolAllowed(String(t.name), d.defs.get(s)!.tools)) tools.push(toolEntry(d.passthrough, s, t));
       } catch (e) {
         errors.push({ server: s, error: (e as Error).message });
       }

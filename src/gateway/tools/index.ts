@@ -8,11 +8,19 @@ import { schemaMismatch } from '../../kit/schema';
 import { mcpxCall } from './call';
 import { mcpxDescribe } from './describe';
 import { mcpxExec } from './exec';
+import { mcpxSearch } from './search';
 import { mcpxServers } from './servers';
 import type { GatewayTool, ToolDeps } from './tool';
 import { mcpxTools } from './tools';
 
-export const GATEWAY_TOOLS: readonly GatewayTool[] = [mcpxCall, mcpxExec, mcpxServers, mcpxTools, mcpxDescribe];
+export const GATEWAY_TOOLS: readonly GatewayTool[] = [
+  mcpxCall,
+  mcpxExec,
+  mcpxServers,
+  mcpxTools,
+  mcpxDescribe,
+  mcpxSearch,
+];
 
 /** A listed tool's handle: its task support and input schema as listed, and how it is called. */
 export function toolHandle(name: string, listed: JsonObject, call: ToolHandle['call']): ToolHandle {

@@ -1,5 +1,7 @@
-// mcpx_tools: the search across every server's allowed tools (toolIndex.ts findTools).
-import { findTools } from '../toolIndex';
+// mcpx_tools: every server's allowed tools (toolIndex.ts findTools); with `query`, those the tool search
+// finds with every word of it, best first (search/find.ts, docs/gateway.md "Tool search").
+import { findByQuery } from '../search/find';
+import { findTools, toolEntry } from '../toolIndex';
 import { type GatewayTool, jsonResult, obj } from './tool';
 
 export const mcpxTools: GatewayTool = {
@@ -7,8 +9,8 @@ export const mcpxTools: GatewayTool = {
     name: 'mcpx_tools',
     title: 'Find tools across servers',
     description:
-      'List the tools of every server (or one), optionally filtered by a case-insensitive `query` on name, title and description.',
-    inputSchema: obj({ query: { type: 'string' }, server: { type: 'string' } }),
+      'List the tools of every server (or one); with `query`, only those matching every word of it (names, titles, descriptions, argument names; a word may start a longer one or be misspelt slightly), best first. mcpx_search ranks by any word.',
+    inputSchema: obj({ query: { type: 'string', maxLength: 1000 }, server: { type: 'string' } }),
     outputSchema: obj(
       { tools: { type: 'array', items: { type: 'object' } }, errors: { type: 'array', items: { type: 'object' } } },
       ['tools'],
@@ -16,14 +18,17 @@ export const mcpxTools: GatewayTool = {
     annotations: { readOnlyHint: true },
   },
   run: async (args, ctx, d) => {
-    const servers = typeof args.server === 'string' ? [d.pool.def(args.server).name] : [...d.defs.keys()];
-    return jsonResult(
-      await findTools(
-        { defs: d.defs, passthrough: d.passthrough, catalogue: d.catalogue },
-        servers,
-        ctx.identity,
-        typeof args.query === 'string' ? args.query : undefined,
-      ),
-    );
+    const server = typeof args.server === 'string' ? d.pool.def(args.server).name : undefined;
+    if (typeof args.query !== 'string' || args.query.trim() === '') {
+      const servers = server === undefined ? [...d.defs.keys()] : [server];
+      return jsonResult(await findTools(d, servers, ctx.identity));
+    }
+    const { hits, errors } = await findByQuery(d, ctx.identity, args.query, {
+      server,
+      limit: Number.POSITIVE_INFINITY,
+      all: true,
+    });
+    const tools = hits.map((h) => toolEntry(d.passthrough, h.server, h.tool));
+    return jsonResult(errors.length ? { tools, errors } : { tools });
   },
 };

@@ -14,6 +14,7 @@ export const welcomeAddServer =
       readFileSync(join(vscode.extensions.getExtension('mcpx.mcpx')!.extensionPath, 'package.json'), 'utf8'),
     ) as { contributes: { viewsWelcome: Array<{ view: string; contents: string }> } };
     assert.deepEqual(pkg.contributes.viewsWelcome.map((w) => w.view).sort(), [
+      'mcpx.activity',
       'mcpx.questions',
       'mcpx.subscriptions',
       'mcpx.tasks',

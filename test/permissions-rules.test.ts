@@ -78,6 +78,32 @@ describe('a rule matches on each of its fields', () => {
     assert.deepEqual(decide(p, call({ identity: 'client:ci-7' })), { action: 'ask', rule: 'permissions.rules[1]' });
   });
 
+  test('a verdict kept for one call is not given to another: each field a rule tests tells them apart', () => {
+    const p = perms({
+      rules: [
+        { client: { identity: 'client:ci-*' }, action: 'deny' },
+        { client: 'Claude*', action: 'ask' },
+        { annotations: { readOnlyHint: true }, action: 'allow' },
+      ],
+      default: 'deny',
+    });
+    // The same call, asked twice each way, in an order where a shared key would answer wrongly.
+    for (let i = 0; i < 2; i++) {
+      assert.equal(decide(p, call({ identity: 'client:ci-1', clientName: 'Cursor' })).action, 'deny');
+      assert.equal(decide(p, call({ identity: 'client:dev', clientName: 'Claude Code' })).action, 'ask');
+      assert.equal(decide(p, call({ identity: 'client:dev', clientName: 'Cursor' })).action, 'deny');
+      assert.equal(
+        decide(p, call({ identity: 'client:dev', clientName: 'Cursor', annotations: { readOnlyHint: true } })).action,
+        'allow',
+      );
+    }
+    // Rules that test neither names nor identities: one verdict serves every client.
+    const q = perms({ rules: [{ tool: 'create_*', action: 'ask' }] });
+    assert.equal(decide(q, call({ identity: 'http:1' })).action, 'ask');
+    assert.equal(decide(q, call({ identity: 'http:2', clientName: 'x' })).action, 'ask');
+    assert.equal(decide(q, call({ identity: 'http:2', target: 'list' })).action, 'allow');
+  });
+
   test('askVia is carried with the verdict', () => {
     const p = perms({ rules: [{ tool: 'x', action: 'ask', askVia: 'client' }] });
     assert.deepEqual(decide(p, call({ target: 'x' })), {

@@ -132,7 +132,10 @@ export class ActivityLog implements ActivitySink, ActivityFeed, ActivityHistory 
   async flushed(): Promise<void> {
     this.process();
     this.startWriting(true);
-    while (this.writing) await this.writing;
+    while (this.writing) {
+      await this.writing;
+      this.startWriting(true);
+    }
   }
 
   async close(): Promise<void> {
@@ -204,6 +207,8 @@ export class ActivityLog implements ActivitySink, ActivityFeed, ActivityHistory 
     this.timer = undefined;
     this.writing = this.write().finally(() => {
       this.writing = undefined;
+      // What came while writing waits for the next write, not a write of its own at once.
+      this.startWriting(false);
     });
   }
 
@@ -220,9 +225,10 @@ export class ActivityLog implements ActivitySink, ActivityFeed, ActivityHistory 
     this.o.log(`activity: records dropped (${why}); the count follows once the log catches up`);
   }
 
-  /** Write what is queued, one batch at a time, until nothing is. */
+  /** Write what is queued now: one write, and more only across a rotation. */
   private async write(): Promise<void> {
     const f = this.o.file!;
+    let waiting = this.lines.length;
     while (this.lines.length) {
       if (this.failed && Date.now() - this.failed.at < RETRY_MS) {
         this.failed.unwritten += this.lines.length;
@@ -252,6 +258,9 @@ export class ActivityLog implements ActivitySink, ActivityFeed, ActivityHistory 
         this.size! += bytes;
         this.recovered();
         if (Date.now() - this.lastPrune > PRUNE_EVERY_MS) await this.prune(f.dir);
+        // The lines that came during the write: a rotation's remainder goes on; new ones wait their turn.
+        if (take >= waiting) return;
+        waiting -= take;
       } catch (e) {
         await this.closeFile();
         this.failure(e as NodeJS.ErrnoException, fileOf(f.dir, f.writer));

@@ -57,23 +57,40 @@ const FIELDS: ReadonlyArray<(r: PermissionRule, s: Subject) => boolean> = [
 const matches = (r: PermissionRule, s: Subject): boolean => FIELDS.every((f) => f(r, s));
 
 /** Verdicts already reached, per rule set (a reload makes a new one): a call matched against the rules
- *  once per kind of call, not once per call. Bounded: emptied when full. */
-const verdicts = new WeakMap<Permissions, Map<string, Verdict>>();
+ *  once per kind of call, not once per call — keyed by only the fields its rules test (an identity is
+ *  often one per connection). Bounded: emptied when full. */
+const verdicts = new WeakMap<Permissions, { byClient: boolean; byIdentity: boolean; kept: Map<string, Verdict> }>();
 const VERDICTS_KEPT = 4096;
 const HINTS = ['destructiveHint', 'readOnlyHint', 'openWorldHint', 'idempotentHint'] as const;
 
+const byIdentity = (r: PermissionRule): boolean => typeof r.client === 'object' && !Array.isArray(r.client);
+
 export function decide(p: Permissions, s: Subject): Verdict {
   if (p.rules.length === 0) return { action: p.default, rule: 'default' };
-  let kept = verdicts.get(p);
-  if (!kept) verdicts.set(p, (kept = new Map()));
+  let cache = verdicts.get(p);
+  if (!cache) {
+    cache = {
+      byClient: p.rules.some((r) => r.client !== undefined && !byIdentity(r)),
+      byIdentity: p.rules.some(byIdentity),
+      kept: new Map(),
+    };
+    verdicts.set(p, cache);
+  }
   // Every field a rule can test: the hints as they read with the spec's defaults.
   const hints = s.kind === 'tool' ? HINTS.map((h) => (hint(s.annotations, h) ? 1 : 0)).join('') : '';
-  const key = [s.kind, s.server, s.target, s.clientName ?? '\u0001', s.identity, hints].join('\u0000');
-  const known = kept.get(key);
+  const key = [
+    s.kind,
+    s.server,
+    s.target,
+    cache.byClient ? (s.clientName ?? '\u0001') : '',
+    cache.byIdentity ? s.identity : '',
+    hints,
+  ].join('\u0000');
+  const known = cache.kept.get(key);
   if (known) return known;
   const v = verdictOf(p, s);
-  if (kept.size >= VERDICTS_KEPT) kept.clear();
-  kept.set(key, v);
+  if (cache.kept.size >= VERDICTS_KEPT) cache.kept.clear();
+  cache.kept.set(key, v);
   return v;
 }
 

@@ -98,8 +98,9 @@ export class ActivityLog implements ActivitySink, ActivityFeed, ActivityHistory 
   recent(filter: ActivityFilter = {}, limit = MEMORY_RECORDS): readonly ActivityRecord[] {
     this.process();
     const out: ActivityRecord[] = [];
+    const redact = this.redactor();
     for (let i = this.memory.length - 1; i >= 0 && out.length < limit; i--) {
-      const r = this.readable(this.memory[i]!);
+      const r = this.readable(this.memory[i]!, redact);
       if (matchesFilter(r, filter, filter.since ?? 0)) out.push(r);
     }
     return out;

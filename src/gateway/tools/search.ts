@@ -3,6 +3,7 @@
 import { findByQuery } from '../search/find';
 import { oneLine } from '../search/index';
 import { type GatewayTool, jsonResult, obj } from './tool';
+import { FOUND_TOOLS } from './tools';
 
 /** Hits of one search, at most; the default when `limit` is not given. */
 const LIMIT_MAX = 50;
@@ -32,10 +33,7 @@ export const mcpxSearch: GatewayTool = {
       },
       ['query'],
     ),
-    outputSchema: obj(
-      { tools: { type: 'array', items: { type: 'object' } }, errors: { type: 'array', items: { type: 'object' } } },
-      ['tools'],
-    ),
+    outputSchema: FOUND_TOOLS,
     annotations: { readOnlyHint: true },
   },
   run: async (args, ctx, d) => {

@@ -4,6 +4,12 @@ import { findByQuery } from '../search/find';
 import { findTools, toolEntry } from '../toolIndex';
 import { type GatewayTool, jsonResult, obj } from './tool';
 
+/** What mcpx_tools and mcpx_search return: the tools found, and the servers that could not list. */
+export const FOUND_TOOLS = obj(
+  { tools: { type: 'array', items: { type: 'object' } }, errors: { type: 'array', items: { type: 'object' } } },
+  ['tools'],
+);
+
 export const mcpxTools: GatewayTool = {
   definition: {
     name: 'mcpx_tools',
@@ -11,10 +17,7 @@ export const mcpxTools: GatewayTool = {
     description:
       'List the tools of every server (or one); with `query`, only those matching every word of it (names, titles, descriptions, argument names; a word may start a longer one or be misspelt slightly), best first. mcpx_search ranks by any word.',
     inputSchema: obj({ query: { type: 'string', maxLength: 1000 }, server: { type: 'string' } }),
-    outputSchema: obj(
-      { tools: { type: 'array', items: { type: 'object' } }, errors: { type: 'array', items: { type: 'object' } } },
-      ['tools'],
-    ),
+    outputSchema: FOUND_TOOLS,
     annotations: { readOnlyHint: true },
   },
   run: async (args, ctx, d) => {

@@ -61,6 +61,14 @@ await Promise.all([
   // The process an mcpx_exec script runs in (src/gateway/exec/child.ts; docs/exec.md): its own bundle,
   // started by path under the sandbox's flags, shipped in the .vsix beside dist/cli.js.
   build({ ...common, entryPoints: ['src/gateway/exec/child.ts'], outfile: 'dist/exec-child.js', sourcemap: false }),
+  // The relay inside an upstream's sandbox (src/upstream/sandbox/relay.ts; docs/security.md "The upstream
+  // sandbox"): its own bundle, started by path inside bubblewrap, shipped in the .vsix beside dist/cli.js.
+  build({
+    ...common,
+    entryPoints: ['src/upstream/sandbox/relay.ts'],
+    outfile: 'dist/sandbox-relay.js',
+    sourcemap: false,
+  }),
   // OpenTelemetry (src/otel/tracer.ts; docs/gateway.md "Telemetry"): its own bundle, required at run time by
   // src/telemetry/trace.ts only while telemetry.otlpEndpoint is set, so dist/mcpx.js and dist/extension.js
   // hold none of it (test/otel.test.ts); shipped in the .vsix beside them.

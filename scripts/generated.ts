@@ -193,7 +193,9 @@ export function configurationContribution(): Record<string, unknown> {
           ? 'boolean'
           : d.kind === 'list' || d.kind === 'revisions'
             ? 'array'
-            : 'string';
+            : d.kind === 'object'
+              ? ['boolean', 'object']
+              : 'string';
     const p: Record<string, unknown> = {
       type,
       default: d.kind === 'duration' ? `${String(d.default)}ms` : d.default,

@@ -2,6 +2,7 @@
 // Claude-style `mcpServers`), plus mcpx's own per-server fields. Each server is validated on its own,
 // so one bad entry names its exact path and the rest still load.
 import { z } from 'zod';
+import { sandboxSchema } from './sandbox';
 
 const auth = z.discriminatedUnion('type', [
   z.object({ type: z.literal('bearer'), token: z.string() }).strict(),
@@ -58,6 +59,9 @@ const stdio = z
      *  "Upstream environment"). */
     inheritEnv: z.boolean().optional(),
     cwd: z.string().optional(),
+    /** What the process may read, write and reach (docs/security.md "The upstream sandbox"); absent: the
+     *  upstream.sandbox setting's. */
+    sandbox: sandboxSchema.optional(),
     ...common,
   })
   .strict();

@@ -120,6 +120,12 @@ function parseSetting(def: SettingDef, raw: unknown): unknown {
       if (raw === '' || raw === undefined) return '';
       return isRevision(raw) ? raw : fail(revisionsError(String(raw)));
     }
+    case 'object':
+      try {
+        return def.parse!(raw);
+      } catch (e) {
+        return fail((e as Error).message);
+      }
   }
 }
 

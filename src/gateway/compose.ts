@@ -6,6 +6,7 @@
 import { join } from 'node:path';
 import type { Config } from '../config/file';
 import { policyFrom } from '../config/policy';
+import { rootPaths } from '../config/sandbox';
 import type { ServerDef } from '../config/servers';
 import type { Settings } from '../config/settings';
 import { VERSION } from '../config/version';
@@ -169,6 +170,7 @@ export function composeGateway(
     hooks: (def, scope) => inbox.hooks(def, scope),
     log,
     onStateChange: (st) => inbox.state(st),
+    roots: () => rootPaths(config.roots),
   });
   const pins = new Pins({
     store: opts.pins ?? (opts.stateDir ? FilePinStore.inState(opts.stateDir) : new MemoryPinStore()),

@@ -3,6 +3,7 @@
 // subscription holds it; a crash fails the calls in flight at once and the next call restarts it.
 import type { Policy } from '../config/policy';
 import { redactText } from '../config/redact';
+import type { SandboxBlock } from '../config/sandbox';
 import type { ServerDef } from '../config/servers';
 import type { Settings } from '../config/settings';
 import { CODES, ProtocolError } from '../protocol/errors';
@@ -36,6 +37,8 @@ export interface PoolOptions {
   onStateChange?(s: UpstreamStatus): void;
   /** Every server's sign-in (src/upstream/auth/): one per server, whatever the scope. */
   auth?: Authorizers;
+  /** The workspace's folders as paths, read at each start (a sandbox's default reads). */
+  roots?(): readonly string[];
 }
 
 export { entryKey } from './instances';
@@ -176,6 +179,7 @@ export class Pool {
         maxDepth: this.o.settings.get<number>('limits.paramsDepth'),
         envNames: this.o.settings.get<string[]>('upstream.env'),
         auth: this.o.auth?.for(e.def),
+        sandbox: { fallback: this.o.settings.get<SandboxBlock>('upstream.sandbox'), roots: this.o.roots?.() ?? [] },
       });
       if (this.closed) {
         await client.close();

@@ -15,7 +15,7 @@ import { type ClientHooks, UpstreamClient, UpstreamError } from './client';
 import type { EraCache, EraRecord } from './eras';
 import { HttpUpstream } from './http';
 import { encodeHeaderValue } from '../wire/headers';
-import { openTransport } from './transports';
+import { type SandboxContext, openTransport } from './transports';
 import { HttpStatusError, TransportClosed, type UpstreamBounds, type UpstreamTransport } from './transport';
 
 export interface ConnectOptions {
@@ -40,6 +40,8 @@ export interface ConnectOptions {
   envNames?: readonly string[];
   /** The server's sign-in (HTTP servers): a sign-in the handshake needs is asked for here, once. */
   auth?: Authorizer;
+  /** upstream.sandbox and the workspace roots: a stdio server's sandbox (docs/security.md). */
+  sandbox?: SandboxContext;
 }
 
 const boundsOf = (o: ConnectOptions): Partial<UpstreamBounds> => ({
@@ -116,7 +118,7 @@ async function probeEras(
     transport =
       transport && !transport.isClosed
         ? transport
-        : await openTransport(o.def, via, o.hooks.log, boundsOf(o), o.envNames, o.auth);
+        : await openTransport(o.def, via, o.hooks.log, boundsOf(o), o.envNames, o.auth, o.sandbox);
     opened(transport);
     // HTTP+SSE has no server/discover: a legacy transport, initialize only.
     const a =

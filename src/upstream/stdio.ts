@@ -31,6 +31,7 @@ export class StdioUpstream implements UpstreamTransport {
   /** Lines about this connection's noise and its stderr, bounded. */
   private readonly noise: LogBudget;
   private ended = false;
+  private readonly released: () => Promise<void>;
   get isClosed(): boolean {
     return this.ended;
   }
@@ -42,12 +43,18 @@ export class StdioUpstream implements UpstreamTransport {
     spec: SpawnSpec,
     private readonly log: (line: string) => void,
     bounds: Partial<UpstreamBounds> = {},
+    /** What the instance holds beside its process (a sandbox's directories and relays): let go once it
+     *  has ended. */
+    release?: () => Promise<void>,
   ) {
     const { maxLineBytes, maxDepth } = boundsWithDefaults(bounds);
     this.maxDepth = maxDepth;
     this.maxLineBytes = maxLineBytes;
     this.noise = new LogBudget(log, name);
     this.child = spawnGuarded(spec);
+    let released: Promise<void> | undefined;
+    this.released = () =>
+      (released ??= release?.().catch((e: Error) => log(`[${name}] ${e.message}`)) ?? Promise.resolve());
     (this.child.stdio[3] as Socket | null)?.unref?.();
     readLines(this.child.stdout!, maxLineBytes, {
       line: (l, bytes) => this.line(l, bytes),
@@ -69,13 +76,16 @@ export class StdioUpstream implements UpstreamTransport {
         ),
     });
     this.child.stdin!.on('error', () => undefined); // EPIPE after the child died: reported by 'exit'
-    this.child.on('error', (e) => this.end(new TransportClosed(`upstream ${name} could not start: ${e.message}`)));
+    this.child.on('error', (e) => {
+      this.end(new TransportClosed(`upstream ${name} could not start: ${e.message}`));
+      void this.released();
+    });
     this.child.on('exit', (code, signal) => {
       const how = signal ? `was killed by ${signal}` : `exited with code ${code}`;
       this.end(new TransportClosed(`upstream ${name} ${how}`));
       // What the upstream started and left behind in its group (a forked child, a grandchild holding its
       // pipes) goes with it: nothing outlives the process mcpx started (docs/security.md "Bounds").
-      void killGroup(this.child);
+      void killGroup(this.child).then(this.released);
     });
   }
 
@@ -163,5 +173,6 @@ export class StdioUpstream implements UpstreamTransport {
       await Promise.race([new Promise((r) => this.child.once('exit', r)), new Promise((r) => setTimeout(r, 300))]);
     }
     await killGroup(this.child);
+    await this.released();
   }
 }

@@ -1,9 +1,11 @@
 // A transport for a server definition, with its auth applied to every connection.
 import { readEnvFile } from '../config/envFile';
+import { type SandboxBlock, sandboxOf } from '../config/sandbox';
 import type { ServerDef } from '../config/servers';
 import type { Authorizer } from './auth/authorizer';
 import { HttpUpstream } from './http';
 import { SseUpstream } from './sse';
+import { sandboxed } from './sandbox';
 import { StdioUpstream } from './stdio';
 import type { UpstreamBounds, UpstreamTransport } from './transport';
 
@@ -51,12 +53,19 @@ function inherited(def: Extract<ServerDef, { command: string }>, names: readonly
   return env;
 }
 
-function stdioTransport(
+/** The upstream.sandbox setting and the workspace's folders (paths): a stdio server's sandbox. */
+export interface SandboxContext {
+  fallback: SandboxBlock;
+  roots: readonly string[];
+}
+
+async function stdioTransport(
   def: Extract<ServerDef, { command: string }>,
   envNames: readonly string[],
   log: (l: string) => void,
   bounds: Partial<UpstreamBounds>,
-): StdioUpstream {
+  box: SandboxContext,
+): Promise<StdioUpstream> {
   const env = inherited(def, envNames);
   if (def.envFile) Object.assign(env, readEnvFile(def.envFile));
   for (const [k, v] of Object.entries(def.env)) {
@@ -64,7 +73,12 @@ function stdioTransport(
     else env[k] = String(v);
   }
   if (def.auth?.type === 'env') env[def.auth.name] = def.auth.value;
-  return new StdioUpstream(def.name, { command: def.command, args: def.args, env, cwd: def.cwd }, log, bounds);
+  const spec = { command: def.command, args: def.args, env, cwd: def.cwd };
+  const sandbox = sandboxOf(def.sandbox, box.fallback);
+  if (!sandbox.enabled) return new StdioUpstream(def.name, spec, log, bounds);
+  // No mechanism, no start: the error names what to install (never unsandboxed silently).
+  const s = await sandboxed(spec, sandbox, box.roots, (l) => log(`[${def.name}] ${l}`));
+  return new StdioUpstream(def.name, s.spec, log, bounds, s.release);
 }
 
 export async function openTransport(
@@ -76,8 +90,10 @@ export async function openTransport(
   envNames: readonly string[] = [],
   /** The server's sign-in, for Streamable HTTP (docs/gateway.md "Signing in to upstreams"). */
   auth?: Authorizer,
+  /** A stdio server's sandbox: the setting and the roots; absent: none unless its definition asks. */
+  box: SandboxContext = { fallback: false, roots: [] },
 ): Promise<UpstreamTransport> {
-  if (def.type === 'stdio') return stdioTransport(def, envNames, log, b);
+  if (def.type === 'stdio') return stdioTransport(def, envNames, log, b, box);
   const { url, headers } = httpTarget(def);
   if (via === 'sse') return SseUpstream.open(def.name, url, headers, log, b);
   return new HttpUpstream(def.name, { url, headers, log, bounds: b, auth });

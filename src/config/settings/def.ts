@@ -1,6 +1,6 @@
 // A row of the settings table (config/settings.ts): a setting's key, kind, default and description.
 
-type Kind = 'duration' | 'integer' | 'boolean' | 'string' | 'list' | 'revisions' | 'revision';
+type Kind = 'duration' | 'integer' | 'boolean' | 'string' | 'list' | 'revisions' | 'revision' | 'object';
 
 export interface SettingDef {
   readonly key: string;
@@ -12,6 +12,8 @@ export interface SettingDef {
   readonly min?: number;
   /** The values a string setting may take. */
   readonly choices?: readonly string[];
+  /** An `object` setting's reader: the value, or an Error saying what is wrong with it. */
+  readonly parse?: (raw: unknown) => unknown;
 }
 
 export const D = (

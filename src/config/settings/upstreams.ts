@@ -1,4 +1,5 @@
 // Settings of mcpx as a client: the upstreams' environment, the surface, the pool, signing in, mcpx_exec.
+import { parseSandboxSetting } from '../sandbox';
 import { D, type SettingDef } from './def';
 
 export const UPSTREAMS: readonly SettingDef[] = [
@@ -7,6 +8,13 @@ export const UPSTREAMS: readonly SettingDef[] = [
     'list',
     [],
     "Names of the gateway's environment variables passed to every stdio upstream, besides the safe list.",
+  ),
+  D(
+    'upstream.sandbox',
+    'object',
+    false,
+    'The sandbox of every stdio upstream whose definition has no `sandbox` block: `false` (none), `true` (the defaults: reads of the workspace roots, the server\'s own directories and the system\'s libraries; writes to a private temporary directory; no network), or a block `{ enabled, read, write, network }` (docs/security.md "The upstream sandbox").',
+    { parse: parseSandboxSetting },
   ),
   D('mcp.pageSize', 'integer', 100, 'Items per page of a list result.', { min: 1 }),
   D('mcp.passthrough', 'list', [], 'Servers whose tools, prompts and resources are offered under their own names.'),

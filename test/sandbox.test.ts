@@ -1,0 +1,138 @@
+// Stdio upstreams in a sandbox (docs/security.md "The upstream sandbox"): a real fixture server under
+// bubblewrap behind a real gateway, reached by the official SDK client over Streamable HTTP (every frame
+// checked against its revision's schema). What it may read, write and reach works; what it may not
+// fails inside the server — and in a child it spawns — and the decoy key's contents appear nowhere.
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { type Server, createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { type Listening, listen } from '../src/app/app';
+import { parseConfig } from '../src/config/file';
+import { Settings } from '../src/config/settings';
+import { Gateway } from '../src/gateway/gateway';
+import { fixture } from './harness/gateway';
+import { validating } from './harness/sdk';
+
+const PROBE = fixture('upstream/sandbox-probe');
+const dir = mkdtempSync(join(tmpdir(), 'mcpx-sandbox-test-'));
+const home = join(dir, 'home');
+const ws = join(dir, 'workspace');
+const out = join(dir, 'out');
+const outside = join(dir, 'outside');
+const state = join(dir, 'state');
+const DECOY = `decoy-key-${randomBytes(16).toString('hex')}`;
+const decoy = join(home, '.ssh', 'id_ed25519');
+for (const d of [join(home, '.ssh'), ws, out, outside, state]) mkdirSync(d, { recursive: true });
+writeFileSync(decoy, DECOY);
+writeFileSync(join(ws, 'inside.txt'), 'inside the workspace');
+
+/** A loopback listener that says `word` to whoever connects. */
+async function speaker(word: string): Promise<{ server: Server; port: number }> {
+  const server = createServer((c) => c.end(word));
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  return { server, port: (server.address() as { port: number }).port };
+}
+
+const logs: string[] = [];
+const texts: string[] = [];
+
+async function start(servers: Record<string, unknown>, settings: Record<string, unknown> = {}) {
+  const config = parseConfig({ servers, roots: [ws] }, 'test', { env: process.env });
+  const s = new Settings([{ source: 'flag', values: settings }]);
+  const g = new Gateway(config, s, { stateDir: state, log: (l) => logs.push(l) });
+  const l: Listening = await listen({ provider: g, settings: s, port: 0, address: '127.0.0.1' });
+  const client = new Client({ name: 'sandbox-test', version: '1.0.0' });
+  await client.connect(validating(new StreamableHTTPClientTransport(new URL(l.endpoint))).transport);
+  const attempt = async (server: string, args: Record<string, unknown>): Promise<string> => {
+    const r = await client.callTool({ name: 'mcpx_call', arguments: { server, tool: 'try', arguments: args } });
+    const text = JSON.stringify(r.content);
+    texts.push(text);
+    assert.equal(r.isError ?? false, false, text);
+    return (r.content as Array<{ text: string }>)[0]!.text;
+  };
+  const close = async () => {
+    await client.close();
+    await l.close();
+    await g.close();
+  };
+  return { g, client, attempt, close };
+}
+
+after(() => rmSync(dir, { recursive: true, force: true }));
+
+describe('a sandboxed stdio upstream', () => {
+  let allowed: { server: Server; port: number };
+  let denied: { server: Server; port: number };
+  let gw: Awaited<ReturnType<typeof start>>;
+  before(async () => {
+    allowed = await speaker('hello from the allowed port');
+    denied = await speaker('hello from the other port');
+    gw = await start({
+      probe: {
+        command: process.execPath,
+        args: [PROBE],
+        env: { HOME: home },
+        sandbox: { write: [out], network: { loopbackPorts: [allowed.port] } },
+      },
+    });
+  });
+  after(async () => {
+    await gw.close();
+    allowed.server.close();
+    denied.server.close();
+  });
+
+  for (const child of [false, true]) {
+    const who = child ? 'a child it spawns' : 'the server';
+    test(`${who}: reads the workspace, writes the listed path and its private directory, reaches the allowed port`, async () => {
+      assert.equal(
+        await gw.attempt('probe', { op: 'read', path: join(ws, 'inside.txt'), child }),
+        'ok: inside the workspace',
+      );
+      assert.equal(await gw.attempt('probe', { op: 'write', path: join(out, `w-${child}`), child }), 'ok: written');
+      assert.equal(readFileSync(join(out, `w-${child}`), 'utf8'), 'written by sandbox-probe\n');
+      const tmp = (await gw.attempt('probe', { op: 'env', child })).slice('ok: '.length);
+      assert.match(tmp, /mcpx-sandbox-/, "TMPDIR is the instance's private directory");
+      assert.equal(await gw.attempt('probe', { op: 'write', path: join(tmp, 'scratch'), child }), 'ok: written');
+      assert.equal(
+        await gw.attempt('probe', { op: 'connect', port: allowed.port, child }),
+        'ok: hello from the allowed port',
+      );
+    });
+
+    test(`${who}: cannot read the decoy key, write outside, or reach another loopback port`, async () => {
+      assert.match(await gw.attempt('probe', { op: 'read', path: decoy, child }), /^failed: ENOENT$/);
+      assert.match(await gw.attempt('probe', { op: 'list', path: home, child }), /^failed: ENOENT$/);
+      assert.match(
+        await gw.attempt('probe', { op: 'write', path: join(outside, 'x'), child }),
+        /^failed: E(NOENT|ROFS)$/,
+      );
+      assert.match(await gw.attempt('probe', { op: 'write', path: join(ws, 'x'), child }), /^failed: EROFS$/);
+      assert.match(
+        await gw.attempt('probe', { op: 'write', path: '/tmp/mcpx-escape', child }),
+        /^failed: E(NOENT|ROFS)$/,
+      );
+      assert.ok(!existsSync(join(outside, 'x')) && !existsSync(join(ws, 'x')) && !existsSync('/tmp/mcpx-escape'));
+      assert.match(await gw.attempt('probe', { op: 'connect', port: denied.port, child }), /^failed: ECONNREFUSED$/);
+    });
+  }
+});
+
+/** Every file under `d`, read whole. */
+function allText(d: string): string {
+  let s = '';
+  for (const e of readdirSync(d, { withFileTypes: true, recursive: true })) {
+    if (e.isFile()) s += readFileSync(join(e.parentPath, e.name), 'utf8');
+  }
+  return s;
+}
+
+test('the decoy key appears in no result, log line or state file', () => {
+  assert.ok(texts.length >= 10, 'the attempts above ran');
+  for (const t of [...texts, ...logs, allText(state)]) assert.ok(!t.includes(DECOY));
+});

@@ -48,8 +48,12 @@ async function start(servers: Record<string, unknown>, settings: Record<string, 
   const l: Listening = await listen({ provider: g, settings: s, port: 0, address: '127.0.0.1' });
   const client = new Client({ name: 'sandbox-test', version: '1.0.0' });
   await client.connect(validating(new StreamableHTTPClientTransport(new URL(l.endpoint))).transport);
-  const attempt = async (server: string, args: Record<string, unknown>): Promise<string> => {
-    const r = await client.callTool({ name: 'mcpx_call', arguments: { server, tool: 'try', arguments: args } });
+  const attempt = async (server: string, args: Record<string, unknown>, who?: string): Promise<string> => {
+    const r = await client.callTool({
+      name: 'mcpx_call',
+      arguments: { server, tool: 'try', arguments: args },
+      ...(who ? { _meta: { 'dev.mcpx/session': who } } : {}),
+    });
     const text = JSON.stringify(r.content);
     texts.push(text);
     assert.equal(r.isError ?? false, false, text);
@@ -121,6 +125,111 @@ describe('a sandboxed stdio upstream', () => {
       assert.match(await gw.attempt('probe', { op: 'connect', port: denied.port, child }), /^failed: ECONNREFUSED$/);
     });
   }
+});
+
+/** Host pids of the processes whose command line holds `marker`. */
+function pidsWith(marker: string): number[] {
+  const out: number[] = [];
+  for (const p of readdirSync('/proc')) {
+    if (!/^\d+$/.test(p)) continue;
+    try {
+      if (readFileSync(`/proc/${p}/cmdline`, 'utf8').includes(marker)) out.push(Number(p));
+    } catch {
+      // gone
+    }
+  }
+  return out;
+}
+
+async function until(what: string, pred: () => boolean, ms = 10_000): Promise<void> {
+  const t0 = Date.now();
+  while (!pred()) {
+    if (Date.now() - t0 > ms) assert.fail(`not within ${ms} ms: ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+describe('the sandbox is kept by every instance and ends with it', () => {
+  const probe = { command: process.execPath, args: [PROBE], env: { HOME: home } };
+
+  test('scope "identity": each instance has its own private directory, which the other cannot see', async () => {
+    const gw = await start({ mine: { ...probe, scope: 'identity', sandbox: true } });
+    try {
+      const alice = (await gw.attempt('mine', { op: 'env' }, 'alice')).slice('ok: '.length);
+      const bob = (await gw.attempt('mine', { op: 'env' }, 'bob')).slice('ok: '.length);
+      assert.notEqual(alice, bob);
+      assert.equal(await gw.attempt('mine', { op: 'write', path: join(alice, 'note') }, 'alice'), 'ok: written');
+      assert.match(await gw.attempt('mine', { op: 'read', path: join(alice, 'note') }, 'bob'), /^failed: ENOENT$/);
+      assert.match(await gw.attempt('mine', { op: 'read', path: decoy }, 'bob'), /^failed: ENOENT$/);
+    } finally {
+      await gw.close();
+    }
+  });
+
+  test("a restarted instance is sandboxed again; the ended one's private directory is gone", async () => {
+    const gw = await start({ probe: { ...probe, sandbox: true } });
+    try {
+      const first = (await gw.attempt('probe', { op: 'env' })).slice('ok: '.length);
+      assert.ok(existsSync(first));
+      await assert.rejects(
+        gw.client.callTool({
+          name: 'mcpx_call',
+          arguments: { server: 'probe', tool: 'try', arguments: { op: 'exit' } },
+        }),
+        /exited with code 3/,
+      );
+      const second = (await gw.attempt('probe', { op: 'env' })).slice('ok: '.length);
+      assert.notEqual(second, first);
+      assert.match(await gw.attempt('probe', { op: 'read', path: decoy }), /^failed: ENOENT$/);
+      await until('the first private directory removed', () => !existsSync(first));
+    } finally {
+      await gw.close();
+    }
+  });
+
+  test('a reload that changes the server starts it sandboxed with the new block', async () => {
+    const gw = await start({ probe: { ...probe, sandbox: true } });
+    try {
+      assert.match(await gw.attempt('probe', { op: 'write', path: join(out, 'reload') }), /^failed: E(NOENT|ROFS)$/);
+      const servers = { probe: { ...probe, sandbox: { write: [out] } } };
+      await gw.g.reload(parseConfig({ servers, roots: [ws] }, 'test', { env: process.env }), new Settings());
+      assert.equal(await gw.attempt('probe', { op: 'write', path: join(out, 'reload') }), 'ok: written');
+      assert.match(await gw.attempt('probe', { op: 'read', path: decoy }), /^failed: ENOENT$/);
+    } finally {
+      await gw.close();
+    }
+  });
+
+  test('stopping the instance ends everything inside, even a process that left its group', async () => {
+    const marker = `mcpx-sleeper-${randomBytes(6).toString('hex')}`;
+    const gw = await start({ probe: { ...probe, sandbox: true } });
+    let stopped = false;
+    try {
+      assert.equal(await gw.attempt('probe', { op: 'spawn', path: marker }), 'ok: spawned');
+      await until('the sleeper runs', () => pidsWith(marker).length === 1);
+      await gw.close();
+      stopped = true;
+      await until('the sleeper is gone', () => pidsWith(marker).length === 0);
+    } finally {
+      if (!stopped) await gw.close();
+      for (const pid of pidsWith(marker)) process.kill(pid, 'SIGKILL');
+    }
+  });
+
+  test('no bubblewrap on the PATH: the server does not start, and the error says what to install', async () => {
+    const gw = await start({ probe: { ...probe, env: { HOME: home, PATH: dir }, sandbox: true } });
+    try {
+      await assert.rejects(
+        gw.client.callTool({
+          name: 'mcpx_call',
+          arguments: { server: 'probe', tool: 'try', arguments: { op: 'env' } },
+        }),
+        /bubblewrap \(bwrap\) is not installed, so the server is not started: install bubblewrap \(Debian and Ubuntu: apt install bubblewrap/,
+      );
+    } finally {
+      await gw.close();
+    }
+  });
 });
 
 /** Every file under `d`, read whole. */

@@ -15,7 +15,7 @@ import { type Listening, listen } from '../src/app/app';
 import { parseConfig } from '../src/config/file';
 import { Settings } from '../src/config/settings';
 import { Gateway } from '../src/gateway/gateway';
-import { fixture } from './harness/gateway';
+import { fixture, repoRoot } from './harness/gateway';
 import { validating } from './harness/sdk';
 
 const PROBE = fixture('upstream/sandbox-probe');
@@ -229,6 +229,39 @@ describe('the sandbox is kept by every instance and ends with it', () => {
     } finally {
       await gw.close();
     }
+  });
+});
+
+describe('the reference filesystem server from npm, sandboxed with one root', () => {
+  const FS = join(repoRoot(), 'node_modules/@modelcontextprotocol/server-filesystem/dist/index.js');
+  let gw: Awaited<ReturnType<typeof start>>;
+  const call = async (tool: string, args: Record<string, unknown>) => {
+    const r = await gw.client.callTool({ name: 'mcpx_call', arguments: { server: 'files', tool, arguments: args } });
+    const text = (r.content as Array<{ text: string }>).map((c) => c.text).join('\n');
+    texts.push(text);
+    return { text, isError: r.isError ?? false };
+  };
+  before(async () => {
+    // Told it may serve the home directory too: inside the sandbox there is none to serve.
+    gw = await start({ files: { command: process.execPath, args: [FS, ws, home], sandbox: true } });
+  });
+  after(() => gw.close());
+
+  test('lists and reads inside its root', async () => {
+    const listed = await call('list_directory', { path: ws });
+    assert.equal(listed.isError, false, listed.text);
+    assert.match(listed.text, /\[FILE\] inside\.txt/);
+    assert.equal((await call('read_text_file', { path: join(ws, 'inside.txt') })).text, 'inside the workspace');
+  });
+
+  test('cannot list or read outside it, even asked by path; what the sandbox hid is in its log', async () => {
+    for (const path of [home, join(home, '.ssh'), outside, '/root', tmpdir()]) {
+      const r = await call('list_directory', { path });
+      assert.equal(r.isError, true, `${path}: ${r.text}`);
+    }
+    const r = await call('read_text_file', { path: decoy });
+    assert.equal(r.isError, true);
+    assert.ok(logs.some((l) => l.includes(`[files] Warning: Cannot access directory ${home}, skipping`)), logs.join('\n'));
   });
 });
 

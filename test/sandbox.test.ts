@@ -17,6 +17,9 @@ import { Settings } from '../src/config/settings';
 import { Gateway } from '../src/gateway/gateway';
 import { fixture, repoRoot } from './harness/gateway';
 import { validating } from './harness/sdk';
+import { UpstreamsTree } from '../src/vscode/views/upstreams';
+import { fakeKit } from './vscode-fakes/editor';
+import { fakeHost } from './vscode-fakes/host';
 
 const PROBE = fixture('upstream/sandbox-probe');
 const dir = mkdtempSync(join(tmpdir(), 'mcpx-sandbox-test-'));
@@ -83,6 +86,11 @@ describe('a sandboxed stdio upstream', () => {
         env: { HOME: home },
         sandbox: { write: [out], network: { loopbackPorts: [allowed.port] } },
       },
+      web: {
+        command: process.execPath,
+        args: [PROBE],
+        sandbox: { network: { hosts: [`localhost:${allowed.port}`] } },
+      },
     });
   });
   after(async () => {
@@ -125,6 +133,49 @@ describe('a sandboxed stdio upstream', () => {
       assert.match(await gw.attempt('probe', { op: 'connect', port: denied.port, child }), /^failed: ECONNREFUSED$/);
     });
   }
+
+  test("network hosts: a listed host through the proxy, nothing else; a refusal is in the server's log", async () => {
+    assert.equal(
+      await gw.attempt('web', { op: 'proxy', path: `localhost:${allowed.port}` }),
+      'ok: hello from the allowed port',
+    );
+    assert.equal(
+      await gw.attempt('web', { op: 'proxy', path: `localhost:${denied.port}` }),
+      'failed: HTTP/1.1 403 Forbidden',
+    );
+    assert.equal(
+      await gw.attempt('web', { op: 'proxy', path: `localhost:${allowed.port}`, child: true }),
+      'ok: hello from the allowed port',
+    );
+    assert.match(await gw.attempt('web', { op: 'connect', port: allowed.port }), /^failed: ECONNREFUSED$/);
+    assert.ok(
+      logs.includes(`[web] sandbox refused a connection to localhost:${denied.port}: not in sandbox.network.hosts`),
+      logs.join('\n'),
+    );
+  });
+
+  test('mcpx_servers and the Upstreams row say it is sandboxed, and with what', async () => {
+    await gw.attempt('probe', { op: 'env' }); // running
+    const r = await gw.client.callTool({ name: 'mcpx_servers', arguments: {} });
+    const [probe] = (r.structuredContent as { servers: Array<{ name: string; sandbox: unknown }> }).servers;
+    assert.deepEqual(probe!.sandbox, {
+      enabled: true,
+      read: [],
+      write: [out],
+      network: { loopbackPorts: [allowed.port] },
+    });
+    const tree = new UpstreamsTree(fakeHost({ gateway: gw.g }), fakeKit);
+    try {
+      const row = tree.getTreeItem((await tree.getChildren())[0]!) as { description?: string; tooltip?: string };
+      assert.match(row.description ?? '', /· sandboxed$/);
+      assert.equal(
+        row.tooltip,
+        `probe: running\nSandboxed (bubblewrap): reads the workspace roots, its own directories and the system's libraries; writes its private temporary directory, and ${out}; loopback ports ${allowed.port}`,
+      );
+    } finally {
+      tree.dispose();
+    }
+  });
 });
 
 /** Host pids of the processes whose command line holds `marker`. */
@@ -261,7 +312,10 @@ describe('the reference filesystem server from npm, sandboxed with one root', ()
     }
     const r = await call('read_text_file', { path: decoy });
     assert.equal(r.isError, true);
-    assert.ok(logs.some((l) => l.includes(`[files] Warning: Cannot access directory ${home}, skipping`)), logs.join('\n'));
+    assert.ok(
+      logs.some((l) => l.includes(`[files] Warning: Cannot access directory ${home}, skipping`)),
+      logs.join('\n'),
+    );
   });
 });
 

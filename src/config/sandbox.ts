@@ -82,3 +82,22 @@ export function rootPaths(roots: ReadonlyArray<{ uri: string }>): string[] {
   }
   return out;
 }
+
+/** One line saying what a sandbox holds (the Upstreams row's tooltip, the server's log). */
+export function describeSandbox(s: SandboxSpec): string {
+  const net =
+    s.network === 'none' || (!s.network.hosts?.length && !s.network.loopbackPorts?.length)
+      ? 'no network'
+      : [
+          s.network.loopbackPorts?.length ? `loopback ports ${s.network.loopbackPorts.join(', ')}` : '',
+          s.network.hosts?.length ? `hosts ${s.network.hosts.join(', ')} (through a proxy)` : '',
+        ]
+          .filter(Boolean)
+          .join('; ');
+  const listed = (l: string[]) => (l.length ? `, and ${l.join(', ')}` : '');
+  return [
+    `reads the workspace roots, its own directories and the system's libraries${listed(s.read)}`,
+    `writes its private temporary directory${listed(s.write)}`,
+    net,
+  ].join('; ');
+}

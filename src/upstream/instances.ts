@@ -3,6 +3,7 @@
 // instance starts only once the cap says yes — making room stops the least recently used idle instance
 // of another identity, and the pool (upstream/pool.ts) waits for that process to exit before the new one
 // is spawned, so the cap holds for processes, not only for entries.
+import type { SandboxSpec } from '../config/sandbox';
 import type { ServerDef } from '../config/servers';
 import { CODES, ProtocolError } from '../protocol/errors';
 import type { UpstreamClient } from './client';
@@ -18,6 +19,8 @@ export interface UpstreamStatus {
   transport: string;
   lastError?: string;
   pid?: number;
+  /** A stdio server's sandbox as it applies (docs/security.md "The upstream sandbox"): false when none. */
+  sandbox?: SandboxSpec | false;
 }
 
 /** The key of one (server, scope): the pool's entries, and the gateway's calls in flight on it. */

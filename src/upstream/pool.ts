@@ -3,7 +3,7 @@
 // subscription holds it; a crash fails the calls in flight at once and the next call restarts it.
 import type { Policy } from '../config/policy';
 import { redactText } from '../config/redact';
-import type { SandboxBlock } from '../config/sandbox';
+import { type SandboxBlock, type SandboxSpec, sandboxOf } from '../config/sandbox';
 import type { ServerDef } from '../config/servers';
 import type { Settings } from '../config/settings';
 import { CODES, ProtocolError } from '../protocol/errors';
@@ -284,11 +284,20 @@ export class Pool {
   statuses(): UpstreamStatus[] {
     const out: UpstreamStatus[] = [];
     for (const def of this.defs.values()) {
+      const sandbox = this.sandboxOf(def);
       const es = [...this.entries.values()].filter((e) => e.def === def);
-      if (es.length === 0) out.push({ name: def.name, scope: 'shared', state: 'stopped', transport: def.type });
-      for (const e of es) out.push(e.status());
+      if (es.length === 0)
+        out.push({ name: def.name, scope: 'shared', state: 'stopped', transport: def.type, sandbox });
+      for (const e of es) out.push({ ...e.status(), sandbox });
     }
     return out;
+  }
+
+  /** A stdio server's sandbox as it applies now (its block over upstream.sandbox); none for HTTP. */
+  private sandboxOf(def: ServerDef): SandboxSpec | false | undefined {
+    if (def.type !== 'stdio') return undefined;
+    const s = sandboxOf(def.sandbox, this.o.settings.get<SandboxBlock>('upstream.sandbox'));
+    return s.enabled ? s : false;
   }
 
   async stop(server: string): Promise<void> {

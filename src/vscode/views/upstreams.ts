@@ -3,6 +3,7 @@
 // click. The row's context value keys the menus (package.json "menus": Restart, Stop, Sign In/Out, …).
 import type * as vscode from 'vscode';
 import type { GatewayFacade, SignInState, UpstreamStatus } from '../../gateway/facade';
+import { describeSandbox } from '../../config/sandbox';
 import type { JsonObject } from '../../protocol/jsonrpc';
 import { EDITOR_IDENTITY } from '../editorCall';
 import { type Disposable, Emitter } from '../lifetimes';
@@ -11,7 +12,16 @@ import { trustCues } from '../toolTrust';
 
 type List = 'tools' | 'prompts' | 'resources';
 export type UpstreamNode =
-  | { kind: 'server'; name: string; state: string; detail: string; error?: string; signIn: SignInState }
+  | {
+      kind: 'server';
+      name: string;
+      state: string;
+      detail: string;
+      error?: string;
+      signIn: SignInState;
+      /** What its sandbox holds, when it has one (docs/security.md "The upstream sandbox"). */
+      sandbox?: string;
+    }
   | { kind: 'group'; server: string; list: List }
   /** `held`: the definition changed since it was pinned (or is new and held), listed in its pinned form
    *  or withheld (docs/gateway.md "Pins"). */
@@ -59,7 +69,10 @@ export class UpstreamsTree implements vscode.TreeDataProvider<UpstreamNode>, Dis
       case 'server': {
         const t = new TreeItem(n.name, Collapsible.Collapsed);
         t.description = n.detail;
-        t.tooltip = n.error ? `${n.name}: ${n.state} — ${n.error}` : `${n.name}: ${n.state}`;
+        t.tooltip = [
+          n.error ? `${n.name}: ${n.state} — ${n.error}` : `${n.name}: ${n.state}`,
+          ...(n.sandbox ? [`Sandboxed (bubblewrap): ${n.sandbox}`] : []),
+        ].join('\n');
         t.iconPath = new this.kit.ThemeIcon(STATE_ICON[n.state] ?? 'circle-outline');
         t.contextValue = `mcpx.server.${n.state}${SIGN_IN[n.signIn].context}`;
         t.id = `server:${n.name}`;
@@ -157,8 +170,10 @@ function serverNode(s: UpstreamStatus, signIn: SignInState): UpstreamNode {
     SIGN_IN[signIn].word,
     s.revision,
     s.transport,
+    s.sandbox ? 'sandboxed' : undefined,
   ]
     .filter(Boolean)
     .join(' · ');
-  return { kind: 'server', name: s.name, state, signIn, detail, error: s.lastError };
+  const sandbox = s.sandbox ? describeSandbox(s.sandbox) : undefined;
+  return { kind: 'server', name: s.name, state, signIn, detail, error: s.lastError, ...(sandbox ? { sandbox } : {}) };
 }

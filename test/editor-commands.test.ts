@@ -333,6 +333,7 @@ describe('Add Server…', () => {
         { input: '"/usr/local/bin/my-server.js" --port 7 "two words"' },
         { accept: true },
         { pick: 'No credential' },
+        { pick: 'In a sandbox' },
         { pick: 'This workspace' },
       ],
     });
@@ -344,6 +345,7 @@ describe('Add Server…', () => {
         'mcpx: add a server (2/4): the command line',
         'mcpx: add a server (3/4): its name',
         'mcpx: add a server: does my-server need a credential?',
+        'mcpx: add a server: run my-server in a sandbox?',
         'mcpx: add a server (4/4): where to save my-server?',
       ],
     );
@@ -351,7 +353,12 @@ describe('Add Server…', () => {
     assert.deepEqual(JSON.parse(file.text!), {
       servers: {
         up: { type: 'stdio', command: 'up' },
-        'my-server': { type: 'stdio', command: '/usr/local/bin/my-server.js', args: ['--port', '7', 'two words'] },
+        'my-server': {
+          type: 'stdio',
+          command: '/usr/local/bin/my-server.js',
+          args: ['--port', '7', 'two words'],
+          sandbox: true,
+        },
       },
     });
     assert.deepEqual(executed, [['mcpx.upstreams.focus']], 'the Upstreams view brought forward');
@@ -379,6 +386,7 @@ describe('Add Server…', () => {
         { input: 'a b' },
         { input: 'x' },
         { pick: 'No credential' },
+        { pick: 'Without a sandbox' },
         { pick: 'This workspace' },
       ],
     });
@@ -461,6 +469,7 @@ describe('Add Server…', () => {
         { pick: 'A secret' },
         { input: 'API_KEY' },
         { input: 'v4lue' },
+        { pick: 'Without a sandbox' },
         { pick: 'This workspace' },
       ],
     });

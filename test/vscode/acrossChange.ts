@@ -152,6 +152,7 @@ export const shimAcrossAddServer = pageTest(
         { fill: fixtureCommandLine('later') },
         { fill: 'later' },
         { pick: 'No credential' },
+        { pick: 'Without a sandbox' },
         { pick: 'This workspace' },
       );
       await adding;

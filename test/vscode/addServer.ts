@@ -42,6 +42,7 @@ export const welcomeAddServer =
         { fill: commandLine },
         { fill: 'added' },
         { pick: 'No credential' },
+        { pick: 'Without a sandbox' },
         { pick: 'This workspace' },
       );
       await until(
@@ -87,6 +88,7 @@ export const addServerSettings =
         { pick: 'A secret, kept in SecretStorage' },
         { fill: 'TOKEN' },
         { fill: 's3cret-added' },
+        { pick: 'Without a sandbox' },
         { pick: 'User settings' },
       );
       assert.deepEqual(await adding, ['withsecret']);

@@ -32,6 +32,7 @@ export const addServer = gatewayCommand(async (d): Promise<string[] | undefined>
   const name = await nameFor(d, reached.suggested);
   if (!name) return undefined;
   if (!(await credential(d, via, name, def))) return undefined;
+  if (via === 'stdio' && !(await sandbox(d, name, def))) return undefined;
   if (!(await save(d, name, def))) return undefined;
   await startAndShow(d, [name]);
   return [name];
@@ -159,6 +160,26 @@ async function credential(d: Deps, via: 'stdio' | 'http', name: string, def: Jso
   await d.host.secrets?.store(secret, value);
   if (via === 'stdio') def.env = { [variable]: `\${secret:${secret}}` };
   else def.headers = { Authorization: `Bearer \${secret:${secret}}` };
+  return true;
+}
+
+/** Offers the sandbox with its defaults (docs/security.md "The upstream sandbox"): chosen, the definition
+ *  holds `sandbox: true`. False when the person stopped. */
+async function sandbox(d: Deps, name: string, def: JsonObject): Promise<boolean> {
+  const how = await d.window.showQuickPick(
+    [
+      {
+        label: '$(shield) In a sandbox',
+        detail:
+          "reads the workspace, its own files and the system's libraries; writes a private temporary folder; no network (Linux, bubblewrap)",
+        boxed: true,
+      },
+      { label: 'Without a sandbox', detail: 'it can read, write and reach whatever you can', boxed: false },
+    ],
+    { title: `mcpx: add a server: run ${name} in a sandbox?` },
+  );
+  if (!how) return false;
+  if (how.boxed) def.sandbox = true;
   return true;
 }
 

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { execBench, execReport } from './exec';
 import { floodBench, floodReport } from './flood';
 import { pinsBench, pinsReport } from './pins';
+import { sandboxBench, sandboxReport } from './sandbox';
 import { searchBench, searchReport } from './search';
 import { reloadBench, reloadReport } from './reload';
 import { shimBench, shimReport } from './shim';
@@ -92,6 +93,7 @@ async function main(): Promise<void> {
   const governance = await governanceBench(MS);
   const pins = await pinsBench();
   const search = await searchBench();
+  const sandbox = await sandboxBench();
   // Memory per idle legacy session (bench/sessions.ts), in its own process.
   const { execFileSync } = await import('node:child_process');
   const sessions = execFileSync(process.execPath, [join(__dirname, 'sessions.js'), '1000'], {
@@ -134,6 +136,8 @@ async function main(): Promise<void> {
     ...pinsReport(pins),
     '',
     ...searchReport(search),
+    '',
+    ...sandboxReport(sandbox),
   ];
   writeFileSync(join(root, 'docs', 'performance.md'), lines.join('\n'));
 }

@@ -90,7 +90,7 @@ export function sandboxReport(f: SandboxFigures): string[] {
     '',
     `One stdio fixture server behind an in-process gateway: spawn → first answer (median of ${STARTS} fresh gateways), and \`mcpx_call\` echo per second (${CALLS} calls: one at a time, then ${CLIENTS} at once).`,
     '',
-    '| server | spawn → first answer | calls/s, sequential | calls/s, ×' + CLIENTS + ' |',
+    `| server | spawn → first answer | calls/s, sequential | calls/s, ×${CLIENTS} |`,
     '| --- | --- | --- | --- |',
     row('unsandboxed', f.off),
     row('sandboxed (bubblewrap, no network)', f.on),

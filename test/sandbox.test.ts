@@ -15,6 +15,7 @@ import { type Listening, listen } from '../src/app/app';
 import { parseConfig } from '../src/config/file';
 import { Settings } from '../src/config/settings';
 import { Gateway } from '../src/gateway/gateway';
+import { hostAllowed } from '../src/upstream/sandbox/net';
 import { fixture, repoRoot } from './harness/gateway';
 import { validating } from './harness/sdk';
 import { UpstreamsTree } from '../src/vscode/views/upstreams';
@@ -176,6 +177,23 @@ describe('a sandboxed stdio upstream', () => {
       tree.dispose();
     }
   });
+});
+
+test('network hosts: a name exactly, *.domain below it only, a port where given (else 443 and 80)', () => {
+  const hosts = ['registry.npmjs.org', '*.example.com', 'localhost:8080'];
+  const cases: Array<[string, number, boolean]> = [
+    ['registry.npmjs.org', 443, true],
+    ['REGISTRY.npmjs.org.', 80, true],
+    ['registry.npmjs.org', 22, false],
+    ['evil-registry.npmjs.org', 443, false],
+    ['api.example.com', 443, true],
+    ['a.b.example.com', 80, true],
+    ['example.com', 443, false],
+    ['notexample.com', 443, false],
+    ['localhost', 8080, true],
+    ['localhost', 443, false],
+  ];
+  for (const [name, port, allowed] of cases) assert.equal(hostAllowed(hosts, name, port), allowed, `${name}:${port}`);
 });
 
 /** Host pids of the processes whose command line holds `marker`. */

@@ -28,7 +28,7 @@ const block = z
 
 export const sandboxSchema = z.union([z.boolean(), block]);
 export type SandboxBlock = z.infer<typeof sandboxSchema>;
-export type SandboxNetwork = z.infer<typeof network>;
+type SandboxNetwork = z.infer<typeof network>;
 
 /** A sandbox as it applies to one server: its block over the setting's. */
 export interface SandboxSpec {

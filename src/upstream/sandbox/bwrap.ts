@@ -6,7 +6,7 @@ import { accessSync, constants } from 'node:fs';
 import { delimiter, join } from 'node:path';
 
 /** No sandbox can be made here: the server is not started. */
-export class SandboxUnavailable extends Error {
+class SandboxUnavailable extends Error {
   override name = 'SandboxUnavailable';
 }
 

@@ -11,8 +11,6 @@ import { bubblewrap } from './bwrap';
 import { SandboxNet } from './net';
 import { bwrapArgs, mountsOf, serverDirs } from './plan';
 
-export { SandboxUnavailable } from './bwrap';
-
 export interface Sandboxed {
   spec: SpawnSpec;
   /** Stops its relays and removes its private directories; once the process has ended. */

@@ -23,7 +23,7 @@ export function hostAllowed(allowed: readonly string[], name: string, port: numb
 }
 
 /** A port the proxy is reached at inside the sandbox, one the loopback list does not take. */
-export function proxyPort(loopback: readonly number[]): number {
+function proxyPort(loopback: readonly number[]): number {
   let p = 3128;
   while (loopback.includes(p)) p++;
   return p;

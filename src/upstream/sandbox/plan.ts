@@ -2,7 +2,7 @@
 // new root holds nothing the plan does not name: the system's libraries, a few files of /etc, the
 // workspace roots, the server's own directories, the paths listed, and the instance's private
 // directory — never the home directory unless listed (docs/security.md "The upstream sandbox").
-import { existsSync, lstatSync, readlinkSync, realpathSync } from 'node:fs';
+import { type Stats, existsSync, lstatSync, readlinkSync, realpathSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, isAbsolute, join, resolve, sep } from 'node:path';
 import type { SandboxSpec } from '../../config/sandbox';
@@ -34,7 +34,7 @@ const ETC = [
 ];
 
 /** `~` and `~/…` from the person's home; anything else absolute, or against `base`. */
-export function expandPath(p: string, base: string): string {
+function expandPath(p: string, base: string): string {
   if (p === '~') return homedir();
   if (p.startsWith('~/')) return join(homedir(), p.slice(2));
   return isAbsolute(p) ? resolve(p) : resolve(base, p);
@@ -44,7 +44,7 @@ const within = (p: string, dir: string): boolean => p === dir || p.startsWith(di
 
 /** The directory a program's files live in: the outermost node_modules above it (where its hoisted
  *  dependencies are), else the nearest directory with a package.json or pyproject.toml, else its own. */
-export function packageDir(file: string): string {
+function packageDir(file: string): string {
   const parts = file.split(sep);
   const nm = parts.indexOf('node_modules');
   if (nm > 0) return parts.slice(0, nm + 1).join(sep);
@@ -122,7 +122,7 @@ export function bwrapArgs(m: Mounts, chdir: string): string[] {
     '/dev',
   ];
   for (const p of SYSTEM) {
-    let st;
+    let st: Stats;
     try {
       st = lstatSync(p);
     } catch {

@@ -55,7 +55,7 @@ describe('mcpx CLI', () => {
       const c = new HttpClient(url, '2026-07-28');
       const r = await c.request('tools/call', { name: 'mcpx_servers', arguments: {} });
       assert.deepEqual((r.result!.structuredContent as Json).servers, [
-        { name: 'a', scope: 'shared', state: 'stopped', transport: 'stdio', passthrough: false },
+        { name: 'a', scope: 'shared', state: 'stopped', transport: 'stdio', sandbox: false, passthrough: false },
       ]);
     } finally {
       child.kill('SIGTERM');

@@ -269,6 +269,24 @@ describe('the sandbox is kept by every instance and ends with it', () => {
     }
   });
 
+  test('a reload that turns upstream.sandbox on restarts a server without its own block inside it', async () => {
+    writeFileSync(join(home, 'plain.txt'), 'a plain file in the home');
+    const gw = await start({ probe, own: { ...probe, sandbox: false } });
+    try {
+      const plain = { op: 'read', path: join(home, 'plain.txt') };
+      assert.equal(await gw.attempt('probe', plain), 'ok: a plain file in the home', 'unsandboxed by default');
+      const config = parseConfig({ servers: { probe, own: { ...probe, sandbox: false } }, roots: [ws] }, 'test', {
+        env: process.env,
+      });
+      const diff = await gw.g.reload(config, new Settings([{ source: 'flag', values: { 'upstream.sandbox': true } }]));
+      assert.deepEqual([diff.changed, diff.kept], [['probe'], ['own']]);
+      assert.match(await gw.attempt('probe', plain), /^failed: ENOENT$/);
+      assert.equal(await gw.attempt('own', plain), 'ok: a plain file in the home', 'its own block says no sandbox');
+    } finally {
+      await gw.close();
+    }
+  });
+
   test('stopping the instance ends everything inside, even a process that left its group', async () => {
     const marker = `mcpx-sleeper-${randomBytes(6).toString('hex')}`;
     const gw = await start({ probe: { ...probe, sandbox: true } });

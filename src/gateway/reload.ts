@@ -87,6 +87,16 @@ export function diffConfig(
     if (canonical(old.get(key)?.value) === canonical(r.value)) continue;
     (AT_NEXT_START.includes(key) ? d.atNextStart : d.settings).push(key);
   }
+  // A stdio server without its own block runs in upstream.sandbox's: that changed, it is a changed server
+  // (restarted in its new sandbox), never left running in the old one (docs/security.md "The upstream sandbox").
+  if (d.settings.includes('upstream.sandbox')) {
+    const boxed = d.kept.filter((n) => {
+      const def = after.get(n)!;
+      return def.type === 'stdio' && def.sandbox === undefined;
+    });
+    d.kept = d.kept.filter((n) => !boxed.includes(n));
+    d.changed.push(...boxed);
+  }
   for (const list of [d.added, d.removed, d.changed, d.kept]) list.sort();
   return d;
 }

@@ -193,7 +193,7 @@ export function configurationContribution(): Record<string, unknown> {
           ? 'boolean'
           : d.kind === 'list' || d.kind === 'revisions'
             ? 'array'
-            : d.kind === 'object'
+            : d.kind === 'object' // a block, or true/false for its defaults or none (upstream.sandbox)
               ? ['boolean', 'object']
               : 'string';
     const p: Record<string, unknown> = {

@@ -4,7 +4,16 @@
 // fails inside the server — and in a child it spawns — and the decoy key's contents appear nowhere.
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { type Server, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -16,6 +25,7 @@ import { parseConfig } from '../src/config/file';
 import { Settings } from '../src/config/settings';
 import { Gateway } from '../src/gateway/gateway';
 import { hostAllowed } from '../src/upstream/sandbox/net';
+import { serverDirs } from '../src/upstream/sandbox/plan';
 import { fixture, repoRoot } from './harness/gateway';
 import { validating } from './harness/sdk';
 import { UpstreamsTree } from '../src/vscode/views/upstreams';
@@ -194,6 +204,36 @@ test('network hosts: a name exactly, *.domain below it only, a port where given 
     ['localhost', 443, false],
   ];
   for (const [name, port, allowed] of cases) assert.equal(hostAllowed(hosts, name, port), allowed, `${name}:${port}`);
+});
+
+test("the server's own directories: a bin/'s prefix, never the home or a directory right in it; a package's node_modules or root", () => {
+  const file = (p: string, mode = 0o644) => {
+    mkdirSync(join(p, '..'), { recursive: true });
+    writeFileSync(p, '');
+    chmodSync(p, mode);
+    return p;
+  };
+  const h = join(dir, 'dirs-home');
+  const was = process.env.HOME;
+  process.env.HOME = h; // os.homedir() reads it
+  try {
+    file(join(h, '.local', 'bin', 'tool'), 0o755);
+    file(join(h, '.nvm', 'versions', 'node', 'v1', 'bin', 'node'), 0o755);
+    const pkg = join(dir, 'proj');
+    file(join(pkg, 'package.json'));
+    const entry = file(join(pkg, 'src', 'server.js'));
+    file(join(pkg, 'node_modules', '@s', 'srv', 'dist', 'index.js'));
+    assert.deepEqual(serverDirs('tool', [], pkg, join(h, '.local', 'bin')), [join(h, '.local', 'bin')]);
+    assert.deepEqual(
+      serverDirs(join(h, '.nvm', 'versions', 'node', 'v1', 'bin', 'node'), [entry, '--flag', 'word'], pkg, ''),
+      [join(h, '.nvm', 'versions', 'node', 'v1'), pkg],
+    );
+    assert.deepEqual(serverDirs('missing', ['node_modules/@s/srv/dist/index.js'], pkg, ''), [
+      join(pkg, 'node_modules'),
+    ]);
+  } finally {
+    process.env.HOME = was;
+  }
 });
 
 /** Host pids of the processes whose command line holds `marker`. */

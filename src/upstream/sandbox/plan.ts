@@ -57,7 +57,7 @@ function packageDir(file: string): string {
 }
 
 /** The server's own directories: its command's (found on PATH; a `bin/` directory's prefix) and the
- *  package of each argument that names an existing file. */
+ *  package of each argument that names an existing file. Exported for the tests. */
 export function serverDirs(command: string, args: readonly string[], cwd: string, path: string): string[] {
   const out: string[] = [];
   const real = (p: string): string | undefined => {
@@ -75,7 +75,11 @@ export function serverDirs(command: string, args: readonly string[], cwd: string
       })();
   if (cmd) {
     const dir = dirname(cmd);
-    out.push(dir.endsWith(`${sep}bin`) ? dirname(dir) : dir);
+    // A bin/'s prefix holds its libraries (Node's lib/node_modules); not a prefix that is the home or a
+    // directory right in it (~/.local holds keyrings, ~/.cargo credentials): then the bin/ alone.
+    const prefix = dirname(dir);
+    const wide = prefix === homedir() || dirname(prefix) === homedir();
+    out.push(dir.endsWith(`${sep}bin`) && !wide ? prefix : dir);
   }
   for (const a of args) {
     if (a.startsWith('-') || !(a.includes('/') || a.includes('.'))) continue;

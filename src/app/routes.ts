@@ -20,6 +20,7 @@ import { sendJson } from '../wire/json';
 import { SseStream } from '../wire/sse';
 import { namedIdentity } from '../server/conn';
 import { activityRoute } from './activity';
+import { type ApiHost, apiRoutes } from './api';
 import { pinsRoute } from './pins';
 
 const json = (res: ServerResponse, status: number, body: unknown) => sendJson(res, status, body, { pretty: true });
@@ -290,14 +291,16 @@ function permissionsRoute(g: Pick<GatewayFacade, 'permissions' | 'grants' | 'rev
   };
 }
 
-/** The gateway's /v1 routes: its questions, its permissions, its pins, its event stream, its activity log. */
-export function gatewayRoutes(g: GatewayFacade): Route[] {
+/** The gateway's /v1 routes: its questions, its permissions, its pins, its event stream, its activity log,
+ *  and the HTTP API (app/api.ts). */
+export function gatewayRoutes(g: GatewayFacade & ApiHost): Route[] {
   return [
     questionsRoute(g),
     permissionsRoute(g),
     pinsRoute(g),
     eventsRoute(g, () => g.settings.duration('transport.sseKeepAlive')),
     activityRoute(g),
+    ...apiRoutes(g),
   ];
 }
 

@@ -21,6 +21,7 @@ import type { PinKind } from './pins/store';
 import type { PinReview, PinView } from './pins/pins';
 import { passedThrough } from './screen';
 import { toolHandle } from './tools';
+import { ToolApi } from './toolApi';
 
 export type { GatewayOptions } from './compose';
 
@@ -129,6 +130,14 @@ export class Gateway implements Provider, GatewayFacade {
         }
       );
     });
+  }
+
+  private toolApi?: ToolApi;
+  /** The HTTP API's tools and calls (app/api.ts; docs/gateway.md "The HTTP API"). */
+  get api(): ToolApi {
+    const { defs, catalogue, forward } = this.p;
+    this.toolApi ??= new ToolApi({ defs, catalogue, forward });
+    return this.toolApi;
   }
 
   /** A tool called from the editor (GatewayFacade), through the same lookup as a tools/call; its calls

@@ -1,0 +1,247 @@
+// The HTTP API for callers that do not speak MCP (docs/gateway.md "The HTTP API") on a real gateway's
+// listener over a real fixture upstream (stdio): GET /openapi.json behind the endpoint secret, valid
+// OpenAPI 3.1 by @seriousme/openapi-schema-validator, two tools called through a generic client that reads
+// the document at run time (openapi-client-axios); POST /v1/call/{server}/{tool} answered as JSON and as
+// application/x-ndjson (progress and log lines, then the result); the refusals (bad JSON, a schema-invalid
+// body, an unknown tool, a body past transport.maxBodyBytes); and the call gate: a `deny` rule refuses the
+// call before the upstream hears it, and the activity log records each call as `http-api`.
+import assert from 'node:assert/strict';
+import { readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { OpenAPIClientAxios } from 'openapi-client-axios';
+import { openApiDocument } from '../src/app/openapi';
+import { type TestGateway, fixtureCommand, gatewayFor } from './harness/upstreams';
+
+type Json = Record<string, unknown>;
+
+let gw: TestGateway;
+const record = join(tmpdir(), `mcpx-http-api-${process.pid}.jsonl`);
+const base = () => gw.bare.replace(/\/mcp$/, '');
+const auth = () => ({ Authorization: `Bearer ${gw.secret}` });
+
+before(async () => {
+  gw = await gatewayFor(
+    { fx: fixtureCommand(['--rev', '2025-11-25', '--record', record]) },
+    { 'transport.maxBodyBytes': 64 * 1024 },
+    { permissions: { rules: [{ server: 'fx', tool: 'fail', action: 'deny' }] } },
+  );
+});
+after(async () => {
+  await gw?.close();
+  rmSync(record, { force: true });
+});
+
+/** The tools/call requests the fixture received, by tool name. */
+const upstreamCalls = (tool: string) =>
+  readFileSync(record, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as { dir: string; frame: Json })
+    .filter((l) => l.dir === 'in' && l.frame.method === 'tools/call' && (l.frame.params as Json).name === tool);
+
+const post = (path: string, body: string, headers: Record<string, string> = {}) =>
+  fetch(`${base()}${path}`, {
+    method: 'POST',
+    headers: { ...auth(), 'Content-Type': 'application/json', ...headers },
+    body,
+  });
+
+async function validate(doc: unknown): Promise<{ valid: boolean; errors?: unknown; resolved: () => unknown }> {
+  const { Validator } = await import('@seriousme/openapi-schema-validator');
+  const v = new Validator();
+  const res = await v.validate(doc as object);
+  return { ...res, resolved: () => v.resolveRefs() };
+}
+
+describe('the OpenAPI document', () => {
+  test('is served only with the endpoint secret', async () => {
+    const res = await fetch(`${base()}/openapi.json`);
+    assert.equal(res.status, 401);
+    assert.match(await res.text(), /endpoint secret/);
+  });
+
+  test('is valid OpenAPI 3.1: one operation per tool, the input schema as its body, the secret as bearer', async () => {
+    const res = await fetch(`${base()}/openapi.json`, { headers: auth() });
+    assert.equal(res.status, 200);
+    const doc = (await res.json()) as Json & { paths: Record<string, Json>; components: Json };
+    // The validator resolves references in place: it reads a copy.
+    const v = await validate(structuredClone(doc));
+    assert.equal(v.valid, true, JSON.stringify(v.errors));
+    assert.doesNotThrow(() => v.resolved());
+    assert.equal(doc.openapi, '3.1.0');
+    assert.deepEqual(doc.security, [{ endpointSecret: [] }]);
+    const scheme = (doc.components.securitySchemes as Record<string, Json>).endpointSecret!;
+    assert.equal(scheme.type, 'http');
+    assert.equal(scheme.scheme, 'bearer');
+    const echo = doc.paths['/v1/call/fx/echo']!.post as Json;
+    assert.equal(echo.operationId, 'fx__echo');
+    const schemas = doc.components.schemas as Record<string, Json>;
+    const inRef = (((echo.requestBody as Json).content as Json)['application/json'] as Json).schema as Json;
+    assert.deepEqual(schemas[String(inRef.$ref).split('/').pop()!]!.required, ['text']);
+    // add has an output schema: its result's structuredContent follows it.
+    const add = doc.paths['/v1/call/fx/add']!.post as Json;
+    const outRef = ((((add.responses as Json)['200'] as Json).content as Json)['application/json'] as Json)
+      .schema as Json;
+    const result = schemas[String(outRef.$ref).split('/').pop()!]!;
+    const sc = (result.properties as Json).structuredContent as Json;
+    assert.ok(schemas[String(sc.$ref).split('/').pop()!]!.properties, 'the output schema is a component');
+    assert.ok(doc.paths['/v1/tools']);
+  });
+
+  test("a tool's own references are rebased into the document, and resolve", async () => {
+    const doc = openApiDocument(
+      [
+        {
+          server: 's',
+          tool: {
+            name: 'deep',
+            inputSchema: {
+              type: 'object',
+              $defs: { point: { type: 'object', properties: { x: { type: 'number' } } } },
+              properties: { at: { $ref: '#/$defs/point' }, again: { $ref: '#' } },
+            },
+          },
+        },
+      ],
+      { version: '0', base: 'http://127.0.0.1:1' },
+    );
+    const v = await validate(structuredClone(doc));
+    assert.equal(v.valid, true, JSON.stringify(v.errors));
+    const schema = ((doc.components as Json).schemas as Record<string, Json>)['s__deep.input']!;
+    assert.deepEqual(schema.properties, {
+      at: { $ref: '#/components/schemas/s__deep.input/$defs/point' },
+      again: { $ref: '#/components/schemas/s__deep.input' },
+    });
+    const resolved = v.resolved() as { components: { schemas: Record<string, Json> } };
+    const at = (resolved.components.schemas['s__deep.input']!.properties as Record<string, Json>).at!;
+    assert.deepEqual(at.properties, { x: { type: 'number' } });
+  });
+});
+
+describe('calls', () => {
+  test('two tools through a generic OpenAPI client that reads the document at run time', async () => {
+    const doc = await (await fetch(`${base()}/openapi.json`, { headers: auth() })).json();
+    const api = new OpenAPIClientAxios({
+      definition: doc as never,
+      axiosConfigDefaults: { headers: auth() },
+    });
+    const client = (await api.init()) as unknown as Record<
+      string,
+      (p: unknown, body: unknown) => Promise<{ data: Json }>
+    >;
+    const echoed = await client.fx__echo!(null, { text: 'through openapi' });
+    assert.deepEqual(echoed.data.content, [{ type: 'text', text: 'through openapi' }]);
+    const added = await client.fx__add!(null, { a: 2, b: 40 });
+    assert.deepEqual(added.data.structuredContent, { sum: 42 });
+  });
+
+  test('GET /v1/tools lists the tools with their paths', async () => {
+    const res = await fetch(`${base()}/v1/tools`, { headers: auth() });
+    assert.equal(res.status, 200);
+    const { tools } = (await res.json()) as { tools: Json[] };
+    const echo = tools.find((t) => t.name === 'echo')!;
+    assert.equal(echo.server, 'fx');
+    assert.equal(echo.path, '/v1/call/fx/echo');
+    assert.ok(echo.inputSchema);
+  });
+
+  test('Accept: application/x-ndjson streams progress and log lines, then the result', async () => {
+    const res = await post('/v1/call/fx/slow', JSON.stringify({ ms: 60, steps: 3 }), {
+      Accept: 'application/x-ndjson',
+    });
+    assert.equal(res.status, 200);
+    assert.equal(res.headers.get('content-type'), 'application/x-ndjson');
+    const lines = (await res.text())
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as Json);
+    const last = lines.pop()!;
+    assert.equal(last.type, 'result');
+    assert.deepEqual((last.result as Json).content, [{ type: 'text', text: 'slept 60ms' }]);
+    const progress = lines.filter((l) => l.type === 'progress');
+    assert.equal(progress.at(-1)?.progress, 3);
+    assert.equal(progress.at(-1)?.total, 3);
+    assert.ok(lines.some((l) => l.type === 'log' && l.level === 'info' && /step 1 of 3/.test(String(l.data))));
+  });
+
+  test('a logLevel above the messages keeps the log lines out', async () => {
+    const res = await post('/v1/call/fx/slow?logLevel=error', JSON.stringify({ ms: 10, steps: 1 }), {
+      Accept: 'application/x-ndjson',
+    });
+    const lines = (await res.text())
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as Json);
+    assert.equal(lines.filter((l) => l.type === 'log').length, 0);
+    assert.equal(lines.at(-1)?.type, 'result');
+  });
+});
+
+describe('refusals', () => {
+  test('a body that is not JSON: 400 saying so', async () => {
+    const res = await post('/v1/call/fx/echo', '{"text":');
+    assert.equal(res.status, 400);
+    assert.match(((await res.json()) as Json).error as string, /^the body is not JSON/);
+  });
+
+  test('a body the input schema refuses: 400 naming the tool and the mismatch, and nothing sent upstream', async () => {
+    const before = upstreamCalls('echo').length;
+    const res = await post('/v1/call/fx/echo', JSON.stringify({ text: 7 }));
+    assert.equal(res.status, 400);
+    assert.match(((await res.json()) as Json).error as string, /^Invalid arguments for fx\/echo: .*text/);
+    assert.equal(upstreamCalls('echo').length, before);
+  });
+
+  test('an array body: 400', async () => {
+    const res = await post('/v1/call/fx/echo', '[]');
+    assert.equal(res.status, 400);
+    assert.match(((await res.json()) as Json).error as string, /JSON object/);
+  });
+
+  test('an unknown tool or server: 404', async () => {
+    for (const path of ['/v1/call/fx/nope', '/v1/call/nobody/echo']) {
+      const res = await post(path, '{}');
+      assert.equal(res.status, 404, path);
+      assert.match(((await res.json()) as Json).error as string, /^No tool /);
+    }
+  });
+
+  test('a body past transport.maxBodyBytes: 413', async () => {
+    const res = await post('/v1/call/fx/echo', JSON.stringify({ text: 'x'.repeat(70 * 1024) }));
+    assert.equal(res.status, 413);
+    assert.match(((await res.json()) as Json).error as string, /transport\.maxBodyBytes/);
+  });
+
+  test('GET on a call: 405', async () => {
+    const res = await fetch(`${base()}/v1/call/fx/echo`, { headers: auth() });
+    assert.equal(res.status, 405);
+    assert.equal(res.headers.get('allow'), 'POST');
+  });
+});
+
+describe('the call gate', () => {
+  test('a deny rule refuses the call before the upstream hears it; the activity log records it', async () => {
+    const res = await post('/v1/call/fx/fail', '{}', { 'Mcpx-Identity': 'api-tester' });
+    assert.equal(res.status, 200);
+    const body = (await res.json()) as Json;
+    assert.equal(body.isError, true);
+    assert.match(JSON.stringify(body.content), /permissions\.rules\[0\]/);
+    assert.equal(upstreamCalls('fail').length, 0);
+    const denied = gw.g.activity.recent({ server: 'fx' }).find((r) => r.target === 'fail')!;
+    assert.equal(denied.path, 'http-api');
+    assert.equal(denied.outcome.status, 'denied');
+    assert.equal(denied.decision.action, 'deny');
+    assert.equal(denied.client.identity, 'client:api-tester');
+    assert.equal(denied.client.transport, 'http');
+  });
+
+  test('an allowed call is recorded as http-api, ok', async () => {
+    const res = await post('/v1/call/fx/echo', JSON.stringify({ text: 'logged' }));
+    assert.equal(res.status, 200);
+    const r = gw.g.activity.recent({ server: 'fx' }).find((x) => x.target === 'echo')!;
+    assert.equal(r.path, 'http-api');
+    assert.equal(r.outcome.status, 'ok');
+  });
+});

@@ -115,11 +115,6 @@ export class Artifacts {
       }));
   }
 
-  /** Bytes held now (the bench and the tests read it). */
-  get bytes(): number {
-    return this.total;
-  }
-
   private put(identity: string, text: string, bytes: number, tool: string): Artifact | undefined {
     this.expire();
     const max = this.d.maxBytes();

@@ -77,6 +77,28 @@ describe('results.artifactOver', () => {
     assert.equal(theirs.filter((r) => String(r.uri).startsWith('mcpx://artifacts/')).length, 0);
   });
 
+  test('2024-11-05 and 2025-03-26: the link is a text block naming the URI, which reads back whole', async () => {
+    for (const rev of ['2024-11-05', '2025-03-26'] as const) {
+      const c = new HttpClient(gw.url, rev);
+      await c.initialize();
+      const big = await c.request('tools/call', { name: 'big', arguments: {} });
+      const content = big.result!.content as Json[];
+      assert.equal(content.length, 2, rev);
+      assert.ok(
+        content.every((b) => b.type === 'text'),
+        rev,
+      );
+      const uri = /mcpx:\/\/artifacts\/[0-9a-f-]{36}/.exec(String(content[1]!.text))![0];
+      assert.match(String(content[1]!.text), /^Resource link: /);
+      assert.equal(firstText(await readWhole(c, uri)).length, 1_000_000, rev);
+      const listed = (await c.request('resources/list')).result!.resources as Json[];
+      assert.ok(
+        listed.some((r) => r.uri === uri),
+        rev,
+      );
+    }
+  });
+
   test('a small result is untouched', async () => {
     const a = new HttpClient(gw.url, LEGACY);
     await a.initialize();

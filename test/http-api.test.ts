@@ -214,10 +214,48 @@ describe('refusals', () => {
     assert.match(((await res.json()) as Json).error as string, /transport\.maxBodyBytes/);
   });
 
+  test('without the endpoint secret: 401, and the upstream is not called', async () => {
+    const before = upstreamCalls('echo').length;
+    for (const [path, init] of [
+      ['/v1/call/fx/echo', { method: 'POST', body: JSON.stringify({ text: 'no secret' }) }],
+      ['/v1/tools', {}],
+    ] as const) {
+      const res = await fetch(`${base()}${path}`, { ...init, headers: { 'Content-Type': 'application/json' } });
+      assert.equal(res.status, 401, path);
+      assert.equal(res.headers.get('www-authenticate'), 'Bearer realm="mcpx"');
+    }
+    const wrong = await post('/v1/call/fx/echo', JSON.stringify({ text: 'wrong' }), { Authorization: 'Bearer nope' });
+    assert.equal(wrong.status, 401);
+    assert.equal(upstreamCalls('echo').length, before);
+  });
+
   test('GET on a call: 405', async () => {
     const res = await fetch(`${base()}/v1/call/fx/echo`, { headers: auth() });
     assert.equal(res.status, 405);
     assert.equal(res.headers.get('allow'), 'POST');
+  });
+});
+
+describe('cancellation', () => {
+  test('closing the connection cancels the call upstream', async () => {
+    const ctl = new AbortController();
+    const res = fetch(`${base()}/v1/call/fx/slow`, {
+      method: 'POST',
+      headers: { ...auth(), 'Content-Type': 'application/json', Accept: 'application/x-ndjson' },
+      body: JSON.stringify({ ms: 30_000, steps: 30 }),
+      signal: ctl.signal,
+    });
+    const reader = (await res).body!.getReader();
+    await reader.read(); // the first progress line: the call is running upstream
+    ctl.abort();
+    const cancelled = () =>
+      readFileSync(record, 'utf8')
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l) as { dir: string; frame: Json })
+        .filter((l) => l.dir === 'in' && l.frame.method === 'notifications/cancelled').length;
+    for (let i = 0; i < 200 && cancelled() === 0; i++) await new Promise((r) => setTimeout(r, 25));
+    assert.ok(cancelled() >= 1, 'notifications/cancelled reached the upstream');
   });
 });
 
@@ -243,5 +281,46 @@ describe('the call gate', () => {
     const r = gw.g.activity.recent({ server: 'fx' }).find((x) => x.target === 'echo')!;
     assert.equal(r.path, 'http-api');
     assert.equal(r.outcome.status, 'ok');
+  });
+});
+
+describe('pins', () => {
+  test('a tool held by its pin is refused through the HTTP API, naming the review, before the upstream hears it', async () => {
+    const rugRecord = join(tmpdir(), `mcpx-http-api-rug-${process.pid}.jsonl`);
+    const g2 = await gatewayFor({
+      a: fixtureCommand(['--rev', '2025-11-25', '--name', 'a', '--rug', 'description', '--record', rugRecord]),
+    });
+    const call = (tool: string, args: Json) =>
+      fetch(`${g2.bare.replace(/\/mcp$/, '')}/v1/call/a/${tool}`, {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${g2.secret}`, 'Content-Type': 'application/json' },
+        body: JSON.stringify(args),
+      }).then(async (r) => ({ status: r.status, body: (await r.json()) as Json }));
+    const rugCalls = () =>
+      readFileSync(rugRecord, 'utf8')
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l) as { dir: string; frame: Json })
+        .filter((l) => l.dir === 'in' && l.frame.method === 'tools/call' && (l.frame.params as Json).name === 'rug')
+        .length;
+    try {
+      assert.deepEqual((await call('rug', { text: 'before' })).body.content, [{ type: 'text', text: 'before' }]);
+      assert.equal((await call('pull', {})).status, 200);
+      let r = await call('rug', { text: 'after' });
+      for (let i = 0; i < 100 && r.body.isError !== true; i++) {
+        await new Promise((res) => setTimeout(res, 20));
+        r = await call('rug', { text: 'after' });
+      }
+      assert.equal(r.body.isError, true);
+      assert.match(JSON.stringify(r.body.content), /mcpx holds the tool/);
+      const held = rugCalls();
+      assert.equal((await call('rug', { text: 'again' })).body.isError, true);
+      assert.equal(rugCalls(), held, 'the held call never reached the upstream');
+      const rec = g2.g.activity.recent({ server: 'a' }).find((x) => x.target === 'rug' && x.pin === 'held')!;
+      assert.equal(rec.path, 'http-api');
+    } finally {
+      await g2.close();
+      rmSync(rugRecord, { force: true });
+    }
   });
 });

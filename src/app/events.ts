@@ -83,11 +83,13 @@ export function eventsRoute(g: EventSource, o: EventsOptions): Route {
     };
     res.on('close', close);
     stream.start();
+    // `resource.watching` is the first event: an update before it is sent after it.
+    let said = false;
+    let early: string | undefined;
+    const updated = (u: string) => send('resource.updated', { type: 'resource.updated', uri: u, at: Date.now() });
     let watch: Awaited<ReturnType<EventSource['subscribe']>>;
     try {
-      watch = await g.subscribe(uri, (u) =>
-        send('resource.updated', { type: 'resource.updated', uri: u, at: Date.now() }),
-      );
+      watch = await g.subscribe(uri, (u) => (said ? updated(u) : (early = u)));
     } catch (e) {
       watch = { deliverable: false, reason: (e as Error).message, release: () => undefined };
     }
@@ -101,6 +103,8 @@ export function eventsRoute(g: EventSource, o: EventsOptions): Route {
       ...(watch.reason !== undefined ? { reason: watch.reason } : {}),
       at: Date.now(),
     });
+    said = true;
+    if (early !== undefined) updated(early);
     // No update will come: the stream has said why, and ends.
     if (!watch.deliverable) close();
     return true;

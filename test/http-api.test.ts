@@ -12,24 +12,30 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { OpenAPIClientAxios } from 'openapi-client-axios';
 import { openApiDocument } from '../src/app/openapi';
-import { type TestGateway, fixtureCommand, gatewayFor } from './harness/upstreams';
+import type { ChildProcess } from 'node:child_process';
+import { type TestGateway, fixtureCommand, gatewayFor, startHttpFixture } from './harness/upstreams';
 
 type Json = Record<string, unknown>;
 
 let gw: TestGateway;
+let web: ChildProcess;
 const record = join(tmpdir(), `mcpx-http-api-${process.pid}.jsonl`);
 const base = () => gw.bare.replace(/\/mcp$/, '');
 const auth = () => ({ Authorization: `Bearer ${gw.secret}` });
 
 before(async () => {
+  // A 2026-07-28 upstream over Streamable HTTP beside the stdio one.
+  const h = await startHttpFixture(['--rev', '2026-07-28', '--transport', 'http', '--name', 'web']);
+  web = h.child;
   gw = await gatewayFor(
-    { fx: fixtureCommand(['--rev', '2025-11-25', '--record', record]) },
+    { fx: fixtureCommand(['--rev', '2025-11-25', '--record', record]), web: { type: 'http', url: h.url } },
     { 'transport.maxBodyBytes': 64 * 1024 },
     { permissions: { rules: [{ server: 'fx', tool: 'fail', action: 'deny' }] } },
   );
 });
 after(async () => {
   await gw?.close();
+  web?.kill();
   rmSync(record, { force: true });
 });
 
@@ -135,6 +141,24 @@ describe('calls', () => {
     assert.deepEqual(echoed.data.content, [{ type: 'text', text: 'through openapi' }]);
     const added = await client.fx__add!(null, { a: 2, b: 40 });
     assert.deepEqual(added.data.structuredContent, { sum: 42 });
+  });
+
+  test('a 2026-07-28 upstream over Streamable HTTP: a call, and its progress streamed', async () => {
+    const added = await post('/v1/call/web/add', JSON.stringify({ a: 1, b: 2 }));
+    assert.equal(added.status, 200);
+    assert.deepEqual(((await added.json()) as Json).structuredContent, { sum: 3 });
+    const res = await post('/v1/call/web/slow', JSON.stringify({ ms: 40, steps: 2 }), {
+      Accept: 'application/x-ndjson',
+    });
+    const lines = (await res.text())
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as Json);
+    assert.deepEqual(
+      lines.filter((l) => l.type === 'progress').map((l) => l.progress),
+      [1, 2],
+    );
+    assert.equal(lines.at(-1)?.type, 'result');
   });
 
   test('GET /v1/tools lists the tools with their paths', async () => {

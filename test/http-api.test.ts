@@ -29,7 +29,7 @@ before(async () => {
   web = h.child;
   gw = await gatewayFor(
     { fx: fixtureCommand(['--rev', '2025-11-25', '--record', record]), web: { type: 'http', url: h.url } },
-    { 'transport.maxBodyBytes': 64 * 1024 },
+    { 'transport.maxBodyBytes': 64 * 1024, 'transport.maxInflightPerIdentity': 1 },
     { permissions: { rules: [{ server: 'fx', tool: 'fail', action: 'deny' }] } },
   );
 });
@@ -280,6 +280,36 @@ describe('cancellation', () => {
         .filter((l) => l.dir === 'in' && l.frame.method === 'notifications/cancelled').length;
     for (let i = 0; i < 200 && cancelled() === 0; i++) await new Promise((r) => setTimeout(r, 25));
     assert.ok(cancelled() >= 1, 'notifications/cancelled reached the upstream');
+  });
+});
+
+describe('calls in flight', () => {
+  test("past transport.maxInflightPerIdentity an identity's next call is 429, until one ends", async () => {
+    const ctl = new AbortController();
+    const first = await fetch(`${base()}/v1/call/fx/slow`, {
+      method: 'POST',
+      headers: { ...auth(), 'Mcpx-Identity': 'busy', Accept: 'application/x-ndjson' },
+      body: JSON.stringify({ ms: 30_000, steps: 30 }),
+      signal: ctl.signal,
+    });
+    const reader = first.body!.getReader();
+    await reader.read(); // running
+    const second = await post('/v1/call/fx/echo', JSON.stringify({ text: 'second' }), { 'Mcpx-Identity': 'busy' });
+    assert.equal(second.status, 429);
+    assert.equal(second.headers.get('retry-after'), '1');
+    assert.match(((await second.json()) as Json).error as string, /transport\.maxInflightPerIdentity/);
+    // Another identity is not held up.
+    assert.equal(
+      (await post('/v1/call/fx/echo', JSON.stringify({ text: 'other' }), { 'Mcpx-Identity': 'idle' })).status,
+      200,
+    );
+    ctl.abort();
+    let again = 429;
+    for (let i = 0; i < 100 && again === 429; i++) {
+      await new Promise((r) => setTimeout(r, 20));
+      again = (await post('/v1/call/fx/echo', JSON.stringify({ text: 'again' }), { 'Mcpx-Identity': 'busy' })).status;
+    }
+    assert.equal(again, 200);
   });
 });
 

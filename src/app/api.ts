@@ -33,7 +33,8 @@ export interface ApiHost {
 const MAX_UNREAD = 1024 * 1024;
 const NDJSON = 'application/x-ndjson';
 
-const json = (res: ServerResponse, status: number, body: unknown) => sendJson(res, status, body, { pretty: true });
+const json = (res: ServerResponse, status: number, body: unknown, retry = false) =>
+  sendJson(res, status, body, { pretty: true, ...(retry ? { headers: { 'Retry-After': '1' } } : {}) });
 
 /** The caller's identity: the one named in `Mcpx-Identity` (as /v1/tasks reads it), else the request's
  *  own, ended with it (docs/protocol.md "Client identity"). */
@@ -115,6 +116,39 @@ async function argumentsOf(req: IncomingMessage, max: number): Promise<JsonObjec
   return body;
 }
 
+/** Calls in flight through the API: each identity's by transport.maxInflightPerIdentity, all of them by
+ *  limits.inflight; past either, 429 before the body is read. Released when the response closes. */
+class InFlight {
+  private total = 0;
+  private readonly byIdentity = new Map<string, number>();
+
+  constructor(private readonly settings: Settings) {}
+
+  admit(identity: string, res: ServerResponse): void {
+    const total = this.settings.get<number>('limits.inflight');
+    if (this.total >= total)
+      throw new Refused(
+        429,
+        `${total} calls are in flight through the HTTP API (limits.inflight); retry when one has ended`,
+      );
+    const per = this.settings.get<number>('transport.maxInflightPerIdentity');
+    const mine = this.byIdentity.get(identity) ?? 0;
+    if (mine >= per)
+      throw new Refused(
+        429,
+        `this identity has ${per} calls in flight (transport.maxInflightPerIdentity); retry when one has ended`,
+      );
+    this.total++;
+    this.byIdentity.set(identity, mine + 1);
+    res.once('close', () => {
+      this.total--;
+      const left = (this.byIdentity.get(identity) ?? 1) - 1;
+      if (left > 0) this.byIdentity.set(identity, left);
+      else this.byIdentity.delete(identity);
+    });
+  }
+}
+
 /** The error a failed call answers with: a JSON-RPC error of the upstream or of mcpx. */
 function failure(e: unknown): JsonObject {
   if (e instanceof ProtocolError || e instanceof McpxError) return { error: e.message, code: e.toWire().code };
@@ -153,6 +187,7 @@ export function apiRoutes(g: ApiHost): Route[] {
     }
     return true;
   };
+  const inFlight = new InFlight(g.settings);
   const call: Route = async (req, res, url) => {
     const m = /^\/v1\/call\/([^/]+)\/([^/]+)$/.exec(url.pathname);
     if (!m) return false;
@@ -165,6 +200,7 @@ export function apiRoutes(g: ApiHost): Route[] {
       if (!res.writableFinished) stop.abort(new Error('the caller closed the connection'));
     });
     try {
+      inFlight.admit(who.identity, res);
       const [server, name] = [decode(m[1]!), decode(m[2]!)];
       const accept = String(req.headers.accept ?? '');
       const level = url.searchParams.get('logLevel') ?? 'info';
@@ -205,7 +241,9 @@ export function apiRoutes(g: ApiHost): Route[] {
       }
     } catch (e) {
       if (!(e instanceof Refused)) throw e;
-      json(res, e.status, { error: e.message });
+      // The body of a refused call is discarded as it arrives, never read.
+      if (e.status === 429) req.resume();
+      json(res, e.status, { error: e.message }, e.status === 429);
     } finally {
       if (who.own) g.identityEnded(who.identity);
     }

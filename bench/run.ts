@@ -2,6 +2,7 @@
 // against mcp-proxy), in one run, on this machine. Writes docs/performance.md with both sections.
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { artifactsBench, artifactsReport } from './artifacts';
 import { execBench, execReport } from './exec';
 import { floodBench, floodReport } from './flood';
 import { pinsBench, pinsReport } from './pins';
@@ -94,6 +95,7 @@ async function main(): Promise<void> {
   const pins = await pinsBench();
   const search = await searchBench();
   const sandbox = await sandboxBench();
+  const artifacts = await artifactsBench();
   // Memory per idle legacy session (bench/sessions.ts), in its own process.
   const { execFileSync } = await import('node:child_process');
   const sessions = execFileSync(process.execPath, [join(__dirname, 'sessions.js'), '1000'], {
@@ -138,6 +140,7 @@ async function main(): Promise<void> {
     ...searchReport(search),
     '',
     ...sandboxReport(sandbox),
+    ...artifactsReport(artifacts),
   ];
   writeFileSync(join(root, 'docs', 'performance.md'), lines.join('\n'));
 }

@@ -1,6 +1,7 @@
 // The /v1 API on the gateway's listener, beside /mcp: what tools outside MCP read. GET /v1/protocol is
 // the revision table; GET /v1/questions lists what waits at the broker and POST /v1/questions/{id}
-// answers one (an invalid answer is refused with the reason, 400); GET /v1/events is the event stream;
+// answers one (an invalid answer is refused with the reason, 400); GET /v1/events is the event stream
+// and a resource's watch (app/events.ts);
 // GET /v1/tasks lists one identity's tasks, GET /v1/tasks/{id} shows one, POST /v1/tasks/{id}/cancel
 // cancels it (docs/security.md "Tasks belong to their owner"); GET /v1/activity is the activity log
 // (app/activity.ts).
@@ -17,9 +18,11 @@ import type { Route } from '../transport/http';
 import { readBody } from '../wire/body';
 import { decodeHeaderValue, encodeHeaderValue } from '../wire/headers';
 import { sendJson } from '../wire/json';
-import { SseStream } from '../wire/sse';
 import { namedIdentity } from '../server/conn';
+import type { Provider } from '../server/provider';
 import { activityRoute } from './activity';
+import { type ApiHost, apiRoutes } from './api';
+import { eventsRoute } from './events';
 import { pinsRoute } from './pins';
 
 const json = (res: ServerResponse, status: number, body: unknown) => sendJson(res, status, body, { pretty: true });
@@ -34,29 +37,6 @@ async function body(req: IncomingMessage, max = 1024 * 1024, empty?: unknown): P
   } catch {
     throw new Error('the body is not JSON');
   }
-}
-
-/** GET /v1/events: the gateway's events as an SSE stream, held open with keep-alive comments. */
-function eventsRoute(g: Pick<GatewayFacade, 'onEvent'>, keepAliveMs: () => number): Route {
-  return (req, res, url) => {
-    if (url.pathname !== '/v1/events') return false;
-    if (req.method !== 'GET') {
-      res.setHeader('Allow', 'GET');
-      json(res, 405, { error: 'GET opens the event stream' });
-      return true;
-    }
-    const stream = new SseStream(res, keepAliveMs());
-    stream.start();
-    const off = g.onEvent((e) => {
-      if (!stream.isOpen) return;
-      res.write(`event: ${e.type}\ndata: ${JSON.stringify(e)}\n\n`);
-    });
-    res.on('close', () => {
-      off();
-      stream.end();
-    });
-    return true;
-  };
 }
 
 function questionsRoute(g: Pick<GatewayFacade, 'questions' | 'answer'>): Route {
@@ -290,14 +270,16 @@ function permissionsRoute(g: Pick<GatewayFacade, 'permissions' | 'grants' | 'rev
   };
 }
 
-/** The gateway's /v1 routes: its questions, its permissions, its pins, its event stream, its activity log. */
-export function gatewayRoutes(g: GatewayFacade): Route[] {
+/** The gateway's /v1 routes: its questions, its permissions, its pins, its event stream, its activity log,
+ *  and the HTTP API (app/api.ts). */
+export function gatewayRoutes(g: GatewayFacade & ApiHost & Required<Pick<Provider, 'subscribe'>>): Route[] {
   return [
     questionsRoute(g),
     permissionsRoute(g),
     pinsRoute(g),
-    eventsRoute(g, () => g.settings.duration('transport.sseKeepAlive')),
+    eventsRoute(g, { keepAliveMs: () => g.settings.duration('transport.sseKeepAlive') }),
     activityRoute(g),
+    ...apiRoutes(g),
   ];
 }
 

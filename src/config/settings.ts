@@ -8,6 +8,7 @@ import { LIMITS } from './settings/limits';
 import { PINS } from './settings/pins';
 import { PROCESSES } from './settings/processes';
 import { PROTO } from './settings/proto';
+import { RESULTS } from './settings/results';
 import { SERVE } from './settings/serve';
 import { TELEMETRY } from './settings/telemetry';
 import { UPSTREAMS } from './settings/upstreams';
@@ -27,6 +28,7 @@ export const SETTINGS: readonly SettingDef[] = [
   ...TELEMETRY,
   ...ACTIVITY,
   ...PINS,
+  ...RESULTS,
 ];
 
 const SETTING_KEYS = SETTINGS.map((s) => s.key);

@@ -42,7 +42,7 @@ export function taskSupportOf(tool: JsonObject | undefined): string | undefined 
 export class Forwarder {
   constructor(private readonly d: ForwardDeps) {}
 
-  /** mcpx_call's path, also every call of an mcpx_exec script: the server's allow/deny filter, then the
+  /** mcpx_call's path, also every call of an mcpx_exec script and of the HTTP API: the server's allow/deny filter, then the
    *  upstream call (`call`), its URIs rewritten in gateway mode. */
   async through(
     server: string,
@@ -50,12 +50,13 @@ export class Forwarder {
     args: JsonObject,
     ctx: CallContext,
     timeoutMs: number | undefined,
+    path: CallPath = 'mcpx_call',
   ): Promise<JsonObject> {
     const d: ServerDef = this.d.pool.def(server);
     if (!toolAllowed(tool, d.tools))
       throw invalidParams(`tool ${JSON.stringify(tool)} of ${server} is not allowed by its tools filter`);
     const listed = (await this.d.catalogue.list(server, 'tools', ctx.identity)).find((t) => t.name === tool);
-    const result = await this.call(server, tool, args, ctx, listed, timeoutMs, 'mcpx_call');
+    const result = await this.call(server, tool, args, ctx, listed, timeoutMs, path);
     return this.d.passthrough.includes(server) ? result : rewriteUris(server, result);
   }
 

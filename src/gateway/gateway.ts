@@ -5,7 +5,7 @@
 import type { Config } from '../config/file';
 import { ALLOW_ALL, type Permissions } from '../config/permissions';
 import type { Settings } from '../config/settings';
-import { CODES, ProtocolError, invalidParams } from '../protocol/errors';
+import { CODES, ProtocolError, invalidParams, resourceNotFound } from '../protocol/errors';
 import { codecOfEra } from '../protocol/eras';
 import type { JsonObject } from '../protocol/jsonrpc';
 import type { CallContext, ListKind, Provider, ProviderCapabilities, ToolHandle } from '../server/provider';
@@ -21,6 +21,8 @@ import type { PinKind } from './pins/store';
 import type { PinReview, PinView } from './pins/pins';
 import { passedThrough } from './screen';
 import { toolHandle } from './tools';
+import { ToolApi } from './toolApi';
+import { ARTIFACT_PREFIX, Artifacts, type StructuredForm } from './artifacts';
 
 export type { GatewayOptions } from './compose';
 
@@ -32,12 +34,22 @@ export class Gateway implements Provider, GatewayFacade {
   /** Reloads, one after the other. */
   private reloading: Promise<unknown> = Promise.resolve();
 
+  /** Large results kept for their client (docs/gateway.md "Artifacts"). */
+  private readonly artifacts: Artifacts;
+
   constructor(
     readonly config: Config,
     readonly settings: Settings,
     readonly opts: GatewayOptions = {},
   ) {
     this.p = composeGateway(config, settings, opts, (kind) => this.changed(kind));
+    this.artifacts = new Artifacts({
+      // Per call: the one place a per-caller value (a profile's) would be looked up.
+      over: () => settings.get<number>('results.artifactOver'),
+      maxBytes: () => settings.get<number>('results.artifactBytes'),
+      ttlMs: () => settings.duration('proto.askTTL'),
+      log: this.p.log,
+    });
   }
 
   capabilities(): ProviderCapabilities {
@@ -112,23 +124,52 @@ export class Gateway implements Provider, GatewayFacade {
    *  nobody lists is still forwarded to the first pass-through server, which says whether it exists. */
   resolveTool(name: string, ctx: CallContext): ToolHandle | undefined | Promise<ToolHandle | undefined> {
     const { passthrough, passthroughTools, tools, forward } = this.p;
-    if (!passthrough.length) return tools.resolve(name);
+    const own = (): ToolHandle | undefined => {
+      const t = tools.tool(name);
+      const handle = tools.resolve(name);
+      return t && handle ? this.shrinking(handle, t.definition, ctx, t.artifact) : handle;
+    };
+    if (!passthrough.length) return own();
     return passthroughTools.index(ctx.identity).then((index) => {
       const hit = index.get(name);
       if (hit)
-        return toolHandle(name, hit.tool, async (args, c) =>
-          passedThrough(hit.server, 'tools/call', await forward.call(hit.server, hit.name, args, c, hit.tool)),
+        return this.shrinking(
+          toolHandle(name, hit.tool, async (args, c) =>
+            passedThrough(hit.server, 'tools/call', await forward.call(hit.server, hit.name, args, c, hit.tool)),
+          ),
+          hit.tool,
+          ctx,
         );
       // A tool withheld by its pin is refused by the server that holds it (docs/gateway.md "Pins").
       const server = this.p.pins.holderOf(passthrough, name) ?? passthrough[0]!;
       return (
-        tools.resolve(name) ?? {
+        own() ?? {
           name,
           call: async (args, c) =>
             passedThrough(server, 'tools/call', await forward.call(server, name, args, c, undefined)),
         }
       );
     });
+  }
+
+  /** `handle`, its large results made artifacts (docs/gateway.md "Artifacts"); as it is where the
+   *  caller's results never are. A tool without an outputSchema leaves its structuredContent to the
+   *  artifact; one with an outputSchema needs a form of its own (`form`), else its results go whole. */
+  private shrinking(handle: ToolHandle, listed: JsonObject, ctx: CallContext, form?: StructuredForm): ToolHandle {
+    if (this.artifacts.off(ctx)) return handle;
+    const structured: StructuredForm | undefined = 'outputSchema' in listed ? form : 'none';
+    return {
+      ...handle,
+      call: async (args, c) => this.artifacts.shrink(await handle.call(args, c), c, handle.name, structured),
+    };
+  }
+
+  private toolApi?: ToolApi;
+  /** The HTTP API's tools and calls (app/api.ts; docs/gateway.md "The HTTP API"). */
+  get api(): ToolApi {
+    const { defs, catalogue, forward } = this.p;
+    this.toolApi ??= new ToolApi({ defs, catalogue, forward });
+    return this.toolApi;
   }
 
   /** A tool called from the editor (GatewayFacade), through the same lookup as a tools/call; its calls
@@ -198,14 +239,20 @@ export class Gateway implements Provider, GatewayFacade {
   getPrompt(name: string, args: Record<string, string>, ctx: CallContext): Promise<JsonObject> {
     return this.p.namespaces.getPrompt(name, args, ctx);
   }
-  listResources(ctx: CallContext): Promise<JsonObject[]> {
-    return this.p.namespaces.listResources(ctx);
+  /** The servers' resources, then the caller's own artifacts. */
+  async listResources(ctx: CallContext): Promise<JsonObject[]> {
+    return [...(await this.p.namespaces.listResources(ctx)), ...this.artifacts.list(ctx.identity)];
   }
   listResourceTemplates(ctx: CallContext): Promise<JsonObject[]> {
     return this.p.namespaces.listResourceTemplates(ctx);
   }
-  readResource(uri: string, ctx: CallContext): Promise<JsonObject> {
-    return this.p.namespaces.readResource(uri, ctx);
+  /** An artifact is its own identity's alone: for any other, the era's resource-not-found error, as for
+   *  one that never was (docs/gateway.md "Artifacts"). */
+  async readResource(uri: string, ctx: CallContext): Promise<JsonObject> {
+    if (!uri.startsWith(ARTIFACT_PREFIX)) return this.p.namespaces.readResource(uri, ctx);
+    const read = this.artifacts.read(uri, ctx.identity);
+    if (!read) throw resourceNotFound(ctx.rev, uri);
+    return read;
   }
   complete(params: JsonObject, ctx: CallContext): Promise<JsonObject> {
     return this.p.namespaces.complete(params, ctx);

@@ -158,7 +158,9 @@ export class HttpTransport {
         this.authorize(req, res, url.pathname.slice(SECRET_PATH_PREFIX.length));
         return await this.mcp(req, res);
       }
-      if (url.pathname === '/v1' || url.pathname.startsWith('/v1/')) this.authorize(req, res);
+      // The OpenAPI document lists the tools: as private as the /v1 routes it describes.
+      if (url.pathname === '/v1' || url.pathname.startsWith('/v1/') || url.pathname === '/openapi.json')
+        this.authorize(req, res);
       for (const r of this.opts.routes ?? []) if (await r(req, res, url)) return;
       sendJson(res, 404, { error: `No route for ${req.method} at this path; the MCP endpoint is ${MCP_PATH}` });
     } catch (e) {

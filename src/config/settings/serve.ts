@@ -88,7 +88,7 @@ export const SERVE: readonly SettingDef[] = [
     'transport.maxInflightPerIdentity',
     'integer',
     1024,
-    'Most HTTP requests in flight for one legacy session (by Mcp-Session-Id; its GET stream counts): past it a request is answered 429 naming this setting, on its head alone, its body never read. Below it, limits.inflightPerIdentity queues.',
+    'Most HTTP requests in flight for one legacy session (by Mcp-Session-Id; its GET stream counts): past it a request is answered 429 naming this setting, on its head alone, its body never read. Below it, limits.inflightPerIdentity queues. Also the most HTTP API calls (/v1/call) in flight for one identity (429).',
     { min: 1 },
   ),
 ];

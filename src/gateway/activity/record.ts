@@ -4,7 +4,7 @@
 import type { JsonObject } from '../../protocol/jsonrpc';
 
 /** The path a call came by. */
-export type CallPath = 'pass-through' | 'mcpx_call' | 'mcpx_exec' | 'palette' | 'editor';
+export type CallPath = 'pass-through' | 'mcpx_call' | 'mcpx_exec' | 'palette' | 'editor' | 'http-api';
 
 /** How the permission check decided: the rule that matched (`permissions.rules[2]`, or `default`), or the
  *  grant that let it through, and who approved an `ask`. */

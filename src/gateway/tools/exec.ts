@@ -28,5 +28,7 @@ export const mcpxExec: GatewayTool = {
     // Negotiation").
     execution: { taskSupport: 'optional' },
   },
+  // Output past results.artifactOver: `result` (any value) names the artifact; the logs are in it too.
+  artifact: ({ uri, bytes, preview }) => ({ result: { artifact: uri, bytes, preview }, logs: [] }),
   run: (args, ctx, d) => d.exec.run(args, ctx, d.execStarted),
 };

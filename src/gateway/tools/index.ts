@@ -48,6 +48,11 @@ export class GatewayTools {
     return [...this.byName.values()].map((t) => t.definition);
   }
 
+  /** A gateway tool by name. */
+  tool(name: string): GatewayTool | undefined {
+    return this.byName.get(name);
+  }
+
   /** The handle of a gateway tool: its arguments checked against its input schema, then its work. */
   resolve(name: string): ToolHandle | undefined {
     const tool = this.byName.get(name);

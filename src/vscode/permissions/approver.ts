@@ -50,6 +50,7 @@ const VIA: Record<ApprovalRequest['path'], string> = {
   mcpx_exec: ' in an mcpx_exec script',
   palette: ' from the palette',
   editor: ' from the editor',
+  'http-api': ' through the HTTP API',
 };
 
 /** Who asks, as the person reads it: the declared name is the client's own word, the identity mcpx's. */

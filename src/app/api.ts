@@ -1,0 +1,261 @@
+// The HTTP API for callers that do not speak MCP (docs/gateway.md "The HTTP API"): GET /openapi.json, the
+// OpenAPI 3.1 document of the tools the caller is offered (app/openapi.ts); GET /v1/tools, those tools;
+// POST /v1/call/{server}/{tool}, a call through mcpx_call's path (gateway/toolApi.ts) answered with the
+// tool's result as JSON, or — Accept: application/x-ndjson — its progress and log lines first, one JSON
+// object a line, then the result's. Behind the endpoint secret like every /v1 route (transport/http.ts).
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Settings } from '../config/settings';
+import { VERSION } from '../config/version';
+import type { ToolApi } from '../gateway/toolApi';
+import { McpxError, ProtocolError } from '../protocol/errors';
+import { type JsonObject, isObject } from '../protocol/jsonrpc';
+import { type LogLevel, atLeastLevel, isLogLevel } from '../protocol/meta';
+import { NEWEST_FIRST } from '../protocol/revisions';
+import { PER_REQUEST, namedIdentity } from '../server/conn';
+import type { CallContext } from '../server/provider';
+import type { Route } from '../transport/http';
+import { BodyTooLarge, readBody } from '../wire/body';
+import { decodeHeaderValue } from '../wire/headers';
+import { sendJson } from '../wire/json';
+import { callPath, openApiDocument } from './openapi';
+
+/** What the routes need of the gateway. */
+export interface ApiHost {
+  readonly api: Pick<ToolApi, 'offeredFor' | 'find' | 'mismatch' | 'call'>;
+  readonly settings: Settings;
+  /** A call's own identity ended with it (Provider.identityEnded). */
+  identityEnded(identity: string): void;
+}
+
+/** Bytes of progress and log lines a reader may leave unread: past it, such lines are skipped (the result's
+ *  line is always written). */
+const MAX_UNREAD = 1024 * 1024;
+const NDJSON = 'application/x-ndjson';
+
+const json = (res: ServerResponse, status: number, body: unknown, retry = false) =>
+  sendJson(res, status, body, { pretty: true, ...(retry ? { headers: { 'Retry-After': '1' } } : {}) });
+
+/** The caller's identity: the one named in `Mcpx-Identity` (as /v1/tasks reads it), else the request's
+ *  own, ended with it (docs/protocol.md "Client identity"). */
+function identityOf(req: IncomingMessage): { identity: string; own: boolean } | string {
+  const raw = req.headers['mcpx-identity'];
+  const named = Array.isArray(raw) ? raw[0] : raw;
+  if (named === undefined) return { identity: `${PER_REQUEST}${randomUUID()}`, own: true };
+  const name = decodeHeaderValue(named.trim());
+  if (!name) return 'Mcpx-Identity must name an identity, plain or =?base64?…?=';
+  return { identity: namedIdentity(name), own: false };
+}
+
+/** A call's context: the newest revision's shapes, no client capabilities (a question goes to the person
+ *  or the broker), progress and log lines to `line` when the caller streams. */
+function contextOf(
+  req: IncomingMessage,
+  identity: string,
+  signal: AbortSignal,
+  stream?: { level: LogLevel; line(o: JsonObject): void },
+): CallContext {
+  const agent = req.headers['user-agent'];
+  return {
+    rev: NEWEST_FIRST[0]!,
+    signal,
+    identity,
+    clientCapabilities: {},
+    ...(agent ? { clientName: agent.slice(0, 200) } : {}),
+    transport: 'http',
+    meta: stream ? { progressToken: 'http-api' } : {},
+    ...(stream ? { logLevel: stream.level } : {}),
+    progress: (progress, total, message) =>
+      stream?.line({
+        type: 'progress',
+        progress,
+        ...(total !== undefined ? { total } : {}),
+        ...(message !== undefined ? { message } : {}),
+      }),
+    log: (level, data, logger) => {
+      if (stream && atLeastLevel(level, stream.level))
+        stream.line({ type: 'log', level, data, ...(logger !== undefined ? { logger } : {}) });
+    },
+  };
+}
+
+/** A refusal before the call: its status and message. */
+class Refused extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+function only(req: IncomingMessage, res: ServerResponse, method: string, why: string): boolean {
+  if (req.method === method) return true;
+  res.setHeader('Allow', method);
+  json(res, 405, { error: why });
+  return false;
+}
+
+/** The call's arguments: the body, a JSON object (empty: none), within transport.maxBodyBytes. */
+async function argumentsOf(req: IncomingMessage, max: number): Promise<JsonObject> {
+  let text: string;
+  try {
+    text = await readBody(req, max);
+  } catch (e) {
+    if (e instanceof BodyTooLarge) throw new Refused(413, `${e.message} (transport.maxBodyBytes)`);
+    throw e;
+  }
+  if (text.trim() === '') return {};
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch (e) {
+    throw new Refused(400, `the body is not JSON: ${(e as Error).message}`);
+  }
+  if (!isObject(body)) throw new Refused(400, "the body must be a JSON object: the tool's arguments");
+  return body;
+}
+
+/** Calls in flight through the API: each identity's by transport.maxInflightPerIdentity, all of them by
+ *  limits.inflight; past either, 429 before the body is read. Released when the response closes. */
+class InFlight {
+  private total = 0;
+  private readonly byIdentity = new Map<string, number>();
+
+  constructor(private readonly settings: Settings) {}
+
+  admit(identity: string, res: ServerResponse): void {
+    const total = this.settings.get<number>('limits.inflight');
+    if (this.total >= total)
+      throw new Refused(
+        429,
+        `${total} calls are in flight through the HTTP API (limits.inflight); retry when one has ended`,
+      );
+    const per = this.settings.get<number>('transport.maxInflightPerIdentity');
+    const mine = this.byIdentity.get(identity) ?? 0;
+    if (mine >= per)
+      throw new Refused(
+        429,
+        `this identity has ${per} calls in flight (transport.maxInflightPerIdentity); retry when one has ended`,
+      );
+    this.total++;
+    this.byIdentity.set(identity, mine + 1);
+    res.once('close', () => {
+      this.total--;
+      const left = (this.byIdentity.get(identity) ?? 1) - 1;
+      if (left > 0) this.byIdentity.set(identity, left);
+      else this.byIdentity.delete(identity);
+    });
+  }
+}
+
+/** The error a failed call answers with: a JSON-RPC error of the upstream or of mcpx. */
+function failure(e: unknown): JsonObject {
+  if (e instanceof ProtocolError || e instanceof McpxError) return { error: e.message, code: e.toWire().code };
+  return { error: e instanceof Error ? e.message : String(e) };
+}
+
+export function apiRoutes(g: ApiHost): Route[] {
+  const base = (req: IncomingMessage) => `http://${req.headers.host ?? '127.0.0.1'}`;
+  const openapi: Route = async (req, res, url) => {
+    if (url.pathname !== '/openapi.json') return false;
+    if (!only(req, res, 'GET', 'GET reads the OpenAPI document')) return true;
+    const who = identityOf(req);
+    if (typeof who === 'string') return (json(res, 400, { error: who }), true);
+    const ctx = contextOf(req, who.identity, new AbortController().signal);
+    try {
+      const { tools } = await g.api.offeredFor(ctx);
+      json(res, 200, openApiDocument(tools, { version: VERSION, base: base(req) }));
+    } finally {
+      if (who.own) g.identityEnded(who.identity);
+    }
+    return true;
+  };
+  const tools: Route = async (req, res, url) => {
+    if (url.pathname !== '/v1/tools') return false;
+    if (!only(req, res, 'GET', 'GET lists the tools')) return true;
+    const who = identityOf(req);
+    if (typeof who === 'string') return (json(res, 400, { error: who }), true);
+    try {
+      const offered = await g.api.offeredFor(contextOf(req, who.identity, new AbortController().signal));
+      json(res, 200, {
+        tools: offered.tools.map(({ server, tool }) => ({ server, path: callPath(server, tool.name), ...tool })),
+        ...(offered.errors.length ? { errors: offered.errors } : {}),
+      });
+    } finally {
+      if (who.own) g.identityEnded(who.identity);
+    }
+    return true;
+  };
+  const inFlight = new InFlight(g.settings);
+  const call: Route = async (req, res, url) => {
+    const m = /^\/v1\/call\/([^/]+)\/([^/]+)$/.exec(url.pathname);
+    if (!m) return false;
+    if (!only(req, res, 'POST', 'POST calls the tool')) return true;
+    const who = identityOf(req);
+    if (typeof who === 'string') return (json(res, 400, { error: who }), true);
+    // The call ends when its caller goes.
+    const stop = new AbortController();
+    res.on('close', () => {
+      if (!res.writableFinished) stop.abort(new Error('the caller closed the connection'));
+    });
+    try {
+      inFlight.admit(who.identity, res);
+      const [server, name] = [decode(m[1]!), decode(m[2]!)];
+      const accept = String(req.headers.accept ?? '');
+      const level = url.searchParams.get('logLevel') ?? 'info';
+      if (!isLogLevel(level)) throw new Refused(400, `logLevel: expected a log level, got ${JSON.stringify(level)}`);
+      const streamed = accept.includes(NDJSON);
+      const line = (o: JsonObject) => {
+        if (!res.headersSent) {
+          res.writeHead(200, { 'Content-Type': NDJSON, 'Cache-Control': 'no-store', 'X-Accel-Buffering': 'no' });
+          res.flushHeaders();
+        }
+        if (!res.writableEnded && res.writableLength <= MAX_UNREAD) res.write(`${JSON.stringify(o)}\n`);
+      };
+      const ctx = contextOf(req, who.identity, stop.signal, streamed ? { level, line } : undefined);
+      const offered = await g.api.find(server, name, ctx);
+      // Quoted only as the JSON of the names: a path segment may hold anything.
+      if (!offered)
+        throw new Refused(404, `No tool ${JSON.stringify(name)} of server ${JSON.stringify(server)} is offered here`);
+      const args = await argumentsOf(req, g.settings.get<number>('transport.maxBodyBytes'));
+      const bad = g.api.mismatch(offered, args);
+      if (bad) throw new Refused(400, `Invalid arguments for ${server}/${name}: ${bad}`);
+      let result: JsonObject;
+      try {
+        result = await g.api.call(server, name, args, ctx);
+      } catch (e) {
+        if (stop.signal.aborted) return true;
+        if (streamed) {
+          line({ type: 'error', ...failure(e) });
+          res.end();
+        } else json(res, 502, failure(e));
+        return true;
+      }
+      if (!streamed) json(res, 200, result);
+      else {
+        // The result's line is written whatever is unread: the reader asked for it.
+        if (!res.headersSent) line({ type: 'result', result });
+        else res.write(`${JSON.stringify({ type: 'result', result })}\n`);
+        res.end();
+      }
+    } catch (e) {
+      if (!(e instanceof Refused)) throw e;
+      // The body of a refused call is discarded as it arrives, never read.
+      if (e.status === 429) req.resume();
+      json(res, e.status, { error: e.message }, e.status === 429);
+    } finally {
+      if (who.own) g.identityEnded(who.identity);
+    }
+    return true;
+  };
+  return [openapi, tools, call];
+}
+
+function decode(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    throw new Refused(404, 'the path is not a tool: its server or tool name is not valid percent-encoding');
+  }
+}

@@ -1,0 +1,72 @@
+// The tools a caller outside MCP may use and their calls (docs/gateway.md "The HTTP API"): every
+// configured server's allowed tools as their servers list them (pins applied by the catalogue), and a
+// call through mcpx_call's path (forward.ts `Forwarder.through`: the tools filter, the input schema,
+// the pins, the permissions gate, the activity log, the output schema), recorded as `http-api`.
+import type { ServerDef } from '../config/servers';
+import type { JsonObject } from '../protocol/jsonrpc';
+import type { CallContext } from '../server/provider';
+import type { Catalogue } from './catalogue';
+import type { Forwarder } from './forward';
+import { schemaMismatch } from '../kit/schema';
+import { toolAllowed } from './names';
+
+/** One tool offered: its server and its definition as that server lists it. */
+export interface OfferedTool {
+  readonly server: string;
+  readonly tool: JsonObject & { readonly name: string };
+}
+
+export interface Offered {
+  readonly tools: OfferedTool[];
+  /** The servers that could not list their tools, with why. */
+  readonly errors: Array<{ server: string; error: string }>;
+}
+
+export interface ToolApiDeps {
+  defs: ReadonlyMap<string, ServerDef>;
+  catalogue: Catalogue;
+  forward: Pick<Forwarder, 'through'>;
+}
+
+export class ToolApi {
+  constructor(private readonly d: ToolApiDeps) {}
+
+  /** The tools `ctx`'s caller may use: today the default endpoint's set, every server's allowed tools.
+   *  The one place a per-caller set (a profile) narrows what the document offers and what may be called. */
+  async offeredFor(ctx: CallContext): Promise<Offered> {
+    const { defs, catalogue } = this.d;
+    const tools: OfferedTool[] = [];
+    const errors: Offered['errors'] = [];
+    await Promise.all(
+      [...defs.keys()].map(async (server) => {
+        try {
+          for (const t of await catalogue.list(server, 'tools', ctx.identity))
+            if (toolAllowed(String(t.name), defs.get(server)?.tools))
+              tools.push({ server, tool: t as OfferedTool['tool'] });
+        } catch (e) {
+          errors.push({ server, error: (e as Error).message });
+        }
+      }),
+    );
+    tools.sort((a, b) => a.server.localeCompare(b.server) || a.tool.name.localeCompare(b.tool.name));
+    errors.sort((a, b) => a.server.localeCompare(b.server));
+    return { tools, errors };
+  }
+
+  /** The tool `server`/`name` as offered to `ctx`'s caller; undefined when it is not. */
+  async find(server: string, name: string, ctx: CallContext): Promise<OfferedTool | undefined> {
+    if (!this.d.defs.has(server)) return undefined;
+    const { tools } = await this.offeredFor(ctx);
+    return tools.find((t) => t.server === server && t.tool.name === name);
+  }
+
+  /** Why `args` do not match the tool's input schema; undefined when they do. */
+  mismatch(offered: OfferedTool, args: JsonObject): string | undefined {
+    return schemaMismatch(offered.tool.inputSchema, args);
+  }
+
+  /** Call an offered tool: mcpx_call's path, recorded as `http-api`. */
+  call(server: string, name: string, args: JsonObject, ctx: CallContext): Promise<JsonObject> {
+    return this.d.forward.through(server, name, args, ctx, undefined, 'http-api');
+  }
+}

@@ -106,6 +106,14 @@ export class Gateway implements Provider, GatewayFacade {
     return [...upstream, ...this.p.tools.definitions().filter((t) => !pt.has(String(t.name)))];
   }
 
+  /** A list holds what an identity-scoped server lists (each identity its own instance): tools only in
+   *  pass-through (gateway mode's tools are its own), prompts and templates in either mode
+   *  (docs/protocol.md "Cache hints on lists"). */
+  listsPerCaller(method: string): boolean {
+    const servers = method === 'tools/list' ? this.p.passthrough : [...this.p.defs.keys()];
+    return servers.some((s) => this.p.defs.get(s)?.scope === 'identity');
+  }
+
   /** The tool a call names, looked up once: a pass-through server's as it listed it (its
    *  execution.taskSupport: 2025-11-25 upstreams list it, a 2026-07-28 upstream's is unknown until it
    *  answers a call with a task), else a gateway tool from the registry; in pass-through mode a name

@@ -97,6 +97,9 @@ export interface Provider {
   getPrompt?(name: string, args: Record<string, string>, ctx: CallContext): Promise<JsonObject>;
   listResources?(ctx: CallContext): Promise<JsonObject[]>;
   listResourceTemplates?(ctx: CallContext): Promise<JsonObject[]>;
+  /** Whether the list `method` answers depends on the caller (an identity's own upstream instance): its
+   *  cacheScope is then `private`, never `public` (docs/protocol.md "Cache hints on lists"). */
+  listsPerCaller?(method: string, ctx: CallContext): boolean;
   /** Throws the resource-not-found error (errors.resourceNotFound) for an unknown URI. */
   readResource?(uri: string, ctx: CallContext): Promise<JsonObject>;
   /** The params as the method's descriptor read them (protocol/methods.ts: ref and argument checked). */

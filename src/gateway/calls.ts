@@ -6,7 +6,7 @@
 import { Abort, listen } from '../wire/abort';
 import type { Settings } from '../config/settings';
 import { CODES, ProtocolError } from '../protocol/errors';
-import type { JsonObject } from '../protocol/jsonrpc';
+import { type JsonObject, isObject } from '../protocol/jsonrpc';
 import { type LogLevel, atLeastLevel, isLogLevel } from '../protocol/meta';
 import { declares } from '../protocol/questions';
 import { codecFor } from '../protocol/eras';
@@ -87,6 +87,8 @@ export class Calls {
     try {
       return await pool.request(server, ctx.identity, method, params, {
         signal: call.stop,
+        // What the upstream sends on this request's own stream is this call's (log messages).
+        related: call,
         meta,
         logLevel,
         // A 2026-07-28 upstream's question is the result of this request: its call is known.
@@ -189,12 +191,23 @@ export class Calls {
     return { owner: owner.ctx, unowned: 'no call in flight', ended };
   }
 
-  /** A log message names no request: it goes to every call in flight on that connection whose host asked
-   *  for its level (CallContext.log filters; no level, no messages). */
-  log(server: string, scope: string, p: JsonObject): void {
-    if (!isLogLevel(p.level)) return;
-    for (const { ctx } of this.inFlight.get(entryKey(server, scope)) ?? [])
-      ctx.log(p.level, p.data, typeof p.logger === 'string' ? p.logger : undefined);
+  /** An upstream's log message goes to the call it relates to, and to no other (docs/protocol.md "Log
+   *  messages relayed"): the call whose request stream it arrived on (`related`), the call whose progress
+   *  token it carries, or the one call in flight on the connection (as a question is attributed); its
+   *  host hears it at the level it asked for (CallContext.log filters). Returns whether a call took it:
+   *  one that relates to none is not any call's. */
+  log(server: string, scope: string, p: JsonObject, related?: object): boolean {
+    if (!isLogLevel(p.level)) return false;
+    const key = entryKey(server, scope);
+    const calls = this.inFlight.get(key);
+    const token = isObject(p._meta) ? p._meta.progressToken : undefined;
+    let ctx: CallContext | undefined;
+    if (related !== undefined) ctx = calls?.has(related as InFlight) ? (related as InFlight).ctx : undefined;
+    else if (token !== undefined) ctx = this.progress.callOf(token, key);
+    else if (calls?.size === 1 && this.d.pool.inflightOn(server, scope) === 1) ctx = [...calls][0]!.ctx;
+    if (!ctx) return false;
+    ctx.log(p.level, p.data, typeof p.logger === 'string' ? p.logger : undefined);
+    return true;
   }
 
   /** An upstream's notifications/progress, back to the call on (server, scope) that asked under mcpx's

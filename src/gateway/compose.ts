@@ -10,7 +10,7 @@ import type { ServerDef } from '../config/servers';
 import type { Settings } from '../config/settings';
 import { VERSION } from '../config/version';
 import type { JsonObject } from '../protocol/jsonrpc';
-import type { ListKind } from '../server/provider';
+import type { ListKind, UnrelatedLog } from '../server/provider';
 import { type Tracer, startTracing } from '../telemetry/trace';
 import type { SignInPort } from '../upstream/auth/authorizer';
 import { Authorizers } from '../upstream/auth/registry';
@@ -115,13 +115,15 @@ export interface GatewayParts {
   readonly pins: Pins;
 }
 
-/** Build the gateway's parts; `changed` announces a list change to the gateway's own clients. */
+/** Build the gateway's parts; `announce` tells the gateway's own clients of a list change, and of a log
+ *  message no call took. */
 export function composeGateway(
   config: Config,
   settings: Settings,
   opts: GatewayOptions,
-  changed: (kind: ListKind) => void,
+  announce: { changed: (kind: ListKind) => void; unrelatedLog: (entry: UnrelatedLog) => void },
 ): GatewayParts {
+  const { changed, unrelatedLog } = announce;
   // Every line logged may quote an upstream (its stderr, a name, an error): written printable, one line
   // each (printable.ts).
   const sink = opts.log;
@@ -235,7 +237,17 @@ export function composeGateway(
     // Read when a run starts: a test sets it on the gateway's options after construction.
     execStarted: (pid) => opts.execStarted?.(pid),
   });
-  const inbox = new UpstreamInbox({ events, passthrough, catalogue, calls, subscriptions, ask, changed, log });
+  const inbox = new UpstreamInbox({
+    events,
+    passthrough,
+    catalogue,
+    calls,
+    subscriptions,
+    ask,
+    changed,
+    unrelatedLog,
+    log,
+  });
   return {
     log,
     events,

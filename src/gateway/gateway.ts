@@ -8,7 +8,14 @@ import type { Settings } from '../config/settings';
 import { CODES, ProtocolError, invalidParams } from '../protocol/errors';
 import { codecOfEra } from '../protocol/eras';
 import type { JsonObject } from '../protocol/jsonrpc';
-import type { CallContext, ListKind, Provider, ProviderCapabilities, ToolHandle } from '../server/provider';
+import type {
+  CallContext,
+  ListKind,
+  Provider,
+  ProviderCapabilities,
+  ToolHandle,
+  UnrelatedLog,
+} from '../server/provider';
 import { stopTracing } from '../telemetry/trace';
 import type { SignInState } from '../upstream/auth/authorizer';
 import type { ActivityLog } from './activity/log';
@@ -29,6 +36,8 @@ export class Gateway implements Provider, GatewayFacade {
   private readonly p: GatewayParts;
   /** The server's announcer of list changes (onListChanged); a no-op until it registers one. */
   private changed: (kind: ListKind) => void = () => undefined;
+  /** The server's sink of log messages no call took (onLog); a no-op until it registers one. */
+  private unrelatedLog: (entry: UnrelatedLog) => void = () => undefined;
   /** Reloads, one after the other. */
   private reloading: Promise<unknown> = Promise.resolve();
 
@@ -37,7 +46,10 @@ export class Gateway implements Provider, GatewayFacade {
     readonly settings: Settings,
     readonly opts: GatewayOptions = {},
   ) {
-    this.p = composeGateway(config, settings, opts, (kind) => this.changed(kind));
+    this.p = composeGateway(config, settings, opts, {
+      changed: (kind) => this.changed(kind),
+      unrelatedLog: (entry) => this.unrelatedLog(entry),
+    });
   }
 
   capabilities(): ProviderCapabilities {
@@ -57,6 +69,10 @@ export class Gateway implements Provider, GatewayFacade {
 
   onListChanged(listener: (kind: ListKind) => void): void {
     this.changed = listener;
+  }
+
+  onLog(listener: (entry: UnrelatedLog) => void): void {
+    this.unrelatedLog = listener;
   }
 
   /** Every call's record: the call gate appends (ActivitySink); the editor, /v1/activity and `mcpx

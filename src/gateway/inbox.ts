@@ -7,7 +7,8 @@
 import { redactValue } from '../config/redact';
 import type { ServerDef } from '../config/servers';
 import type { JsonObject, Notification } from '../protocol/jsonrpc';
-import type { ListKind } from '../server/provider';
+import { isLogLevel } from '../protocol/meta';
+import type { ListKind, UnrelatedLog } from '../server/provider';
 import type { ClientHooks } from '../upstream/client';
 import type { UpstreamStatus } from '../upstream/pool';
 import type { Calls } from './calls';
@@ -30,6 +31,8 @@ export interface InboxDeps {
   ask(q: Asked): Promise<JsonObject>;
   /** Announce a list change to the gateway's own clients (Provider.onListChanged). */
   changed(kind: ListKind): void;
+  /** A log message that relates to no call: to the clients' listen/GET streams (Provider.onLog). */
+  unrelatedLog(entry: UnrelatedLog): void;
   log(line: string): void;
 }
 
@@ -54,7 +57,7 @@ export class UpstreamInbox {
           signal,
           ...this.d.calls.owner(def.name, scope, method, params),
         }),
-      onNotification: (n) => this.notified(def.name, scope, n, def),
+      onNotification: (n, related) => this.notified(def.name, scope, n, def, related),
       log: this.d.log,
     };
   }
@@ -79,7 +82,7 @@ export class UpstreamInbox {
   }
 
   /** What an upstream sends unasked (legacy push, or a 2026-07-28 listen stream): caches, relays, events. */
-  notified(server: string, scope: string, n: Notification, def: ServerDef): void {
+  notified(server: string, scope: string, n: Notification, def: ServerDef, related?: object): void {
     const { events, passthrough, changed, catalogue, calls, subscriptions } = this.d;
     const p = n.params ?? {};
     const kinds = INVALIDATES[n.method];
@@ -133,7 +136,13 @@ export class UpstreamInbox {
           data,
           ...(typeof p.logger === 'string' ? { logger: p.logger } : {}),
         });
-        calls.log(server, scope, { ...p, data });
+        if (!calls.log(server, scope, { ...p, data }, related) && isLogLevel(p.level))
+          this.d.unrelatedLog({
+            level: p.level,
+            data,
+            ...(typeof p.logger === 'string' ? { logger: p.logger } : {}),
+            ...(def.scope === 'identity' ? { identity: scope } : {}),
+          });
         break;
       }
     }

@@ -72,6 +72,15 @@ export interface ProviderCapabilities {
 }
 
 export type ListKind = 'tools' | 'prompts' | 'resources';
+
+/** An upstream's log message that relates to no call (docs/protocol.md "Log messages relayed"). */
+export interface UnrelatedLog {
+  level: LogLevel;
+  data: unknown;
+  logger?: string;
+  /** Only this identity's connections hear it (an identity-scoped upstream's); everyone's otherwise. */
+  identity?: string;
+}
 export type TaskSupport = 'required' | 'optional' | 'forbidden';
 
 /** A tool as one call finds it, looked up once per call: what the server decides with (task support, the
@@ -112,6 +121,8 @@ export interface Provider {
   ): Promise<{ deliverable: boolean; reason?: string; release(): void }>;
   /** Register the one listener the server uses to announce list changes to its clients. */
   onListChanged?(listener: (kind: ListKind) => void): void;
+  /** Register the one listener the server uses to pass on log messages that relate to no call. */
+  onLog?(listener: (entry: UnrelatedLog) => void): void;
   /** An identity made for one 2026-07-28 request has ended with its call: what the provider keeps for
    *  it alone (an upstream instance of a `scope: "identity"` server) may go. */
   identityEnded?(identity: string): void;

@@ -16,6 +16,8 @@ import { narrowed } from './capabilities';
 import { RunContext } from './exec/runs';
 import type { Asked } from './questions';
 import { ProgressRelay, type Report } from './relay';
+import type { ClientSignIns } from './signInClient';
+import { SignInRequired } from '../upstream/auth/errors';
 
 /** Trace context passed upstream unchanged (docs/gateway.md "Pass-through"). */
 const TRACE_KEYS = ['traceparent', 'tracestate', 'baggage'];
@@ -26,6 +28,8 @@ export interface CallDeps {
   passthrough: readonly string[];
   /** A question on its way to its answerer (routeQuestion, with the gateway's answerers). */
   ask(q: Asked): Promise<JsonObject>;
+  /** Signing in through the calling client, where nobody here can (signInClient.ts). */
+  signIns?: ClientSignIns;
 }
 
 /** A call in flight on a connection, and the signal of its end (however it ends). */
@@ -84,8 +88,8 @@ export class Calls {
     const own = settings.get<string>('log.level');
     const logLevel: LogLevel | undefined =
       ctx.logLevel && isLogLevel(own) && atLeastLevel(ctx.logLevel, own) ? own : ctx.logLevel;
-    try {
-      return await pool.request(server, ctx.identity, method, params, {
+    const send = () =>
+      pool.request(server, ctx.identity, method, params, {
         signal: call.stop,
         // What the upstream sends on this request's own stream is this call's (log messages).
         related: call,
@@ -124,6 +128,8 @@ export class Calls {
               }
             : undefined,
       });
+    try {
+      return await this.signedIn(server, ctx, send);
     } finally {
       offCaller?.();
       if (token) this.progress.release(token);
@@ -132,6 +138,19 @@ export class Calls {
       // A question of this call still waiting anywhere is withdrawn (docs/security.md "Questions belong to
       // their owner").
       call.ended.abort(new Error('the call ended'));
+    }
+  }
+
+  /** `fn`, an upstream request for `ctx`; where it stops because nobody here can sign in, the calling
+   *  client may (docs/gateway.md "Signing in through the calling client"), and once it has, `fn` runs
+   *  again. */
+  async signedIn<T>(server: string, ctx: CallContext, fn: () => Promise<T>): Promise<T> {
+    try {
+      return await fn();
+    } catch (e) {
+      if (!(e instanceof SignInRequired) || !this.d.signIns) throw e;
+      await this.d.signIns.through(server, ctx, e);
+      return fn();
     }
   }
 

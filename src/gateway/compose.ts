@@ -20,6 +20,7 @@ import { Pool } from '../upstream/pool';
 import { ActivityLog } from './activity/log';
 import { Broker } from './broker';
 import { Calls } from './calls';
+import { ClientSignIns } from './signInClient';
 import { MCPX_CAPABILITIES, narrowed } from './capabilities';
 import { Catalogue } from './catalogue';
 import { EventBus } from './events';
@@ -183,7 +184,7 @@ export function composeGateway(
   const catalogue = new Catalogue(pool, (server, kind, items) =>
     pins.apply(server, kind, screenList(server, kind, items, passthrough.includes(server), log)),
   );
-  const calls = new Calls({ pool, settings, passthrough, ask });
+  const calls = new Calls({ pool, settings, passthrough, ask, signIns: new ClientSignIns({ authorizers, pool, log }) });
   const approver: { current?: Approver } = { current: opts.permissions?.approver };
   const brokerApprover = new BrokerApprover(broker);
   const gate = new Gate({

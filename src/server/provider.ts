@@ -39,6 +39,10 @@ export interface CallContext {
   progress(progress: number, total?: number, message?: string): void;
   /** Send a log message, if the client asked for this level or a more verbose one. */
   log(level: LogLevel, data: unknown, logger?: string): void;
+  /** Send the client a notification about this request even after it was answered: on the request's
+   *  own stream while it runs, then on its connection where one can be pushed to (stdio, a legacy
+   *  session's GET stream); nowhere otherwise. Absent where the caller has neither (the editor, a script). */
+  tell?(method: string, params: JsonObject): void;
   /** The client would take this call as a task: it declared the tasks extension on this 2026-07-28
    *  request, or asked for one (2025-11-25 `task`). An upstream that supports tasks is then asked for one
    *  too, so the work is not held in mcpx's memory alone (docs/protocol.md "Tasks"). */

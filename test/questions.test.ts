@@ -354,6 +354,14 @@ describe('URL-mode elicitation', () => {
           upstreamRev === '2026-07-28' ? /^mcpx-[0-9a-f-]{36}$/ : /^fx-/,
           'supplied where the upstream gave none',
         );
+        // The upstream's word that the step is done reaches the client it asked, by the same id (a
+        // 2026-07-28 upstream has no such notification).
+        assert.deepEqual(
+          url.frames
+            .filter((f) => f.method === 'notifications/elicitation/complete')
+            .map((f) => (f.params as Json).elicitationId),
+          upstreamRev === '2026-07-28' ? [] : [q.elicitationId],
+        );
         assert.deepEqual(url.problems, []);
         const form = new HttpPeer('2025-11-25', gw.url);
         form.answer = () => ({ action: 'accept' });

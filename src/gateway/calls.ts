@@ -108,6 +108,7 @@ export class Calls {
             owner: ctx,
             unowned: 'no call in flight',
             inputKey,
+            conn: key,
             ended: call.ended.signal,
           });
         },

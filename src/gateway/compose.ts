@@ -36,7 +36,7 @@ import { FileGrantStore, MemoryGrantStore } from './permissions/grants';
 import { type PinMode, Pins } from './pins/pins';
 import { FilePinStore, MemoryPinStore, type PinStore } from './pins/store';
 import { printable } from './printable';
-import { type Asked, type PersonPort, routeQuestion } from './questions';
+import { type Asked, type PersonPort, UrlQuestions, routeQuestion } from './questions';
 import { screenList } from './screen';
 import { Subscriptions } from './subscriptions';
 import { PassthroughTools } from './toolIndex';
@@ -147,9 +147,10 @@ export function composeGateway(
   const passthrough = named.filter((p) => defs.has(p));
   // Every call's record (activity/log.ts): the call gate appends to it.
   const activity = new ActivityLog({ settings, defs: () => defs.values(), log, file: opts.activity });
+  const urls = new UrlQuestions(() => settings.duration('proto.askTTL'));
   const ask = (q: Asked) =>
     routeQuestion(
-      { native: settings.get<boolean>('proto.native'), person: opts.person, broker, roots: config.roots, log },
+      { native: settings.get<boolean>('proto.native'), person: opts.person, broker, roots: config.roots, log, urls },
       q,
     );
   const authorizers = new Authorizers({
@@ -247,6 +248,7 @@ export function composeGateway(
     ask,
     changed,
     unrelatedLog,
+    urls,
     log,
   });
   return {

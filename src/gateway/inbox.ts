@@ -14,7 +14,7 @@ import type { UpstreamStatus } from '../upstream/pool';
 import type { Calls } from './calls';
 import { type Catalogue, INVALIDATES } from './catalogue';
 import type { EventBus } from './events';
-import type { Asked } from './questions';
+import type { Asked, UrlQuestions } from './questions';
 import { Coalescer, LOG_MESSAGES, Rate } from './relay';
 import type { Subscriptions } from './subscriptions';
 import { prepareValidation } from '../kit/schema';
@@ -31,6 +31,8 @@ export interface InboxDeps {
   ask(q: Asked): Promise<JsonObject>;
   /** Announce a list change to the gateway's own clients (Provider.onListChanged). */
   changed(kind: ListKind): void;
+  /** URL questions given to clients, whose completion is relayed to them. */
+  urls: UrlQuestions;
   /** A log message that relates to no call: to the clients' listen/GET streams (Provider.onLog). */
   unrelatedLog(entry: UnrelatedLog): void;
   log(line: string): void;
@@ -55,6 +57,7 @@ export class UpstreamInbox {
           method,
           params,
           signal,
+          conn: entryKey(def.name, scope),
           ...this.d.calls.owner(def.name, scope, method, params),
         }),
       onNotification: (n, related) => this.notified(def.name, scope, n, def, related),
@@ -120,9 +123,12 @@ export class UpstreamInbox {
         break;
       }
       case 'notifications/elicitation/complete':
-        // The out-of-band step of a URL elicitation is done (2025-11-25): whoever shows it may stop waiting.
-        if (typeof p.elicitationId === 'string')
+        // The out-of-band step of a URL elicitation is done (2025-11-25): whoever shows it may stop waiting
+        // — the editor, and the client that was given it (docs/protocol.md "URL-mode state").
+        if (typeof p.elicitationId === 'string') {
+          this.d.urls.completed(entryKey(server, scope), p.elicitationId);
           events.emit({ type: 'elicitation.complete', server, elicitationId: p.elicitationId });
+        }
         break;
       case 'notifications/message': {
         if (!this.logBudget(server, scope)) break;

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { HttpPeer } from './fixtures/upstream/client';
 import { type OAuthFixture, consent, startOAuthFixture } from './harness/oauth';
-import { assertServerFrame } from './harness/schema';
+import { type Revision, assertServerFrame } from './harness/schema';
 import { type TestGateway, gatewayFor, killAll } from './harness/upstreams';
 import { HttpClient, type Json, parseSse } from './harness/wire';
 
@@ -141,13 +141,25 @@ describe('a client that declared URL elicitation gets the sign-in URL', () => {
     }
   });
 
-  test('a client without URL elicitation keeps the message naming mcpx auth login', async () => {
+  test('a client without URL elicitation keeps the message naming mcpx auth login: form only, 2025-06-18 (no URL mode), 2026-07-28 form only', async () => {
     const gw = await headless();
     try {
-      const c = new HttpClient(gw.url, '2025-11-25', { capabilities: { elicitation: { form: {} } } });
-      await c.initialize();
-      const r = await c.request('tools/call', echo('no'));
-      assert.match(textOf(r.result ?? r.error), /needs a sign-in.*mcpx auth login fx/);
+      const cases: Array<[Revision, Json]> = [
+        ['2025-11-25', { elicitation: { form: {} } }],
+        ['2025-06-18', { elicitation: {} }],
+        ['2026-07-28', { elicitation: { form: {} } }],
+      ];
+      for (const [rev, capabilities] of cases) {
+        const c = new HttpClient(gw.url, rev, { capabilities });
+        if (rev !== '2026-07-28') await c.initialize();
+        const r = await c.request('tools/call', echo('no'));
+        assert.match(textOf(r.result ?? r.error), /needs a sign-in.*mcpx auth login fx/, rev);
+        assert.equal(
+          c.seen.some((f) => f.method === 'elicitation/create' || (f.result as Json | undefined)?.inputRequests),
+          false,
+          rev,
+        );
+      }
       assert.equal(gw.g.signInState('fx'), 'needs-sign-in');
     } finally {
       await gw.close();

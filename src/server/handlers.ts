@@ -1,6 +1,7 @@
 // One handler per method, given the call (server/call.ts) and its params parsed by the method's
 // descriptor. Each returns its result in the newest shape; the pipeline spells it for the revision.
 import { downgradeCapabilities, downgradeImplementation } from '../protocol/downgrade';
+import { listCacheScope } from '../protocol/envelope';
 import { initializeRevision } from '../protocol/eras';
 import { invalidParams, methodNotFound } from '../protocol/errors';
 import { type Id, type JsonObject, isObject } from '../protocol/jsonrpc';
@@ -66,7 +67,8 @@ function list(
       page.nextCursor === undefined ? { [key]: page.page } : { [key]: page.page, nextCursor: page.nextCursor };
     // A list that depends on who asks is not for sharing (docs/protocol.md "Cache hints on lists"): the
     // envelope narrows it to `private` (protocol/envelope.ts listCacheScope); legacy copies drop the field.
-    if (provider(call).listsPerCaller?.(method, call)) result.cacheScope = 'private';
+    if (listCacheScope(method, provider(call).listsPerCaller?.(method, call) === true) === 'private')
+      result.cacheScope = 'private';
     return result;
   };
 }

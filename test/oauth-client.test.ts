@@ -70,6 +70,60 @@ describe('a client that declared URL elicitation gets the sign-in URL', () => {
     }
   });
 
+  test('on every path that reaches the upstream: pass-through tools/call, a script of mcpx_exec', async () => {
+    const paths: Array<[string, Record<string, unknown>, (p: HttpPeer) => Promise<Json>]> = [
+      [
+        'pass-through',
+        { 'mcp.passthrough': ['fx'] },
+        (p) => p.request('tools/call', { name: 'echo', arguments: { text: 'on the path' } }) as Promise<Json>,
+      ],
+      [
+        'mcpx_exec',
+        {},
+        (p) =>
+          p.request('tools/call', {
+            name: 'mcpx_exec',
+            arguments: { script: "return (await mcpx.call('fx', 'echo', { text: 'on the path' })).content[0].text;" },
+          }) as Promise<Json>,
+      ],
+    ];
+    for (const [path, settings, run] of paths) {
+      const gw = await gatewayFor({ fx: { type: 'http', url: fx.mcp } }, settings);
+      try {
+        const peer = new HttpPeer('2025-11-25', gw.url);
+        peer.answer = (req) => {
+          setTimeout(() => void followInBrowser(String((req.params as Json).url)), 10);
+          return { action: 'accept' };
+        };
+        await peer.initialize(URL_CAPS);
+        const r = await run(peer);
+        assert.match(textOf(r.result), /on the path/, `${path}: ${textOf(r)}`);
+        assert.equal(peer.frames.filter((f) => f.method === 'elicitation/create').length, 1, path);
+        assert.equal(peer.frames.filter((f) => f.method === 'notifications/elicitation/complete').length, 1, path);
+        assert.deepEqual(peer.problems, [], path);
+      } finally {
+        await gw.close();
+      }
+    }
+  });
+
+  test('2025-11-25: a declined sign-in ends the call naming it; nothing is signed in', async () => {
+    const gw = await headless();
+    try {
+      const peer = new HttpPeer('2025-11-25', gw.url);
+      peer.answer = () => ({ action: 'decline' });
+      await peer.initialize(URL_CAPS);
+      const r = await peer.request('tools/call', echo('never'));
+      assert.match(textOf(r), /the sign-in to fx was declined/);
+      assert.equal(peer.frames.filter((f) => f.method === 'elicitation/create').length, 1);
+      assert.equal(peer.frames.filter((f) => f.method === 'notifications/elicitation/complete').length, 0);
+      assert.equal(gw.g.signInState('fx'), 'needs-sign-in');
+      assert.deepEqual(peer.problems, []);
+    } finally {
+      await gw.close();
+    }
+  });
+
   test('2026-07-28: input_required with the url question; the retry that accepts waits for the redirect and gets the result', async () => {
     const gw = await headless();
     try {

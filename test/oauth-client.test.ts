@@ -12,7 +12,7 @@ import { HttpClient, type Json, parseSse } from './harness/wire';
 
 let fx: OAuthFixture;
 before(async () => {
-  fx = await startOAuthFixture({});
+  fx = await startOAuthFixture({ stepUpTool: 'admin_tool' });
 });
 after(async () => {
   killAll();
@@ -104,6 +104,31 @@ describe('a client that declared URL elicitation gets the sign-in URL', () => {
       } finally {
         await gw.close();
       }
+    }
+  });
+
+  test('a step-up (insufficient_scope) goes through the client too, for what was granted plus what is asked', async () => {
+    const gw = await headless();
+    try {
+      const peer = new HttpPeer('2025-11-25', gw.url);
+      const scopes: string[] = [];
+      peer.answer = (req) => {
+        const p = req.params as Json;
+        scopes.push(String(/\(access: ([^)]*)\)/.exec(String(p.message))?.[1]));
+        setTimeout(() => void followInBrowser(String(p.url)), 10);
+        return { action: 'accept' };
+      };
+      await peer.initialize(URL_CAPS);
+      assert.match(textOf((await peer.request('tools/call', echo('first'))).result), /first/);
+      const admin = await peer.request('tools/call', {
+        name: 'mcpx_call',
+        arguments: { server: 'fx', tool: 'admin_tool', arguments: { text: 'wider' } },
+      });
+      assert.match(textOf(admin.result), /wider/, textOf(admin));
+      assert.deepEqual(scopes, ['mcp:read', 'mcp:read mcp:admin']);
+      assert.deepEqual(peer.problems, []);
+    } finally {
+      await gw.close();
     }
   });
 

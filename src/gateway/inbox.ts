@@ -33,7 +33,7 @@ export interface InboxDeps {
   changed(kind: ListKind): void;
   /** URL questions given to clients, whose completion is relayed to them. */
   urls: UrlQuestions;
-  /** A log message that relates to no call: to the clients' listen/GET streams (Provider.onLog). */
+  /** A log message that relates to no call: to the clients' push streams (Provider.onLog). */
   unrelatedLog(entry: UnrelatedLog): void;
   log(line: string): void;
 }

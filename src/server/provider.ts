@@ -41,7 +41,7 @@ export interface CallContext {
   log(level: LogLevel, data: unknown, logger?: string): void;
   /** Send the client a notification about this request even after it was answered: on the request's
    *  own stream while it runs, then on its connection where one can be pushed to (stdio, a legacy
-   *  session's GET stream); nowhere otherwise. Absent where the caller has neither (the editor, a script). */
+   *  session's GET stream); nowhere otherwise. Absent where the caller has neither (the editor). */
   tell?(method: string, params: JsonObject): void;
   /** The client would take this call as a task: it declared the tasks extension on this 2026-07-28
    *  request, or asked for one (2025-11-25 `task`). An upstream that supports tasks is then asked for one

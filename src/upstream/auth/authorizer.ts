@@ -239,7 +239,10 @@ export class Authorizer {
   signIn(opts: { signal?: AbortSignal; scope?: string; person?: SignInPort } = {}): Promise<void> {
     return this.once(async () => {
       this.lastChallenge ??= await this.askChallenge();
-      await this.signInNow(this.lastChallenge, opts.scope, opts.signal, opts.person);
+      const c = this.lastChallenge;
+      // After an insufficient_scope refusal, what was granted plus what it asks for (the step-up reading).
+      const scope = opts.scope ?? (c?.error === 'insufficient_scope' ? union(this.grant?.scope, c.scope) : undefined);
+      await this.signInNow(c, scope, opts.signal, opts.person);
     });
   }
 

@@ -152,6 +152,24 @@ describe('2026-07-28 over HTTP', () => {
     assert.match(ex.error!.message, /nöpe/);
   });
 
+  test('a notification POST: MCP-Protocol-Version required (every POST), Mcp-Method not (requests only); 202 (docs/protocol.md "Notification POSTs in 2026-07-28")', async () => {
+    const c = client();
+    const note = {
+      jsonrpc: '2.0',
+      method: 'notifications/cancelled',
+      params: { requestId: 999_999, _meta: { [PV]: M } },
+    };
+    const bare = c.headers(note);
+    assert.equal(bare['Mcp-Method'], undefined, 'the harness sends no Mcp-Method on a notification');
+    assert.equal((await c.post(note, bare)).status, 202);
+    // A body that names 2026-07-28 without the header (one naming nothing is a headerless legacy POST).
+    const { 'MCP-Protocol-Version': _, ...noVersion } = bare;
+    const refused = await c.post(note, noVersion);
+    assert.equal(refused.status, 400);
+    assert.equal((refused.frames[0]!.error as Json).code, -32020);
+    assert.equal('id' in refused.frames[0]!, false, 'a notification has no id to echo');
+  });
+
   test('an unknown per-request version is -32022 with the supported list', async () => {
     const c = client();
     const body = {

@@ -139,6 +139,35 @@ describe('scope, auth and filters', () => {
     }
   });
 
+  test("2026-07-28 cache hints: a list holding an identity-scoped server's items is private, not public", async () => {
+    const scopes = async (servers: Record<string, unknown>, passthrough: string[]) => {
+      const gw = await gatewayFor(servers, { 'mcp.passthrough': passthrough });
+      try {
+        const c = new HttpClient(gw.url, '2026-07-28');
+        const out: Record<string, unknown> = {};
+        for (const m of ['tools/list', 'prompts/list', 'resources/templates/list', 'resources/list'])
+          out[m] = (await c.request(m, {}, { meta: { 'dev.mcpx/session': 'alice' } })).result!.cacheScope;
+        return out;
+      } finally {
+        await gw.close();
+      }
+    };
+    const everyone = { 'tools/list': 'public', 'prompts/list': 'public', 'resources/templates/list': 'public' };
+    const mine = { 'tools/list': 'private', 'prompts/list': 'private', 'resources/templates/list': 'private' };
+    // Pass-through: the tools are the upstream's, and an identity-scoped one lists its own instance's.
+    assert.deepEqual(await scopes({ up: fx() }, ['up']), { ...everyone, 'resources/list': 'private' });
+    assert.deepEqual(await scopes({ up: { ...fx(), scope: 'identity' } }, ['up']), {
+      ...mine,
+      'resources/list': 'private',
+    });
+    // Gateway mode: its own tools are everyone's; the namespaced prompts and templates are not.
+    assert.deepEqual(await scopes({ shared: fx(), mine: { ...fx(), scope: 'identity' } }, []), {
+      ...mine,
+      'tools/list': 'public',
+      'resources/list': 'private',
+    });
+  });
+
   test('auth is applied to every connection: env for stdio, bearer and query for HTTP', async () => {
     const { url } = await startHttpFixture([
       '--rev',

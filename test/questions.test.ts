@@ -9,7 +9,7 @@ import { after, describe, test } from 'node:test';
 import { HttpPeer } from './fixtures/upstream/client';
 import { repoRoot } from './harness/gateway';
 import type { Revision } from './harness/schema';
-import { fixtureCommand, gatewayFor, killAll } from './harness/upstreams';
+import { checkRecorded, fixtureCommand, gatewayFor, killAll } from './harness/upstreams';
 import { HttpClient, type Json, StdioClient } from './harness/wire';
 
 const dir = mkdtempSync(join(tmpdir(), 'mcpx-q-'));
@@ -354,6 +354,14 @@ describe('URL-mode elicitation', () => {
           upstreamRev === '2026-07-28' ? /^mcpx-[0-9a-f-]{36}$/ : /^fx-/,
           'supplied where the upstream gave none',
         );
+        // The upstream's word that the step is done reaches the client it asked, by the same id (a
+        // 2026-07-28 upstream has no such notification).
+        assert.deepEqual(
+          url.frames
+            .filter((f) => f.method === 'notifications/elicitation/complete')
+            .map((f) => (f.params as Json).elicitationId),
+          upstreamRev === '2026-07-28' ? [] : [q.elicitationId],
+        );
         assert.deepEqual(url.problems, []);
         const form = new HttpPeer('2025-11-25', gw.url);
         form.answer = () => ({ action: 'accept' });
@@ -462,6 +470,37 @@ describe('the host port: the person answers what the calling client cannot', () 
     } finally {
       await l.close();
       await g.close();
+    }
+  });
+});
+
+describe('a declined sampling to a 2026-07-28 upstream (docs/protocol.md "A declined sampling to a 2026-07-28 upstream")', () => {
+  test('the client refuses with an error: the call fails with it, and the upstream gets no retry', async () => {
+    const record = join(dir, 'declined-sampling.jsonl');
+    const gw = await gatewayFor({
+      up: fixtureCommand(['--rev', '2026-07-28', '--name', 'up', '--record', record]),
+    });
+    try {
+      const peer = new HttpPeer('2025-11-25', gw.url);
+      // The person said no: the client answers the sampling request with an error (2025-11-25
+      // client/sampling "Error Handling"), which MRTR has no way to carry.
+      const write = (peer as unknown as { write(f: Json): Promise<void> }).write.bind(peer);
+      peer.answer = (req) => {
+        void write({ jsonrpc: '2.0', id: req.id, error: { code: -1, message: 'User rejected sampling request' } });
+        return new Promise<Json>(() => undefined);
+      };
+      await peer.initialize({ sampling: {} });
+      const r = await peer.request('tools/call', {
+        name: 'mcpx_call',
+        arguments: { server: 'up', tool: 'sample', arguments: { text: 'write a haiku' } },
+      });
+      assert.match(textOf(r), /User rejected sampling request/);
+      assert.equal(peer.frames.filter((f) => f.method === 'sampling/createMessage').length, 1);
+      const calls = checkRecorded(record, '2026-07-28').filter((f) => f.method === 'tools/call');
+      assert.equal(calls.length, 1, 'the upstream saw the first round only: no retry carries the refusal');
+      assert.equal('inputResponses' in (calls[0]!.params as Json), false);
+    } finally {
+      await gw.close();
     }
   });
 });

@@ -5,8 +5,9 @@ import assert from 'node:assert/strict';
 import { after, describe, test } from 'node:test';
 import { HttpPeer } from './fixtures/upstream/client';
 import type { Revision } from './harness/schema';
-import { fixtureCommand, gatewayFor, killAll } from './harness/upstreams';
-import { HttpClient, type Json } from './harness/wire';
+import { assertServerFrame } from './harness/schema';
+import { fixtureCommand, gatewayFor, killAll, startHttpFixture } from './harness/upstreams';
+import { HttpClient, type Json, parseSse } from './harness/wire';
 
 after(() => killAll());
 
@@ -102,6 +103,80 @@ describe('progress extends the call timeout', () => {
       });
       assert.match(JSON.stringify(late.error), /within 250 ms/);
     } finally {
+      await gw.close();
+    }
+  });
+});
+
+describe('log messages go to the call they relate to (docs/protocol.md "Log messages relayed")', () => {
+  const steps = (n: number, of: number) => Array.from({ length: n }, (_, i) => `slow: step ${i + 1} of ${of}`);
+
+  /** Two legacy sessions at level info, each calling `slow` at once on the same shared upstream: A in 3
+   *  steps over 600 ms, B in 5 over 1250 ms, so each message says whose call logged it. */
+  async function twoCalls(url: string): Promise<{ a: string[]; b: string[] }> {
+    const session = async () => {
+      const c = new HttpClient(url, '2025-11-25');
+      await c.initialize();
+      await c.request('logging/setLevel', { level: 'info' });
+      return c;
+    };
+    const [ca, cb] = [await session(), await session()];
+    const slow = (c: HttpClient, ms: number, steps: number) =>
+      c.request('tools/call', {
+        name: 'mcpx_call',
+        arguments: { server: 'up', tool: 'slow', arguments: { ms, steps } },
+      });
+    const [ra, rb] = await Promise.all([slow(ca, 600, 3), slow(cb, 1250, 5)]);
+    const logs = (n: Json[]) =>
+      n.filter((f) => f.method === 'notifications/message').map((f) => String((f.params as Json).data));
+    return { a: logs(ra.notifications), b: logs(rb.notifications) };
+  }
+
+  test("from an HTTP upstream, a message on a request's own stream reaches that call only", async () => {
+    const { url } = await startHttpFixture(['--rev', '2025-11-25', '--transport', 'http', '--name', 'up']);
+    const gw = await gatewayFor({ up: { type: 'http', url, headers: {} } });
+    try {
+      const { a, b } = await twoCalls(gw.url);
+      assert.deepEqual(a, steps(3, 3));
+      assert.deepEqual(b, steps(5, 5));
+    } finally {
+      await gw.close();
+    }
+  });
+
+  test('from a stdio upstream, a message naming no request reaches no call while two are in flight; it goes to the GET streams', async () => {
+    const gw = await gatewayFor({ up: fixtureCommand(['--rev', '2025-11-25', '--name', 'up']) });
+    const ctl = new AbortController();
+    try {
+      // A third session listens on its GET stream at level info.
+      const watcher = new HttpClient(gw.url, '2025-11-25');
+      await watcher.initialize();
+      await watcher.request('logging/setLevel', { level: 'info' });
+      const { 'Content-Type': _, ...headers } = watcher.headers();
+      const stream = await fetch(gw.url, { headers: { ...headers, Accept: 'text/event-stream' }, signal: ctl.signal });
+      assert.equal(stream.status, 200);
+      let text = '';
+      const reading = (async () => {
+        const dec = new TextDecoder();
+        for await (const chunk of stream.body!) text += dec.decode(chunk as Uint8Array);
+      })().catch(() => undefined);
+      const { a, b } = await twoCalls(gw.url);
+      // While both run (A's three steps, B's first two) nothing names a call; once A has ended, B's call
+      // is the only one on the connection and its messages are its own (as a question would be).
+      assert.deepEqual(a, []);
+      assert.deepEqual(b, ['slow: step 3 of 5', 'slow: step 4 of 5', 'slow: step 5 of 5']);
+      const pushed = () =>
+        (parseSse(text) as Json[])
+          .filter((f) => f.method === 'notifications/message')
+          .map((f) => String((f.params as Json).data));
+      const deadline = Date.now() + 2000;
+      while (pushed().length < 5 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+      for (const f of parseSse(text)) assertServerFrame('2025-11-25', f);
+      assert.deepEqual(pushed().sort(), [...steps(3, 3), ...steps(2, 5)].sort());
+      ctl.abort();
+      await reading;
+    } finally {
+      ctl.abort();
       await gw.close();
     }
   });

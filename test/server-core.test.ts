@@ -105,6 +105,26 @@ describe('McpServer: the revision of each request', () => {
     });
   }
 
+  test('a method gated behind a capability mcpx did not declare is -32601 in both eras (docs/protocol.md "Un-negotiated capabilities")', async () => {
+    // A provider without prompts: discover declares none, and prompts/* is not served to anyone.
+    const base = testProvider();
+    const provider = Object.assign(Object.create(base) as typeof base, {
+      capabilities: () => ({ ...base.capabilities(), prompts: false }),
+      listPrompts: undefined,
+      getPrompt: undefined,
+    });
+    const mem = memoryServer(provider);
+    const { runner, channel } = mem.runner();
+    const caps = result((await runner.request(modern(1, 'server/discover'), MODERN, channel)).response).capabilities;
+    assert.equal('prompts' in (caps as JsonObject), false);
+    assert.equal('tools' in (caps as JsonObject), true);
+    const out = await runner.request(modern(2, 'prompts/list'), MODERN, channel);
+    assert.equal(error(out.response).code, -32601);
+    assertServerFrame(MODERN, out.response);
+    const legacy = await runner.request(req(3, 'prompts/get', { name: 'x' }), '2025-11-25', channel);
+    assert.equal(error(legacy.response).code, -32601);
+  });
+
   test('server/discover is not answered to a legacy request', async () => {
     const mem = memoryServer(testProvider());
     const { runner, channel } = mem.runner();

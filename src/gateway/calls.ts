@@ -6,7 +6,7 @@
 import { Abort, listen } from '../wire/abort';
 import type { Settings } from '../config/settings';
 import { CODES, ProtocolError } from '../protocol/errors';
-import type { JsonObject } from '../protocol/jsonrpc';
+import { type JsonObject, isObject } from '../protocol/jsonrpc';
 import { type LogLevel, atLeastLevel, isLogLevel } from '../protocol/meta';
 import { declares } from '../protocol/questions';
 import { codecFor } from '../protocol/eras';
@@ -16,6 +16,8 @@ import { narrowed } from './capabilities';
 import { RunContext } from './exec/runs';
 import type { Asked } from './questions';
 import { ProgressRelay, type Report } from './relay';
+import type { ClientSignIns } from './signInClient';
+import { SignInRequired } from '../upstream/auth/errors';
 
 /** Trace context passed upstream unchanged (docs/gateway.md "Pass-through"). */
 const TRACE_KEYS = ['traceparent', 'tracestate', 'baggage'];
@@ -26,6 +28,8 @@ export interface CallDeps {
   passthrough: readonly string[];
   /** A question on its way to its answerer (routeQuestion, with the gateway's answerers). */
   ask(q: Asked): Promise<JsonObject>;
+  /** Signing in through the calling client, where nobody here can (signInClient.ts). */
+  signIns?: ClientSignIns;
 }
 
 /** A call in flight on a connection, and the signal of its end (however it ends). */
@@ -84,9 +88,11 @@ export class Calls {
     const own = settings.get<string>('log.level');
     const logLevel: LogLevel | undefined =
       ctx.logLevel && isLogLevel(own) && atLeastLevel(ctx.logLevel, own) ? own : ctx.logLevel;
-    try {
-      return await pool.request(server, ctx.identity, method, params, {
+    const send = () =>
+      pool.request(server, ctx.identity, method, params, {
         signal: call.stop,
+        // What the upstream sends on this request's own stream is this call's (log messages).
+        related: call,
         meta,
         logLevel,
         // A 2026-07-28 upstream's question is the result of this request: its call is known.
@@ -102,6 +108,7 @@ export class Calls {
             owner: ctx,
             unowned: 'no call in flight',
             inputKey,
+            conn: key,
             ended: call.ended.signal,
           });
         },
@@ -122,6 +129,8 @@ export class Calls {
               }
             : undefined,
       });
+    try {
+      return await this.signedIn(server, ctx, send);
     } finally {
       offCaller?.();
       if (token) this.progress.release(token);
@@ -130,6 +139,19 @@ export class Calls {
       // A question of this call still waiting anywhere is withdrawn (docs/security.md "Questions belong to
       // their owner").
       call.ended.abort(new Error('the call ended'));
+    }
+  }
+
+  /** `fn`, an upstream request for `ctx`; where it stops because nobody here can sign in, the calling
+   *  client may (docs/gateway.md "Signing in through the calling client"), and once it has, `fn` runs
+   *  again. */
+  async signedIn<T>(server: string, ctx: CallContext, fn: () => Promise<T>): Promise<T> {
+    try {
+      return await fn();
+    } catch (e) {
+      if (!(e instanceof SignInRequired) || !this.d.signIns) throw e;
+      await this.d.signIns.through(server, ctx, e);
+      return fn();
     }
   }
 
@@ -189,12 +211,23 @@ export class Calls {
     return { owner: owner.ctx, unowned: 'no call in flight', ended };
   }
 
-  /** A log message names no request: it goes to every call in flight on that connection whose host asked
-   *  for its level (CallContext.log filters; no level, no messages). */
-  log(server: string, scope: string, p: JsonObject): void {
-    if (!isLogLevel(p.level)) return;
-    for (const { ctx } of this.inFlight.get(entryKey(server, scope)) ?? [])
-      ctx.log(p.level, p.data, typeof p.logger === 'string' ? p.logger : undefined);
+  /** An upstream's log message goes to the call it relates to, and to no other (docs/protocol.md "Log
+   *  messages relayed"): the call whose request stream it arrived on (`related`), the call whose progress
+   *  token it carries, or the one call in flight on the connection (as a question is attributed); its
+   *  host hears it at the level it asked for (CallContext.log filters). Returns whether a call took it:
+   *  one that relates to none is not any call's. */
+  log(server: string, scope: string, p: JsonObject, related?: object): boolean {
+    if (!isLogLevel(p.level)) return false;
+    const key = entryKey(server, scope);
+    const calls = this.inFlight.get(key);
+    const token = isObject(p._meta) ? p._meta.progressToken : undefined;
+    let ctx: CallContext | undefined;
+    if (related !== undefined) ctx = calls?.has(related as InFlight) ? (related as InFlight).ctx : undefined;
+    else if (token !== undefined) ctx = this.progress.callOf(token, key);
+    else if (calls?.size === 1 && this.d.pool.inflightOn(server, scope) === 1) ctx = [...calls][0]!.ctx;
+    if (!ctx) return false;
+    ctx.log(p.level, p.data, typeof p.logger === 'string' ? p.logger : undefined);
+    return true;
   }
 
   /** An upstream's notifications/progress, back to the call on (server, scope) that asked under mcpx's

@@ -11,7 +11,7 @@ import type { ServerDef } from '../config/servers';
 import type { Settings } from '../config/settings';
 import { VERSION } from '../config/version';
 import type { JsonObject } from '../protocol/jsonrpc';
-import type { ListKind } from '../server/provider';
+import type { ListKind, UnrelatedLog } from '../server/provider';
 import { type Tracer, startTracing } from '../telemetry/trace';
 import type { SignInPort } from '../upstream/auth/authorizer';
 import { Authorizers } from '../upstream/auth/registry';
@@ -21,6 +21,7 @@ import { Pool } from '../upstream/pool';
 import { ActivityLog } from './activity/log';
 import { Broker } from './broker';
 import { Calls } from './calls';
+import { ClientSignIns } from './signInClient';
 import { MCPX_CAPABILITIES, narrowed } from './capabilities';
 import { Catalogue } from './catalogue';
 import { EventBus } from './events';
@@ -36,7 +37,7 @@ import { FileGrantStore, MemoryGrantStore } from './permissions/grants';
 import { type PinMode, Pins } from './pins/pins';
 import { FilePinStore, MemoryPinStore, type PinStore } from './pins/store';
 import { printable } from './printable';
-import { type Asked, type PersonPort, routeQuestion } from './questions';
+import { type Asked, type PersonPort, UrlQuestions, routeQuestion } from './questions';
 import { screenList } from './screen';
 import { Subscriptions } from './subscriptions';
 import { PassthroughTools } from './toolIndex';
@@ -116,13 +117,15 @@ export interface GatewayParts {
   readonly pins: Pins;
 }
 
-/** Build the gateway's parts; `changed` announces a list change to the gateway's own clients. */
+/** Build the gateway's parts; `announce` tells the gateway's own clients of a list change, and of a log
+ *  message no call took. */
 export function composeGateway(
   config: Config,
   settings: Settings,
   opts: GatewayOptions,
-  changed: (kind: ListKind) => void,
+  announce: { changed: (kind: ListKind) => void; unrelatedLog: (entry: UnrelatedLog) => void },
 ): GatewayParts {
+  const { changed, unrelatedLog } = announce;
   // Every line logged may quote an upstream (its stderr, a name, an error): written printable, one line
   // each (printable.ts).
   const sink = opts.log;
@@ -145,9 +148,10 @@ export function composeGateway(
   const passthrough = named.filter((p) => defs.has(p));
   // Every call's record (activity/log.ts): the call gate appends to it.
   const activity = new ActivityLog({ settings, defs: () => defs.values(), log, file: opts.activity });
+  const urls = new UrlQuestions(() => settings.duration('proto.askTTL'));
   const ask = (q: Asked) =>
     routeQuestion(
-      { native: settings.get<boolean>('proto.native'), person: opts.person, broker, roots: config.roots, log },
+      { native: settings.get<boolean>('proto.native'), person: opts.person, broker, roots: config.roots, log, urls },
       q,
     );
   const authorizers = new Authorizers({
@@ -183,7 +187,7 @@ export function composeGateway(
   const catalogue = new Catalogue(pool, (server, kind, items) =>
     pins.apply(server, kind, screenList(server, kind, items, passthrough.includes(server), log)),
   );
-  const calls = new Calls({ pool, settings, passthrough, ask });
+  const calls = new Calls({ pool, settings, passthrough, ask, signIns: new ClientSignIns({ authorizers, pool, log }) });
   const approver: { current?: Approver } = { current: opts.permissions?.approver };
   const brokerApprover = new BrokerApprover(broker);
   const gate = new Gate({
@@ -237,7 +241,18 @@ export function composeGateway(
     // Read when a run starts: a test sets it on the gateway's options after construction.
     execStarted: (pid) => opts.execStarted?.(pid),
   });
-  const inbox = new UpstreamInbox({ events, passthrough, catalogue, calls, subscriptions, ask, changed, log });
+  const inbox = new UpstreamInbox({
+    events,
+    passthrough,
+    catalogue,
+    calls,
+    subscriptions,
+    ask,
+    changed,
+    unrelatedLog,
+    urls,
+    log,
+  });
   return {
     log,
     events,

@@ -55,7 +55,9 @@ export class Forwarder {
     const d: ServerDef = this.d.pool.def(server);
     if (!toolAllowed(tool, d.tools))
       throw invalidParams(`tool ${JSON.stringify(tool)} of ${server} is not allowed by its tools filter`);
-    const listed = (await this.d.catalogue.list(server, 'tools', ctx.identity)).find((t) => t.name === tool);
+    // Listing may be what first needs a sign-in: through the client, where it can give one.
+    const tools = await this.d.calls.signedIn(server, ctx, () => this.d.catalogue.list(server, 'tools', ctx.identity));
+    const listed = tools.find((t) => t.name === tool);
     const result = await this.call(server, tool, args, ctx, listed, timeoutMs, path);
     return this.d.passthrough.includes(server) ? result : rewriteUris(server, result);
   }

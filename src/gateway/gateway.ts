@@ -8,7 +8,14 @@ import type { Settings } from '../config/settings';
 import { CODES, ProtocolError, invalidParams, resourceNotFound } from '../protocol/errors';
 import { codecOfEra } from '../protocol/eras';
 import type { JsonObject } from '../protocol/jsonrpc';
-import type { CallContext, ListKind, Provider, ProviderCapabilities, ToolHandle } from '../server/provider';
+import type {
+  CallContext,
+  ListKind,
+  Provider,
+  ProviderCapabilities,
+  ToolHandle,
+  UnrelatedLog,
+} from '../server/provider';
 import { stopTracing } from '../telemetry/trace';
 import type { SignInState } from '../upstream/auth/authorizer';
 import type { ActivityLog } from './activity/log';
@@ -31,6 +38,8 @@ export class Gateway implements Provider, GatewayFacade {
   private readonly p: GatewayParts;
   /** The server's announcer of list changes (onListChanged); a no-op until it registers one. */
   private changed: (kind: ListKind) => void = () => undefined;
+  /** The server's sink of log messages no call took (onLog); a no-op until it registers one. */
+  private unrelatedLog: (entry: UnrelatedLog) => void = () => undefined;
   /** Reloads, one after the other. */
   private reloading: Promise<unknown> = Promise.resolve();
 
@@ -42,7 +51,10 @@ export class Gateway implements Provider, GatewayFacade {
     readonly settings: Settings,
     readonly opts: GatewayOptions = {},
   ) {
-    this.p = composeGateway(config, settings, opts, (kind) => this.changed(kind));
+    this.p = composeGateway(config, settings, opts, {
+      changed: (kind) => this.changed(kind),
+      unrelatedLog: (entry) => this.unrelatedLog(entry),
+    });
     this.artifacts = new Artifacts({
       // Per call: the one place a per-caller value (a profile's) would be looked up.
       over: () => settings.get<number>('results.artifactOver'),
@@ -69,6 +81,10 @@ export class Gateway implements Provider, GatewayFacade {
 
   onListChanged(listener: (kind: ListKind) => void): void {
     this.changed = listener;
+  }
+
+  onLog(listener: (entry: UnrelatedLog) => void): void {
+    this.unrelatedLog = listener;
   }
 
   /** Every call's record: the call gate appends (ActivitySink); the editor, /v1/activity and `mcpx
@@ -116,6 +132,14 @@ export class Gateway implements Provider, GatewayFacade {
       .map(([shown, e]) => ({ ...e.tool, name: shown }));
     // A gateway tool an upstream also names is hidden over MCP: the upstream wins.
     return [...upstream, ...this.p.tools.definitions().filter((t) => !pt.has(String(t.name)))];
+  }
+
+  /** A list holds what an identity-scoped server lists (each identity its own instance): tools only in
+   *  pass-through (gateway mode's tools are its own), prompts and templates in either mode
+   *  (docs/protocol.md "Cache hints on lists"). */
+  listsPerCaller(method: string): boolean {
+    const servers = method === 'tools/list' ? this.p.passthrough : [...this.p.defs.keys()];
+    return servers.some((s) => this.p.defs.get(s)?.scope === 'identity');
   }
 
   /** The tool a call names, looked up once: a pass-through server's as it listed it (its

@@ -7,13 +7,14 @@
 import { redactValue } from '../config/redact';
 import type { ServerDef } from '../config/servers';
 import type { JsonObject, Notification } from '../protocol/jsonrpc';
-import type { ListKind } from '../server/provider';
+import { isLogLevel } from '../protocol/meta';
+import type { ListKind, UnrelatedLog } from '../server/provider';
 import type { ClientHooks } from '../upstream/client';
 import type { UpstreamStatus } from '../upstream/pool';
 import type { Calls } from './calls';
 import { type Catalogue, INVALIDATES } from './catalogue';
 import type { EventBus } from './events';
-import type { Asked } from './questions';
+import type { Asked, UrlQuestions } from './questions';
 import { Coalescer, LOG_MESSAGES, Rate } from './relay';
 import type { Subscriptions } from './subscriptions';
 import { prepareValidation } from '../kit/schema';
@@ -30,6 +31,10 @@ export interface InboxDeps {
   ask(q: Asked): Promise<JsonObject>;
   /** Announce a list change to the gateway's own clients (Provider.onListChanged). */
   changed(kind: ListKind): void;
+  /** URL questions given to clients, whose completion is relayed to them. */
+  urls: UrlQuestions;
+  /** A log message that relates to no call: to the clients' push streams (Provider.onLog). */
+  unrelatedLog(entry: UnrelatedLog): void;
   log(line: string): void;
 }
 
@@ -52,9 +57,10 @@ export class UpstreamInbox {
           method,
           params,
           signal,
+          conn: entryKey(def.name, scope),
           ...this.d.calls.owner(def.name, scope, method, params),
         }),
-      onNotification: (n) => this.notified(def.name, scope, n, def),
+      onNotification: (n, related) => this.notified(def.name, scope, n, def, related),
       log: this.d.log,
     };
   }
@@ -79,7 +85,7 @@ export class UpstreamInbox {
   }
 
   /** What an upstream sends unasked (legacy push, or a 2026-07-28 listen stream): caches, relays, events. */
-  notified(server: string, scope: string, n: Notification, def: ServerDef): void {
+  notified(server: string, scope: string, n: Notification, def: ServerDef, related?: object): void {
     const { events, passthrough, changed, catalogue, calls, subscriptions } = this.d;
     const p = n.params ?? {};
     const kinds = INVALIDATES[n.method];
@@ -117,9 +123,12 @@ export class UpstreamInbox {
         break;
       }
       case 'notifications/elicitation/complete':
-        // The out-of-band step of a URL elicitation is done (2025-11-25): whoever shows it may stop waiting.
-        if (typeof p.elicitationId === 'string')
+        // The out-of-band step of a URL elicitation is done (2025-11-25): whoever shows it may stop waiting
+        // — the editor, and the client that was given it (docs/protocol.md "URL-mode state").
+        if (typeof p.elicitationId === 'string') {
+          this.d.urls.completed(entryKey(server, scope), p.elicitationId);
           events.emit({ type: 'elicitation.complete', server, elicitationId: p.elicitationId });
+        }
         break;
       case 'notifications/message': {
         if (!this.logBudget(server, scope)) break;
@@ -133,7 +142,13 @@ export class UpstreamInbox {
           data,
           ...(typeof p.logger === 'string' ? { logger: p.logger } : {}),
         });
-        calls.log(server, scope, { ...p, data });
+        if (!calls.log(server, scope, { ...p, data }, related) && isLogLevel(p.level))
+          this.d.unrelatedLog({
+            level: p.level,
+            data,
+            ...(typeof p.logger === 'string' ? { logger: p.logger } : {}),
+            ...(def.scope === 'identity' ? { identity: scope } : {}),
+          });
         break;
       }
     }

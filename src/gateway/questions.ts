@@ -5,6 +5,7 @@ import { isTypedError } from '../protocol/errors';
 import { type JsonObject, isObject } from '../protocol/jsonrpc';
 import { META } from '../protocol/meta';
 import { UnsayableQuestion, declares } from '../protocol/questions';
+import { hasField } from '../protocol/revisions';
 import type { CallContext } from '../server/provider';
 import { type Broker, answerProblem } from './broker';
 
@@ -20,8 +21,39 @@ export interface PersonPort {
   ): Promise<JsonObject | undefined>;
 }
 
+/** URL questions relayed to a calling client, by the upstream connection that asked and the question's
+ *  elicitationId, so that the upstream's notifications/elicitation/complete reaches that client
+ *  (docs/protocol.md "URL-mode state"). Bounded: the oldest goes past MAX, and each goes after `ttlMs`. */
+export class UrlQuestions {
+  private static readonly MAX = 1000;
+  private readonly byKey = new Map<string, { to: CallContext; at: number }>();
+
+  constructor(private readonly ttlMs: () => number) {}
+
+  /** `to` was given the URL question `elicitationId` of connection `conn`. */
+  given(conn: string, elicitationId: string, to: CallContext): void {
+    const key = `${conn}\u0000${elicitationId}`;
+    this.byKey.delete(key);
+    this.byKey.set(key, { to, at: Date.now() });
+    if (this.byKey.size > UrlQuestions.MAX) this.byKey.delete(this.byKey.keys().next().value!);
+  }
+
+  /** The upstream on `conn` says `elicitationId` is done: the client that was given it is told, once,
+   *  where its revision has the notification. Unknown, expired or told already: nothing (2025-11-25
+   *  client/elicitation: a client ignores an unknown id; mcpx does not pass one on). */
+  completed(conn: string, elicitationId: string): void {
+    const key = `${conn}\u0000${elicitationId}`;
+    const e = this.byKey.get(key);
+    this.byKey.delete(key);
+    if (e && Date.now() - e.at <= this.ttlMs() && hasField('ElicitParams', 'elicitationId', e.to.rev))
+      e.to.tell?.('notifications/elicitation/complete', { elicitationId });
+  }
+}
+
 export interface Answerers {
   native: boolean;
+  /** Where a URL question given to a client is remembered (its completion is relayed to it). */
+  urls?: UrlQuestions;
   person?: PersonPort;
   /** Also what bounds the person's time (its ttlMs, elicit.ttl): then the question is withdrawn from the
    *  editor and an elicitation is answered cancel. */
@@ -41,6 +73,8 @@ export interface Asked {
   unowned: string;
   /** A 2026-07-28 upstream's own inputRequests key, kept where it can be. */
   inputKey?: string;
+  /** The upstream connection that asked (pool entryKey): a URL question's completion comes back on it. */
+  conn?: string;
   /** Aborts when every call the question could belong to has ended (cancelled, failed or answered). */
   ended?: AbortSignal;
 }
@@ -69,7 +103,12 @@ export async function routeQuestion(a: Answerers, q: Asked): Promise<JsonObject>
       // An invalid answer is refused to the answerer with the reason (asked again, within
       // proto.askRounds), never forwarded.
       const bad = answerProblem(method, params, answer);
-      if (!bad) return answer;
+      if (!bad) {
+        // The client was given this URL: the upstream's word that it is done goes to it.
+        if (q.conn && prompt.mode === 'url' && typeof prompt.elicitationId === 'string')
+          a.urls?.given(q.conn, prompt.elicitationId, owner);
+        return answer;
+      }
       prompt = { ...asked, message: `Your answer was not accepted (${bad}). ${String(asked.message)}` };
     }
   }

@@ -33,6 +33,12 @@ export class ProgressRelay {
     return token;
   }
 
+  /** The call that holds `token` on connection `conn`, if one does. */
+  callOf(token: unknown, conn: string): CallContext | undefined {
+    const r = this.byToken.get(String(token));
+    return r && r.conn === conn ? r.ctx : undefined;
+  }
+
   release(token: string): void {
     const r = this.byToken.get(token);
     if (r?.timer) clearTimeout(r.timer);

@@ -15,6 +15,14 @@ export const CACHE_SCOPE: Readonly<Record<string, 'public' | 'private'>> = {
   'resources/read': 'private',
 };
 
+/** A list's cacheScope: the method's own (CACHE_SCOPE), but `private` where the list depends on who asks
+ *  (2026-07-28 server/utilities/caching: a `public` result may be shared between users). A result can
+ *  only be narrowed, never widened. */
+export function listCacheScope(method: string, callerDependent: boolean): 'public' | 'private' | undefined {
+  const scope = CACHE_SCOPE[method];
+  return scope && callerDependent ? 'private' : scope;
+}
+
 /** Results that are a Task (tasks extension "Task Polling"). */
 const TASK_SHAPED: ReadonlySet<string> = new Set(['tasks/get']);
 
@@ -31,7 +39,8 @@ export function envelope(method: string, result: JsonObject, opts: EnvelopeOptio
   const resultType = typeof out.resultType === 'string' ? out.resultType : 'complete';
   out.resultType = resultType;
   out._meta = { ...(isObject(result._meta) ? result._meta : {}), [META.serverInfo]: opts.serverInfo };
-  const scope = CACHE_SCOPE[method];
+  // A handler that found its list depends on the caller said so with `cacheScope: "private"`.
+  const scope = listCacheScope(method, result.cacheScope === 'private');
   if (scope && resultType === 'complete') {
     out.ttlMs = method === 'resources/read' ? opts.readMaxAgeMs : opts.listMaxAgeMs;
     out.cacheScope = scope;

@@ -175,6 +175,11 @@ export class ServerCall implements CallContext {
     this.relay.emit(notificationMsg(method, spelled));
   }
 
+  tell(method: string, p: JsonObject): void {
+    if (!this.done && !this.request.aborted) return this.notify(method, p);
+    if (this.conn.canPush) this.conn.push!(notificationMsg(method, downgradeNotification(method, p, this.rev)));
+  }
+
   progress(progress: number, total?: number, message?: string): void {
     // Progress MUST increase (basic/utilities/progress); a report that does not is not sent.
     const token = this.meta.progressToken;

@@ -1,6 +1,7 @@
 // One handler per method, given the call (server/call.ts) and its params parsed by the method's
 // descriptor. Each returns its result in the newest shape; the pipeline spells it for the revision.
 import { downgradeCapabilities, downgradeImplementation } from '../protocol/downgrade';
+import { listCacheScope } from '../protocol/envelope';
 import { initializeRevision } from '../protocol/eras';
 import { invalidParams, methodNotFound } from '../protocol/errors';
 import { type Id, type JsonObject, isObject } from '../protocol/jsonrpc';
@@ -22,8 +23,8 @@ export type Handlers<K extends ClientRequest> = { readonly [M in K]: Handler<M> 
 const provider = (call: ServerCall): Provider => call.services.provider;
 
 /** What mcpx declares: exactly what the provider delivers (docs/protocol.md "Capabilities declared only
- *  where delivered"). listChanged and subscribe are not declared: nothing in this server sends those
- *  notifications yet. */
+ *  where delivered"): listChanged for the lists the provider announces changes of, subscribe where it
+ *  watches resources. */
 function serverCapabilities(p: Provider): JsonObject {
   const c = p.capabilities();
   const caps: JsonObject = {};
@@ -62,7 +63,13 @@ function list(
       call.codec.cursor(params.cursor),
       call.services.settings.get<number>('mcp.pageSize'),
     );
-    return page.nextCursor === undefined ? { [key]: page.page } : { [key]: page.page, nextCursor: page.nextCursor };
+    const result: JsonObject =
+      page.nextCursor === undefined ? { [key]: page.page } : { [key]: page.page, nextCursor: page.nextCursor };
+    // A list that depends on who asks is not for sharing (docs/protocol.md "Cache hints on lists"): the
+    // envelope narrows it to `private` (protocol/envelope.ts listCacheScope); legacy copies drop the field.
+    if (listCacheScope(method, provider(call).listsPerCaller?.(method, call) === true) === 'private')
+      result.cacheScope = 'private';
+    return result;
   };
 }
 

@@ -3,10 +3,10 @@
 // per connection, keyed by the listen request's id; accepted from legacy clients too).
 import { CODES, ProtocolError } from '../protocol/errors';
 import { type JsonObject, notificationMsg } from '../protocol/jsonrpc';
-import { META } from '../protocol/meta';
+import { META, atLeastLevel } from '../protocol/meta';
 import type { ServerCall } from './call';
 import type { Conn } from './conn';
-import type { ListKind, Provider } from './provider';
+import type { ListKind, Provider, UnrelatedLog } from './provider';
 import { type Task, extensionRequired } from './tasks';
 
 interface Listener {
@@ -50,6 +50,26 @@ export class Listens {
       else if (conn.initialized && conn.canPush) conn.push!(notificationMsg(method));
     }
     for (const l of this.listeners) if (l.filter[`${kind}ListChanged`] === true) l.send(method);
+  }
+
+  /** A log message that relates to no request: pushed to every legacy connection that can be pushed to and
+   *  asked for its level (logging/setLevel), of `entry.identity` only where it names one. A 2026-07-28
+   *  listen stream cannot ask for log messages (its filter has no such field), so none gets it
+   *  (docs/protocol.md "Log messages relayed"). */
+  log(entry: UnrelatedLog): void {
+    const params: JsonObject = { level: entry.level, data: entry.data as JsonObject };
+    if (entry.logger !== undefined) params.logger = entry.logger;
+    for (const conn of this.pushable) {
+      if (conn.isClosed) this.pushable.delete(conn);
+      else if (
+        conn.initialized &&
+        conn.canPush &&
+        conn.logLevel &&
+        atLeastLevel(entry.level, conn.logLevel) &&
+        (entry.identity === undefined || conn.defaultIdentity === entry.identity || conn.identities.has(entry.identity))
+      )
+        conn.push!(notificationMsg('notifications/message', params));
+    }
   }
 
   /** subscriptions/listen: acknowledge with the agreed filter, then hold the stream. When mcpx ends it

@@ -39,6 +39,10 @@ export interface CallContext {
   progress(progress: number, total?: number, message?: string): void;
   /** Send a log message, if the client asked for this level or a more verbose one. */
   log(level: LogLevel, data: unknown, logger?: string): void;
+  /** Send the client a notification about this request even after it was answered: on the request's
+   *  own stream while it runs, then on its connection where one can be pushed to (stdio, a legacy
+   *  session's GET stream); nowhere otherwise. Absent where the caller has neither (the editor). */
+  tell?(method: string, params: JsonObject): void;
   /** The client would take this call as a task: it declared the tasks extension on this 2026-07-28
    *  request, or asked for one (2025-11-25 `task`). An upstream that supports tasks is then asked for one
    *  too, so the work is not held in mcpx's memory alone (docs/protocol.md "Tasks"). */
@@ -72,6 +76,15 @@ export interface ProviderCapabilities {
 }
 
 export type ListKind = 'tools' | 'prompts' | 'resources';
+
+/** An upstream's log message that relates to no call (docs/protocol.md "Log messages relayed"). */
+export interface UnrelatedLog {
+  level: LogLevel;
+  data: unknown;
+  logger?: string;
+  /** Only this identity's connections hear it (an identity-scoped upstream's); everyone's otherwise. */
+  identity?: string;
+}
 export type TaskSupport = 'required' | 'optional' | 'forbidden';
 
 /** A tool as one call finds it, looked up once per call: what the server decides with (task support, the
@@ -97,6 +110,9 @@ export interface Provider {
   getPrompt?(name: string, args: Record<string, string>, ctx: CallContext): Promise<JsonObject>;
   listResources?(ctx: CallContext): Promise<JsonObject[]>;
   listResourceTemplates?(ctx: CallContext): Promise<JsonObject[]>;
+  /** Whether the list `method` answers depends on the caller (an identity's own upstream instance): its
+   *  cacheScope is then `private`, never `public` (docs/protocol.md "Cache hints on lists"). */
+  listsPerCaller?(method: string, ctx: CallContext): boolean;
   /** Throws the resource-not-found error (errors.resourceNotFound) for an unknown URI. */
   readResource?(uri: string, ctx: CallContext): Promise<JsonObject>;
   /** The params as the method's descriptor read them (protocol/methods.ts: ref and argument checked). */
@@ -109,6 +125,8 @@ export interface Provider {
   ): Promise<{ deliverable: boolean; reason?: string; release(): void }>;
   /** Register the one listener the server uses to announce list changes to its clients. */
   onListChanged?(listener: (kind: ListKind) => void): void;
+  /** Register the one listener the server uses to pass on log messages that relate to no call. */
+  onLog?(listener: (entry: UnrelatedLog) => void): void;
   /** An identity made for one 2026-07-28 request has ended with its call: what the provider keeps for
    *  it alone (an upstream instance of a `scope: "identity"` server) may go. */
   identityEnded?(identity: string): void;

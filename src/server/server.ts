@@ -89,6 +89,7 @@ export class McpServer {
       tasks: this.tasks,
     };
     opts.provider.onListChanged?.((kind) => this.listens.announce(kind));
+    opts.provider.onLog?.((entry) => this.listens.log(entry));
   }
 
   close(): void {

@@ -27,6 +27,9 @@ export interface RequestOptions extends MetaOptions {
   /** Who answers a 2026-07-28 upstream's input_required for this request. Such a question belongs to this
    *  request exactly (it is its result), so it needs no attribution; defaults to hooks.onRequest. */
   onQuestion?: Answerer;
+  /** Who this request is for: notifications that arrive on its own response stream (Streamable HTTP)
+   *  reach the connection's hook with it (docs/protocol.md "Log messages relayed"). */
+  related?: object;
   /** A tools/call that may be task-augmented upstream (upstream/tasks.ts). */
   task?: TaskOptions;
   /** A request of a call already in flight (driving its task): not counted again, so the call's questions
@@ -115,6 +118,7 @@ async function exchange(
       const id = flight.id;
       o.span?.set({ 'jsonrpc.request.id': String(id) });
       if (o.onQuestion && conn.transport.kind === 'http') conn.streamAskers.set(id, o.onQuestion);
+      if (o.related && conn.transport.kind === 'http') conn.streamRelated.set(id, o.related);
       let result: JsonObject;
       try {
         result = await conn.once(method, p, flight);
@@ -127,6 +131,7 @@ async function exchange(
         continue;
       } finally {
         conn.streamAskers.delete(id);
+        conn.streamRelated.delete(id);
       }
       flight.id = undefined; // answered: a cancellation while the next round is prepared names no request
       const type = result.resultType;

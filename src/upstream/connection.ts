@@ -27,9 +27,15 @@ import type { UpstreamTransport } from './transport';
  *  its notifications. */
 export interface ClientHooks {
   onRequest(method: string, params: JsonObject, signal: AbortSignal): Promise<JsonObject>;
-  onNotification(n: Notification): void;
+  /** `related`: the RequestOptions.related of the request on whose response stream it arrived; OFF_STREAM
+   *  for an HTTP message on no such stream; undefined where the transport cannot say (stdio). */
+  onNotification(n: Notification, related?: object): void;
   log(line: string): void;
 }
+
+/** ClientHooks.onNotification's `related` for a Streamable HTTP message that arrived on no request's
+ *  stream, or on one nobody is waiting for: it relates to no call. */
+const OFF_STREAM: object = Object.freeze({});
 
 /** Who answers a question of the upstream: the gateway's hook, or one call's own answerer. */
 export type Answerer = (method: string, params: JsonObject, signal: AbortSignal, key?: string) => Promise<JsonObject>;
@@ -83,6 +89,8 @@ export class UpstreamConnection {
   /** Streamable HTTP: who answers a question that arrives on the response stream of a request in flight,
    *  by that request's id — the question belongs to that request's call (docs/questions.md "Who answers"). */
   readonly streamAskers = new Map<Id, Answerer>();
+  /** Streamable HTTP: whom a request in flight is for, by its id (RequestOptions.related). */
+  readonly streamRelated = new Map<Id, object>();
   /** Progress tokens of requests in flight -> their clock (progress extends the call timeout). */
   readonly progressClocks = new Map<unknown, { extend(): void }>();
   /** Upstream tasks whose status notifications wake their driver. */
@@ -157,7 +165,9 @@ export class UpstreamConnection {
     const sub = isObject(msg.params) && isObject(msg.params._meta) ? msg.params._meta[META.subscriptionId] : undefined;
     const listener = sub === undefined ? undefined : this.listens.get(sub as Id);
     if (listener) return listener(msg);
-    this.hooks.onNotification(msg);
+    // Over Streamable HTTP a message off every request's stream (the GET stream) relates to no request.
+    const related = via === undefined ? undefined : this.streamRelated.get(via);
+    this.hooks.onNotification(msg, related ?? (this.transport.kind === 'http' ? OFF_STREAM : undefined));
   }
 
   /** Open a subscriptions/listen stream (2026-07-28 basic/patterns/subscriptions). What arrives on it —

@@ -114,6 +114,11 @@ export class RunContext implements CallContext {
 
   readonly ask?: CallContext['ask'];
 
+  /** What the run's caller is told is the script's client's to hear (a sign-in's completion). */
+  tell(method: string, params: JsonObject): void {
+    this.caller.tell?.(method, params);
+  }
+
   get rev(): Revision {
     return this.caller.rev;
   }

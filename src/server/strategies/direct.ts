@@ -4,7 +4,10 @@ import type { ServerCall } from '../call';
 import { handlerOf } from './work';
 
 export async function direct(call: ServerCall, params: JsonObject): Promise<JsonObject> {
-  const result = await handlerOf(call.method)(call, params);
-  call.finish();
-  return result;
+  try {
+    return await handlerOf(call.method)(call, params);
+  } finally {
+    // An error is an answer too: nothing more goes on the request's channel.
+    call.finish();
+  }
 }

@@ -233,11 +233,16 @@ export class Authorizer {
   }
 
   /** Sign in now: discovery, registration, the person's part (or the client credentials grant), the
-   *  tokens stored. Throws SignInRequired when nobody can sign in. */
-  signIn(opts: { signal?: AbortSignal; scope?: string } = {}): Promise<void> {
+   *  tokens stored. Throws SignInRequired when nobody can sign in. `person` stands in for the host's
+   *  (the calling client, given the URL: docs/gateway.md "Signing in through the calling client"); a
+   *  sign-in already under way is joined instead, whoever its person. */
+  signIn(opts: { signal?: AbortSignal; scope?: string; person?: SignInPort } = {}): Promise<void> {
     return this.once(async () => {
       this.lastChallenge ??= await this.askChallenge();
-      await this.signInNow(this.lastChallenge, opts.scope, opts.signal);
+      const c = this.lastChallenge;
+      // After an insufficient_scope refusal, what was granted plus what it asks for (the step-up reading).
+      const scope = opts.scope ?? (c?.error === 'insufficient_scope' ? union(this.grant?.scope, c.scope) : undefined);
+      await this.signInNow(c, scope, opts.signal, opts.person);
     });
   }
 
@@ -267,7 +272,12 @@ export class Authorizer {
     return union(base, this.o.config?.scopes?.join(' '), offline);
   }
 
-  private async signInNow(challenge?: BearerChallenge, wanted?: string, signal?: AbortSignal): Promise<void> {
+  private async signInNow(
+    challenge?: BearerChallenge,
+    wanted?: string,
+    signal?: AbortSignal,
+    standIn?: SignInPort,
+  ): Promise<void> {
     const cfg = this.o.config ?? {};
     const d = await this.discover(challenge);
     const scope = this.scopeFor(d, challenge, wanted);
@@ -280,7 +290,7 @@ export class Authorizer {
       this.setState('signed-in');
       return;
     }
-    const person = this.o.person;
+    const person = standIn ?? this.o.person;
     if (!person?.available()) throw this.needSignIn('not signed in');
     const existing = await person.existingSession?.(d.as.issuer, scope ? scope.split(' ') : []);
     if (existing) {

@@ -38,9 +38,8 @@ import { printable } from './printable';
 import { type Asked, type PersonPort, routeQuestion } from './questions';
 import { screenList } from './screen';
 import { Subscriptions } from './subscriptions';
-import { PassthroughTools } from './toolIndex';
+import { Profiles } from './profiles/profiles';
 import { GatewayTools } from './tools';
-import { ToolSearch } from './search/index';
 
 export interface GatewayOptions {
   log?: (line: string) => void;
@@ -94,7 +93,8 @@ export interface GatewayParts {
   readonly subscriptions: Subscriptions;
   /** Prompts, resources and completion by server (src/gateway/namespaces.ts). */
   readonly namespaces: Namespaces;
-  readonly passthroughTools: PassthroughTools;
+  /** What each endpoint offers: the default one and each profile's (src/gateway/profiles/). */
+  readonly profiles: Profiles;
   /** An upstream tool's call with the gateway's checks (src/gateway/forward.ts). */
   readonly forward: Forwarder;
   /** mcpx_exec's runs (src/gateway/exec/). */
@@ -115,12 +115,13 @@ export interface GatewayParts {
   readonly pins: Pins;
 }
 
-/** Build the gateway's parts; `changed` announces a list change to the gateway's own clients. */
+/** Build the gateway's parts; `changed` announces a list change to the gateway's own clients (of a
+ *  server's list, or of the gateway's own where `server` is absent). */
 export function composeGateway(
   config: Config,
   settings: Settings,
   opts: GatewayOptions,
-  changed: (kind: ListKind) => void,
+  changed: (kind: ListKind, server?: string) => void,
 ): GatewayParts {
   // Every line logged may quote an upstream (its stderr, a name, an error): written printable, one line
   // each (printable.ts).
@@ -181,12 +182,16 @@ export function composeGateway(
   const catalogue = new Catalogue(pool, (server, kind, items) =>
     pins.apply(server, kind, screenList(server, kind, items, passthrough.includes(server), log)),
   );
+  const profiles = new Profiles({ config, defs, passthrough, catalogue, log });
   const calls = new Calls({ pool, settings, passthrough, ask });
   const approver: { current?: Approver } = { current: opts.permissions?.approver };
   const brokerApprover = new BrokerApprover(broker);
   const gate = new Gate({
     // Read per call: a reload replaces config.permissions (Gateway.apply).
     permissions: () => config.permissions,
+    // A profile's own rules, on top (docs/gateway.md "Profiles").
+    profilePermissions: (ctx) =>
+      ctx.profile === undefined ? undefined : config.profiles?.get(ctx.profile)?.permissions,
     approver: () => approver.current ?? brokerApprover,
     grants:
       opts.permissions?.grants ?? (opts.stateDir ? FileGrantStore.inState(opts.stateDir) : new MemoryGrantStore()),
@@ -205,6 +210,7 @@ export function composeGateway(
   const namespaces = new Namespaces({
     defs,
     passthrough,
+    profiles,
     catalogue,
     pool,
     log,
@@ -213,13 +219,16 @@ export function composeGateway(
     gate,
     pins,
   });
-  const passthroughTools = new PassthroughTools({ defs, passthrough, catalogue, log });
-  const forward = new Forwarder({ pool, catalogue, calls, passthrough, gate, pins, log });
+  const forward = new Forwarder({ pool, catalogue, calls, passthrough, profiles, gate, pins, log });
   const exec = new Exec({
     settings,
     call: (server, tool, args, ctx, timeoutMs) => forward.through(server, tool, args, ctx, timeoutMs),
-    servers: () => [...defs.keys()],
-    tools: (server, identity) => catalogue.list(server, 'tools', identity),
+    // A script sees the servers and tools its caller's endpoint offers (docs/gateway.md "Profiles").
+    servers: (ctx) => profiles.of(ctx).view.servers(),
+    tools: async (server, ctx) => {
+      const { view } = profiles.of(ctx);
+      return (await catalogue.list(server, 'tools', ctx.identity)).filter((t) => view.allows(server, String(t.name)));
+    },
     read: (uri, ctx) => namespaces.readResource(uri, ctx),
     prompt: (name, args, ctx) => namespaces.getPrompt(name, args, ctx),
   });
@@ -231,11 +240,11 @@ export function composeGateway(
     catalogue,
     forward,
     exec,
-    search: new ToolSearch(),
+    profiles,
     // Read when a run starts: a test sets it on the gateway's options after construction.
     execStarted: (pid) => opts.execStarted?.(pid),
   });
-  const inbox = new UpstreamInbox({ events, passthrough, catalogue, calls, subscriptions, ask, changed, log });
+  const inbox = new UpstreamInbox({ events, catalogue, calls, subscriptions, ask, changed, log });
   return {
     log,
     events,
@@ -248,7 +257,7 @@ export function composeGateway(
     calls,
     subscriptions,
     namespaces,
-    passthroughTools,
+    profiles,
     forward,
     exec,
     tools,

@@ -19,16 +19,27 @@ import { AT_NEXT_START, type ConfigDiff, ReloadError, diffConfig, enabledServers
 import type { Approver, Grant } from './permissions/approval';
 import type { PinKind } from './pins/store';
 import type { PinReview, PinView } from './pins/pins';
+import { locateResource } from './namespaces';
+import type { Profiles } from './profiles/profiles';
 import { passedThrough } from './screen';
 import { toolHandle } from './tools';
+
+/** How the server hears of a list change: its kind, and which endpoints' clients it concerns (a
+ *  profile's name, or undefined for the default endpoint). */
+type ListChangeListener = (kind: ListKind, reaches: (profile: string | undefined) => boolean) => void;
+
+/** The profiles block as data that compares (JSON of its entries). */
+const profileList = (p: Config['profiles']) =>
+  p ? [...p.entries()].map(([k, v]) => [k, { ...v, servers: [...v.servers] }]) : [];
 
 export type { GatewayOptions } from './compose';
 
 export class Gateway implements Provider, GatewayFacade {
   /** The parts, built in dependency order (compose.ts). */
   private readonly p: GatewayParts;
-  /** The server's announcer of list changes (onListChanged); a no-op until it registers one. */
-  private changed: (kind: ListKind) => void = () => undefined;
+  /** The server's announcer of list changes (onListChanged): to the clients of the endpoints `reaches`
+   *  says; a no-op until it registers one. */
+  private announce: ListChangeListener = () => undefined;
   /** Reloads, one after the other. */
   private reloading: Promise<unknown> = Promise.resolve();
 
@@ -37,26 +48,48 @@ export class Gateway implements Provider, GatewayFacade {
     readonly settings: Settings,
     readonly opts: GatewayOptions = {},
   ) {
-    this.p = composeGateway(config, settings, opts, (kind) => this.changed(kind));
+    this.p = composeGateway(config, settings, opts, (kind, server) => this.changed(kind, server));
   }
 
-  capabilities(): ProviderCapabilities {
+  /** A list changed — a server's (`server`), or the gateway's own — told to each endpoint it concerns
+   *  (docs/gateway.md "Profiles": a profile's clients hear of its own servers only). */
+  private changed(kind: ListKind, server?: string): void {
+    this.announce(kind, this.p.profiles.reaches(kind, server));
+  }
+
+  capabilities(profile?: string): ProviderCapabilities {
     // Gateway mode's own tools never change; the namespaced prompts and resources change with their
     // upstreams. In pass-through the tools are the upstreams' and change with them (2025-11-25
-    // server/tools "List Changed Notification").
+    // server/tools "List Changed Notification"): so for a profile that lists upstream tools.
+    const view = profile !== undefined && this.hasProfile(profile) ? this.p.profiles.named(profile).view : undefined;
     return {
       tools: true,
       prompts: true,
       resources: true,
       completions: true,
       logging: true,
-      listChanged: { tools: this.p.passthrough.length > 0, prompts: true, resources: true },
+      listChanged: {
+        tools: (view ?? this.p.profiles.default.view).listed().length > 0,
+        prompts: true,
+        resources: true,
+      },
       tasks: true,
     };
   }
 
-  onListChanged(listener: (kind: ListKind) => void): void {
-    this.changed = listener;
+  onListChanged(listener: ListChangeListener): void {
+    this.announce = listener;
+  }
+
+  /** Whether `name` is a configured profile (its endpoint /mcp/<secret>/<name>; docs/gateway.md
+   *  "Profiles"). */
+  hasProfile(name: string): boolean {
+    return this.p.profiles.has(name);
+  }
+
+  /** The configured profiles, for /v1/profiles and `mcpx profiles`. */
+  get profiles(): Profiles {
+    return this.p.profiles;
   }
 
   /** Every call's record: the call gate appends (ActivitySink); the editor, /v1/activity and `mcpx
@@ -75,10 +108,17 @@ export class Gateway implements Provider, GatewayFacade {
     void this.p.pool.release(identity);
   }
 
-  subscribe(
+  async subscribe(
     uri: string,
     deliver: (uri: string) => void,
+    ctx?: CallContext,
   ): Promise<{ deliverable: boolean; reason?: string; release(): void }> {
+    // A profile's client watches only the resources its profile offers (docs/gateway.md "Profiles").
+    if (ctx?.profile !== undefined) {
+      const { view } = this.p.profiles.of(ctx);
+      const at = await locateResource({ ...this.p, has: (s) => view.has(s) }, uri, ctx.identity);
+      if ('reason' in at) return { deliverable: false, reason: at.reason, release: () => undefined };
+    }
     return this.p.subscriptions.subscribe(uri, deliver);
   }
 
@@ -98,12 +138,13 @@ export class Gateway implements Provider, GatewayFacade {
   // ---- tools ---------------------------------------------------------------------------------
 
   async listTools(ctx: CallContext): Promise<JsonObject[]> {
-    const pt = await this.p.passthroughTools.index(ctx.identity);
+    const { view, passthroughTools } = this.p.profiles.of(ctx);
+    const pt = await passthroughTools.index(ctx.identity);
     const upstream = [...pt.entries()]
       .sort(([a], [b]) => a.localeCompare(b))
       .map(([shown, e]) => ({ ...e.tool, name: shown }));
     // A gateway tool an upstream also names is hidden over MCP: the upstream wins.
-    return [...upstream, ...this.p.tools.definitions().filter((t) => !pt.has(String(t.name)))];
+    return [...upstream, ...this.p.tools.definitions(view).filter((t) => !pt.has(String(t.name)))];
   }
 
   /** The tool a call names, looked up once: a pass-through server's as it listed it (its
@@ -111,18 +152,22 @@ export class Gateway implements Provider, GatewayFacade {
    *  answers a call with a task), else a gateway tool from the registry; in pass-through mode a name
    *  nobody lists is still forwarded to the first pass-through server, which says whether it exists. */
   resolveTool(name: string, ctx: CallContext): ToolHandle | undefined | Promise<ToolHandle | undefined> {
-    const { passthrough, passthroughTools, tools, forward } = this.p;
-    if (!passthrough.length) return tools.resolve(name);
+    const { tools, forward } = this.p;
+    const { view, passthroughTools } = this.p.profiles.of(ctx);
+    const passthrough = view.listed();
+    if (!passthrough.length) return tools.resolve(name, view);
     return passthroughTools.index(ctx.identity).then((index) => {
       const hit = index.get(name);
       if (hit)
         return toolHandle(name, hit.tool, async (args, c) =>
           passedThrough(hit.server, 'tools/call', await forward.call(hit.server, hit.name, args, c, hit.tool)),
         );
+      // A profile offers only what it lists: any other name is unknown (docs/gateway.md "Profiles").
+      if (view.profile) return tools.resolve(name, view);
       // A tool withheld by its pin is refused by the server that holds it (docs/gateway.md "Pins").
       const server = this.p.pins.holderOf(passthrough, name) ?? passthrough[0]!;
       return (
-        tools.resolve(name) ?? {
+        tools.resolve(name, view) ?? {
           name,
           call: async (args, c) =>
             passedThrough(server, 'tools/call', await forward.call(server, name, args, c, undefined)),
@@ -186,8 +231,8 @@ export class Gateway implements Provider, GatewayFacade {
   private pinsChanged(server: string, kinds: PinKind[]): void {
     if (!kinds.length) return;
     this.p.catalogue.invalidate(server, kinds);
-    if (kinds.includes('tools') && this.p.passthrough.includes(server)) this.changed('tools');
-    if (kinds.includes('prompts')) this.changed('prompts');
+    if (kinds.includes('tools')) this.changed('tools', server);
+    if (kinds.includes('prompts')) this.changed('prompts', server);
   }
 
   // ---- prompts, resources, completion (src/gateway/namespaces.ts) -------------------------------
@@ -290,6 +335,7 @@ export class Gateway implements Provider, GatewayFacade {
     defs.clear();
     for (const [name, def] of after) defs.set(name, def);
     const toolsListed = passthrough.length > 0;
+    const profilesBefore = this.config.profiles;
     const named = this.settings.get<string[]>('mcp.passthrough');
     passthrough.splice(0, passthrough.length, ...named.filter((n) => defs.has(n)));
     this.settings.adopt(settings, AT_NEXT_START);
@@ -302,7 +348,12 @@ export class Gateway implements Provider, GatewayFacade {
       source: config.source,
       // The gate reads it per call: the next call is decided by the new rules.
       permissions: config.permissions,
+      // Each profile's view is made again from the new block on its next request.
+      profiles: config.profiles,
     });
+    this.p.profiles.reset();
+    const profilesChanged =
+      JSON.stringify(profileList(profilesBefore)) !== JSON.stringify(profileList(config.profiles));
     for (const name of diff.removed) {
       calls.endServer(
         name,
@@ -324,6 +375,12 @@ export class Gateway implements Provider, GatewayFacade {
       this.changed('prompts');
       this.changed('resources');
       if (toolsListed || passthrough.length > 0) this.changed('tools');
+    }
+    if (profilesChanged) {
+      // A profile's block changed: its clients' lists may all have (every profile endpoint is told).
+      log(`configuration ${config.source} applied: profiles changed`);
+      for (const kind of ['tools', 'prompts', 'resources'] as const)
+        this.announce(kind, (p) => p !== undefined && this.p.profiles.reaches(kind, undefined)(p));
     }
     if (diff.atNextStart.length) log(`settings applied at the next start: ${diff.atNextStart.join(', ')}`);
     return diff;

@@ -24,8 +24,8 @@ const provider = (call: ServerCall): Provider => call.services.provider;
 /** What mcpx declares: exactly what the provider delivers (docs/protocol.md "Capabilities declared only
  *  where delivered"). listChanged and subscribe are not declared: nothing in this server sends those
  *  notifications yet. */
-function serverCapabilities(p: Provider): JsonObject {
-  const c = p.capabilities();
+function serverCapabilities(p: Provider, profile: string | undefined): JsonObject {
+  const c = p.capabilities(profile);
   const caps: JsonObject = {};
   const lc = c.listChanged ?? {};
   if (c.tools) caps.tools = lc.tools ? { listChanged: true } : {};
@@ -81,7 +81,7 @@ export const HANDLERS: Handlers<Exclude<ClientRequest, `tasks/${string}`>> = {
     call.conn.clientInfo = p.clientInfo;
     const result: JsonObject = {
       protocolVersion: rev,
-      capabilities: downgradeCapabilities(serverCapabilities(provider(call)), rev),
+      capabilities: downgradeCapabilities(serverCapabilities(provider(call), call.profile), rev),
       serverInfo: downgradeImplementation({ ...call.services.serverInfo }, rev),
     };
     const instructions = provider(call).instructions?.();
@@ -96,7 +96,7 @@ export const HANDLERS: Handlers<Exclude<ClientRequest, `tasks/${string}`>> = {
   async 'server/discover'(call) {
     const result: JsonObject = {
       supportedVersions: [...NEWEST_FIRST],
-      capabilities: downgradeCapabilities(serverCapabilities(provider(call)), call.rev),
+      capabilities: downgradeCapabilities(serverCapabilities(provider(call), call.profile), call.rev),
     };
     const instructions = provider(call).instructions?.();
     if (instructions) result.instructions = instructions;
@@ -141,6 +141,7 @@ export const HANDLERS: Handlers<Exclude<ClientRequest, `tasks/${string}`>> = {
       provider(call),
       uri,
       (u) => void conn.push?.({ jsonrpc: '2.0', method: 'notifications/resources/updated', params: { uri: u } }),
+      call,
     );
     conn.watches.set(uri, w.release);
     return {};

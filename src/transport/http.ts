@@ -153,10 +153,10 @@ export class HttpTransport {
         this.authorize(req, res);
         return await this.mcp(req, res);
       }
-      // /mcp/<secret>: for clients that take only a URL.
-      if (this.secret && url.pathname.startsWith(SECRET_PATH_PREFIX)) {
-        this.authorize(req, res, url.pathname.slice(SECRET_PATH_PREFIX.length));
-        return await this.mcp(req, res);
+      // /mcp/<secret> (for clients that take only a URL) and a profile's /mcp/<secret>/<profile>.
+      if (url.pathname.startsWith(SECRET_PATH_PREFIX)) {
+        const profile = this.endpointOf(req, res, url.pathname.slice(SECRET_PATH_PREFIX.length).split('/'));
+        if (profile !== null) return await this.mcp(req, res, profile);
       }
       if (url.pathname === '/v1' || url.pathname.startsWith('/v1/')) this.authorize(req, res);
       for (const r of this.opts.routes ?? []) if (await r(req, res, url)) return;
@@ -166,8 +166,32 @@ export class HttpTransport {
     }
   }
 
-  /** An authorized request to the MCP endpoint: admitted on its head alone, then served by its method. */
-  private async mcp(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  /** The segments after /mcp/, authorized, as the profile they name (docs/gateway.md "Profiles"):
+   *  `<secret>` is the default endpoint (undefined), `<secret>/<profile>` a profile's; with the secret as
+   *  `Authorization: Bearer` (or no secret at all), `<profile>` alone. null: not an MCP path. A profile
+   *  nobody configured is 404; the refusal quotes no segment (one may be the secret mistyped). */
+  private endpointOf(req: IncomingMessage, res: ServerResponse, segments: string[]): string | undefined | null {
+    if (segments.length > 2 || segments.some((s) => s === '')) return null;
+    let profile: string | undefined;
+    if (!this.secret) profile = segments.length === 1 ? segments[0] : undefined;
+    else if (segments.length === 2) {
+      this.authorize(req, res, segments[0]);
+      profile = segments[1];
+    } else if (this.secret.bearer(header(req, 'authorization')) && !this.secret.matches(segments[0]!))
+      profile = segments[0];
+    else this.authorize(req, res, segments[0]);
+    if (!this.secret && segments.length === 2) return null;
+    if (profile !== undefined && !this.opts.server.opts.provider.hasProfile?.(profile))
+      throw new HttpRefusal(
+        404,
+        invalidRequest('Not found: no profile of that name is configured (`mcpx profiles` lists them)'),
+      );
+    return profile;
+  }
+
+  /** An authorized request to the MCP endpoint (of a profile, or the default one): admitted on its head
+   *  alone, then served by its method. */
+  private async mcp(req: IncomingMessage, res: ServerResponse, profile?: string): Promise<void> {
     const ctx = this.ctx!;
     // The identity a head can name before its body is read: a legacy session's (docs/protocol.md
     // "Client identity"); an unknown id is the method's 404 to give.
@@ -175,11 +199,11 @@ export class HttpTransport {
     this.admission.admit(req, res, sessionId === undefined ? undefined : ctx.sessions.identityOf(sessionId));
     switch (req.method) {
       case 'POST':
-        return post(ctx, req, res);
+        return post(ctx, req, res, profile);
       case 'GET':
-        return openPushStream(ctx, req, res);
+        return openPushStream(ctx, req, res, profile);
       case 'DELETE':
-        return deleteSession(ctx, req, res);
+        return deleteSession(ctx, req, res, profile);
       default:
         res.setHeader('Allow', 'GET, POST, DELETE');
         throw new HttpRefusal(405, invalidRequest(`Method ${req.method} is not allowed on ${MCP_PATH}`));

@@ -1,0 +1,106 @@
+// The endpoints a gateway serves (docs/gateway.md "Profiles"): the default one and one per profile of the
+// config's `profiles` block, each with its view (view.ts), its pass-through index and its tool search
+// index. A request names its profile by the URL it came to (transport/http.ts), carried on its context
+// (`CallContext.profile`); `of(ctx)` is the one lookup every path makes. A reload replaces the block:
+// `reset` drops every profile's state, rebuilt on its next request.
+import type { Config } from '../../config/file';
+import type { Profile } from '../../config/profiles';
+import type { ServerDef } from '../../config/servers';
+import { CODES, ProtocolError } from '../../protocol/errors';
+import type { JsonObject } from '../../protocol/jsonrpc';
+import type { ListKind } from '../../server/provider';
+import type { Catalogue } from '../catalogue';
+import { ToolSearch } from '../search/index';
+import { PassthroughTools } from '../toolIndex';
+import { type ToolView, defaultView, profileView } from './view';
+
+/** One endpoint's offer and what is kept for it. */
+export class Offered {
+  readonly passthroughTools: PassthroughTools;
+  /** The tool search over what this endpoint offers (mcpx_search, mcpx_tools' query). */
+  readonly search = new ToolSearch();
+  /** Each catalogue list as this view presents it: the same list object while the catalogue's is the
+   *  same, so the search index is not rebuilt per search. */
+  private readonly presented = new WeakMap<readonly JsonObject[], readonly JsonObject[]>();
+
+  constructor(
+    readonly view: ToolView,
+    catalogue: Catalogue,
+    log: (line: string) => void,
+  ) {
+    this.passthroughTools = new PassthroughTools({ view, catalogue, log });
+  }
+
+  /** A server's catalogue list with this view's descriptions. */
+  present(server: string, list: readonly JsonObject[]): readonly JsonObject[] {
+    let out = this.presented.get(list);
+    if (!out) {
+      const mapped = list.map((t) => this.view.present(server, t));
+      out = mapped.every((t, i) => t === list[i]) ? list : mapped;
+      this.presented.set(list, out);
+    }
+    return out;
+  }
+}
+
+export interface ProfilesDeps {
+  /** Read live: a reload replaces `profiles` in it (Gateway.apply). */
+  readonly config: Config;
+  readonly defs: ReadonlyMap<string, ServerDef>;
+  readonly passthrough: readonly string[];
+  readonly catalogue: Catalogue;
+  log(line: string): void;
+}
+
+export class Profiles {
+  readonly default: Offered;
+  private readonly byName = new Map<string, Offered>();
+
+  constructor(private readonly d: ProfilesDeps) {
+    this.default = new Offered(defaultView(d.defs, d.passthrough), d.catalogue, d.log);
+  }
+
+  /** The profiles configured now, by name. */
+  get configured(): ReadonlyMap<string, Profile> {
+    return this.d.config.profiles ?? new Map();
+  }
+
+  /** Whether `name` is a configured profile (the transport's 404 otherwise). */
+  has(name: string): boolean {
+    return this.configured.has(name);
+  }
+
+  /** The endpoint a request came to: the default one, or its profile's. A profile a reload removed
+   *  while its session lived is refused as an unknown profile. */
+  of(ctx: { readonly profile?: string }): Offered {
+    return ctx.profile === undefined ? this.default : this.named(ctx.profile);
+  }
+
+  named(name: string): Offered {
+    let o = this.byName.get(name);
+    if (!o) {
+      const p = this.configured.get(name);
+      if (!p) throw new ProtocolError(CODES.InvalidRequest, `no profile named ${JSON.stringify(name)} is configured`);
+      o = new Offered(profileView(p, this.d.defs), this.d.catalogue, this.d.log);
+      this.byName.set(name, o);
+    }
+    return o;
+  }
+
+  /** A reload replaced the block: each profile's view is made again from it when next asked. */
+  reset(): void {
+    this.byName.clear();
+  }
+
+  /** Whose clients a change of `server`'s `kind` list concerns (undefined: the default endpoint's): the
+   *  endpoints offering the server, and for tools only those that list its tools under their names. */
+  reaches(kind: ListKind, server: string | undefined): (profile: string | undefined) => boolean {
+    return (profile) => {
+      const o = profile === undefined ? this.default : this.configured.has(profile) ? this.named(profile) : undefined;
+      if (!o) return false;
+      if (server === undefined) return kind !== 'tools' || o.view.listed().length > 0;
+      if (!o.view.has(server)) return false;
+      return kind !== 'tools' || o.view.listed().includes(server);
+    };
+  }
+}

@@ -20,7 +20,7 @@ import type { Approver, Grant } from './permissions/approval';
 import type { PinKind } from './pins/store';
 import type { PinReview, PinView } from './pins/pins';
 import { locateResource } from './namespaces';
-import type { Profiles } from './profiles/profiles';
+import type { ProfileSummary, Profiles } from './profiles/profiles';
 import { passedThrough } from './screen';
 import { toolHandle } from './tools';
 
@@ -87,9 +87,17 @@ export class Gateway implements Provider, GatewayFacade {
     return this.p.profiles.has(name);
   }
 
-  /** The configured profiles, for /v1/profiles and `mcpx profiles`. */
+  /** The configured profiles, for /v1/profiles and `mcpx profiles` (GatewayFacade). */
   get profiles(): Profiles {
     return this.p.profiles;
+  }
+
+  /** Each profile with its counts of servers and tools (its servers started to list them). */
+  profileSummaries(identity: string): Promise<ProfileSummary[]> {
+    return this.p.profiles.summaries(
+      identity,
+      this.p.tools.definitions(this.p.profiles.default.view).map((t) => String(t.name)),
+    );
   }
 
   /** Every call's record: the call gate appends (ActivitySink); the editor, /v1/activity and `mcpx

@@ -155,7 +155,7 @@ export class HttpTransport {
       }
       // /mcp/<secret> (for clients that take only a URL) and a profile's /mcp/<secret>/<profile>.
       if (url.pathname.startsWith(SECRET_PATH_PREFIX)) {
-        const profile = this.endpointOf(req, res, url.pathname.slice(SECRET_PATH_PREFIX.length).split('/'));
+        const profile = this.endpointOf(req, res, url.pathname.slice(SECRET_PATH_PREFIX.length));
         if (profile !== null) return await this.mcp(req, res, profile);
       }
       if (url.pathname === '/v1' || url.pathname.startsWith('/v1/')) this.authorize(req, res);
@@ -170,17 +170,20 @@ export class HttpTransport {
    *  `<secret>` is the default endpoint (undefined), `<secret>/<profile>` a profile's; with the secret as
    *  `Authorization: Bearer` (or no secret at all), `<profile>` alone. null: not an MCP path. A profile
    *  nobody configured is 404; the refusal quotes no segment (one may be the secret mistyped). */
-  private endpointOf(req: IncomingMessage, res: ServerResponse, segments: string[]): string | undefined | null {
-    if (segments.length > 2 || segments.some((s) => s === '')) return null;
+  private endpointOf(req: IncomingMessage, res: ServerResponse, rest: string): string | undefined | null {
+    const segments = rest.split('/');
+    const wellFormed = segments.length <= 2 && !segments.includes('');
     let profile: string | undefined;
-    if (!this.secret) profile = segments.length === 1 ? segments[0] : undefined;
+    if (!this.secret) {
+      if (!wellFormed || segments.length === 2) return null;
+      profile = segments[0];
+    } else if (!wellFormed) this.authorize(req, res, rest);
     else if (segments.length === 2) {
       this.authorize(req, res, segments[0]);
       profile = segments[1];
     } else if (this.secret.bearer(header(req, 'authorization')) && !this.secret.matches(segments[0]!))
       profile = segments[0];
     else this.authorize(req, res, segments[0]);
-    if (!this.secret && segments.length === 2) return null;
     if (profile !== undefined && !this.opts.server.opts.provider.hasProfile?.(profile))
       throw new HttpRefusal(
         404,

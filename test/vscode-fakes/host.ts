@@ -161,6 +161,9 @@ export class FakeGateway implements GatewayFacade {
   resetPins(): boolean {
     return false;
   }
+  async profileSummaries(): Promise<[]> {
+    return [];
+  }
   async close(): Promise<void> {}
 }
 

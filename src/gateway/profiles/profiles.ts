@@ -43,6 +43,18 @@ export class Offered {
   }
 }
 
+/** One profile in `mcpx profiles` (/v1/profiles). */
+export interface ProfileSummary {
+  name: string;
+  mode: Profile['mode'];
+  servers: string[];
+  /** Upstream tools it offers (mcpx_call reaches them). */
+  tools: number;
+  /** What its tools/list shows, gateway tools included. */
+  listed: number;
+  errors?: Array<{ server: string; error: string }>;
+}
+
 export interface ProfilesDeps {
   /** Read live: a reload replaces `profiles` in it (Gateway.apply). */
   readonly config: Config;
@@ -90,6 +102,36 @@ export class Profiles {
   /** A reload replaced the block: each profile's view is made again from it when next asked. */
   reset(): void {
     this.byName.clear();
+  }
+
+  /** Each profile as `mcpx profiles` shows it: its mode, its servers, how many upstream tools it offers
+   *  and how many tools/list shows (its gateway tools counted); a server that cannot list is named with
+   *  its error. Listing starts the profile's servers, as mcpx_tools does. */
+  async summaries(identity: string, gatewayTools: readonly string[]): Promise<ProfileSummary[]> {
+    return Promise.all(
+      [...this.configured.keys()].map(async (name) => {
+        const { view } = this.named(name);
+        const servers = view.servers();
+        let tools = 0;
+        let listed = gatewayTools.filter((t) => !view.gatewayTools || view.gatewayTools.has(t)).length;
+        const errors: Array<{ server: string; error: string }> = [];
+        await Promise.all(
+          servers.map(async (s) => {
+            try {
+              for (const t of await this.d.catalogue.list(s, 'tools', identity)) {
+                const n = String(t.name);
+                if (!view.allows(s, n)) continue;
+                tools++;
+                if (view.listed().includes(s) && view.lists(s, n)) listed++;
+              }
+            } catch (e) {
+              errors.push({ server: s, error: (e as Error).message });
+            }
+          }),
+        );
+        return { name, mode: view.profile!.mode, servers, tools, listed, ...(errors.length ? { errors } : {}) };
+      }),
+    );
   }
 
   /** Whose clients a change of `server`'s `kind` list concerns (undefined: the default endpoint's): the

@@ -14,8 +14,8 @@ const RESERVED = new Set(['mcp', 'v1', 'health', 'default', 'sse', 'messages']);
 /** A tool name a client may be shown (2025-11-25 server/tools "Tool Names"; hosts' 64: names.ts). */
 const TOOL_NAME = /^[A-Za-z0-9_.-]{1,64}$/;
 
-export const PROFILE_MODES = ['passthrough', 'aggregated', 'both', 'search'] as const;
-export type ProfileMode = (typeof PROFILE_MODES)[number];
+const PROFILE_MODES = ['passthrough', 'aggregated', 'both', 'search'] as const;
+type ProfileMode = (typeof PROFILE_MODES)[number];
 
 const globs = z.array(z.string().min(1)).min(1);
 
@@ -43,7 +43,7 @@ const profile = z
   .strict();
 
 /** One server as a profile offers it. */
-export interface ProfileServer {
+interface ProfileServer {
   readonly include?: readonly string[];
   readonly exclude?: readonly string[];
   /** Upstream tool name -> the name the profile shows (as is: no prefix is added to it). */

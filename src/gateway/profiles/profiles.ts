@@ -89,10 +89,12 @@ export class Profiles {
   }
 
   named(name: string): Offered {
+    const p = this.configured.get(name);
+    if (!p) throw new ProtocolError(CODES.InvalidRequest, `no profile named ${JSON.stringify(name)} is configured`);
     let o = this.byName.get(name);
-    if (!o) {
-      const p = this.configured.get(name);
-      if (!p) throw new ProtocolError(CODES.InvalidRequest, `no profile named ${JSON.stringify(name)} is configured`);
+    // Made again when the block holding it was replaced (a reload; the editor's chat gateway reads the
+    // main one's block through).
+    if (!o || o.view.profile !== p) {
       o = new Offered(profileView(p, this.d.defs), this.d.catalogue, this.d.log);
       this.byName.set(name, o);
     }

@@ -286,6 +286,21 @@ describe('profiles: one gateway, several tool sets', () => {
     }
   });
 
+  test('a watch is acknowledged only for the profile’s resources (2026-07-28 listen)', async () => {
+    const resources = (await coder.modern.request('resources/list')).result!.resources as Json[];
+    const uri = String(resources.find((r) => String(r.uri).startsWith('mcpx://a/'))!.uri);
+    const other = uri.replace('mcpx://a/', 'mcpx://c/');
+    const l = await modernListen(`${gw.url}/coder`, { resourceSubscriptions: [uri, other] });
+    try {
+      await waitFor(() => l.frames().length >= 1);
+      const ack = l.frames()[0]!;
+      assertServerFrame('2026-07-28', ack);
+      assert.deepEqual((ack.params as Json).notifications, { resourceSubscriptions: [uri] }, "c is not coder's");
+    } finally {
+      l.close();
+    }
+  });
+
   test('config: bad profiles are refused with their paths', () => {
     const cfg = parseConfig(
       {

@@ -19,18 +19,13 @@ import { AT_NEXT_START, type ConfigDiff, ReloadError, diffConfig, enabledServers
 import type { Approver, Grant } from './permissions/approval';
 import type { PinKind } from './pins/store';
 import type { PinReview, PinView } from './pins/pins';
-import { locateResource } from './namespaces';
-import type { ProfileSummary, Profiles } from './profiles/profiles';
+import { type ProfileSummary, type Profiles, sameProfiles } from './profiles/profiles';
 import { passedThrough } from './screen';
 import { toolHandle } from './tools';
 
 /** How the server hears of a list change: its kind, and which endpoints' clients it concerns (a
  *  profile's name, or undefined for the default endpoint). */
 type ListChangeListener = (kind: ListKind, reaches: (profile: string | undefined) => boolean) => void;
-
-/** The profiles block as data that compares (JSON of its entries). */
-const profileList = (p: Config['profiles']) =>
-  p ? [...p.entries()].map(([k, v]) => [k, { ...v, servers: [...v.servers] }]) : [];
 
 export type { GatewayOptions } from './compose';
 
@@ -122,11 +117,8 @@ export class Gateway implements Provider, GatewayFacade {
     ctx?: CallContext,
   ): Promise<{ deliverable: boolean; reason?: string; release(): void }> {
     // A profile's client watches only the resources its profile offers (docs/gateway.md "Profiles").
-    if (ctx?.profile !== undefined) {
-      const { view } = this.p.profiles.of(ctx);
-      const at = await locateResource({ ...this.p, has: (s) => view.has(s) }, uri, ctx.identity);
-      if ('reason' in at) return { deliverable: false, reason: at.reason, release: () => undefined };
-    }
+    const outside = ctx && (await this.p.profiles.outside(uri, ctx));
+    if (outside) return { deliverable: false, reason: outside, release: () => undefined };
     return this.p.subscriptions.subscribe(uri, deliver);
   }
 
@@ -360,8 +352,7 @@ export class Gateway implements Provider, GatewayFacade {
       profiles: config.profiles,
     });
     this.p.profiles.reset();
-    const profilesChanged =
-      JSON.stringify(profileList(profilesBefore)) !== JSON.stringify(profileList(config.profiles));
+    const profilesChanged = !sameProfiles(profilesBefore, config.profiles);
     for (const name of diff.removed) {
       calls.endServer(
         name,

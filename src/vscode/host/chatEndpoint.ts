@@ -53,7 +53,7 @@ export class ChatEndpoint {
    *  the profiles block changed): VS Code is then told its definitions changed. */
   get stale(): boolean {
     const run = this.o.life.run;
-    return run !== undefined && this.view !== undefined && this.profile(run) !== this.given;
+    return run !== undefined && this.profile(run) !== this.given;
   }
 
   /** The endpoint offered to VS Code's chat (the URL with the secret in its path); none while no gateway

@@ -12,7 +12,7 @@ import type { Catalogue } from './catalogue';
 import type { Gate } from './permissions/gate';
 import type { Pins } from './pins/pins';
 import { safeName } from './names';
-import type { Profiles } from './profiles/profiles';
+import type { ToolView } from './profiles/view';
 import { passedThrough } from './screen';
 import { parseGatewayUri, resolveInner, rewriteUris, templateMatches, toGatewayTemplate, toGatewayUri } from './uris';
 
@@ -21,7 +21,7 @@ export interface NamespaceDeps {
   defs: ReadonlyMap<string, ServerDef>;
   passthrough: readonly string[];
   /** What the caller's endpoint offers: a profile's prompts and resources are its servers' only. */
-  profiles: Pick<Profiles, 'of'>;
+  profiles: { of(ctx: CallContext): { readonly view: ToolView } };
   catalogue: Catalogue;
   pool: Pool;
   log(line: string): void;

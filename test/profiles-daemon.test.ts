@@ -139,6 +139,10 @@ describe('profiles through mcpx daemon, mcpx profiles and the shim', () => {
     const c = shim('2025-11-25', '--profile', 'solo');
     await c.initialize();
     assert.deepEqual(names(await c.request('tools/list')), ['echo', 'who']);
+    // A client of agg (aggregated: no upstream tools listed, no tools.listChanged declared).
+    const agg = shim('2025-11-25', '--profile', 'agg');
+    const init = await agg.initialize();
+    assert.deepEqual(((init.result as Json).capabilities as Json).tools, {});
     const file = JSON.parse(readFileSync(d.config, 'utf8')) as Json;
     (((file.profiles as Json).solo as Json).servers as Json).up = { include: ['echo', 'add'] };
     writeFileSync(d.config, JSON.stringify(file));
@@ -149,5 +153,10 @@ describe('profiles through mcpx daemon, mcpx profiles and the shim', () => {
       await new Promise((res) => setTimeout(res, 20));
     assert.ok(c.frames.some((f) => f.method === 'notifications/tools/list_changed'));
     assert.deepEqual(names(await c.request('tools/list')), ['add', 'echo']);
+    // agg's client hears its prompts may have changed, never of tools it does not list.
+    while (!agg.frames.some((f) => f.method === 'notifications/prompts/list_changed') && Date.now() < deadline)
+      await new Promise((res) => setTimeout(res, 20));
+    assert.ok(agg.frames.some((f) => f.method === 'notifications/prompts/list_changed'));
+    assert.ok(!agg.frames.some((f) => f.method === 'notifications/tools/list_changed'));
   });
 });

@@ -21,6 +21,7 @@ export const COMMANDS: Record<string, () => Promise<Command>> = {
   reload: async () => (await import('./cli/reload')).reload,
   permissions: async () => (await import('./cli/permissions')).permissions,
   pins: async () => (await import('./cli/pins')).pins,
+  profiles: async () => (await import('./cli/profiles')).profiles,
 };
 
 const HELP = new Set(['help', '--help', '-h']);

@@ -112,7 +112,7 @@ describe('mcpx: bad usage is exit 2, naming what is wrong, with the usage', () =
       [['tools', '--text'], /^mcpx: --text: only mcpx call and read take it\n/],
       [
         ['call', 'a', 'b', '--endpoint', 'http://127.0.0.1:1/mcp'],
-        /^mcpx: --endpoint: only mcpx elicit, tasks, activity, reload, permissions and pins take it\n/,
+        /^mcpx: --endpoint: only mcpx elicit, tasks, activity, reload, permissions, pins and profiles take it\n/,
       ],
       [['daemon', '--all'], /^mcpx: --all: only mcpx tasks takes it\nusage:\n {2}mcpx daemon /],
     ];

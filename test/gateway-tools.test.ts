@@ -6,6 +6,7 @@ import type { JsonObject } from '../src/protocol/jsonrpc';
 import type { CallContext } from '../src/server/provider';
 import { GATEWAY_TOOLS, GatewayTools } from '../src/gateway/tools';
 import type { ToolDeps } from '../src/gateway/tools/tool';
+import { defaultView } from '../src/gateway/profiles/view';
 import { type TestGateway, fixtureCommand, gatewayFor, killAll } from './harness/upstreams';
 
 const ctx = (rev: CallContext['rev']): CallContext =>
@@ -78,10 +79,11 @@ describe('the gateway tools registry', () => {
     );
     // A registry without a tool does not resolve it, though the module exists: the registry alone decides.
     const only = new GatewayTools({} as ToolDeps, [GATEWAY_TOOLS[2]!]);
-    assert.equal(only.resolve('mcpx_call'), undefined);
-    assert.ok(only.resolve('mcpx_servers'));
+    const view = defaultView(new Map(), []);
+    assert.equal(only.resolve('mcpx_call', view), undefined);
+    assert.ok(only.resolve('mcpx_servers', view));
     assert.deepEqual(
-      only.definitions().map((d) => d.name),
+      only.definitions(view).map((d) => d.name),
       ['mcpx_servers'],
     );
     // A registry that names one tool twice is refused when it is built.

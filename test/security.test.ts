@@ -59,7 +59,10 @@ describe('the endpoint secret', () => {
       assert.equal((await post(gw.bare, { Authorization: secret })).status, 401, 'not a Bearer credential');
       assert.equal((await post(`${gw.bare}/${wrong}`)).status, 401, '/mcp/<wrong>');
       assert.equal((await post(`${gw.bare}/`)).status, 401, '/mcp/ with nothing');
-      assert.equal((await post(`${gw.bare}/${secret}/x`)).status, 401, '/mcp/<secret>/x');
+      assert.equal((await post(`${gw.bare}/${wrong}/x`)).status, 401, '/mcp/<wrong>/x');
+      assert.equal((await post(`${gw.bare}/${secret}/`)).status, 401, '/mcp/<secret>/ with nothing after');
+      // /mcp/<secret>/<profile> is a profile's endpoint (docs/gateway.md "Profiles"): none is configured.
+      assert.equal((await post(`${gw.bare}/${secret}/x`)).status, 404, '/mcp/<secret>/x');
       // The right one, as Bearer on /mcp and in the path, frames validated.
       const viaHeader = new HttpClient(gw.bare, '2025-11-25', { headers: bearer(secret) });
       assert.equal((await viaHeader.initialize()).reply.status, 200);

@@ -24,6 +24,7 @@ import { activityRoute } from './activity';
 import { type ApiHost, apiRoutes } from './api';
 import { eventsRoute } from './events';
 import { pinsRoute } from './pins';
+import { profilesRoute } from './profiles';
 
 const json = (res: ServerResponse, status: number, body: unknown) => sendJson(res, status, body, { pretty: true });
 
@@ -270,13 +271,14 @@ function permissionsRoute(g: Pick<GatewayFacade, 'permissions' | 'grants' | 'rev
   };
 }
 
-/** The gateway's /v1 routes: its questions, its permissions, its pins, its event stream, its activity log,
- *  and the HTTP API (app/api.ts). */
+/** The gateway's /v1 routes: its questions, its permissions, its pins, its profiles, its event stream, its
+ *  activity log, and the HTTP API (app/api.ts). */
 export function gatewayRoutes(g: GatewayFacade & ApiHost & Required<Pick<Provider, 'subscribe'>>): Route[] {
   return [
     questionsRoute(g),
     permissionsRoute(g),
     pinsRoute(g),
+    profilesRoute(g),
     eventsRoute(g, { keepAliveMs: () => g.settings.duration('transport.sseKeepAlive') }),
     activityRoute(g),
     ...apiRoutes(g),

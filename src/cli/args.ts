@@ -15,7 +15,8 @@ type Flag =
         | 'session'
         | 'client'
         | 'server'
-        | 'since';
+        | 'since'
+        | 'profile';
     }
   | { readonly kind: 'switch'; readonly into: 'all' | 'text' | 'standalone' | 'noBrowser' | 'follow' | 'json' }
   /** `--port N` is `--set port=N`. */
@@ -32,6 +33,7 @@ export const FLAGS = {
   client: { kind: 'value', into: 'client' },
   server: { kind: 'value', into: 'server' },
   since: { kind: 'value', into: 'since' },
+  profile: { kind: 'value', into: 'profile' },
   follow: { kind: 'switch', into: 'follow' },
   json: { kind: 'switch', into: 'json' },
   all: { kind: 'switch', into: 'all' },
@@ -80,6 +82,8 @@ export interface Args {
   /** mcpx activity: which records, and how. */
   server?: string;
   since?: string;
+  /** mcpx serve: the profile whose endpoint the client is served (docs/gateway.md "Profiles"). */
+  profile?: string;
   follow?: boolean;
   json?: boolean;
   /** --help or -h: the subcommand's usage instead of running it. */

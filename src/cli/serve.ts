@@ -5,7 +5,7 @@
 import { UsageError } from './args';
 import type { Args } from './args';
 import type { Command } from './command';
-import { SERVE } from './serveUsage';
+import { SERVE, profileFlag } from './serveUsage';
 import { shim } from './serveShim';
 
 export const serve: Command = { ...SERVE, run };
@@ -16,6 +16,7 @@ async function run(a: Args): Promise<void> {
       'serve --transport http is removed: run `mcpx daemon` and use the endpoint it prints (http://127.0.0.1:8899/mcp/<secret> by default)',
     );
   if (a.transport !== 'stdio') throw new UsageError('serve needs --transport stdio');
+  profileFlag(a.profile);
   if (a.standalone) return (await import('./standalone')).standalone(a);
   return shim(a);
 }

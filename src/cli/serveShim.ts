@@ -7,7 +7,7 @@ import { Settings, envLayer } from '../config/settings';
 import { Relay } from '../shim/relay';
 import { resolveGateway } from '../shim/resolve';
 import { type Args, UsageError, parseArgs } from './args';
-import { SERVE } from './serveUsage';
+import { SERVE, profileEndpoint, profileFlag } from './serveUsage';
 
 /** `mcpx serve …` as the shim's bundle sees it: true once it ran the shim; false for arguments the whole
  *  command line answers. */
@@ -22,6 +22,12 @@ export async function main(argv: string[]): Promise<boolean> {
     throw e;
   }
   if (a.help || a.standalone || a.transport !== 'stdio') return false;
+  try {
+    profileFlag(a.profile);
+  } catch (e) {
+    if (e instanceof UsageError) return false;
+    throw e;
+  }
   await shim(a);
   return true;
 }
@@ -37,11 +43,21 @@ export async function shim(a: Args): Promise<void> {
     { source: 'flag', values: a.flags },
   ]);
   const log = (l: string) => process.stderr.write(`${l}\n`);
-  if (a.connect?.startsWith('ssh://')) return overSsh(new URL(a.connect), settings, log);
-  const resolve = () =>
-    resolveGateway({ connect: a.connect ?? 'auto', cwd: process.cwd(), env: process.env, cli: process.argv[1]!, log });
+  const profile = profileFlag(a.profile);
+  if (a.connect?.startsWith('ssh://')) return overSsh(new URL(a.connect), settings, log, profile);
+  // A profile's endpoint is its gateway's, one segment further (docs/gateway.md "Profiles").
+  const resolve = async () => {
+    const r = await resolveGateway({
+      connect: a.connect ?? 'auto',
+      cwd: process.cwd(),
+      env: process.env,
+      cli: process.argv[1]!,
+      log,
+    });
+    return { ...r, endpoint: profileEndpoint(r.endpoint, profile) };
+  };
   const first = await resolve();
-  log(`mcpx: serving stdio through ${first.via}`);
+  log(`mcpx: serving stdio through ${first.via}${profile ? `, profile ${profile}` : ''}`);
   const relay = new Relay({
     endpoint: first.endpoint,
     input: process.stdin,
@@ -66,14 +82,19 @@ export async function shim(a: Args): Promise<void> {
 /** `--connect ssh://[user@]host[:port]`: the shim runs on that host, over ssh, onto the gateway there (its
  *  own auto resolution); no port is opened and ssh is the only credential. This process is only the
  *  pipe: ssh's stdin and stdout are the client's (docs/gateway.md "MCP over ssh"). */
-async function overSsh(url: URL, settings: Settings, log: (l: string) => void): Promise<void> {
+async function overSsh(
+  url: URL,
+  settings: Settings,
+  log: (l: string) => void,
+  profile: string | undefined,
+): Promise<void> {
   // An IPv6 host loses its URL brackets; `--` before the destination, so a host or user that starts with
   // "-" is never read as an ssh option.
   const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
   const target = url.username ? `${decodeURIComponent(url.username)}@${host}` : host;
   const remote = settings.get<string>('shim.sshCommand').split(' ').filter(Boolean);
   const args = ['-T', '-o', 'BatchMode=yes', ...(url.port ? ['-p', url.port] : []), '--', target, ...remote];
-  args.push('serve', '--transport', 'stdio');
+  args.push('serve', '--transport', 'stdio', ...(profile ? ['--profile', profile] : []));
   log(`mcpx: serving stdio through ssh://${target}${url.port ? `:${url.port}` : ''} (the gateway there)`);
   // Loaded only here (a require: the bundle may run as a vm.Script): the shim's usual start is without it.
   const { spawn } = require('node:child_process') as typeof import('node:child_process');

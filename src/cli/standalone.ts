@@ -7,6 +7,7 @@ import { Gateway } from '../gateway/gateway';
 import { StdioTransport } from '../transport/stdio';
 import type { Args } from './args';
 import { configOf, reportIssues, settingsOf } from './config';
+import { profileFlag } from './serveUsage';
 
 export async function standalone(a: Args): Promise<void> {
   const config = configOf(a);
@@ -18,9 +19,17 @@ export async function standalone(a: Args): Promise<void> {
     stateDir,
     activity: { dir: activityDir(stateDir), writer: `standalone-${process.pid}` },
   });
+  if (a.profile !== undefined && !gateway.hasProfile(a.profile)) {
+    process.stderr.write(
+      `mcpx: no profile named ${JSON.stringify(a.profile)} in ${config.source}; configured: ${[...gateway.profiles.configured.keys()].join(', ') || 'none'}\n`,
+    );
+    await gateway.close();
+    process.exit(2);
+  }
   const server = makeServer(gateway, settings);
   const t = new StdioTransport({
     server,
+    profile: profileFlag(a.profile),
     input: process.stdin,
     output: process.stdout,
     drainMs: settings.duration('transport.stdioDrain'),

@@ -3,6 +3,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { defaultConfigPath } from './paths';
 import { type Permissions, parsePermissions } from './permissions';
+import { type Profiles, parseProfiles } from './profiles';
 import { type ConfigIssue, type ServerDef, parseServers } from './servers';
 import { type SubstitutionContext, substitute } from './substitute';
 
@@ -16,6 +17,8 @@ export interface Config {
   issues: ConfigIssue[];
   /** The `permissions` block (docs/gateway.md "Permissions"); none allows every call. */
   permissions?: Permissions;
+  /** The `profiles` block (docs/gateway.md "Profiles"): named tool sets, each at its own endpoint. */
+  profiles?: Profiles;
   /** Where it came from: a path, or "embedded default". */
   source: string;
 }
@@ -57,7 +60,20 @@ export function parseConfig(value: unknown, source: string, ctx: SubstitutionCon
   }
   const { permissions, issues: permissionIssues } = parsePermissions(file.permissions);
   issues.push(...permissionIssues);
-  return { servers, roots, settings, issues, source, ...(permissions ? { permissions } : {}) };
+  const { profiles, issues: profileIssues } = parseProfiles(
+    file.profiles,
+    servers.map((s) => s.name),
+  );
+  issues.push(...profileIssues);
+  return {
+    servers,
+    roots,
+    settings,
+    issues,
+    source,
+    ...(permissions ? { permissions } : {}),
+    ...(profiles.size ? { profiles } : {}),
+  };
 }
 
 /** The embedded default: no upstreams; the gateway's own tools only. */

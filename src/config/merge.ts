@@ -3,6 +3,7 @@
 // wins and the clash is reported. Issues keep the path of their source, so a message names the file and
 // the exact field ("…/.vscode/mcp.json: servers.github.command: expected string").
 import { type Config, type SubstitutionContext, parseConfig } from './file';
+import { parseProfiles } from './profiles';
 import type { ConfigIssue, ServerDef } from './servers';
 
 export interface Source {
@@ -32,11 +33,15 @@ export function mergeSources(sources: Source[], ctx: SubstitutionContext & { tru
   const untrusted: string[] = [];
   const roots: Config['roots'] = [];
   let permissions: Config['permissions'];
+  let profilesFrom: Source | undefined;
   // Later sources win: the caller passes the user setting first, the workspace file last.
   for (const src of sources) {
     const c = parseConfig(src.value, src.label, ctx);
+    // A `profiles` block is read below, against the servers of both sources.
     for (const i of c.issues as ConfigIssue[])
-      problems.push(`${src.label}: ${i.path ? `${i.path}: ` : ''}${i.message}`);
+      if (i.path !== 'profiles' && !i.path.startsWith('profiles.'))
+        problems.push(`${src.label}: ${i.path ? `${i.path}: ` : ''}${i.message}`);
+    if (typeof src.value === 'object' && src.value !== null && 'profiles' in src.value) profilesFrom = src;
     roots.push(...c.roots);
     // A `permissions` block is taken whole from the last source that has one (the workspace's over the
     // setting mcpx.permissions): rules are ordered, and two lists merged would have no order to keep.
@@ -56,6 +61,13 @@ export function mergeSources(sources: Source[], ctx: SubstitutionContext & { tru
       byName.set(def.name, { def, from: src });
     }
   }
+  // Profiles, like permissions, whole from the last source that has a block; they may name a server of
+  // either source.
+  const parsed = profilesFrom
+    ? parseProfiles((profilesFrom.value as { profiles: unknown }).profiles, [...byName.keys(), ...untrusted])
+    : undefined;
+  for (const i of parsed?.issues ?? []) problems.push(`${profilesFrom!.label}: ${i.path}: ${i.message}`);
+  const profiles = parsed?.profiles.size ? parsed.profiles : undefined;
   const config: Config = {
     servers: [...byName.values()].map((e) => e.def),
     roots,
@@ -63,6 +75,7 @@ export function mergeSources(sources: Source[], ctx: SubstitutionContext & { tru
     issues: [],
     source: sources.map((s) => s.label).join(' + '),
     ...(permissions ? { permissions } : {}),
+    ...(profiles ? { profiles } : {}),
   };
   const fromWorkspace = new Set([
     ...[...byName.values()].filter((e) => e.from.workspace).map((e) => e.def.name),

@@ -40,9 +40,8 @@ import { printable } from './printable';
 import { type Asked, type PersonPort, UrlQuestions, routeQuestion } from './questions';
 import { screenList } from './screen';
 import { Subscriptions } from './subscriptions';
-import { PassthroughTools } from './toolIndex';
+import { Profiles } from './profiles/profiles';
 import { GatewayTools } from './tools';
-import { ToolSearch } from './search/index';
 
 export interface GatewayOptions {
   log?: (line: string) => void;
@@ -96,7 +95,8 @@ export interface GatewayParts {
   readonly subscriptions: Subscriptions;
   /** Prompts, resources and completion by server (src/gateway/namespaces.ts). */
   readonly namespaces: Namespaces;
-  readonly passthroughTools: PassthroughTools;
+  /** What each endpoint offers: the default one and each profile's (src/gateway/profiles/). */
+  readonly profiles: Profiles;
   /** An upstream tool's call with the gateway's checks (src/gateway/forward.ts). */
   readonly forward: Forwarder;
   /** mcpx_exec's runs (src/gateway/exec/). */
@@ -117,13 +117,13 @@ export interface GatewayParts {
   readonly pins: Pins;
 }
 
-/** Build the gateway's parts; `announce` tells the gateway's own clients of a list change, and of a log
- *  message no call took. */
+/** Build the gateway's parts; `announce` tells the gateway's own clients of a list change (of a server's
+ *  list, or of the gateway's own where `server` is absent), and of a log message no call took. */
 export function composeGateway(
   config: Config,
   settings: Settings,
   opts: GatewayOptions,
-  announce: { changed: (kind: ListKind) => void; unrelatedLog: (entry: UnrelatedLog) => void },
+  announce: { changed: (kind: ListKind, server?: string) => void; unrelatedLog: (entry: UnrelatedLog) => void },
 ): GatewayParts {
   const { changed, unrelatedLog } = announce;
   // Every line logged may quote an upstream (its stderr, a name, an error): written printable, one line
@@ -187,12 +187,16 @@ export function composeGateway(
   const catalogue = new Catalogue(pool, (server, kind, items) =>
     pins.apply(server, kind, screenList(server, kind, items, passthrough.includes(server), log)),
   );
+  const profiles = new Profiles({ config, defs, passthrough, catalogue, log });
   const calls = new Calls({ pool, settings, passthrough, ask, signIns: new ClientSignIns({ authorizers, pool, log }) });
   const approver: { current?: Approver } = { current: opts.permissions?.approver };
   const brokerApprover = new BrokerApprover(broker);
   const gate = new Gate({
     // Read per call: a reload replaces config.permissions (Gateway.apply).
     permissions: () => config.permissions,
+    // A profile's own rules, on top (docs/gateway.md "Profiles").
+    profilePermissions: (ctx) =>
+      ctx.profile === undefined ? undefined : config.profiles?.get(ctx.profile)?.permissions,
     approver: () => approver.current ?? brokerApprover,
     grants:
       opts.permissions?.grants ?? (opts.stateDir ? FileGrantStore.inState(opts.stateDir) : new MemoryGrantStore()),
@@ -211,6 +215,7 @@ export function composeGateway(
   const namespaces = new Namespaces({
     defs,
     passthrough,
+    profiles,
     catalogue,
     pool,
     log,
@@ -219,13 +224,16 @@ export function composeGateway(
     gate,
     pins,
   });
-  const passthroughTools = new PassthroughTools({ defs, passthrough, catalogue, log });
-  const forward = new Forwarder({ pool, catalogue, calls, passthrough, gate, pins, log });
+  const forward = new Forwarder({ pool, catalogue, calls, passthrough, profiles, gate, pins, log });
   const exec = new Exec({
     settings,
     call: (server, tool, args, ctx, timeoutMs) => forward.through(server, tool, args, ctx, timeoutMs),
-    servers: () => [...defs.keys()],
-    tools: (server, identity) => catalogue.list(server, 'tools', identity),
+    // A script sees the servers and tools its caller's endpoint offers (docs/gateway.md "Profiles").
+    servers: (ctx) => profiles.of(ctx).view.servers(),
+    tools: async (server, ctx) => {
+      const { view } = profiles.of(ctx);
+      return (await catalogue.list(server, 'tools', ctx.identity)).filter((t) => view.allows(server, String(t.name)));
+    },
     read: (uri, ctx) => namespaces.readResource(uri, ctx),
     prompt: (name, args, ctx) => namespaces.getPrompt(name, args, ctx),
   });
@@ -237,22 +245,11 @@ export function composeGateway(
     catalogue,
     forward,
     exec,
-    search: new ToolSearch(),
+    profiles,
     // Read when a run starts: a test sets it on the gateway's options after construction.
     execStarted: (pid) => opts.execStarted?.(pid),
   });
-  const inbox = new UpstreamInbox({
-    events,
-    passthrough,
-    catalogue,
-    calls,
-    subscriptions,
-    ask,
-    changed,
-    unrelatedLog,
-    urls,
-    log,
-  });
+  const inbox = new UpstreamInbox({ events, catalogue, calls, subscriptions, ask, changed, unrelatedLog, urls, log });
   return {
     log,
     events,
@@ -265,7 +262,7 @@ export function composeGateway(
     calls,
     subscriptions,
     namespaces,
-    passthroughTools,
+    profiles,
     forward,
     exec,
     tools,

@@ -18,6 +18,7 @@ import type { GatewayEvent } from './events';
 import type { RunView } from './exec/runs';
 import type { Approver, Grant } from './permissions/approval';
 import type { PinReview, PinView } from './pins/pins';
+import type { ProfileSummary } from './profiles/profiles';
 import type { WatchRow } from './watches';
 
 export type { ActivityFilter, ActivityRecord } from './activity/record';
@@ -29,6 +30,7 @@ export type {
   Question,
   PinReview,
   PinView,
+  ProfileSummary,
   RunView,
   SecretStore,
   SignInPort,
@@ -111,6 +113,10 @@ export interface GatewayFacade {
   acceptPins(server: string, name?: string): string[];
   /** Forget a server's pins (false: none kept); what it lists next is pinned afresh. */
   resetPins(server: string): boolean;
+
+  /** Profiles (docs/gateway.md "Profiles"): each configured profile with its mode, its servers and its
+   *  counts of tools (listing starts its servers). */
+  profileSummaries(identity: string): Promise<ProfileSummary[]>;
 }
 
 /** One background call of a 2026-07-28 client (a call running on between its retries), for a person. */

@@ -14,12 +14,16 @@ import { schemaMismatch } from '../kit/schema';
 import type { CallPath } from './activity/record';
 import type { Gate } from './permissions/gate';
 import type { Pins } from './pins/pins';
+import type { Profiles } from './profiles/profiles';
+import { noSuchTool, offeredServer } from './profiles/view';
 
 export interface ForwardDeps {
   pool: Pool;
   catalogue: Catalogue;
   calls: Calls;
   passthrough: readonly string[];
+  /** What the caller's endpoint offers: a call outside it is refused as an unknown tool. */
+  profiles: Pick<Profiles, 'of'>;
   /** Every call passes the permission check (gateway/permissions/gate.ts). */
   gate: Pick<Gate, 'run'>;
   /** A tool held by its pin is refused on every path (gateway/pins/pins.ts). */
@@ -42,8 +46,9 @@ export function taskSupportOf(tool: JsonObject | undefined): string | undefined 
 export class Forwarder {
   constructor(private readonly d: ForwardDeps) {}
 
-  /** mcpx_call's path, also every call of an mcpx_exec script and of the HTTP API: the server's allow/deny filter, then the
-   *  upstream call (`call`), its URIs rewritten in gateway mode. */
+  /** mcpx_call's path, also every call of an mcpx_exec script and of the HTTP API: what the caller's
+   *  endpoint offers (a profile's servers and tools; the server's allow/deny filter), then the upstream
+   *  call (`call`), its URIs rewritten in gateway mode. */
   async through(
     server: string,
     tool: string,
@@ -52,7 +57,9 @@ export class Forwarder {
     timeoutMs: number | undefined,
     path: CallPath = 'mcpx_call',
   ): Promise<JsonObject> {
-    const d: ServerDef = this.d.pool.def(server);
+    const { view } = this.d.profiles.of(ctx);
+    const d: ServerDef = this.d.pool.def(offeredServer(view, server));
+    if (view.profile && !view.allows(server, tool)) throw noSuchTool(server, tool);
     if (!toolAllowed(tool, d.tools))
       throw invalidParams(`tool ${JSON.stringify(tool)} of ${server} is not allowed by its tools filter`);
     // Listing may be what first needs a sign-in: through the client, where it can give one.

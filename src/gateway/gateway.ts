@@ -26,18 +26,24 @@ import { AT_NEXT_START, type ConfigDiff, ReloadError, diffConfig, enabledServers
 import type { Approver, Grant } from './permissions/approval';
 import type { PinKind } from './pins/store';
 import type { PinReview, PinView } from './pins/pins';
+import { type ProfileSummary, type Profiles, sameProfiles } from './profiles/profiles';
 import { passedThrough } from './screen';
 import { toolHandle } from './tools';
 import { ToolApi } from './toolApi';
 import { ARTIFACT_PREFIX, Artifacts, type StructuredForm } from './artifacts';
+
+/** How the server hears of a list change: its kind, and which endpoints' clients it concerns (a
+ *  profile's name, or undefined for the default endpoint). */
+type ListChangeListener = (kind: ListKind, reaches: (profile: string | undefined) => boolean) => void;
 
 export type { GatewayOptions } from './compose';
 
 export class Gateway implements Provider, GatewayFacade {
   /** The parts, built in dependency order (compose.ts). */
   private readonly p: GatewayParts;
-  /** The server's announcer of list changes (onListChanged); a no-op until it registers one. */
-  private changed: (kind: ListKind) => void = () => undefined;
+  /** The server's announcer of list changes (onListChanged): to the clients of the endpoints `reaches`
+   *  says; a no-op until it registers one. */
+  private announce: ListChangeListener = () => undefined;
   /** The server's sink of log messages no call took (onLog); a no-op until it registers one. */
   private unrelatedLog: (entry: UnrelatedLog) => void = () => undefined;
   /** Reloads, one after the other. */
@@ -52,7 +58,7 @@ export class Gateway implements Provider, GatewayFacade {
     readonly opts: GatewayOptions = {},
   ) {
     this.p = composeGateway(config, settings, opts, {
-      changed: (kind) => this.changed(kind),
+      changed: (kind, server) => this.changed(kind, server),
       unrelatedLog: (entry) => this.unrelatedLog(entry),
     });
     this.artifacts = new Artifacts({
@@ -64,23 +70,53 @@ export class Gateway implements Provider, GatewayFacade {
     });
   }
 
-  capabilities(): ProviderCapabilities {
+  /** A list changed — a server's (`server`), or the gateway's own — told to each endpoint it concerns
+   *  (docs/gateway.md "Profiles": a profile's clients hear of its own servers only). */
+  private changed(kind: ListKind, server?: string): void {
+    this.announce(kind, this.p.profiles.reaches(kind, server));
+  }
+
+  capabilities(profile?: string): ProviderCapabilities {
     // Gateway mode's own tools never change; the namespaced prompts and resources change with their
     // upstreams. In pass-through the tools are the upstreams' and change with them (2025-11-25
-    // server/tools "List Changed Notification").
+    // server/tools "List Changed Notification"): so for a profile that lists upstream tools.
+    const view = profile !== undefined && this.hasProfile(profile) ? this.p.profiles.named(profile).view : undefined;
     return {
       tools: true,
       prompts: true,
       resources: true,
       completions: true,
       logging: true,
-      listChanged: { tools: this.p.passthrough.length > 0, prompts: true, resources: true },
+      listChanged: {
+        tools: (view ?? this.p.profiles.default.view).listed().length > 0,
+        prompts: true,
+        resources: true,
+      },
       tasks: true,
     };
   }
 
-  onListChanged(listener: (kind: ListKind) => void): void {
-    this.changed = listener;
+  onListChanged(listener: ListChangeListener): void {
+    this.announce = listener;
+  }
+
+  /** Whether `name` is a configured profile (its endpoint /mcp/<secret>/<name>; docs/gateway.md
+   *  "Profiles"). */
+  hasProfile(name: string): boolean {
+    return this.p.profiles.has(name);
+  }
+
+  /** The configured profiles, for /v1/profiles and `mcpx profiles` (GatewayFacade). */
+  get profiles(): Profiles {
+    return this.p.profiles;
+  }
+
+  /** Each profile with its counts of servers and tools (its servers started to list them). */
+  profileSummaries(identity: string): Promise<ProfileSummary[]> {
+    return this.p.profiles.summaries(
+      identity,
+      this.p.tools.definitions(this.p.profiles.default.view).map((t) => String(t.name)),
+    );
   }
 
   onLog(listener: (entry: UnrelatedLog) => void): void {
@@ -103,10 +139,14 @@ export class Gateway implements Provider, GatewayFacade {
     void this.p.pool.release(identity);
   }
 
-  subscribe(
+  async subscribe(
     uri: string,
     deliver: (uri: string) => void,
+    ctx?: CallContext,
   ): Promise<{ deliverable: boolean; reason?: string; release(): void }> {
+    // A profile's client watches only the resources its profile offers (docs/gateway.md "Profiles").
+    const outside = ctx && (await this.p.profiles.outside(uri, ctx));
+    if (outside) return { deliverable: false, reason: outside, release: () => undefined };
     return this.p.subscriptions.subscribe(uri, deliver);
   }
 
@@ -126,12 +166,13 @@ export class Gateway implements Provider, GatewayFacade {
   // ---- tools ---------------------------------------------------------------------------------
 
   async listTools(ctx: CallContext): Promise<JsonObject[]> {
-    const pt = await this.p.passthroughTools.index(ctx.identity);
+    const { view, passthroughTools } = this.p.profiles.of(ctx);
+    const pt = await passthroughTools.index(ctx.identity);
     const upstream = [...pt.entries()]
       .sort(([a], [b]) => a.localeCompare(b))
       .map(([shown, e]) => ({ ...e.tool, name: shown }));
     // A gateway tool an upstream also names is hidden over MCP: the upstream wins.
-    return [...upstream, ...this.p.tools.definitions().filter((t) => !pt.has(String(t.name)))];
+    return [...upstream, ...this.p.tools.definitions(view).filter((t) => !pt.has(String(t.name)))];
   }
 
   /** A list holds what an identity-scoped server lists (each identity its own instance): tools only in
@@ -147,10 +188,13 @@ export class Gateway implements Provider, GatewayFacade {
    *  answers a call with a task), else a gateway tool from the registry; in pass-through mode a name
    *  nobody lists is still forwarded to the first pass-through server, which says whether it exists. */
   resolveTool(name: string, ctx: CallContext): ToolHandle | undefined | Promise<ToolHandle | undefined> {
-    const { passthrough, passthroughTools, tools, forward } = this.p;
+    const { tools, forward } = this.p;
+    const { view, passthroughTools } = this.p.profiles.of(ctx);
+    const passthrough = view.listed();
+    // A gateway tool the caller's endpoint offers, its large results made artifacts.
     const own = (): ToolHandle | undefined => {
       const t = tools.tool(name);
-      const handle = tools.resolve(name);
+      const handle = tools.resolve(name, view);
       return t && handle ? this.shrinking(handle, t.definition, ctx, t.artifact) : handle;
     };
     if (!passthrough.length) return own();
@@ -164,6 +208,8 @@ export class Gateway implements Provider, GatewayFacade {
           hit.tool,
           ctx,
         );
+      // A profile offers only what it lists: any other name is unknown (docs/gateway.md "Profiles").
+      if (view.profile) return own();
       // A tool withheld by its pin is refused by the server that holds it (docs/gateway.md "Pins").
       const server = this.p.pins.holderOf(passthrough, name) ?? passthrough[0]!;
       return (
@@ -251,8 +297,8 @@ export class Gateway implements Provider, GatewayFacade {
   private pinsChanged(server: string, kinds: PinKind[]): void {
     if (!kinds.length) return;
     this.p.catalogue.invalidate(server, kinds);
-    if (kinds.includes('tools') && this.p.passthrough.includes(server)) this.changed('tools');
-    if (kinds.includes('prompts')) this.changed('prompts');
+    if (kinds.includes('tools')) this.changed('tools', server);
+    if (kinds.includes('prompts')) this.changed('prompts', server);
   }
 
   // ---- prompts, resources, completion (src/gateway/namespaces.ts) -------------------------------
@@ -361,6 +407,7 @@ export class Gateway implements Provider, GatewayFacade {
     defs.clear();
     for (const [name, def] of after) defs.set(name, def);
     const toolsListed = passthrough.length > 0;
+    const profilesBefore = this.config.profiles;
     const named = this.settings.get<string[]>('mcp.passthrough');
     passthrough.splice(0, passthrough.length, ...named.filter((n) => defs.has(n)));
     this.settings.adopt(settings, AT_NEXT_START);
@@ -373,7 +420,11 @@ export class Gateway implements Provider, GatewayFacade {
       source: config.source,
       // The gate reads it per call: the next call is decided by the new rules.
       permissions: config.permissions,
+      // Each profile's view is made again from the new block on its next request.
+      profiles: config.profiles,
     });
+    this.p.profiles.reset();
+    const profilesChanged = !sameProfiles(profilesBefore, config.profiles);
     for (const name of diff.removed) {
       calls.endServer(
         name,
@@ -395,6 +446,12 @@ export class Gateway implements Provider, GatewayFacade {
       this.changed('prompts');
       this.changed('resources');
       if (toolsListed || passthrough.length > 0) this.changed('tools');
+    }
+    if (profilesChanged) {
+      // A profile's block changed: its clients' lists may all have (every profile endpoint is told).
+      log(`configuration ${config.source} applied: profiles changed`);
+      for (const kind of ['tools', 'prompts', 'resources'] as const)
+        this.announce(kind, (p) => p !== undefined && this.p.profiles.reaches(kind, undefined)(p));
     }
     if (diff.atNextStart.length) log(`settings applied at the next start: ${diff.atNextStart.join(', ')}`);
     return diff;

@@ -23,14 +23,13 @@ import { entryKey } from '../upstream/pool';
 /** What the inbox feeds, and how it asks and announces. */
 export interface InboxDeps {
   events: EventBus;
-  passthrough: readonly string[];
   catalogue: Catalogue;
   calls: Calls;
   subscriptions: Subscriptions;
   /** A question on its way to its answerer (routeQuestion, with the gateway's answerers). */
   ask(q: Asked): Promise<JsonObject>;
   /** Announce a list change to the gateway's own clients (Provider.onListChanged). */
-  changed(kind: ListKind): void;
+  changed(kind: ListKind, server: string): void;
   /** URL questions given to clients, whose completion is relayed to them. */
   urls: UrlQuestions;
   /** A log message that relates to no call: to the clients' push streams (Provider.onLog). */
@@ -86,7 +85,7 @@ export class UpstreamInbox {
 
   /** What an upstream sends unasked (legacy push, or a 2026-07-28 listen stream): caches, relays, events. */
   notified(server: string, scope: string, n: Notification, def: ServerDef, related?: object): void {
-    const { events, passthrough, changed, catalogue, calls, subscriptions } = this.d;
+    const { events, changed, catalogue, calls, subscriptions } = this.d;
     const p = n.params ?? {};
     const kinds = INVALIDATES[n.method];
     if (kinds) {
@@ -95,8 +94,9 @@ export class UpstreamInbox {
       // Said on at most once an interval: a storm of them is one refetch, not one per message.
       this.changes.run(`${server}\u0000${n.method}`, () => {
         events.emit({ type: 'list.changed', server, list: kind });
-        // Relayed where the list shown really changes: tools only for a pass-through server.
-        if (kind !== 'tools' || passthrough.includes(server)) changed(kind);
+        // Relayed where the list shown really changes (the Gateway asks each endpoint: tools only where
+        // the server's tools are listed under their names).
+        changed(kind, server);
       });
     }
     switch (n.method) {

@@ -12,6 +12,7 @@ import type { Catalogue } from './catalogue';
 import type { Gate } from './permissions/gate';
 import type { Pins } from './pins/pins';
 import { safeName } from './names';
+import type { ToolView } from './profiles/view';
 import { passedThrough } from './screen';
 import { parseGatewayUri, resolveInner, rewriteUris, templateMatches, toGatewayTemplate, toGatewayUri } from './uris';
 
@@ -19,6 +20,8 @@ import { parseGatewayUri, resolveInner, rewriteUris, templateMatches, toGatewayT
 export interface NamespaceDeps {
   defs: ReadonlyMap<string, ServerDef>;
   passthrough: readonly string[];
+  /** What the caller's endpoint offers: a profile's prompts and resources are its servers' only. */
+  profiles: { of(ctx: CallContext): { readonly view: ToolView } };
   catalogue: Catalogue;
   pool: Pool;
   log(line: string): void;
@@ -41,16 +44,19 @@ export interface Located {
 }
 
 /** Where `uri` lives, or why nowhere: an mcpx:// URI names its server; a bare URI goes to the first
- *  pass-through server that lists it or has a template for it, else to the first (docs/gateway.md "Pass-through"). */
+ *  pass-through server that lists it or has a template for it, else to the first (docs/gateway.md
+ *  "Pass-through"). `has`: the servers the caller's endpoint offers (a profile's; default: all). */
 export async function locateResource(
-  d: Pick<NamespaceDeps, 'defs' | 'passthrough' | 'catalogue'>,
+  d: Pick<NamespaceDeps, 'defs' | 'passthrough' | 'catalogue'> & { has?: (server: string) => boolean },
   uri: string,
   identity: string,
 ): Promise<Located | { reason: string }> {
+  const has = d.has ?? ((s: string) => d.defs.has(s));
+  const passthrough = d.passthrough.filter(has);
   const parsed = parseGatewayUri(uri);
   if (parsed) {
     if (!parsed.server) return { reason: 'the mcpx:// URI names no server' };
-    if (!d.defs.has(parsed.server)) return { reason: `no server named ${JSON.stringify(parsed.server)} is configured` };
+    if (!has(parsed.server)) return { reason: `no server named ${JSON.stringify(parsed.server)} is configured` };
     const known = new Set(
       (await d.catalogue.list(parsed.server, 'resources', identity).catch(() => [] as JsonObject[])).map((r) =>
         String(r.uri),
@@ -58,14 +64,14 @@ export async function locateResource(
     );
     return { server: parsed.server, uri: resolveInner(parsed.inner, known), gateway: true };
   }
-  if (d.passthrough.length === 0) return { reason: 'not an mcpx:// URI' };
-  for (const server of d.passthrough) {
+  if (passthrough.length === 0) return { reason: 'not an mcpx:// URI' };
+  for (const server of passthrough) {
     const rs = await d.catalogue.list(server, 'resources', identity).catch(() => [] as JsonObject[]);
     if (rs.some((r) => r.uri === uri)) return { server, uri, gateway: false };
     const ts = await d.catalogue.list(server, 'resourceTemplates', identity).catch(() => [] as JsonObject[]);
     if (ts.some((t) => templateMatches(String(t.uriTemplate), uri))) return { server, uri, gateway: false };
   }
-  return { server: d.passthrough[0]!, uri, gateway: false };
+  return { server: passthrough[0]!, uri, gateway: false };
 }
 
 export class Namespaces {
@@ -74,10 +80,10 @@ export class Namespaces {
   // ---- prompts -------------------------------------------------------------------------------
 
   private async promptIndex(
-    identity: string,
+    ctx: CallContext,
   ): Promise<Map<string, { server: string; name: string; prompt: JsonObject }>> {
     const out = new Map<string, { server: string; name: string; prompt: JsonObject }>();
-    const lists = await this.allLists('prompts', identity);
+    const lists = await this.allLists('prompts', ctx);
     for (const [server, prompts] of lists) {
       for (const p of prompts) {
         const name = String(p.name);
@@ -94,15 +100,15 @@ export class Namespaces {
     return out;
   }
 
-  /** Every server's list of one kind; a server that cannot be reached is logged and left out. */
+  /** Every offered server's list of one kind; a server that cannot be reached is logged and left out. */
   private async allLists(
     kind: 'prompts' | 'resources' | 'resourceTemplates',
-    identity: string,
+    ctx: CallContext,
   ): Promise<Array<[string, JsonObject[]]>> {
-    const servers = [...this.d.defs.keys()];
+    const servers = this.d.profiles.of(ctx).view.servers();
     const lists = await Promise.all(
       servers.map((s) =>
-        this.d.catalogue.list(s, kind, identity).catch((e: Error) => {
+        this.d.catalogue.list(s, kind, ctx.identity).catch((e: Error) => {
           this.d.log(`[${s}] ${kind} unavailable: ${e.message}`);
           return [] as JsonObject[];
         }),
@@ -112,11 +118,11 @@ export class Namespaces {
   }
 
   async listPrompts(ctx: CallContext): Promise<JsonObject[]> {
-    return [...(await this.promptIndex(ctx.identity)).entries()].map(([shown, e]) => ({ ...e.prompt, name: shown }));
+    return [...(await this.promptIndex(ctx)).entries()].map(([shown, e]) => ({ ...e.prompt, name: shown }));
   }
 
   async getPrompt(name: string, args: Record<string, string>, ctx: CallContext): Promise<JsonObject> {
-    const hit = (await this.promptIndex(ctx.identity)).get(name);
+    const hit = (await this.promptIndex(ctx)).get(name);
     if (!hit) throw invalidParams(`no prompt named ${JSON.stringify(name)}`);
     const held = this.d.pins.heldOf(hit.server, 'prompts', hit.name);
     if (held) this.d.pins.refuse(held);
@@ -133,13 +139,13 @@ export class Namespaces {
   // ---- resources -----------------------------------------------------------------------------
 
   async listResources(ctx: CallContext): Promise<JsonObject[]> {
-    return (await this.allLists('resources', ctx.identity)).flatMap(([server, rs]) =>
+    return (await this.allLists('resources', ctx)).flatMap(([server, rs]) =>
       this.d.passthrough.includes(server) ? rs : rs.map((r) => ({ ...r, uri: toGatewayUri(server, String(r.uri)) })),
     );
   }
 
   async listResourceTemplates(ctx: CallContext): Promise<JsonObject[]> {
-    return (await this.allLists('resourceTemplates', ctx.identity)).flatMap(([server, ts]) =>
+    return (await this.allLists('resourceTemplates', ctx)).flatMap(([server, ts]) =>
       this.d.passthrough.includes(server)
         ? ts
         : ts.map((t) => ({ ...t, uriTemplate: toGatewayTemplate(server, String(t.uriTemplate)) })),
@@ -178,7 +184,8 @@ export class Namespaces {
   }
 
   private async resolveResource(uri: string, ctx: CallContext): Promise<Located> {
-    const at = await locateResource(this.d, uri, ctx.identity);
+    const { view } = this.d.profiles.of(ctx);
+    const at = await locateResource({ ...this.d, has: (s) => view.has(s) }, uri, ctx.identity);
     if ('reason' in at) throw resourceNotFound(ctx.rev, uri, `Resource not found: ${at.reason}`);
     return at;
   }
@@ -190,7 +197,7 @@ export class Namespaces {
     let server: string | undefined;
     let upstreamRef: JsonObject = ref;
     if (ref.type === 'ref/prompt') {
-      const hit = (await this.promptIndex(ctx.identity)).get(String(ref.name));
+      const hit = (await this.promptIndex(ctx)).get(String(ref.name));
       if (!hit) throw invalidParams(`no prompt named ${JSON.stringify(ref.name)}`);
       server = hit.server;
       upstreamRef = { ...ref, name: hit.name };
@@ -199,7 +206,8 @@ export class Namespaces {
       server = parsed?.server || this.d.passthrough[0];
       if (parsed) upstreamRef = { ...ref, uri: parsed.inner };
     }
-    if (!server || !this.d.defs.has(server)) throw invalidParams(`nothing to complete for ${JSON.stringify(ref)}`);
+    if (!server || !this.d.profiles.of(ctx).view.has(server))
+      throw invalidParams(`nothing to complete for ${JSON.stringify(ref)}`);
     const client = await this.d.pool.client(server, ctx.identity);
     const declared = 'completions' in client.negotiated.capabilities;
     // 2024-11-05 had no completions capability: such a server is asked anyway (docs/protocol.md "Completions and 2024-11-05").

@@ -1,14 +1,13 @@
-// The tools as the gateway finds them: the pass-through servers' tools under their own (safe) names,
-// and the search behind mcpx_tools across every server.
-import type { ServerDef } from '../config/servers';
+// The tools as the gateway finds them: the pass-through servers' tools under the names a view shows
+// them by (profiles/view.ts), and mcpx_tools' list across the view's servers.
 import { CODES, ProtocolError } from '../protocol/errors';
 import type { JsonObject } from '../protocol/jsonrpc';
 import type { Catalogue } from './catalogue';
-import { safeName, toolAllowed } from './names';
+import type { ToolView } from './profiles/view';
 
 export interface ToolIndexDeps {
-  defs: ReadonlyMap<string, ServerDef>;
-  passthrough: readonly string[];
+  /** What the endpoint offers and under which names. */
+  view: ToolView;
   catalogue: Catalogue;
   log(line: string): void;
 }
@@ -31,18 +30,22 @@ export class PassthroughTools {
   /** Name shown -> (server, upstream name, tool). Two servers offering one name fail the list with an
    *  error naming both (docs/gateway.md "Pass-through"). */
   index(identity: string): Promise<Map<string, PassthroughTool>> {
-    const { passthrough, catalogue } = this.d;
+    const { view, catalogue } = this.d;
+    const passthrough = view.listed();
     const sources = passthrough.map((server) => catalogue.list(server, 'tools', identity));
     const last = this.last;
     if (last && last.sources.length === sources.length && last.sources.every((p, i) => p === sources[i]))
       return last.index;
-    const index = this.build(sources);
+    const index = this.build(passthrough, sources);
     this.last = { sources, index };
     return index;
   }
 
-  private async build(sources: Promise<JsonObject[]>[]): Promise<Map<string, PassthroughTool>> {
-    const { defs, passthrough, log } = this.d;
+  private async build(
+    passthrough: readonly string[],
+    sources: Promise<JsonObject[]>[],
+  ): Promise<Map<string, PassthroughTool>> {
+    const { view, log } = this.d;
     // An upstream that cannot start is left out of the list (and logged); its names still forward,
     // and the call says why it failed. The rest of the surface stays usable.
     const lists = await Promise.all(
@@ -59,16 +62,16 @@ export class PassthroughTools {
       return cached.index;
     const out = new Map<string, PassthroughTool>();
     for (const [i, server] of passthrough.entries()) {
-      const def = defs.get(server)!;
-      for (const tool of lists[i]!) {
-        const name = String(tool.name);
-        if (!toolAllowed(name, def.tools)) continue;
-        const shown = safeName(name);
+      for (const listed of lists[i]!) {
+        const name = String(listed.name);
+        if (!view.allows(server, name) || !view.lists(server, name)) continue;
+        const shown = view.shown(server, name);
+        const tool = view.present(server, listed);
         const other = out.get(shown);
         if (other)
           throw new ProtocolError(
             CODES.InternalError,
-            `tool ${JSON.stringify(shown)} is offered by both ${other.server} and ${server}; rename or filter one (tools.deny)`,
+            `tool ${JSON.stringify(shown)} is offered by both ${other.server} and ${server}; rename or filter one (tools.deny${view.profile ? `, or the profile's rename or exclude` : ''})`,
           );
         out.set(shown, { server, name, tool });
       }
@@ -79,18 +82,19 @@ export class PassthroughTools {
 }
 
 /** One tool as mcpx_tools shows it: its server, its upstream name, the name a client calls it under. */
-export function toolEntry(passthrough: readonly string[], s: string, t: JsonObject): JsonObject {
+export function toolEntry(view: ToolView, s: string, t: JsonObject): JsonObject {
   const name = String(t.name);
+  const shown = view.present(s, t);
   return {
     server: s,
     tool: name,
-    name: passthrough.includes(s) ? safeName(name) : safeName(`${s}_${name}`),
-    ...(t.title ? { title: t.title } : {}),
-    ...(t.description ? { description: t.description } : {}),
+    name: view.shown(s, name),
+    ...(shown.title ? { title: shown.title } : {}),
+    ...(shown.description ? { description: shown.description } : {}),
   };
 }
 
-/** mcpx_tools without a query: the allowed tools of `servers` by the name a client calls them under; a
+/** mcpx_tools without a query: the offered tools of `servers` by the name a client calls them under; a
  *  server that cannot list them is named with its error. (A query is the tool search's: search/find.ts.) */
 export async function findTools(
   d: Omit<ToolIndexDeps, 'log'>,
@@ -103,7 +107,7 @@ export async function findTools(
     servers.map(async (s) => {
       try {
         for (const t of await d.catalogue.list(s, 'tools', identity))
-          if (toolAllowed(String(t.name), d.defs.get(s)!.tools)) tools.push(toolEntry(d.passthrough, s, t));
+          if (d.view.allows(s, String(t.name))) tools.push(toolEntry(d.view, s, t));
       } catch (e) {
         errors.push({ server: s, error: (e as Error).message });
       }

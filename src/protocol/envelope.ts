@@ -30,6 +30,8 @@ export interface EnvelopeOptions {
   serverInfo: JsonObject;
   listMaxAgeMs: number;
   readMaxAgeMs: number;
+  /** The scope every cacheable result takes instead of CACHE_SCOPE's (a profile's: private). */
+  scope?: 'private';
 }
 
 /** A copy of `result` with resultType, serverInfo in _meta and, on complete cacheable results, ttlMs
@@ -43,7 +45,7 @@ export function envelope(method: string, result: JsonObject, opts: EnvelopeOptio
   const scope = listCacheScope(method, result.cacheScope === 'private');
   if (scope && resultType === 'complete') {
     out.ttlMs = method === 'resources/read' ? opts.readMaxAgeMs : opts.listMaxAgeMs;
-    out.cacheScope = scope;
+    out.cacheScope = opts.scope ?? scope;
   } else {
     // A task's ttlMs is its retention, not a cache hint (tasks extension "Tasks"): kept on a task
     // handle and on tasks/get, which answer the Task itself.

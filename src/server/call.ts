@@ -139,6 +139,9 @@ export class ServerCall implements CallContext {
   get taskId(): string | undefined {
     return this.background?.taskId;
   }
+  get profile(): string | undefined {
+    return this.conn.profile;
+  }
   get transport(): 'http' | 'stdio' | 'shim' {
     return this.conn.viaShim ? 'shim' : this.conn.transport;
   }

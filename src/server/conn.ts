@@ -36,6 +36,9 @@ export class Conn {
   /** The stdio shim relays this connection's requests (its header, read only past the endpoint secret):
    *  the activity record says so. */
   viaShim = false;
+  /** The profile whose endpoint this connection came to (docs/gateway.md "Profiles"); a legacy session
+   *  keeps the one it was initialized at. Undefined: the default endpoint. */
+  profile?: string;
   /** Identities this connection named in _meta["dev.mcpx/session"] (limits.identitiesPerConnection). */
   readonly identities = new Set<string>();
   /** Requests in flight, each with its own abort. */

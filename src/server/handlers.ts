@@ -25,8 +25,8 @@ const provider = (call: ServerCall): Provider => call.services.provider;
 /** What mcpx declares: exactly what the provider delivers (docs/protocol.md "Capabilities declared only
  *  where delivered"): listChanged for the lists the provider announces changes of, subscribe where it
  *  watches resources. */
-function serverCapabilities(p: Provider): JsonObject {
-  const c = p.capabilities();
+function serverCapabilities(p: Provider, profile: string | undefined): JsonObject {
+  const c = p.capabilities(profile);
   const caps: JsonObject = {};
   const lc = c.listChanged ?? {};
   if (c.tools) caps.tools = lc.tools ? { listChanged: true } : {};
@@ -88,7 +88,7 @@ export const HANDLERS: Handlers<Exclude<ClientRequest, `tasks/${string}`>> = {
     call.conn.clientInfo = p.clientInfo;
     const result: JsonObject = {
       protocolVersion: rev,
-      capabilities: downgradeCapabilities(serverCapabilities(provider(call)), rev),
+      capabilities: downgradeCapabilities(serverCapabilities(provider(call), call.profile), rev),
       serverInfo: downgradeImplementation({ ...call.services.serverInfo }, rev),
     };
     const instructions = provider(call).instructions?.();
@@ -103,7 +103,7 @@ export const HANDLERS: Handlers<Exclude<ClientRequest, `tasks/${string}`>> = {
   async 'server/discover'(call) {
     const result: JsonObject = {
       supportedVersions: [...NEWEST_FIRST],
-      capabilities: downgradeCapabilities(serverCapabilities(provider(call)), call.rev),
+      capabilities: downgradeCapabilities(serverCapabilities(provider(call), call.profile), call.rev),
     };
     const instructions = provider(call).instructions?.();
     if (instructions) result.instructions = instructions;
@@ -148,6 +148,7 @@ export const HANDLERS: Handlers<Exclude<ClientRequest, `tasks/${string}`>> = {
       provider(call),
       uri,
       (u) => void conn.push?.({ jsonrpc: '2.0', method: 'notifications/resources/updated', params: { uri: u } }),
+      call,
     );
     conn.watches.set(uri, w.release);
     return {};

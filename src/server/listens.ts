@@ -11,6 +11,8 @@ import { type Task, extensionRequired } from './tasks';
 
 interface Listener {
   filter: JsonObject;
+  /** The endpoint the stream was opened at (a profile's name, or undefined). */
+  profile?: string;
   send(method: string): void;
 }
 
@@ -43,13 +45,13 @@ export class Listens {
 
   /** A list changed: every legacy connection that can be pushed to gets it unsolicited (it was declared
    *  at initialize); every listen stream that asked for it gets it tagged with its id. */
-  announce(kind: ListKind): void {
+  announce(kind: ListKind, reaches: (profile: string | undefined) => boolean = () => true): void {
     const method = `notifications/${kind}/list_changed`;
     for (const conn of this.pushable) {
       if (conn.isClosed) this.pushable.delete(conn);
-      else if (conn.initialized && conn.canPush) conn.push!(notificationMsg(method));
+      else if (conn.initialized && conn.canPush && reaches(conn.profile)) conn.push!(notificationMsg(method));
     }
-    for (const l of this.listeners) if (l.filter[`${kind}ListChanged`] === true) l.send(method);
+    for (const l of this.listeners) if (l.filter[`${kind}ListChanged`] === true && reaches(l.profile)) l.send(method);
   }
 
   /** A log message that relates to no request: pushed to every legacy connection that can be pushed to and
@@ -77,7 +79,7 @@ export class Listens {
    *  over HTTP the result, then the stream closes. */
   async open(ctx: ServerCall, filter: JsonObject): Promise<JsonObject> {
     const provider = this.provider;
-    const caps = provider.capabilities();
+    const caps = provider.capabilities(ctx.conn.profile);
     const lc = caps.listChanged ?? {};
     const agreed: JsonObject = {};
     for (const kind of ['tools', 'prompts', 'resources'] as const) {
@@ -95,6 +97,7 @@ export class Listens {
         const w = await provider.subscribe(
           uri,
           (u) => acked && ctx.notify('notifications/resources/updated', { uri: u, _meta: tag }),
+          ctx,
         );
         releases.push(w.release);
         if (w.deliverable) agreedUris.push(uri);
@@ -128,7 +131,11 @@ export class Listens {
       taskUpdate(t);
       releases.push(t.onChange(taskUpdate));
     }
-    const listener = { filter: agreed, send: (method: string) => ctx.notify(method, { _meta: tag }) };
+    const listener = {
+      filter: agreed,
+      profile: ctx.conn.profile,
+      send: (method: string) => ctx.notify(method, { _meta: tag }),
+    };
     this.listeners.add(listener);
     try {
       await new Promise<void>((resolve) => {

@@ -28,6 +28,9 @@ export interface CallContext {
   readonly transport?: 'http' | 'stdio' | 'shim' | 'editor';
   /** The request's own `_meta` (trace context and the like travel in it). */
   readonly meta: JsonObject;
+  /** The profile whose endpoint the request came to (docs/gateway.md "Profiles"); undefined: the default
+   *  endpoint. */
+  readonly profile?: string;
   /** While telemetry is on, this request's span: the parent of the upstream requests made for it
    *  (docs/gateway.md "Telemetry"). */
   readonly trace?: TraceContext;
@@ -100,7 +103,10 @@ export interface ToolHandle {
 }
 
 export interface Provider {
-  capabilities(): ProviderCapabilities;
+  /** What it delivers, to the clients of `profile`'s endpoint (undefined: the default endpoint). */
+  capabilities(profile?: string): ProviderCapabilities;
+  /** Whether it serves a profile of this name at /mcp/<secret>/<name> (docs/gateway.md "Profiles"). */
+  hasProfile?(name: string): boolean;
   instructions?(): string | undefined;
   listTools?(ctx: CallContext): Promise<JsonObject[]>;
   /** The tool a tools/call names, or undefined for none (the server answers -32602 "no tool named ...").
@@ -122,9 +128,11 @@ export interface Provider {
   subscribe?(
     uri: string,
     deliver: (uri: string) => void,
+    ctx?: CallContext,
   ): Promise<{ deliverable: boolean; reason?: string; release(): void }>;
-  /** Register the one listener the server uses to announce list changes to its clients. */
-  onListChanged?(listener: (kind: ListKind) => void): void;
+  /** Register the one listener the server uses to announce list changes to its clients: `reaches` says
+   *  which endpoints' clients (a profile's name; undefined for the default endpoint) are told. */
+  onListChanged?(listener: (kind: ListKind, reaches?: (profile: string | undefined) => boolean) => void): void;
   /** Register the one listener the server uses to pass on log messages that relate to no call. */
   onLog?(listener: (entry: UnrelatedLog) => void): void;
   /** An identity made for one 2026-07-28 request has ended with its call: what the provider keeps for

@@ -88,7 +88,7 @@ export class McpServer {
       listen: (call, filter) => this.listens.open(call, filter),
       tasks: this.tasks,
     };
-    opts.provider.onListChanged?.((kind) => this.listens.announce(kind));
+    opts.provider.onListChanged?.((kind, reaches) => this.listens.announce(kind, reaches));
     opts.provider.onLog?.((entry) => this.listens.log(entry));
   }
 
@@ -226,6 +226,8 @@ export class McpServer {
       serverInfo: { ...this.opts.serverInfo },
       listMaxAgeMs: this.opts.settings.duration('protoMessages.listMaxAge'),
       readMaxAgeMs: this.opts.settings.duration('protoMessages.readMaxAge'),
+      // A profile's lists are its endpoint's, not every caller's (docs/gateway.md "Profiles").
+      ...(call.profile !== undefined ? { scope: 'private' as const } : {}),
     }));
     return { response: resultResponse(call.id, spelled), rev: call.rev, initialized: initialize };
   }

@@ -153,10 +153,10 @@ export class HttpTransport {
         this.authorize(req, res);
         return await this.mcp(req, res);
       }
-      // /mcp/<secret>: for clients that take only a URL.
-      if (this.secret && url.pathname.startsWith(SECRET_PATH_PREFIX)) {
-        this.authorize(req, res, url.pathname.slice(SECRET_PATH_PREFIX.length));
-        return await this.mcp(req, res);
+      // /mcp/<secret> (for clients that take only a URL) and a profile's /mcp/<secret>/<profile>.
+      if (url.pathname.startsWith(SECRET_PATH_PREFIX)) {
+        const profile = this.endpointOf(req, res, url.pathname.slice(SECRET_PATH_PREFIX.length));
+        if (profile !== null) return await this.mcp(req, res, profile);
       }
       // The OpenAPI document lists the tools: as private as the /v1 routes it describes.
       if (url.pathname === '/v1' || url.pathname.startsWith('/v1/') || url.pathname === '/openapi.json')
@@ -168,8 +168,35 @@ export class HttpTransport {
     }
   }
 
-  /** An authorized request to the MCP endpoint: admitted on its head alone, then served by its method. */
-  private async mcp(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  /** The segments after /mcp/, authorized, as the profile they name (docs/gateway.md "Profiles"):
+   *  `<secret>` is the default endpoint (undefined), `<secret>/<profile>` a profile's; with the secret as
+   *  `Authorization: Bearer` (or no secret at all), `<profile>` alone. null: not an MCP path. A profile
+   *  nobody configured is 404; the refusal quotes no segment (one may be the secret mistyped). */
+  private endpointOf(req: IncomingMessage, res: ServerResponse, rest: string): string | undefined | null {
+    const segments = rest.split('/');
+    const wellFormed = segments.length <= 2 && !segments.includes('');
+    let profile: string | undefined;
+    if (!this.secret) {
+      if (!wellFormed || segments.length === 2) return null;
+      profile = segments[0];
+    } else if (!wellFormed) this.authorize(req, res, rest);
+    else if (segments.length === 2) {
+      this.authorize(req, res, segments[0]);
+      profile = segments[1];
+    } else if (this.secret.bearer(header(req, 'authorization')) && !this.secret.matches(segments[0]!))
+      profile = segments[0];
+    else this.authorize(req, res, segments[0]);
+    if (profile !== undefined && !this.opts.server.opts.provider.hasProfile?.(profile))
+      throw new HttpRefusal(
+        404,
+        invalidRequest('Not found: no profile of that name is configured (`mcpx profiles` lists them)'),
+      );
+    return profile;
+  }
+
+  /** An authorized request to the MCP endpoint (of a profile, or the default one): admitted on its head
+   *  alone, then served by its method. */
+  private async mcp(req: IncomingMessage, res: ServerResponse, profile?: string): Promise<void> {
     const ctx = this.ctx!;
     // The identity a head can name before its body is read: a legacy session's (docs/protocol.md
     // "Client identity"); an unknown id is the method's 404 to give.
@@ -177,11 +204,11 @@ export class HttpTransport {
     this.admission.admit(req, res, sessionId === undefined ? undefined : ctx.sessions.identityOf(sessionId));
     switch (req.method) {
       case 'POST':
-        return post(ctx, req, res);
+        return post(ctx, req, res, profile);
       case 'GET':
-        return openPushStream(ctx, req, res);
+        return openPushStream(ctx, req, res, profile);
       case 'DELETE':
-        return deleteSession(ctx, req, res);
+        return deleteSession(ctx, req, res, profile);
       default:
         res.setHeader('Allow', 'GET, POST, DELETE');
         throw new HttpRefusal(405, invalidRequest(`Method ${req.method} is not allowed on ${MCP_PATH}`));

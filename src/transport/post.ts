@@ -19,7 +19,13 @@ import { sessionOf } from './pushStream';
 import { HttpRefusal, header } from './refusal';
 import { answerBatch, answerRequest } from './respond';
 
-export async function post(ctx: HttpContext, req: IncomingMessage, res: ServerResponse): Promise<void> {
+/** A POST to the MCP endpoint of `profile` (undefined: the default endpoint; docs/gateway.md "Profiles"). */
+export async function post(
+  ctx: HttpContext,
+  req: IncomingMessage,
+  res: ServerResponse,
+  profile?: string,
+): Promise<void> {
   // A POST is application/json (the messages of 2026-07-28 basic/transports/streamable-http), or 415
   // before anything reads it: a web page's blind cross-origin POST has no Content-Type or a "simple"
   // one (text/plain, a form) and never reaches a handler (docs/security.md "The endpoint secret").
@@ -49,8 +55,8 @@ export async function post(ctx: HttpContext, req: IncomingMessage, res: ServerRe
   const bv = bodyVersion(value);
   const statedInHeader = hv !== undefined && isRevision(hv) && codecFor(hv).handshake === 'discover';
   const statedInBody = bv !== undefined && !(isRevision(bv) && codecFor(bv).handshake === 'initialize');
-  if (statedInHeader || statedInBody) return postPerRequest(ctx, req, res, value, hv);
-  return postInSession(ctx, req, res, value, hv);
+  if (statedInHeader || statedInBody) return postPerRequest(ctx, req, res, value, hv, profile);
+  return postInSession(ctx, req, res, value, hv, profile);
 }
 
 async function bodyOf(ctx: HttpContext, req: IncomingMessage): Promise<string> {
@@ -72,6 +78,7 @@ async function postPerRequest(
   res: ServerResponse,
   value: unknown,
   hv: string | undefined,
+  profile: string | undefined,
 ): Promise<void> {
   if (Array.isArray(value))
     throw new HttpRefusal(400, invalidRequest(`Invalid request: batches are not accepted in ${MODERN}`));
@@ -88,7 +95,7 @@ async function postPerRequest(
   if (bv !== undefined && bv !== hv)
     throw mismatch(`MCP-Protocol-Version header ${JSON.stringify(hv)} does not match the body's ${JSON.stringify(bv)}`);
   if (c.kind === 'request') checkRequestHeaders(req, c.msg, mismatch);
-  const runner = sessionless(ctx, req);
+  const runner = sessionless(ctx, req, profile);
   if (c.kind === 'notification') {
     runner.notification(c.msg);
     return void res.writeHead(202).end();
@@ -138,6 +145,7 @@ async function postInSession(
   res: ServerResponse,
   value: unknown,
   hv: string | undefined,
+  profile: string | undefined,
 ): Promise<void> {
   if (hv !== undefined && !isRevision(hv)) {
     // 2025-06-18+ transports: an invalid or unsupported MCP-Protocol-Version is 400.
@@ -146,11 +154,11 @@ async function postInSession(
       invalidRequest(`Unsupported MCP-Protocol-Version ${JSON.stringify(hv)}; supported: ${NEWEST_FIRST.join(', ')}`),
     );
   }
-  const session = sessionOf(ctx, req);
+  const session = sessionOf(ctx, req, profile);
   // Within a session the negotiated revision governs; a header naming another revision mcpx serves is
   // accepted (liberally) and the answer is spelled for the session, which the client negotiated.
   const rev: Revision = session?.conn.revision ?? (hv as Revision | undefined) ?? HEADERLESS;
-  const runner = session?.runner ?? sessionless(ctx, req);
+  const runner = session?.runner ?? sessionless(ctx, req, profile);
   if (session && Array.isArray(value)) session.used = true;
   if (Array.isArray(value)) return answerBatch(res, runner, value, rev, session !== undefined);
   const c = classify(value);
@@ -192,8 +200,9 @@ function roomForSession(ctx: HttpContext, id: Request['id'], rev: Revision): voi
 /** A connection of its own for a request outside any session (every 2026-07-28 request, and a legacy
  *  one without Mcp-Session-Id). Its identity is the request's own, released when it ends
  *  (docs/protocol.md "Client identity"), unless an initialize makes it a session's. */
-function sessionless(ctx: HttpContext, req: IncomingMessage): Runner {
+function sessionless(ctx: HttpContext, req: IncomingMessage, profile: string | undefined): Runner {
   const conn = new Conn('http', () => `${PER_REQUEST}${randomUUID()}`);
+  conn.profile = profile;
   // Read only here, past the endpoint secret: a caller without it never reaches the request runner.
   conn.viaShim = header(req, SHIM_HEADER.toLowerCase()) !== undefined;
   return new Runner(ctx.server, conn);

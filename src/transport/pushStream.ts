@@ -15,13 +15,14 @@ import type { Session } from './sessions';
 const SHIM_GRACE_MS = 1000;
 
 /** The session a request names in Mcp-Session-Id; undefined when it names none, 404 when it is unknown. */
-export function sessionOf(ctx: HttpContext, req: IncomingMessage): Session | undefined {
+export function sessionOf(ctx: HttpContext, req: IncomingMessage, profile: string | undefined): Session | undefined {
   const id = header(req, 'mcp-session-id');
   if (id === undefined) return undefined;
   const s = ctx.sessions.find(id);
   // 2025-03-26..2025-11-25 transports: an unknown or ended session is 404; the client re-initializes.
-  // The id is not quoted back: it is the session's credential.
-  if (!s)
+  // The id is not quoted back: it is the session's credential. A session lives at the endpoint it was
+  // initialized at: at another profile's it is unknown (docs/gateway.md "Profiles").
+  if (!s || s.conn.profile !== profile)
     throw new HttpRefusal(
       404,
       invalidRequest('Session not found: the Mcp-Session-Id is unknown or has ended; initialize again'),
@@ -31,10 +32,15 @@ export function sessionOf(ctx: HttpContext, req: IncomingMessage): Session | und
 
 /** GET opens a legacy session's push stream; without a session, or in an era without one, there is none
  *  (405). */
-export function openPushStream(ctx: HttpContext, req: IncomingMessage, res: ServerResponse): void {
+export function openPushStream(
+  ctx: HttpContext,
+  req: IncomingMessage,
+  res: ServerResponse,
+  profile: string | undefined,
+): void {
   const hv = header(req, 'mcp-protocol-version');
   const pushes = hv === undefined || !isRevision(hv) || codecFor(hv).http.pushStream;
-  const s = pushes ? sessionOf(ctx, req) : undefined;
+  const s = pushes ? sessionOf(ctx, req, profile) : undefined;
   if (!s) {
     res.setHeader('Allow', 'POST');
     throw new HttpRefusal(
@@ -69,11 +75,16 @@ export function openPushStream(ctx: HttpContext, req: IncomingMessage, res: Serv
 }
 
 /** DELETE ends the session it names (204). */
-export function deleteSession(ctx: HttpContext, req: IncomingMessage, res: ServerResponse): void {
+export function deleteSession(
+  ctx: HttpContext,
+  req: IncomingMessage,
+  res: ServerResponse,
+  profile: string | undefined,
+): void {
   if (header(req, 'mcp-session-id') === undefined) {
     throw new HttpRefusal(400, invalidRequest('DELETE ends a session: the Mcp-Session-Id header is required'));
   }
-  const s = sessionOf(ctx, req)!;
+  const s = sessionOf(ctx, req, profile)!;
   ctx.sessions.end(s, 'session deleted by the client');
   res.writeHead(204).end();
 }

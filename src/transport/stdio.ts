@@ -27,6 +27,9 @@ export interface StdioOptions {
   /** transport.stdioDrain: how long requests in flight may finish after EOF. */
   drainMs: number;
   identity?: string;
+  /** The profile this process serves (`mcpx serve --standalone --profile NAME`; docs/gateway.md
+   *  "Profiles"); undefined: the default endpoint's set. */
+  profile?: string;
 }
 
 export class StdioTransport {
@@ -39,6 +42,7 @@ export class StdioTransport {
 
   constructor(private readonly opts: StdioOptions) {
     this.conn = new Conn('stdio', opts.identity ?? `stdio:${process.pid}`, (msg) => this.write(msg));
+    this.conn.profile = opts.profile;
     this.runner = new Runner(opts.server, this.conn);
     opts.server.listens.registerPush(this.conn);
     // transport.maxLineBytes: a longer line is answered -32600 and discarded.

@@ -48,7 +48,7 @@ export class FakeGateway implements GatewayFacade {
     issues: [],
     source: 'test',
   } as unknown as GatewayFacade['config'];
-  readonly settings = {} as GatewayFacade['settings'];
+  readonly settings = new Settings();
   /** A real feed, in memory: a test appends the records it shows. */
   readonly activity = new ActivityLog({ settings: new Settings(), defs: () => [], log: () => undefined });
   /** Every call made to it, as [method, ...args]. */
@@ -160,6 +160,9 @@ export class FakeGateway implements GatewayFacade {
   }
   resetPins(): boolean {
     return false;
+  }
+  async profileSummaries(): Promise<[]> {
+    return [];
   }
   async close(): Promise<void> {}
 }

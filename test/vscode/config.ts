@@ -96,6 +96,58 @@ export const configChanges =
     assert.equal(life.run, run, 'every change applied in place');
   });
 
+export const chatProfile =
+  test("mcpx.chatProfile: VS Code's chat registration is that profile's endpoint, listing the profile's tools", async (x) => {
+    const token = new vscode.CancellationTokenSource().token;
+    const file = vscode.Uri.joinPath(vscode.workspace.workspaceFolders![0]!.uri, '.vscode', 'mcp.json');
+    const original = JSON.parse(readFileSync(file.fsPath, 'utf8')) as { servers: Record<string, Json> };
+    const up = original.servers.up!;
+    const mcpx = () => vscode.workspace.getConfiguration('mcpx');
+    // A server of the user setting (VS Code does not run it: the chat is offered it), and a profile of
+    // the workspace file naming two of its tools.
+    await mcpx().update(
+      'servers',
+      {
+        mine: {
+          ...up,
+          args: (up.args as string[]).map((a) => (a === 'up' ? 'mine' : a === RECORD() ? `${RECORD()}.mine` : a)),
+        },
+      },
+      vscode.ConfigurationTarget.Global,
+    );
+    await vscode.workspace.fs.writeFile(
+      file,
+      Buffer.from(
+        JSON.stringify({
+          ...original,
+          profiles: { chatset: { servers: { mine: { include: ['echo', 'add'] } }, mode: 'passthrough' } },
+        }),
+      ),
+    );
+    await until('the profile loaded', () => x.host.gateway?.config.profiles?.has('chatset'));
+    let changed = 0;
+    const heard = x.mcpDefinitions.onDidChangeMcpServerDefinitions?.(() => changed++);
+    try {
+      await mcpx().update('chatProfile', 'chatset', vscode.ConfigurationTarget.Global);
+      await until('VS Code told the definitions changed', () => changed > 0 || undefined);
+      const defs = (await x.mcpDefinitions.provideMcpServerDefinitions(token)) as vscode.McpHttpServerDefinition[];
+      assert.equal(defs.length, 1);
+      const url = defs[0]!.uri.toString();
+      assert.match(url, /\/mcp\/[^/]+\/chatset$/, "the profile's endpoint");
+      const tools = ((await mcp(url, 'tools/list')).tools as Json[]).map((t) => t.name);
+      assert.deepEqual(tools, ['add', 'echo'], "the profile's tools, and only those");
+    } finally {
+      heard?.dispose();
+      await mcpx().update('chatProfile', undefined, vscode.ConfigurationTarget.Global);
+      await vscode.workspace.fs.writeFile(file, Buffer.from(JSON.stringify(original)));
+      await mcpx().update('servers', undefined, vscode.ConfigurationTarget.Global);
+      await until(
+        'back to the workspace servers',
+        () => x.host.gateway?.servers().length === 1 && !x.host.gateway.config.profiles,
+      );
+    }
+  });
+
 export const setSecret = pageTest(
   'a credential from SecretStorage (mcpx: Set Secret…) reaches the upstream through ${secret:NAME}, never a setting',
   async (x) => {

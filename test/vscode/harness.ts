@@ -36,6 +36,7 @@ export interface Exports {
       servers(): Array<{ name: string; state: string }>;
       questions(): Array<{ id: string; server: string; reason: string; deadline: number }>;
       signInState(server: string): string;
+      config: { profiles?: ReadonlyMap<string, unknown> };
     };
     tasks?: { find(id: string): { status: string } | undefined };
   };

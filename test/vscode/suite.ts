@@ -50,6 +50,7 @@ const ORDER: readonly EditorTest[] = [
   approvals.approvalInChat,
   config.roots,
   config.configChanges,
+  config.chatProfile,
   config.setSecret,
   signIn.oauth,
   install.installCli,

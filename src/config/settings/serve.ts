@@ -91,4 +91,10 @@ export const SERVE: readonly SettingDef[] = [
     'Most HTTP requests in flight for one legacy session (by Mcp-Session-Id; its GET stream counts): past it a request is answered 429 naming this setting, on its head alone, its body never read. Below it, limits.inflightPerIdentity queues. Also the most HTTP API calls (/v1/call) in flight for one identity (429).',
     { min: 1 },
   ),
+  D(
+    'chatProfile',
+    'string',
+    '',
+    'The profile whose tools VS Code\'s own chat is offered (its endpoint /mcp/<secret>/<profile>; docs/gateway.md "Profiles"); empty, or a name no profile has: the default set. Read by the editor.',
+  ),
 ];

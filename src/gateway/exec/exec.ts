@@ -15,10 +15,10 @@ export interface ExecDeps {
   settings: Settings;
   /** mcpx_call's path: allow/deny filter, input schema, the upstream call, URIs rewritten. */
   call(server: string, tool: string, args: JsonObject, ctx: CallContext, timeoutMs?: number): Promise<JsonObject>;
-  /** The configured servers' names. */
-  servers(): string[];
-  /** A server's tools as it lists them. */
-  tools(server: string, identity: string): Promise<JsonObject[]>;
+  /** The names of the servers the caller's endpoint offers (docs/gateway.md "Profiles"). */
+  servers(ctx: CallContext): string[];
+  /** A server's tools as it lists them, those the caller's endpoint offers. */
+  tools(server: string, ctx: CallContext): Promise<JsonObject[]>;
   read(uri: string, ctx: CallContext): Promise<JsonObject>;
   prompt(name: string, args: Record<string, string>, ctx: CallContext): Promise<JsonObject>;
 }
@@ -99,9 +99,9 @@ export class Exec {
         return this.d.call(str(a[0], 'the server'), str(a[1], 'the tool'), obj(a[2], 'the arguments'), ctx, timeout);
       }
       case 'typed': {
-        const server = this.serverNamed(str(a[0], 'the server'));
+        const server = byIdentifier(this.d.servers(ctx), str(a[0], 'the server'), 'no configured server');
         const wanted = str(a[1], 'the tool');
-        const tools = (await this.d.tools(server, ctx.identity)).map((t) => String(t.name));
+        const tools = (await this.d.tools(server, ctx)).map((t) => String(t.name));
         const tool = byIdentifier(tools, wanted, `server ${server} has no tool`);
         return this.d.call(server, tool, obj(a[2], 'the arguments'), ctx);
       }
@@ -116,10 +116,6 @@ export class Exec {
         );
       }
     }
-  }
-
-  private serverNamed(name: string): string {
-    return byIdentifier(this.d.servers(), name, 'no configured server');
   }
 
   /** The scripts running now. */

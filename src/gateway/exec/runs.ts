@@ -125,6 +125,10 @@ export class RunContext implements CallContext {
   get identity(): string {
     return this.caller.identity;
   }
+  /** The caller's profile: a script reaches what its caller's endpoint offers (docs/gateway.md "Profiles"). */
+  get profile(): string | undefined {
+    return this.caller.profile;
+  }
   get clientCapabilities(): JsonObject {
     return this.caller.clientCapabilities;
   }

@@ -21,6 +21,8 @@ import { decide } from './rules';
 export interface GateDeps {
   /** The rules in force, read per call: a reload replaces them (gateway/gateway.ts apply). */
   permissions(): Permissions | undefined;
+  /** The rules of the profile the call came through, applied in addition (docs/gateway.md "Profiles"). */
+  profilePermissions?(ctx: CallContext): Permissions | undefined;
   /** Who asks the person: the host's (the editor's prompt), else the broker's. */
   approver(): Approver;
   grants: GrantStore;
@@ -49,6 +51,8 @@ function refusal(kind: CallKind, message: string): JsonObject {
   throw new McpxError('permissions.denied', message);
 }
 
+const STRICTNESS = { allow: 0, ask: 1, deny: 2 } as const;
+
 const APPROVED_BY: Record<Exclude<ApprovalAnswer, 'deny'>, string> = {
   once: 'allow once',
   session: 'allow for this session',
@@ -65,7 +69,7 @@ export class Gate {
   async run(c: GateCall, ctx: CallContext, upstream: () => Promise<JsonObject>): Promise<JsonObject> {
     // No rules and no log: nothing to decide and nobody to tell (the cost of a gateway without them).
     const sink = this.d.activity?.recording === false ? undefined : this.d.activity;
-    if (!this.d.permissions() && !sink) return upstream();
+    if (!this.d.permissions() && !this.d.profilePermissions?.(ctx) && !sink) return upstream();
     const started = Date.now();
     const run = ctx instanceof RunContext ? ctx.run.id : undefined;
     const path: CallPath = run
@@ -152,15 +156,27 @@ export class Gate {
     ctx: CallContext,
     at: { client: ActivityRecord['client']; path: CallPath; run?: string; argsDigest: string },
   ): Promise<Decision & { denied?: string; cancelled?: Error }> {
-    const perms = this.d.permissions() ?? ALLOW_ALL;
-    const verdict = decide(perms, {
+    const subject = {
       kind: c.kind,
       server: c.server,
       target: c.target,
       annotations: c.annotations,
       clientName: ctx.clientName,
       identity: ctx.identity,
-    });
+    };
+    let perms = this.d.permissions() ?? ALLOW_ALL;
+    let verdict = decide(perms, subject);
+    // A profile's rules apply on top: the stricter verdict decides (deny over ask over allow), named
+    // with the profile's path.
+    const own = this.d.profilePermissions?.(ctx);
+    if (own) {
+      const v = decide(own, subject);
+      if (STRICTNESS[v.action] > STRICTNESS[verdict.action]) {
+        perms = own;
+        const at = `profiles.${ctx.profile}`;
+        verdict = { ...v, rule: v.rule === 'default' ? `${at}.permissions.default` : `${at}.${v.rule}` };
+      }
+    }
     if (verdict.action !== 'ask') return { action: verdict.action, rule: verdict.rule };
     const key = `${ctx.identity}\n${c.server}\n${c.kind}\n${c.target}`;
     if (this.session.has(key)) return { action: 'ask', rule: verdict.rule, approvedBy: 'allowed earlier this session' };

@@ -1,8 +1,7 @@
 // mcpx_describe: one tool (or every tool) of a server, with the TypeScript declarations an mcpx_exec
 // script calls it by (docs/exec.md "Typed functions").
-import { invalidParams } from '../../protocol/errors';
 import { PREAMBLE, declarationsFor } from '../exec/declarations';
-import { safeName } from '../names';
+import { noSuchTool, offeredServer } from '../profiles/view';
 import { type GatewayTool, jsonResult, obj } from './tool';
 
 export const mcpxDescribe: GatewayTool = {
@@ -24,8 +23,13 @@ export const mcpxDescribe: GatewayTool = {
     annotations: { readOnlyHint: true },
   },
   run: async (args, ctx, d) => {
-    const server = String(args.server);
-    const all = await d.catalogue.list(server, 'tools', ctx.identity);
+    const o = d.profiles.of(ctx);
+    const server = offeredServer(o.view, String(args.server));
+    // What the caller's endpoint offers, as it presents it; the upstream's own names (what mcpx_call and a
+    // script take), with the name the endpoint shows as qualifiedName.
+    const all = o
+      .present(server, await d.catalogue.list(server, 'tools', ctx.identity))
+      .filter((t) => o.view.allows(server, String(t.name)));
     // The whole server, for a script that will call several of its tools (docs/exec.md "Typed functions").
     if (args.tool === undefined)
       return jsonResult({
@@ -34,10 +38,10 @@ export const mcpxDescribe: GatewayTool = {
         typescript: `${PREAMBLE}\n${declarationsFor(server, all)}`,
       });
     const tool = all.find((t) => t.name === args.tool);
-    if (!tool) throw invalidParams(`server ${server} has no tool named ${JSON.stringify(args.tool)}`);
+    if (!tool) throw noSuchTool(server, String(args.tool));
     return jsonResult({
       server,
-      tool: { ...tool, qualifiedName: safeName(`${server}_${String(tool.name)}`) },
+      tool: { ...tool, qualifiedName: o.view.shown(server, String(tool.name)) },
       // What an mcpx_exec script is given, typed (docs/exec.md "Typed functions").
       typescript: `${PREAMBLE}\n${declarationsFor(server, [tool])}`,
     });

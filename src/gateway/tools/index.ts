@@ -10,6 +10,7 @@ import { mcpxDescribe } from './describe';
 import { mcpxExec } from './exec';
 import { mcpxSearch } from './search';
 import { mcpxServers } from './servers';
+import type { ToolView } from '../profiles/view';
 import type { GatewayTool, ToolDeps } from './tool';
 import { mcpxTools } from './tools';
 
@@ -43,9 +44,10 @@ export class GatewayTools {
     if (this.byName.size !== tools.length) throw new Error('two gateway tools share a name');
   }
 
-  /** The definitions, in the registry's order. */
-  definitions(): JsonObject[] {
-    return [...this.byName.values()].map((t) => t.definition);
+  /** The definitions a view lists, in the registry's order. */
+  definitions(view: ToolView): JsonObject[] {
+    const only = view.gatewayTools;
+    return [...this.byName.values()].filter((t) => !only || only.has(t.definition.name)).map((t) => t.definition);
   }
 
   /** A gateway tool by name. */
@@ -53,10 +55,11 @@ export class GatewayTools {
     return this.byName.get(name);
   }
 
-  /** The handle of a gateway tool: its arguments checked against its input schema, then its work. */
-  resolve(name: string): ToolHandle | undefined {
+  /** The handle of a gateway tool the view offers: its arguments checked against its input schema, then
+   *  its work. One the view does not list is unknown to it. */
+  resolve(name: string, view: ToolView): ToolHandle | undefined {
     const tool = this.byName.get(name);
-    if (!tool) return undefined;
+    if (!tool || (view.gatewayTools && !view.gatewayTools.has(name))) return undefined;
     return toolHandle(name, tool.definition, async (args, ctx) => {
       const bad = schemaMismatch(tool.definition.inputSchema, args);
       if (bad) return inputError(ctx, `Invalid arguments for ${name}: ${bad}`);

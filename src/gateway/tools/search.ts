@@ -1,5 +1,6 @@
 // mcpx_search: ranked full-text search over every tool offered (docs/gateway.md "Tool search"); each
 // hit carries what mcpx_call needs, so the model calls it at once.
+import { offeredServer } from '../profiles/view';
 import { findByQuery } from '../search/find';
 import { oneLine } from '../search/index';
 import { type GatewayTool, jsonResult, obj } from './tool';
@@ -37,8 +38,9 @@ export const mcpxSearch: GatewayTool = {
     annotations: { readOnlyHint: true },
   },
   run: async (args, ctx, d) => {
-    const server = typeof args.server === 'string' ? d.pool.def(args.server).name : undefined;
-    const { hits, errors } = await findByQuery(d, ctx.identity, String(args.query), {
+    const o = d.profiles.of(ctx);
+    const server = typeof args.server === 'string' ? offeredServer(o.view, args.server) : undefined;
+    const { hits, errors } = await findByQuery(d, o, ctx.identity, String(args.query), {
       server,
       limit: typeof args.limit === 'number' ? args.limit : LIMIT_DEFAULT,
     });

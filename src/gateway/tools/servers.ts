@@ -1,17 +1,23 @@
 // mcpx_servers: every configured server with its state, and the configuration issues that name it.
 import type { JsonObject } from '../../protocol/jsonrpc';
+import type { ToolView } from '../profiles/view';
 import { type GatewayTool, type ToolDeps, jsonResult, obj } from './tool';
 
-/** Each server's status, whether it is passed through, and the config issues that name it. */
-function serverStatuses(d: Pick<ToolDeps, 'config' | 'pool' | 'passthrough'>): JsonObject[] {
+/** Each server the endpoint offers: its status, whether its tools are listed under their names, and the
+ *  config issues that name it. */
+function serverStatuses(d: Pick<ToolDeps, 'config' | 'pool'>, view: ToolView): JsonObject[] {
   const issues = d.config.issues;
-  return d.pool.statuses().map((s) => ({
-    ...s,
-    passthrough: d.passthrough.includes(s.name),
-    ...(issues.some((i) => i.path.includes(`.${s.name}.`))
-      ? { configIssues: issues.filter((i) => i.path.includes(`.${s.name}.`)) }
-      : {}),
-  })) as unknown as JsonObject[]; // UpstreamStatus is plain JSON
+  const listed = view.listed();
+  return d.pool
+    .statuses()
+    .filter((s) => view.has(s.name))
+    .map((s) => ({
+      ...s,
+      passthrough: listed.includes(s.name),
+      ...(issues.some((i) => i.path.includes(`.${s.name}.`))
+        ? { configIssues: issues.filter((i) => i.path.includes(`.${s.name}.`)) }
+        : {}),
+    })) as unknown as JsonObject[]; // UpstreamStatus is plain JSON
 }
 
 export const mcpxServers: GatewayTool = {
@@ -23,5 +29,5 @@ export const mcpxServers: GatewayTool = {
     outputSchema: obj({ servers: { type: 'array', items: { type: 'object' } } }, ['servers']),
     annotations: { readOnlyHint: true },
   },
-  run: async (_args, _ctx, d) => jsonResult({ servers: serverStatuses(d) }),
+  run: async (_args, ctx, d) => jsonResult({ servers: serverStatuses(d, d.profiles.of(ctx).view) }),
 };

@@ -9,7 +9,7 @@ import type { StructuredForm } from '../artifacts';
 import type { Catalogue } from '../catalogue';
 import type { Exec } from '../exec/exec';
 import type { Forwarder } from '../forward';
-import type { ToolSearch } from '../search/index';
+import type { Profiles } from '../profiles/profiles';
 
 /** What the gateway's tools reach: the parts of the gateway, built before the registry. */
 export interface ToolDeps {
@@ -20,8 +20,8 @@ export interface ToolDeps {
   readonly catalogue: Catalogue;
   readonly forward: Forwarder;
   readonly exec: Exec;
-  /** The tool search index behind mcpx_search and mcpx_tools' `query` (search/index.ts). */
-  readonly search: ToolSearch;
+  /** What each endpoint offers, with its tool search index (profiles/profiles.ts): `profiles.of(ctx)`. */
+  readonly profiles: Profiles;
   /** Told the pid of each mcpx_exec child once its sandbox is up (tests check it is gone after). */
   readonly execStarted?: (pid: number) => void;
 }

@@ -1,5 +1,6 @@
 // mcpx_tools: every server's allowed tools (toolIndex.ts findTools); with `query`, those the tool search
 // finds with every word of it, best first (search/find.ts, docs/gateway.md "Tool search").
+import { offeredServer } from '../profiles/view';
 import { findByQuery } from '../search/find';
 import { findTools, toolEntry } from '../toolIndex';
 import { type GatewayTool, jsonResult, obj } from './tool';
@@ -21,17 +22,18 @@ export const mcpxTools: GatewayTool = {
     annotations: { readOnlyHint: true },
   },
   run: async (args, ctx, d) => {
-    const server = typeof args.server === 'string' ? d.pool.def(args.server).name : undefined;
+    const o = d.profiles.of(ctx);
+    const server = typeof args.server === 'string' ? offeredServer(o.view, args.server) : undefined;
     if (typeof args.query !== 'string' || args.query.trim() === '') {
-      const servers = server === undefined ? [...d.defs.keys()] : [server];
-      return jsonResult(await findTools(d, servers, ctx.identity));
+      const servers = server === undefined ? o.view.servers() : [server];
+      return jsonResult(await findTools({ view: o.view, catalogue: d.catalogue }, servers, ctx.identity));
     }
-    const { hits, errors } = await findByQuery(d, ctx.identity, args.query, {
+    const { hits, errors } = await findByQuery(d, o, ctx.identity, args.query, {
       server,
       limit: Number.POSITIVE_INFINITY,
       all: true,
     });
-    const tools = hits.map((h) => toolEntry(d.passthrough, h.server, h.tool));
+    const tools = hits.map((h) => toolEntry(o.view, h.server, h.tool));
     return jsonResult(errors.length ? { tools, errors } : { tools });
   },
 };

@@ -1,9 +1,10 @@
 // `mcpx: Copy Client Config`: this gateway as another host's MCP configuration, in that host's format
-// (one table, FORMATS) and in the form the person picks: the stdio shim (`mcpx serve --transport stdio`),
-// or Streamable HTTP with the endpoint secret in the URL or in an Authorization header.
+// (one table, FORMATS), for the endpoint the person picks where the config has profiles (the default one
+// first; docs/gateway.md "Profiles"), and in the form the person picks: the stdio shim (`mcpx serve
+// --transport stdio`), or Streamable HTTP with the endpoint secret in the URL or in an Authorization header.
 import { shimCommand } from '../install';
 import type { GatewayState } from '../ports';
-import { command } from './command';
+import { type Deps, command } from './command';
 
 type Form = 'stdio' | 'http' | 'header';
 type Entry = Record<string, unknown>;
@@ -48,17 +49,42 @@ const FORMATS: readonly Format[] = [
   },
 ];
 
-/** The entry of one form, before the format's "type"; undefined when the gateway cannot give it now. */
-function entryOf(form: Form, host: GatewayState, extensionPath: string): { entry: Entry; note?: string } | undefined {
+/** The entry of one form for `profile`'s endpoint (undefined: the default one), before the format's
+ *  "type"; undefined when the gateway cannot give it now. A profile's URL is the endpoint one segment
+ *  further; with the secret in a header, /mcp/<profile>. */
+function entryOf(
+  form: Form,
+  host: GatewayState,
+  extensionPath: string,
+  profile: string | undefined,
+): { entry: Entry; note?: string } | undefined {
+  const at = (url: string) => (profile ? `${url}/${profile}` : url);
   if (form === 'stdio') {
     const { command, args, note } = shimCommand(extensionPath);
-    return { entry: { command, args }, note };
+    return { entry: { command, args: profile ? [...args, '--profile', profile] : args }, note };
   }
   if (!host.endpoint || !host.bareEndpoint) return undefined;
-  if (form === 'http') return { entry: { url: host.endpoint } };
+  if (form === 'http') return { entry: { url: at(host.endpoint) } };
   return host.secret
-    ? { entry: { url: host.bareEndpoint, headers: { Authorization: `Bearer ${host.secret}` } } }
+    ? { entry: { url: at(host.bareEndpoint), headers: { Authorization: `Bearer ${host.secret}` } } }
     : undefined;
+}
+
+/** Which endpoint: asked only where the running gateway's config has profiles, the default one first.
+ *  null: the person dismissed the question. */
+async function pickProfile(d: Pick<Deps, 'host' | 'window'>): Promise<string | undefined | null> {
+  const profiles = d.host.gateway?.config.profiles;
+  if (!profiles?.size) return undefined;
+  const items = [
+    { label: 'default', detail: 'The default endpoint: every server, as mcpx offers them', name: undefined },
+    ...[...profiles.values()].map((p) => ({
+      label: p.name,
+      detail: `profile, ${p.mode}: ${[...p.servers.keys()].join(', ')}`,
+      name: p.name,
+    })),
+  ];
+  const pick = await d.window.showQuickPick(items, { title: 'mcpx: which profile?' });
+  return pick ? pick.name : null;
 }
 
 const FORM_ITEMS: Record<Form, { label: string; detail: string }> = {
@@ -86,8 +112,10 @@ export const copyClientConfig = command(async (d): Promise<string | undefined> =
     )
   )?.f;
   if (!format) return undefined;
+  const profile = await pickProfile(d);
+  if (profile === null) return undefined;
   const offered = format.forms.flatMap((form) => {
-    const e = entryOf(form, host, d.extensionPath);
+    const e = entryOf(form, host, d.extensionPath, profile);
     return e ? [{ ...FORM_ITEMS[form], form, ...e }] : [];
   });
   if (offered.length === 0)
@@ -101,7 +129,9 @@ export const copyClientConfig = command(async (d): Promise<string | undefined> =
   if (!pick) return undefined;
   const type = format.type[pick.form];
   const entry = type ? { type, ...pick.entry } : pick.entry;
-  const text = JSON.stringify(format.key ? { [format.key]: { mcpx: entry } } : entry, null, 2);
+  // A profile's entry has its own name, so a host's file can hold several side by side.
+  const name = profile ? `mcpx-${profile}` : 'mcpx';
+  const text = JSON.stringify(format.key ? { [format.key]: { [name]: entry } } : entry, null, 2);
   await d.clipboard.writeText(text);
   const what = format.key ? `a "${format.key}" entry for ${format.label}` : 'the endpoint';
   const warning =

@@ -1,7 +1,9 @@
 // VS Code's own MCP support: VS Code runs the servers of the workspace's .vscode/mcp.json itself. mcpx
 // offers its chat a second, narrower gateway with only the servers VS Code does not already run (those of
 // mcpx.servers), so no server is offered twice; agents outside VS Code use the main endpoint, which has
-// all of them. Started on the chat's first ask, it is per-run state: it closes when the run ends.
+// all of them. Started on the chat's first ask, it is per-run state: it closes when the run ends. With
+// mcpx.chatProfile naming a profile, the chat is offered that profile's endpoint of it (docs/gateway.md
+// "Profiles"): the profile's tools, of the servers VS Code does not run itself.
 import type { ServerDef } from '../../config/servers';
 import type { Settings } from '../../config/settings';
 import type { Gateway } from '../../gateway/gateway';
@@ -27,8 +29,32 @@ export interface ChatEndpointOptions {
 
 export class ChatEndpoint {
   private view?: { listening: Listener; gateway: Gateway };
+  /** The profile the last endpoint given named (undefined: the default set). */
+  private given?: string;
+  /** A chatProfile naming no profile is said once, not on every ask. */
+  private warned?: string;
 
   constructor(private readonly o: ChatEndpointOptions) {}
+
+  /** The profile mcpx.chatProfile names, where the running configuration has it. */
+  private profile(run: GatewayRun): string | undefined {
+    const wanted = run.gateway.settings.get<string>('chatProfile');
+    if (!wanted) return undefined;
+    if (run.gateway.config.profiles?.has(wanted)) return wanted;
+    if (this.warned !== wanted)
+      this.o.log(
+        `mcpx.chatProfile names ${JSON.stringify(wanted)}, which is no configured profile: VS Code's chat gets the default set`,
+      );
+    this.warned = wanted;
+    return undefined;
+  }
+
+  /** Whether the endpoint would now name another profile than the one last given (mcpx.chatProfile or
+   *  the profiles block changed): VS Code is then told its definitions changed. */
+  get stale(): boolean {
+    const run = this.o.life.run;
+    return run !== undefined && this.profile(run) !== this.given;
+  }
 
   /** The endpoint offered to VS Code's chat (the URL with the secret in its path); none while no gateway
    *  runs, or when VS Code runs every server itself. */
@@ -52,6 +78,9 @@ export class ChatEndpoint {
         }),
       );
     }
-    return this.view?.listening.endpoint;
+    const profile = this.profile(run);
+    this.given = profile;
+    const endpoint = this.view?.listening.endpoint;
+    return endpoint && profile ? `${endpoint}/${profile}` : endpoint;
   }
 }

@@ -88,6 +88,10 @@ export class GatewayHost implements HostPort, Disposable {
             get permissions() {
               return host.running?.config.permissions;
             },
+            // The main one's profiles, read through likewise: mcpx.chatProfile names one of them.
+            get profiles() {
+              return host.running?.config.profiles;
+            },
           },
           settings,
           (l) => o.log.info(`[editor view] ${l}`),
@@ -306,6 +310,8 @@ export class GatewayHost implements HostPort, Disposable {
       log: (l) => this.o.log.info(l),
       showError: (m) => void vscode.window.showErrorMessage(m),
     });
+    // mcpx.chatProfile (or the profile it names) changed: VS Code asks for the chat's endpoint again.
+    if (this.chat.stale) this.definitions.fire();
     this.changed.fire();
   }
 

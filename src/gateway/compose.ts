@@ -20,7 +20,8 @@ import { Pool } from '../upstream/pool';
 import { ActivityLog } from './activity/log';
 import { Broker } from './broker';
 import { Calls } from './calls';
-import { MCPX_CAPABILITIES, narrowed } from './capabilities';
+import { AppUris } from './apps';
+import { MCPX_CAPABILITIES, extensionSet, narrowed } from './capabilities';
 import { Catalogue } from './catalogue';
 import { EventBus } from './events';
 import { Exec } from './exec/exec';
@@ -210,6 +211,7 @@ export function composeGateway(
     log,
     upstream: (server, ctx, method, params) => calls.request(server, ctx, method, params),
     narrowed,
+    apps: async (ctx) => AppUris.of(await passthroughTools.index(ctx.identity, extensionSet(ctx)), passthrough),
     gate,
     pins,
   });

@@ -7,11 +7,14 @@ import { ALLOW_ALL, type Permissions } from '../config/permissions';
 import type { Settings } from '../config/settings';
 import { CODES, ProtocolError, invalidParams } from '../protocol/errors';
 import { codecOfEra } from '../protocol/eras';
+import { UI_EXTENSION } from '../protocol/extensions';
 import type { JsonObject } from '../protocol/jsonrpc';
 import type { CallContext, ListKind, Provider, ProviderCapabilities, ToolHandle } from '../server/provider';
 import { stopTracing } from '../telemetry/trace';
 import type { SignInState } from '../upstream/auth/authorizer';
 import type { ActivityLog } from './activity/log';
+import { AppUris, listedTools } from './apps';
+import { extensionSet } from './capabilities';
 import { type GatewayOptions, type GatewayParts, composeGateway } from './compose';
 import type { RunView } from './exec/runs';
 import type { GatewayEvent, GatewayFacade, Question, ServerListKind, UpstreamStatus, WatchRow } from './facade';
@@ -52,6 +55,11 @@ export class Gateway implements Provider, GatewayFacade {
       logging: true,
       listChanged: { tools: this.p.passthrough.length > 0, prompts: true, resources: true },
       tasks: true,
+      // MCP Apps reach a host only in pass-through, where tools keep their `_meta.ui` and ui:// reads go to
+      // their server (docs/gateway.md "MCP Apps"). Which upstream serves apps is known only once it has
+      // seen the client declare the extension, so it is declared for any.
+      // (Profiles, when they come, declare it where their set holds a pass-through server.)
+      ...(this.p.passthrough.length ? { extensions: { [UI_EXTENSION]: {} } } : {}),
     };
   }
 
@@ -98,10 +106,8 @@ export class Gateway implements Provider, GatewayFacade {
   // ---- tools ---------------------------------------------------------------------------------
 
   async listTools(ctx: CallContext): Promise<JsonObject[]> {
-    const pt = await this.p.passthroughTools.index(ctx.identity);
-    const upstream = [...pt.entries()]
-      .sort(([a], [b]) => a.localeCompare(b))
-      .map(([shown, e]) => ({ ...e.tool, name: shown }));
+    const pt = await this.p.passthroughTools.index(ctx.identity, extensionSet(ctx));
+    const upstream = listedTools(pt, AppUris.of(pt, this.p.passthrough), ctx.clientCapabilities);
     // A gateway tool an upstream also names is hidden over MCP: the upstream wins.
     return [...upstream, ...this.p.tools.definitions().filter((t) => !pt.has(String(t.name)))];
   }
@@ -113,7 +119,7 @@ export class Gateway implements Provider, GatewayFacade {
   resolveTool(name: string, ctx: CallContext): ToolHandle | undefined | Promise<ToolHandle | undefined> {
     const { passthrough, passthroughTools, tools, forward } = this.p;
     if (!passthrough.length) return tools.resolve(name);
-    return passthroughTools.index(ctx.identity).then((index) => {
+    return passthroughTools.index(ctx.identity, extensionSet(ctx)).then((index) => {
       const hit = index.get(name);
       if (hit)
         return toolHandle(name, hit.tool, async (args, c) =>

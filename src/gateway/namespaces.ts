@@ -4,10 +4,14 @@
 import type { ServerDef } from '../config/servers';
 import { CODES, McpxError, ProtocolError, invalidParams, resourceNotFound } from '../protocol/errors';
 import { type JsonObject, isObject } from '../protocol/jsonrpc';
+import { UI_SCHEME } from '../protocol/extensions';
 import { hasField } from '../protocol/revisions';
 import type { CallContext } from '../server/provider';
 import { UpstreamError } from '../upstream/client';
+import type { ExtensionSet } from '../upstream/instances';
 import type { Pool } from '../upstream/pool';
+import type { AppUris } from './apps';
+import { extensionSet } from './capabilities';
 import type { Catalogue } from './catalogue';
 import type { Gate } from './permissions/gate';
 import type { Pins } from './pins/pins';
@@ -26,6 +30,8 @@ export interface NamespaceDeps {
   upstream(server: string, ctx: CallContext, method: string, params: JsonObject): Promise<JsonObject>;
   /** The client's capabilities narrowed to what mcpx has (pass-through servers). */
   narrowed(ctx: CallContext): JsonObject;
+  /** The ui:// URIs the pass-through tools name, as the calling client lists them (gateway/apps.ts). */
+  apps(ctx: CallContext): Promise<AppUris>;
   /** Every read and prompt passes the permission check (gateway/permissions/gate.ts). */
   gate: Pick<Gate, 'run'>;
   /** A prompt held by its pin is refused (gateway/pins/pins.ts). */
@@ -41,11 +47,13 @@ export interface Located {
 }
 
 /** Where `uri` lives, or why nowhere: an mcpx:// URI names its server; a bare URI goes to the first
- *  pass-through server that lists it or has a template for it, else to the first (docs/gateway.md "Pass-through"). */
+ *  pass-through server that lists it or has a template for it, else to the first (docs/gateway.md "Pass-through").
+ *  `ext`: the pass-through servers' lists as a client with these extensions sees them. */
 export async function locateResource(
   d: Pick<NamespaceDeps, 'defs' | 'passthrough' | 'catalogue'>,
   uri: string,
   identity: string,
+  ext?: ExtensionSet,
 ): Promise<Located | { reason: string }> {
   const parsed = parseGatewayUri(uri);
   if (parsed) {
@@ -60,9 +68,9 @@ export async function locateResource(
   }
   if (d.passthrough.length === 0) return { reason: 'not an mcpx:// URI' };
   for (const server of d.passthrough) {
-    const rs = await d.catalogue.list(server, 'resources', identity).catch(() => [] as JsonObject[]);
+    const rs = await d.catalogue.list(server, 'resources', identity, ext).catch(() => [] as JsonObject[]);
     if (rs.some((r) => r.uri === uri)) return { server, uri, gateway: false };
-    const ts = await d.catalogue.list(server, 'resourceTemplates', identity).catch(() => [] as JsonObject[]);
+    const ts = await d.catalogue.list(server, 'resourceTemplates', identity, ext).catch(() => [] as JsonObject[]);
     if (ts.some((t) => templateMatches(String(t.uriTemplate), uri))) return { server, uri, gateway: false };
   }
   return { server: d.passthrough[0]!, uri, gateway: false };
@@ -74,10 +82,10 @@ export class Namespaces {
   // ---- prompts -------------------------------------------------------------------------------
 
   private async promptIndex(
-    identity: string,
+    ctx: CallContext,
   ): Promise<Map<string, { server: string; name: string; prompt: JsonObject }>> {
     const out = new Map<string, { server: string; name: string; prompt: JsonObject }>();
-    const lists = await this.allLists('prompts', identity);
+    const lists = await this.allLists('prompts', ctx);
     for (const [server, prompts] of lists) {
       for (const p of prompts) {
         const name = String(p.name);
@@ -94,29 +102,33 @@ export class Namespaces {
     return out;
   }
 
-  /** Every server's list of one kind; a server that cannot be reached is logged and left out. */
+  /** Every server's list of one kind (a pass-through server's as the client sees it: its extensions); a
+   *  server that cannot be reached is logged and left out. */
   private async allLists(
     kind: 'prompts' | 'resources' | 'resourceTemplates',
-    identity: string,
+    ctx: CallContext,
   ): Promise<Array<[string, JsonObject[]]>> {
     const servers = [...this.d.defs.keys()];
+    const ext = extensionSet(ctx);
     const lists = await Promise.all(
       servers.map((s) =>
-        this.d.catalogue.list(s, kind, identity).catch((e: Error) => {
-          this.d.log(`[${s}] ${kind} unavailable: ${e.message}`);
-          return [] as JsonObject[];
-        }),
+        this.d.catalogue
+          .list(s, kind, ctx.identity, this.d.passthrough.includes(s) ? ext : undefined)
+          .catch((e: Error) => {
+            this.d.log(`[${s}] ${kind} unavailable: ${e.message}`);
+            return [] as JsonObject[];
+          }),
       ),
     );
     return servers.map((s, i) => [s, lists[i]!]);
   }
 
   async listPrompts(ctx: CallContext): Promise<JsonObject[]> {
-    return [...(await this.promptIndex(ctx.identity)).entries()].map(([shown, e]) => ({ ...e.prompt, name: shown }));
+    return [...(await this.promptIndex(ctx)).entries()].map(([shown, e]) => ({ ...e.prompt, name: shown }));
   }
 
   async getPrompt(name: string, args: Record<string, string>, ctx: CallContext): Promise<JsonObject> {
-    const hit = (await this.promptIndex(ctx.identity)).get(name);
+    const hit = (await this.promptIndex(ctx)).get(name);
     if (!hit) throw invalidParams(`no prompt named ${JSON.stringify(name)}`);
     const held = this.d.pins.heldOf(hit.server, 'prompts', hit.name);
     if (held) this.d.pins.refuse(held);
@@ -133,13 +145,26 @@ export class Namespaces {
   // ---- resources -----------------------------------------------------------------------------
 
   async listResources(ctx: CallContext): Promise<JsonObject[]> {
-    return (await this.allLists('resources', ctx.identity)).flatMap(([server, rs]) =>
-      this.d.passthrough.includes(server) ? rs : rs.map((r) => ({ ...r, uri: toGatewayUri(server, String(r.uri)) })),
+    const lists = await this.allLists('resources', ctx);
+    // A pass-through server's ui:// resource is shown as its tools name it (gateway/apps.ts); the tools
+    // are listed for that only where such a resource is.
+    const ui = lists.some(
+      ([s, rs]) => this.d.passthrough.includes(s) && rs.some((r) => String(r.uri).startsWith(UI_SCHEME)),
+    );
+    const apps = ui ? await this.d.apps(ctx) : undefined;
+    return lists.flatMap(([server, rs]) =>
+      this.d.passthrough.includes(server)
+        ? apps
+          ? rs.map((r) =>
+              apps.shown(server, String(r.uri)) === r.uri ? r : { ...r, uri: apps.shown(server, String(r.uri)) },
+            )
+          : rs
+        : rs.map((r) => ({ ...r, uri: toGatewayUri(server, String(r.uri)) })),
     );
   }
 
   async listResourceTemplates(ctx: CallContext): Promise<JsonObject[]> {
-    return (await this.allLists('resourceTemplates', ctx.identity)).flatMap(([server, ts]) =>
+    return (await this.allLists('resourceTemplates', ctx)).flatMap(([server, ts]) =>
       this.d.passthrough.includes(server)
         ? ts
         : ts.map((t) => ({ ...t, uriTemplate: toGatewayTemplate(server, String(t.uriTemplate)) })),
@@ -156,7 +181,10 @@ export class Namespaces {
         ctx,
         () => this.d.upstream(target.server, ctx, 'resources/read', { uri: target.uri }),
       );
-      if (!target.gateway) return passedThrough(target.server, 'resources/read', result);
+      if (!target.gateway) {
+        const checked = passedThrough(target.server, 'resources/read', result);
+        return target.uri === uri ? checked : shownAs(checked, target.uri, uri);
+      }
       const contents = Array.isArray(result.contents) ? result.contents : [];
       return {
         ...result,
@@ -178,7 +206,11 @@ export class Namespaces {
   }
 
   private async resolveResource(uri: string, ctx: CallContext): Promise<Located> {
-    const at = await locateResource(this.d, uri, ctx.identity);
+    // An app's ui:// URI reads at the server whose tools name it (gateway/apps.ts).
+    const app =
+      uri.startsWith(UI_SCHEME) && this.d.passthrough.length ? (await this.d.apps(ctx)).locate(uri) : undefined;
+    if (app) return { ...app, gateway: false };
+    const at = await locateResource(this.d, uri, ctx.identity, extensionSet(ctx));
     if ('reason' in at) throw resourceNotFound(ctx.rev, uri, `Resource not found: ${at.reason}`);
     return at;
   }
@@ -190,7 +222,7 @@ export class Namespaces {
     let server: string | undefined;
     let upstreamRef: JsonObject = ref;
     if (ref.type === 'ref/prompt') {
-      const hit = (await this.promptIndex(ctx.identity)).get(String(ref.name));
+      const hit = (await this.promptIndex(ctx)).get(String(ref.name));
       if (!hit) throw invalidParams(`no prompt named ${JSON.stringify(ref.name)}`);
       server = hit.server;
       upstreamRef = { ...ref, name: hit.name };
@@ -229,4 +261,10 @@ export class Namespaces {
       throw e;
     }
   }
+}
+
+/** A read's result with the contents at `inner` (the upstream's URI) shown at `uri` (the one read). */
+function shownAs(result: JsonObject, inner: string, uri: string): JsonObject {
+  if (!Array.isArray(result.contents)) return result;
+  return { ...result, contents: result.contents.map((c) => (isObject(c) && c.uri === inner ? { ...c, uri } : c)) };
 }

@@ -3,6 +3,7 @@
 import type { ServerDef } from '../config/servers';
 import { CODES, ProtocolError } from '../protocol/errors';
 import type { JsonObject } from '../protocol/jsonrpc';
+import type { ExtensionSet } from '../upstream/instances';
 import type { Catalogue } from './catalogue';
 import { safeName, toolAllowed } from './names';
 
@@ -29,10 +30,11 @@ export class PassthroughTools {
   constructor(private readonly d: ToolIndexDeps) {}
 
   /** Name shown -> (server, upstream name, tool). Two servers offering one name fail the list with an
-   *  error naming both (docs/gateway.md "Pass-through"). */
-  index(identity: string): Promise<Map<string, PassthroughTool>> {
+   *  error naming both (docs/gateway.md "Pass-through"). `ext`: the calling client's extensions, which
+   *  the servers see it declare (docs/protocol.md "Extensions across the gateway"). */
+  index(identity: string, ext?: ExtensionSet): Promise<Map<string, PassthroughTool>> {
     const { passthrough, catalogue } = this.d;
-    const sources = passthrough.map((server) => catalogue.list(server, 'tools', identity));
+    const sources = passthrough.map((server) => catalogue.list(server, 'tools', identity, ext));
     const last = this.last;
     if (last && last.sources.length === sources.length && last.sources.every((p, i) => p === sources[i]))
       return last.index;

@@ -42,6 +42,7 @@ function serverCapabilities(p: Provider): JsonObject {
     caps.tasks = { list: {}, cancel: {}, requests: { tools: { call: {} } } };
     caps.extensions = { [TASKS_EXTENSION]: {} };
   }
+  if (c.extensions) caps.extensions = { ...(caps.extensions as JsonObject | undefined), ...c.extensions };
   return caps;
 }
 

@@ -5,6 +5,7 @@
 // is spawned, so the cap holds for processes, not only for entries.
 import type { ServerDef } from '../config/servers';
 import { CODES, ProtocolError } from '../protocol/errors';
+import type { JsonObject } from '../protocol/jsonrpc';
 import type { UpstreamClient } from './client';
 
 export type UpstreamState = 'starting' | 'running' | 'failed' | 'needs-sign-in' | 'stopping' | 'stopped';
@@ -19,6 +20,16 @@ export interface UpstreamStatus {
   lastError?: string;
   pid?: number;
 }
+
+/** The extensions a client declared, as a pass-through server is to see them, and their canonical key
+ *  (docs/protocol.md "Extensions across the gateway"). */
+export interface ExtensionSet {
+  readonly key: string;
+  readonly extensions: JsonObject;
+}
+
+/** The scope of an instance declaring `ext` at initialize: its base scope's, one per extension set. */
+export const extScope = (base: string, ext: ExtensionSet) => `${base}\u0001ext:${ext.key}`;
 
 /** The key of one (server, scope): the pool's entries, and the gateway's calls in flight on it. */
 export const entryKey = (server: string, scope: string) => `${server}\u0000${scope}`;
@@ -40,6 +51,8 @@ export class Entry {
   constructor(
     readonly def: ServerDef,
     readonly scope: string,
+    /** What it declares at initialize besides mcpx's own capabilities (an extension set's instance). */
+    readonly ext?: ExtensionSet,
   ) {}
 
   /** Nothing uses it: no call, no hold, no request in flight. */
@@ -63,7 +76,8 @@ export class Entry {
   }
 }
 
-/** limits.instancesPerServer for `scope: "identity"` servers. */
+/** limits.instancesPerServer for `scope: "identity"` servers and for the instances of one server per
+ *  extension set. */
 export class InstanceCap {
   /** Evictions at the cap since the last notice, per server (the notice is rate-limited). */
   private readonly evictions = new Map<string, { at: number; n: number }>();

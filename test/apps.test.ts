@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { repoRoot } from './harness/gateway';
 import type { Revision } from './harness/schema';
-import { fixtureCommand, gatewayFor, killAll } from './harness/upstreams';
+import { checkRecorded, fixtureCommand, gatewayFor, killAll } from './harness/upstreams';
 import { HttpClient, type Json, StdioClient } from './harness/wire';
 
 const dir = mkdtempSync(join(tmpdir(), 'mcpx-apps-'));
@@ -100,10 +100,11 @@ describe('extensions reach the upstream that serves the client', () => {
 
   test('an extension mcpx does not know reaches the upstream as the client declared it, both eras', async () => {
     const record = join(dir, 'unknown.jsonl');
+    const recordNew = join(dir, 'unknown-new.jsonl');
     const gw = await gatewayFor(
       {
         old: fixtureCommand(['--rev', '2025-11-25', '--name', 'old', '--record', record]),
-        new: fixtureCommand(['--rev', MODERN, '--name', 'new', '--record', record]),
+        new: fixtureCommand(['--rev', MODERN, '--name', 'new', '--record', recordNew]),
       },
       { 'mcp.passthrough': ['old', 'new'] },
     );
@@ -119,6 +120,8 @@ describe('extensions reach the upstream that serves the client', () => {
         .map((l) => JSON.parse(l) as { dir: string; frame: Json })
         .filter((l) => l.dir === 'in')
         .map((l) => l.frame);
+      // (Not checked against 2025-11-25's schema: its ClientCapabilities spells no `extensions`, which
+      // mcpx keeps at initialize on purpose — docs/protocol.md "Extensions across the gateway".)
       const init = frames.find(
         (f) =>
           f.method === 'initialize' &&
@@ -126,12 +129,42 @@ describe('extensions reach the upstream that serves the client', () => {
       );
       assert.ok(init, 'the legacy upstream was initialized with it');
       assert.deepEqual(((init.params as Json).capabilities as Json).extensions, other.extensions);
-      const list = frames.find((f) => {
+      // Every frame the 2026-07-28 upstream received is valid for its revision, the extension included.
+      const list = checkRecorded(recordNew, MODERN).find((f) => {
         const meta = (f.params as Json | undefined)?._meta as Json | undefined;
         const caps = meta?.['io.modelcontextprotocol/clientCapabilities'] as Json | undefined;
         return f.method === 'tools/list' && JSON.stringify(caps?.extensions ?? {}).includes('telepathy');
       });
       assert.ok(list, 'the 2026-07-28 upstream got the extension in the request');
+    } finally {
+      await gw.close();
+    }
+  });
+});
+
+describe('instances per extension set', () => {
+  test('a legacy server’s stay within limits.instancesPerServer (the least recently used idle one stopped) and are reaped when idle', async () => {
+    const gw = await gatewayFor(
+      { fx: fixtureCommand(['--rev', '2025-11-25', '--name', 'fx']) },
+      { 'mcp.passthrough': ['fx'], 'limits.instancesPerServer': 2, 'pool.idleTimeout': '1s' },
+    );
+    try {
+      const clients = await Promise.all(
+        [1, 2, 3].map((i) => client(gw.url, '2025-11-25', { extensions: { [`com.example/x${i}`]: { i } } })),
+      );
+      const who = async (c: HttpClient) =>
+        text((await c.request('tools/call', { name: 'whoami', arguments: {} })).result);
+      const first = await who(clients[0]!);
+      assert.equal(await who(clients[0]!), first, 'one instance per set, kept while there is room');
+      const others = [await who(clients[1]!), await who(clients[2]!)];
+      assert.equal(new Set([first, ...others]).size, 3, 'three sets, three instances');
+      const running = () => gw.g.servers().filter((s) => s.name === 'fx' && s.state === 'running');
+      assert.equal(running().length, 2, 'the third stopped the least recently used');
+      assert.notEqual(await who(clients[0]!), first, 'the first set’s instance was stopped, and starts again');
+      assert.equal(running().length, 2);
+      const until = Date.now() + 10_000;
+      while (running().length && Date.now() < until) await new Promise((r) => setTimeout(r, 100));
+      assert.equal(running().length, 0, 'idle instances are stopped after pool.idleTimeout');
     } finally {
       await gw.close();
     }

@@ -211,7 +211,12 @@ export function composeGateway(
     log,
     upstream: (server, ctx, method, params) => calls.request(server, ctx, method, params),
     narrowed,
-    apps: async (ctx) => AppUris.of(await passthroughTools.index(ctx.identity, extensionSet(ctx)), passthrough),
+    // Tools that cannot be listed (a name two servers offer) leave every ui:// URI as written.
+    apps: (ctx) =>
+      passthroughTools.index(ctx.identity, extensionSet(ctx)).then(
+        (index) => AppUris.of(index, passthrough),
+        () => AppUris.of(new Map(), passthrough),
+      ),
     gate,
     pins,
   });

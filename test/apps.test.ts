@@ -9,7 +9,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
-import { repoRoot } from './harness/gateway';
+import { cliJs, repoRoot } from './harness/gateway';
 import type { Revision } from './harness/schema';
 import { checkRecorded, fixtureCommand, gatewayFor, killAll } from './harness/upstreams';
 import { HttpClient, type Json, StdioClient } from './harness/wire';
@@ -292,6 +292,58 @@ describe('apps of two servers', () => {
         assert.match(text(r.result), /^forecast_refresh of here from a:/);
       }
     } finally {
+      await gw.close();
+    }
+  });
+});
+
+describe('through the stdio shim', () => {
+  test('an agent’s declared extensions reach the upstream through the shim, both eras; its app call is recorded with the app', async () => {
+    const gw = await gatewayFor(
+      { fx: fixtureCommand(['--rev', '2025-11-25', '--apps', '--name', 'fx']) },
+      { 'mcp.passthrough': ['fx'] },
+    );
+    const env = { ...process.env, XDG_CONFIG_HOME: dir, XDG_STATE_HOME: dir, MCPX_PORT: '' };
+    const shim = (rev: Revision, caps: Json) =>
+      new StdioClient(
+        process.execPath,
+        [cliJs(), 'serve', '--transport', 'stdio', '--connect', gw.url],
+        rev,
+        caps,
+        env,
+      );
+    const open: StdioClient[] = [];
+    try {
+      for (const rev of ERAS) {
+        for (const host of [true, false]) {
+          const c = shim(rev, host ? HOST : {});
+          open.push(c);
+          if (rev !== MODERN) {
+            const init = await c.request('initialize', {
+              protocolVersion: rev,
+              capabilities: c.capabilities,
+              clientInfo: { name: 'agent', version: '1' },
+            });
+            assert.ok(init.result, JSON.stringify(init));
+            c.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+          }
+          const listed = names((await c.request('tools/list')).result as Json);
+          assert.ok(listed.includes(host ? 'forecast' : 'forecast_text'), `${rev} ${host}: ${listed}`);
+          assert.ok(!listed.includes(host ? 'forecast_text' : 'forecast'));
+          const r = await c.request('tools/call', {
+            name: host ? 'forecast' : 'forecast_text',
+            arguments: { place: rev },
+          });
+          assert.match(text(r.result as Json), new RegExp(`^forecast(_text)? of ${rev} from fx:`));
+        }
+      }
+      const shimmed = gw.g.activity
+        .recent({ server: 'fx' })
+        .filter((r) => r.client.transport === 'shim' && r.target === 'forecast');
+      assert.equal(shimmed.length, 2);
+      for (const r of shimmed) assert.deepEqual(r.app, { resourceUri: APP_URI });
+    } finally {
+      await Promise.all(open.map((c) => c.close()));
       await gw.close();
     }
   });

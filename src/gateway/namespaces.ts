@@ -152,13 +152,13 @@ export class Namespaces {
       ([s, rs]) => this.d.passthrough.includes(s) && rs.some((r) => String(r.uri).startsWith(UI_SCHEME)),
     );
     const apps = ui ? await this.d.apps(ctx) : undefined;
+    const own = (server: string, r: JsonObject): JsonObject => {
+      const uri = apps?.shown(server, String(r.uri)) ?? r.uri;
+      return uri === r.uri ? r : { ...r, uri };
+    };
     return lists.flatMap(([server, rs]) =>
       this.d.passthrough.includes(server)
-        ? apps
-          ? rs.map((r) =>
-              apps.shown(server, String(r.uri)) === r.uri ? r : { ...r, uri: apps.shown(server, String(r.uri)) },
-            )
-          : rs
+        ? rs.map((r) => own(server, r))
         : rs.map((r) => ({ ...r, uri: toGatewayUri(server, String(r.uri)) })),
     );
   }
@@ -232,7 +232,10 @@ export class Namespaces {
       if (parsed) upstreamRef = { ...ref, uri: parsed.inner };
     }
     if (!server || !this.d.defs.has(server)) throw invalidParams(`nothing to complete for ${JSON.stringify(ref)}`);
-    const client = await this.d.pool.client(server, ctx.identity);
+    // A pass-through server's instance as the client's extensions have it (docs/protocol.md "Extensions
+    // across the gateway").
+    const ext = this.d.passthrough.includes(server) ? extensionSet(ctx) : undefined;
+    const client = await this.d.pool.client(server, ctx.identity, ext);
     const declared = 'completions' in client.negotiated.capabilities;
     // 2024-11-05 had no completions capability: such a server is asked anyway (docs/protocol.md "Completions and 2024-11-05").
     const rev = client.negotiated.revision;
@@ -253,6 +256,7 @@ export class Namespaces {
         {
           signal: ctx.abort ?? ctx.signal,
           clientCapabilities: this.d.passthrough.includes(server) ? this.d.narrowed(ctx) : undefined,
+          ext,
         },
       );
     } catch (e) {

@@ -28,8 +28,9 @@ export interface ExtensionSet {
   readonly extensions: JsonObject;
 }
 
-/** The scope of an instance declaring `ext` at initialize: its base scope's, one per extension set. */
-export const extScope = (base: string, ext: ExtensionSet) => `${base}\u0001ext:${ext.key}`;
+/** The scope of an instance declaring `ext` at initialize: its base scope's, one per extension set (as
+ *  mcpx_servers and the editor show it: `shared#ext:<key>`). */
+export const extScope = (base: string, ext: ExtensionSet) => `${base}#ext:${ext.key}`;
 
 /** The key of one (server, scope): the pool's entries, and the gateway's calls in flight on it. */
 export const entryKey = (server: string, scope: string) => `${server}\u0000${scope}`;

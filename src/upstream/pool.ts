@@ -290,9 +290,9 @@ export class Pool {
   }
 
   /** The client of (server, scope) if it is running now; never starts one. */
-  running(server: string, identity: string, ext?: ExtensionSet): UpstreamClient | undefined {
+  running(server: string, identity: string): UpstreamClient | undefined {
     const def = this.def(server);
-    const e = this.entries.get(entryKey(def.name, this.scopeOf(def, identity, ext)));
+    const e = this.entries.get(entryKey(def.name, this.scopeOf(def, identity)));
     return e?.state === 'running' ? e.client : undefined;
   }
 

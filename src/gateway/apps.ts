@@ -60,7 +60,8 @@ export class AppUris {
 /** The pass-through tools as a client with `caps` lists them, sorted by the name shown: a tool only an app
  *  may call (`visibility` without "model") is left out for a client that renders no apps — its list is
  *  the model's (SEP-1865 "Visibility") — and stays callable; a host gets every tool as its server listed
- *  it and hides those itself. App URIs are shown as `apps` maps them. */
+ *  it and hides those itself. App URIs are shown as `apps` maps them. (A profile's own tools/list, when
+ *  profiles come, must filter the same way.) */
 export function listedTools(
   index: ReadonlyMap<string, PassthroughTool>,
   apps: AppUris,

@@ -103,8 +103,15 @@ describe('extensions reach the upstream that serves the client', () => {
     const recordNew = join(dir, 'unknown-new.jsonl');
     const gw = await gatewayFor(
       {
-        old: fixtureCommand(['--rev', '2025-11-25', '--name', 'old', '--record', record]),
-        new: fixtureCommand(['--rev', MODERN, '--name', 'new', '--record', recordNew]),
+        // The two share tool names: one offered of each.
+        old: {
+          ...fixtureCommand(['--rev', '2025-11-25', '--name', 'old', '--record', record]),
+          tools: { allow: ['echo'] },
+        },
+        new: {
+          ...fixtureCommand(['--rev', MODERN, '--name', 'new', '--record', recordNew]),
+          tools: { allow: ['add'] },
+        },
       },
       { 'mcp.passthrough': ['old', 'new'] },
     );
@@ -112,7 +119,8 @@ describe('extensions reach the upstream that serves the client', () => {
       const other = { extensions: { 'com.example/telepathy': { level: 3 } } };
       for (const rev of ERAS) {
         const c = await client(gw.url, rev, other);
-        await c.request('tools/list');
+        const listed = names((await c.request('tools/list')).result).filter((n) => !n.startsWith('mcpx_'));
+        assert.deepEqual(listed, ['add', 'echo']);
       }
       const frames = readFileSync(record, 'utf8')
         .split('\n')

@@ -390,6 +390,13 @@ describe('an app calls back through mcpx', () => {
       assert.deepEqual(by('forecast', 'mcpx_call')?.app, { resourceUri: APP_URI });
       assert.equal(by('forecast_refresh', 'pass-through')?.outcome.status, 'denied');
       assert.deepEqual(by('forecast_refresh', 'pass-through')?.app, { resourceUri: APP_URI });
+      // A recorded call's app is read at its server by a client that renders none too (the editor's way).
+      const plain = await client(gw.url, MODERN);
+      const at = `mcpx://fx/${APP_URI}`;
+      const read = await plain.request('resources/read', { uri: at });
+      const [content] = (read.result?.contents ?? []) as Json[];
+      assert.equal(content?.uri, at, JSON.stringify(read.error));
+      assert.match(String(content?.text), /<title>forecast of fx<\/title>/);
     } finally {
       await gw.close();
     }

@@ -12,7 +12,7 @@ import { declares } from '../protocol/questions';
 import { codecFor } from '../protocol/eras';
 import type { CallContext } from '../server/provider';
 import { type Pool, entryKey } from '../upstream/pool';
-import { narrowed } from './capabilities';
+import { extensionSet, narrowed } from './capabilities';
 import { RunContext } from './exec/runs';
 import type { Asked } from './questions';
 import { ProgressRelay, type Report } from './relay';
@@ -63,7 +63,9 @@ export class Calls {
   ): Promise<JsonObject> {
     const { pool, settings, passthrough } = this.d;
     const def = pool.def(server);
-    const scope = pool.scopeOf(def, ctx.identity);
+    // A pass-through server sees the client's extensions (docs/protocol.md "Extensions across the gateway").
+    const ext = passthrough.includes(server) ? extensionSet(ctx) : undefined;
+    const scope = pool.scopeOf(def, ctx.identity, ext);
     const key = entryKey(server, scope);
     let set = this.inFlight.get(key);
     if (!set) this.inFlight.set(key, (set = new Set()));
@@ -95,6 +97,7 @@ export class Calls {
         related: call,
         meta,
         logLevel,
+        ext,
         // A 2026-07-28 upstream's question is the result of this request: its call is known.
         onQuestion: (m, p, signal, inputKey) => {
           // A legacy wire request on this call's own stream counts against it; a 2026-07-28 round's

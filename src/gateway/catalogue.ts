@@ -1,6 +1,7 @@
 // What each upstream offers, fetched lazily and kept until it says its list changed: tools, prompts,
 // resources and templates, per server.
 import type { JsonObject } from '../protocol/jsonrpc';
+import type { ExtensionSet } from '../upstream/instances';
 import type { Pool } from '../upstream/pool';
 
 export type ListKind = 'tools' | 'prompts' | 'resources' | 'resourceTemplates';
@@ -40,19 +41,24 @@ export class Catalogue {
     return `${server}\u0000${kind}\u0000${scope}`;
   }
 
-  /** A server's list; an empty one where the server does not declare the capability. */
-  list(server: string, kind: ListKind, identity: string): Promise<JsonObject[]> {
+  /** A server's list; an empty one where the server does not declare the capability. `ext`: as a client
+   *  that declared these extensions sees it (a pass-through server), one list per set whatever the
+   *  upstream's era — what a server offers may depend on them (docs/protocol.md "Extensions across the
+   *  gateway"). */
+  list(server: string, kind: ListKind, identity: string, ext?: ExtensionSet): Promise<JsonObject[]> {
     const def = this.pool.def(server);
-    const k = this.key(server, kind, this.pool.scopeOf(def, identity));
+    const k = this.key(server, kind, `${this.pool.scopeOf(def, identity)}${ext ? `\u0000${ext.key}` : ''}`);
     let p = this.cache.get(k);
     if (!p) {
       p = (async () => {
-        const client = await this.pool.client(server, identity);
+        const client = await this.pool.client(server, identity, ext);
         if (!(CAPABILITY[kind] in client.negotiated.capabilities)) return [];
+        // Declared per request where the upstream reads them so (else its instance declared them).
+        const clientCapabilities = ext && { ...client.defaultCapabilities, extensions: ext.extensions };
         return this.screen(
           server,
           kind,
-          await client.listAll(METHOD[kind], kind, { timeoutMs: this.pool.callTimeout() }),
+          await client.listAll(METHOD[kind], kind, { timeoutMs: this.pool.callTimeout(), clientCapabilities }),
         );
       })();
       this.cache.set(k, p);

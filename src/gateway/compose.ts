@@ -21,8 +21,9 @@ import { Pool } from '../upstream/pool';
 import { ActivityLog } from './activity/log';
 import { Broker } from './broker';
 import { Calls } from './calls';
+import { AppUris } from './apps';
+import { MCPX_CAPABILITIES, extensionSet, narrowed } from './capabilities';
 import { ClientSignIns } from './signInClient';
-import { MCPX_CAPABILITIES, narrowed } from './capabilities';
 import { Catalogue } from './catalogue';
 import { EventBus } from './events';
 import { Exec } from './exec/exec';
@@ -221,6 +222,14 @@ export function composeGateway(
     log,
     upstream: (server, ctx, method, params) => calls.request(server, ctx, method, params),
     narrowed,
+    // Tools that cannot be listed (a name two servers offer) leave every ui:// URI as written.
+    apps: (ctx) => {
+      const { view, passthroughTools } = profiles.of(ctx);
+      return passthroughTools.index(ctx.identity, extensionSet(ctx)).then(
+        (index) => AppUris.of(index, view.listed()),
+        () => AppUris.of(new Map(), view.listed()),
+      );
+    },
     gate,
     pins,
   });

@@ -4,12 +4,14 @@ import type { ServerDef } from '../config/servers';
 import { invalidParams } from '../protocol/errors';
 import { type JsonObject, isObject } from '../protocol/jsonrpc';
 import { INPUT_ERROR_AS_RESULT, inSpan } from '../protocol/revisions';
+import { appResourceUri } from '../protocol/extensions';
 import type { CallContext } from '../server/provider';
 import type { Pool } from '../upstream/pool';
 import type { Calls } from './calls';
 import type { Catalogue } from './catalogue';
 import { toolAllowed } from './names';
 import { rewriteUris } from './uris';
+import { extensionSet } from './capabilities';
 import { schemaMismatch } from '../kit/schema';
 import type { CallPath } from './activity/record';
 import type { Gate } from './permissions/gate';
@@ -62,8 +64,11 @@ export class Forwarder {
     if (view.profile && !view.allows(server, tool)) throw noSuchTool(server, tool);
     if (!toolAllowed(tool, d.tools))
       throw invalidParams(`tool ${JSON.stringify(tool)} of ${server} is not allowed by its tools filter`);
+    const ext = this.d.passthrough.includes(server) ? extensionSet(ctx) : undefined;
     // Listing may be what first needs a sign-in: through the client, where it can give one.
-    const tools = await this.d.calls.signedIn(server, ctx, () => this.d.catalogue.list(server, 'tools', ctx.identity));
+    const tools = await this.d.calls.signedIn(server, ctx, () =>
+      this.d.catalogue.list(server, 'tools', ctx.identity, ext),
+    );
     const listed = tools.find((t) => t.name === tool);
     const result = await this.call(server, tool, args, ctx, listed, timeoutMs, path);
     return this.d.passthrough.includes(server) ? result : rewriteUris(server, result);
@@ -84,10 +89,11 @@ export class Forwarder {
   ): Promise<JsonObject> {
     const held = this.d.pins.heldOf(server, 'tools', tool);
     const annotations = isObject(listed?.annotations) ? listed.annotations : undefined;
+    const app = listed && appResourceUri(listed);
     // Refused before its arguments are read: the refusal names the review, and the gate records it.
     if (held)
       return this.d.gate.run(
-        { kind: 'tool', server, target: tool, args, annotations, path, pin: 'held' },
+        { kind: 'tool', server, target: tool, args, annotations, path, pin: 'held', app },
         ctx,
         async () => this.d.pins.refusal(held),
       );
@@ -96,7 +102,7 @@ export class Forwarder {
       if (bad) return inputError(ctx, `Invalid arguments for ${server}/${tool}: ${bad}`);
     }
     const pin = this.d.pins.stateOf(server, 'tools', tool);
-    return this.d.gate.run({ kind: 'tool', server, target: tool, args, annotations, path, pin }, ctx, () =>
+    return this.d.gate.run({ kind: 'tool', server, target: tool, args, annotations, path, pin, app }, ctx, () =>
       this.checked(server, tool, args, ctx, listed, requestedTimeoutMs),
     );
   }

@@ -7,6 +7,7 @@ import { ALLOW_ALL, type Permissions } from '../config/permissions';
 import type { Settings } from '../config/settings';
 import { CODES, ProtocolError, invalidParams, resourceNotFound } from '../protocol/errors';
 import { codecOfEra } from '../protocol/eras';
+import { UI_EXTENSION } from '../protocol/extensions';
 import type { JsonObject } from '../protocol/jsonrpc';
 import type {
   CallContext,
@@ -19,6 +20,8 @@ import type {
 import { stopTracing } from '../telemetry/trace';
 import type { SignInState } from '../upstream/auth/authorizer';
 import type { ActivityLog } from './activity/log';
+import { AppUris, listedTools } from './apps';
+import { extensionSet } from './capabilities';
 import { type GatewayOptions, type GatewayParts, composeGateway } from './compose';
 import type { RunView } from './exec/runs';
 import type { GatewayEvent, GatewayFacade, Question, ServerListKind, UpstreamStatus, WatchRow } from './facade';
@@ -93,6 +96,11 @@ export class Gateway implements Provider, GatewayFacade {
         resources: true,
       },
       tasks: true,
+      // MCP Apps reach a host only in pass-through, where tools keep their `_meta.ui` and ui:// reads go to
+      // their server (docs/gateway.md "MCP Apps"). Which upstream serves apps is known only once it has
+      // seen the client declare the extension, so it is declared for any.
+      // (Profiles, when they come, declare it where their set holds a pass-through server.)
+      ...(this.p.passthrough.length ? { extensions: { [UI_EXTENSION]: {} } } : {}),
     };
   }
 
@@ -167,10 +175,8 @@ export class Gateway implements Provider, GatewayFacade {
 
   async listTools(ctx: CallContext): Promise<JsonObject[]> {
     const { view, passthroughTools } = this.p.profiles.of(ctx);
-    const pt = await passthroughTools.index(ctx.identity);
-    const upstream = [...pt.entries()]
-      .sort(([a], [b]) => a.localeCompare(b))
-      .map(([shown, e]) => ({ ...e.tool, name: shown }));
+    const pt = await passthroughTools.index(ctx.identity, extensionSet(ctx));
+    const upstream = listedTools(pt, AppUris.of(pt, view.listed()), ctx.clientCapabilities);
     // A gateway tool an upstream also names is hidden over MCP: the upstream wins.
     return [...upstream, ...this.p.tools.definitions(view).filter((t) => !pt.has(String(t.name)))];
   }
@@ -198,7 +204,7 @@ export class Gateway implements Provider, GatewayFacade {
       return t && handle ? this.shrinking(handle, t.definition, ctx, t.artifact) : handle;
     };
     if (!passthrough.length) return own();
-    return passthroughTools.index(ctx.identity).then((index) => {
+    return passthroughTools.index(ctx.identity, extensionSet(ctx)).then((index) => {
       const hit = index.get(name);
       if (hit)
         return this.shrinking(

@@ -4,10 +4,14 @@
 import type { ServerDef } from '../config/servers';
 import { CODES, McpxError, ProtocolError, invalidParams, resourceNotFound } from '../protocol/errors';
 import { type JsonObject, isObject } from '../protocol/jsonrpc';
+import { UI_SCHEME } from '../protocol/extensions';
 import { hasField } from '../protocol/revisions';
 import type { CallContext } from '../server/provider';
 import { UpstreamError } from '../upstream/client';
+import type { ExtensionSet } from '../upstream/instances';
 import type { Pool } from '../upstream/pool';
+import type { AppUris } from './apps';
+import { extensionSet } from './capabilities';
 import type { Catalogue } from './catalogue';
 import type { Gate } from './permissions/gate';
 import type { Pins } from './pins/pins';
@@ -29,6 +33,8 @@ export interface NamespaceDeps {
   upstream(server: string, ctx: CallContext, method: string, params: JsonObject): Promise<JsonObject>;
   /** The client's capabilities narrowed to what mcpx has (pass-through servers). */
   narrowed(ctx: CallContext): JsonObject;
+  /** The ui:// URIs the pass-through tools name, as the calling client lists them (gateway/apps.ts). */
+  apps(ctx: CallContext): Promise<AppUris>;
   /** Every read and prompt passes the permission check (gateway/permissions/gate.ts). */
   gate: Pick<Gate, 'run'>;
   /** A prompt held by its pin is refused (gateway/pins/pins.ts). */
@@ -45,11 +51,13 @@ export interface Located {
 
 /** Where `uri` lives, or why nowhere: an mcpx:// URI names its server; a bare URI goes to the first
  *  pass-through server that lists it or has a template for it, else to the first (docs/gateway.md
- *  "Pass-through"). `has`: the servers the caller's endpoint offers (a profile's; default: all). */
+ *  "Pass-through"). `has`: the servers the caller's endpoint offers (a profile's; default: all). `ext`: the
+ *  pass-through servers' lists as a client with these extensions sees them. */
 export async function locateResource(
   d: Pick<NamespaceDeps, 'defs' | 'passthrough' | 'catalogue'> & { has?: (server: string) => boolean },
   uri: string,
   identity: string,
+  ext?: ExtensionSet,
 ): Promise<Located | { reason: string }> {
   const has = d.has ?? ((s: string) => d.defs.has(s));
   const passthrough = d.passthrough.filter(has);
@@ -66,9 +74,9 @@ export async function locateResource(
   }
   if (passthrough.length === 0) return { reason: 'not an mcpx:// URI' };
   for (const server of passthrough) {
-    const rs = await d.catalogue.list(server, 'resources', identity).catch(() => [] as JsonObject[]);
+    const rs = await d.catalogue.list(server, 'resources', identity, ext).catch(() => [] as JsonObject[]);
     if (rs.some((r) => r.uri === uri)) return { server, uri, gateway: false };
-    const ts = await d.catalogue.list(server, 'resourceTemplates', identity).catch(() => [] as JsonObject[]);
+    const ts = await d.catalogue.list(server, 'resourceTemplates', identity, ext).catch(() => [] as JsonObject[]);
     if (ts.some((t) => templateMatches(String(t.uriTemplate), uri))) return { server, uri, gateway: false };
   }
   return { server: passthrough[0]!, uri, gateway: false };
@@ -100,18 +108,22 @@ export class Namespaces {
     return out;
   }
 
-  /** Every offered server's list of one kind; a server that cannot be reached is logged and left out. */
+  /** Every offered server's list of one kind (a pass-through server's as the client sees it: its
+   *  extensions); a server that cannot be reached is logged and left out. */
   private async allLists(
     kind: 'prompts' | 'resources' | 'resourceTemplates',
     ctx: CallContext,
   ): Promise<Array<[string, JsonObject[]]>> {
     const servers = this.d.profiles.of(ctx).view.servers();
+    const ext = extensionSet(ctx);
     const lists = await Promise.all(
       servers.map((s) =>
-        this.d.catalogue.list(s, kind, ctx.identity).catch((e: Error) => {
-          this.d.log(`[${s}] ${kind} unavailable: ${e.message}`);
-          return [] as JsonObject[];
-        }),
+        this.d.catalogue
+          .list(s, kind, ctx.identity, this.d.passthrough.includes(s) ? ext : undefined)
+          .catch((e: Error) => {
+            this.d.log(`[${s}] ${kind} unavailable: ${e.message}`);
+            return [] as JsonObject[];
+          }),
       ),
     );
     return servers.map((s, i) => [s, lists[i]!]);
@@ -139,8 +151,21 @@ export class Namespaces {
   // ---- resources -----------------------------------------------------------------------------
 
   async listResources(ctx: CallContext): Promise<JsonObject[]> {
-    return (await this.allLists('resources', ctx)).flatMap(([server, rs]) =>
-      this.d.passthrough.includes(server) ? rs : rs.map((r) => ({ ...r, uri: toGatewayUri(server, String(r.uri)) })),
+    const lists = await this.allLists('resources', ctx);
+    // A pass-through server's ui:// resource is shown as its tools name it (gateway/apps.ts); the tools
+    // are listed for that only where such a resource is.
+    const ui = lists.some(
+      ([s, rs]) => this.d.passthrough.includes(s) && rs.some((r) => String(r.uri).startsWith(UI_SCHEME)),
+    );
+    const apps = ui ? await this.d.apps(ctx) : undefined;
+    const own = (server: string, r: JsonObject): JsonObject => {
+      const uri = apps?.shown(server, String(r.uri)) ?? r.uri;
+      return uri === r.uri ? r : { ...r, uri };
+    };
+    return lists.flatMap(([server, rs]) =>
+      this.d.passthrough.includes(server)
+        ? rs.map((r) => own(server, r))
+        : rs.map((r) => ({ ...r, uri: toGatewayUri(server, String(r.uri)) })),
     );
   }
 
@@ -162,7 +187,10 @@ export class Namespaces {
         ctx,
         () => this.d.upstream(target.server, ctx, 'resources/read', { uri: target.uri }),
       );
-      if (!target.gateway) return passedThrough(target.server, 'resources/read', result);
+      if (!target.gateway) {
+        const checked = passedThrough(target.server, 'resources/read', result);
+        return target.uri === uri ? checked : shownAs(checked, target.uri, uri);
+      }
       const contents = Array.isArray(result.contents) ? result.contents : [];
       return {
         ...result,
@@ -185,7 +213,11 @@ export class Namespaces {
 
   private async resolveResource(uri: string, ctx: CallContext): Promise<Located> {
     const { view } = this.d.profiles.of(ctx);
-    const at = await locateResource({ ...this.d, has: (s) => view.has(s) }, uri, ctx.identity);
+    // An app's ui:// URI reads at the server whose tools name it (gateway/apps.ts).
+    const app =
+      uri.startsWith(UI_SCHEME) && this.d.passthrough.length ? (await this.d.apps(ctx)).locate(uri) : undefined;
+    if (app) return { ...app, gateway: false };
+    const at = await locateResource({ ...this.d, has: (s) => view.has(s) }, uri, ctx.identity, extensionSet(ctx));
     if ('reason' in at) throw resourceNotFound(ctx.rev, uri, `Resource not found: ${at.reason}`);
     return at;
   }
@@ -208,7 +240,10 @@ export class Namespaces {
     }
     if (!server || !this.d.profiles.of(ctx).view.has(server))
       throw invalidParams(`nothing to complete for ${JSON.stringify(ref)}`);
-    const client = await this.d.pool.client(server, ctx.identity);
+    // A pass-through server's instance as the client's extensions have it (docs/protocol.md "Extensions
+    // across the gateway").
+    const ext = this.d.passthrough.includes(server) ? extensionSet(ctx) : undefined;
+    const client = await this.d.pool.client(server, ctx.identity, ext);
     const declared = 'completions' in client.negotiated.capabilities;
     // 2024-11-05 had no completions capability: such a server is asked anyway (docs/protocol.md "Completions and 2024-11-05").
     const rev = client.negotiated.revision;
@@ -229,6 +264,7 @@ export class Namespaces {
         {
           signal: ctx.abort ?? ctx.signal,
           clientCapabilities: this.d.passthrough.includes(server) ? this.d.narrowed(ctx) : undefined,
+          ext,
         },
       );
     } catch (e) {
@@ -237,4 +273,10 @@ export class Namespaces {
       throw e;
     }
   }
+}
+
+/** A read's result with the contents at `inner` (the upstream's URI) shown at `uri` (the one read). */
+function shownAs(result: JsonObject, inner: string, uri: string): JsonObject {
+  if (!Array.isArray(result.contents)) return result;
+  return { ...result, contents: result.contents.map((c) => (isObject(c) && c.uri === inner ? { ...c, uri } : c)) };
 }

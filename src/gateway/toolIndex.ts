@@ -2,6 +2,7 @@
 // them by (profiles/view.ts), and mcpx_tools' list across the view's servers.
 import { CODES, ProtocolError } from '../protocol/errors';
 import type { JsonObject } from '../protocol/jsonrpc';
+import type { ExtensionSet } from '../upstream/instances';
 import type { Catalogue } from './catalogue';
 import type { ToolView } from './profiles/view';
 
@@ -28,11 +29,12 @@ export class PassthroughTools {
   constructor(private readonly d: ToolIndexDeps) {}
 
   /** Name shown -> (server, upstream name, tool). Two servers offering one name fail the list with an
-   *  error naming both (docs/gateway.md "Pass-through"). */
-  index(identity: string): Promise<Map<string, PassthroughTool>> {
+   *  error naming both (docs/gateway.md "Pass-through"). `ext`: the calling client's extensions, which
+   *  the servers see it declare (docs/protocol.md "Extensions across the gateway"). */
+  index(identity: string, ext?: ExtensionSet): Promise<Map<string, PassthroughTool>> {
     const { view, catalogue } = this.d;
     const passthrough = view.listed();
-    const sources = passthrough.map((server) => catalogue.list(server, 'tools', identity));
+    const sources = passthrough.map((server) => catalogue.list(server, 'tools', identity, ext));
     const last = this.last;
     if (last && last.sources.length === sources.length && last.sources.every((p, i) => p === sources[i]))
       return last.index;

@@ -43,6 +43,7 @@ function serverCapabilities(p: Provider, profile: string | undefined): JsonObjec
     caps.tasks = { list: {}, cancel: {}, requests: { tools: { call: {} } } };
     caps.extensions = { [TASKS_EXTENSION]: {} };
   }
+  if (c.extensions) caps.extensions = { ...(caps.extensions as JsonObject | undefined), ...c.extensions };
   return caps;
 }
 

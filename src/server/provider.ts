@@ -76,6 +76,9 @@ export interface ProviderCapabilities {
   listChanged?: { tools?: boolean; prompts?: boolean; resources?: boolean };
   /** Its tools' handles say their task support (ToolHandle.taskSupport): tools/call may become a task. */
   tasks?: boolean;
+  /** Extensions it carries beyond tasks, each with its settings (declared where the revision has
+   *  `extensions`: the edge drops them for one without). */
+  extensions?: JsonObject;
 }
 
 export type ListKind = 'tools' | 'prompts' | 'resources';

@@ -6,6 +6,7 @@
 import type { SandboxSpec } from '../config/sandbox';
 import type { ServerDef } from '../config/servers';
 import { CODES, ProtocolError } from '../protocol/errors';
+import type { JsonObject } from '../protocol/jsonrpc';
 import type { UpstreamClient } from './client';
 
 export type UpstreamState = 'starting' | 'running' | 'failed' | 'needs-sign-in' | 'stopping' | 'stopped';
@@ -22,6 +23,17 @@ export interface UpstreamStatus {
   /** A stdio server's sandbox as it applies (docs/security.md "The upstream sandbox"): false when none. */
   sandbox?: SandboxSpec | false;
 }
+
+/** The extensions a client declared, as a pass-through server is to see them, and their canonical key
+ *  (docs/protocol.md "Extensions across the gateway"). */
+export interface ExtensionSet {
+  readonly key: string;
+  readonly extensions: JsonObject;
+}
+
+/** The scope of an instance declaring `ext` at initialize: its base scope's, one per extension set (as
+ *  mcpx_servers and the editor show it: `shared#ext:<key>`). */
+export const extScope = (base: string, ext: ExtensionSet) => `${base}#ext:${ext.key}`;
 
 /** The key of one (server, scope): the pool's entries, and the gateway's calls in flight on it. */
 export const entryKey = (server: string, scope: string) => `${server}\u0000${scope}`;
@@ -43,6 +55,8 @@ export class Entry {
   constructor(
     readonly def: ServerDef,
     readonly scope: string,
+    /** What it declares at initialize besides mcpx's own capabilities (an extension set's instance). */
+    readonly ext?: ExtensionSet,
   ) {}
 
   /** Nothing uses it: no call, no hold, no request in flight. */
@@ -66,7 +80,8 @@ export class Entry {
   }
 }
 
-/** limits.instancesPerServer for `scope: "identity"` servers. */
+/** limits.instancesPerServer for `scope: "identity"` servers and for the instances of one server per
+ *  extension set. */
 export class InstanceCap {
   /** Evictions at the cap since the last notice, per server (the notice is rate-limited). */
   private readonly evictions = new Map<string, { at: number; n: number }>();

@@ -6,6 +6,7 @@ import { redactText } from '../config/redact';
 import { type SandboxBlock, type SandboxSpec, sandboxOf } from '../config/sandbox';
 import type { ServerDef } from '../config/servers';
 import type { Settings } from '../config/settings';
+import { codecOfEra } from '../protocol/eras';
 import { CODES, ProtocolError } from '../protocol/errors';
 import type { JsonObject } from '../protocol/jsonrpc';
 import type { ClientHooks, RequestOptions, UpstreamClient } from './client';
@@ -13,7 +14,15 @@ import type { EraCache } from './eras';
 import { SessionExpired } from './http';
 import type { Authorizers } from './auth/registry';
 import { SignInRequired } from './auth/errors';
-import { Entry, InstanceCap, type UpstreamState, type UpstreamStatus, entryKey } from './instances';
+import {
+  Entry,
+  type ExtensionSet,
+  InstanceCap,
+  type UpstreamState,
+  type UpstreamStatus,
+  entryKey,
+  extScope,
+} from './instances';
 import { connect } from './probe';
 
 /** When to restart, and when to give up with a visible error. */
@@ -75,15 +84,26 @@ export class Pool {
     return d;
   }
 
-  /** The scope key of a call: one shared instance, or one per client identity. */
-  scopeOf(def: ServerDef, identity: string): string {
-    return def.scope === 'identity' ? identity : 'shared';
+  /** The scope key of a call: one shared instance, or one per client identity; and within it one per
+   *  extension set the caller declared, where the upstream reads extensions only at initialize (a
+   *  legacy one, or one whose era is not known yet) — docs/protocol.md "Extensions across the gateway". */
+  scopeOf(def: ServerDef, identity: string, ext?: ExtensionSet): string {
+    const base = def.scope === 'identity' ? identity : 'shared';
+    return ext && this.perConnection(def) ? extScope(base, ext) : base;
   }
 
-  private entry(def: ServerDef, scope: string): Entry {
+  /** Whether `def`'s upstream reads a client's extensions once per connection (or may: its era unknown). */
+  private perConnection(def: ServerDef): boolean {
+    const r = this.o.eras.get(def);
+    return !r || codecOfEra(r.era).client.extensions === 'per-connection';
+  }
+
+  private entry(def: ServerDef, identity: string, ext?: ExtensionSet): Entry {
+    const scope = this.scopeOf(def, identity, ext);
     const k = entryKey(def.name, scope);
     let e = this.entries.get(k);
-    if (!e) this.entries.set(k, (e = new Entry(def, scope)));
+    // Only an extension set's own instance declares it at initialize; a per-request upstream's is shared.
+    if (!e) this.entries.set(k, (e = new Entry(def, scope, scope === this.scopeOf(def, identity) ? undefined : ext)));
     return e;
   }
 
@@ -101,10 +121,10 @@ export class Pool {
   }
 
   /** A running client for (server, scope), started on first use. */
-  async client(server: string, identity: string): Promise<UpstreamClient> {
+  async client(server: string, identity: string, ext?: ExtensionSet): Promise<UpstreamClient> {
     if (this.closed) throw new ProtocolError(CODES.InternalError, 'the gateway is stopping');
     const def = this.def(server);
-    const e = this.entry(def, this.scopeOf(def, identity));
+    const e = this.entry(def, identity, ext);
     e.lastUsed = Date.now();
     if (e.client && e.state === 'running') return e.client;
     if (e.starting) return e.starting;
@@ -116,10 +136,10 @@ export class Pool {
         `upstream ${server} failed ${recent.length} times within ${RESTART_POLICY.windowMs / 1000} s and is given up on for now: ${e.lastError ?? 'no error recorded'}`,
       );
     }
-    // A scope: identity instance starts only within limits.instancesPerServer; the instance stopped to
-    // make room has exited before this one is spawned (entry `e` counts as starting meanwhile, so no
-    // other identity takes the room).
-    const victim = def.scope === 'identity' ? this.makeRoom(e) : undefined;
+    // A scope: identity instance, or an extension set's, starts only within limits.instancesPerServer;
+    // the instance stopped to make room has exited before this one is spawned (entry `e` counts as
+    // starting meanwhile, so no other identity takes the room).
+    const victim = def.scope === 'identity' || e.ext ? this.makeRoom(e) : undefined;
     e.starting = victim
       ? this.stopEntry(victim).then(() => this.start(e, recent.length))
       : this.start(e, recent.length);
@@ -150,6 +170,16 @@ export class Pool {
       const e = this.entries.get(entryKey(def.name, identity));
       if (e && e.calls === 0 && e.holds === 0) mine.push(e);
     }
+    // Its instances per extension set too (few: one per set it declared).
+    for (const e of this.entries.values())
+      if (
+        e.ext &&
+        e.def.scope === 'identity' &&
+        e.scope === extScope(identity, e.ext) &&
+        e.calls === 0 &&
+        e.holds === 0
+      )
+        mine.push(e);
     if (mine.length === 0) return;
     await Promise.all(
       mine.map(async (e) => {
@@ -171,7 +201,7 @@ export class Pool {
         eras: this.o.eras,
         policy: this.o.policy,
         clientInfo: this.o.clientInfo,
-        capabilities: this.o.capabilities,
+        capabilities: e.ext ? { ...this.o.capabilities, extensions: e.ext.extensions } : this.o.capabilities,
         timeoutMs: this.o.settings.duration('pool.startTimeout'),
         probeTimeoutMs: this.o.settings.duration('pool.probeTimeout'),
         maxLineBytes: this.o.settings.get<number>('transport.maxLineBytes'),
@@ -224,10 +254,10 @@ export class Pool {
     identity: string,
     method: string,
     params: JsonObject,
-    o: RequestOptions & { requestedTimeoutMs?: number } = {},
+    o: RequestOptions & { requestedTimeoutMs?: number; ext?: ExtensionSet } = {},
   ): Promise<JsonObject> {
     const def = this.def(server);
-    const e = this.entry(def, this.scopeOf(def, identity));
+    const e = this.entry(def, identity, o.ext);
     const opts = {
       ...o,
       timeoutMs: this.callTimeout(o.requestedTimeoutMs),
@@ -238,7 +268,8 @@ export class Pool {
     try {
       // A running client is used as it is: client() would look the entry up again, and its await costs
       // a promise and a turn per call.
-      const client = !this.closed && e.client && e.state === 'running' ? e.client : await this.client(server, identity);
+      const client =
+        !this.closed && e.client && e.state === 'running' ? e.client : await this.client(server, identity, o.ext);
       try {
         return await client.request(method, params, opts);
       } catch (err) {
@@ -248,7 +279,7 @@ export class Pool {
         if (!(err instanceof SessionExpired)) throw err;
         this.o.log(`[${server}] ${err.message}; initializing again`);
         if (e.client === client) await this.stopEntry(e);
-        return await (await this.client(server, identity)).request(method, params, opts);
+        return await (await this.client(server, identity, o.ext)).request(method, params, opts);
       }
     } finally {
       e.calls--;
@@ -278,7 +309,7 @@ export class Pool {
     // A watch released after its server left the configuration: nothing is held any more.
     const def = this.defs.get(server);
     if (!def) return;
-    this.entry(def, this.scopeOf(def, identity)).holds += delta;
+    this.entry(def, identity).holds += delta;
   }
 
   statuses(): UpstreamStatus[] {

@@ -226,7 +226,7 @@ async function tryModern(o: ConnectOptions, t: UpstreamTransport, retried = fals
 async function tryLegacy(o: ConnectOptions, t: UpstreamTransport): Promise<Attempt> {
   const params = {
     protocolVersion: LATEST_LEGACY,
-    capabilities: downgradeClientCapabilities(o.capabilities, LATEST_LEGACY),
+    capabilities: atInitialize(o.capabilities),
     clientInfo: o.clientInfo,
   };
   try {
@@ -274,4 +274,13 @@ async function tryLegacy(o: ConnectOptions, t: UpstreamTransport): Promise<Attem
       status: e instanceof HttpStatusError ? e.status : undefined,
     };
   }
+}
+
+/** mcpx's capabilities as a legacy initialize declares them: spelled for the revision, with the extensions
+ *  an instance carries for its clients kept — a legacy client declares them in its own initialize, and
+ *  ClientCapabilities is an open object in every revision (docs/protocol.md "Extensions across the
+ *  gateway"). */
+function atInitialize(caps: JsonObject): JsonObject {
+  const spelled = downgradeClientCapabilities(caps, LATEST_LEGACY);
+  return isObject(caps.extensions) ? { ...spelled, extensions: caps.extensions } : spelled;
 }

@@ -27,7 +27,7 @@ export const LIMITS: readonly SettingDef[] = [
     'limits.instancesPerServer',
     'integer',
     8,
-    'Most instances of one `scope: "identity"` server running at once; beyond, the least recently used idle one is stopped, or the call is refused.',
+    'Most instances of one `scope: "identity"` server running at once, or of one server per extension set its clients declared; beyond, the least recently used idle one is stopped, or the call is refused.',
     {
       min: 1,
     },

@@ -57,6 +57,9 @@ export interface ActivityRecord {
   /** A tool call's pin state (docs/gateway.md "Pins"): its definition as pinned, `changed` (let through
    *  under pins.mode warn), `held` (refused until reviewed), or `off` (pins off for its server). */
   readonly pin?: 'pinned' | 'changed' | 'held' | 'off';
+  /** A call of a tool with an MCP App: the ui:// resource it renders with, as its server (`server`)
+   *  has it (docs/gateway.md "MCP Apps"), so the app can be shown for this call later. */
+  readonly app?: { readonly resourceUri: string };
 }
 
 /** Where the gate hands each record; appending never blocks and never throws. */

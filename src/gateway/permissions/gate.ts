@@ -42,6 +42,8 @@ export interface GateCall {
   readonly path: CallPath;
   /** A tool call's pin state (gateway/pins/pins.ts); `held`: refused without asking anyone. */
   readonly pin?: ActivityRecord['pin'];
+  /** The tool's app (its `_meta.ui.resourceUri` as listed), kept in the record. */
+  readonly app?: string;
 }
 
 /** What a refused call gets: for tools/call an isError result (a model reads it), elsewhere a JSON-RPC
@@ -110,6 +112,7 @@ export class Gate {
         ...(ctx.taskId ? { taskId: ctx.taskId } : {}),
         ...(result ? { result } : {}),
         ...(c.pin ? { pin: c.pin } : {}),
+        ...(c.app ? { app: { resourceUri: c.app } } : {}),
       });
     };
     if (c.pin === 'held') {

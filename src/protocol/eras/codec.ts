@@ -117,6 +117,10 @@ export interface EraCodec {
     readonly subscriptions: 'subscribe' | 'listen';
     /** A change of mcpx's roots is announced (notifications/roots/list_changed; 2026-07-28 has none). */
     readonly rootsListChanged: boolean;
+    /** Where a client's extensions reach the upstream: in each request (2026-07-28 `_meta`), or once at
+     *  initialize for the whole connection, so clients that declare different ones need an instance each
+     *  (docs/protocol.md "Extensions across the gateway"). */
+    readonly extensions: 'per-request' | 'per-connection';
   };
 
   /** mcpx as a client: tools/list is asked of an upstream that declared no `tools` capability (legacy

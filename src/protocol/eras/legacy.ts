@@ -52,6 +52,7 @@ export const LEGACY: EraCodec = {
     peerRequests: true,
     subscriptions: 'subscribe',
     rootsListChanged: true,
+    extensions: 'per-connection',
   },
   // tools/list even where no `tools` capability was declared.
   listsUndeclaredTools: true,

@@ -76,6 +76,7 @@ export const MODERN_CODEC: EraCodec = {
     peerRequests: false,
     subscriptions: 'listen',
     rootsListChanged: false,
+    extensions: 'per-request',
   },
   // tools/list even where no `tools` capability was declared.
   listsUndeclaredTools: false,

@@ -93,9 +93,14 @@ export class Exec {
     };
     switch (op) {
       case 'call': {
-        const options = obj(a[3], 'the options');
-        const timeout =
-          typeof options.timeoutSec === 'number' && options.timeoutSec > 0 ? options.timeoutSec * 1000 : undefined;
+        const { timeoutSec } = obj(a[3], 'the options');
+        // A shorter timeout for this one call, as mcpx_call's timeoutSec: never longer than pool.callTimeout
+        // (docs/exec.md "Bounds").
+        if (timeoutSec !== undefined && !(typeof timeoutSec === 'number' && timeoutSec > 0 && timeoutSec < 1e9))
+          throw new Error(
+            `the options' timeoutSec must be a positive number of seconds, got ${JSON.stringify(timeoutSec)}`,
+          );
+        const timeout = timeoutSec === undefined ? undefined : Math.ceil(timeoutSec * 1000);
         return this.d.call(str(a[0], 'the server'), str(a[1], 'the tool'), obj(a[2], 'the arguments'), ctx, timeout);
       }
       case 'typed': {

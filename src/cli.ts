@@ -17,8 +17,10 @@ export const COMMANDS: Record<string, () => Promise<Command>> = {
   tools: async () => (await import('./cli/tools')).tools,
   call: async () => (await import('./cli/call')).call,
   read: async () => (await import('./cli/read')).read,
+  exec: async () => (await import('./cli/exec')).exec,
   auth: async () => (await import('./cli/auth')).auth,
   reload: async () => (await import('./cli/reload')).reload,
+  restart: async () => (await import('./cli/restart')).restart,
   permissions: async () => (await import('./cli/permissions')).permissions,
   pins: async () => (await import('./cli/pins')).pins,
 };

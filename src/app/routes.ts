@@ -21,6 +21,7 @@ import { SseStream } from '../wire/sse';
 import { namedIdentity } from '../server/conn';
 import { activityRoute } from './activity';
 import { pinsRoute } from './pins';
+import { serversRoute } from './servers';
 
 const json = (res: ServerResponse, status: number, body: unknown) => sendJson(res, status, body, { pretty: true });
 
@@ -290,12 +291,14 @@ function permissionsRoute(g: Pick<GatewayFacade, 'permissions' | 'grants' | 'rev
   };
 }
 
-/** The gateway's /v1 routes: its questions, its permissions, its pins, its event stream, its activity log. */
+/** The gateway's /v1 routes: its questions, its permissions, its pins, its servers' restart, its event stream,
+ *  its activity log. */
 export function gatewayRoutes(g: GatewayFacade): Route[] {
   return [
     questionsRoute(g),
     permissionsRoute(g),
     pinsRoute(g),
+    serversRoute(g),
     eventsRoute(g, () => g.settings.duration('transport.sseKeepAlive')),
     activityRoute(g),
   ];

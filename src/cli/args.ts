@@ -15,7 +15,8 @@ type Flag =
         | 'session'
         | 'client'
         | 'server'
-        | 'since';
+        | 'since'
+        | 'timeout';
     }
   | { readonly kind: 'switch'; readonly into: 'all' | 'text' | 'standalone' | 'noBrowser' | 'follow' | 'json' }
   /** `--port N` is `--set port=N`. */
@@ -32,6 +33,7 @@ export const FLAGS = {
   client: { kind: 'value', into: 'client' },
   server: { kind: 'value', into: 'server' },
   since: { kind: 'value', into: 'since' },
+  timeout: { kind: 'value', into: 'timeout' },
   follow: { kind: 'switch', into: 'follow' },
   json: { kind: 'switch', into: 'json' },
   all: { kind: 'switch', into: 'all' },
@@ -55,7 +57,12 @@ export const FLAG_NOTES: Partial<Record<FlagName, readonly string[]>> = {
   connect: [
     '--connect auto (the default): the editor window for this',
     'folder, else the running daemon, else one started in the',
-    'background (shim.daemonIdleExit)',
+    'background (shim.daemonIdleExit); ssh://[USER@]HOST[:PORT]:',
+    'the gateway there, through mcpx on that host (shim.sshCommand)',
+  ],
+  timeout: [
+    '--timeout 30s|500ms|2m: a shorter timeout for the call than',
+    'pool.callTimeout (never longer; a unit is required)',
   ],
 };
 
@@ -63,7 +70,7 @@ export interface Args {
   config?: string;
   endpoint?: string;
   transport?: string;
-  /** mcpx serve, tools, call, read: which gateway (auto, a URL; serve also ssh://host). */
+  /** mcpx serve, tools, call, read, exec: which gateway (auto, a URL, ssh://host). */
   connect?: string;
   /** mcpx tasks: whose tasks. */
   identity?: string;
@@ -80,6 +87,8 @@ export interface Args {
   /** mcpx activity: which records, and how. */
   server?: string;
   since?: string;
+  /** mcpx call, read, exec: a shorter timeout for the call (a duration with its unit). */
+  timeout?: string;
   follow?: boolean;
   json?: boolean;
   /** --help or -h: the subcommand's usage instead of running it. */

@@ -3,6 +3,7 @@
 // are listed for the editor and all stopped when the gateway closes.
 import type { Settings } from '../../config/settings';
 import { type JsonObject, isObject } from '../../protocol/jsonrpc';
+import { askedTimeoutMs } from '../../protocol/meta';
 import type { CallContext } from '../../server/provider';
 import { listen } from '../../wire/abort';
 import { type ExecOp, tooManyInFlight } from './channel';
@@ -33,10 +34,14 @@ export class Exec {
     const { settings } = this.d;
     // timeoutSec may be longer than exec.timeout (a script that expects to ask), never longer than one
     // client request may be held (proto.askTimeout).
-    const timeoutMs =
+    const runTimeout =
       typeof args.timeoutSec === 'number'
         ? Math.min(args.timeoutSec * 1000, settings.duration('proto.askTimeout'))
         : settings.duration('exec.timeout');
+    // A request's `_meta["dev.mcpx/timeoutMs"]` bounds the whole run too, never lengthening it
+    // (docs/gateway.md "Timeouts, in order of precedence"); its calls get it through the run's context.
+    const asked = askedTimeoutMs(ctx.meta);
+    const timeoutMs = asked === undefined ? runTimeout : Math.min(runTimeout, asked);
     // Each run is a process: bounded in the gateway and per identity, so one client cannot hold every
     // process the machine can give (docs/security.md "Bounds"). Refused, not queued.
     const total = settings.get<number>('exec.maxRuns');

@@ -86,6 +86,19 @@ describe('_meta["dev.mcpx/timeoutMs"]', () => {
     assert.deepEqual(cancelled(ptRecord).slice(before), ['tools/call', 'tools/call']);
   });
 
+  test('nothing is held after a timeout: the same client calls again at once, the upstream still runs', async () => {
+    // One request at a time per identity here: a slot kept by the timed-out call would refuse these.
+    const c = await legacy();
+    for (let i = 0; i < 2; i++)
+      await timesOut(150, () =>
+        c.request('tools/call', { name: 'echo', arguments: { text: 'x' } }, { meta: { [TIMEOUT]: 150 } }),
+      );
+    const servers = await c.request('tools/call', { name: 'mcpx_servers', arguments: {} });
+    assert.equal(servers.error, undefined, JSON.stringify(servers.error));
+    const pt = ((servers.result!.structuredContent as Json).servers as Json[]).find((s) => s.name === 'pt')!;
+    assert.equal(pt.state, 'running', 'a timeout ends the call, not the connection');
+  });
+
   test('prompts/get and resources/read through the gateway', async () => {
     const c = await legacy();
     const before = cancelled(hungRecord).length;

@@ -59,6 +59,8 @@ describe('the command line over --connect ssh://', { skip, concurrency: 2 }, () 
     const c = await overSsh(['call', 'up', 'echo', '-', '--text'], '{"text":"over ssh"}');
     assert.equal(c.code, 0, c.stderr);
     assert.equal(c.stdout, 'over ssh\n');
+    // What the far side said: which gateway it reached there (never its secret).
+    assert.match(c.stderr, /^mcpx: serving stdio through http:\/\/127\.0\.0\.1:\d+\/mcp$/m);
     const r = await overSsh(['read', 'mcpx://up/fixture://doc', '--text']);
     assert.equal(r.code, 0, r.stderr);
     assert.equal(r.stdout, 'doc body\n');
@@ -86,5 +88,6 @@ describe('the command line over --connect ssh://', { skip, concurrency: 2 }, () 
     const r = await run(argv);
     assert.equal(r.code, 2);
     assert.match(r.stderr, /cannot reach the gateway \(ssh:\/\/127\.0\.0\.1:1\)/);
+    assert.match(r.stderr, /ssh: connect to host 127\.0\.0\.1 port 1: Connection refused/, 'ssh says why');
   });
 });

@@ -1,6 +1,7 @@
 // The command line as an MCP client of the running gateway (`mcpx tools`, `call`, `read`, `exec`), found
-// the way a stdio shim finds it (src/shim/resolve.ts, --connect; ssh:// through the shim on that host). The client is mcpx's own upstream client
-// (connect() and UpstreamClient), so the framing, the era and the errors are the gateway's own.
+// the way a stdio shim finds it (src/shim/resolve.ts, --connect; ssh:// through the shim on that host).
+// The client is mcpx's own upstream client (connect() and UpstreamClient), so the framing, the era and
+// the errors are the gateway's own.
 // Exit status: 0; 1 for a tool's isError result; 2 for a protocol or connection error (src/bin.ts).
 import { makePolicy } from '../config/policy';
 import { type ServerDef, parseServer } from '../config/servers';
@@ -15,6 +16,7 @@ import type { ClientHooks, UpstreamClient } from '../upstream/client';
 import { EraCache } from '../upstream/eras';
 import { connect } from '../upstream/probe';
 import { type Args, UsageError } from './args';
+import { printable } from './output';
 import { sshShim } from './ssh';
 
 const hooks: ClientHooks = {
@@ -34,7 +36,9 @@ async function gateway(a: Args): Promise<UpstreamClient> {
   try {
     return await connect({
       def,
-      hooks,
+      // Over ssh what ssh and the far side say on stderr (a refused key, an unknown host) is the reason.
+      // The far mcpx's own lines say `mcpx: ` already.
+      hooks: endpoint ? hooks : { ...hooks, log: (l) => say(l.replace(/^\[mcpx\] (mcpx: )?/, '')) },
       eras: new EraCache(),
       policy: makePolicy(NEWEST_FIRST, []),
       clientInfo: { name: 'mcpx-cli', version: VERSION },
@@ -50,6 +54,8 @@ async function gateway(a: Args): Promise<UpstreamClient> {
   }
 }
 
+const say = (line: string) => void process.stderr.write(`mcpx: ${printable(line)}\n`);
+
 interface Reached {
   def: ServerDef;
   via: string;
@@ -63,7 +69,7 @@ async function overHttp(a: Args): Promise<Reached> {
     cwd: process.cwd(),
     env: process.env,
     cli: process.argv[1]!,
-    log: (l) => process.stderr.write(`mcpx: ${l}\n`),
+    log: say,
   });
   return { def: definition({ type: 'http', url: endpoint }), via, endpoint };
 }

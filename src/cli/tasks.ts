@@ -1,6 +1,6 @@
 // `mcpx tasks`: one client's tasks at a running gateway (GET /v1/tasks) — with the 2026-07-28 background
-// calls it abandoned —, or every task with --all; `mcpx tasks cancel ID` cancels one (POST /v1/tasks/{id}/cancel). docs/security.md "Tasks belong to
-// their owner".
+// calls it abandoned —, or every task with --all; `mcpx tasks cancel ID` cancels one (POST
+// /v1/tasks/{id}/cancel). docs/security.md "Tasks belong to their owner".
 import { identityHeader } from '../app/routes';
 import { type Args, UsageError } from './args';
 import type { Command } from './command';

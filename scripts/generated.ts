@@ -8,6 +8,7 @@ import {
   CONTENT_TYPES,
   FIELDS,
   META_KEYS,
+  OWN_REQUEST_META,
   REVISIONS,
   type Span,
   eraOf,
@@ -69,6 +70,16 @@ export function protocolTables(): string {
   for (const [shape, fields] of Object.entries(FIELDS))
     for (const [f, s] of Object.entries(fields)) out.push(row([shape, `\`${f}\``, span(s)]));
   for (const [k, s] of Object.entries(META_KEYS)) out.push(row(['_meta', `\`${k}\``, span(s)]));
+  out.push(
+    '',
+    "### mcpx's own request keys",
+    '',
+    "Read from a request's `_meta` and never forwarded upstream:",
+    '',
+    row(['key', 'read from', 'what it is']),
+    row(['---', '---', '---']),
+  );
+  for (const [k, { span: s, what }] of Object.entries(OWN_REQUEST_META)) out.push(row([`\`${k}\``, span(s), what]));
   out.push('', '### Content block types', '', row(['type', 'defined in']), row(['---', '---']));
   for (const [t, s] of Object.entries(CONTENT_TYPES)) out.push(row([`\`${t}\``, span(s)]));
   out.push(

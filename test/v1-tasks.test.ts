@@ -324,11 +324,11 @@ describe('mcpx tasks', () => {
       const listed = await run(['tasks', '--identity', 'alice', '--endpoint', bare]);
       assert.equal(listed.code, 0, listed.stderr);
       const lines = listed.stdout.trimEnd().split('\n');
-      assert.match(lines[0]!, /^ID\s+STATUS\s+ERA\s+AGE\s+CLIENT\s+PROGRESS\s+LABEL\s+MESSAGE$/);
+      assert.match(lines[0]!, /^ID\s+KIND\s+STATUS\s+ERA\s+AGE\s+CLIENT\s+PROGRESS\s+LABEL\s+MESSAGE$/);
       assert.equal(lines.length, 2);
       assert.match(
         lines[1]!,
-        new RegExp(`^${mine}\\s+working\\s+legacy\\s+\\d+s\\s+mcpx-tests\\s+.*tools/call mcpx_call`),
+        new RegExp(`^${mine}\\s+task\\s+working\\s+legacy\\s+\\d+s\\s+mcpx-tests\\s+.*tools/call mcpx_call`),
       );
       assert.match((await run(['tasks', '--identity', 'carol', '--endpoint', bare])).stdout, /^no tasks$/m);
       const all = await run(['tasks', '--all', '--endpoint', bare]);
@@ -357,7 +357,7 @@ describe('mcpx tasks', () => {
       assert.equal((await run(['tasks', 'cancel', theirs, '--all', '--endpoint', bare])).code, 0);
       const s = await startTask(c, 'slow', RUNS);
       const bySession = await run(['tasks', '--session', c.sessionId!, '--endpoint', bare]);
-      assert.match(bySession.stdout, new RegExp(`^${s}\\s+working`, 'm'));
+      assert.match(bySession.stdout, new RegExp(`^${s}\\s+task\\s+working`, 'm'));
       assert.equal((await run(['tasks', 'cancel', s, '--session', c.sessionId!, '--endpoint', bare])).code, 0);
       assert.equal((await run(['tasks', 'cancel', '--identity', 'alice', '--endpoint', bare])).code, 2);
     } finally {

@@ -73,7 +73,7 @@ export async function listen(opts: {
     routes: [
       healthRoute(VERSION, () => http.sessionCount),
       protocolRoute(policy),
-      tasksRoute(server.tasks, opts.settings, (id) => http.sessionIdentity(id)),
+      tasksRoute(server.tasks, opts.settings, (id) => http.sessionIdentity(id), server.rounds.background),
       ...(opts.routes ?? []),
     ],
     log: opts.log,

@@ -20,11 +20,14 @@ import { decodeHeaderValue, encodeHeaderValue } from '../wire/headers';
 import { sendJson } from '../wire/json';
 import { namedIdentity } from '../server/conn';
 import type { Provider } from '../server/provider';
+import { BackgroundCall } from '../server/mrtr';
 import { activityRoute } from './activity';
 import { type ApiHost, apiRoutes } from './api';
+import { type BackgroundBoard, abandonedOf, callDetail, callRow, ownedCall } from './background';
 import { eventsRoute } from './events';
 import { pinsRoute } from './pins';
 import { profilesRoute } from './profiles';
+import { serversRoute } from './servers';
 
 const json = (res: ServerResponse, status: number, body: unknown) => sendJson(res, status, body, { pretty: true });
 
@@ -134,6 +137,7 @@ function rowOf(t: TaskView): JsonObject {
   const p = t.call.progress;
   return {
     id: t.id,
+    kind: 'task',
     label: t.info.label,
     client: t.info.client ?? null,
     era: t.info.era,
@@ -164,15 +168,20 @@ function errorOf(e: unknown): JsonObject {
 }
 
 /** /v1/tasks: the tasks of the identity a request names (docs/security.md "Tasks belong to their
- *  owner"). A task of another identity is 404, the same answer as one that never existed. */
+ *  owner"), and the 2026-07-28 background calls it abandoned (app/background.ts). A task or call of
+ *  another identity is 404, the same answer as one that never existed. */
 export function tasksRoute(
   board: TaskBoard,
   settings: Settings,
   sessionIdentity: (id: string) => string | undefined,
+  background?: BackgroundBoard,
 ): Route {
-  /** The task `id` as `caller` may see it: a task started by a request alone is reached by its id. */
-  const taskFor = (id: string, caller: string | undefined): TaskView => {
+  /** The task `id` as `caller` may see it: a task started by a request alone is reached by its id; else
+   *  its owner's abandoned background call of that id. */
+  const taskFor = (id: string, caller: string | undefined): TaskView | BackgroundCall => {
     const t = board.find(id);
+    const call = t ? undefined : background && ownedCall(background, id, caller);
+    if (call) return call;
     if (!t || (caller !== undefined && !t.visibleTo(caller)))
       // Quoted only when it has a task id's shape: a path segment may be anything, the secret included.
       throw new Refusal(
@@ -192,7 +201,8 @@ export function tasksRoute(
       if (path === '/v1/tasks') {
         if (req.method !== 'GET') only(res, 'GET', 'GET lists tasks');
         const caller = callerOf(req, settings, sessionIdentity);
-        json(res, 200, { tasks: board.list(caller).map(rowOf) });
+        const calls = background ? abandonedOf(background, caller).map(callRow) : [];
+        json(res, 200, { tasks: [...board.list(caller).map(rowOf), ...calls] });
         return true;
       }
       const m = /^\/v1\/tasks\/([^/]+)(\/cancel)?$/.exec(path);
@@ -204,7 +214,8 @@ export function tasksRoute(
       const id = m[1]!; // a task id is a UUID: nothing in it is escaped
       if (!m[2]) {
         if (req.method !== 'GET') only(res, 'GET', `GET shows a task; POST /v1/tasks/{id}/cancel cancels it`);
-        json(res, 200, { task: detailOf(taskFor(id, callerOf(req, settings, sessionIdentity))) });
+        const t = taskFor(id, callerOf(req, settings, sessionIdentity));
+        json(res, 200, { task: t instanceof BackgroundCall ? callDetail(t) : detailOf(t) });
         return true;
       }
       if (req.method !== 'POST') only(res, 'POST', 'POST cancels a task');
@@ -219,7 +230,12 @@ export function tasksRoute(
         throw new Refusal(400, (e as Error).message);
       }
       const t = taskFor(id, caller);
-      if (t.cancel(reason)) json(res, 200, { task: rowOf(t) });
+      if (t instanceof BackgroundCall) {
+        // A call that ended waits only to be collected: cancelling it is refused, as for a task.
+        if (t.finished) json(res, 409, { error: `Call ${id} has already ended (${t.status})`, task: callRow(t) });
+        else if (background?.cancel(id, reason)) json(res, 200, { task: { ...callRow(t), status: 'cancelled' } });
+        else throw new Refusal(404, `No task ${JSON.stringify(id)} (unknown, expired, or not yours)`);
+      } else if (t.cancel(reason)) json(res, 200, { task: rowOf(t) });
       else json(res, 409, { error: `Task ${id} has already ended (${t.status})`, task: rowOf(t) });
     } catch (e) {
       if (!(e instanceof Refusal)) throw e;
@@ -271,14 +287,15 @@ function permissionsRoute(g: Pick<GatewayFacade, 'permissions' | 'grants' | 'rev
   };
 }
 
-/** The gateway's /v1 routes: its questions, its permissions, its pins, its profiles, its event stream, its
- *  activity log, and the HTTP API (app/api.ts). */
+/** The gateway's /v1 routes: its questions, its permissions, its pins, its profiles, its servers' restart,
+ *  its event stream, its activity log, and the HTTP API (app/api.ts). */
 export function gatewayRoutes(g: GatewayFacade & ApiHost & Required<Pick<Provider, 'subscribe'>>): Route[] {
   return [
     questionsRoute(g),
     permissionsRoute(g),
     pinsRoute(g),
     profilesRoute(g),
+    serversRoute(g),
     eventsRoute(g, { keepAliveMs: () => g.settings.duration('transport.sseKeepAlive') }),
     activityRoute(g),
     ...apiRoutes(g),

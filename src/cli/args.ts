@@ -16,7 +16,8 @@ type Flag =
         | 'client'
         | 'server'
         | 'since'
-        | 'profile';
+        | 'profile'
+        | 'timeout';
     }
   | { readonly kind: 'switch'; readonly into: 'all' | 'text' | 'standalone' | 'noBrowser' | 'follow' | 'json' }
   /** `--port N` is `--set port=N`. */
@@ -34,6 +35,7 @@ export const FLAGS = {
   server: { kind: 'value', into: 'server' },
   since: { kind: 'value', into: 'since' },
   profile: { kind: 'value', into: 'profile' },
+  timeout: { kind: 'value', into: 'timeout' },
   follow: { kind: 'switch', into: 'follow' },
   json: { kind: 'switch', into: 'json' },
   all: { kind: 'switch', into: 'all' },
@@ -57,7 +59,12 @@ export const FLAG_NOTES: Partial<Record<FlagName, readonly string[]>> = {
   connect: [
     '--connect auto (the default): the editor window for this',
     'folder, else the running daemon, else one started in the',
-    'background (shim.daemonIdleExit)',
+    'background (shim.daemonIdleExit); ssh://[USER@]HOST[:PORT]:',
+    'the gateway there, through mcpx on that host (shim.sshCommand)',
+  ],
+  timeout: [
+    '--timeout 30s|500ms|2m: a shorter timeout for the call than',
+    'pool.callTimeout (never longer; a unit is required)',
   ],
 };
 
@@ -65,7 +72,7 @@ export interface Args {
   config?: string;
   endpoint?: string;
   transport?: string;
-  /** mcpx serve, tools, call, read: which gateway (auto, a URL; serve also ssh://host). */
+  /** mcpx serve, tools, call, read, exec: which gateway (auto, a URL, ssh://host). */
   connect?: string;
   /** mcpx tasks: whose tasks. */
   identity?: string;
@@ -84,6 +91,8 @@ export interface Args {
   since?: string;
   /** mcpx serve: the profile whose endpoint the client is served (docs/gateway.md "Profiles"). */
   profile?: string;
+  /** mcpx call, read, exec: a shorter timeout for the call (a duration with its unit). */
+  timeout?: string;
   follow?: boolean;
   json?: boolean;
   /** --help or -h: the subcommand's usage instead of running it. */

@@ -2,19 +2,19 @@
 // it checks them (src/cli/client.ts). Exit 1 on an isError result.
 import { isObject } from '../protocol/jsonrpc';
 import { type Args, UsageError } from './args';
-import { shown, textOf, withGateway } from './client';
+import { shown, textOf, timeoutMeta, withGateway } from './client';
 import type { Command } from './command';
 import { out } from './output';
 
 export const call: Command = {
   usage: [
     [
-      "call SERVER TOOL ['JSON' | -] [--text] [--connect auto|URL]",
+      "call SERVER TOOL ['JSON' | -] [--text] [--timeout 30s] [--connect auto|URL|ssh://HOST]",
       'call a tool (arguments as JSON, - for stdin); exit 1',
       'on an isError result, 2 on a protocol error',
     ],
   ],
-  flags: ['text', 'connect'],
+  flags: ['text', 'timeout', 'connect'],
   positional: true,
   run,
 };
@@ -31,15 +31,16 @@ async function run(a: Args): Promise<void> {
     throw new Error(`the arguments are not JSON: ${(e as Error).message}`);
   }
   if (!isObject(args)) throw new Error('the arguments must be a JSON object');
+  const meta = timeoutMeta(a);
   const r = await withGateway(a, (c) =>
-    c.request('tools/call', { name: 'mcpx_call', arguments: { server, tool, arguments: args } }),
+    c.request('tools/call', { name: 'mcpx_call', arguments: { server, tool, arguments: args } }, { meta }),
   );
   out(a.text ? textOf(r) : JSON.stringify(shown(r), null, 2));
   if (r.isError === true) process.exitCode = 1;
 }
 
-/** All of stdin, for `mcpx call … -`. */
-async function readStdin(): Promise<string> {
+/** All of stdin, for `mcpx call … -` and `mcpx exec -`. */
+export async function readStdin(): Promise<string> {
   const chunks: Buffer[] = [];
   for await (const c of process.stdin) chunks.push(c as Buffer);
   return Buffer.concat(chunks).toString('utf8');

@@ -1,18 +1,23 @@
-// The command line as an MCP client of the running gateway (`mcpx tools`, `call`, `read`), found the way
-// a stdio shim finds it (src/shim/resolve.ts, --connect). The client is mcpx's own upstream client
-// (connect() and UpstreamClient), so the framing, the era and the errors are the gateway's own.
+// The command line as an MCP client of the running gateway (`mcpx tools`, `call`, `read`, `exec`), found
+// the way a stdio shim finds it (src/shim/resolve.ts, --connect; ssh:// through the shim on that host).
+// The client is mcpx's own upstream client (connect() and UpstreamClient), so the framing, the era and
+// the errors are the gateway's own.
 // Exit status: 0; 1 for a tool's isError result; 2 for a protocol or connection error (src/bin.ts).
 import { makePolicy } from '../config/policy';
-import { parseServer } from '../config/servers';
+import { type ServerDef, parseServer } from '../config/servers';
+import { Settings, envLayer, parseDuration } from '../config/settings';
 import { VERSION } from '../config/version';
 import { CODES, ProtocolError } from '../protocol/errors';
 import { type JsonObject, isObject } from '../protocol/jsonrpc';
+import { META } from '../protocol/meta';
 import { NEWEST_FIRST } from '../protocol/revisions';
 import { resolveGateway } from '../shim/resolve';
 import type { ClientHooks, UpstreamClient } from '../upstream/client';
 import { EraCache } from '../upstream/eras';
 import { connect } from '../upstream/probe';
-import type { Args } from './args';
+import { type Args, UsageError } from './args';
+import { printable } from './output';
+import { sshShim } from './ssh';
 
 const hooks: ClientHooks = {
   // A question for the calling client: the command line answers none, so the gateway's broker takes it
@@ -24,32 +29,63 @@ const hooks: ClientHooks = {
   log: () => {},
 };
 
-/** A client of the gateway `--connect` names (auto: the editor window, the daemon, or a new daemon). */
+/** A client of the gateway `--connect` names (auto: the editor window, the daemon, or a new daemon; ssh://:
+ *  the gateway on that host, through mcpx's stdio shim there). */
 async function gateway(a: Args): Promise<UpstreamClient> {
+  const { def, via, endpoint } = a.connect?.startsWith('ssh://') ? overSsh(new URL(a.connect)) : await overHttp(a);
+  try {
+    return await connect({
+      def,
+      // Over ssh what ssh and the far side say on stderr (a refused key, an unknown host) is the reason.
+      // The far mcpx's own lines say `mcpx: ` already.
+      hooks: endpoint ? hooks : { ...hooks, log: (l) => say(l.replace(/^\[mcpx\] (mcpx: )?/, '')) },
+      eras: new EraCache(),
+      policy: makePolicy(NEWEST_FIRST, []),
+      clientInfo: { name: 'mcpx-cli', version: VERSION },
+      capabilities: {},
+      // ssh signs in and starts mcpx on the far host first.
+      timeoutMs: endpoint ? 10_000 : 30_000,
+      probeTimeoutMs: endpoint ? 3_000 : 20_000,
+    });
+  } catch (e) {
+    // The endpoint holds the secret: the message names where it came from instead.
+    const message = (e as Error).message;
+    throw new Error(`cannot reach the gateway (${via}): ${endpoint ? scrub(message, endpoint) : message}`);
+  }
+}
+
+const say = (line: string) => void process.stderr.write(`mcpx: ${printable(line)}\n`);
+
+interface Reached {
+  def: ServerDef;
+  via: string;
+  /** The gateway's URL, its secret in it (HTTP only). */
+  endpoint?: string;
+}
+
+async function overHttp(a: Args): Promise<Reached> {
   const { endpoint, via } = await resolveGateway({
     connect: a.connect ?? 'auto',
     cwd: process.cwd(),
     env: process.env,
     cli: process.argv[1]!,
-    log: (l) => process.stderr.write(`mcpx: ${l}\n`),
+    log: say,
   });
-  const parsed = parseServer('mcpx', { type: 'http', url: endpoint }, 'connect');
+  return { def: definition({ type: 'http', url: endpoint }), via, endpoint };
+}
+
+/** The far host's gateway as a stdio server: ssh running mcpx's shim there (cli/ssh.ts), with this
+ *  process's whole environment (ssh's agent and config). */
+function overSsh(url: URL): Reached {
+  const settings = new Settings([{ source: 'env', values: envLayer(process.env) }]);
+  const { argv, via } = sshShim(url, settings.get<string>('shim.sshCommand'));
+  return { def: definition({ command: argv[0], args: argv.slice(1), inheritEnv: true }), via };
+}
+
+function definition(raw: JsonObject): ServerDef {
+  const parsed = parseServer('mcpx', raw, 'connect');
   if (!parsed.def) throw new Error(`--connect: ${parsed.issues.map((i) => i.message).join('; ')}`);
-  try {
-    return await connect({
-      def: parsed.def,
-      hooks,
-      eras: new EraCache(),
-      policy: makePolicy(NEWEST_FIRST, []),
-      clientInfo: { name: 'mcpx-cli', version: VERSION },
-      capabilities: {},
-      timeoutMs: 10_000,
-      probeTimeoutMs: 3_000,
-    });
-  } catch (e) {
-    // The endpoint holds the secret: the message names where it came from instead.
-    throw new Error(`cannot reach the gateway (${via}): ${scrub((e as Error).message, endpoint)}`);
-  }
+  return parsed.def;
 }
 
 function scrub(message: string, endpoint: string): string {
@@ -68,6 +104,18 @@ export async function withGateway<T>(a: Args, f: (c: UpstreamClient) => Promise<
   } finally {
     await c.close().catch(() => {});
   }
+}
+
+/** The `_meta` of a request `--timeout` bounds: `dev.mcpx/timeoutMs` (docs/gateway.md "Timeouts, in
+ *  order of precedence"); a duration as the settings write one, its unit required. */
+export function timeoutMeta(a: Args): JsonObject | undefined {
+  if (a.timeout === undefined) return undefined;
+  const ms = /^\d+(\.\d+)?$/.test(a.timeout.trim()) ? undefined : parseDuration(a.timeout);
+  if (ms === undefined || ms < 1)
+    throw new UsageError(
+      `--timeout: expected a duration with its unit (30s, 500ms, 2m), got ${JSON.stringify(a.timeout)}`,
+    );
+  return { [META.timeoutMs]: ms };
 }
 
 /** A result without the envelope the 2026-07-28 gateway adds (resultType, its serverInfo and cache hints). */

@@ -1,13 +1,15 @@
 // `mcpx read URI`: resources/read at the gateway (src/cli/client.ts), e.g. mcpx://SERVER/….
 import { isObject } from '../protocol/jsonrpc';
 import { type Args, UsageError } from './args';
-import { shown, withGateway } from './client';
+import { shown, timeoutMeta, withGateway } from './client';
 import type { Command } from './command';
 import { out } from './output';
 
 export const read: Command = {
-  usage: [['read URI [--text] [--connect auto|URL]', 'read a resource, e.g. mcpx://SERVER/...']],
-  flags: ['text', 'connect'],
+  usage: [
+    ['read URI [--text] [--timeout 30s] [--connect auto|URL|ssh://HOST]', 'read a resource, e.g. mcpx://SERVER/...'],
+  ],
+  flags: ['text', 'timeout', 'connect'],
   positional: true,
   run,
 };
@@ -16,7 +18,8 @@ async function run(a: Args): Promise<void> {
   const [uri, ...extra] = a.positional;
   if (!uri) throw new UsageError('mcpx read needs a URI');
   if (extra.length) throw new UsageError(`mcpx read: unexpected argument ${JSON.stringify(extra[0])}`);
-  const r = await withGateway(a, (c) => c.request('resources/read', { uri }));
+  const meta = timeoutMeta(a);
+  const r = await withGateway(a, (c) => c.request('resources/read', { uri }, { meta }));
   if (!a.text) return void out(JSON.stringify(shown(r), null, 2));
   const contents = Array.isArray(r.contents) ? r.contents.filter(isObject) : [];
   for (const c of contents) {

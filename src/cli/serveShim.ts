@@ -8,6 +8,7 @@ import { Relay } from '../shim/relay';
 import { resolveGateway } from '../shim/resolve';
 import { type Args, UsageError, parseArgs } from './args';
 import { SERVE, profileEndpoint, profileFlag } from './serveUsage';
+import { sshShim } from './ssh';
 
 /** `mcpx serve …` as the shim's bundle sees it: true once it ran the shim; false for arguments the whole
  *  command line answers. */
@@ -79,26 +80,20 @@ export async function shim(a: Args): Promise<void> {
   process.exit(0);
 }
 
-/** `--connect ssh://[user@]host[:port]`: the shim runs on that host, over ssh, onto the gateway there (its
- *  own auto resolution); no port is opened and ssh is the only credential. This process is only the
- *  pipe: ssh's stdin and stdout are the client's (docs/gateway.md "MCP over ssh"). */
+/** `--connect ssh://[user@]host[:port]`: the shim runs on that host, over ssh (cli/ssh.ts), serving
+ *  `profile` there. This process is only the pipe: ssh's stdin and stdout are the client's (docs/gateway.md
+ *  "MCP over ssh"). */
 async function overSsh(
   url: URL,
   settings: Settings,
   log: (l: string) => void,
   profile: string | undefined,
 ): Promise<void> {
-  // An IPv6 host loses its URL brackets; `--` before the destination, so a host or user that starts with
-  // "-" is never read as an ssh option.
-  const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
-  const target = url.username ? `${decodeURIComponent(url.username)}@${host}` : host;
-  const remote = settings.get<string>('shim.sshCommand').split(' ').filter(Boolean);
-  const args = ['-T', '-o', 'BatchMode=yes', ...(url.port ? ['-p', url.port] : []), '--', target, ...remote];
-  args.push('serve', '--transport', 'stdio', ...(profile ? ['--profile', profile] : []));
-  log(`mcpx: serving stdio through ssh://${target}${url.port ? `:${url.port}` : ''} (the gateway there)`);
+  const { argv, via } = sshShim(url, settings.get<string>('shim.sshCommand'), profile);
+  log(`mcpx: serving stdio through ${via} (the gateway there)`);
   // Loaded only here (a require: the bundle may run as a vm.Script): the shim's usual start is without it.
   const { spawn } = require('node:child_process') as typeof import('node:child_process');
-  const child = spawn('ssh', args, { stdio: 'inherit' });
+  const child = spawn(argv[0]!, argv.slice(1), { stdio: 'inherit' });
   process.once('SIGTERM', () => child.kill('SIGTERM'));
   const code = await new Promise<number>((resolve) => {
     child.on('error', (e) => {

@@ -1,6 +1,6 @@
-// `mcpx tasks`: one client's tasks at a running gateway (GET /v1/tasks), or every task with --all;
-// `mcpx tasks cancel ID` cancels one (POST /v1/tasks/{id}/cancel). docs/security.md "Tasks belong to
-// their owner".
+// `mcpx tasks`: one client's tasks at a running gateway (GET /v1/tasks) — with the 2026-07-28 background
+// calls it abandoned —, or every task with --all; `mcpx tasks cancel ID` cancels one (POST
+// /v1/tasks/{id}/cancel). docs/security.md "Tasks belong to their owner".
 import { identityHeader } from '../app/routes';
 import { type Args, UsageError } from './args';
 import type { Command } from './command';
@@ -24,6 +24,8 @@ export const tasks: Command = {
 
 interface TaskRow {
   id: string;
+  /** A task, or a 2026-07-28 background call its client abandoned (app/background.ts). */
+  kind: 'task' | 'background';
   label: string;
   client: string | null;
   era: string;
@@ -72,9 +74,10 @@ function taskTable(rows: TaskRow[], now = Date.now()): string {
   const progress = (p: TaskRow['progress']) =>
     p ? (p.total !== undefined ? `${p.progress}/${p.total}` : `${p.progress}`) : '';
   return table([
-    ['ID', 'STATUS', 'ERA', 'AGE', 'CLIENT', 'PROGRESS', 'LABEL', 'MESSAGE'],
+    ['ID', 'KIND', 'STATUS', 'ERA', 'AGE', 'CLIENT', 'PROGRESS', 'LABEL', 'MESSAGE'],
     ...rows.map((t) => [
       t.id,
+      t.kind,
       t.status,
       t.era,
       age(t.createdAt),

@@ -1,12 +1,19 @@
-// `mcpx tools [SERVER]`: the gateway's tools, or one server's through mcpx_tools (src/cli/client.ts).
+// `mcpx tools [SERVER]`: the tools a person can call through the gateway (mcpx_tools: each server's
+// allowed tools), every server's grouped under its name, or one server's (src/cli/client.ts).
 import { type JsonObject, isObject } from '../protocol/jsonrpc';
 import { type Args, UsageError } from './args';
 import { textOf, withGateway } from './client';
 import type { Command } from './command';
-import { out, printable } from './output';
+import { out, printable, table } from './output';
 
 export const tools: Command = {
-  usage: [['tools [SERVER] [--connect auto|URL]', "the gateway's tools, or one server's"]],
+  usage: [
+    [
+      'tools [SERVER] [--connect auto|URL|ssh://HOST]',
+      "every server's tools, grouped by server, or one",
+      "server's (the names mcpx call takes)",
+    ],
+  ],
   flags: ['connect'],
   positional: true,
   run,
@@ -16,21 +23,24 @@ async function run(a: Args): Promise<void> {
   const [server, ...extra] = a.positional;
   if (extra.length) throw new UsageError(`mcpx tools: unexpected argument ${JSON.stringify(extra[0])}`);
   await withGateway(a, async (c) => {
-    if (server === undefined) {
-      const tools = await c.listAll('tools/list', 'tools');
-      out(table(tools.map((t) => [String(t.name), summary(t)])));
-      return;
-    }
-    const r = await c.request('tools/call', { name: 'mcpx_tools', arguments: { server } });
-    if (r.isError === true) throw new Error(textOf(r) || `mcpx_tools failed for ${server}`);
+    const r = await c.request('tools/call', { name: 'mcpx_tools', arguments: server === undefined ? {} : { server } });
+    if (r.isError === true) throw new Error(textOf(r) || `mcpx_tools failed${server ? ` for ${server}` : ''}`);
     const s = isObject(r.structuredContent) ? r.structuredContent : {};
-    const tools = Array.isArray(s.tools) ? s.tools.filter(isObject) : [];
+    const found = Array.isArray(s.tools) ? s.tools.filter(isObject) : [];
+    // A server that could not list its tools is named, and the exit status says something is missing.
     for (const e of Array.isArray(s.errors) ? s.errors.filter(isObject) : []) {
-      process.stderr.write(`mcpx: ${String(e.server)}: ${String(e.error)}\n`);
+      process.stderr.write(`mcpx: ${printable(String(e.server))}: ${printable(String(e.error))}\n`);
       process.exitCode = 1;
     }
-    if (tools.length === 0) return void out(`${server} lists no tools`);
-    out(table(tools.map((t) => [String(t.tool), summary(t)])));
+    if (server !== undefined) {
+      if (found.length === 0) return void out(`${printable(server)} lists no tools`);
+      return void out(rows(found));
+    }
+    const byServer = new Map<string, JsonObject[]>();
+    for (const t of found) byServer.set(String(t.server), [...(byServer.get(String(t.server)) ?? []), t]);
+    if (byServer.size === 0) return void out('no server lists a tool');
+    const groups = [...byServer].sort(([x], [y]) => x.localeCompare(y));
+    out(groups.map(([name, ts]) => `${printable(name)}\n${indent(rows(ts))}`).join('\n\n'));
   });
 }
 
@@ -39,7 +49,11 @@ function summary(t: JsonObject): string {
   return printable(s.split('\n')[0] ?? '');
 }
 
-function table(rows: string[][]): string {
-  const width = Math.max(0, ...rows.map((r) => r[0]!.length));
-  return rows.map(([name, what]) => `${printable(name!).padEnd(width)}  ${what}`.trimEnd()).join('\n');
-}
+/** A server's tools, one line each: the name `mcpx call` takes, and its title. */
+const rows = (ts: JsonObject[]): string => table(ts.map((t) => [String(t.tool), summary(t)])).trimEnd();
+
+const indent = (text: string) =>
+  text
+    .split('\n')
+    .map((l) => `  ${l}`)
+    .join('\n');

@@ -7,7 +7,7 @@ import { Abort, listen } from '../wire/abort';
 import type { Settings } from '../config/settings';
 import { CODES, ProtocolError } from '../protocol/errors';
 import { type JsonObject, isObject } from '../protocol/jsonrpc';
-import { type LogLevel, atLeastLevel, isLogLevel } from '../protocol/meta';
+import { type LogLevel, askedTimeoutMs, atLeastLevel, isLogLevel } from '../protocol/meta';
 import { declares } from '../protocol/questions';
 import { codecFor } from '../protocol/eras';
 import type { CallContext } from '../server/provider';
@@ -118,7 +118,9 @@ export class Calls {
         // Pass-through: the client's own declarations, narrowed (docs/gateway.md "Pass-through").
         // Through the gateway's tools mcpx is the client, and declares what it can answer.
         clientCapabilities: passthrough.includes(server) ? narrowed(ctx) : undefined,
-        requestedTimeoutMs,
+        // The shorter of a gateway tool's own (mcpx_call's timeoutSec) and the request's
+        // `_meta["dev.mcpx/timeoutMs"]`; the pool clamps it to pool.callTimeout (docs/gateway.md "Timeouts, in order of precedence").
+        requestedTimeoutMs: shorter(requestedTimeoutMs, askedTimeoutMs(ctx.meta)),
         // A client that would take a task gets one upstream too; a legacy client's call to a tool that
         // runs only as a task is driven here; a 2026-07-28 client without the extension gets the
         // upstream's -32021 (docs/protocol.md "Tasks": upstream).
@@ -239,6 +241,9 @@ export class Calls {
     this.progress.relay(p, entryKey(server, scope), sent);
   }
 }
+
+const shorter = (a: number | undefined, b: number | undefined): number | undefined =>
+  a === undefined ? b : b === undefined ? a : Math.min(a, b);
 
 /** A signal that aborts once every one of `signals` has. */
 function allEnded(signals: AbortSignal[]): AbortSignal {

@@ -101,6 +101,16 @@ export const META_KEYS: Readonly<Record<string, Span>> = {
   'io.modelcontextprotocol/serverInfo': from('2026-07-28'),
 };
 
+/** mcpx's own keys a client's request may carry in `_meta`, in every revision (each revision's request
+ *  `_meta` is open): read by mcpx and never forwarded upstream (docs/protocol.md "mcpx's own request keys"). */
+export const OWN_REQUEST_META: Readonly<Record<string, { span: Span; what: string }>> = {
+  'dev.mcpx/session': { span: all, what: 'the identity the request names (docs/protocol.md "Client identity")' },
+  'dev.mcpx/timeoutMs': {
+    span: all,
+    what: 'a shorter timeout for the upstream requests made for this request, in ms (docs/gateway.md "Timeouts, in order of precedence")',
+  },
+};
+
 /** Content block types and the revision that introduced each. */
 export const CONTENT_TYPES: Readonly<Record<string, Span>> = {
   text: all,
@@ -152,6 +162,7 @@ export function revisionTable() {
     revisions: REVISIONS.map((rev) => ({ revision: rev, era: eraOf(rev) })),
     fields: FIELDS,
     metaKeys: META_KEYS,
+    ownRequestMeta: OWN_REQUEST_META,
     contentTypes: CONTENT_TYPES,
     batches: BATCHES,
   };

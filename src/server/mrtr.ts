@@ -275,11 +275,12 @@ export class BackgroundCalls {
   list(): BackgroundCall[] {
     return this.store.values();
   }
-  /** Cancel a call (the editor's Tasks view): its upstream work is aborted and it leaves the store. */
-  cancel(id: string): boolean {
+  /** Cancel a call (the editor's Tasks view, /v1/tasks): its upstream work is aborted and it leaves the
+   *  store. */
+  cancel(id: string, reason = 'cancelled in the editor'): boolean {
     const c = this.store.get(id);
     if (!c) return false;
-    c.abort.abort(new Error('cancelled in the editor'));
+    c.abort.abort(new Error(reason));
     this.delete(id);
     return true;
   }

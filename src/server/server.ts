@@ -8,7 +8,7 @@ import type { Settings } from '../config/settings';
 import { revisionOf } from '../protocol/eras';
 import { CODES, ProtocolError, invalidParams, isTypedError, methodNotFound, toWireError } from '../protocol/errors';
 import { type JsonObject, type Notification, errorResponse, isObject, resultResponse } from '../protocol/jsonrpc';
-import { META } from '../protocol/meta';
+import { META, askedTimeoutMs } from '../protocol/meta';
 import { type MethodDescriptor, methodAnswered, methodOf, readParams } from '../protocol/methods';
 import { endSpan, startSpan } from '../telemetry/mcp';
 import { traceContextOf, tracing } from '../telemetry/trace';
@@ -131,6 +131,9 @@ export class McpServer {
     let release: (() => void) | undefined;
     try {
       const method = this.revision(call);
+      // A shorter timeout the request asks for is read where it is applied (gateway/calls.ts); a bad one
+      // is refused here, before anything runs (docs/gateway.md "Timeouts, in order of precedence").
+      askedTimeoutMs(call.meta);
       this.identity(call);
       release = await this.admission.acquire(call.identity, call.request);
       this.caller(call);

@@ -1,4 +1,4 @@
-// Which gateway a stdio shim (and `mcpx tools`/`call`/`read`) talks to: one gateway per person
+// Which gateway a stdio shim (and `mcpx tools`/`call`/`read`/`exec`) talks to: one gateway per person
 // (README.md "The command line", docs/security.md "The endpoint secret"). `--connect auto`, in order:
 // the editor window whose workspace folder holds the working directory (<state>/endpoints.json, the
 // longest folder wins), the running headless daemon (<state>/daemon.json), else a daemon started in the

@@ -20,6 +20,8 @@ export interface RequestOptions extends MetaOptions {
   /** The caller's abort: an AbortSignal, or an Abort (wire/abort.ts) that builds none. */
   signal?: Aborts;
   timeoutMs?: number;
+  /** What set `timeoutMs`, for the error that names it (pool.callTimeout unless the call asked for less). */
+  timeoutSource?: string;
   /** Bound on input_required rounds (proto.askRounds). */
   askRounds?: number;
   /** Progress extends the timeout, but never past this from the start (pool.maxCallTime). */
@@ -183,7 +185,9 @@ async function exchange(
       // The caller's reason, where it is an error a client may be told (the call asked too much).
       const reason = o.signal?.aborted ? o.signal.reason : undefined;
       if (!timedOut && reason instanceof ProtocolError) throw reason;
-      const why = timedOut ? `did not answer ${method} within ${o.timeoutMs} ms (pool.callTimeout)` : 'cancelled';
+      const why = timedOut
+        ? `did not answer ${method} within ${o.timeoutMs} ms (${o.timeoutSource ?? 'pool.callTimeout'})`
+        : 'cancelled';
       throw new ProtocolError(CODES.InternalError, `upstream ${conn.name} ${why}`);
     }
     throw e;

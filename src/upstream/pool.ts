@@ -261,6 +261,10 @@ export class Pool {
     const opts = {
       ...o,
       timeoutMs: this.callTimeout(o.requestedTimeoutMs),
+      timeoutSource:
+        o.requestedTimeoutMs !== undefined && this.callTimeout(o.requestedTimeoutMs) < this.callTimeout()
+          ? 'the timeout the call asked for'
+          : 'pool.callTimeout',
       maxTotalMs: this.o.settings.duration('pool.maxCallTime'),
       askRounds: this.o.settings.get<number>('proto.askRounds'),
     };

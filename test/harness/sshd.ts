@@ -38,6 +38,8 @@ export interface Sshd {
   /** argv (command first) of `mcpx serve --transport stdio --connect ssh://127.0.0.1:port`, its ssh the
    *  test's own (the client key, no agent), the far side running the shim onto `endpoint`. */
   shimCommand(): string[];
+  /** argv of `mcpx ARGS… --connect ssh://127.0.0.1:port` the same way (`mcpx tools`, `call`, `read`, `exec`). */
+  cliCommand(args: string[]): string[];
   stop(): Promise<void>;
 }
 
@@ -116,22 +118,22 @@ export async function startSshd(endpoint: string, state: string): Promise<Sshd> 
     else if (attempt >= 2) throw new Error(`sshd did not start: ${log}`);
   }
   const running = sshd;
+  const cliCommand = (args: string[]) => [
+    '/usr/bin/env',
+    '-u',
+    'SSH_AUTH_SOCK',
+    `PATH=${bin}:${process.env.PATH ?? '/usr/bin:/bin'}`,
+    `MCPX_SHIM_SSH_COMMAND=${far}`,
+    process.execPath,
+    cliJs(),
+    ...args,
+    '--connect',
+    `ssh://127.0.0.1:${port}`,
+  ];
   return {
     port,
-    shimCommand: () => [
-      '/usr/bin/env',
-      '-u',
-      'SSH_AUTH_SOCK',
-      `PATH=${bin}:${process.env.PATH ?? '/usr/bin:/bin'}`,
-      `MCPX_SHIM_SSH_COMMAND=${far}`,
-      process.execPath,
-      cliJs(),
-      'serve',
-      '--transport',
-      'stdio',
-      '--connect',
-      `ssh://127.0.0.1:${port}`,
-    ],
+    shimCommand: () => cliCommand(['serve', '--transport', 'stdio']),
+    cliCommand,
     stop: async () => {
       if (running.exitCode === null && running.signalCode === null) {
         const gone = new Promise((r) => running.once('exit', r));

@@ -25,6 +25,6 @@ export const PROCESSES: readonly SettingDef[] = [
     'shim.daemonIdleExit',
     'duration',
     600_000,
-    'The daemon.idleExit of a daemon a stdio shim or `mcpx tools`/`call`/`read` starts in the background when no gateway is running.',
+    'The daemon.idleExit of a daemon a stdio shim or `mcpx tools`/`call`/`read`/`exec` starts in the background when no gateway is running.',
   ),
 ];

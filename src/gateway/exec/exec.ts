@@ -3,6 +3,7 @@
 // are listed for the editor and all stopped when the gateway closes.
 import type { Settings } from '../../config/settings';
 import { type JsonObject, isObject } from '../../protocol/jsonrpc';
+import { askedTimeoutMs } from '../../protocol/meta';
 import type { CallContext } from '../../server/provider';
 import { listen } from '../../wire/abort';
 import { type ExecOp, tooManyInFlight } from './channel';
@@ -33,10 +34,14 @@ export class Exec {
     const { settings } = this.d;
     // timeoutSec may be longer than exec.timeout (a script that expects to ask), never longer than one
     // client request may be held (proto.askTimeout).
-    const timeoutMs =
+    const runTimeout =
       typeof args.timeoutSec === 'number'
         ? Math.min(args.timeoutSec * 1000, settings.duration('proto.askTimeout'))
         : settings.duration('exec.timeout');
+    // A request's `_meta["dev.mcpx/timeoutMs"]` bounds the whole run too, never lengthening it
+    // (docs/gateway.md "Timeouts, in order of precedence"); its calls get it through the run's context.
+    const asked = askedTimeoutMs(ctx.meta);
+    const timeoutMs = asked === undefined ? runTimeout : Math.min(runTimeout, asked);
     // Each run is a process: bounded in the gateway and per identity, so one client cannot hold every
     // process the machine can give (docs/security.md "Bounds"). Refused, not queued.
     const total = settings.get<number>('exec.maxRuns');
@@ -93,9 +98,14 @@ export class Exec {
     };
     switch (op) {
       case 'call': {
-        const options = obj(a[3], 'the options');
-        const timeout =
-          typeof options.timeoutSec === 'number' && options.timeoutSec > 0 ? options.timeoutSec * 1000 : undefined;
+        const { timeoutSec } = obj(a[3], 'the options');
+        // A shorter timeout for this one call, as mcpx_call's timeoutSec: never longer than pool.callTimeout
+        // (docs/exec.md "Bounds").
+        if (timeoutSec !== undefined && !(typeof timeoutSec === 'number' && timeoutSec > 0 && timeoutSec < 1e9))
+          throw new Error(
+            `the options' timeoutSec must be a positive number of seconds, got ${JSON.stringify(timeoutSec)}`,
+          );
+        const timeout = timeoutSec === undefined ? undefined : Math.ceil(timeoutSec * 1000);
         return this.d.call(str(a[0], 'the server'), str(a[1], 'the tool'), obj(a[2], 'the arguments'), ctx, timeout);
       }
       case 'typed': {

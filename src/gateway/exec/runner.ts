@@ -122,7 +122,7 @@ export async function runScript(script: string, limits: RunLimits, hooks: RunHoo
   const timer = setTimeout(
     () =>
       stop(
-        `the script ran past its timeout (${limits.timeoutMs / 1000} s, exec.timeout or timeoutSec); it was stopped`,
+        `the script ran past its timeout (${limits.timeoutMs / 1000} s: exec.timeout, timeoutSec or the request's dev.mcpx/timeoutMs); it was stopped`,
       ),
     limits.timeoutMs,
   );

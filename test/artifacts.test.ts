@@ -200,3 +200,40 @@ describe('results.artifactBytes and proto.askTTL', () => {
     }
   });
 });
+
+describe("a profile's own artifactOver", () => {
+  let gw: TestGateway;
+  before(async () => {
+    // Off by the setting; on for one profile, off again (0) for another.
+    gw = await gatewayFor(
+      servers,
+      { 'mcp.passthrough': ['pt'] },
+      {
+        profiles: {
+          small: { servers: ['pt'], mode: 'passthrough', artifactOver: OVER },
+          whole: { servers: ['pt'], mode: 'passthrough', artifactOver: 0 },
+        },
+      },
+    );
+  });
+  after(() => gw?.close());
+
+  test("turns artifacts on for that profile's clients only", async () => {
+    const big = async (url: string) => {
+      const c = new HttpClient(url, MODERN);
+      const r = await c.request('tools/call', { name: 'big', arguments: {} });
+      assert.equal(r.error, undefined, JSON.stringify(r.error));
+      return { c, result: r.result! };
+    };
+    const small = await big(`${gw.url}/small`);
+    const { link } = linkOf(small.result);
+    const whole = await readWhole(small.c, link.uri);
+    assert.equal(firstText(whole).length, 1_000_000);
+    // The default endpoint and the profile that says 0: the result whole.
+    for (const url of [gw.url, `${gw.url}/whole`]) {
+      const { result } = await big(url);
+      assert.equal(firstText(result).length, 1_000_000, url);
+      assert.ok(!(result.content as Json[]).some((c) => c.type === 'resource_link'));
+    }
+  });
+});

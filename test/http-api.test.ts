@@ -30,7 +30,11 @@ before(async () => {
   gw = await gatewayFor(
     { fx: fixtureCommand(['--rev', '2025-11-25', '--record', record]), web: { type: 'http', url: h.url } },
     { 'transport.maxBodyBytes': 64 * 1024, 'transport.maxInflightPerIdentity': 1 },
-    { permissions: { rules: [{ server: 'fx', tool: 'fail', action: 'deny' }] } },
+    {
+      permissions: { rules: [{ server: 'fx', tool: 'fail', action: 'deny' }] },
+      // A profile's API is the same paths under /v1/profiles/<name> (docs/gateway.md "The HTTP API").
+      profiles: { narrow: { servers: { fx: { include: ['echo'] } }, mode: 'aggregated' } },
+    },
   );
 });
 after(async () => {
@@ -376,5 +380,45 @@ describe('pins', () => {
       await g2.close();
       rmSync(rugRecord, { force: true });
     }
+  });
+});
+
+describe("a profile's API", () => {
+  test('its document, its list and its calls offer only what the profile offers', async () => {
+    const res = await fetch(`${base()}/v1/profiles/narrow/openapi.json`, { headers: auth() });
+    assert.equal(res.status, 200);
+    const doc = (await res.json()) as Json & { paths: Record<string, Json>; servers: Json[] };
+    const v = await validate(structuredClone(doc));
+    assert.equal(v.valid, true, JSON.stringify(v.errors));
+    assert.deepEqual(
+      Object.keys(doc.paths).filter((p) => p.startsWith('/v1/call/')),
+      ['/v1/call/fx/echo'],
+    );
+    assert.equal(doc.servers[0]!.url, `${base()}/v1/profiles/narrow`);
+    const list = (await (await fetch(`${base()}/v1/profiles/narrow/v1/tools`, { headers: auth() })).json()) as {
+      tools: Json[];
+    };
+    assert.deepEqual(
+      list.tools.map((t) => [t.server, t.name, t.path]),
+      [['fx', 'echo', '/v1/profiles/narrow/v1/call/fx/echo']],
+    );
+    const ok = await post('/v1/profiles/narrow/v1/call/fx/echo', JSON.stringify({ text: 'through a profile' }));
+    assert.equal(ok.status, 200);
+    assert.match(JSON.stringify(await ok.json()), /through a profile/);
+    // Outside the profile: another tool of its server, another server — unknown, and never called.
+    const before = upstreamCalls('add').length;
+    for (const path of ['/v1/profiles/narrow/v1/call/fx/add', '/v1/profiles/narrow/v1/call/web/echo']) {
+      const r = await post(path, JSON.stringify({ a: 1, b: 2, text: 'x' }));
+      assert.equal(r.status, 404, path);
+    }
+    assert.equal(upstreamCalls('add').length, before);
+  });
+
+  test('a profile nobody configured: 404 naming it; without the secret: 401', async () => {
+    const r = await fetch(`${base()}/v1/profiles/nope/v1/tools`, { headers: auth() });
+    assert.equal(r.status, 404);
+    assert.match(((await r.json()) as Json).error as string, /no profile named "nope"/);
+    const anon = await fetch(`${base()}/v1/profiles/narrow/openapi.json`);
+    assert.equal(anon.status, 401);
   });
 });

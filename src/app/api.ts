@@ -22,7 +22,7 @@ import { callPath, openApiDocument } from './openapi';
 
 /** What the routes need of the gateway. */
 export interface ApiHost {
-  readonly api: Pick<ToolApi, 'offeredFor' | 'find' | 'mismatch' | 'call'>;
+  readonly api: Pick<ToolApi, 'offeredFor' | 'find' | 'mismatch' | 'call' | 'hasProfile'>;
   readonly settings: Settings;
   /** A call's own identity ended with it (Provider.identityEnded). */
   identityEnded(identity: string): void;
@@ -54,10 +54,12 @@ function contextOf(
   identity: string,
   signal: AbortSignal,
   stream?: { level: LogLevel; line(o: JsonObject): void },
+  profile?: string,
 ): CallContext {
   const agent = req.headers['user-agent'];
   return {
     rev: NEWEST_FIRST[0]!,
+    ...(profile !== undefined ? { profile } : {}),
     signal,
     identity,
     clientCapabilities: {},
@@ -155,31 +157,53 @@ function failure(e: unknown): JsonObject {
   return { error: e instanceof Error ? e.message : String(e) };
 }
 
+/** The endpoint a path of the API is under: the default one (`/openapi.json`, `/v1/tools`, `/v1/call/…`),
+ *  or a profile's — the same paths under `/v1/profiles/<name>` (docs/gateway.md "The HTTP API"). */
+function endpointOf(pathname: string): { profile?: string; root: string; path: string } {
+  const m = /^(\/v1\/profiles\/([a-z0-9-]{1,32}))(\/openapi\.json|\/v1\/tools|\/v1\/call\/.*)$/.exec(pathname);
+  return m ? { profile: m[2]!, root: m[1]!, path: m[3]! } : { root: '', path: pathname };
+}
+
 export function apiRoutes(g: ApiHost): Route[] {
   const base = (req: IncomingMessage) => `http://${req.headers.host ?? '127.0.0.1'}`;
+  /** A path of the API under a profile nobody configured answers 404, naming it. */
+  const unknown = (res: ServerResponse, profile: string | undefined): boolean => {
+    if (profile === undefined || g.api.hasProfile(profile)) return false;
+    json(res, 404, { error: `no profile named ${JSON.stringify(profile)} is configured` });
+    return true;
+  };
   const openapi: Route = async (req, res, url) => {
-    if (url.pathname !== '/openapi.json') return false;
+    const at = endpointOf(url.pathname);
+    if (at.path !== '/openapi.json') return false;
     if (!only(req, res, 'GET', 'GET reads the OpenAPI document')) return true;
+    if (unknown(res, at.profile)) return true;
     const who = identityOf(req);
     if (typeof who === 'string') return (json(res, 400, { error: who }), true);
-    const ctx = contextOf(req, who.identity, new AbortController().signal);
+    const ctx = contextOf(req, who.identity, new AbortController().signal, undefined, at.profile);
     try {
       const { tools } = await g.api.offeredFor(ctx);
-      json(res, 200, openApiDocument(tools, { version: VERSION, base: base(req) }));
+      json(res, 200, openApiDocument(tools, { version: VERSION, base: `${base(req)}${at.root}` }));
     } finally {
       if (who.own) g.identityEnded(who.identity);
     }
     return true;
   };
   const tools: Route = async (req, res, url) => {
-    if (url.pathname !== '/v1/tools') return false;
+    const at = endpointOf(url.pathname);
+    if (at.path !== '/v1/tools') return false;
     if (!only(req, res, 'GET', 'GET lists the tools')) return true;
+    if (unknown(res, at.profile)) return true;
     const who = identityOf(req);
     if (typeof who === 'string') return (json(res, 400, { error: who }), true);
     try {
-      const offered = await g.api.offeredFor(contextOf(req, who.identity, new AbortController().signal));
+      const ctx = contextOf(req, who.identity, new AbortController().signal, undefined, at.profile);
+      const offered = await g.api.offeredFor(ctx);
       json(res, 200, {
-        tools: offered.tools.map(({ server, tool }) => ({ server, path: callPath(server, tool.name), ...tool })),
+        tools: offered.tools.map(({ server, tool }) => ({
+          server,
+          path: `${at.root}${callPath(server, tool.name)}`,
+          ...tool,
+        })),
         ...(offered.errors.length ? { errors: offered.errors } : {}),
       });
     } finally {
@@ -189,9 +213,11 @@ export function apiRoutes(g: ApiHost): Route[] {
   };
   const inFlight = new InFlight(g.settings);
   const call: Route = async (req, res, url) => {
-    const m = /^\/v1\/call\/([^/]+)\/([^/]+)$/.exec(url.pathname);
+    const at = endpointOf(url.pathname);
+    const m = /^\/v1\/call\/([^/]+)\/([^/]+)$/.exec(at.path);
     if (!m) return false;
     if (!only(req, res, 'POST', 'POST calls the tool')) return true;
+    if (unknown(res, at.profile)) return true;
     const who = identityOf(req);
     if (typeof who === 'string') return (json(res, 400, { error: who }), true);
     // The call ends when its caller goes.
@@ -213,7 +239,7 @@ export function apiRoutes(g: ApiHost): Route[] {
         }
         if (!res.writableEnded && res.writableLength <= MAX_UNREAD) res.write(`${JSON.stringify(o)}\n`);
       };
-      const ctx = contextOf(req, who.identity, stop.signal, streamed ? { level, line } : undefined);
+      const ctx = contextOf(req, who.identity, stop.signal, streamed ? { level, line } : undefined, at.profile);
       const offered = await g.api.find(server, name, ctx);
       // Quoted only as the JSON of the names: a path segment may hold anything.
       if (!offered)

@@ -39,6 +39,8 @@ const profile = z
     prefix: z.enum(['none', 'server']).default('none'),
     pinned: z.array(z.string().regex(/^[^/]+\/.+$/, 'expected "server/tool"')).optional(),
     permissions: z.unknown().optional(),
+    // Bytes past which this profile's tool results become artifacts; 0 turns them off for it.
+    artifactOver: z.number().int().min(0).optional(),
   })
   .strict();
 
@@ -65,6 +67,8 @@ export interface Profile {
   readonly pinned: readonly { server: string; tool: string }[];
   /** Rules applied in addition to the top-level block: the stricter verdict wins. */
   readonly permissions?: Permissions;
+  /** results.artifactOver for this profile's clients, where it says (docs/gateway.md "Artifacts"). */
+  readonly artifactOver?: number;
 }
 
 export type Profiles = ReadonlyMap<string, Profile>;
@@ -136,6 +140,7 @@ export function parseProfiles(raw: unknown, servers: readonly string[]): { profi
       prefix: p.prefix,
       pinned,
       ...(perms.permissions ? { permissions: perms.permissions } : {}),
+      ...(p.artifactOver !== undefined ? { artifactOver: p.artifactOver } : {}),
     });
   }
   return { profiles, issues };

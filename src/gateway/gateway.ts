@@ -65,8 +65,10 @@ export class Gateway implements Provider, GatewayFacade {
       unrelatedLog: (entry) => this.unrelatedLog(entry),
     });
     this.artifacts = new Artifacts({
-      // Per call: the one place a per-caller value (a profile's) would be looked up.
-      over: () => settings.get<number>('results.artifactOver'),
+      // Per call: a profile's own threshold where it sets one, else the setting.
+      over: (ctx) =>
+        (ctx.profile === undefined ? undefined : this.config.profiles?.get(ctx.profile)?.artifactOver) ??
+        settings.get<number>('results.artifactOver'),
       maxBytes: () => settings.get<number>('results.artifactBytes'),
       ttlMs: () => settings.duration('proto.askTTL'),
       log: this.p.log,
@@ -243,8 +245,8 @@ export class Gateway implements Provider, GatewayFacade {
   private toolApi?: ToolApi;
   /** The HTTP API's tools and calls (app/api.ts; docs/gateway.md "The HTTP API"). */
   get api(): ToolApi {
-    const { defs, catalogue, forward } = this.p;
-    this.toolApi ??= new ToolApi({ defs, catalogue, forward });
+    const { defs, catalogue, forward, profiles } = this.p;
+    this.toolApi ??= new ToolApi({ defs, catalogue, forward, profiles });
     return this.toolApi;
   }
 

@@ -9,6 +9,7 @@ import type { Catalogue } from './catalogue';
 import type { Forwarder } from './forward';
 import { schemaMismatch } from '../kit/schema';
 import { toolAllowed } from './names';
+import type { Profiles } from './profiles/profiles';
 
 /** One tool offered: its server and its definition as that server lists it. */
 export interface OfferedTool {
@@ -26,23 +27,34 @@ export interface ToolApiDeps {
   defs: ReadonlyMap<string, ServerDef>;
   catalogue: Catalogue;
   forward: Pick<Forwarder, 'through'>;
+  /** What each endpoint offers: the default one's, or a profile's (docs/gateway.md "Profiles"). */
+  profiles: Pick<Profiles, 'of' | 'has'>;
 }
 
 export class ToolApi {
   constructor(private readonly d: ToolApiDeps) {}
 
-  /** The tools `ctx`'s caller may use: today the default endpoint's set, every server's allowed tools.
-   *  The one place a per-caller set (a profile) narrows what the document offers and what may be called. */
+  /** Whether a profile of this name is configured (its API is under /v1/profiles/<name>/). */
+  hasProfile(name: string): boolean {
+    return this.d.profiles.has(name);
+  }
+
+  /** The tools `ctx`'s caller may use: its endpoint's (the default one's, or its profile's: `ctx.profile`),
+   *  each server's allowed tools. The one place that decides what the document offers and what may be
+   *  called. Tools keep their upstream names: the API names a tool by its server and that name. */
   async offeredFor(ctx: CallContext): Promise<Offered> {
     const { defs, catalogue } = this.d;
+    const { view } = this.d.profiles.of(ctx);
     const tools: OfferedTool[] = [];
     const errors: Offered['errors'] = [];
     await Promise.all(
-      [...defs.keys()].map(async (server) => {
+      view.servers().map(async (server) => {
         try {
-          for (const t of await catalogue.list(server, 'tools', ctx.identity))
-            if (toolAllowed(String(t.name), defs.get(server)?.tools))
+          for (const t of await catalogue.list(server, 'tools', ctx.identity)) {
+            const name = String(t.name);
+            if (toolAllowed(name, defs.get(server)?.tools) && view.allows(server, name))
               tools.push({ server, tool: t as OfferedTool['tool'] });
+          }
         } catch (e) {
           errors.push({ server, error: (e as Error).message });
         }

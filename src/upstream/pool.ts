@@ -3,7 +3,7 @@
 // subscription holds it; a crash fails the calls in flight at once and the next call restarts it.
 import type { Policy } from '../config/policy';
 import { redactText } from '../config/redact';
-import { type SandboxBlock, type SandboxSpec, sandboxOf } from '../config/sandbox';
+import { type SandboxBlock, type SandboxSpec, parseSandboxSetting, sandboxOf } from '../config/sandbox';
 import type { ServerDef } from '../config/servers';
 import type { Settings } from '../config/settings';
 import { codecOfEra } from '../protocol/eras';
@@ -209,7 +209,7 @@ export class Pool {
         maxDepth: this.o.settings.get<number>('limits.paramsDepth'),
         envNames: this.o.settings.get<string[]>('upstream.env'),
         auth: this.o.auth?.for(e.def),
-        sandbox: { fallback: this.o.settings.get<SandboxBlock>('upstream.sandbox'), roots: this.o.roots?.() ?? [] },
+        sandbox: { fallback: this.sandboxDefault(), roots: this.o.roots?.() ?? [] },
       });
       if (this.closed) {
         await client.close();
@@ -331,8 +331,18 @@ export class Pool {
   /** A stdio server's sandbox as it applies now (its block over upstream.sandbox); none for HTTP. */
   private sandboxOf(def: ServerDef): SandboxSpec | false | undefined {
     if (def.type !== 'stdio') return undefined;
-    const s = sandboxOf(def.sandbox, this.o.settings.get<SandboxBlock>('upstream.sandbox'));
+    const s = sandboxOf(def.sandbox, this.sandboxDefault());
     return s.enabled ? s : false;
+  }
+
+  /** upstream.sandbox, its block checked here (the settings check only its form): a bad one is an error
+   *  naming the setting, and the server does not start. */
+  private sandboxDefault(): SandboxBlock {
+    try {
+      return parseSandboxSetting(this.o.settings.get<unknown>('upstream.sandbox'));
+    } catch (e) {
+      throw new Error(`upstream.sandbox: ${(e as Error).message}`);
+    }
   }
 
   async stop(server: string): Promise<void> {

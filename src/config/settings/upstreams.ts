@@ -1,6 +1,19 @@
 // Settings of mcpx as a client: the upstreams' environment, the surface, the pool, signing in, mcpx_exec.
-import { parseSandboxSetting } from '../sandbox';
 import { D, type SettingDef } from './def';
+
+/** `true`, `false` or an object, or one of them spelled as JSON (an environment variable). */
+function booleanOrObject(raw: unknown): unknown {
+  let v = raw;
+  if (typeof raw === 'string') {
+    try {
+      v = JSON.parse(raw);
+    } catch {
+      throw new Error(`expected true, false or a JSON object, got ${JSON.stringify(raw)}`);
+    }
+  }
+  if (typeof v === 'boolean' || (typeof v === 'object' && v !== null && !Array.isArray(v))) return v;
+  throw new Error(`expected true, false or an object, got ${JSON.stringify(v)}`);
+}
 
 export const UPSTREAMS: readonly SettingDef[] = [
   D(
@@ -14,7 +27,9 @@ export const UPSTREAMS: readonly SettingDef[] = [
     'object',
     false,
     'The sandbox of every stdio upstream whose definition has no `sandbox` block: `false` (none), `true` (the defaults: reads of the workspace roots, the server\'s own directories and the system\'s libraries; writes to a private temporary directory; no network), or a block `{ enabled, read, write, network }` (docs/security.md "The upstream sandbox").',
-    { parse: parseSandboxSetting },
+    // Only its form here (a boolean or an object, or either as JSON): the block itself is checked where a
+    // server starts (config/sandbox.ts `parseSandboxSetting`), so the settings hold no zod (the shim's bundle).
+    { parse: booleanOrObject },
   ),
   D('mcp.pageSize', 'integer', 100, 'Items per page of a list result.', { min: 1 }),
   D('mcp.passthrough', 'list', [], 'Servers whose tools, prompts and resources are offered under their own names.'),

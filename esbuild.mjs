@@ -83,6 +83,18 @@ await Promise.all([
     minify: true,
     logLevel: 'warning',
   }),
+  // The page an MCP App runs in (webview/app.js: the app in a sandboxed frame and ext-apps' AppBridge, with
+  // the SDK modules it needs bundled in; src/vscode/apps/appPanel.ts loads it), from dist/webview/ only.
+  build({
+    entryPoints: ['webview/app.js'],
+    outdir: 'dist/webview',
+    bundle: true,
+    platform: 'browser',
+    format: 'iife',
+    target: 'chrome120',
+    minify: true,
+    logLevel: 'warning',
+  }),
   // The client leg of `npm run conformance` (scripts/conformance.ts): mcpx's upstream client.
   build({ ...common, entryPoints: ['src/conformance/client.ts'], outfile: 'dist/conformance-client.js' }),
 ]);

@@ -36,11 +36,12 @@ export class AppTools implements AppsPort, Disposable {
     await this.opener(g, call);
   }
 
-  /** Whether this tool of this server has an app, as far as is known now; an unknown or stale server is
-   *  listed in the background (onDidChange fires once it is). */
+  /** Whether this tool of this server has an app, as far as is known now; an unknown or stale server, if
+   *  running, is listed in the background (onDidChange fires once it is). */
   has(server: string, tool: string): boolean {
     const listed = this.servers.get(server);
-    if (!listed || Date.now() - listed.at > FRESH_MS) void this.list(server);
+    // Only a running server is listed for a row: drawing a view never starts an upstream.
+    if ((!listed || Date.now() - listed.at > FRESH_MS) && this.running(server)) void this.list(server);
     return listed?.apps.has(tool) ?? false;
   }
 
@@ -59,6 +60,14 @@ export class AppTools implements AppsPort, Disposable {
     if (this.servers.size > MAX_SERVERS) this.servers.delete(this.servers.keys().next().value!);
     if (!before || before.apps.size !== apps.size || [...apps.keys()].some((k) => !before.apps.has(k)))
       this.changed.fire();
+  }
+
+  private running(server: string): boolean {
+    return (
+      this.gateway()
+        ?.servers()
+        .some((s) => s.name === server && s.state === 'running') ?? false
+    );
   }
 
   private async list(server: string): Promise<Listed> {

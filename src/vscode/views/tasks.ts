@@ -147,6 +147,9 @@ function execRow(r: RunView): TaskRow {
   };
 }
 
+/** The newest Activity records searched for the tool call of a task (the view redraws every 2 s). */
+const TASK_RECORDS = 200;
+
 /** Whether a server's tool has an MCP App, as far as the editor knows now. */
 type HasApp = (server: string, tool: string) => boolean;
 
@@ -155,7 +158,7 @@ function appTasks(host: GatewayState, tasks: readonly TaskEntry[], hasApp?: HasA
   const ids = new Set(tasks.map((t) => t.id));
   const out = new Set<string>();
   if (!hasApp || !ids.size) return out;
-  for (const r of host.gateway?.activity.recent() ?? [])
+  for (const r of host.gateway?.activity.recent({}, TASK_RECORDS) ?? [])
     if (r.taskId && ids.has(r.taskId) && r.kind === 'tool' && hasApp(r.server, r.target)) out.add(r.taskId);
   return out;
 }

@@ -350,3 +350,23 @@ describe('apps through a real gateway (the fixture upstream with --app)', () => 
     }
   });
 });
+
+test('drawing a view never starts an upstream: a stopped server is not listed for its app tools', async () => {
+  const gw = await gatewayFor({ idle: fixtureCommand(['--rev', '2025-11-25', '--name', 'idle', '--app']) });
+  try {
+    const { d } = fakeDeps({ host: fakeHost({ gateway: gw.g }) });
+    const state = () => gw.g.servers().find((s) => s.name === 'idle')?.state;
+    assert.equal(state(), 'stopped');
+    assert.equal(d.apps.has('idle', 'app_show'), false);
+    await new Promise((r) => setTimeout(r, 300));
+    assert.equal(state(), 'stopped', 'still not started');
+    // Show App (a person's explicit ask) lists it, starting it.
+    assert.deepEqual((await d.apps.definition('idle', 'app_show'))?._meta, {
+      ui: { resourceUri: 'ui://fixture/app.html' },
+    });
+    assert.equal(state(), 'running');
+    assert.equal(d.apps.has('idle', 'app_show'), true);
+  } finally {
+    await gw.close();
+  }
+});

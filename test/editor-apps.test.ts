@@ -324,6 +324,40 @@ describe('apps through a real gateway (the fixture upstream with --app)', () => 
     assert.deepEqual(ui.said('info').at(-1), 'mcpx: that call is no longer in the Activity log.');
   });
 
+  test("an agent's task of an app tool: its Tasks row offers Show App, which opens the app with the task's input and result", async () => {
+    await start();
+    const c = new HttpClient(gw.url, '2025-11-25');
+    await c.initialize();
+    const made = await c.request('tools/call', {
+      name: 'mcpx_call',
+      arguments: { server: 'up', tool: 'app_show', arguments: { text: 'in a task' } },
+      task: {},
+    });
+    const taskId = String(((made.result as Record<string, unknown>).task as Record<string, unknown>).taskId);
+    const done = await c.request('tasks/result', { taskId });
+    assert.deepEqual((done.result as Record<string, unknown>).content, [{ type: 'text', text: 'shown: in a task' }]);
+    const entry = {
+      id: taskId,
+      status: 'completed' as const,
+      statusMessage: undefined,
+      createdAt: Date.now(),
+      updatedAt: Date.now(),
+      terminal: true,
+      cancel: () => undefined,
+      info: { label: 'tools/call mcpx_call up/app_show', client: 'agent', era: 'legacy' as const },
+      call: { id: 'c1', progress: undefined, finished: undefined },
+    };
+    const tasks = { list: () => [entry], find: () => entry, onChange: () => () => undefined };
+    const { d, apps } = fakeDeps({ host: fakeHost({ gateway: gw.g, tasks: tasks as never }) });
+    await d.apps.definition('up', 'app_show');
+    const row = taskRows(d.host, d.palette, (s, t) => d.apps.has(s, t)).find((r) => r.id === taskId)!;
+    assert.equal(row.contextValue, 'mcpx.task.completed.app');
+    await run('mcpx.showApp', d, { kind: 'task', id: taskId });
+    assert.equal(apps.length, 1);
+    assert.deepEqual(apps[0]!.input, { text: 'in a task' });
+    assert.deepEqual(apps[0]!.result?.content, [{ type: 'text', text: 'shown: in a task' }]);
+  });
+
   test('a palette call of an app tool sent to the background: its row offers Show App, and Show Result opens the app', async () => {
     await start();
     const { d, apps } = fakeDeps({ host: fakeHost({ gateway: gw.g }) });

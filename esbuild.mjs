@@ -91,6 +91,20 @@ await Promise.all([
     minify: true,
     logLevel: 'warning',
   }),
+  // The page an MCP App runs in (webview/app.js: the app in a sandboxed frame and ext-apps' AppBridge, with
+  // the SDK modules it needs bundled in; src/vscode/apps/appPanel.ts loads it), from dist/webview/ only.
+  // ext-apps' peer zod (^4) is the project's own zod by package.json "overrides": app-bridge imports only
+  // `zod/v4`, which zod 3.25 carries; the SDK's client and core keep their own zod 4.
+  build({
+    entryPoints: ['webview/app.js'],
+    outdir: 'dist/webview',
+    bundle: true,
+    platform: 'browser',
+    format: 'iife',
+    target: 'chrome120',
+    minify: true,
+    logLevel: 'warning',
+  }),
   // The client leg of `npm run conformance` (scripts/conformance.ts): mcpx's upstream client.
   build({ ...common, entryPoints: ['src/conformance/client.ts'], outfile: 'dist/conformance-client.js' }),
 ]);

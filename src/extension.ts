@@ -2,6 +2,8 @@
 // host, the views, the commands (vscode/commands/table.ts), VS Code's chat, then the gateway started.
 import { dirname } from 'node:path';
 import * as vscode from 'vscode';
+import { openApp } from './vscode/apps/appPanel';
+import { AppTools } from './vscode/apps/appTools';
 import { registerCommands } from './vscode/commands/table';
 import { commandDeps } from './vscode/editorPorts';
 import { chatDefinitions } from './vscode/host/chatProvider';
@@ -66,15 +68,27 @@ export async function activate(context: vscode.ExtensionContext) {
 
   // The views: Upstreams, Questions (with its badge), Tasks, Subscriptions, Activity; the status bar; a log per upstream.
   const palette = life.keep(new PaletteCalls());
+  // MCP Apps: which tools have one, and a call's app in a webview (vscode/apps/).
+  const appHost = {
+    extensionUri: context.extensionUri,
+    version: String((context.extension?.packageJSON as { version?: unknown } | undefined)?.version ?? '0'),
+    log: (line: string) => log.info(line),
+  };
+  const apps = life.keep(
+    new AppTools(
+      () => host.gateway,
+      (g, call) => openApp(appHost, g, call),
+    ),
+  );
   const upstreams = life.keep(new UpstreamsTree(host, vscode));
   const questions = life.keep(questionsTree(host, vscode));
-  const tasks = life.keep(tasksTree(host, palette, vscode));
+  const tasks = life.keep(tasksTree(host, palette, vscode, apps));
   const subscriptions = life.keep(subscriptionsTree(host, vscode));
   const questionsShown = life.keep(questionsView(vscode.window, vscode.commands, host, life, questions));
   life.keep(vscode.window.registerTreeDataProvider('mcpx.upstreams', upstreams));
   life.keep(vscode.window.registerTreeDataProvider('mcpx.tasks', tasks));
   life.keep(vscode.window.registerTreeDataProvider('mcpx.subscriptions', subscriptions));
-  const activity = life.keep(new ActivityView(host, vscode));
+  const activity = life.keep(new ActivityView(host, vscode, apps));
   life.keep(vscode.window.registerTreeDataProvider('mcpx.activity', activity.tree));
   const status = life.keep(statusBar(vscode.window, vscode, host));
   const upstreamLogs = life.keep(
@@ -99,6 +113,7 @@ export async function activate(context: vscode.ExtensionContext) {
     activity,
     palette,
     results,
+    apps,
     log,
     signIn,
     upstreamLogs,

@@ -219,8 +219,10 @@ describe("a profile's own artifactOver", () => {
   after(() => gw?.close());
 
   test("turns artifacts on for that profile's clients only", async () => {
+    // A session's identity (a request-only one could never read an artifact back).
     const big = async (url: string) => {
-      const c = new HttpClient(url, MODERN);
+      const c = new HttpClient(url, LEGACY);
+      await c.initialize();
       const r = await c.request('tools/call', { name: 'big', arguments: {} });
       assert.equal(r.error, undefined, JSON.stringify(r.error));
       return { c, result: r.result! };

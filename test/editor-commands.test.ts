@@ -53,6 +53,7 @@ describe('the command table', () => {
       'mcpx.readResource',
       'mcpx.restartUpstream',
       'mcpx.reviewHeldTools',
+      'mcpx.showApp',
       'mcpx.showTaskCalls',
       'mcpx.showUpstreamLog',
       'mcpx.signIn',

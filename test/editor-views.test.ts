@@ -221,6 +221,7 @@ describe('the Tasks view', () => {
       id: 'p',
       server: 'up',
       tool: 'slow',
+      arguments: {},
       startedAt: now - 3000,
       status: 'working',
       progress: { progress: 1, total: 2 },

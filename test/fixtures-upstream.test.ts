@@ -454,6 +454,29 @@ describe('--fail modes and options', { concurrency: true }, () => {
     child.kill();
     noProblems(ok);
   });
+  test('--app: the tool app_show with its _meta.ui from 2025-06-18 (none before), its ui:// resource as an MCP App', async () => {
+    for (const rev of ['2025-03-26', '2025-06-18', '2025-11-25'] as const) {
+      const p = new StdioPeer(rev, ['--app']);
+      result(await p.initialize());
+      const tool = (result(await p.request('tools/list')).tools as Obj[]).find((t) => t.name === 'app_show');
+      if (rev === '2025-03-26') assert.equal(tool, undefined, rev);
+      else {
+        assert.deepEqual(tool?._meta, { ui: { resourceUri: 'ui://fixture/app.html' } }, rev);
+        assert.equal(
+          firstText(await p.request('tools/call', { name: 'app_show', arguments: { text: 'x' } })),
+          'shown: x',
+        );
+        const content = (
+          result(await p.request('resources/read', { uri: 'ui://fixture/app.html' })).contents as Obj[]
+        )[0]!;
+        assert.equal(content.mimeType, 'text/html;profile=mcp-app');
+        assert.match(String(content.text), /^<!DOCTYPE html>[\s\S]*<button id="call">/);
+      }
+      await p.close();
+      noProblems(p);
+    }
+  });
+
   test('--name, --tools, --page-size, --no-completions, --record', async () => {
     const rec = join(tmp, 'stdio.jsonl');
     const p = new StdioPeer('2025-11-25', [

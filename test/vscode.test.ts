@@ -164,6 +164,7 @@ function driver(): { onLog(text: string): void; onPage(page: Page): Promise<void
                   const button = row.first().locator(`.action-label[aria-label="${action}"]`).first();
                   await button.waitFor({ state: 'visible', timeout: 5_000 });
                   await button.click();
+                  if ('stays' in a) break;
                   await row.first().waitFor({ state: 'detached', timeout: 3_000 });
                   break;
                 } catch (e) {
@@ -187,10 +188,12 @@ function driver(): { onLog(text: string): void; onPage(page: Page): Promise<void
             const button = page.locator('.monaco-dialog-box .monaco-button').filter({ hasText: a.dialog }).first();
             await button.waitFor({ state: 'visible', timeout: 20_000 });
             await button.click();
-          } else if ('webview' in a) {
-            // A webview's document sits two iframes down: the host frame, then the active frame.
-            const form = page.frameLocator('iframe.webview').frameLocator('#active-frame');
-            for (const op of a.webview) {
+          } else if ('webview' in a || 'app' in a) {
+            // A webview's document sits two iframes down: the host frame, then the active frame; an MCP
+            // App's, one further: the sandboxed frame of its page.
+            const doc = page.frameLocator('iframe.webview').frameLocator('#active-frame');
+            const form = 'app' in a ? doc.frameLocator('#app') : doc;
+            for (const op of 'app' in a ? a.app : a.webview) {
               if ('fill' in op) {
                 // The field is a web component (@vscode-elements): its input or textarea sits in its shadow
                 // root, which playwright's CSS pierces.
@@ -364,7 +367,7 @@ test('the extension in a real VS Code extension host (code-server), from the dev
   timeout: 700_000,
 }, async () => {
   const results = await runSuite('dev', {});
-  assert.equal(results.length, 39, results.join('\n'));
+  assert.equal(results.length, 41, results.join('\n'));
 });
 
 test("the packaged .vsix: under 2 MB, exactly the files a user needs, installed offline, the smoke test passes against the installed package (its 'mcpx' launcher runs the packaged CLI)", {
@@ -398,6 +401,7 @@ test("the packaged .vsix: under 2 MB, exactly the files a user needs, installed 
     'extension/dist/mcpx.js',
     'extension/dist/otel.js',
     'extension/dist/shim.js',
+    'extension/dist/webview/app.js',
     'extension/dist/webview/form.css',
     'extension/dist/webview/form.js',
     'extension/media/icon.png',

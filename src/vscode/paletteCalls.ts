@@ -12,6 +12,10 @@ export interface PaletteCall {
   readonly id: string;
   readonly server: string;
   readonly tool: string;
+  /** The arguments it was called with (an app is handed them). */
+  readonly arguments: JsonObject;
+  /** The tool's definition, when it has an MCP App (Show Result opens the app). */
+  readonly definition?: JsonObject;
   readonly startedAt: number;
   status: 'working' | 'completed' | 'failed' | 'cancelled';
   endedAt?: number;

@@ -102,3 +102,26 @@ export interface ResultsPort {
   /** A value as a read-only JSON document. */
   showJson(title: string, value: unknown): Promise<void>;
 }
+
+/** A tool call whose app is to be shown: its server, the tool's definition (with `_meta.ui`), the
+ *  arguments it was called with and, once it has finished, its result. */
+export interface AppCall {
+  readonly server: string;
+  readonly tool: JsonObject;
+  readonly input: JsonObject;
+  readonly result?: JsonObject;
+}
+
+/** MCP Apps in the editor (src/vscode/apps/). */
+export interface AppsPort {
+  /** Whether this tool of this server has an app, as far as is known now (the views' rows ask). */
+  has(server: string, tool: string): boolean;
+  /** What `has` says changed. */
+  readonly onDidChange: Event<void>;
+  /** The tool's definition when it has an app (listed if not known). */
+  definition(server: string, tool: string): Promise<JsonObject | undefined>;
+  /** Remembers a server's tools as a caller listed them. */
+  learn(server: string, tools: readonly JsonObject[]): void;
+  /** Opens the app of a call; rejects with the reason it cannot. */
+  open(g: GatewayFacade, call: AppCall): Promise<void>;
+}

@@ -3,10 +3,11 @@
 // the commands executed, the clipboard, the settings written, and VS Code's classes as plain ones. No
 // `vscode` is loaded (the unit tests check their own bundle for it).
 import assert from 'node:assert/strict';
+import { AppTools } from '../../src/vscode/apps/appTools';
 import type { Deps } from '../../src/vscode/commands/command';
 import { PaletteCalls } from '../../src/vscode/paletteCalls';
 import { HeldPins, PINS_SCHEME, type PinsPorts } from '../../src/vscode/pins';
-import type { Kit, McpJsonFile, Memento } from '../../src/vscode/ports';
+import type { AppCall, Kit, McpJsonFile, Memento } from '../../src/vscode/ports';
 import type { JsonObject } from '../../src/protocol/jsonrpc';
 import type { PersonPort } from '../../src/gateway/facade';
 import { type FakeHost, fakeHost } from './host';
@@ -241,6 +242,8 @@ export function fakeDeps(
   const filters: unknown[] = [];
   const host = o.host ?? fakeHost();
   const window = ui.window as unknown as Deps['window'];
+  /** The apps opened (the panel itself is the editor suite's: test/vscode/apps.ts). */
+  const apps: AppCall[] = [];
   const d: Deps = {
     window,
     commands: {
@@ -253,6 +256,10 @@ export function fakeDeps(
     person: fakePerson().person,
     activity: { setFilter: (f) => void filters.push(f) },
     palette: new PaletteCalls(),
+    apps: new AppTools(
+      () => host.gateway,
+      async (_g, call) => void apps.push(call),
+    ),
     results: {
       show: async (title, result) => void shown.push({ title, result }),
       showJson: async (title, value) => void shown.push({ title, result: value as JsonObject }),
@@ -271,5 +278,5 @@ export function fakeDeps(
     }),
     ...o.parts,
   };
-  return { d, ui, executed, clipboard, settings, shown, logLines, approved, host, filters };
+  return { d, ui, executed, clipboard, settings, shown, logLines, approved, host, filters, apps };
 }

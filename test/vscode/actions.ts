@@ -15,13 +15,16 @@ export type Action =
   | { key: string }
   | { shot: string; when?: 'quick' | 'webview' | 'dialog' }
   | { webview: FrameOp[] }
+  /** Inside an MCP App: the frame the app's page (webview/app.js) holds, within the webview. */
+  | { app: FrameOp[] }
   | { dialog: string }
   | { gone: 'quick' }
   | { title: string }
   | { back: true }
   | { link: string }
   | { row: string[] }
-  | { rowAction: [string[], string] }
+  /** `stays`: the row is still there after the action (Show App), so nothing waits for it to go. */
+  | { rowAction: [string[], string]; stays?: true }
   | { toast: string; has?: string; shot?: string }
   | { browser: string; shot?: string }
   | { see: [string, string]; shot?: string }

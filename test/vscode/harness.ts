@@ -70,9 +70,10 @@ export function drive(...actions: Action[]): void {
 
 export const WORKSPACE = () => vscode.workspace.workspaceFolders![0]!.uri.fsPath;
 export const RECORD = () => join(WORKSPACE(), 'up.jsonl');
-export const recorded = (): Json[] => {
+/** The frames a fixture upstream received: the workspace's `up`, or the one recording to `file`. */
+export const recorded = (file = RECORD()): Json[] => {
   try {
-    return readFileSync(RECORD(), 'utf8')
+    return readFileSync(file, 'utf8')
       .split('\n')
       .filter(Boolean)
       .map((l) => JSON.parse(l) as { dir: string; frame: Json })

@@ -10,6 +10,7 @@ import * as vscode from 'vscode';
 import * as acrossChange from './acrossChange';
 import * as activation from './activation';
 import * as addServer from './addServer';
+import * as apps from './apps';
 import * as approvals from './approvals';
 import * as config from './config';
 import * as forms from './forms';
@@ -63,6 +64,8 @@ const ORDER: readonly EditorTest[] = [
   questions.questionsBadge,
   upstreams.failedUpstream,
   pins.heldTool,
+  apps.appsInTheEditor,
+  apps.realExampleApp,
   walkthrough.walkthrough,
   acrossChange.windowReload,
   acrossChange.shimAcrossAddServer,

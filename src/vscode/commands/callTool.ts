@@ -2,16 +2,19 @@
 // progress notification. The call passes the permission check like every agent's (path `palette`): a
 // tool not marked read-only asks first by the editor's palette rule (permissions/editorRule.ts). Then
 // Cancel, or "Run in background" (the call runs on, the Tasks view lists it, its end is announced with Show Result).
-// The result opens in a read-only editor. From the palette nothing is given; a click on a tool row gives
-// (server, tool); its context menu gives the row itself.
+// The result opens in a read-only editor — or, for a tool with an MCP App, the app with its input and
+// result (src/vscode/apps/). From the palette nothing is given; a click on a tool row gives (server,
+// tool); its context menu gives the row itself.
 import { randomUUID } from 'node:crypto';
 import type { GatewayFacade } from '../../gateway/facade';
 import { type JsonObject, isObject } from '../../protocol/jsonrpc';
+import { appResourceUri } from '../apps/appMeta';
 import { EDITOR_IDENTITY, editorContext } from '../editorCall';
 import type { PaletteCall } from '../paletteCalls';
 import { stateWord } from '../views/taskStates';
 import { argumentsFor, pickServer } from './ask';
 import { type Deps, gatewayCommand } from './command';
+import { appOrResult } from './showApp';
 
 type Target = string | { server?: unknown; item?: unknown } | undefined;
 type Report = (p: number, total?: number, message?: string) => void;
@@ -22,7 +25,7 @@ export const callTool = gatewayCommand(async (d, g, target?: Target, toolName?: 
   const { server, tool } = chosen;
   const args = await argumentsFor(d.person, d.window, server, tool);
   if (!args) return;
-  await run(d, g, server, String(tool.name), args);
+  await run(d, g, server, tool, args);
 });
 
 /** The server and tool: as given, else picked. */
@@ -41,6 +44,7 @@ async function chooseTool(
     .serverList(server, 'tools', EDITOR_IDENTITY)
     .catch((e: Error) => void d.window.showErrorMessage(`mcpx: ${server}: ${e.message}`));
   if (!tools) return undefined;
+  d.apps.learn(server, tools);
   const tool = toolArg
     ? tools.find((t) => t.name === toolArg)
     : (
@@ -58,12 +62,15 @@ async function chooseTool(
 }
 
 /** The call under its progress notification, until it ends or is sent to the background. */
-async function run(d: Deps, g: GatewayFacade, server: string, name: string, args: JsonObject): Promise<void> {
+async function run(d: Deps, g: GatewayFacade, server: string, tool: JsonObject, args: JsonObject): Promise<void> {
+  const name = String(tool.name);
   const title = `${server} · ${name}`;
   const call: PaletteCall = {
     id: randomUUID(),
     server,
     tool: name,
+    arguments: args,
+    ...(appResourceUri(tool) ? { definition: tool } : {}),
     startedAt: Date.now(),
     status: 'working',
     abort: new AbortController(),
@@ -108,7 +115,8 @@ async function run(d: Deps, g: GatewayFacade, server: string, name: string, args
   report = () => undefined;
   if (outcome === 'detached') return inBackground(d, call, work);
   if ('error' in outcome) return void d.window.showErrorMessage(`mcpx: ${title}: ${outcome.error.message}`);
-  await d.results.show(title, outcome.result);
+  const app = call.definition ? { server, tool: call.definition, input: args } : undefined;
+  await appOrResult(d, g, title, app, outcome.result);
 }
 
 /** A call sent to the background: listed in the Tasks view; its end is announced. */

@@ -4,6 +4,7 @@
 import type { ActivityFilter, GatewayFacade, PersonPort } from '../../gateway/facade';
 import type { PaletteCalls } from '../paletteCalls';
 import type {
+  AppsPort,
   Clipboard,
   EditorCommands,
   EditorConfig,
@@ -26,6 +27,8 @@ export interface Deps {
   readonly activity: { setFilter(filter: ActivityFilter): void };
   readonly palette: PaletteCalls;
   readonly results: ResultsPort;
+  /** MCP Apps: a call of an app tool opens its app (src/vscode/apps/). */
+  readonly apps: AppsPort;
   /** mcpx's own log. */
   readonly log: { show(): void; error(line: string): void };
   /** Signing in to upstreams (src/vscode/signIn.ts): the person chose Sign In on a server. */

@@ -22,6 +22,7 @@ import { acceptHeldTools, reviewHeldTools } from './reviewHeldTools';
 import { runInBackground } from './runInBackground';
 import { setSecret } from './setSecret';
 import { showActivityRecord } from './showActivityRecord';
+import { showApp } from './showApp';
 import { showLog } from './showLog';
 import { showQuestions } from './showQuestions';
 import { showTaskCalls } from './showTaskCalls';
@@ -64,6 +65,7 @@ export const COMMANDS: Readonly<Record<string, Command | GatewayCommand>> = {
   'mcpx.runInBackground': runInBackground,
   'mcpx.menu': menu,
   'mcpx.openWalkthrough': openWalkthrough,
+  'mcpx.showApp': showApp,
 };
 
 /** Registers every command of the table; the disposables are the extension's. */

@@ -11,6 +11,8 @@ export interface FoundTask {
   state: TaskState;
   /** What Show Result opens; only for a completed or failed one. */
   result?: JsonObject;
+  /** A palette call of a tool with an MCP App: its server, tool definition and arguments. */
+  app?: { server: string; tool: JsonObject; input: JsonObject };
   cancel(): void;
 }
 
@@ -64,6 +66,7 @@ const FINDERS: ReadonlyArray<
         label: `${mine.server} · ${mine.tool}`,
         state: mine.status,
         result: done(mine.status) && mine.outcome !== undefined ? asResult(mine.outcome) : undefined,
+        ...(mine.definition ? { app: { server: mine.server, tool: mine.definition, input: mine.arguments } } : {}),
         cancel: () => palette.cancel(mine),
       };
     },

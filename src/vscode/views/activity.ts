@@ -1,10 +1,12 @@
 // The Activity view (docs/gateway.md "Activity"): every call an agent made through this window's gateway
 // — any client, any path — grouped by client, newest first, an icon per outcome. It follows the
 // gateway's feed (ActivityFeed.onRecord) live; mcpx.filterActivity narrows it to one client or server;
-// a row opens the record — its arguments (redacted) and its result — as a read-only JSON document.
+// a row opens the record — its arguments (redacted) and its result — as a read-only JSON document; a
+// call of a tool with an MCP App offers Show App (its context value `activity.app`; the row carries
+// its record for the command).
 import type { ActivityFilter, ActivityRecord, GatewayFacade } from '../../gateway/facade';
 import { type Disposable, Emitter } from '../lifetimes';
-import type { GatewayState } from '../ports';
+import type { AppsPort, GatewayState } from '../ports';
 import { type Row, type RowKit, RowsTree, ago } from './rows';
 
 /** The newest records the view lists. */
@@ -21,7 +23,10 @@ const ICONS: Record<ActivityRecord['outcome']['status'], { id: string; color?: s
 /** The client as a person reads it: its declared name (its own, untrusted word), else its identity. */
 const clientOf = (r: ActivityRecord): string => r.client.name ?? r.client.identity;
 
-function recordRow(r: ActivityRecord, i: number): Row {
+/** Whether a server's tool has an MCP App, as far as the editor knows now. */
+type HasApp = (server: string, tool: string) => boolean;
+
+function recordRow(r: ActivityRecord, i: number, hasApp: HasApp): Row & { record: ActivityRecord } {
   const how = r.path === 'mcpx_exec' && r.run ? `mcpx_exec run ${r.run}` : r.path;
   const outcome = r.outcome.status === 'ok' ? 'ok' : r.outcome.status;
   return {
@@ -35,14 +40,19 @@ function recordRow(r: ActivityRecord, i: number): Row {
       ...(r.taskId ? [`task: ${r.taskId}`] : []),
     ].join('\n'),
     icon: ICONS[r.outcome.status],
-    contextValue: 'activity',
+    contextValue: r.kind === 'tool' && hasApp(r.server, r.target) ? 'activity.app' : 'activity',
     key: `${r.time}|${r.argsDigest}|${r.server}|${r.target}|${i}`,
     command: { title: 'Show the call', command: 'mcpx.showActivityRecord', arguments: [r] },
+    record: r,
   };
 }
 
 /** Records grouped by client, the groups in the order of their newest record. */
-export function activityRows(records: readonly ActivityRecord[], filter: ActivityFilter = {}): Row[] {
+export function activityRows(
+  records: readonly ActivityRecord[],
+  filter: ActivityFilter = {},
+  hasApp: HasApp = () => false,
+): Row[] {
   const groups = new Map<string, ActivityRecord[]>();
   for (const r of records) groups.set(clientOf(r), [...(groups.get(clientOf(r)) ?? []), r]);
   const rows: Row[] = [...groups].map(([client, list]) => ({
@@ -51,7 +61,7 @@ export function activityRows(records: readonly ActivityRecord[], filter: Activit
     tooltip: `${client}: its declared name (its own word) and identity ${list[0]!.client.identity}`,
     icon: { id: 'account' },
     key: `client:${client}`,
-    children: list.map(recordRow),
+    children: list.map((r, i) => recordRow(r, i, hasApp)),
   }));
   const narrowed = [filter.client && `client ${filter.client}`, filter.server && `server ${filter.server}`].filter(
     Boolean,
@@ -81,8 +91,9 @@ export class ActivityView implements Disposable {
   constructor(
     private readonly host: GatewayState,
     kit: RowKit,
+    private readonly apps?: Pick<AppsPort, 'has' | 'onDidChange'>,
   ) {
-    this.tree = new RowsTree(kit, [this.changed.event], () => this.rows(), 30_000);
+    this.tree = new RowsTree(kit, [this.changed.event, ...(apps ? [apps.onDidChange] : [])], () => this.rows(), 30_000);
     this.sub = host.onDidChange(() => this.follow());
     this.follow();
   }
@@ -93,7 +104,8 @@ export class ActivityView implements Disposable {
   }
 
   rows(): Row[] {
-    return activityRows(this.records(), this.filter);
+    const apps = this.apps;
+    return activityRows(this.records(), this.filter, apps ? (server, tool) => apps.has(server, tool) : undefined);
   }
 
   setFilter(filter: ActivityFilter): void {

@@ -1,12 +1,13 @@
 // The Tasks view: every task of this gateway (both eras), the 2026-07-28 background calls that are not
 // tasks, the palette calls sent to the background, and the mcpx_exec scripts running (their calls so far
-// under them); newest first. A row's context value is `mcpx.<kind>.<state>`: Cancel on running rows,
-// Show Result on finished ones (package.json "menus"; docs/commands.md).
+// under them); newest first. A row's context value is `mcpx.<kind>.<state>`, `.app` added when a
+// finished call's tool has an MCP App: Cancel on running rows, Show Result on finished ones, Show App on
+// a finished app tool's (package.json "menus"; docs/commands.md).
 import type { BackgroundTasks, RunView } from '../../gateway/facade';
 import { codecOfEra } from '../../protocol/eras';
 import { MODERN } from '../../protocol/revisions';
 import type { PaletteCall, PaletteCalls } from '../paletteCalls';
-import type { GatewayState, TaskEntry } from '../ports';
+import type { AppsPort, GatewayState, TaskEntry } from '../ports';
 import { type Row, type RowKit, RowsTree, ago } from './rows';
 import { TASK_STATE, TERMINAL_STATES, type TaskKind, type TaskState, backgroundState } from './taskStates';
 
@@ -31,6 +32,8 @@ interface TaskFacts {
   /** What it is, for the tooltip ("2025-11-25 task"). */
   what: string;
   message?: string;
+  /** A call of a tool with an MCP App. */
+  app?: boolean;
 }
 
 const progressText = (p?: { progress: number; total?: number }) =>
@@ -68,7 +71,7 @@ function taskRow(r: TaskFacts): TaskRow {
       .filter(Boolean)
       .join('\n'),
     icon: { id: st.icon, color: st.color },
-    contextValue: `mcpx.${r.kind}.${r.state}`,
+    contextValue: `mcpx.${r.kind}.${r.state}${r.app && (r.state === 'completed' || r.state === 'failed') ? '.app' : ''}`,
     command: toQuestions
       ? { command: 'mcpx.showQuestions', title: 'Show Questions' }
       : { command: 'mcpx.task', title: 'Task…', arguments: [{ kind: r.kind, id: r.id }] },
@@ -100,6 +103,7 @@ const ofBackground = (c: ReturnType<BackgroundTasks['list']>[number]): TaskFacts
 });
 
 const ofPalette = (c: PaletteCall): TaskFacts => ({
+  app: c.definition !== undefined,
   kind: 'palette',
   id: c.id,
   label: `tools/call ${c.tool}`,
@@ -143,12 +147,29 @@ function execRow(r: RunView): TaskRow {
   };
 }
 
+/** The newest Activity records searched for the tool call of a task (the view redraws every 2 s). */
+const TASK_RECORDS = 200;
+
+/** Whether a server's tool has an MCP App, as far as the editor knows now. */
+type HasApp = (server: string, tool: string) => boolean;
+
+/** The tasks whose tool call (in the Activity records, by its taskId) is of a tool with an app. */
+function appTasks(host: GatewayState, tasks: readonly TaskEntry[], hasApp?: HasApp): Set<string> {
+  const ids = new Set(tasks.map((t) => t.id));
+  const out = new Set<string>();
+  if (!hasApp || !ids.size) return out;
+  for (const r of host.gateway?.activity.recent({}, TASK_RECORDS) ?? [])
+    if (r.taskId && ids.has(r.taskId) && r.kind === 'tool' && hasApp(r.server, r.target)) out.add(r.taskId);
+  return out;
+}
+
 /** Every row, newest first. */
-export function taskRows(host: GatewayState, palette: PaletteCalls): TaskRow[] {
+export function taskRows(host: GatewayState, palette: PaletteCalls, hasApp?: HasApp): TaskRow[] {
   const tasks = host.tasks?.list(undefined) ?? [];
   const ofTasks = new Set<string>(tasks.map((t) => t.call.id));
+  const apps = appTasks(host, tasks, hasApp);
   const rows: Array<{ at: number; row: TaskRow }> = [
-    ...tasks.map((t) => ({ at: t.createdAt, row: taskRow(ofTask(t)) })),
+    ...tasks.map((t) => ({ at: t.createdAt, row: taskRow({ ...ofTask(t), app: apps.has(t.id) }) })),
     ...(host.background?.list() ?? [])
       .filter((c) => !ofTasks.has(c.id))
       .map((c) => ({ at: c.startedAt, row: taskRow(ofBackground(c)) })),
@@ -158,6 +179,16 @@ export function taskRows(host: GatewayState, palette: PaletteCalls): TaskRow[] {
   return rows.sort((a, b) => b.at - a.at).map((x) => x.row);
 }
 
-export function tasksTree(host: GatewayState, palette: PaletteCalls, kit: RowKit): RowsTree<TaskRow> {
-  return new RowsTree<TaskRow>(kit, [host.onDidChange, palette.onDidChange], () => taskRows(host, palette), 2000);
+export function tasksTree(
+  host: GatewayState,
+  palette: PaletteCalls,
+  kit: RowKit,
+  apps?: Pick<AppsPort, 'has' | 'onDidChange'>,
+): RowsTree<TaskRow> {
+  return new RowsTree<TaskRow>(
+    kit,
+    [host.onDidChange, palette.onDidChange, ...(apps ? [apps.onDidChange] : [])],
+    () => taskRows(host, palette, apps ? (server, tool) => apps.has(server, tool) : undefined),
+    2000,
+  );
 }

@@ -181,3 +181,28 @@ test('drawing a view never starts an upstream: a stopped server is not listed fo
     await gw.close();
   }
 });
+
+describe('a server that offers its app tools only to hosts that render apps (the fixture with --apps)', () => {
+  let gw: TestGateway;
+  after(() => gw?.close());
+
+  test('the editor declares the ui extension: the palette is offered the app tool, and opens its app', async () => {
+    gw = await gatewayFor(
+      { wx: fixtureCommand(['--rev', '2025-11-25', '--name', 'wx', '--apps']) },
+      { 'mcp.passthrough': ['wx'] },
+    );
+    // An agent that declared nothing sees only the fallback.
+    const agent = new HttpClient(gw.url, '2025-11-25');
+    await agent.initialize();
+    const listed = ((await agent.request('tools/list', {})).result!.tools as Array<{ name: string }>).map(
+      (t) => t.name,
+    );
+    assert.ok(listed.includes('forecast_text') && !listed.includes('forecast'), listed.join());
+    const { person } = fakePerson([{ action: 'accept', content: { place: 'Lisbon' } }]);
+    const { d, apps } = fakeDeps({ host: fakeHost({ gateway: gw.g }), parts: { person } });
+    await run('mcpx.callTool', d, 'wx', 'forecast');
+    assert.equal(apps.length, 1, 'the app opened');
+    assert.equal(apps[0]!.server, 'wx');
+    assert.equal((apps[0]!.tool._meta as { ui: { resourceUri: string } }).ui.resourceUri, 'ui://forecast/view.html');
+  });
+});

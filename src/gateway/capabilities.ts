@@ -38,7 +38,7 @@ export function narrowed(ctx: CallContext): JsonObject {
 /** The extensions a pass-through server sees the calling client declare, keyed by their canonical form
  *  (one upstream instance per distinct set where the upstream reads them once, at initialize; one list
  *  per set in the catalogue); undefined where the client declared none. */
-export function extensionSet(ctx: CallContext): ExtensionSet | undefined {
+export function extensionSet(ctx: Pick<CallContext, 'clientCapabilities'>): ExtensionSet | undefined {
   const extensions = carriedExtensions(ctx.clientCapabilities);
   return extensions && { key: canonicalDigest(extensions).slice(0, 16), extensions };
 }

@@ -7,7 +7,7 @@ import { ALLOW_ALL, type Permissions } from '../config/permissions';
 import type { Settings } from '../config/settings';
 import { CODES, ProtocolError, invalidParams, resourceNotFound } from '../protocol/errors';
 import { codecOfEra } from '../protocol/eras';
-import { UI_EXTENSION } from '../protocol/extensions';
+import { APP_HOST_CAPABILITIES, UI_EXTENSION } from '../protocol/extensions';
 import type { JsonObject } from '../protocol/jsonrpc';
 import type {
   CallContext,
@@ -348,8 +348,13 @@ export class Gateway implements Provider, GatewayFacade {
     await this.p.pool.stop(server);
     await this.p.pool.client(server, identity);
   }
+  /** A server's list as the editor sees it: a pass-through server's as a host that renders apps (the
+   *  editor's own calls declare the ui extension: vscode/editorCall.ts). */
   serverList(server: string, kind: ServerListKind, identity: string): Promise<JsonObject[]> {
-    return this.p.catalogue.list(server, kind, identity);
+    const ext = this.p.passthrough.includes(server)
+      ? extensionSet({ clientCapabilities: APP_HOST_CAPABILITIES })
+      : undefined;
+    return this.p.catalogue.list(server, kind, identity, ext);
   }
   questions(): Question[] {
     return this.p.broker.list();

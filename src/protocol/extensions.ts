@@ -7,6 +7,13 @@ import { TASKS_EXTENSION } from './tasks';
 
 export const UI_EXTENSION = 'io.modelcontextprotocol/ui';
 
+/** The MIME type of an app's HTML resource (SEP-1865 "UI Resource Format"). */
+export const APP_MIME = 'text/html;profile=mcp-app';
+
+/** The client capabilities of a host that renders apps, as the editor declares them: its calls and the
+ *  lists it shows are a pass-through server's as such a host sees them. */
+export const APP_HOST_CAPABILITIES: JsonObject = { extensions: { [UI_EXTENSION]: { mimeTypes: [APP_MIME] } } };
+
 /** The scheme of an app's resource URI. */
 export const UI_SCHEME = 'ui://';
 

@@ -1,6 +1,7 @@
 // A call the editor makes on the person's behalf: mcpx is the client, the person is who asks (roots: the
 // workspace folders), under one identity of its own (the Upstreams view, the palette, Add Server…).
 import type { CallContext } from '../gateway/facade';
+import { APP_HOST_CAPABILITIES } from '../protocol/extensions';
 import { MODERN } from '../protocol/revisions';
 
 export const EDITOR_IDENTITY = 'mcpx:editor';
@@ -14,7 +15,9 @@ export function editorContext(
     rev: MODERN,
     signal,
     identity: EDITOR_IDENTITY,
-    clientCapabilities: {},
+    // The editor renders apps (vscode/apps/): a server that offers its app tools only to such hosts
+    // offers them to the palette (docs/protocol.md "Extensions across the gateway").
+    clientCapabilities: APP_HOST_CAPABILITIES,
     meta: { progressToken: 'mcpx-editor' },
     progress,
     log: () => undefined,

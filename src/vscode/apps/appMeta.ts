@@ -2,10 +2,8 @@
 // the types of @modelcontextprotocol/ext-apps `spec.types`): a tool's app resource URI, whether the app
 // may call a tool, the HTML of the `ui://` resource, and the Content Security Policy its document gets.
 // Pure data, no `vscode`: the unit tests run it in plain Node (test/apps.test.ts).
+import { APP_MIME } from '../../protocol/extensions';
 import { type JsonObject, isObject } from '../../protocol/jsonrpc';
-
-/** The MIME type of an app's HTML resource (MCP Apps: `RESOURCE_MIME_TYPE`). */
-const APP_MIME = 'text/html;profile=mcp-app';
 /** An app's HTML past this many bytes is refused (a page, not a data dump). */
 const MAX_HTML_BYTES = 5 * 1024 * 1024;
 const MAX_URI = 2048;

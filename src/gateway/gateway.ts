@@ -20,7 +20,6 @@ import type {
 import { stopTracing } from '../telemetry/trace';
 import type { SignInState } from '../upstream/auth/authorizer';
 import type { ActivityLog } from './activity/log';
-import { AppUris, listedTools } from './apps';
 import { extensionSet } from './capabilities';
 import { type GatewayOptions, type GatewayParts, composeGateway } from './compose';
 import type { RunView } from './exec/runs';
@@ -30,10 +29,9 @@ import type { Approver, Grant } from './permissions/approval';
 import type { PinKind } from './pins/store';
 import type { PinReview, PinView } from './pins/pins';
 import { type ProfileSummary, type Profiles, sameProfiles } from './profiles/profiles';
-import { passedThrough } from './screen';
-import { toolHandle } from './tools';
 import { ToolApi } from './toolApi';
-import { ARTIFACT_PREFIX, Artifacts, type StructuredForm } from './artifacts';
+import { ToolSurface } from './toolSurface';
+import { ARTIFACT_PREFIX, Artifacts } from './artifacts';
 
 /** How the server hears of a list change: its kind, and which endpoints' clients it concerns (a
  *  profile's name, or undefined for the default endpoint). */
@@ -54,6 +52,8 @@ export class Gateway implements Provider, GatewayFacade {
 
   /** Large results kept for their client (docs/gateway.md "Artifacts"). */
   private readonly artifacts: Artifacts;
+  /** What a client of each endpoint sees and calls of the tools. */
+  private readonly surface: ToolSurface;
 
   constructor(
     readonly config: Config,
@@ -73,6 +73,7 @@ export class Gateway implements Provider, GatewayFacade {
       ttlMs: () => settings.duration('proto.askTTL'),
       log: this.p.log,
     });
+    this.surface = new ToolSurface(this.p, this.artifacts);
   }
 
   /** A list changed — a server's (`server`), or the gateway's own — told to each endpoint it concerns
@@ -175,12 +176,8 @@ export class Gateway implements Provider, GatewayFacade {
 
   // ---- tools ---------------------------------------------------------------------------------
 
-  async listTools(ctx: CallContext): Promise<JsonObject[]> {
-    const { view, passthroughTools } = this.p.profiles.of(ctx);
-    const pt = await passthroughTools.index(ctx.identity, extensionSet(ctx));
-    const upstream = listedTools(pt, AppUris.of(pt, view.listed()), ctx.clientCapabilities);
-    // A gateway tool an upstream also names is hidden over MCP: the upstream wins.
-    return [...upstream, ...this.p.tools.definitions(view).filter((t) => !pt.has(String(t.name)))];
+  listTools(ctx: CallContext): Promise<JsonObject[]> {
+    return this.surface.list(ctx);
   }
 
   /** A list holds what an identity-scoped server lists (each identity its own instance): tools only in
@@ -191,55 +188,8 @@ export class Gateway implements Provider, GatewayFacade {
     return servers.some((s) => this.p.defs.get(s)?.scope === 'identity');
   }
 
-  /** The tool a call names, looked up once: a pass-through server's as it listed it (its
-   *  execution.taskSupport: 2025-11-25 upstreams list it, a 2026-07-28 upstream's is unknown until it
-   *  answers a call with a task), else a gateway tool from the registry; in pass-through mode a name
-   *  nobody lists is still forwarded to the first pass-through server, which says whether it exists. */
   resolveTool(name: string, ctx: CallContext): ToolHandle | undefined | Promise<ToolHandle | undefined> {
-    const { tools, forward } = this.p;
-    const { view, passthroughTools } = this.p.profiles.of(ctx);
-    const passthrough = view.listed();
-    // A gateway tool the caller's endpoint offers, its large results made artifacts.
-    const own = (): ToolHandle | undefined => {
-      const t = tools.tool(name);
-      const handle = tools.resolve(name, view);
-      return t && handle ? this.shrinking(handle, t.definition, ctx, t.artifact) : handle;
-    };
-    if (!passthrough.length) return own();
-    return passthroughTools.index(ctx.identity, extensionSet(ctx)).then((index) => {
-      const hit = index.get(name);
-      if (hit)
-        return this.shrinking(
-          toolHandle(name, hit.tool, async (args, c) =>
-            passedThrough(hit.server, 'tools/call', await forward.call(hit.server, hit.name, args, c, hit.tool)),
-          ),
-          hit.tool,
-          ctx,
-        );
-      // A profile offers only what it lists: any other name is unknown (docs/gateway.md "Profiles").
-      if (view.profile) return own();
-      // A tool withheld by its pin is refused by the server that holds it (docs/gateway.md "Pins").
-      const server = this.p.pins.holderOf(passthrough, name) ?? passthrough[0]!;
-      return (
-        own() ?? {
-          name,
-          call: async (args, c) =>
-            passedThrough(server, 'tools/call', await forward.call(server, name, args, c, undefined)),
-        }
-      );
-    });
-  }
-
-  /** `handle`, its large results made artifacts (docs/gateway.md "Artifacts"); as it is where the
-   *  caller's results never are. A tool without an outputSchema leaves its structuredContent to the
-   *  artifact; one with an outputSchema needs a form of its own (`form`), else its results go whole. */
-  private shrinking(handle: ToolHandle, listed: JsonObject, ctx: CallContext, form?: StructuredForm): ToolHandle {
-    if (this.artifacts.off(ctx)) return handle;
-    const structured: StructuredForm | undefined = 'outputSchema' in listed ? form : 'none';
-    return {
-      ...handle,
-      call: async (args, c) => this.artifacts.shrink(await handle.call(args, c), c, handle.name, structured),
-    };
+    return this.surface.resolve(name, ctx);
   }
 
   private toolApi?: ToolApi;

@@ -15,7 +15,6 @@ import { join } from 'node:path';
 import { parseConfig } from '../src/config/file';
 import { Settings } from '../src/config/settings';
 import { Gateway } from '../src/gateway/gateway';
-import { SEARCH_MODE_TOOLS } from '../src/gateway/search/find';
 import type { JsonObject } from '../src/protocol/jsonrpc';
 import { editorContext } from '../src/vscode/editorCall';
 import { catalog } from '../test/fixtures/search/data';
@@ -48,12 +47,14 @@ async function withGateway<T>(
   servers: Record<string, unknown>,
   passthrough: string[],
   run: (g: Gateway) => Promise<T>,
+  profiles?: Record<string, unknown>,
 ): Promise<T> {
   const dir = mkdtempSync(join(tmpdir(), 'mcpx-bench-search-'));
   const settings = new Settings([
     { source: 'flag', values: { 'mcp.passthrough': passthrough, 'pool.startTimeout': '30s' } },
   ]);
-  const g = new Gateway(parseConfig({ servers }, 'bench', { env: process.env }), settings, { stateDir: dir });
+  const config = parseConfig({ servers, ...(profiles ? { profiles } : {}) }, 'bench', { env: process.env });
+  const g = new Gateway(config, settings, { stateDir: dir });
   try {
     return await run(g);
   } finally {
@@ -98,8 +99,15 @@ export async function searchBench(): Promise<SearchFigures> {
   listings.push({ mode: 'pass-through (every tool)', tools: pass.length, bytes: bytes(pass) });
   const own = await withGateway(realistic, [], (g) => g.listTools(ctx));
   listings.push({ mode: 'aggregated (the gateway tools)', tools: own.length, bytes: bytes(own) });
-  const search = own.filter((t) => [...SEARCH_MODE_TOOLS, 'mcpx_describe'].includes(String(t.name)));
-  listings.push({ mode: 'search (mcpx_search, mcpx_call, mcpx_describe)', tools: search.length, bytes: bytes(search) });
+  // Search mode as a profile lists it (docs/gateway.md "Profiles"): mcpx_search and mcpx_call, no pinned tools.
+  const search = await withGateway(realistic, [], (g) => g.listTools({ ...ctx, profile: 'search' }), {
+    search: { servers: names, mode: 'search' },
+  });
+  listings.push({
+    mode: `search profile (${search.map((t) => t.name).join(', ')})`,
+    tools: search.length,
+    bytes: bytes(search),
+  });
 
   // Latency and quality over the 10 × 30 fixture tools.
   const questions = (

@@ -422,3 +422,29 @@ describe("a profile's API", () => {
     assert.equal(anon.status, 401);
   });
 });
+
+describe('a shorter timeout (?timeoutMs=)', () => {
+  test('ends the call at the asked time, cancels it upstream; a bad value is 400 and calls nothing', async () => {
+    const cancelled = () =>
+      readFileSync(record, 'utf8')
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l) as { dir: string; frame: Json })
+        .filter((l) => l.dir === 'in' && l.frame.method === 'notifications/cancelled').length;
+    const before = cancelled();
+    const t0 = Date.now();
+    const res = await post('/v1/call/fx/slow?timeoutMs=200', JSON.stringify({ ms: 20_000, steps: 20 }));
+    assert.equal(res.status, 502);
+    assert.match(String(((await res.json()) as Json).error), /timeout the call asked for|timed out/i);
+    assert.ok(Date.now() - t0 < 15_000, 'ended long before the tool would have');
+    for (let i = 0; i < 50 && cancelled() === before; i++) await new Promise((r) => setTimeout(r, 100));
+    assert.equal(cancelled(), before + 1, 'the upstream was told to stop');
+    const calls = upstreamCalls('slow').length;
+    for (const bad of ['0', '-5', 'soon', '1.5']) {
+      const r = await post(`/v1/call/fx/slow?timeoutMs=${bad}`, JSON.stringify({ ms: 1, steps: 1 }));
+      assert.equal(r.status, 400, bad);
+      assert.match(String(((await r.json()) as Json).error), /timeoutMs/);
+    }
+    assert.equal(upstreamCalls('slow').length, calls, 'nothing called for a bad value');
+  });
+});

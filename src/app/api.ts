@@ -10,7 +10,7 @@ import { VERSION } from '../config/version';
 import type { ToolApi } from '../gateway/toolApi';
 import { McpxError, ProtocolError } from '../protocol/errors';
 import { type JsonObject, isObject } from '../protocol/jsonrpc';
-import { type LogLevel, atLeastLevel, isLogLevel } from '../protocol/meta';
+import { type LogLevel, META, atLeastLevel, isLogLevel } from '../protocol/meta';
 import { NEWEST_FIRST } from '../protocol/revisions';
 import { PER_REQUEST, namedIdentity } from '../server/conn';
 import type { CallContext } from '../server/provider';
@@ -48,14 +48,15 @@ function identityOf(req: IncomingMessage): { identity: string; own: boolean } | 
 }
 
 /** A call's context: the newest revision's shapes, no client capabilities (a question goes to the person
- *  or the broker), progress and log lines to `line` when the caller streams. */
+ *  or the broker), progress and log lines to `line` when the caller streams, the profile whose API it
+ *  came to, and the shorter timeout it asked for (`?timeoutMs=`, as `_meta["dev.mcpx/timeoutMs"]`). */
 function contextOf(
   req: IncomingMessage,
   identity: string,
   signal: AbortSignal,
-  stream?: { level: LogLevel; line(o: JsonObject): void },
-  profile?: string,
+  o: { stream?: { level: LogLevel; line(o: JsonObject): void }; profile?: string; timeoutMs?: number } = {},
 ): CallContext {
+  const { stream, profile } = o;
   const agent = req.headers['user-agent'];
   return {
     rev: NEWEST_FIRST[0]!,
@@ -65,7 +66,10 @@ function contextOf(
     clientCapabilities: {},
     ...(agent ? { clientName: agent.slice(0, 200) } : {}),
     transport: 'http',
-    meta: stream ? { progressToken: 'http-api' } : {},
+    meta: {
+      ...(stream ? { progressToken: 'http-api' } : {}),
+      ...(o.timeoutMs !== undefined ? { [META.timeoutMs]: o.timeoutMs } : {}),
+    },
     ...(stream ? { logLevel: stream.level } : {}),
     progress: (progress, total, message) =>
       stream?.line({
@@ -179,7 +183,7 @@ export function apiRoutes(g: ApiHost): Route[] {
     if (unknown(res, at.profile)) return true;
     const who = identityOf(req);
     if (typeof who === 'string') return (json(res, 400, { error: who }), true);
-    const ctx = contextOf(req, who.identity, new AbortController().signal, undefined, at.profile);
+    const ctx = contextOf(req, who.identity, new AbortController().signal, { profile: at.profile });
     try {
       const { tools } = await g.api.offeredFor(ctx);
       json(res, 200, openApiDocument(tools, { version: VERSION, base: `${base(req)}${at.root}` }));
@@ -196,7 +200,7 @@ export function apiRoutes(g: ApiHost): Route[] {
     const who = identityOf(req);
     if (typeof who === 'string') return (json(res, 400, { error: who }), true);
     try {
-      const ctx = contextOf(req, who.identity, new AbortController().signal, undefined, at.profile);
+      const ctx = contextOf(req, who.identity, new AbortController().signal, { profile: at.profile });
       const offered = await g.api.offeredFor(ctx);
       json(res, 200, {
         tools: offered.tools.map(({ server, tool }) => ({
@@ -239,7 +243,19 @@ export function apiRoutes(g: ApiHost): Route[] {
         }
         if (!res.writableEnded && res.writableLength <= MAX_UNREAD) res.write(`${JSON.stringify(o)}\n`);
       };
-      const ctx = contextOf(req, who.identity, stop.signal, streamed ? { level, line } : undefined, at.profile);
+      // A shorter timeout for this call, never a longer one (docs/gateway.md "Timeouts, in order of precedence").
+      const asked = url.searchParams.get('timeoutMs');
+      const timeoutMs = asked === null ? undefined : Number(asked);
+      if (timeoutMs !== undefined && !(Number.isSafeInteger(timeoutMs) && timeoutMs > 0))
+        throw new Refused(
+          400,
+          `timeoutMs: expected a positive whole number of milliseconds, got ${JSON.stringify(asked)}`,
+        );
+      const ctx = contextOf(req, who.identity, stop.signal, {
+        ...(streamed ? { stream: { level, line } } : {}),
+        ...(at.profile !== undefined ? { profile: at.profile } : {}),
+        ...(timeoutMs !== undefined ? { timeoutMs } : {}),
+      });
       const offered = await g.api.find(server, name, ctx);
       // Quoted only as the JSON of the names: a path segment may hold anything.
       if (!offered)

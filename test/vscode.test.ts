@@ -400,6 +400,7 @@ test("the packaged .vsix: under 2 MB, exactly the files a user needs, installed 
     'extension/dist/extension.js',
     'extension/dist/mcpx.js',
     'extension/dist/otel.js',
+    'extension/dist/sandbox-relay.js',
     'extension/dist/shim.js',
     'extension/dist/webview/app.js',
     'extension/dist/webview/form.css',

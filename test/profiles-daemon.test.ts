@@ -23,9 +23,11 @@ const PROFILES = {
 function mcpx(
   args: string[],
   env: NodeJS.ProcessEnv,
+  stdin?: string,
 ): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [cliJs(), ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [cliJs(), ...args], { env, stdio: 'pipe' });
+    child.stdin.end(stdin ?? '');
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d) => (stdout += d));
@@ -100,6 +102,45 @@ describe('profiles through mcpx daemon, mcpx profiles and the shim', () => {
     const r = await c.request('tools/list');
     assert.match(JSON.stringify(r.error ?? r), /no profile of that name/);
     const bad = await mcpx(['serve', '--transport', 'stdio', '--profile', 'Bad/Name'], d.env);
+    assert.equal(bad.code, 2);
+    assert.match(bad.stderr, /a profile name is 1 to 32 of a-z 0-9 -/);
+  });
+
+  test('mcpx tools, call, read, exec --profile NAME: that profile, and nothing outside it', async () => {
+    // agg: mine only (aggregated, so the gateway tools the commands use are there).
+    const listed = await mcpx(['tools', '--profile', 'agg'], d.env);
+    assert.equal(listed.code, 0, listed.stderr);
+    assert.match(listed.stdout, /^mine$/m);
+    assert.doesNotMatch(listed.stdout, /^up$/m);
+    const plain = await mcpx(['tools'], d.env);
+    assert.match(plain.stdout, /^up$/m, 'without --profile: the default endpoint, up included');
+    const inside = await mcpx(['call', '--profile', 'agg', 'mine', 'whoami', '--text'], d.env);
+    assert.equal(inside.code, 0, inside.stderr);
+    assert.match(inside.stdout, /^mine:/);
+    const outside = await mcpx(['call', '--profile', 'agg', 'up', 'echo', '{"text":"x"}'], d.env);
+    assert.equal(outside.code, 2, outside.stderr);
+    assert.match(outside.stderr, /^mcpx: no server named "up"; configured: mine \(-32602\)$/m);
+    const script = await mcpx(
+      ['exec', '-', '--profile', 'agg'],
+      d.env,
+      "const r = await mcpx.call('mine', 'whoami', {}); console.log(r.content[0].text); await mcpx.call('up', 'echo', { text: 'x' });",
+    );
+    assert.equal(script.code, 1, 'the script throws at the call outside the profile');
+    assert.match(script.stderr, /^mine:/m);
+    assert.match(script.stderr, /no server named "up"; configured: mine/);
+    const read = await mcpx(['read', 'mcpx://up/anything', '--profile', 'agg'], d.env);
+    assert.equal(read.code, 2);
+    assert.match(read.stderr, /not found/i);
+  });
+
+  test('mcpx tools, call --profile: a profile nobody configured is named and refused (exit 2)', async () => {
+    for (const args of [['tools'], ['call', 'mine', 'whoami']]) {
+      const r = await mcpx([...args, '--profile', 'nobody'], d.env);
+      assert.equal(r.code, 2, r.stderr);
+      assert.match(r.stderr, /no profile named "nobody"/);
+      assert.equal(r.stdout, '');
+    }
+    const bad = await mcpx(['tools', '--profile', 'Bad/Name'], d.env);
     assert.equal(bad.code, 2);
     assert.match(bad.stderr, /a profile name is 1 to 32 of a-z 0-9 -/);
   });

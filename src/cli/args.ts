@@ -89,7 +89,7 @@ export interface Args {
   /** mcpx activity: which records, and how. */
   server?: string;
   since?: string;
-  /** mcpx serve: the profile whose endpoint the client is served (docs/gateway.md "Profiles"). */
+  /** mcpx serve, tools, call, read, exec: the profile whose endpoint is reached (docs/gateway.md "Profiles"). */
   profile?: string;
   /** mcpx call, read, exec: a shorter timeout for the call (a duration with its unit). */
   timeout?: string;

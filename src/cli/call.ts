@@ -9,12 +9,12 @@ import { out } from './output';
 export const call: Command = {
   usage: [
     [
-      "call SERVER TOOL ['JSON' | -] [--text] [--timeout 30s] [--connect auto|URL|ssh://HOST]",
+      "call SERVER TOOL ['JSON' | -] [--text] [--timeout 30s] [--connect auto|URL|ssh://HOST] [--profile NAME]",
       'call a tool (arguments as JSON, - for stdin); exit 1',
       'on an isError result, 2 on a protocol error',
     ],
   ],
-  flags: ['text', 'timeout', 'connect'],
+  flags: ['text', 'timeout', 'connect', 'profile'],
   positional: true,
   run,
 };

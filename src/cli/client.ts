@@ -17,6 +17,7 @@ import { EraCache } from '../upstream/eras';
 import { connect } from '../upstream/probe';
 import { type Args, UsageError } from './args';
 import { printable } from './output';
+import { profileEndpoint, profileFlag } from './serveUsage';
 import { sshShim } from './ssh';
 
 const hooks: ClientHooks = {
@@ -32,7 +33,11 @@ const hooks: ClientHooks = {
 /** A client of the gateway `--connect` names (auto: the editor window, the daemon, or a new daemon; ssh://:
  *  the gateway on that host, through mcpx's stdio shim there). */
 async function gateway(a: Args): Promise<UpstreamClient> {
-  const { def, via, endpoint } = a.connect?.startsWith('ssh://') ? overSsh(new URL(a.connect)) : await overHttp(a);
+  // --profile: that profile's endpoint, as the shim reaches it (docs/gateway.md "Profiles").
+  const profile = profileFlag(a.profile);
+  const { def, via, endpoint } = a.connect?.startsWith('ssh://')
+    ? overSsh(new URL(a.connect), profile)
+    : await overHttp(a, profile);
   try {
     return await connect({
       def,
@@ -50,6 +55,9 @@ async function gateway(a: Args): Promise<UpstreamClient> {
   } catch (e) {
     // The endpoint holds the secret: the message names where it came from instead.
     const message = (e as Error).message;
+    // The gateway's 404 for a profile it does not have quotes no path segment: this side names it.
+    if (profile && message.includes('no profile of that name'))
+      throw new Error(`no profile named "${profile}" at the gateway (${via}); \`mcpx profiles\` lists them`);
     throw new Error(`cannot reach the gateway (${via}): ${endpoint ? scrub(message, endpoint) : message}`);
   }
 }
@@ -63,7 +71,7 @@ interface Reached {
   endpoint?: string;
 }
 
-async function overHttp(a: Args): Promise<Reached> {
+async function overHttp(a: Args, profile: string | undefined): Promise<Reached> {
   const { endpoint, via } = await resolveGateway({
     connect: a.connect ?? 'auto',
     cwd: process.cwd(),
@@ -71,14 +79,14 @@ async function overHttp(a: Args): Promise<Reached> {
     cli: process.argv[1]!,
     log: say,
   });
-  return { def: definition({ type: 'http', url: endpoint }), via, endpoint };
+  return { def: definition({ type: 'http', url: profileEndpoint(endpoint, profile) }), via, endpoint };
 }
 
 /** The far host's gateway as a stdio server: ssh running mcpx's shim there (cli/ssh.ts), with this
  *  process's whole environment (ssh's agent and config). */
-function overSsh(url: URL): Reached {
+function overSsh(url: URL, profile: string | undefined): Reached {
   const settings = new Settings([{ source: 'env', values: envLayer(process.env) }]);
-  const { argv, via } = sshShim(url, settings.get<string>('shim.sshCommand'));
+  const { argv, via } = sshShim(url, settings.get<string>('shim.sshCommand'), profile);
   return { def: definition({ command: argv[0], args: argv.slice(1), inheritEnv: true }), via };
 }
 

@@ -12,12 +12,12 @@ import { out, printable } from './output';
 export const exec: Command = {
   usage: [
     [
-      'exec FILE|- [--text] [--timeout 30s] [--connect auto|URL|ssh://HOST]',
+      'exec FILE|- [--text] [--timeout 30s] [--connect auto|URL|ssh://HOST] [--profile NAME]',
       'run a script as mcpx_exec does (- for stdin); exit',
       '1 when it throws or is stopped',
     ],
   ],
-  flags: ['text', 'timeout', 'connect'],
+  flags: ['text', 'timeout', 'connect', 'profile'],
   positional: true,
   run,
 };

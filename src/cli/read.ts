@@ -7,9 +7,12 @@ import { out } from './output';
 
 export const read: Command = {
   usage: [
-    ['read URI [--text] [--timeout 30s] [--connect auto|URL|ssh://HOST]', 'read a resource, e.g. mcpx://SERVER/...'],
+    [
+      'read URI [--text] [--timeout 30s] [--connect auto|URL|ssh://HOST] [--profile NAME]',
+      'read a resource, e.g. mcpx://SERVER/...',
+    ],
   ],
-  flags: ['text', 'timeout', 'connect'],
+  flags: ['text', 'timeout', 'connect', 'profile'],
   positional: true,
   run,
 };

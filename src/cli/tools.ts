@@ -9,12 +9,12 @@ import { out, printable, table } from './output';
 export const tools: Command = {
   usage: [
     [
-      'tools [SERVER] [--connect auto|URL|ssh://HOST]',
+      'tools [SERVER] [--connect auto|URL|ssh://HOST] [--profile NAME]',
       "every server's tools, grouped by server, or one",
       "server's (the names mcpx call takes)",
     ],
   ],
-  flags: ['connect'],
+  flags: ['connect', 'profile'],
   positional: true,
   run,
 };

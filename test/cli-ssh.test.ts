@@ -1,7 +1,7 @@
 // `mcpx tools`, `call`, `read` and `exec` with `--connect ssh://host:port`, through a real OpenSSH (an sshd
 // of the test's own on loopback, test/harness/sshd.ts): the command line speaks MCP to mcpx's stdio shim on
 // the far host, which is a shim onto a headless daemon there. `--timeout` holds over it too, and a host
-// that cannot be reached is exit 2 naming it. Skipped where openssh cannot be had (never under CI).
+// that cannot be reached is exit 2 naming it; `--profile` reaches the far gateway's profile. Skipped where openssh cannot be had (never under CI).
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
@@ -22,6 +22,7 @@ before(async () => {
         up: fixtureCommand(['--rev', '2025-11-25', '--name', 'up']),
         hung: fixtureCommand(['--rev', '2026-07-28', '--name', 'hung', '--fail', 'hang-all']),
       },
+      profiles: { 'up-only': { servers: ['up'], mode: 'aggregated' } },
     },
     settings: { 'mcp.passthrough': 'hung' },
   });
@@ -80,6 +81,17 @@ describe('the command line over --connect ssh://', { skip, concurrency: 2 }, () 
     assert.equal(r.code, 2, r.stderr);
     assert.match(r.stderr, /upstream hung did not answer tools\/call within 500 ms \(the timeout the call asked for\)/);
     assert.ok(Date.now() - t0 < 15_000);
+  });
+
+  test('--profile reaches the far gateway’s profile: the far shim serves it', { timeout: 30_000 }, async () => {
+    const r = await overSsh(['tools', '--profile', 'up-only']);
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stderr, /^mcpx: serving stdio through http:\/\/127\.0\.0\.1:\d+\/mcp, profile up-only$/m);
+    assert.match(r.stdout, /^up\n/m);
+    assert.doesNotMatch(r.stdout, /^hung$/m);
+    const c = await overSsh(['call', 'hung', 'add', '{"a":1,"b":2}', '--profile', 'up-only']);
+    assert.equal(c.code, 2);
+    assert.match(c.stderr, /no server named "hung"; configured: up/);
   });
 
   test('a host that cannot be reached: exit 2 naming it', { timeout: 60_000 }, async () => {

@@ -133,13 +133,20 @@ describe('profiles through mcpx daemon, mcpx profiles and the shim', () => {
     assert.match(read.stderr, /not found/i);
   });
 
-  test('mcpx tools, call --profile: a profile nobody configured is named and refused (exit 2)', async () => {
+  test('mcpx tools, call --profile: a profile nobody configured, or one without the gateway tools, is named (exit 2)', async () => {
     for (const args of [['tools'], ['call', 'mine', 'whoami']]) {
       const r = await mcpx([...args, '--profile', 'nobody'], d.env);
       assert.equal(r.code, 2, r.stderr);
       assert.match(r.stderr, /no profile named "nobody"/);
       assert.equal(r.stdout, '');
     }
+    const pass = await mcpx(['tools', '--profile', 'solo'], d.env);
+    // solo is passthrough: no gateway tool, so none of what the commands call.
+    assert.equal(pass.code, 2);
+    assert.match(
+      pass.stderr,
+      /^mcpx: no tool named "mcpx_tools" at profile "solo": its mode does not offer mcpx_tools/,
+    );
     const bad = await mcpx(['tools', '--profile', 'Bad/Name'], d.env);
     assert.equal(bad.code, 2);
     assert.match(bad.stderr, /a profile name is 1 to 32 of a-z 0-9 -/);

@@ -107,11 +107,18 @@ export async function withGateway<T>(a: Args, f: (c: UpstreamClient) => Promise<
   try {
     return await f(c);
   } catch (e) {
-    if (e instanceof ProtocolError) throw new Error(`${e.message} (${e.code})`);
+    if (e instanceof ProtocolError) throw new Error(`${e.message}${gatewayToolOutside(e, a.profile)} (${e.code})`);
     throw e;
   } finally {
     await c.close().catch(() => {});
   }
+}
+
+/** Why a gateway tool these commands call is unknown: a profile whose mode lists none (passthrough), or
+ *  only some (search: no mcpx_tools, no mcpx_exec), docs/gateway.md "Profiles". */
+function gatewayToolOutside(e: ProtocolError, profile: string | undefined): string {
+  const tool = /^no tool named "(mcpx_[a-z]+)"/.exec(e.message)?.[1];
+  return profile && tool ? ` at profile "${profile}": its mode does not offer ${tool}, which this command calls` : '';
 }
 
 /** The `_meta` of a request `--timeout` bounds: `dev.mcpx/timeoutMs` (docs/gateway.md "Timeouts, in

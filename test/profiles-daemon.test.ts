@@ -1,8 +1,8 @@
 // Profiles through the real `mcpx` command (docs/gateway.md "Profiles"): a running `mcpx daemon` with a
 // profiles block; `mcpx profiles` naming each profile's URL (with the secret), its shim command and its
-// counts; `mcpx serve --transport stdio --profile NAME` (the shim, both eras) and `--standalone --profile`
-// getting that profile and nothing else; a changed profiles block applied in place by `mcpx reload`, the
-// shim's client told. Upstreams are real stdio fixtures; every frame a client receives is validated
+// counts; `mcpx serve --transport stdio --profile NAME` (the shim, both eras), `--standalone --profile`
+// and `mcpx tools`/`call`/`read`/`exec --profile NAME` getting that profile and nothing else; a changed
+// profiles block applied in place by `mcpx reload`, the shim's client told. Upstreams are real stdio fixtures; every frame a client receives is validated
 // against the schema of its revision (test/harness/wire.ts).
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';

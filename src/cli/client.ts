@@ -1,5 +1,6 @@
 // The command line as an MCP client of the running gateway (`mcpx tools`, `call`, `read`, `exec`), found
-// the way a stdio shim finds it (src/shim/resolve.ts, --connect; ssh:// through the shim on that host).
+// the way a stdio shim finds it (src/shim/resolve.ts, --connect; ssh:// through the shim on that host),
+// at the endpoint of the profile --profile names, as the shim's.
 // The client is mcpx's own upstream client (connect() and UpstreamClient), so the framing, the era and
 // the errors are the gateway's own.
 // Exit status: 0; 1 for a tool's isError result; 2 for a protocol or connection error (src/bin.ts).

@@ -43,13 +43,15 @@ after(async () => {
   rmSync(record, { force: true });
 });
 
-/** The tools/call requests the fixture received, by tool name. */
-const upstreamCalls = (tool: string) =>
+/** The messages of `method` the fixture received. */
+const received = (method: string) =>
   readFileSync(record, 'utf8')
     .split('\n')
     .filter(Boolean)
     .map((l) => JSON.parse(l) as { dir: string; frame: Json })
-    .filter((l) => l.dir === 'in' && l.frame.method === 'tools/call' && (l.frame.params as Json).name === tool);
+    .filter((l) => l.dir === 'in' && l.frame.method === method);
+/** The tools/call requests the fixture received, by tool name. */
+const upstreamCalls = (tool: string) => received('tools/call').filter((l) => (l.frame.params as Json).name === tool);
 
 const post = (path: string, body: string, headers: Record<string, string> = {}) =>
   fetch(`${base()}${path}`, {
@@ -276,12 +278,7 @@ describe('cancellation', () => {
     const reader = (await res).body!.getReader();
     await reader.read(); // the first progress line: the call is running upstream
     ctl.abort();
-    const cancelled = () =>
-      readFileSync(record, 'utf8')
-        .split('\n')
-        .filter(Boolean)
-        .map((l) => JSON.parse(l) as { dir: string; frame: Json })
-        .filter((l) => l.dir === 'in' && l.frame.method === 'notifications/cancelled').length;
+    const cancelled = () => received('notifications/cancelled').length;
     for (let i = 0; i < 200 && cancelled() === 0; i++) await new Promise((r) => setTimeout(r, 25));
     assert.ok(cancelled() >= 1, 'notifications/cancelled reached the upstream');
   });
@@ -425,12 +422,7 @@ describe("a profile's API", () => {
 
 describe('a shorter timeout (?timeoutMs=)', () => {
   test('ends the call at the asked time, cancels it upstream; a bad value is 400 and calls nothing', async () => {
-    const cancelled = () =>
-      readFileSync(record, 'utf8')
-        .split('\n')
-        .filter(Boolean)
-        .map((l) => JSON.parse(l) as { dir: string; frame: Json })
-        .filter((l) => l.dir === 'in' && l.frame.method === 'notifications/cancelled').length;
+    const cancelled = () => received('notifications/cancelled').length;
     const before = cancelled();
     const t0 = Date.now();
     const res = await post('/v1/call/fx/slow?timeoutMs=200', JSON.stringify({ ms: 20_000, steps: 20 }));

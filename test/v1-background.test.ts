@@ -14,6 +14,7 @@ import { MODERN } from '../src/protocol/revisions';
 import { cliJs } from './harness/gateway';
 import { type TestGateway, fixtureCommand, gatewayFor, killAll } from './harness/upstreams';
 import { HttpClient, type Json } from './harness/wire';
+import { until } from './harness/hostile';
 
 const SESSION = 'dev.mcpx/session';
 let gw: TestGateway;
@@ -56,15 +57,6 @@ async function leftAsking(c: HttpClient, who: string, name: string, args: Json):
   const fresh = (await rows(who)).filter((t) => !before.has(t.id));
   assert.equal(fresh.length, 1, JSON.stringify(fresh));
   return { id: String(fresh[0]!.id), r };
-}
-
-async function until<T>(what: string, f: () => Promise<T | undefined>): Promise<T> {
-  for (let i = 0; i < 200; i++) {
-    const v = await f();
-    if (v !== undefined) return v;
-    await new Promise((r) => setTimeout(r, 25));
-  }
-  throw new Error(`timed out waiting for ${what}`);
 }
 
 describe('/v1/tasks: abandoned 2026-07-28 background calls', () => {
@@ -141,10 +133,14 @@ describe('/v1/tasks: abandoned 2026-07-28 background calls', () => {
     ctl.abort();
     assert.ok((await retry) instanceof Error, 'the retry went away before the answer');
 
-    const done = await until('the call to finish', async () => {
-      const t = (await rows('carol')).find((x) => x.id === id);
-      return t?.status === 'completed' ? t : undefined;
-    });
+    const done = await until(
+      'the call to finish',
+      async () => {
+        const t = (await rows('carol')).find((x) => x.id === id);
+        return t?.status === 'completed' ? t : undefined;
+      },
+      5_000,
+    );
     assert.equal(done.kind, 'background');
     const shown = (await v1(`/v1/tasks/${id}`, 'carol')).body.task as Json;
     assert.deepEqual((shown.result as Json).structuredContent, {

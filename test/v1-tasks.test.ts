@@ -11,6 +11,7 @@ import { after, describe, test } from 'node:test';
 import { repoRoot } from './harness/gateway';
 import { type TestGateway, fixtureCommand, gatewayFor, killAll } from './harness/upstreams';
 import { HttpClient, type Json } from './harness/wire';
+import { until } from './harness/hostile';
 
 after(() => killAll());
 
@@ -68,15 +69,6 @@ async function legacyClient(gw: TestGateway): Promise<HttpClient> {
   return c;
 }
 
-async function until<T>(what: string, f: () => Promise<T | undefined>): Promise<T> {
-  for (let i = 0; i < 200; i++) {
-    const v = await f();
-    if (v !== undefined) return v;
-    await new Promise((r) => setTimeout(r, 25));
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
-
 const ids = (body: Json) => (body.tasks as Json[]).map((t) => t.id);
 
 describe('/v1/tasks', () => {
@@ -99,10 +91,14 @@ describe('/v1/tasks', () => {
       assert.match(String(row.updatedAt), /^\d{4}-\d\d-\d\dT/);
       assert.ok(!JSON.stringify(mine.body).includes('client:alice'), 'no identity in a row: a name is a credential');
       // Progress the upstream reports shows on the row.
-      const progressed = await until('progress', async () => {
-        const r = await v1(gw, `/v1/tasks/${id}`, { identity: 'alice' });
-        return (r.body.task as Json).progress ? (r.body.task as Json) : undefined;
-      });
+      const progressed = await until(
+        'progress',
+        async () => {
+          const r = await v1(gw, `/v1/tasks/${id}`, { identity: 'alice' });
+          return (r.body.task as Json).progress ? (r.body.task as Json) : undefined;
+        },
+        5_000,
+      );
       assert.equal((progressed.progress as Json).total, 6000);
 
       // Bob: not listed, not shown, not cancelled — the same 404 as a task that never existed.
@@ -139,10 +135,14 @@ describe('/v1/tasks', () => {
       const c = await legacyClient(gw);
       const meta = { [SESSION]: 'alice' };
       const ended = (id: string) =>
-        until(`task ${id} to end`, async () => {
-          const t = (await v1(gw, `/v1/tasks/${id}`, { identity: 'alice' })).body.task as Json;
-          return t.status === 'working' ? undefined : t;
-        });
+        until(
+          `task ${id} to end`,
+          async () => {
+            const t = (await v1(gw, `/v1/tasks/${id}`, { identity: 'alice' })).body.task as Json;
+            return t.status === 'working' ? undefined : t;
+          },
+          5_000,
+        );
       const echoed = await ended(await startTask(c, 'echo', { text: 'hi' }, meta));
       assert.equal(echoed.status, 'completed');
       assert.deepEqual((echoed.result as Json).content, [{ type: 'text', text: 'hi' }]);

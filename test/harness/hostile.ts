@@ -49,11 +49,15 @@ export function events(file: string): HostileEvent[] {
     .map((l) => JSON.parse(l) as HostileEvent);
 }
 
-/** Resolves once `pred` holds, checking every 20 ms; rejects after `ms` naming `what`. */
-export async function until<T>(what: string, pred: () => T | undefined | false, ms = 20_000): Promise<T> {
+/** Resolves once `pred` holds (it may be async), checking every 20 ms; rejects after `ms` naming `what`. */
+export async function until<T>(
+  what: string,
+  pred: () => T | undefined | false | Promise<T | undefined | false>,
+  ms = 20_000,
+): Promise<T> {
   const deadline = Date.now() + ms;
   for (;;) {
-    const v = pred();
+    const v = await pred();
     if (v) return v;
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 20));

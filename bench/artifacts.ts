@@ -11,7 +11,7 @@ import { listen } from '../src/app/app';
 import { parseConfig } from '../src/config/file';
 import { Settings } from '../src/config/settings';
 import { Gateway } from '../src/gateway/gateway';
-import { median } from './lib';
+import { median, runAlone } from './lib';
 
 const root = join(__dirname, '..', '..');
 const fixture = join(root, 'build', 'test', 'fixtures', 'upstream', 'server.js');
@@ -101,14 +101,4 @@ export function artifactsReport(f: ArtifactsFigures): string[] {
 }
 
 // Run alone (`node build/bench/artifacts.js`); bundled into run.js it only exports.
-if (process.argv[1]?.endsWith('artifacts.js')) {
-  artifactsBench()
-    .then((f) => process.stdout.write(`${artifactsReport(f).join('\n')}\n`))
-    .then(
-      () => process.exit(0),
-      (e: Error) => {
-        process.stderr.write(`${e.stack}\n`);
-        process.exit(1);
-      },
-    );
-}
+runAlone('artifacts.js', artifactsBench, artifactsReport);

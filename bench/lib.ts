@@ -445,3 +445,18 @@ export function probeGet(url: string): Promise<number> {
 export function shown(url: URL): string {
   return url.href.replace(/\/mcp\/[A-Za-z0-9_-]{43}/, '/mcp/<secret>');
 }
+
+/** A bench run alone (`node build/bench/NAME.js`): its report on stdout, exit 0; a failure's stack on
+ *  stderr, exit 1. Bundled into run.js a bench only exports, so this runs only when `file` is the script. */
+export function runAlone<F>(file: string, bench: () => Promise<F>, report: (f: F) => string[]): void {
+  if (!process.argv[1]?.endsWith(file)) return;
+  bench()
+    .then((f) => process.stdout.write(`${report(f).join('\n')}\n`))
+    .then(
+      () => process.exit(0),
+      (e: Error) => {
+        process.stderr.write(`${e.stack}\n`);
+        process.exit(1);
+      },
+    );
+}

@@ -13,7 +13,7 @@ import { Gateway } from '../src/gateway/gateway';
 import { Pins } from '../src/gateway/pins/pins';
 import { FilePinStore } from '../src/gateway/pins/store';
 import { editorContext } from '../src/vscode/editorCall';
-import { median } from './lib';
+import { median, runAlone } from './lib';
 
 const root = join(__dirname, '..', '..');
 const fixture = join(root, 'build', 'test', 'fixtures', 'upstream', 'server.js');
@@ -128,14 +128,4 @@ export function pinsReport(f: PinsFigures): string[] {
 }
 
 // Run alone (`node build/bench/pins.js`); bundled into run.js it only exports.
-if (process.argv[1]?.endsWith('pins.js')) {
-  pinsBench()
-    .then((f) => process.stdout.write(`${pinsReport(f).join('\n')}\n`))
-    .then(
-      () => process.exit(0),
-      (e: Error) => {
-        process.stderr.write(`${e.stack}\n`);
-        process.exit(1);
-      },
-    );
-}
+runAlone('pins.js', pinsBench, pinsReport);

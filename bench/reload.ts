@@ -18,7 +18,7 @@ import { parseConfig } from '../src/config/file';
 import { Settings } from '../src/config/settings';
 import { Gateway } from '../src/gateway/gateway';
 import { editorContext } from '../src/vscode/editorCall';
-import { StdioRpc, median, stop } from './lib';
+import { StdioRpc, median, stop, runAlone } from './lib';
 
 const root = join(__dirname, '..', '..');
 const fixture = join(root, 'build', 'test', 'fixtures', 'upstream', 'server.js');
@@ -238,14 +238,4 @@ export function reloadReport(f: ReloadFigures): string[] {
 }
 
 // Run alone (`node build/bench/reload.js`); bundled into run.js it only exports.
-if (process.argv[1]?.endsWith('reload.js')) {
-  reloadBench()
-    .then((f) => process.stdout.write(`${reloadReport(f).join('\n')}\n`))
-    .then(
-      () => process.exit(0),
-      (e: Error) => {
-        process.stderr.write(`${e.stack}\n`);
-        process.exit(1);
-      },
-    );
-}
+runAlone('reload.js', reloadBench, reloadReport);

@@ -12,7 +12,7 @@ import { parseConfig } from '../src/config/file';
 import { Settings } from '../src/config/settings';
 import { Gateway } from '../src/gateway/gateway';
 import { editorContext } from '../src/vscode/editorCall';
-import { median } from './lib';
+import { median, runAlone } from './lib';
 
 const root = join(__dirname, '..', '..');
 const fixture = join(root, 'build', 'test', 'fixtures', 'upstream', 'server.js');
@@ -98,14 +98,4 @@ export function sandboxReport(f: SandboxFigures): string[] {
 }
 
 // Run alone (`node build/bench/sandbox.js`); bundled into run.js it only exports.
-if (process.argv[1]?.endsWith('sandbox.js')) {
-  sandboxBench()
-    .then((f) => process.stdout.write(`${sandboxReport(f).join('\n')}\n`))
-    .then(
-      () => process.exit(0),
-      (e: Error) => {
-        process.stderr.write(`${e.stack}\n`);
-        process.exit(1);
-      },
-    );
-}
+runAlone('sandbox.js', sandboxBench, sandboxReport);

@@ -18,6 +18,7 @@ import { Gateway } from '../src/gateway/gateway';
 import type { JsonObject } from '../src/protocol/jsonrpc';
 import { editorContext } from '../src/vscode/editorCall';
 import { catalog } from '../test/fixtures/search/data';
+import { runAlone } from './lib';
 
 const root = join(__dirname, '..', '..');
 const catalogJs = join(root, 'build', 'test', 'fixtures', 'search', 'catalog.js');
@@ -170,14 +171,4 @@ export function searchReport(f: SearchFigures): string[] {
 }
 
 // Run alone (`node build/bench/search.js`); bundled into run.js it only exports.
-if (process.argv[1]?.endsWith('search.js')) {
-  searchBench()
-    .then((f) => process.stdout.write(`${searchReport(f).join('\n')}\n`))
-    .then(
-      () => process.exit(0),
-      (e: Error) => {
-        process.stderr.write(`${e.stack}\n`);
-        process.exit(1);
-      },
-    );
-}
+runAlone('search.js', searchBench, searchReport);

@@ -2,13 +2,11 @@
 // configured server's allowed tools as their servers list them (pins applied by the catalogue), and a
 // call through mcpx_call's path (forward.ts `Forwarder.through`: the tools filter, the input schema,
 // the pins, the permissions gate, the activity log, the output schema), recorded as `http-api`.
-import type { ServerDef } from '../config/servers';
 import type { JsonObject } from '../protocol/jsonrpc';
 import type { CallContext } from '../server/provider';
 import type { Catalogue } from './catalogue';
 import type { Forwarder } from './forward';
 import { schemaMismatch } from '../kit/schema';
-import { toolAllowed } from './names';
 import type { Profiles } from './profiles/profiles';
 
 /** One tool offered: its server and its definition as that server lists it. */
@@ -24,7 +22,6 @@ export interface Offered {
 }
 
 export interface ToolApiDeps {
-  defs: ReadonlyMap<string, ServerDef>;
   catalogue: Catalogue;
   forward: Pick<Forwarder, 'through'>;
   /** What each endpoint offers: the default one's, or a profile's (docs/gateway.md "Profiles"). */
@@ -43,7 +40,7 @@ export class ToolApi {
    *  each server's allowed tools. The one place that decides what the document offers and what may be
    *  called. Tools keep their upstream names: the API names a tool by its server and that name. */
   async offeredFor(ctx: CallContext): Promise<Offered> {
-    const { defs, catalogue } = this.d;
+    const { catalogue } = this.d;
     const { view } = this.d.profiles.of(ctx);
     const tools: OfferedTool[] = [];
     const errors: Offered['errors'] = [];
@@ -52,8 +49,8 @@ export class ToolApi {
         try {
           for (const t of await catalogue.list(server, 'tools', ctx.identity)) {
             const name = String(t.name);
-            if (toolAllowed(name, defs.get(server)?.tools) && view.allows(server, name))
-              tools.push({ server, tool: t as OfferedTool['tool'] });
+            // The view holds the server's own tools filter too (profiles/view.ts).
+            if (view.allows(server, name)) tools.push({ server, tool: t as OfferedTool['tool'] });
           }
         } catch (e) {
           errors.push({ server, error: (e as Error).message });
@@ -67,9 +64,13 @@ export class ToolApi {
 
   /** The tool `server`/`name` as offered to `ctx`'s caller; undefined when it is not. */
   async find(server: string, name: string, ctx: CallContext): Promise<OfferedTool | undefined> {
-    if (!this.d.defs.has(server)) return undefined;
-    const { tools } = await this.offeredFor(ctx);
-    return tools.find((t) => t.server === server && t.tool.name === name);
+    // Only that server's list: a call starts no other server. One that cannot list offers nothing (404),
+    // as in offeredFor.
+    const { view } = this.d.profiles.of(ctx);
+    if (!view.has(server) || !view.allows(server, name)) return undefined;
+    const listed = await this.d.catalogue.list(server, 'tools', ctx.identity).catch(() => [] as JsonObject[]);
+    const tool = listed.find((t) => t.name === name);
+    return tool && { server, tool: tool as OfferedTool['tool'] };
   }
 
   /** Why `args` do not match the tool's input schema; undefined when they do. */

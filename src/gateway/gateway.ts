@@ -39,6 +39,9 @@ type ListChangeListener = (kind: ListKind, reaches: (profile: string | undefined
 
 export type { GatewayOptions } from './compose';
 
+/** The editor's extension set (it renders apps), keyed once rather than on every list it shows. */
+const EDITOR_EXT = extensionSet({ clientCapabilities: APP_HOST_CAPABILITIES });
+
 export class Gateway implements Provider, GatewayFacade {
   /** The parts, built in dependency order (compose.ts). */
   private readonly p: GatewayParts;
@@ -195,8 +198,8 @@ export class Gateway implements Provider, GatewayFacade {
   private toolApi?: ToolApi;
   /** The HTTP API's tools and calls (app/api.ts; docs/gateway.md "The HTTP API"). */
   get api(): ToolApi {
-    const { defs, catalogue, forward, profiles } = this.p;
-    this.toolApi ??= new ToolApi({ defs, catalogue, forward, profiles });
+    const { catalogue, forward, profiles } = this.p;
+    this.toolApi ??= new ToolApi({ catalogue, forward, profiles });
     return this.toolApi;
   }
 
@@ -301,10 +304,7 @@ export class Gateway implements Provider, GatewayFacade {
   /** A server's list as the editor sees it: a pass-through server's as a host that renders apps (the
    *  editor's own calls declare the ui extension: vscode/editorCall.ts). */
   serverList(server: string, kind: ServerListKind, identity: string): Promise<JsonObject[]> {
-    const ext = this.p.passthrough.includes(server)
-      ? extensionSet({ clientCapabilities: APP_HOST_CAPABILITIES })
-      : undefined;
-    return this.p.catalogue.list(server, kind, identity, ext);
+    return this.p.catalogue.list(server, kind, identity, this.p.passthrough.includes(server) ? EDITOR_EXT : undefined);
   }
   questions(): Question[] {
     return this.p.broker.list();

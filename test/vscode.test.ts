@@ -402,6 +402,7 @@ test("the packaged .vsix: under 2 MB, exactly the files a user needs, installed 
     'extension/dist/otel.js',
     'extension/dist/sandbox-relay.js',
     'extension/dist/shim.js',
+    'extension/dist/watchdog.js',
     'extension/dist/webview/app.js',
     'extension/dist/webview/form.css',
     'extension/dist/webview/form.js',

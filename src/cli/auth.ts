@@ -3,6 +3,7 @@
 // finds it: one sign-in serves every client (docs/gateway.md "Signing in to upstreams").
 import { spawn } from 'node:child_process';
 import type { ServerDef } from '../config/servers';
+import { system } from '../platform';
 import { defaultStateDir } from '../config/paths';
 import { Gateway } from '../gateway/gateway';
 import type { SignInPort } from '../upstream/auth/authorizer';
@@ -112,15 +113,7 @@ function terminalPerson(noBrowser: boolean): SignInPort {
 
 /** Opens a URL in the desktop's browser where there is one; says nothing when there is none. */
 function openBrowser(url: string): void {
-  const env = process.env;
-  const cmd =
-    process.platform === 'darwin'
-      ? ['open', url]
-      : process.platform === 'win32'
-        ? ['cmd', '/c', 'start', '""', url]
-        : env.DISPLAY || env.WAYLAND_DISPLAY
-          ? ['xdg-open', url]
-          : undefined;
+  const cmd = system.openUrl(url, process.env);
   if (!cmd) return;
   try {
     const c = spawn(cmd[0]!, cmd.slice(1), { stdio: 'ignore', detached: true });

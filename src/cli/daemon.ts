@@ -10,6 +10,7 @@ import { type ConfigDiff, ReloadError, describeDiff } from '../gateway/reload';
 import { publishDaemon, unpublishDaemon } from '../shim/resolve';
 import { type Args, SETTING_FLAGS } from './args';
 import type { Command } from './command';
+import { system } from '../platform';
 import { configOf, reportIssues, settingsOf } from './config';
 import { followConfig } from './follow';
 
@@ -32,7 +33,7 @@ async function run(a: Args): Promise<void> {
     activity: { dir: activityDir(stateDir), writer: 'daemon' },
   });
   // The config file read again and applied in place (docs/gateway.md "Changing the configuration"):
-  // on a change on disk, SIGHUP, or POST /v1/reload (`mcpx reload`). A file that cannot be read or
+  // on a change on disk, SIGHUP (where there is one: not Windows), or POST /v1/reload (`mcpx reload`). A file that cannot be read or
   // holds a problem is refused whole: the running configuration stays, and the log says why.
   const reload = async (why: string): Promise<ConfigDiff> => {
     try {
@@ -86,7 +87,7 @@ async function run(a: Args): Promise<void> {
     if (stopping) return;
     stopping = true;
     unfollow();
-    process.off('SIGHUP', onHup);
+    for (const s of system.signals.reload) process.off(s, onHup);
     unpublishDaemon(stateDir);
     await l.close();
     await gateway.close();
@@ -97,10 +98,10 @@ async function run(a: Args): Promise<void> {
     () => reload('the config file changed').catch(() => undefined),
     (l) => process.stderr.write(`mcpx: ${l}\n`),
   );
-  const onHup = () => void reload('SIGHUP').catch(() => undefined);
-  process.on('SIGHUP', onHup);
-  process.once('SIGINT', () => void stop());
-  process.once('SIGTERM', () => void stop());
+  const onHup = (s: NodeJS.Signals) => void reload(s).catch(() => undefined);
+  for (const s of system.signals.reload) process.on(s, onHup);
+  // Ctrl+C, and on Windows Ctrl+Break and the console's close: a clean stop (docs/platforms.md "Signals").
+  for (const s of system.signals.stop) process.once(s, () => void stop());
   exitWhenIdle(l, settings, stop);
 }
 

@@ -22,10 +22,10 @@ export function followConfig(file: string, changed: () => void, log?: (line: str
     });
   } catch (e) {
     // A fresh machine has no config directory yet: the embedded default is in use, and `mcpx reload`
-    // (or SIGHUP) reads a file created later.
+    // (or SIGHUP, where there is one) reads a file created later.
     const why =
       (e as NodeJS.ErrnoException).code === 'ENOENT' ? `${dirname(path)} does not exist` : (e as Error).message;
-    log?.(`not following ${path} (${why}): after creating it, run \`mcpx reload\` or send SIGHUP`);
+    log?.(`not following ${path} (${why}): after creating it, run \`mcpx reload\``);
     return () => undefined;
   }
   watcher.on('error', (e) => log?.(`stopped following ${path}: ${e.message}`));

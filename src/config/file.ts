@@ -1,6 +1,8 @@
 // The config file: servers, roots and settings. Headless reads --config FILE, else
 // $XDG_CONFIG_HOME/mcpx/mcp.json, else the embedded default; the extension feeds the same loader.
 import { existsSync, readFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { system } from '../platform';
 import { defaultConfigPath } from './paths';
 import { type Permissions, parsePermissions } from './permissions';
 import { type Profiles, parseProfiles } from './profiles';
@@ -46,7 +48,11 @@ export function parseConfig(value: unknown, source: string, ctx: SubstitutionCon
   const roots: Config['roots'] = [];
   if (Array.isArray(file.roots)) {
     file.roots.forEach((r, i) => {
-      if (typeof r === 'string') roots.push({ uri: r.startsWith('file://') ? r : `file://${r}` });
+      // A path as the system writes it (~, C:\\…, %VAR%), as the URI VS Code gives a folder (file:///c%3A/…).
+      if (typeof r === 'string')
+        roots.push({
+          uri: r.startsWith('file://') ? r : system.fileUri(system.expandPath(r, ctx.env, homedir(), process.cwd())),
+        });
       else if (r && typeof r === 'object' && typeof (r as { uri?: unknown }).uri === 'string')
         roots.push(r as { uri: string; name?: string });
       else issues.push({ path: `roots.${i}`, message: 'expected a path or {uri, name}' });

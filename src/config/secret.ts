@@ -3,19 +3,9 @@
 // boundary — other local users and any web page can reach a port — so /mcp and /v1 serve only requests
 // that carry it. Its value is never logged and never put in an error message.
 import { randomBytes } from 'node:crypto';
-import {
-  chmodSync,
-  closeSync,
-  linkSync,
-  mkdirSync,
-  openSync,
-  readFileSync,
-  renameSync,
-  rmSync,
-  statSync,
-  writeSync,
-} from 'node:fs';
+import { closeSync, linkSync, openSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
+import { system } from '../platform';
 
 /** <state>/endpoint-secret. */
 export function secretFile(stateDir: string): string {
@@ -53,7 +43,7 @@ export function endpointSecret(stateDir: string): string {
   const existing = readSecret(stateDir);
   if (existing !== undefined) {
     // Kept owner-only even if something widened it.
-    if ((statSync(file).mode & 0o077) !== 0) chmodSync(file, 0o600);
+    system.ownerOnlyFile(file);
     return existing;
   }
   const s = newSecret();
@@ -85,7 +75,7 @@ function writeOwnerOnly(file: string, text: string): void {
     closeSync(fd);
   }
   // openSync's mode applies only to a file it creates: a leftover one is narrowed too.
-  chmodSync(file, 0o600);
+  system.ownerOnlyFile(file);
 }
 
 /** Write a file owner-only (0600), atomically (a temporary file renamed over it). */
@@ -111,9 +101,8 @@ export function withoutSecret(endpoint: string): string {
   return endpoint.replace(/\/mcp\/[^/?#]+/, '/mcp/<secret>');
 }
 
-/** The state directory, made owner-only (0700): mkdirSync's mode applies only to a directory it
- *  creates, so one that exists is narrowed too (docs/security.md "The endpoint secret"). */
+/** The state directory, made owner-only — 0700, or on Windows an access list granting its owner alone —
+ *  one that exists narrowed too (docs/security.md "The endpoint secret", docs/platforms.md). */
 export function privateDir(dir: string): void {
-  mkdirSync(dir, { recursive: true, mode: 0o700 });
-  if ((statSync(dir).mode & 0o077) !== 0) chmodSync(dir, 0o700);
+  system.ownerOnlyDir(dir);
 }

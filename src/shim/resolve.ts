@@ -11,6 +11,7 @@ import { configSettings } from '../config/discovery';
 import { defaultStateDir } from '../config/paths';
 import { elicitSecret, endpointsFile, privateDir, readSecret, writePrivate } from '../config/secret';
 import { Settings, envLayer } from '../config/settings';
+import { system } from '../platform';
 
 export interface ResolveOptions {
   /** `auto`, an `http(s)://…/mcp[/secret]` URL, or `ssh://…` (handled by `mcpx serve`, not here). */
@@ -97,13 +98,17 @@ function alive(pid: unknown): boolean {
   }
 }
 
+/** A path as compared: whatever its case where the system's paths are (Windows: VS Code writes c:\…,
+ *  a terminal C:\…). */
+const comparable = (p: string) => (system.pathCaseless ? p.toLowerCase() : p);
+
 /** The editor window whose workspace folders hold `cwd`, the longest folder first. */
 function editorWindow(stateDir: string, cwd: string): ResolvedGateway | undefined {
   const all = readJson(endpointsFile(stateDir));
   if (!all) return undefined;
-  const here = new Set([resolve(cwd)]);
+  const here = new Set([comparable(resolve(cwd))]);
   try {
-    here.add(realpathSync(cwd));
+    here.add(comparable(realpathSync(cwd)));
   } catch {
     // a cwd that does not exist: matched as written
   }
@@ -115,8 +120,9 @@ function editorWindow(stateDir: string, cwd: string): ResolvedGateway | undefine
     for (const folder of key.split(',')) {
       if (!folder || folder === '(no folder)' || (best && best.folder.length >= folder.length)) continue;
       const f = resolve(folder);
-      const prefix = f.endsWith(sep) ? f : f + sep;
-      if ([...here].some((c) => c === f || c.startsWith(prefix))) best = { folder: f, url };
+      const k = comparable(f);
+      const prefix = k.endsWith(sep) ? k : k + sep;
+      if ([...here].some((c) => c === k || c.startsWith(prefix))) best = { folder: f, url };
     }
   }
   return best && { endpoint: best.url, via: `the editor window for ${best.folder}` };
@@ -183,6 +189,7 @@ async function spawnDaemon(o: ResolveOptions, stateDir: string): Promise<Resolve
   const { spawn } = require('node:child_process') as typeof import('node:child_process');
   const child = spawn(process.execPath, [o.cli, 'daemon', '--port', '0', '--set', `daemon.idleExit=${idle}`], {
     detached: true,
+    windowsHide: true,
     stdio: 'ignore',
     env: o.env,
     cwd: o.cwd,

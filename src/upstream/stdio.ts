@@ -4,13 +4,13 @@
 // transport.maxLineBytes is not buffered, and neither is more than that of the answers to its own
 // requests that an upstream does not read: either way the connection is closed and its calls fail
 // naming the setting (docs/security.md "Bounds"). When the process ends, whatever it left running in its process
-// group is killed.
+// group is killed (docs/platforms.md: what Windows can find of it).
 import type { ChildProcess } from 'node:child_process';
 import type { Socket } from 'node:net';
 import { type Notification, type Request, type Response, classify } from '../protocol/jsonrpc';
 import { Correlator } from '../wire/correlator';
 import { readLines } from '../wire/lines';
-import { type SpawnSpec, killGroup, spawnGuarded } from './spawn';
+import { type SpawnSpec, system } from '../platform';
 import {
   type SendOptions,
   TransportClosed,
@@ -51,7 +51,7 @@ export class StdioUpstream implements UpstreamTransport {
     this.maxDepth = maxDepth;
     this.maxLineBytes = maxLineBytes;
     this.noise = new LogBudget(log, name);
-    this.child = spawnGuarded(spec);
+    this.child = system.spawnGuarded(spec);
     let released: Promise<void> | undefined;
     this.released = () =>
       (released ??= release?.().catch((e: Error) => log(`[${name}] ${e.message}`)) ?? Promise.resolve());
@@ -85,7 +85,7 @@ export class StdioUpstream implements UpstreamTransport {
       this.end(new TransportClosed(`upstream ${name} ${how}`));
       // What the upstream started and left behind in its group (a forked child, a grandchild holding its
       // pipes) goes with it: nothing outlives the process mcpx started (docs/security.md "Bounds").
-      void killGroup(this.child).then(this.released);
+      void system.killTree(this.child).then(this.released);
     });
   }
 
@@ -172,7 +172,7 @@ export class StdioUpstream implements UpstreamTransport {
     if (this.child.exitCode === null && this.child.signalCode === null) {
       await Promise.race([new Promise((r) => this.child.once('exit', r)), new Promise((r) => setTimeout(r, 300))]);
     }
-    await killGroup(this.child);
+    await system.killTree(this.child);
     await this.released();
   }
 }

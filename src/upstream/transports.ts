@@ -1,7 +1,9 @@
 // A transport for a server definition, with its auth applied to every connection.
+import { homedir } from 'node:os';
 import { readEnvFile } from '../config/envFile';
 import { type SandboxBlock, sandboxOf } from '../config/sandbox';
 import type { ServerDef } from '../config/servers';
+import { setEnv, system } from '../platform';
 import type { Authorizer } from './auth/authorizer';
 import { HttpUpstream } from './http';
 import { SseUpstream } from './sse';
@@ -22,30 +24,13 @@ function httpTarget(def: Extract<ServerDef, { url: string }>): { url: string; he
   return { url: url.toString(), headers };
 }
 
-/** What every stdio upstream inherits of the gateway's environment (docs/security.md "Upstream
- *  environment"): the official SDK's POSIX list, plus the locale, the time zone and the temporary and
- *  runtime directories. */
-const SAFE_ENV = [
-  'HOME',
-  'LOGNAME',
-  'PATH',
-  'SHELL',
-  'TERM',
-  'USER',
-  'LANG',
-  'LC_ALL',
-  'LC_CTYPE',
-  'TZ',
-  'TMPDIR',
-  'XDG_RUNTIME_DIR',
-];
-
-/** The environment a stdio upstream starts with: the safe list and the names in `upstream.env` (or all
- *  of it with `inheritEnv: true`), then its envFile, env and auth. */
+/** The environment a stdio upstream starts with: the system's safe list (docs/security.md "Upstream
+ *  environment") and the names in `upstream.env` (or all of it with `inheritEnv: true`), then its
+ *  envFile, env and auth. */
 function inherited(def: Extract<ServerDef, { command: string }>, names: readonly string[]): NodeJS.ProcessEnv {
   if (def.inheritEnv) return { ...process.env };
   const env: NodeJS.ProcessEnv = {};
-  for (const k of [...SAFE_ENV, ...names]) {
+  for (const k of [...system.safeEnv, ...names]) {
     const v = process.env[k];
     // A value starting with "()" is a shell function: never passed on (as the official SDK does).
     if (v !== undefined && !v.startsWith('()')) env[k] = v;
@@ -67,13 +52,16 @@ async function stdioTransport(
   box: SandboxContext,
 ): Promise<StdioUpstream> {
   const env = inherited(def, envNames);
-  if (def.envFile) Object.assign(env, readEnvFile(def.envFile));
-  for (const [k, v] of Object.entries(def.env)) {
-    if (v === null) delete env[k];
-    else env[k] = String(v);
-  }
-  if (def.auth?.type === 'env') env[def.auth.name] = def.auth.value;
-  const spec = { command: def.command, args: def.args, env, cwd: def.cwd };
+  // Names compared as the system does (one variable whatever its case on Windows): a later one replaces.
+  const put = (k: string, v: string | undefined) => setEnv(env, k, v, system.envCaseless);
+  // Paths as the system writes them: ~, %VAR% on Windows, relative to the gateway's directory.
+  const path = (p: string) => system.expandPath(p, process.env, homedir(), process.cwd());
+  if (def.envFile) for (const [k, v] of Object.entries(readEnvFile(path(def.envFile)))) put(k, v);
+  for (const [k, v] of Object.entries(def.env)) put(k, v === null ? undefined : String(v));
+  if (def.auth?.type === 'env') put(def.auth.name, def.auth.value);
+  // A command with a directory in it is a path; a bare name is found on the PATH.
+  const command = /^~|[\\/]/.test(def.command) ? path(def.command) : def.command;
+  const spec = { command, args: def.args, env, cwd: def.cwd === undefined ? undefined : path(def.cwd) };
   const sandbox = sandboxOf(def.sandbox, box.fallback);
   if (!sandbox.enabled) return new StdioUpstream(def.name, spec, log, bounds);
   // No mechanism, no start: the error names what to install (never unsandboxed silently).

@@ -7,56 +7,24 @@
 // mcpx.installCli and mcpx.uninstallCli ask; commands/installCli.ts).
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { chmod, mkdir, readFile, rename, writeFile } from 'node:fs/promises';
-import { homedir } from 'node:os';
 import { delimiter, join } from 'node:path';
+import { getEnv, places, system } from '../platform';
 
 const MARKER = 'mcpx-launcher: written by the mcpx VS Code extension; "mcpx: Uninstall \'mcpx\' Command" removes it';
 /** The line after MARKER: what the launcher runs, as JSON (one line whatever the paths hold). */
 const TARGET = 'mcpx-launcher-target: ';
 
-export const windows = () => process.platform === 'win32';
-
 /** The launcher's folder and file for this platform. */
 export function launcherPath(): { dir: string; file: string } {
-  const dir =
-    process.env.MCPX_INSTALL_DIR ||
-    (windows()
-      ? join(process.env.LOCALAPPDATA || join(homedir(), 'AppData', 'Local'), 'Programs', 'mcpx')
-      : join(homedir(), '.local', 'bin'));
-  return { dir, file: join(dir, windows() ? 'mcpx.cmd' : 'mcpx') };
+  const dir = process.env.MCPX_INSTALL_DIR || places().launcherDir;
+  return { dir, file: join(dir, system.launcher('', '', []).name) };
 }
 
-/** A word for sh, whatever it holds: single-quoted, each ' spelled '\''. */
-const shQuote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
-
-/** The launcher's text: run cli.js with this runtime as Node, every argument passed on. */
-function launcherText(runtime: string, cli: string): string {
-  const target = JSON.stringify({ runtime, cli });
-  if (windows()) {
-    // A Windows path holds no ", but may hold %, which cmd would expand.
-    const q = (s: string) => `"${s.replace(/%/g, '%%')}"`;
-    return [
-      '@echo off',
-      `rem ${MARKER}`,
-      `rem ${TARGET}${target.replace(/%/g, '%%')}`,
-      'setlocal',
-      'set ELECTRON_RUN_AS_NODE=1',
-      `${q(runtime)} ${q(cli)} %*`,
-      '',
-    ].join('\r\n');
-  }
-  return [
-    '#!/bin/sh',
-    `# ${MARKER}`,
-    `# ${TARGET}${target}`,
-    `ELECTRON_RUN_AS_NODE=1 exec ${shQuote(runtime)} ${shQuote(cli)} "$@"`,
-    '',
-  ].join('\n');
-}
-
-/** The launcher this extension host would write. */
+/** The launcher this extension host would write: cli.js run with this runtime as Node. */
 function wanted(extensionPath: string): string {
-  return launcherText(process.execPath, join(extensionPath, 'dist', 'cli.js'));
+  const runtime = process.execPath;
+  const cli = join(extensionPath, 'dist', 'cli.js');
+  return system.launcher(runtime, cli, [MARKER, `${TARGET}${JSON.stringify({ runtime, cli })}`]).text;
 }
 
 /** The file's text; undefined when there is none. */
@@ -81,13 +49,21 @@ async function writeLauncher(dir: string, file: string, text: string): Promise<v
 }
 
 /** Whether a folder is on this process's PATH. */
-export function onPath(dir: string): boolean {
-  const norm = (p: string) => (windows() ? p.toLowerCase() : p).replace(/[\\/]+$/, '');
-  return (process.env.PATH ?? process.env.Path ?? '').split(delimiter).some((p) => p && norm(p) === norm(dir));
+function onPath(dir: string): boolean {
+  const norm = (p: string) => (system.pathCaseless ? p.toLowerCase() : p).replace(/[\\/]+$/, '');
+  return pathDirs().some((p) => norm(p) === norm(dir));
 }
 
+const pathDirs = () => (getEnv(process.env, 'PATH', system.envCaseless) ?? '').split(delimiter).filter(Boolean);
+
+/** What to do when the launcher's folder is not on the PATH. */
+export const pathHint = (dir: string): string =>
+  onPath(dir)
+    ? ''
+    : ` ${dir} is not on your PATH: add it (${system.pathAdvice}), or call the launcher by its full path.`;
+
 /** How a person removes the launcher by hand. */
-export const removeHint = (file: string) => (windows() ? `del "${file}"` : `rm ${shQuote(file)}`);
+export const removeHint = (file: string) => system.removeHint(file);
 
 /** Writes this extension host's launcher into `dir`. */
 export async function installLauncher(dir: string, file: string, extensionPath: string): Promise<void> {
@@ -104,6 +80,7 @@ export async function refreshLauncher(extensionPath: string): Promise<void> {
   const line = text.split(/\r?\n/).find((l) => l.includes(TARGET));
   let target: { runtime?: string; cli?: string } = {};
   try {
+    // (A .cmd launcher spells each % of its comments %%.)
     target = JSON.parse(line!.slice(line!.indexOf(TARGET) + TARGET.length).replace(/%%/g, '%')) as typeof target;
   } catch {
     // an older launcher of ours without its target: rewritten
@@ -115,14 +92,15 @@ export async function refreshLauncher(extensionPath: string): Promise<void> {
 
 /** How a host outside the editor starts the stdio shim (`mcpx serve --transport stdio`): our launcher by
  *  its full path when installed (hosts started from a desktop often lack ~/.local/bin on their PATH), an
- *  `mcpx` already on the PATH, else this extension's bundle under a Node the host must have. */
+ *  `mcpx` already on the PATH, else this extension's bundle under a Node the host must have. A launcher
+ *  that is a batch file is started through cmd.exe: the entry then works from any host, and typed into
+ *  cmd.exe or PowerShell (docs/platforms.md "The extension on Windows"). */
 export function shimCommand(extensionPath: string): { command: string; args: string[]; note?: string } {
   const args = ['serve', '--transport', 'stdio'];
   const { file } = launcherPath();
-  if (ours(readSync(file))) return { command: file, args };
-  const names = windows() ? ['mcpx.cmd', 'mcpx.exe'] : ['mcpx'];
-  const dirs = (process.env.PATH ?? process.env.Path ?? '').split(delimiter).filter(Boolean);
-  if (dirs.some((d) => names.some((n) => isFile(join(d, n))))) return { command: 'mcpx', args };
+  if (ours(readSync(file))) return system.startable(file, args);
+  const name = system.commandNames.find((n) => pathDirs().some((d) => isFile(join(d, n))));
+  if (name) return system.startable(name, args);
   return {
     command: 'node',
     args: [join(extensionPath, 'dist', 'cli.js'), ...args],

@@ -6,7 +6,7 @@ import type { ChildProcess } from 'node:child_process';
 import type { JsonObject } from '../../protocol/jsonrpc';
 import { type Aborts, listen } from '../../wire/abort';
 import { readLines } from '../../wire/lines';
-import { killGroup, spawnGuarded } from '../../upstream/spawn';
+import { system } from '../../platform';
 import { Budget, type ExecOp, type FromChild, type ToChild, outputPassed } from './channel';
 import { BESIDE_HEAP_MB, childBundle, childSpec, watchMemory } from './sandbox';
 
@@ -35,7 +35,7 @@ export interface RunHooks {
 }
 
 export async function runScript(script: string, limits: RunLimits, hooks: RunHooks, signal: Aborts): Promise<Outcome> {
-  const child = spawnGuarded(childSpec(childBundle(), limits.heapMb));
+  const child = system.spawnGuarded(childSpec(childBundle(), limits.heapMb));
   const logs: string[] = [];
   // The child counts the output before it writes it; this counts it again, as read (a second guard).
   const budget = new Budget(limits.maxOutputBytes);
@@ -152,7 +152,7 @@ async function gone(child: ChildProcess, pid: number | undefined): Promise<void>
     process.kill(pid, 'SIGKILL');
     await Promise.race([exited, new Promise((r) => setTimeout(r, 1000))]);
   }
-  await killGroup(child, 200);
+  await system.killTree(child, 200);
   for (let waited = 0; pid !== undefined && waited < 2000 && reachable(pid); waited += 10)
     await new Promise((r) => setTimeout(r, 10));
 }

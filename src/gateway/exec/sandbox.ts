@@ -6,7 +6,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { bundleNear } from '../../kit/bundles';
-import type { SpawnSpec } from '../../upstream/spawn';
+import { type SpawnSpec, system } from '../../platform';
 
 const CHILD = 'exec-child.js';
 
@@ -42,9 +42,9 @@ export function childSpec(bundle: string, heapMb: number): SpawnSpec {
   // Under VS Code's runtime the executable is Electron: it runs as plain Node only when told so.
   const env: NodeJS.ProcessEnv = process.versions.electron ? { ELECTRON_RUN_AS_NODE: '1' } : {};
   // A script past its heap limit ends in V8's abort (SIGABRT): no core file of it, however the system
-  // is set (a heap's worth of disk per run otherwise). `exec` keeps the pid the child reports.
-  const args = ['-c', 'ulimit -c 0; exec "$@"', 'mcpx-exec', process.execPath, ...sandboxFlags(bundle, heapMb), bundle];
-  return { command: '/bin/sh', args, env, cwd: dirname(bundle) };
+  // is set (a heap's worth of disk per run otherwise); the pid the child reports stays its own.
+  const args = [...sandboxFlags(bundle, heapMb), bundle];
+  return system.withoutCoreDumps({ command: process.execPath, args, env, cwd: dirname(bundle) });
 }
 
 /** What the script's process may hold beside its V8 heap — Node itself (some 40 MB), and the memory of
@@ -53,7 +53,7 @@ export const BESIDE_HEAP_MB = 256;
 
 /** Watches the anonymous memory the process holds (Linux: RssAnon of /proc/<pid>/status — touched
  *  pages only, so reserving is free and filling is not) and calls `over` once it passes `limitMb`.
- *  Where there is no /proc (macOS) it watches nothing (docs/exec.md "Bounds"). Returns the stop. */
+ *  Where there is no /proc (macOS, Windows) it watches nothing (docs/exec.md "Bounds"). Returns the stop. */
 export function watchMemory(pid: number, limitMb: number, over: () => void): () => void {
   const file = `/proc/${pid}/status`;
   if (!existsSync(file)) return () => undefined;

@@ -6,7 +6,7 @@ import { accessSync, constants } from 'node:fs';
 import { delimiter, join } from 'node:path';
 
 /** No sandbox can be made here: the server is not started. */
-class SandboxUnavailable extends Error {
+export class SandboxUnavailable extends Error {
   override name = 'SandboxUnavailable';
 }
 
@@ -47,10 +47,6 @@ function probe(bwrap: string): Promise<string | undefined> {
 
 /** The bwrap to run, once known to work here; else SandboxUnavailable naming what to do. */
 export async function bubblewrap(path: string): Promise<string> {
-  if (process.platform !== 'linux')
-    throw new SandboxUnavailable(
-      `a sandbox needs Linux and bubblewrap; mcpx has no sandbox on ${process.platform}, so the server is not started (set "sandbox": false to run it unsandboxed)`,
-    );
   // On the PATH the server's command is found on.
   const bwrap = onPath('bwrap', path);
   if (!bwrap)

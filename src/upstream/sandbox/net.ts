@@ -3,8 +3,9 @@
 // directory it can only read: one per allowed loopback port (relayed to 127.0.0.1:PORT here), and one
 // proxy (HTTP CONNECT and plain HTTP) that lets through only the listed hosts and logs each refusal in
 // the server's log. The relay inside (relay.ts) listens on the sandbox's loopback and connects to them.
+// On macOS (Seatbelt) there is no namespace to relay into: the proxy listens on the host's loopback.
 import { type IncomingMessage, type ServerResponse, createServer as createHttpServer, request } from 'node:http';
-import { type Server, type Socket, connect, createServer } from 'node:net';
+import { type AddressInfo, type Server, type Socket, connect, createServer } from 'node:net';
 import { join } from 'node:path';
 
 /** Bound on the connections one sandbox may hold open through its relays at once. */
@@ -29,6 +30,12 @@ function proxyPort(loopback: readonly number[]): number {
   return p;
 }
 
+/** The environment that points a program at a proxy on the loopback's `port`. */
+export function proxyEnv(port: number): Record<string, string> {
+  const url = `http://127.0.0.1:${port}`;
+  return { HTTP_PROXY: url, HTTPS_PROXY: url, http_proxy: url, https_proxy: url, NO_PROXY: '', no_proxy: '' };
+}
+
 export class SandboxNet {
   private readonly servers: Server[] = [];
   private readonly open = new Set<Socket>();
@@ -50,30 +57,40 @@ export class SandboxNet {
 
   /** The environment that points a program at the proxy (for those that read it). */
   get env(): Record<string, string> {
-    if (!this.hosts.length) return {};
-    const url = `http://127.0.0.1:${proxyPort(this.loopback)}`;
-    return { HTTP_PROXY: url, HTTPS_PROXY: url, http_proxy: url, https_proxy: url, NO_PROXY: '', no_proxy: '' };
+    return this.hosts.length ? proxyEnv(proxyPort(this.loopback)) : {};
   }
 
   async start(): Promise<void> {
     for (const port of this.loopback)
       await this.listen(
         createServer((c) => this.pipe(c, port, '127.0.0.1')),
-        String(port),
+        join(this.dir, String(port)),
       );
-    if (this.hosts.length) {
-      const proxy = createHttpServer((req, res) => this.forward(req, res));
-      proxy.on('connect', (req: IncomingMessage, c: Socket, head: Buffer) => this.tunnel(req, c, head));
-      await this.listen(proxy, 'proxy');
-    }
+    if (this.hosts.length) await this.listen(this.proxy(), join(this.dir, 'proxy'));
   }
 
-  private listen(s: Server, name: string): Promise<void> {
+  /** The proxy alone, on the host's loopback at a free port (macOS): its port, none without hosts. */
+  async startOnLoopback(): Promise<number | undefined> {
+    if (!this.hosts.length) return undefined;
+    const proxy = this.proxy();
+    await this.listen(proxy, 0);
+    return (proxy.address() as AddressInfo).port;
+  }
+
+  private proxy(): Server {
+    const proxy = createHttpServer((req, res) => this.forward(req, res));
+    proxy.on('connect', (req: IncomingMessage, c: Socket, head: Buffer) => this.tunnel(req, c, head));
+    return proxy;
+  }
+
+  /** Listens at a unix socket's path, or on the loopback at `port` (0: a free one). */
+  private listen(s: Server, at: string | number): Promise<void> {
     this.servers.push(s);
     s.maxConnections = MAX_CONNECTIONS;
     return new Promise((resolve, reject) => {
       s.once('error', reject);
-      s.listen(join(this.dir, name), () => resolve());
+      if (typeof at === 'string') s.listen(at, () => resolve());
+      else s.listen(at, '127.0.0.1', () => resolve());
     });
   }
 

@@ -4,7 +4,7 @@
 // directory — never the home directory unless listed (docs/security.md "The upstream sandbox").
 import { type Stats, existsSync, lstatSync, readlinkSync, realpathSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { dirname, isAbsolute, join, resolve, sep } from 'node:path';
+import { dirname, join, resolve, sep } from 'node:path';
 import type { SandboxSpec } from '../../config/sandbox';
 import { onPath } from './bwrap';
 
@@ -32,13 +32,6 @@ const ETC = [
   '/etc/ssl',
   '/etc/timezone',
 ];
-
-/** `~` and `~/…` from the person's home; anything else absolute, or against `base`. */
-function expandPath(p: string, base: string): string {
-  if (p === '~') return homedir();
-  if (p.startsWith('~/')) return join(homedir(), p.slice(2));
-  return isAbsolute(p) ? resolve(p) : resolve(base, p);
-}
 
 const within = (p: string, dir: string): boolean => p === dir || p.startsWith(dir.endsWith(sep) ? dir : dir + sep);
 
@@ -98,11 +91,19 @@ export interface Mounts {
  *  directory `priv`; each kept once, a write winning over a read of the same path. */
 export function mountsOf(
   spec: SandboxSpec,
-  o: { roots: readonly string[]; own: readonly string[]; base: string; priv: string; extraRead?: readonly string[] },
+  o: {
+    roots: readonly string[];
+    own: readonly string[];
+    base: string;
+    priv: string;
+    extraRead?: readonly string[];
+    /** A listed path made absolute (`~`, against `base`): the platform's expandPath. */
+    expand: (p: string, base: string) => string;
+  },
 ): Mounts {
-  const write = [...new Set([o.priv, ...spec.write.map((p) => expandPath(p, o.base))])];
+  const write = [...new Set([o.priv, ...spec.write.map((p) => o.expand(p, o.base))])];
   const read = [
-    ...new Set([...o.roots, ...o.own, ...(o.extraRead ?? []), ...spec.read.map((p) => expandPath(p, o.base))]),
+    ...new Set([...o.roots, ...o.own, ...(o.extraRead ?? []), ...spec.read.map((p) => o.expand(p, o.base))]),
   ].filter((p) => !write.includes(p));
   return { read, write };
 }

@@ -3,7 +3,7 @@
 // dialog. Resolves with the launcher's path, or undefined when nothing was written.
 import { join } from 'node:path';
 import { existsSync } from 'node:fs';
-import { installLauncher, launcherPath, onPath, ours, readIfThere, removeHint, windows } from '../install';
+import { installLauncher, launcherPath, ours, pathHint, readIfThere, removeHint } from '../install';
 import { command } from './command';
 
 export const installCli = command(async (d): Promise<string | undefined> => {
@@ -39,11 +39,3 @@ export const installCli = command(async (d): Promise<string | undefined> => {
     .then((pick) => pick && d.clipboard.writeText(file));
   return file;
 });
-
-/** What to do when the launcher's folder is not on the PATH. */
-const pathHint = (dir: string): string =>
-  onPath(dir)
-    ? ''
-    : windows()
-      ? ` ${dir} is not on your PATH: add it (Settings › System › About › Advanced system settings › Environment Variables), or call the launcher by its full path.`
-      : ` ${dir} is not on your PATH: add it (e.g. export PATH="$HOME/.local/bin:$PATH" in ~/.profile), or call the launcher by its full path.`;

@@ -4,6 +4,7 @@
 import type * as vscode from 'vscode';
 import type { GatewayFacade, SignInState, UpstreamStatus } from '../../gateway/facade';
 import { describeSandbox } from '../../config/sandbox';
+import { system } from '../../platform';
 import type { JsonObject } from '../../protocol/jsonrpc';
 import { EDITOR_IDENTITY } from '../editorCall';
 import { type Disposable, Emitter } from '../lifetimes';
@@ -71,7 +72,7 @@ export class UpstreamsTree implements vscode.TreeDataProvider<UpstreamNode>, Dis
         t.description = n.detail;
         t.tooltip = [
           n.error ? `${n.name}: ${n.state} — ${n.error}` : `${n.name}: ${n.state}`,
-          ...(n.sandbox ? [`Sandboxed (bubblewrap): ${n.sandbox}`] : []),
+          ...(n.sandbox ? [`Sandboxed (${system.sandbox.kind}): ${n.sandbox}`] : []),
         ].join('\n');
         t.iconPath = new this.kit.ThemeIcon(STATE_ICON[n.state] ?? 'circle-outline');
         t.contextValue = `mcpx.server.${n.state}${SIGN_IN[n.signIn].context}`;

@@ -164,6 +164,12 @@ describe('owner-only on Windows: icacls', () => {
       sid: user.sid,
     });
     assert.equal(parseWhoami('ERROR: no'), undefined);
+    // Wine's whoami names the user alone: granted by name.
+    assert.deepEqual(parseWhoami('VM\\root\r\n'), { name: 'VM\\root' });
+    assert.deepEqual(grantArgs(dir, { name: 'VM\\root' }), [dir, '/inheritance:r', '/grant:r', 'VM\\root:(OI)(CI)F']);
+    assert.deepEqual(judge(parseIcacls(`${dir} vm\\ROOT:(OI)(CI)(F)`, dir), { name: 'VM\\root' }), {
+      kind: 'owner-only',
+    });
     assert.deepEqual(grantArgs(dir, user), [dir, '/inheritance:r', '/grant:r', `*${user.sid}:(OI)(CI)F`]);
   });
 

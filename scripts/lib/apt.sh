@@ -1,5 +1,6 @@
-# Sourced by the test set-up scripts (scripts/vscode-host/setup.sh, scripts/ssh-test/setup.sh): installs
-# the Debian packages named that are not installed yet, from apt only, as root or through `sudo -n`.
+# Sourced by the test set-up scripts (scripts/vscode-host/setup.sh, scripts/ssh-test/setup.sh,
+# scripts/windows/setup.sh): installs the Debian packages named that are not installed yet, from apt
+# only, as root or through `sudo -n`.
 # Needs a `log` function. Returns 0 when everything is installed; exits 1 when it cannot install.
 
 # apt_missing PKG...: prints the packages not installed, one per line.
@@ -23,17 +24,19 @@ apt_install() {
   fi
   if ! command -v apt-get >/dev/null 2>&1; then log "ERROR: need $* but apt-get is missing"; exit 1; fi
   export DEBIAN_FRONTEND=noninteractive
+  # Another apt on the machine (another set-up script, the system's) holds the lock a while: wait for it.
+  local lock=(-o DPkg::Lock::Timeout=300)
   # Update the package lists only when a package has no install candidate (or install fails).
   local need_update=0 p policy
   for p in "$@"; do
     policy=$(apt-cache policy "$p" 2>/dev/null || true)
     [[ "$policy" == *"Candidate: "[0-9]* ]] || need_update=1
   done
-  if [ "$need_update" = 1 ]; then "${sudo[@]}" apt-get update -q; fi
+  if [ "$need_update" = 1 ]; then "${sudo[@]}" apt-get "${lock[@]}" update -q; fi
   log "apt-get install $*"
-  if ! "${sudo[@]}" apt-get install -y -q --no-install-recommends "$@"; then
+  if ! "${sudo[@]}" apt-get "${lock[@]}" install -y -q --no-install-recommends "$@"; then
     [ "$need_update" = 1 ] && exit 1
-    "${sudo[@]}" apt-get update -q
-    "${sudo[@]}" apt-get install -y -q --no-install-recommends "$@"
+    "${sudo[@]}" apt-get "${lock[@]}" update -q
+    "${sudo[@]}" apt-get "${lock[@]}" install -y -q --no-install-recommends "$@"
   fi
 }

@@ -9,19 +9,22 @@ import { mkdirSync } from 'node:fs';
 export interface User {
   /** DOMAIN\name, as icacls names principals. */
   name: string;
-  sid: string;
+  sid?: string;
 }
 
-/** `whoami /user /fo csv /nh`: "DOMAIN\name","S-1-5-…". */
+/** `whoami /user /fo csv /nh`: "DOMAIN\name","S-1-5-…"; a whoami that prints the name alone (Wine's)
+ *  gives no SID. */
 export function parseWhoami(out: string): User | undefined {
   const m = /^"([^"]+)","(S-[\d-]+)"/m.exec(out.trim());
-  return m ? { name: m[1]!, sid: m[2]! } : undefined;
+  if (m) return { name: m[1]!, sid: m[2]! };
+  const name = /^([^\s"\\]+\\[^\s"]+)$/m.exec(out.trim())?.[1];
+  return name ? { name } : undefined;
 }
 
 /** icacls's arguments that leave `dir` granting its user alone: inherited entries removed, one full-control
- *  entry (by SID, whatever the account's name or language) inherited by what is made inside. */
+ *  entry (by SID where known, whatever the account's name or language) inherited by what is made inside. */
 export function grantArgs(dir: string, user: User): string[] {
-  return [dir, '/inheritance:r', '/grant:r', `*${user.sid}:(OI)(CI)F`];
+  return [dir, '/inheritance:r', '/grant:r', `${user.sid ? `*${user.sid}` : user.name}:(OI)(CI)F`];
 }
 
 export interface Ace {
@@ -54,7 +57,8 @@ export type Verdict = { kind: 'owner-only' } | { kind: 'wider'; others: string[]
 /** Whether `aces` grant `user` alone (a DENY entry grants nobody anything). */
 export function judge(aces: readonly Ace[], user: User): Verdict {
   if (aces.length === 0) return { kind: 'unreadable' };
-  const mine = (p: string) => [user.name, user.sid, `*${user.sid}`].some((x) => x.toLowerCase() === p.toLowerCase());
+  const ids = user.sid ? [user.name, user.sid, `*${user.sid}`] : [user.name];
+  const mine = (p: string) => ids.some((x) => x.toLowerCase() === p.toLowerCase());
   const others = aces.filter((a) => !mine(a.principal) && !a.rights.includes('(DENY)')).map((a) => a.principal);
   return others.length ? { kind: 'wider', others: [...new Set(others)] } : { kind: 'owner-only' };
 }

@@ -77,7 +77,7 @@ export interface Platform {
   openUrl(url: string, env: NodeJS.ProcessEnv): string[] | undefined;
   /** The `mcpx` launcher that runs `cli` with `runtime` as Node, every argument passed on. */
   launcher(runtime: string, cli: string, comments: readonly string[]): Launcher;
-  /** The names an `mcpx` command on the PATH may have. */
+  /** The names an `mcpx` command on the PATH may have, the launcher's first. */
   readonly commandNames: readonly string[];
   /** How another program starts `command` with `args` without a shell (a batch file needs cmd.exe). */
   startable(command: string, args: readonly string[]): { command: string; args: string[] };

@@ -17,7 +17,7 @@ const TARGET = 'mcpx-launcher-target: ';
 /** The launcher's folder and file for this platform. */
 export function launcherPath(): { dir: string; file: string } {
   const dir = process.env.MCPX_INSTALL_DIR || places().launcherDir;
-  return { dir, file: join(dir, system.launcher('', '', []).name) };
+  return { dir, file: join(dir, system.commandNames[0]!) };
 }
 
 /** The launcher this extension host would write: cli.js run with this runtime as Node. */

@@ -11,6 +11,9 @@ import { type Disposable, Emitter } from '../lifetimes';
 import type { GatewayState, Kit } from '../ports';
 import { trustCues } from '../toolTrust';
 
+/** The mechanism a row's tooltip names (docs/platforms.md). */
+const SANDBOX_NAME = { bubblewrap: 'bubblewrap', seatbelt: 'Seatbelt', none: 'none on this system' } as const;
+
 type List = 'tools' | 'prompts' | 'resources';
 export type UpstreamNode =
   | {
@@ -72,7 +75,7 @@ export class UpstreamsTree implements vscode.TreeDataProvider<UpstreamNode>, Dis
         t.description = n.detail;
         t.tooltip = [
           n.error ? `${n.name}: ${n.state} — ${n.error}` : `${n.name}: ${n.state}`,
-          ...(n.sandbox ? [`Sandboxed (${system.sandbox.kind}): ${n.sandbox}`] : []),
+          ...(n.sandbox ? [`Sandboxed (${SANDBOX_NAME[system.sandbox.kind]}): ${n.sandbox}`] : []),
         ].join('\n');
         t.iconPath = new this.kit.ThemeIcon(STATE_ICON[n.state] ?? 'circle-outline');
         t.contextValue = `mcpx.server.${n.state}${SIGN_IN[n.signIn].context}`;

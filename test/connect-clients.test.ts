@@ -82,7 +82,10 @@ for (const c of CLIENTS) {
       assert.deepEqual(c.format.parse(c.format.remove(after, [...c.serversPath(before), ENTRY])), before);
       // Only lines added, but a comma after what was the last entry.
       const { minus, plus } = changed(o!.diff);
-      assert.ok(plus.some((l) => l.includes('serve')), o!.diff);
+      assert.ok(
+        plus.some((l) => l.includes('serve')),
+        o!.diff,
+      );
       assert.ok(minus.length <= 1, o!.diff);
       for (const m of minus) assert.ok(plus.includes(`+${m.slice(1)},`), o!.diff);
       assert.equal(after.includes('\r\n'), original.includes('\r\n'), 'line endings kept');
@@ -194,7 +197,9 @@ test('a file mcpx created is removed again by disconnect', async () => {
   const { d, file } = setup(c);
   rmSync(file);
   await connectClients(d, [c], {});
-  assert.deepEqual(JSON.parse(readFileSync(file, 'utf8')), { mcpServers: { mcpx: c.entry(shimCommand('linux', SHIM)) } });
+  assert.deepEqual(JSON.parse(readFileSync(file, 'utf8')), {
+    mcpServers: { mcpx: c.entry(shimCommand('linux', SHIM)) },
+  });
   assert.equal(statSync(file).mode & 0o777, 0o600);
   assert.equal(listClients(d, [c])[0]!.backup, null);
   await disconnectClients(d, [c]);

@@ -16,10 +16,9 @@ import {
   listClients,
 } from '../connect/engine';
 import { herePlaces } from '../connect/here';
-import type { ShimFacts } from '../connect/shim';
+import { type ShimFacts, runningShim } from '../connect/shim';
 import { ConfigFileStore } from '../connect/store';
 import { printable } from '../gateway/printable';
-import { bundleNear } from '../kit/bundles';
 import { launcherPath, ours } from '../vscode/install';
 import { type Args, UsageError } from './args';
 import type { Command } from './command';
@@ -56,13 +55,7 @@ export const disconnect: Command = {
  *  and dist/cli.js. */
 function shimFacts(): ShimFacts {
   const { file } = launcherPath();
-  const launcher = ours(readIfThereSync(file)) ? file : undefined;
-  return {
-    ...(launcher ? { launcher } : {}),
-    runtime: process.execPath,
-    script: bundleNear('cli.js'),
-    electron: process.versions.electron !== undefined,
-  };
+  return runningShim(ours(readIfThereSync(file)) ? file : undefined);
 }
 
 function readIfThereSync(file: string): string | undefined {

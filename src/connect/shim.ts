@@ -1,5 +1,6 @@
 // The command a client runs to reach the gateway: the stdio shim (`mcpx serve --transport stdio`, with
 // `--profile NAME` for a profile's tool set), started by an absolute path with no shell in between.
+import { bundleNear } from '../kit/bundles';
 import type { ShimCommand } from './client';
 import type { Os } from './places';
 
@@ -23,5 +24,16 @@ export function shimCommand(os: Os, f: ShimFacts, profile?: string): ShimCommand
     command: f.runtime,
     args: [f.script, ...args],
     ...(f.electron ? { env: { ELECTRON_RUN_AS_NODE: '1' } } : {}),
+  };
+}
+
+/** This process's facts: its runtime, the dist/cli.js beside the running bundle, and the launcher found
+ *  (src/vscode/install.ts, asked by the caller). */
+export function runningShim(launcher: string | undefined): ShimFacts {
+  return {
+    ...(launcher ? { launcher } : {}),
+    runtime: process.execPath,
+    script: bundleNear('cli.js'),
+    electron: process.versions.electron !== undefined,
   };
 }

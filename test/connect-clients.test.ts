@@ -205,3 +205,56 @@ test('a file mcpx created is removed again by disconnect', async () => {
   await disconnectClients(d, [c]);
   assert.equal(existsSync(file), false);
 });
+
+test("--import maps each client's entries: references as ${env:…}, remote URLs by the client's own key, switched off as disabled", () => {
+  const fixture = (id: string): Json => {
+    const c = clientById(id)!;
+    return serversOf(c, readFileSync(join(repoRoot(), 'test', 'fixtures', 'connect', FIXTURE[id]!), 'utf8'));
+  };
+  const read = (id: string, name: string) => clientById(id)!.read(fixture(id)[name]);
+  const def = (id: string, name: string) => {
+    const r = read(id, name);
+    assert.ok(typeof r !== 'string', `${id}/${name}: ${String(r)}`);
+    return r.def;
+  };
+  assert.deepEqual(def('claude-code', 'notion'), {
+    type: 'http',
+    url: 'https://mcp.notion.com/mcp',
+    headers: { Authorization: 'Bearer ${env:NOTION_TOKEN}' },
+  });
+  assert.deepEqual(def('cursor', 'context7').headers, { CONTEXT7_API_KEY: '${env:CONTEXT7_API_KEY}' });
+  assert.deepEqual(def('windsurf', 'figma'), { type: 'http', url: 'https://mcp.figma.com/mcp', disabled: true });
+  assert.deepEqual(def('gemini', 'httpServer'), {
+    type: 'http',
+    url: 'https://api.example.com/mcp',
+    headers: { Authorization: 'Bearer ${env:API_TOKEN}' },
+  });
+  assert.equal((clientById('gemini')!.read({ url: 'https://x.example/sse' }) as { def: Json }).def.type, 'sse');
+  assert.deepEqual(def('codex', 'figma'), {
+    type: 'http',
+    url: 'https://mcp.figma.com/mcp',
+    headers: { Authorization: 'Bearer ${env:FIGMA_OAUTH_TOKEN}' },
+  });
+  assert.deepEqual(def('opencode', 'jira'), { type: 'http', url: 'https://jira.example.com/mcp', disabled: true });
+  const cline = read('cline', 'remote-server');
+  assert.ok(typeof cline !== 'string');
+  assert.deepEqual(cline.def, { type: 'http', url: 'https://your-server.com/mcp' });
+  assert.deepEqual(cline.dropped, ['timeout']);
+  assert.match(String(read('copilot', 'context7')), /header CONTEXT7_API_KEY holds a literal value/);
+  // Local: the client's reference syntax, and literal values as secrets.
+  assert.deepEqual(def('gemini', 'github').env, { GITHUB_PERSONAL_ACCESS_TOKEN: '${env:GITHUB_TOKEN}' });
+  assert.deepEqual(def('opencode', 'github'), {
+    command: 'npx',
+    args: ['-y', '@modelcontextprotocol/server-github'],
+    env: { GITHUB_PERSONAL_ACCESS_TOKEN: '${env:GITHUB_TOKEN}' },
+  });
+  const codexGithub = read('codex', 'github');
+  assert.ok(typeof codexGithub !== 'string');
+  assert.deepEqual(codexGithub.def.env, { GITHUB_PERSONAL_ACCESS_TOKEN: '${env:GITHUB_PERSONAL_ACCESS_TOKEN}' });
+  assert.deepEqual(codexGithub.secrets, { GITHUB_API_URL: 'https://api.github.com' });
+  assert.deepEqual(codexGithub.dropped, ['startup_timeout_sec']);
+  const zedLegacy = read('zed', 'legacy');
+  assert.ok(typeof zedLegacy !== 'string');
+  assert.deepEqual(zedLegacy.def, { command: 'legacy-mcp', args: ['--stdio'] });
+  assert.match(String(read('zed', 'postgres')), /provided by a Zed extension/);
+});

@@ -248,7 +248,11 @@ async function disconnectOne(d: ConnectDeps, c: Client, r: Read, o: { dryRun?: b
   const real = r.text === undefined ? r.file : realpathSync(r.file);
   if (after === undefined) rmSync(real, { force: true });
   else if (untouched) writeInPlace(real, readFileSync(rec.backup!), statSync(real).mode);
-  else if (after !== before) writeInPlace(real, after, statSync(real).mode);
+  else if (after !== before) {
+    // A file removed since: made again, to hold the servers --import took from it.
+    if (r.text === undefined) mkdirSync(dirname(real), { recursive: true });
+    writeInPlace(real, after, r.text === undefined ? 0o600 : statSync(real).mode);
+  }
   const stayed: string[] = [];
   for (const i of rec?.imported ?? []) if (d.store && !(await d.store.remove(i.as, i.def))) stayed.push(i.as);
   records.remove(c.id);

@@ -12,6 +12,8 @@ const common = {
   format: 'cjs',
   sourcemap: true,
   logLevel: 'warning',
+  // jsonc-parser's `main` is a UMD build whose requires esbuild cannot follow: its ES module build instead.
+  alias: { 'jsonc-parser': 'jsonc-parser/lib/esm/main.js' },
 };
 
 function files(dir, pred) {
@@ -119,7 +121,8 @@ if (args.has('--tests')) {
     ...files('bench', (p) => p.endsWith('.ts') && !p.endsWith('.d.ts') && !p.startsWith(join('bench', 'vscode'))),
     ...files('scripts', (p) => p.endsWith('.ts')),
   ];
-  await build({ ...common, entryPoints: entries, outdir: 'build', outbase: '.', packages: 'external' });
+  // Packages stay external here, loaded by Node as they are (jsonc-parser's UMD build included).
+  await build({ ...common, alias: {}, entryPoints: entries, outdir: 'build', outbase: '.', packages: 'external' });
   // The tests module run inside a real VS Code extension host (test/vscode.test.ts loads it there).
   await build({
     ...common,

@@ -24,6 +24,8 @@ export const COMMANDS: Record<string, () => Promise<Command>> = {
   permissions: async () => (await import('./cli/permissions')).permissions,
   pins: async () => (await import('./cli/pins')).pins,
   profiles: async () => (await import('./cli/profiles')).profiles,
+  connect: async () => (await import('./cli/connect')).connect,
+  disconnect: async () => (await import('./cli/connect')).disconnect,
 };
 
 const HELP = new Set(['help', '--help', '-h']);

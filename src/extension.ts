@@ -25,6 +25,8 @@ import { subscriptionsTree } from './vscode/views/subscriptions';
 import { tasksTree } from './vscode/views/tasks';
 import { UpstreamLogs } from './vscode/views/upstreamLogs';
 import { UpstreamsTree } from './vscode/views/upstreams';
+import { editorAgents } from './vscode/agents';
+import { agentsStatus } from './vscode/views/agentsStatus';
 
 /** Milliseconds (performance.now) of: the bundle starting to load, activate() called, the gateway listening. */
 export const timings: { loadStart?: number; loadEnd?: number; activate?: number; listening?: number } = {
@@ -91,6 +93,8 @@ export async function activate(context: vscode.ExtensionContext) {
   const activity = life.keep(new ActivityView(host, vscode, apps));
   life.keep(vscode.window.registerTreeDataProvider('mcpx.activity', activity.tree));
   const status = life.keep(statusBar(vscode.window, vscode, host));
+  // Other agents connected to the gateway, drift flagged (vscode/views/agentsStatus.ts).
+  const agents = life.keep(agentsStatus(vscode.window, vscode, editorAgents()));
   const upstreamLogs = life.keep(
     new UpstreamLogs(life, host.onLogLine, (name) => vscode.window.createOutputChannel(name, { log: true })),
   );
@@ -143,6 +147,7 @@ export async function activate(context: vscode.ExtensionContext) {
     timings,
     questionsView: questionsShown,
     status: status.item,
+    agents,
     upstreamLogs,
     grants,
     approver,

@@ -114,7 +114,7 @@ describe('mcpx: bad usage is exit 2, naming what is wrong, with the usage', () =
         ['call', 'a', 'b', '--endpoint', 'http://127.0.0.1:1/mcp'],
         /^mcpx: --endpoint: only mcpx elicit, tasks, activity, reload, restart, permissions, pins and profiles take it\n/,
       ],
-      [['daemon', '--all'], /^mcpx: --all: only mcpx tasks takes it\nusage:\n {2}mcpx daemon /],
+      [['daemon', '--all'], /^mcpx: --all: only mcpx tasks, connect and disconnect take it\nusage:\n {2}mcpx daemon /],
     ];
     for (const [args, want] of cases) {
       const r = await run(args);

@@ -367,7 +367,7 @@ test('the extension in a real VS Code extension host (code-server), from the dev
   timeout: 700_000,
 }, async () => {
   const results = await runSuite('dev', {});
-  assert.equal(results.length, 41, results.join('\n'));
+  assert.equal(results.length, 42, results.join('\n'));
 });
 
 test("the packaged .vsix: under 2 MB, exactly the files a user needs, installed offline, the smoke test passes against the installed package (its 'mcpx' launcher runs the packaged CLI)", {

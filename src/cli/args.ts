@@ -19,7 +19,10 @@ type Flag =
         | 'profile'
         | 'timeout';
     }
-  | { readonly kind: 'switch'; readonly into: 'all' | 'text' | 'standalone' | 'noBrowser' | 'follow' | 'json' }
+  | {
+      readonly kind: 'switch';
+      readonly into: 'all' | 'text' | 'standalone' | 'noBrowser' | 'follow' | 'json' | 'list' | 'import' | 'dryRun';
+    }
   /** `--port N` is `--set port=N`. */
   | { readonly kind: 'setting'; readonly key: string }
   | { readonly kind: 'set' };
@@ -42,6 +45,9 @@ export const FLAGS = {
   text: { kind: 'switch', into: 'text' },
   standalone: { kind: 'switch', into: 'standalone' },
   'no-browser': { kind: 'switch', into: 'noBrowser' },
+  list: { kind: 'switch', into: 'list' },
+  import: { kind: 'switch', into: 'import' },
+  'dry-run': { kind: 'switch', into: 'dryRun' },
   port: { kind: 'setting', key: 'port' },
   address: { kind: 'setting', key: 'address' },
   passthrough: { kind: 'setting', key: 'mcp.passthrough' },
@@ -95,6 +101,10 @@ export interface Args {
   timeout?: string;
   follow?: boolean;
   json?: boolean;
+  /** mcpx connect: list the clients; move their servers into mcpx's config; show the change only. */
+  list?: boolean;
+  import?: boolean;
+  dryRun?: boolean;
   /** --help or -h: the subcommand's usage instead of running it. */
   help?: boolean;
   positional: string[];

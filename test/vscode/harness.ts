@@ -48,6 +48,8 @@ export interface Exports {
   person: { open(): number; completed: string[] };
   questionsView: { view: vscode.TreeView<unknown>; announced: number };
   status: vscode.StatusBarItem;
+  /** The agents status item (src/vscode/views/agentsStatus.ts). */
+  agents: { item: vscode.StatusBarItem; refresh(): Promise<void> };
   upstreamLogs: { recent: Map<string, string[]> };
   grants: { list(): ReadonlyArray<{ server: string; tool: string; client: string }> };
   /** The extension's two lifetimes (src/vscode/lifetimes.ts): how many disposables each holds. */

@@ -13,6 +13,7 @@ import * as addServer from './addServer';
 import * as apps from './apps';
 import * as approvals from './approvals';
 import * as config from './config';
+import * as connectAgents from './connectAgents';
 import * as forms from './forms';
 import * as install from './install';
 import * as pins from './pins';
@@ -56,6 +57,7 @@ const ORDER: readonly EditorTest[] = [
   signIn.oauth,
   install.installCli,
   install.copyClientConfig,
+  connectAgents.connectAgents,
   toolCalls.contextMenuCall,
   toolCalls.toolTrust,
   addServer.welcomeAddServer,

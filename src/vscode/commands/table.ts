@@ -7,6 +7,7 @@ import { answerQuestion } from './answerQuestion';
 import { callTool } from './callTool';
 import { cancelTask } from './cancelTask';
 import { type Command, type Deps, type GatewayCommand, invoke } from './command';
+import { connectAgents, repairAgents } from './connectAgents';
 import { copyClientConfig } from './copyClientConfig';
 import { copyEndpoint } from './copyEndpoint';
 import { filterActivity } from './filterActivity';
@@ -48,6 +49,8 @@ export const COMMANDS: Readonly<Record<string, Command | GatewayCommand>> = {
   'mcpx.showUpstreamLog': showUpstreamLog,
   'mcpx.copyEndpoint': copyEndpoint,
   'mcpx.copyClientConfig': copyClientConfig,
+  'mcpx.connectAgents': connectAgents,
+  'mcpx.repairAgents': repairAgents,
   'mcpx.installCli': installCli,
   'mcpx.uninstallCli': uninstallCli,
   'mcpx.setSecret': setSecret,

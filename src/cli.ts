@@ -24,6 +24,10 @@ export const COMMANDS: Record<string, () => Promise<Command>> = {
   permissions: async () => (await import('./cli/permissions')).permissions,
   pins: async () => (await import('./cli/pins')).pins,
   profiles: async () => (await import('./cli/profiles')).profiles,
+  registry: async () => (await import('./cli/registry')).registry,
+  install: async () => (await import('./cli/install')).installCommand,
+  uninstall: async () => (await import('./cli/uninstall')).uninstall,
+  update: async () => (await import('./cli/update')).update,
 };
 
 const HELP = new Set(['help', '--help', '-h']);

@@ -8,7 +8,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { Pins } from '../src/gateway/pins/pins';
-import { reviewForm, unifiedDiff } from '../src/gateway/pins/review';
+import { unifiedDiff } from '../src/kit/diff';
+import { reviewForm } from '../src/gateway/pins/review';
 import { FilePinStore, MemoryPinStore } from '../src/gateway/pins/store';
 import { McpxError, toWireError } from '../src/protocol/errors';
 

@@ -12,7 +12,8 @@ import { McpxError } from '../../protocol/errors';
 import type { JsonObject } from '../../protocol/jsonrpc';
 import type { ListKind } from '../catalogue';
 import type { Pin, PinKind, PinStore } from './store';
-import { reviewForm, unifiedDiff } from './review';
+import { unifiedDiff } from '../../kit/diff';
+import { reviewForm } from './review';
 
 export type PinMode = 'hold' | 'warn' | 'off';
 

@@ -64,3 +64,13 @@ export async function sandboxed(
     throw e;
   }
 }
+
+/** Undefined when a sandbox can be made here (on this PATH); else why not, in a sentence. */
+export async function sandboxAvailability(path: string): Promise<string | undefined> {
+  try {
+    await bubblewrap(path);
+    return undefined;
+  } catch (e) {
+    return (e as Error).message.replace(', so the server is not started', '');
+  }
+}

@@ -93,8 +93,8 @@ async function withPip(p: Package, c: FetchContext, venv: string, index: string,
   const pip = join(venv, 'bin', 'pip');
   await c.run(pip, ['download', '--dest', files, '--index-url', index, spec], o);
   // The package's own file, by its normalized name and version, checked against the index's digests.
-  const stem = `${normalized(p.identifier).replace(/-/g, '_')}-${p.version}`;
-  const own = readdirSync(files).filter((f) => f.toLowerCase().replace(/-/g, '_').startsWith(stem.toLowerCase()));
+  const stem = `${normalized(p.identifier)}-${p.version}`.replace(/-/g, '_');
+  const own = readdirSync(files).filter((f) => f.toLowerCase().replace(/-/g, '_').startsWith(`${stem}_`));
   if (!own.length) throw new Error(`pip downloaded no file of ${spec}`);
   for (const f of own) {
     const sum = createHash('sha256')

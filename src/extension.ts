@@ -2,6 +2,8 @@
 // host, the views, the commands (vscode/commands/table.ts), VS Code's chat, then the gateway started.
 import { dirname } from 'node:path';
 import * as vscode from 'vscode';
+import { defaultStateDir } from './config/paths';
+import { sandboxAvailability } from './upstream/sandbox';
 import { openApp } from './vscode/apps/appPanel';
 import { AppTools } from './vscode/apps/appTools';
 import { registerCommands } from './vscode/commands/table';
@@ -119,6 +121,11 @@ export async function activate(context: vscode.ExtensionContext) {
     upstreamLogs,
     extensionPath,
     pins,
+    // Installing from an MCP Registry: its files beside the gateway's other state; the sandbox's own word.
+    registry: {
+      stateDir: context.globalStorageUri?.fsPath ?? defaultStateDir(process.env),
+      sandboxAvailable: () => sandboxAvailability(process.env.PATH ?? ''),
+    },
   });
   for (const d of registerCommands(vscode.commands, deps)) life.keep(d);
   // An installed `mcpx` launcher whose runtime or bundle went away with an update is pointed at this one.

@@ -60,6 +60,8 @@ export interface InstallRequest {
   sandbox: boolean;
   /** Deprecated servers are installed only when this is said. */
   yes: boolean;
+  /** The caller has screened the entry already (the editor asks before the inputs). */
+  screened?: boolean;
 }
 
 export interface InstallResult {
@@ -216,7 +218,7 @@ async function sandboxOf(
 /** Installs one version: screened, rendered, fetched, its secrets stored; the entry to write returned. */
 export async function install(req: InstallRequest, ports: InstallPorts): Promise<InstallResult> {
   const s = req.entry.server;
-  const warnings = await screen(req.client, req.entry, req.yes, ports.warn);
+  const warnings = req.screened ? [] : await screen(req.client, req.entry, req.yes, ports.warn);
   const warn = (w: string) => {
     warnings.push(w);
     ports.warn(w);

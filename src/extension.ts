@@ -18,6 +18,7 @@ import { EditorApprover } from './vscode/permissions/approver';
 import { WorkspaceGrants } from './vscode/permissions/grants';
 import { editorPerson } from './vscode/person';
 import type { GatewayRun } from './vscode/ports';
+import { RegistryUpdates } from './vscode/registryUpdates';
 import { ResultDocuments } from './vscode/results';
 import { EditorSignIn } from './vscode/signIn';
 import { ActivityView } from './vscode/views/activity';
@@ -82,7 +83,10 @@ export async function activate(context: vscode.ExtensionContext) {
       (g, call) => openApp(appHost, g, call),
     ),
   );
-  const upstreams = life.keep(new UpstreamsTree(host, vscode));
+  // Installing from an MCP Registry: its files beside the gateway's other state; which installed ones are outdated.
+  const registryState = context.globalStorageUri?.fsPath ?? defaultStateDir(process.env);
+  const updates = life.keep(new RegistryUpdates(registryState));
+  const upstreams = life.keep(new UpstreamsTree(host, vscode, updates));
   const questions = life.keep(questionsTree(host, vscode));
   const tasks = life.keep(tasksTree(host, palette, vscode, apps));
   const subscriptions = life.keep(subscriptionsTree(host, vscode));
@@ -121,9 +125,8 @@ export async function activate(context: vscode.ExtensionContext) {
     upstreamLogs,
     extensionPath,
     pins,
-    // Installing from an MCP Registry: its files beside the gateway's other state; the sandbox's own word.
     registry: {
-      stateDir: context.globalStorageUri?.fsPath ?? defaultStateDir(process.env),
+      stateDir: registryState,
       sandboxAvailable: () => sandboxAvailability(process.env.PATH ?? ''),
     },
   });

@@ -11,10 +11,13 @@ import { after, before, test } from 'node:test';
 import { Settings } from '../src/config/settings';
 import { invoke } from '../src/vscode/commands/command';
 import { COMMANDS } from '../src/vscode/commands/table';
+import { RegistryUpdates } from '../src/vscode/registryUpdates';
+import { UpstreamsTree } from '../src/vscode/views/upstreams';
 import { RUGGED, ruggedBundle, ruggedServer } from './fixtures/registry/bundle';
 import { held, registryEntries } from './fixtures/registry/entries';
 import { type LocalRegistry, startRegistry } from './fixtures/registry/server';
-import { fakeDeps, fakeMcpJson } from './vscode-fakes/editor';
+import { until } from './harness/hostile';
+import { fakeDeps, fakeKit, fakeMcpJson } from './vscode-fakes/editor';
 import { FakeGateway, fakeHost } from './vscode-fakes/host';
 
 const dir = mkdtempSync(join(tmpdir(), 'mcpx-editor-registry-'));
@@ -166,3 +169,53 @@ function setupName(host: ReturnType<typeof fakeHost>, name: string) {
     if (g.o.servers !== was) g.o.servers = [status(name)];
   });
 }
+
+test('the Upstreams view marks a registry-installed server with its version and offers Update when the registry has a newer one; Update saves the new version where it was', async () => {
+  const v1 = ruggedBundle('2.0.0');
+  const v2 = ruggedBundle('2.1.0');
+  reg.files.set('rugged-2.0.0.mcpb', v1.bytes);
+  reg.files.set('rugged-2.1.0.mcpb', v2.bytes);
+  for (const h of reg.entries) if (h.server.name === RUGGED) h.official.isLatest = false;
+  reg.entries.push(held(ruggedServer(reg.url, '2.0.0', v1.sha256), { isLatest: false }));
+  reg.entries.push(held(ruggedServer(reg.url, '2.1.0', v2.sha256)));
+  const def = {
+    type: 'stdio',
+    command: 'node',
+    args: ['/x/server.js', '2.0.0'],
+    sandbox: false,
+    registry: { name: RUGGED, version: '2.0.0', url: reg.url },
+  };
+  const { g, host } = setup('rug');
+  g.o.servers = [status('rug')];
+  (g as { config: unknown }).config = { ...g.config, servers: [{ ...def, name: 'rug', env: {} }] };
+  const updates = new RegistryUpdates(dir);
+  const tree = new UpstreamsTree(host, fakeKit, updates);
+  try {
+    let rows = await tree.getChildren();
+    await until('the check done', () => updates.newer('rug'));
+    rows = await tree.getChildren();
+    const item = tree.getTreeItem(rows[0]!);
+    assert.match(String(item.description), /v2\.0\.0 \(update: 2\.1\.0\)/);
+    assert.match(String(item.contextValue), /^mcpx\.server\.stopped\.updatable/);
+    assert.match(
+      String(item.tooltip),
+      /From the MCP Registry: io\.github\.mcpx-tests\/rugged@2\.0\.0 \(2\.1\.0 is out: Update\)/,
+    );
+  } finally {
+    tree.dispose();
+    updates.dispose();
+  }
+  const { d, ui, settings, shown } = fakeDeps({
+    host,
+    settings: { mcpx: { servers: { rug: def } } },
+    parts: { registry: { stateDir: dir, sandboxAvailable: async () => undefined } },
+  });
+  ui.pressing((text) => (text.includes('update rug from 2.0.0 to 2.1.0') ? 'Update' : undefined));
+  await run('mcpx.updateServer', d, 'rug');
+  assert.equal(shown[0]!.title, 'rug: server.json 2.0.0 → 2.1.0');
+  assert.match((shown[0]!.result as unknown as string[]).join('\n'), /^-\s+"version": "2\.0\.0"\n\+\s+"version": "2\.1\.0"/m);
+  const saved = (settings.global.mcpx!.servers as Record<string, Record<string, unknown>>).rug!;
+  assert.equal((saved.registry as { version: string }).version, '2.1.0');
+  assert.equal(saved.sandbox, false, 'the sandbox choice kept');
+  assert.deepEqual(saved.args, [join(dir, 'servers', 'rug', '2.1.0', 'bundle', 'server.js'), '2.1.0']);
+});

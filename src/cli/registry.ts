@@ -1,12 +1,13 @@
 // `mcpx registry search|show|outdated` (docs/registry.md): what an MCP Registry holds — a search with its
 // pages, one server's details and versions — and which installed servers have a newer version. Every
 // text from the registry is printed through `printable`.
-import { type JsonObject, isObject } from '../protocol/jsonrpc';
+import type { JsonObject } from '../protocol/jsonrpc';
 import { howItRuns } from '../registry/choice';
 import { RegistryError } from '../registry/client';
 import { entries } from '../registry/configFile';
 import { chosen, needsOf, parseNameAtVersion } from '../registry/install';
 import type { RegistryEntry } from '../registry/types';
+import { provenanceOf } from '../registry/update';
 import { type Args, UsageError } from './args';
 import type { Command } from './command';
 import { out, printable, table } from './output';
@@ -123,22 +124,14 @@ async function outdated(c: RegistryContext, a: Args): Promise<void> {
   const rows: Array<{ local: string; name: string; installed: string; latest: string; status: string }> = [];
   const problems: string[] = [];
   for (const [local, def] of Object.entries(entries(c.file))) {
-    const p = def.registry;
-    if (!isObject(p) || typeof p.name !== 'string' || typeof p.version !== 'string') continue;
+    const p = provenanceOf(def);
+    if (!p) continue;
     try {
-      const latest = await clientOf(
-        c,
-        a.flags['registry.url'] === undefined && typeof p.url === 'string' ? p.url : undefined,
-      ).version(p.name);
+      const latest = await clientOf(c, a.flags['registry.url'] === undefined ? p.url : undefined).version(p.name);
       sayIfStale(latest);
-      if (latest.value.server.version !== p.version)
-        rows.push({
-          local,
-          name: p.name,
-          installed: p.version,
-          latest: latest.value.server.version,
-          status: latest.value.official.status,
-        });
+      const v = latest.value;
+      if (v.server.version !== p.version)
+        rows.push({ local, name: p.name, installed: p.version, latest: v.server.version, status: v.official.status });
     } catch (e) {
       if (!(e instanceof RegistryError)) throw e;
       problems.push(`${local}: ${e.message}`);

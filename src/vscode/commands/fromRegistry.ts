@@ -9,7 +9,15 @@ import { RegistryCache } from '../../registry/cache';
 import { howItRuns } from '../../registry/choice';
 import { RegistryClient } from '../../registry/client';
 import type { Need } from '../../registry/inputs';
-import { chosen, install, localNameOf, needsOf, screen } from '../../registry/install';
+import {
+  type InstallRequest,
+  type InstallResult,
+  chosen,
+  install,
+  localNameOf,
+  needsOf,
+  screen,
+} from '../../registry/install';
 import type { RegistryEntry } from '../../registry/types';
 import type { Deps } from './command';
 
@@ -21,13 +29,17 @@ const MAX_ITEMS = 200;
 type Item = { label: string; description?: string; detail?: string; entry?: RegistryEntry };
 
 /** Registry text on one line, its control characters escaped (a publisher chose it). */
-const line = (s: string | undefined) => printable((s ?? '').replace(/\s+/g, ' ').slice(0, 200));
+export const line = (s: string | undefined) => printable((s ?? '').replace(/\s+/g, ' ').slice(0, 200));
 
 function itemOf(e: RegistryEntry): Item {
   const s = e.server;
   return {
     label: line(s.name),
-    description: line([s.version, howItRuns(s).join(', '), e.official.status !== 'active' ? e.official.status : ''].filter(Boolean).join(' · ')),
+    description: line(
+      [s.version, howItRuns(s).join(', '), e.official.status !== 'active' ? e.official.status : '']
+        .filter(Boolean)
+        .join(' · '),
+    ),
     detail: line(s.title ? `${s.title} — ${s.description ?? ''}` : s.description),
     entry: e,
   };
@@ -93,12 +105,22 @@ async function details(d: Deps, e: RegistryEntry): Promise<boolean> {
     { label: `Status: ${e.official.status}`, detail: line(e.official.statusMessage ?? e.official.updatedAt) },
     ...(s.repository?.url ? [{ label: 'Repository', detail: line(s.repository.url) }] : []),
     ...(s.websiteUrl ? [{ label: 'Website', detail: line(s.websiteUrl) }] : []),
-    ...(s.packages ?? []).map((p) => ({ label: `Package: ${p.registryType}`, detail: line(`${p.identifier}${p.version ? `@${p.version}` : ''}`) })),
+    ...(s.packages ?? []).map((p) => ({
+      label: `Package: ${p.registryType}`,
+      detail: line(`${p.identifier}${p.version ? `@${p.version}` : ''}`),
+    })),
     ...(s.remotes ?? []).map((r) => ({ label: `Remote: ${r.type}`, detail: line(r.url) })),
   ];
   for (;;) {
     const pick = await d.window.showQuickPick<Item & { go?: boolean }>(
-      [{ label: `$(cloud-download) Install ${line(s.name)}@${line(s.version)}`, detail: line(s.description), go: true }, ...info],
+      [
+        {
+          label: `$(cloud-download) Install ${line(s.name)}@${line(s.version)}`,
+          detail: line(s.description),
+          go: true,
+        },
+        ...info,
+      ],
       { title: `mcpx: ${line(s.title ?? s.name)} ${line(s.version)}`, ignoreFocusOut: true },
     );
     if (!pick) return false;
@@ -138,6 +160,27 @@ async function inputs(d: Deps, needs: Need[], server: string): Promise<Map<strin
   return values;
 }
 
+/** An install with its progress in a notification, its secrets in SecretStorage. */
+export async function installWithProgress(
+  d: Deps,
+  req: InstallRequest,
+  extraHosts: readonly string[],
+): Promise<InstallResult> {
+  const secrets = d.host.secrets;
+  return await d.window.withProgress(
+    { location: d.kit.ProgressLocation.Notification, title: `mcpx: installing ${req.local}` },
+    (progress) =>
+      install(req, {
+        stateDir: d.registry.stateDir,
+        secrets: { set: async (k, v) => void (await secrets?.store(k, v)) },
+        sandboxAvailable: () => d.registry.sandboxAvailable(),
+        extraHosts,
+        log: (l) => progress.report({ message: line(l) }),
+        warn: (w) => void d.window.showWarningMessage(`mcpx: ${line(w)}`),
+      }),
+  );
+}
+
 /** What the person chose, up to the install; undefined when they stopped. */
 export async function fromRegistry(
   d: Deps,
@@ -162,7 +205,8 @@ export async function fromRegistry(
       if (go !== 'Install Anyway') return undefined;
     }
     await screen(client, entry, true, (w) => warnings.push(w));
-    for (const w of warnings.filter((x) => !x.includes('deprecated'))) void d.window.showWarningMessage(`mcpx: ${line(w)}`);
+    for (const w of warnings.filter((x) => !x.includes('deprecated')))
+      void d.window.showWarningMessage(`mcpx: ${line(w)}`);
     const choice = chosen(entry, extraHosts);
     const local = await name(localNameOf(entry.server.name));
     if (!local) return undefined;
@@ -172,7 +216,12 @@ export async function fromRegistry(
     if (choice.kind === 'package' && choice.pkg.registryType !== 'oci') {
       const how = await d.window.showQuickPick(
         [
-          { label: '$(shield) In a sandbox', detail: 'reads its own files and the workspace; writes a private temporary folder; reaches only the hosts its server.json names (Linux, bubblewrap)', boxed: true },
+          {
+            label: '$(shield) In a sandbox',
+            detail:
+              'reads its own files and the workspace; writes a private temporary folder; reaches only the hosts its server.json names (Linux, bubblewrap)',
+            boxed: true,
+          },
           { label: 'Without a sandbox', detail: 'it can read, write and reach whatever you can', boxed: false },
         ],
         { title: `mcpx: run ${local} in a sandbox?` },
@@ -180,21 +229,10 @@ export async function fromRegistry(
       if (!how) return undefined;
       sandbox = how.boxed;
     }
-    const secrets = d.host.secrets;
-    const result = await d.window.withProgress(
-      { location: d.kit.ProgressLocation.Notification, title: `mcpx: installing ${local}` },
-      (progress) =>
-        install(
-          { client, entry, local, values, sandbox, yes: true, screened: true },
-          {
-            stateDir: d.registry.stateDir,
-            secrets: { set: async (k, v) => void (await secrets?.store(k, v)) },
-            sandboxAvailable: () => d.registry.sandboxAvailable(),
-            extraHosts,
-            log: (l) => progress.report({ message: line(l) }),
-            warn: (w) => void d.window.showWarningMessage(`mcpx: ${line(w)}`),
-          },
-        ),
+    const result = await installWithProgress(
+      d,
+      { client, entry, local, values, sandbox, yes: true, screened: true },
+      extraHosts,
     );
     if (result.instructions.length)
       void d.window.showInformationMessage(

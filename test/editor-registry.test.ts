@@ -213,7 +213,10 @@ test('the Upstreams view marks a registry-installed server with its version and 
   ui.pressing((text) => (text.includes('update rug from 2.0.0 to 2.1.0') ? 'Update' : undefined));
   await run('mcpx.updateServer', d, 'rug');
   assert.equal(shown[0]!.title, 'rug: server.json 2.0.0 → 2.1.0');
-  assert.match((shown[0]!.result as unknown as string[]).join('\n'), /^-\s+"version": "2\.0\.0"\n\+\s+"version": "2\.1\.0"/m);
+  assert.match(
+    (shown[0]!.result as unknown as string[]).join('\n'),
+    /^-\s+"version": "2\.0\.0"\n\+\s+"version": "2\.1\.0"/m,
+  );
   const saved = (settings.global.mcpx!.servers as Record<string, Record<string, unknown>>).rug!;
   assert.equal((saved.registry as { version: string }).version, '2.1.0');
   assert.equal(saved.sandbox, false, 'the sandbox choice kept');

@@ -156,7 +156,7 @@ test("the installed server's tools are listed and called through mcpx, sandboxed
   assert.equal(statSync(store).mode & 0o777, 0o600);
   // Its tools pinned at first start.
   const pins = JSON.parse(readFileSync(join(state, 'tool-pins.json'), 'utf8')) as unknown;
-  assert.match(JSON.stringify(pins), /server-everything[^]*get-env/);
+  assert.match(JSON.stringify(pins), /server-everything[\s\S]*get-env/);
 });
 
 test('an mcpb bundle installed, found outdated, updated with the server.json diff shown; its changed tool is held by the pins', async () => {
@@ -187,7 +187,7 @@ test('an mcpb bundle installed, found outdated, updated with the server.json dif
   assert.notEqual(held2.code, 0, 'a call of the changed tool is refused');
   assert.match(held2.stdout + held2.stderr, /held|pins accept/i);
   const pins = await mcpx(['pins', 'diff', 'rugged', '--endpoint', endpoint]);
-  assert.match(pins.stdout, /bundle 1\.0\.0[^]*bundle 1\.1\.0/);
+  assert.match(pins.stdout, /bundle 1\.0\.0[\s\S]*bundle 1\.1\.0/);
   const un = await mcpx(['uninstall', 'rugged']);
   assert.equal(un.code, 0, un.stderr);
   assert.ok(!existsSync(join(state, 'servers', 'rugged')));

@@ -49,7 +49,6 @@ const registry = z
     secrets: z.array(z.string()).optional(),
   })
   .strict();
-export type RegistryProvenance = z.infer<typeof registry>;
 
 const common = {
   auth: auth.optional(),

@@ -11,7 +11,7 @@ import { pypi } from './packages/pypi';
 import { type Package, PUBLISHER, type ServerJson, type Transport } from './types';
 
 /** The kinds of package install can fetch, by `registryType`. */
-export const KINDS: Readonly<Record<string, PackageKind>> = { npm, pypi, oci, mcpb };
+const KINDS: Readonly<Record<string, PackageKind>> = { npm, pypi, oci, mcpb };
 
 export type Choice =
   | { kind: 'package'; pkg: Package; fetcher: PackageKind }

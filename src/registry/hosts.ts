@@ -4,7 +4,7 @@
 // is refused before anything is fetched.
 import type { Package } from './types';
 
-export const OFFICIAL_HOSTS: Readonly<Record<string, readonly string[]>> = {
+const OFFICIAL_HOSTS: Readonly<Record<string, readonly string[]>> = {
   npm: ['registry.npmjs.org'],
   pypi: ['pypi.org'],
   nuget: ['api.nuget.org'],
@@ -13,14 +13,14 @@ export const OFFICIAL_HOSTS: Readonly<Record<string, readonly string[]>> = {
 };
 
 /** The base URL a registry type's packages come from when server.json names none. */
-export const DEFAULT_BASE: Readonly<Record<string, string>> = {
+const DEFAULT_BASE: Readonly<Record<string, string>> = {
   npm: 'https://registry.npmjs.org',
   pypi: 'https://pypi.org',
   nuget: 'https://api.nuget.org',
 };
 
 /** The registry host of an OCI reference: its first part when that names a host, else Docker Hub. */
-export function ociHost(identifier: string): string {
+function ociHost(identifier: string): string {
   const first = identifier.split('/')[0]!;
   return identifier.includes('/') && (first.includes('.') || first.includes(':') || first === 'localhost')
     ? first

@@ -28,10 +28,10 @@ export function parseNameAtVersion(arg: string): { name: string; version?: strin
 }
 
 /** The secret store's name of one input's value. */
-export const secretNameOf = (local: string, key: string) => `${local}.${key}`;
+const secretNameOf = (local: string, key: string) => `${local}.${key}`;
 
 /** Where each installed server's files live under mcpx's state. */
-export const serversDir = (stateDir: string) => join(stateDir, 'servers');
+const serversDir = (stateDir: string) => join(stateDir, 'servers');
 
 /** What install needs of its host. */
 export interface InstallPorts {

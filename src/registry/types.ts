@@ -61,7 +61,7 @@ const pkg = z
   .passthrough();
 export type Package = z.infer<typeof pkg>;
 
-export const serverJson = z
+const serverJson = z
   .object({
     name: z.string().min(3),
     description: z.string().optional(),
@@ -76,7 +76,7 @@ export const serverJson = z
   .passthrough();
 export type ServerJson = z.infer<typeof serverJson>;
 
-export const OFFICIAL = 'io.modelcontextprotocol.registry/official';
+const OFFICIAL = 'io.modelcontextprotocol.registry/official';
 export const PUBLISHER = 'io.modelcontextprotocol.registry/publisher-provided';
 
 const official = z
@@ -88,7 +88,7 @@ const official = z
     isLatest: z.boolean().optional(),
   })
   .passthrough();
-export type Official = z.infer<typeof official>;
+type Official = z.infer<typeof official>;
 
 const response = z.object({
   server: serverJson,

@@ -129,7 +129,11 @@ export function fakeWindow(answers: Answer[] = []) {
       return task({ report: (v) => entry.reports.push(v) }, { onCancellationRequested: (l) => cancels.push(l) });
     },
     createQuickPick<T extends { label: string }>() {
-      const listeners = { value: [] as Array<(v: string) => void>, accept: [] as Array<() => void>, hide: [] as Array<() => void> };
+      const listeners = {
+        value: [] as Array<(v: string) => void>,
+        accept: [] as Array<() => void>,
+        hide: [] as Array<() => void>,
+      };
       const on =
         <K extends keyof typeof listeners>(k: K) =>
         (l: (typeof listeners)[K][number]) => {

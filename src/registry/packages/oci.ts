@@ -7,7 +7,7 @@ import type { Installed, PackageKind } from './kind';
 const REF = /^[a-z0-9]([a-z0-9._:/-]*[a-z0-9])?(@sha256:[a-f0-9]{64})?$/;
 
 /** The reference to pull: the identifier, with the version as its tag when it has none. */
-export function imageRef(p: Package): string {
+function imageRef(p: Package): string {
   if (p.identifier.includes('@sha256:')) return p.identifier;
   const last = p.identifier.slice(p.identifier.lastIndexOf('/') + 1);
   return last.includes(':') || !p.version ? p.identifier : `${p.identifier}:${p.version}`;

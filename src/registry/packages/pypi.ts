@@ -28,7 +28,7 @@ async function publishedDigests(base: string, name: string, version: string, tim
 }
 
 /** The console script the package installs: the one named like it, else its only one. */
-export function consoleScript(venv: string, name: string): string {
+function consoleScript(venv: string, name: string): string {
   const site = join(venv, 'lib');
   const scripts: string[] = [];
   for (const py of existsSync(site) ? readdirSync(site) : []) {

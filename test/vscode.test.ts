@@ -87,6 +87,10 @@ function driver(): { onLog(text: string): void; onPage(page: Page): Promise<void
             await input.fill(a.fill);
             await page.waitForTimeout(150);
             await page.keyboard.press('Enter');
+          } else if ('search' in a) {
+            const input = page.locator('.quick-input-widget input').first();
+            await input.waitFor({ state: 'visible', timeout: 20_000 });
+            await input.fill(a.search);
           } else if ('pick' in a) {
             const row = page.locator('.quick-input-widget .monaco-list-row').filter({ hasText: a.pick }).first();
             await row.waitFor({ state: 'visible', timeout: 20_000 });

@@ -433,3 +433,42 @@ test('following a config file whose directories do not exist yet: its creation i
     stop();
   }
 });
+
+test('a version or local name that would leave the servers folder is refused before anything is removed or fetched', async () => {
+  const stateDir = join(dir, 'escape');
+  const victim = join(dir, 'victim');
+  mkdirSync(victim, { recursive: true });
+  writeFileSync(join(victim, 'keep'), 'x');
+  const { run, ran } = recorder();
+  const evil = { ...weather, version: '../../victim' };
+  await assert.rejects(
+    install(
+      {
+        client: client(),
+        entry: entryOf(evil),
+        local: 'w',
+        values: new Map([['WEATHER_API_KEY', ['k']]]),
+        sandbox: false,
+        yes: false,
+      },
+      ports({ run, stateDir }),
+    ),
+    /the version "\.\.\/\.\.\/victim" is not usable as a folder name/,
+  );
+  await assert.rejects(
+    install(
+      {
+        client: client(),
+        entry: entryOf(weather),
+        local: '..',
+        values: new Map([['WEATHER_API_KEY', ['k']]]),
+        sandbox: false,
+        yes: false,
+      },
+      ports({ run, stateDir }),
+    ),
+    /the local name "\.\." is not usable/,
+  );
+  assert.equal(readFileSync(join(victim, 'keep'), 'utf8'), 'x');
+  assert.deepEqual(ran, [], 'nothing ran');
+});

@@ -33,6 +33,13 @@ const secretNameOf = (local: string, key: string) => `${local}.${key}`;
 /** Where each installed server's files live under mcpx's state. */
 const serversDir = (stateDir: string) => join(stateDir, 'servers');
 
+/** A name that is one path segment of its own (a local name, a version): never `.`, `..` or a slash. */
+const SEGMENT = /^(?!\.+$)[\w.+-]+$/;
+function segment(v: string, what: string): string {
+  if (!SEGMENT.test(v)) throw new InstallRefused(`${what} ${JSON.stringify(v)} is not usable as a folder name`);
+  return v;
+}
+
 /** What install needs of its host. */
 export interface InstallPorts {
   stateDir: string;
@@ -168,7 +175,11 @@ function remoteHosts(entry: RegistryEntry): string[] {
 
 /** Fetches the package into a fresh `<state>/servers/<local>/<version>/`; removed again on failure. */
 async function fetchPackage(req: InstallRequest, choice: Choice & { kind: 'package' }, ports: InstallPorts) {
-  const dir = join(serversDir(ports.stateDir), req.local, req.entry.server.version);
+  const dir = join(
+    serversDir(ports.stateDir),
+    segment(req.local, 'the local name'),
+    segment(req.entry.server.version, 'the version'),
+  );
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   try {
@@ -187,6 +198,7 @@ async function fetchPackage(req: InstallRequest, choice: Choice & { kind: 'packa
 
 /** The other versions' directories of a server, removed once the entry names the new one. */
 export function pruneVersions(stateDir: string, local: string, keep?: string): void {
+  if (!SEGMENT.test(local)) return;
   const dir = join(serversDir(stateDir), local);
   let versions: string[];
   try {

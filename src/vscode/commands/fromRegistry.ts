@@ -172,7 +172,12 @@ export async function installWithProgress(
     (progress) =>
       install(req, {
         stateDir: d.registry.stateDir,
-        secrets: { set: async (k, v) => void (await secrets?.store(k, v)) },
+        secrets: {
+          set: async (k, v) => {
+            if (!secrets) throw new Error('no SecretStorage here to keep its secret in');
+            await secrets.store(k, v);
+          },
+        },
         sandboxAvailable: () => d.registry.sandboxAvailable(),
         extraHosts,
         log: (l) => progress.report({ message: line(l) }),

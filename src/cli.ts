@@ -26,6 +26,10 @@ export const COMMANDS: Record<string, () => Promise<Command>> = {
   profiles: async () => (await import('./cli/profiles')).profiles,
   connect: async () => (await import('./cli/connect')).connect,
   disconnect: async () => (await import('./cli/connect')).disconnect,
+  registry: async () => (await import('./cli/registry')).registry,
+  install: async () => (await import('./cli/install')).installCommand,
+  uninstall: async () => (await import('./cli/uninstall')).uninstall,
+  update: async () => (await import('./cli/update')).update,
 };
 
 const HELP = new Set(['help', '--help', '-h']);

@@ -2,6 +2,8 @@
 // host, the views, the commands (vscode/commands/table.ts), VS Code's chat, then the gateway started.
 import { dirname } from 'node:path';
 import * as vscode from 'vscode';
+import { defaultStateDir } from './config/paths';
+import { sandboxAvailability } from './upstream/sandbox';
 import { openApp } from './vscode/apps/appPanel';
 import { AppTools } from './vscode/apps/appTools';
 import { registerCommands } from './vscode/commands/table';
@@ -16,6 +18,7 @@ import { EditorApprover } from './vscode/permissions/approver';
 import { WorkspaceGrants } from './vscode/permissions/grants';
 import { editorPerson } from './vscode/person';
 import type { GatewayRun } from './vscode/ports';
+import { RegistryUpdates } from './vscode/registryUpdates';
 import { ResultDocuments } from './vscode/results';
 import { EditorSignIn } from './vscode/signIn';
 import { ActivityView } from './vscode/views/activity';
@@ -82,7 +85,10 @@ export async function activate(context: vscode.ExtensionContext) {
       (g, call) => openApp(appHost, g, call),
     ),
   );
-  const upstreams = life.keep(new UpstreamsTree(host, vscode));
+  // Installing from an MCP Registry: its files beside the gateway's other state; which installed ones are outdated.
+  const registryState = context.globalStorageUri?.fsPath ?? defaultStateDir(process.env);
+  const updates = life.keep(new RegistryUpdates(registryState));
+  const upstreams = life.keep(new UpstreamsTree(host, vscode, updates));
   const questions = life.keep(questionsTree(host, vscode));
   const tasks = life.keep(tasksTree(host, palette, vscode, apps));
   const subscriptions = life.keep(subscriptionsTree(host, vscode));
@@ -123,6 +129,10 @@ export async function activate(context: vscode.ExtensionContext) {
     upstreamLogs,
     extensionPath,
     pins,
+    registry: {
+      stateDir: registryState,
+      sandboxAvailable: () => sandboxAvailability(process.env.PATH ?? ''),
+    },
   });
   for (const d of registerCommands(vscode.commands, deps)) life.keep(d);
   // An installed `mcpx` launcher whose runtime or bundle went away with an update is pointed at this one.

@@ -59,6 +59,7 @@ describe('the command table', () => {
       'mcpx.signIn',
       'mcpx.signOut',
       'mcpx.stopUpstream',
+      'mcpx.updateServer',
     ]);
     for (const [id] of needy) {
       const { d, ui } = fakeDeps({ host: fakeHost({ whyStopped: 'mcpx.autoStart is off' }) });

@@ -17,12 +17,26 @@ type Flag =
         | 'server'
         | 'since'
         | 'profile'
-        | 'timeout';
+        | 'timeout'
+        | 'name';
     }
   | {
       readonly kind: 'switch';
-      readonly into: 'all' | 'text' | 'standalone' | 'noBrowser' | 'follow' | 'json' | 'list' | 'import' | 'dryRun';
+      readonly into:
+        | 'all'
+        | 'text'
+        | 'standalone'
+        | 'noBrowser'
+        | 'follow'
+        | 'json'
+        | 'list'
+        | 'import'
+        | 'dryRun'
+        | 'yes'
+        | 'noSandbox';
     }
+  /** Given again and again: each value kept, in order. */
+  | { readonly kind: 'list'; readonly into: 'env' }
   /** `--port N` is `--set port=N`. */
   | { readonly kind: 'setting'; readonly key: string }
   | { readonly kind: 'set' };
@@ -39,6 +53,11 @@ export const FLAGS = {
   since: { kind: 'value', into: 'since' },
   profile: { kind: 'value', into: 'profile' },
   timeout: { kind: 'value', into: 'timeout' },
+  name: { kind: 'value', into: 'name' },
+  env: { kind: 'list', into: 'env' },
+  yes: { kind: 'switch', into: 'yes' },
+  'no-sandbox': { kind: 'switch', into: 'noSandbox' },
+  registry: { kind: 'setting', key: 'registry.url' },
   follow: { kind: 'switch', into: 'follow' },
   json: { kind: 'switch', into: 'json' },
   all: { kind: 'switch', into: 'all' },
@@ -105,6 +124,12 @@ export interface Args {
   list?: boolean;
   import?: boolean;
   dryRun?: boolean;
+  /** mcpx install: the local name; its inputs (KEY=VALUE, each given again for more); a deprecated
+   *  server installed all the same; no sandbox. */
+  name?: string;
+  env?: string[];
+  yes?: boolean;
+  noSandbox?: boolean;
   /** --help or -h: the subcommand's usage instead of running it. */
   help?: boolean;
   positional: string[];
@@ -159,6 +184,7 @@ export function parseArgs(
     const value = inline ?? argv[++i];
     if (value === undefined) throw new UsageError(`--${flag}: needs a value`);
     if (how.kind === 'value') a[how.into] = value;
+    else if (how.kind === 'list') (a[how.into] ??= []).push(value);
     else if (how.kind === 'setting') a.flags[how.key] = value;
     else {
       const j = value.indexOf('=');

@@ -2,12 +2,16 @@
 // (docs/settings.md: the file's, the environment's, the flags'). `mcpx daemon`, `mcpx serve --standalone`,
 // `mcpx settings` and `mcpx auth` read them; the stdio shim does not (the gateway it reaches has its own).
 import { type Config, loadConfig } from '../config/file';
+import { defaultStateDir } from '../config/paths';
 import { Settings, envLayer } from '../config/settings';
+import { FileSecretStore } from '../upstream/auth/store';
 import type { Args } from './args';
 
-/** --config FILE, else `$XDG_CONFIG_HOME/mcpx/mcp.json`, else the embedded default. */
+/** --config FILE, else `$XDG_CONFIG_HOME/mcpx/mcp.json`, else the embedded default; ${secret:NAME} from
+ *  mcpx's owner-only secret store (`<state>/secrets.json`, written by `mcpx install`). */
 export function configOf(a: Args): Config {
-  return loadConfig(a.config, { env: process.env, workspaceFolder: process.cwd() });
+  const secrets = FileSecretStore.serverSecrets(defaultStateDir(process.env)).read();
+  return loadConfig(a.config, { env: process.env, workspaceFolder: process.cwd(), secrets });
 }
 
 /** Each problem of the config file on stderr (the servers it could read still run). */

@@ -12,7 +12,7 @@ import { type Args, SETTING_FLAGS } from './args';
 import type { Command } from './command';
 import { system } from '../platform';
 import { configOf, reportIssues, settingsOf } from './config';
-import { followConfig } from './follow';
+import { followConfig, serversLine } from './follow';
 
 export const daemon: Command = {
   usage: [
@@ -82,6 +82,8 @@ async function run(a: Args): Promise<void> {
   // <state>/daemon.json: how a stdio shim or `mcpx call` finds this daemon (src/shim/resolve.ts).
   publishDaemon(stateDir, l.endpoint);
   process.stdout.write(`mcpx listening on ${l.endpoint}\n`);
+  const file = a.config ?? defaultConfigPath(process.env);
+  process.stdout.write(`mcpx ${serversLine(file, config.servers.length, config.source !== 'embedded default')}\n`);
   let stopping = false;
   const stop = async () => {
     if (stopping) return;
@@ -94,7 +96,7 @@ async function run(a: Args): Promise<void> {
     process.exit(0);
   };
   const unfollow = followConfig(
-    a.config ?? defaultConfigPath(process.env),
+    file,
     () => reload('the config file changed').catch(() => undefined),
     (l) => process.stderr.write(`mcpx: ${l}\n`),
   );

@@ -34,6 +34,22 @@ const auth = z.discriminatedUnion('type', [
 
 const toolFilter = z.object({ allow: z.array(z.string()).optional(), deny: z.array(z.string()).optional() }).strict();
 
+/** Where a server installed from an MCP Registry came from (docs/registry.md "The entry"): written by
+ *  `mcpx install` and Add Server…, read by `mcpx registry outdated`, `mcpx update` and the Upstreams view. */
+const registry = z
+  .object({
+    name: z.string(),
+    version: z.string(),
+    url: z.string(),
+    /** The exact package installed: `npm:pkg@1.2.3`, `pypi:pkg==1.2.3`, `oci:image@sha256:…`, `mcpb:URL#sha256=…`. */
+    package: z.string().optional(),
+    /** The values given at install that are not secrets, by input key (an update gives them again). */
+    inputs: z.record(z.array(z.string())).optional(),
+    /** The inputs whose values are in the secret store (as ${secret:LOCAL.KEY}). */
+    secrets: z.array(z.string()).optional(),
+  })
+  .strict();
+
 const common = {
   auth: auth.optional(),
   tools: toolFilter.optional(),
@@ -42,6 +58,7 @@ const common = {
   disabled: z.boolean().optional(),
   /** This server's pins.mode (docs/gateway.md "Pins"); absent: the setting's. */
   pins: z.enum(['hold', 'warn', 'off']).optional(),
+  registry: registry.optional(),
   /** VS Code's mcp.json fields mcpx does not use are accepted and ignored. */
   dev: z.unknown().optional(),
   gallery: z.unknown().optional(),

@@ -8,6 +8,7 @@ import { LIMITS } from './settings/limits';
 import { PINS } from './settings/pins';
 import { PROCESSES } from './settings/processes';
 import { PROTO } from './settings/proto';
+import { REGISTRY } from './settings/registry';
 import { RESULTS } from './settings/results';
 import { SERVE } from './settings/serve';
 import { TELEMETRY } from './settings/telemetry';
@@ -29,6 +30,7 @@ export const SETTINGS: readonly SettingDef[] = [
   ...ACTIVITY,
   ...PINS,
   ...RESULTS,
+  ...REGISTRY,
 ];
 
 const SETTING_KEYS = SETTINGS.map((s) => s.key);

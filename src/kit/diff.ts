@@ -1,6 +1,6 @@
 // A unified diff of two texts, line by line (a longest common subsequence of the lines that differ, after
-// the lines they share at both ends; no dependency): the review of a held definition (gateway/pins/) and
-// the change `mcpx connect --dry-run` would make to a client's file.
+// the lines they share at both ends; no dependency): the review of a held definition (gateway/pins/), the
+// change `mcpx connect --dry-run` would make to a client's file and an update's server.json (registry/).
 
 /** Lines past which the diff is not computed line by line: the whole of each side is shown instead. */
 const MAX_LINES = 4000;

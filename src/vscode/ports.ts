@@ -17,6 +17,7 @@ export type EditorWindow = Pick<
   | 'showWarningMessage'
   | 'showErrorMessage'
   | 'withProgress'
+  | 'createQuickPick'
   | 'showTextDocument'
   | 'activeTextEditor'
 >;
@@ -124,4 +125,12 @@ export interface AppsPort {
   learn(server: string, tools: readonly JsonObject[]): void;
   /** Opens the app of a call; rejects with the reason it cannot. */
   open(g: GatewayFacade, call: AppCall): Promise<void>;
+}
+
+/** What installing from an MCP Registry needs of the host (commands/fromRegistry.ts). */
+export interface RegistryPort {
+  /** Where installed servers' files and the registry's cache live (the gateway's state directory). */
+  readonly stateDir: string;
+  /** Undefined when the platform's sandbox runs here; else why not. */
+  sandboxAvailable(): Promise<string | undefined>;
 }

@@ -23,7 +23,10 @@ export type Answer =
   /** The box's own value accepted as it is. */
   | { accept: true }
   /** Escape. */
-  | { dismiss: true };
+  | { dismiss: true }
+  /** Typed into a searching QuickPick (createQuickPick), then the item whose label contains `pick`
+   *  accepted once it is listed. */
+  | { search: string; pick: string };
 
 /** What the person was asked: a QuickPick (its title and item labels) or an InputBox (title, value). */
 export interface Asked {
@@ -32,6 +35,8 @@ export interface Asked {
   placeHolder?: string;
   labels?: string[];
   value?: string;
+  /** An InputBox that hides what is typed. */
+  password?: boolean;
   /** What validateInput said of the answer typed, when it refused it. */
   refused?: string;
 }
@@ -81,9 +86,14 @@ export function fakeWindow(answers: Answer[] = []) {
       return options.canPickMany ? [found] : found;
     },
     async showInputBox(
-      options: { title?: string; value?: string; validateInput?(v: string): unknown } = {},
+      options: { title?: string; value?: string; password?: boolean; validateInput?(v: string): unknown } = {},
     ): Promise<string | undefined> {
-      const entry: Asked = { kind: 'input', title: options.title, value: options.value };
+      const entry: Asked = {
+        kind: 'input',
+        title: options.title,
+        value: options.value,
+        ...(options.password ? { password: true } : {}),
+      };
       asked.push(entry);
       const a = next();
       if ('dismiss' in a) return undefined;
@@ -117,6 +127,60 @@ export function fakeWindow(answers: Answer[] = []) {
       };
       progress.push(entry);
       return task({ report: (v) => entry.reports.push(v) }, { onCancellationRequested: (l) => cancels.push(l) });
+    },
+    createQuickPick<T extends { label: string }>() {
+      const listeners = {
+        value: [] as Array<(v: string) => void>,
+        accept: [] as Array<() => void>,
+        hide: [] as Array<() => void>,
+      };
+      const on =
+        <K extends keyof typeof listeners>(k: K) =>
+        (l: (typeof listeners)[K][number]) => {
+          (listeners[k] as unknown[]).push(l);
+          return { dispose: () => undefined };
+        };
+      const qp = {
+        title: undefined as string | undefined,
+        placeholder: undefined as string | undefined,
+        value: '',
+        items: [] as T[],
+        selectedItems: [] as T[],
+        activeItems: [] as T[],
+        busy: false,
+        matchOnDescription: false,
+        matchOnDetail: false,
+        ignoreFocusOut: false,
+        onDidChangeValue: on('value'),
+        onDidAccept: on('accept'),
+        onDidHide: on('hide'),
+        hide: () => {
+          for (const l of listeners.hide) l();
+        },
+        dispose: () => undefined,
+        show: () => {
+          const entry: Asked = { kind: 'pick', title: qp.title, placeHolder: qp.placeholder, labels: [] };
+          asked.push(entry);
+          const a = next();
+          if ('dismiss' in a) return void setTimeout(qp.hide, 0);
+          assert.ok('search' in a, `a searching QuickPick answered with ${JSON.stringify(a)}`);
+          qp.value = a.search;
+          for (const l of listeners.value) l(a.search);
+          // The person waits until what they look for is listed, then takes it.
+          const deadline = Date.now() + 10_000;
+          const poll = setInterval(() => {
+            const found = qp.items.find((i) => i.label.includes(a.pick));
+            entry.labels = qp.items.map((i) => i.label);
+            if (!found && Date.now() < deadline) return;
+            clearInterval(poll);
+            if (!found) return qp.hide();
+            qp.selectedItems = [found];
+            qp.activeItems = [found];
+            for (const l of listeners.accept) l();
+          }, 20);
+        },
+      };
+      return qp;
     },
     showTextDocument: () => Promise.reject(new Error('not faked: showTextDocument')),
     activeTextEditor: undefined,
@@ -269,6 +333,7 @@ export function fakeDeps(
     upstreamLogs: { channel: () => ({ show: () => undefined }) },
     mcpJson: () => undefined,
     extensionPath: '/nowhere/mcpx',
+    registry: { stateDir: '/nowhere/state', sandboxAvailable: async () => 'no sandbox in the unit tests' },
     pins: new HeldPins({
       window,
       commands: {

@@ -11,6 +11,8 @@ export type FrameOp =
   | { type: string };
 export type Action =
   | { fill: string }
+  /** Typed into the QuickPick's box, not accepted (a QuickPick that searches as the person types). */
+  | { search: string }
   | { pick: string }
   | { key: string }
   | { shot: string; when?: 'quick' | 'webview' | 'dialog' }

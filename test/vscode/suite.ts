@@ -18,6 +18,7 @@ import * as forms from './forms';
 import * as install from './install';
 import * as pins from './pins';
 import * as questions from './questions';
+import * as registry from './registry';
 import * as sampling from './sampling';
 import * as shim from './shim';
 import * as signIn from './signIn';
@@ -63,6 +64,7 @@ const ORDER: readonly EditorTest[] = [
   addServer.welcomeAddServer,
   addServer.addServerSettings,
   addServer.addServerUrl,
+  registry.fromRegistry,
   questions.questionsBadge,
   upstreams.failedUpstream,
   pins.heldTool,

@@ -33,7 +33,13 @@ export class FileSecretStore implements SecretStore {
   static inState(stateDir: string): FileSecretStore {
     return new FileSecretStore(join(stateDir, 'oauth-tokens.json'));
   }
-  private read(): Record<string, string> {
+  /** The values servers' definitions refer to as ${secret:NAME} headless (docs/registry.md "Secrets"):
+   *  `mcpx install` writes them, the config file's loader reads them. */
+  static serverSecrets(stateDir: string): FileSecretStore {
+    return new FileSecretStore(join(stateDir, 'secrets.json'));
+  }
+  /** Every value, read now (the config file's loader is synchronous). */
+  read(): Record<string, string> {
     try {
       const v = JSON.parse(readFileSync(this.file, 'utf8')) as unknown;
       return typeof v === 'object' && v !== null ? (v as Record<string, string>) : {};

@@ -109,3 +109,17 @@ async function inSeatbelt(i: Instance): Promise<SpawnSpec> {
     cwd: i.spec.cwd ?? i.priv,
   };
 }
+
+/** Undefined when a sandbox can be made here (this system's mechanism, found on this PATH); else why not,
+ *  in a sentence. */
+export async function sandboxAvailability(path: string): Promise<string | undefined> {
+  const mechanism = system.sandbox;
+  if (mechanism.kind === 'none') return mechanism.why;
+  if (mechanism.kind !== 'bubblewrap') return undefined;
+  try {
+    await bubblewrap(path);
+    return undefined;
+  } catch (e) {
+    return (e as Error).message.replace(', so the server is not started', '');
+  }
+}

@@ -3,9 +3,10 @@
 // workspace's .vscode/mcp.json or the user setting mcpx.servers; serverDefinitions.ts). The servers VS
 // Code already knows (its user setting mcp.servers) can be imported in one step. The gateway reloads on
 // the change; the new server is then started, so its tools show at once. Resolves with the names added
-// (undefined when the person stopped).
+// (undefined when the person stopped). A server from the MCP Registry: fromRegistry.ts.
 import type { JsonObject } from '../../protocol/jsonrpc';
 import { type Deps, gatewayCommand } from './command';
+import { fromRegistry } from './fromRegistry';
 import {
   defined,
   importFromVsCode,
@@ -16,11 +17,17 @@ import {
 } from './serverDefinitions';
 
 const NAME = /^[\w.-]+$/;
-type Via = 'stdio' | 'http' | 'import';
+type Via = 'stdio' | 'http' | 'import' | 'registry';
 
-export const addServer = gatewayCommand(async (d): Promise<string[] | undefined> => {
+export const addServer = gatewayCommand(async (d, g): Promise<string[] | undefined> => {
   const via = await howReached(d);
   if (!via) return undefined;
+  if (via === 'registry') {
+    const got = await fromRegistry(d, g, (suggested) => nameFor(d, suggested));
+    if (!got || !(await save(d, got.local, got.def))) return undefined;
+    await startAndShow(d, [got.local]);
+    return [got.local];
+  }
   if (via === 'import') {
     const names = await importFromVsCode(d);
     if (names) await startAndShow(d, names);
@@ -47,6 +54,11 @@ async function howReached(d: Deps): Promise<Via | undefined> {
       via: 'stdio',
     },
     { label: '$(globe) URL (HTTP)', detail: 'a server reached over Streamable HTTP or HTTP+SSE', via: 'http' },
+    {
+      label: '$(library) From the MCP Registry…',
+      detail: 'search the registry (registry.url); one exact version installed, checked, sandboxed',
+      via: 'registry',
+    },
     ...(importable.length
       ? [
           {

@@ -12,6 +12,7 @@ import type {
   HostPort,
   Kit,
   McpJsonFile,
+  RegistryPort,
   ResultsPort,
 } from '../ports';
 
@@ -39,6 +40,8 @@ export interface Deps {
   mcpJson(): McpJsonFile | undefined;
   /** This extension's folder (the `mcpx` launcher runs its dist/cli.js). */
   readonly extensionPath: string;
+  /** Installing from an MCP Registry (commands/fromRegistry.ts). */
+  readonly registry: RegistryPort;
   /** Held tool definitions reviewed in the diff editor (src/vscode/pins.ts). */
   readonly pins: { review(g: GatewayFacade, server: string, name?: string): Promise<string[]> };
 }

@@ -34,6 +34,7 @@ import { signOut } from './signOut';
 import { stopUpstream } from './stopUpstream';
 import { task } from './task';
 import { uninstallCli } from './uninstallCli';
+import { updateServer } from './updateServer';
 
 export const COMMANDS: Readonly<Record<string, Command | GatewayCommand>> = {
   'mcpx.callTool': callTool,
@@ -42,6 +43,7 @@ export const COMMANDS: Readonly<Record<string, Command | GatewayCommand>> = {
   'mcpx.getPrompt': getPrompt,
   'mcpx.restartUpstream': restartUpstream,
   'mcpx.stopUpstream': stopUpstream,
+  'mcpx.updateServer': updateServer,
   'mcpx.signIn': signIn,
   'mcpx.signOut': signOut,
   'mcpx.openConfig': openConfig,

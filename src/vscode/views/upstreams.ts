@@ -9,6 +9,7 @@ import type { JsonObject } from '../../protocol/jsonrpc';
 import { EDITOR_IDENTITY } from '../editorCall';
 import { type Disposable, Emitter } from '../lifetimes';
 import type { GatewayState, Kit } from '../ports';
+import type { RegistryUpdates } from '../registryUpdates';
 import { trustCues } from '../toolTrust';
 
 /** The mechanism a row's tooltip names (docs/platforms.md). */
@@ -25,6 +26,8 @@ export type UpstreamNode =
       signIn: SignInState;
       /** What its sandbox holds, when it has one (docs/security.md "The upstream sandbox"). */
       sandbox?: string;
+      /** Installed from an MCP Registry: its name and version there, and a newer version when there is one. */
+      registry?: { name: string; version: string; newer?: string };
     }
   | { kind: 'group'; server: string; list: List }
   /** `held`: the definition changed since it was pinned (or is new and held), listed in its pinned form
@@ -53,17 +56,22 @@ type TreeKit = Pick<Kit, 'TreeItem' | 'TreeItemCollapsibleState' | 'ThemeIcon'>;
 export class UpstreamsTree implements vscode.TreeDataProvider<UpstreamNode>, Disposable {
   private readonly changed = new Emitter();
   readonly onDidChangeTreeData = this.changed.event;
-  private readonly sub: Disposable;
+  private readonly subs: Disposable[];
 
   constructor(
     private readonly host: GatewayState,
     private readonly kit: TreeKit,
+    /** Which registry-installed servers have a newer version (registryUpdates.ts). */
+    private readonly updates?: Pick<RegistryUpdates, 'newer' | 'refresh' | 'onDidChange'>,
   ) {
-    this.sub = host.onDidChange(() => this.changed.fire());
+    this.subs = [
+      host.onDidChange(() => this.changed.fire()),
+      ...(updates ? [updates.onDidChange(() => this.changed.fire())] : []),
+    ];
   }
 
   dispose(): void {
-    this.sub.dispose();
+    for (const s of this.subs) s.dispose();
     this.changed.dispose();
   }
 
@@ -76,9 +84,14 @@ export class UpstreamsTree implements vscode.TreeDataProvider<UpstreamNode>, Dis
         t.tooltip = [
           n.error ? `${n.name}: ${n.state} — ${n.error}` : `${n.name}: ${n.state}`,
           ...(n.sandbox ? [`Sandboxed (${SANDBOX_NAME[system.sandbox.kind]}): ${n.sandbox}`] : []),
+          ...(n.registry
+            ? [
+                `From the MCP Registry: ${n.registry.name}@${n.registry.version}${n.registry.newer ? ` (${n.registry.newer} is out: Update)` : ''}`,
+              ]
+            : []),
         ].join('\n');
         t.iconPath = new this.kit.ThemeIcon(STATE_ICON[n.state] ?? 'circle-outline');
-        t.contextValue = `mcpx.server.${n.state}${SIGN_IN[n.signIn].context}`;
+        t.contextValue = `mcpx.server.${n.state}${n.registry?.newer ? '.updatable' : ''}${SIGN_IN[n.signIn].context}`;
         t.id = `server:${n.name}`;
         return t;
       }
@@ -131,7 +144,8 @@ export class UpstreamsTree implements vscode.TreeDataProvider<UpstreamNode>, Dis
     if (!g) return [{ kind: 'note', text: `The gateway is not running: ${this.host.whyStopped}` }];
     if (!n) {
       // Empty, the view shows its welcome content (package.json viewsWelcome): what goes here, Add Server.
-      return g.servers().map((s) => serverNode(s, g.signInState(s.name)));
+      this.updates?.refresh(g);
+      return g.servers().map((s) => serverNode(s, g.signInState(s.name), registryOf(g, s.name, this.updates)));
     }
     if (n.kind === 'server')
       return (['tools', 'prompts', 'resources'] as const).map((list) => ({ kind: 'group', server: n.name, list }));
@@ -166,8 +180,24 @@ function heldIn(g: GatewayFacade, server: string, list: List): Map<string, 'chan
   return new Map((view?.held ?? []).filter((h) => h.kind === list).map((h) => [h.name, h.reason]));
 }
 
+/** A registry-installed server's provenance, and the newer version the last check found. */
+function registryOf(
+  g: GatewayFacade,
+  server: string,
+  updates: Pick<RegistryUpdates, 'newer'> | undefined,
+): { name: string; version: string; newer?: string } | undefined {
+  const p = g.config.servers.find((d) => d.name === server)?.registry;
+  if (!p) return undefined;
+  const newer = updates?.newer(server);
+  return { name: p.name, version: p.version, ...(newer ? { newer } : {}) };
+}
+
 /** A server's row: a server that waits for a sign-in shows that instead of "stopped" or "failed". */
-function serverNode(s: UpstreamStatus, signIn: SignInState): UpstreamNode {
+function serverNode(
+  s: UpstreamStatus,
+  signIn: SignInState,
+  registry?: { name: string; version: string; newer?: string },
+): UpstreamNode {
   const state = signIn === 'needs-sign-in' && s.state !== 'running' ? 'needs-sign-in' : s.state;
   const detail = [
     s.state === 'failed' ? `failed: ${s.lastError ?? ''}` : state === 'needs-sign-in' ? undefined : s.state,
@@ -175,9 +205,19 @@ function serverNode(s: UpstreamStatus, signIn: SignInState): UpstreamNode {
     s.revision,
     s.transport,
     s.sandbox ? 'sandboxed' : undefined,
+    registry ? `v${registry.version}${registry.newer ? ` (update: ${registry.newer})` : ''}` : undefined,
   ]
     .filter(Boolean)
     .join(' · ');
   const sandbox = s.sandbox ? describeSandbox(s.sandbox) : undefined;
-  return { kind: 'server', name: s.name, state, signIn, detail, error: s.lastError, ...(sandbox ? { sandbox } : {}) };
+  return {
+    kind: 'server',
+    name: s.name,
+    state,
+    signIn,
+    detail,
+    error: s.lastError,
+    ...(sandbox ? { sandbox } : {}),
+    ...(registry ? { registry } : {}),
+  };
 }

@@ -15,6 +15,7 @@ import { createInterface } from 'node:readline';
 import { after, before, describe, test } from 'node:test';
 import { type JWK, calculateJwkThumbprint, decodeJwt, decodeProtectedHeader } from 'jose';
 import { parseServer } from '../src/config/servers';
+import { readToken } from '../src/upstream/auth/sources';
 import type { SignInPort } from '../src/upstream/auth/authorizer';
 import { cliJs } from './harness/gateway';
 import { type OAuthFixture, consent, startOAuthFixture } from './harness/oauth';
@@ -212,6 +213,15 @@ describe('DPoP-bound tokens (RFC 9449)', () => {
     assert.equal(await calculateJwkThumbprint(kept.dpop_key as JWK), jkt);
     const bound = (await log()).tokens.filter((t) => t.jkt === jkt);
     assert.deepEqual(bound.map((t) => t.kind).sort(), ['access', 'refresh']);
+    const status = await run(['auth', 'status', '--config', config]);
+    assert.match(
+      status.stdout,
+      /^dp\tsigned in at 127\.0\.0\.1:\d+, scopes: mcp:read, expires in \d+ min, DPoP-bound, renews itself$/m,
+    );
+    assert.match(
+      status.stdout,
+      new RegExp(`^wl\tsigns in by itself with the workload token from the file ${workloadFile}$`, 'm'),
+    );
   });
 
   test('each request to the MCP server: the DPoP scheme and a fresh proof (htm, htu, ath, jti), the nonce after one retry', async () => {
@@ -432,6 +442,44 @@ describe('configuration', () => {
         assertion: { command: 'gcloud', args: ['auth', 'print-identity-token'] },
       }),
       [],
+    );
+  });
+});
+
+describe('identity token sources', () => {
+  const node = (code: string) => ({ command: process.execPath, args: ['-e', code] });
+  const refused = (source: Parameters<typeof readToken>[0]) =>
+    readToken(source, 'the token').then(
+      () => assert.fail('read'),
+      (e: Error) => e.message,
+    );
+
+  test('a file, a variable and a command each give their token, trimmed', async () => {
+    const f = join(fxDir, 'token');
+    writeFileSync(f, 'eyJ.file.token\n');
+    assert.equal(await readToken({ file: f }, 'the token'), 'eyJ.file.token');
+    process.env.MCPX_TEST_TOKEN = ' eyJ.env.token ';
+    assert.equal(await readToken({ env: 'MCPX_TEST_TOKEN' }, 'the token'), 'eyJ.env.token');
+    assert.equal(await readToken(node('console.log("eyJ.cmd.token")'), 'the token'), 'eyJ.cmd.token');
+  });
+
+  test('each failure names the source and never what it printed', async () => {
+    assert.match(
+      await refused({ file: join(fxDir, 'absent') }),
+      /^the token could not be read from the file .*absent: ENOENT/,
+    );
+    assert.equal(
+      await refused({ env: 'MCPX_TEST_UNSET' }),
+      'the token: the environment variable MCPX_TEST_UNSET is empty or unset',
+    );
+    const failed = await refused(node('console.log("eyJ.secret.printed"); process.exit(3)'));
+    assert.equal(failed, `the token could not be read from the command ${process.execPath}: it exited with status 3`);
+    const two = await refused(node('console.log("eyJ.one\\neyJ.two")'));
+    assert.match(two, /does not hold one token/);
+    assert.doesNotMatch(two, /eyJ/);
+    assert.match(
+      await refused({ command: 'mcpx-no-such-command' }),
+      /the command mcpx-no-such-command: not found on PATH/,
     );
   });
 });

@@ -13,7 +13,7 @@ export type TokenSource = { file: string } | { env: string } | { command: string
 const MAX_BYTES = 64 * 1024;
 const COMMAND_TIMEOUT_MS = 30_000;
 
-function describeSource(s: TokenSource): string {
+export function describeSource(s: TokenSource): string {
   if ('file' in s) return `the file ${s.file}`;
   if ('env' in s) return `the environment variable ${s.env}`;
   return `the command ${s.command}`;

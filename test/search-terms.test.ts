@@ -5,11 +5,11 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
-import { ToolSearch, firstSentence } from '../src/gateway/search/index';
+import { ToolSearch, WELL, firstSentence } from '../src/gateway/search/index';
 import { Related, related } from '../src/gateway/search/related';
 import { hints, stem, term } from '../src/gateway/search/terms';
 import { relatedModule } from '../scripts/related';
-import { realServers } from './fixtures/search/data';
+import { evalQueries, realServers } from './fixtures/search/data';
 import { repoRoot } from './harness/gateway';
 
 const all = { servers: ['memory'], allows: () => true };
@@ -92,5 +92,39 @@ describe('related words', () => {
     // "remember" is "create" (or "add").
     assert.ok(['create_entities', 'add_observations'].includes(ask('remember facts about a person')[0]!));
     assert.deepEqual(bare('remember facts about a person'), []);
+  });
+});
+
+describe('"matches well"', () => {
+  // Tasks nothing among the real servers fits: the tuning half's, and the questions of
+  // test/fixtures/search/questions.json (written for another tool set) whose tool no real server has.
+  const elsewhere = (
+    JSON.parse(readFileSync(join(repoRoot(), 'test', 'fixtures', 'search', 'questions.json'), 'utf8')) as {
+      questions: Array<{ q: string; expect: string }>;
+    }
+  ).questions
+    .filter(({ expect }) =>
+      /^(calendar|jira|docker)\/|\/(git_blame|get_workflow_run_logs|ssl_certificate)$/.test(expect),
+    )
+    .map(({ q }) => q);
+
+  test(`WELL (${WELL}) as measured on the tuning half: every right first hit reaches it, most misfits do not`, (t) => {
+    const s = new ToolSearch();
+    const lists = new Map(Object.entries(realServers()).map(([k, v]) => [k, v.tools]));
+    s.sync(lists, () => true);
+    const offer = { servers: [...lists.keys()], allows: () => true };
+    const first = (q: string) => s.search(q, new Set(lists.keys()), offer, 1)[0];
+    const tune = evalQueries().filter((x) => x.half === 'tune');
+    const right = tune.flatMap((x) => {
+      const h = first(x.q);
+      return h && x.expect.includes(`${h.server}/${h.name}`) ? [h.strength] : [];
+    });
+    const misfits = [...tune.filter((x) => x.expect.length === 0).map((x) => x.q), ...elsewhere];
+    const told = misfits.filter((q) => (first(q)?.strength ?? 0) < WELL);
+    t.diagnostic(`right first hits: ${right.length}, weakest ${Math.min(...right).toFixed(2)}`);
+    t.diagnostic(`misfits told nothing matches well: ${told.length} of ${misfits.length}`);
+    assert.equal(elsewhere.length, 10);
+    assert.ok(right.length >= 40 && right.every((x) => x >= WELL));
+    assert.ok(told.length >= 11, `${told.length} of ${misfits.length}`);
   });
 });

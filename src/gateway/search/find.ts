@@ -3,7 +3,7 @@
 // is named with its error), the index brought in step, the query run.
 import type { JsonObject } from '../../protocol/jsonrpc';
 import type { Catalogue } from '../catalogue';
-import type { Hit, ToolSearch } from './index';
+import { type Hit, type ToolSearch, WELL } from './index';
 import { type Offer, offeredTools } from './offered';
 
 /** One endpoint as a search sees it: its view, its index, its lists as it presents them. */
@@ -16,13 +16,16 @@ export interface Searched {
 export interface Found {
   hits: Hit[];
   errors: JsonObject[];
+  /** A ranking whose first hit does not match well (index.ts WELL): its hits are left out. */
+  weak?: boolean;
 }
 
 /** The gateway tools' own names a profile in `search` mode lists besides its pinned tools
  *  (docs/gateway.md "Tool search"). */
 export const SEARCH_MODE_TOOLS: readonly string[] = ['mcpx_search', 'mcpx_call'];
 
-/** `query` over the offered tools of `server` (or of every offered server), best first, at most `limit`. */
+/** `query` over the offered tools of `server` (or of every offered server), best first, at most `limit`;
+ *  a ranking (not `all`) whose first hit does not match well finds nothing, and says so (`weak`). */
 export async function findByQuery(
   d: { readonly catalogue: Catalogue },
   o: Searched,
@@ -47,5 +50,6 @@ export async function findByQuery(
   o.search.sync(lists, (s) => o.view.has(s));
   const hits = o.search.search(query, new Set(lists.keys()), offer, opts.limit, opts.all);
   errors.sort((a, b) => String(a.server).localeCompare(String(b.server)));
+  if (!opts.all && hits.length > 0 && hits[0]!.strength < WELL) return { hits: [], errors, weak: true };
   return { hits, errors };
 }

@@ -87,7 +87,7 @@ describe('mcpx_search over the real servers', () => {
     assert.equal(found.note, undefined);
     // mcpx_tools' query is a filter (every word), not a ranking: no threshold, its own answer.
     const ex = await c.request('tools/call', { name: 'mcpx_tools', arguments: { query: 'relaxing music' } });
-    assert.deepEqual((ex.result?.structuredContent as Json).tools, []);
+    assert.deepEqual((ex.result!.structuredContent as Json).tools, []);
   });
 
   test('a profile in search mode, which offers no mcpx_tools, is not pointed at it', async () => {

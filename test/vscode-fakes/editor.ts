@@ -20,12 +20,15 @@ export type Answer =
   | { pickDefault: true }
   /** Typed and accepted (refused if the box's validateInput refuses it). */
   | { input: string }
+  /** Typed into an open QuickPick (createQuickPick): its items are read once the picker settles. */
+  | { type: string }
   /** The box's own value accepted as it is. */
   | { accept: true }
   /** Escape. */
   | { dismiss: true };
 
-/** What the person was asked: a QuickPick (its title and item labels) or an InputBox (title, value). */
+/** What the person was asked: a QuickPick (its title and item labels; for one they typed into, the
+ *  value typed and the items then shown) or an InputBox (title, value). */
 export interface Asked {
   kind: 'pick' | 'input';
   title?: string;
@@ -97,6 +100,7 @@ export function fakeWindow(answers: Answer[] = []) {
       }
       return text;
     },
+    createQuickPick: () => fakeQuickPick(next, asked),
     showInformationMessage: message('info'),
     showWarningMessage: message('warning'),
     showErrorMessage: message('error'),
@@ -133,6 +137,85 @@ export function fakeWindow(answers: Answer[] = []) {
     /** The messages of one level, their text only. */
     said: (level: Message['level']) => messages.filter((m) => m.level === level).map((m) => m.text),
   };
+}
+
+type Listener<T> = (v: T) => void;
+
+/** A QuickPick made by createQuickPick: shown, it is driven by the script — typed into (the items it
+ *  settles on recorded), then an item picked or the picker dismissed. It settles when it is not busy and
+ *  its items were set since the typing (at most 5 s). */
+function fakeQuickPick(next: () => Answer, asked: Asked[]) {
+  const on = { value: [] as Listener<string>[], accept: [] as Listener<void>[], hide: [] as Listener<void>[] };
+  const listen =
+    <T>(list: Listener<T>[]) =>
+    (l: Listener<T>) => {
+      list.push(l);
+      return { dispose: () => undefined };
+    };
+  let items: Array<{ label: string }> = [];
+  let sets = 0;
+  let hidden = false;
+  const qp = {
+    title: undefined as string | undefined,
+    placeholder: undefined as string | undefined,
+    value: '',
+    busy: false,
+    matchOnDescription: false,
+    matchOnDetail: false,
+    selectedItems: [] as Array<{ label: string }>,
+    get items() {
+      return items;
+    },
+    set items(v) {
+      items = v;
+      sets++;
+    },
+    onDidChangeValue: listen(on.value),
+    onDidAccept: listen(on.accept),
+    onDidHide: listen(on.hide),
+    hide() {
+      if (hidden) return;
+      hidden = true;
+      for (const l of on.hide) l();
+    },
+    dispose: () => undefined,
+    show: () => void drive(),
+  };
+  const settled = async (since: number) => {
+    for (let i = 0; i < 500 && (qp.busy || sets === since); i++) await new Promise((r) => setTimeout(r, 10));
+  };
+  const record = (value?: string) =>
+    asked.push({
+      kind: 'pick',
+      title: qp.title,
+      placeHolder: qp.placeholder,
+      value,
+      labels: items.map((i) => i.label),
+    });
+  async function drive(): Promise<void> {
+    await settled(0);
+    record();
+    while (!hidden) {
+      const a = next();
+      if ('type' in a) {
+        const since = sets;
+        qp.value = a.type;
+        for (const l of on.value) l(a.type);
+        await settled(since);
+        record(a.type);
+      } else if ('dismiss' in a) {
+        qp.hide();
+      } else {
+        assert.ok('pick' in a, `a QuickPick answered with ${JSON.stringify(a)}`);
+        const found = items.find((i) => i.label.includes(a.pick));
+        assert.ok(found, `no item "${a.pick}" in ${JSON.stringify(items.map((i) => i.label))}`);
+        qp.selectedItems = [found];
+        for (const l of on.accept) l();
+        // An item that picks nothing leaves the picker open: the next answer goes to it.
+      }
+    }
+  }
+  return qp;
 }
 
 /** VS Code's classes and enums the views and commands build with, as plain ones. */

@@ -17,7 +17,7 @@ const QUERIES = evalQueries();
 const answered = QUERIES.filter((x) => x.expect.length > 0);
 
 /** The level the held-out half reached (docs/gateway.md "Tool search"): a drop below it fails. */
-const HELD = { hit1: 0.49, hit5: 0.69 };
+const HELD = { hit1: 0.5, hit5: 0.7 };
 
 describe('the evaluation set', () => {
   test('at least 80 answerable queries over at least 8 real servers, every answer a listed tool', () => {

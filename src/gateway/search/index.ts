@@ -101,8 +101,8 @@ export const WELL = 2;
 /** Ranking (docs/gateway.md "Tool search"; the weights chosen on the tuning half of the evaluation,
  *  test/fixtures/search/real/queries.json): BM25 per field, a word of the name counting most, then what
  *  people say for it, the title, the first sentence, the description, the action, the arguments; a word
- *  may be the start of a longer one (from three letters) or one edit away (from four letters; two from
- *  eight), each counted less than an exact word. */
+ *  may be the start of a longer one (from three letters) or one edit away (from five letters), each
+ *  counted less than an exact word. */
 const RANKING: SearchOptions = {
   boost: {
     name: 3,
@@ -116,8 +116,9 @@ const RANKING: SearchOptions = {
     args: 0.3,
   },
   prefix: (t) => t.length >= 3,
-  fuzzy: (t) => (t.length >= 8 ? 0.25 : t.length >= 4 ? 0.2 : false),
-  maxFuzzy: 2,
+  // One edit from five letters: a wider net cost a third more per search for no better ranking.
+  fuzzy: (t) => (t.length >= 5 ? 1 : false),
+  maxFuzzy: 1,
   weights: { prefix: 0.3, fuzzy: 0.05 },
 };
 

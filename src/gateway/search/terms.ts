@@ -24,10 +24,22 @@ export function words(text: string): string[] {
  *  the whole word; an upstream's 2,000-letter "word" is not worth it). */
 const STEM_MAX = 40;
 
+/** Stems already made: tools share most of their words, and Porter2 is a chain of regular expressions.
+ *  Bounded: emptied when full. */
+const STEMS = new Map<string, string>();
+const STEMS_MAX = 50_000;
+
 /** A word lower-cased and stemmed. */
 export function stem(word: string): string {
   const w = word.toLowerCase();
-  return w.length > STEM_MAX || !/^[a-z]+$/.test(w) ? w : porter2(w);
+  if (w.length > STEM_MAX || !/^[a-z]+$/.test(w)) return w;
+  let s = STEMS.get(w);
+  if (s === undefined) {
+    if (STEMS.size >= STEMS_MAX) STEMS.clear();
+    s = porter2(w);
+    STEMS.set(w, s);
+  }
+  return s;
 }
 
 /** One word as indexed and searched: a stop word dropped, stemmed. */

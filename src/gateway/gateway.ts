@@ -29,6 +29,7 @@ import type { Approver, Grant } from './permissions/approval';
 import type { PinKind } from './pins/store';
 import type { PinReview, PinView } from './pins/pins';
 import { type ProfileSummary, type Profiles, sameProfiles } from './profiles/profiles';
+import { type Found, findByQuery, offeredList } from './search/find';
 import { ToolApi } from './toolApi';
 import { ToolSurface } from './toolSurface';
 import { ARTIFACT_PREFIX, Artifacts } from './artifacts';
@@ -210,6 +211,15 @@ export class Gateway implements Provider, GatewayFacade {
     const tool = await this.resolveTool(name, editor);
     if (!tool) throw invalidParams(`no tool named ${JSON.stringify(name)}`);
     return tool.call(args, editor);
+  }
+
+  /** Tool search for the editor's pickers (GatewayFacade): mcpx_search's, over the caller's endpoint. */
+  searchTools(query: string, o: { server?: string; limit: number }, ctx: CallContext): Promise<Found> {
+    const d = { catalogue: this.p.catalogue };
+    const offered = this.p.profiles.of(ctx);
+    return query.trim() === ''
+      ? offeredList(d, offered, ctx.identity, o.server)
+      : findByQuery(d, offered, ctx.identity, query, o);
   }
 
   // ---- permissions (src/gateway/permissions/; GatewayFacade) -----------------------------------

@@ -36,30 +36,33 @@ export async function readToken(s: TokenSource, what: string): Promise<string> {
   return token;
 }
 
-/** The standard output of a command started without a shell, bounded in time and size. Its standard
- *  error is not kept: a tool that prints the token there too would put it in an error message. */
+/** The standard output of a command started without a shell and guarded as an upstream is (nothing it
+ *  starts outlives mcpx), bounded in time and size. Its standard error is read and dropped: a tool that
+ *  prints the token there too would put it in an error message. */
 function commandOutput(command: string, args: string[]): Promise<string> {
   return new Promise((resolve, reject) => {
-    const child = system.spawnPlain(command, args, { env: process.env, stdio: ['ignore', 'pipe', 'ignore'] });
+    const child = system.spawnGuarded({ command, args, env: process.env });
+    child.stdin?.end();
     let out = '';
     let failed: string | undefined;
-    const timer = setTimeout(() => {
-      failed = `no answer within ${COMMAND_TIMEOUT_MS / 1000} s`;
-      child.kill('SIGKILL');
-    }, COMMAND_TIMEOUT_MS);
+    const stop = (why: string) => {
+      failed ??= why;
+      void system.killTree(child, 0);
+    };
+    const timer = setTimeout(() => stop(`no answer within ${COMMAND_TIMEOUT_MS / 1000} s`), COMMAND_TIMEOUT_MS);
     child.stdout?.on('data', (b: Buffer) => {
       out += b.toString('utf8');
-      if (out.length > MAX_BYTES && !failed) {
-        failed = 'it printed more than 64 KiB';
-        child.kill('SIGKILL');
-      }
+      if (out.length > MAX_BYTES) stop('it printed more than 64 KiB');
     });
+    child.stderr?.resume();
     child.on('error', (e: NodeJS.ErrnoException) => {
       failed ??= e.code === 'ENOENT' ? 'not found on PATH' : e.message;
     });
-    child.on('close', (code) => {
+    child.on('close', (code: number | null) => {
       clearTimeout(timer);
+      // 127: the POSIX shell's "command not found" (the guard starts it through sh).
       if (failed) reject(new Error(failed));
+      else if (code === 127) reject(new Error('not found on PATH (status 127)'));
       else if (code !== 0) reject(new Error(`it exited with status ${code}`));
       else resolve(out);
     });

@@ -23,7 +23,8 @@ import {
   unreadableResponse,
 } from './transport';
 import { signalOf } from '../wire/abort';
-import { type Authorizer, retries } from './auth/authorizer';
+import type { Authorizer } from './auth/authorizer';
+import { retries } from './auth/refusal';
 
 /** The session ended (legacy 404 on a session): the client initializes again. */
 export class SessionExpired extends Error {

@@ -15,7 +15,6 @@ import { type Grant, type SecretStore, grantKey, loadGrant } from './store';
 import { unattendedGrant } from './unattended';
 
 export type { SignInPort, SignInRequest } from './person';
-export { retries } from './refusal';
 
 export type SignInState = 'signed-in' | 'needs-sign-in' | 'signing-in' | 'not-needed';
 

@@ -16,7 +16,8 @@ import { after, before, describe, test } from 'node:test';
 import { type JWK, calculateJwkThumbprint, decodeJwt, decodeProtectedHeader } from 'jose';
 import { parseServer } from '../src/config/servers';
 import { readToken } from '../src/upstream/auth/sources';
-import type { SignInPort } from '../src/upstream/auth/authorizer';
+import { Authorizer, type SignInPort } from '../src/upstream/auth/authorizer';
+import { MemorySecretStore } from '../src/upstream/auth/store';
 import { cliJs } from './harness/gateway';
 import { type OAuthFixture, consent, startOAuthFixture } from './harness/oauth';
 import { checkRecorded, gatewayFor } from './harness/upstreams';
@@ -443,6 +444,33 @@ describe('configuration', () => {
       }),
       [],
     );
+  });
+});
+
+describe('auth.dpop', () => {
+  test('dpop: true where the authorization server offers no DPoP is refused before anything is asked', async () => {
+    const plain = await startOAuthFixture({ consent: 'auto' });
+    try {
+      const opened: string[] = [];
+      const a = new Authorizer({
+        server: 'plain',
+        url: plain.mcp,
+        config: { dpop: true },
+        store: new MemorySecretStore(),
+        person: { available: () => true, open: async (r) => void opened.push(r.url.href) },
+        log: (l) => printed.push(l),
+        signInTimeoutMs: 5000,
+        stepUpRetries: 1,
+        fixHint: 'sign in',
+      });
+      await assert.rejects(
+        a.signIn(),
+        /auth\.dpop is set, but the authorization server 127\.0\.0\.1:\d+ offers no DPoP with ES256 \(dpop_signing_alg_values_supported: absent\)/,
+      );
+      assert.deepEqual(opened, []);
+    } finally {
+      await plain.stop();
+    }
   });
 });
 

@@ -294,7 +294,7 @@ export class Authorizer {
         known: prev?.client,
         dpop: dpop?.handle,
         server: this.o.url,
-        signInAtIdp: () => this.idToken(signal),
+        signInAtIdp: () => this.idToken(signal, standIn),
       });
       await this.saveBound({ ...base, client, ...tokens }, dpop);
       this.setState('signed-in');
@@ -352,19 +352,23 @@ export class Authorizer {
 
   /** The person's ID token for the enterprise grant, where the definition names no source for it: their
    *  sign-in at the IdP (idp.ts), kept and shared by every server of that IdP. */
-  private async idToken(signal?: AbortSignal): Promise<string> {
+  private async idToken(signal?: AbortSignal, standIn?: SignInPort): Promise<string> {
     const e = this.o.config!.enterprise!;
+    const host = new URL(e.issuer).host;
     const token = await idpIdToken({
       idp: e,
       store: this.o.store,
-      person: this.o.person,
+      person: standIn ?? this.o.person,
       server: this.o.server,
       timeoutMs: this.o.signInTimeoutMs,
       redirectPort: this.o.config?.redirectPort,
       signal,
       log: this.o.log,
+    }).catch((x: unknown) => {
+      if (x instanceof AuthError) throw x;
+      throw new AuthError(`signing in at the identity provider ${host} failed: ${describe(x)}`);
     });
-    if (!token) throw this.needSignIn(`not signed in at the identity provider ${new URL(e.issuer).host}`);
+    if (!token) throw this.needSignIn(`not signed in at the identity provider ${host}`);
     return token;
   }
 

@@ -46,6 +46,15 @@ export function idpIdToken(s: IdpSignIn): Promise<string | undefined> {
   return p;
 }
 
+const parse = (raw: string | undefined): IdpSession | undefined => {
+  try {
+    const v = raw ? (JSON.parse(raw) as IdpSession) : undefined;
+    return typeof v?.id_token === 'string' ? v : undefined;
+  } catch {
+    return undefined;
+  }
+};
+
 const fresh = (idToken: string): boolean => {
   try {
     const exp = decodeJwt(idToken).exp;
@@ -57,8 +66,7 @@ const fresh = (idToken: string): boolean => {
 
 async function current(s: IdpSignIn): Promise<string | undefined> {
   const key = idpKey(s.idp.issuer);
-  const raw = await s.store.get(key);
-  const kept = raw ? (JSON.parse(raw) as IdpSession) : undefined;
+  const kept = parse(await s.store.get(key));
   if (kept && fresh(kept.id_token)) return kept.id_token;
   const as = await idpMetadata(s.idp);
   if (kept?.refresh_token) {

@@ -76,6 +76,7 @@ export async function clientAuth(client: Client, cfg: OAuthConfig): Promise<oaut
       return oauth.PrivateKeyJwt(key);
     }
     case 'anonymous':
+      // No client at all: a workload's JWT is its own credential (unattended.ts).
       return () => undefined;
     default:
       return oauth.None();

@@ -5,7 +5,9 @@
 // grants stay apart, rules and profiles matching claims, auth.allowSecret off, and the attacks on the
 // feature itself. Every MCP frame received goes through the harness's schema check.
 import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
 import { after, before, describe, test } from 'node:test';
+import { cliJs } from './harness/gateway';
 import { INTROSPECTION_CLIENT, TestIssuer } from './harness/issuer';
 import { assertServerFrame } from './harness/schema';
 import { type TestGateway, fixtureCommand, gatewayFor, killAll } from './harness/upstreams';
@@ -112,7 +114,7 @@ describe('metadata and challenges', () => {
     const token = await issuer.mint({ aud: gw.bare, scope: 'mcp' });
     const legacy = new HttpClient(gw.bare, LEGACY, { headers: bearer(token) });
     assert.equal((await legacy.initialize()).reply.status, 200);
-    assert.ok(((await legacy.request('tools/list')).result?.tools as Json[]).length > 0);
+    assert.ok(((await legacy.request('tools/list')).result!.tools as Json[]).length > 0);
     const modern = new HttpClient(gw.bare, MODERN, { headers: bearer(token) });
     assert.equal((await modern.request('server/discover')).reply.status, 200);
     const viaSecret = new HttpClient(gw.bare, MODERN, { headers: bearer(gw.secret) });
@@ -169,7 +171,8 @@ describe('metadata and challenges', () => {
     assert.equal(both.status, 400);
     assert.match(await refusal(both), /one credential/);
     // /v1: a token reaches its own tasks and the tools; the person's routes need the secret.
-    const v1 = (path: string, h = bearer(token)) => fetch(new URL(path, gw.bare), { headers: h });
+    const v1 = (path: string, h: Record<string, string> = bearer(token)) =>
+      fetch(new URL(path, gw.bare), { headers: h });
     assert.equal((await v1('/v1/tasks')).status, 200);
     assert.equal((await v1('/v1/tools')).status, 200);
     for (const path of ['/v1/questions', '/v1/permissions', '/v1/activity', '/v1/profiles', '/v1/pins'])
@@ -234,7 +237,7 @@ describe('identities from tokens', () => {
       arguments: { server: 'up', tool: 'slow', arguments: { ms: 600_000, steps: 6000 } },
       task: {},
     });
-    const id = String((started.result?.task as Json).taskId);
+    const id = String((started.result!.task as Json).taskId);
     const listed = async (token: string, h: Record<string, string> = {}) =>
       (((await (await v1('/v1/tasks', token, { headers: h })).json()) as Json).tasks as Json[]).map((t) => t.id);
     assert.deepEqual(await listed(alice), [id]);
@@ -298,12 +301,40 @@ describe('identities from tokens', () => {
     assert.equal((await discover(bearer(gw.secret))).reply.status, 200);
   });
 
+  test('mcpx auth whoami: the identity, scopes and claims as the gateway sees them; a refusal exits 2', async () => {
+    const whoami = (endpoint: string, token: string) =>
+      new Promise<{ code: number; stdout: string; stderr: string }>((resolve) =>
+        execFile(
+          process.execPath,
+          [cliJs(), 'auth', 'whoami', '--endpoint', endpoint, '--token', token],
+          (e, stdout, stderr) => resolve({ code: e ? Number(e.code ?? 1) : 0, stdout, stderr }),
+        ),
+      );
+    const sub = 'frank\u001b]0;owned\u0007';
+    const token = await issuer.mint({ sub, aud: `${gw.bare}/ops`, scope: 'mcp ops', claims: { groups: ['admins'] } });
+    const ok = await whoami(`${gw.bare}/ops`, token);
+    assert.equal(ok.code, 0, ok.stderr);
+    assert.match(ok.stdout, /profile "ops" of http:\/\/127\.0\.0\.1:\d+ sees the token as:/);
+    assert.ok(ok.stdout.includes(`identity  ${JSON.stringify(`oauth:${issuer.url}#${sub}`)}`), ok.stdout);
+    assert.match(ok.stdout, /scopes {4}"mcp" "ops"/);
+    assert.match(ok.stdout, /"groups":\["admins"\]/);
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it looks for
+    assert.ok(!/[\u0000-\u0009\u000b-\u001f]/.test(ok.stdout), 'nothing a terminal would act on');
+    const expired = await whoami(gw.bare, await issuer.mint({ aud: gw.bare, scope: 'mcp', expiresIn: -300 }));
+    assert.equal(expired.code, 2, 'an error, as every refusal of mcpx');
+    assert.match(expired.stderr, /refuses the token \(HTTP 401\).*expired/);
+    const secret = await whoami(gw.bare, gw.secret);
+    assert.equal(secret.code, 0);
+    assert.match(secret.stdout, /the person \(the endpoint secret\)/);
+  });
+
   test('a subject with control characters: logged escaped, one line', async () => {
     const sub = 'eve\u001b[31m\nadmitted root';
     const token = await issuer.mint({ sub, aud: gw.bare, scope: 'mcp' });
     assert.equal((await post(gw.bare, bearer(token))).status, 200);
     const line = lines.find((l) => l.includes('eve'));
     assert.ok(line, lines.join('\n'));
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it looks for
     assert.ok(!/[\u0000-\u001f]/.test(line), JSON.stringify(line));
     assert.ok(line.includes('\\u001b[31m\\nadmitted root'));
   });

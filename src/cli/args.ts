@@ -17,7 +17,8 @@ type Flag =
         | 'server'
         | 'since'
         | 'profile'
-        | 'timeout';
+        | 'timeout'
+        | 'token';
     }
   | { readonly kind: 'switch'; readonly into: 'all' | 'text' | 'standalone' | 'noBrowser' | 'follow' | 'json' }
   /** `--port N` is `--set port=N`. */
@@ -36,6 +37,7 @@ export const FLAGS = {
   since: { kind: 'value', into: 'since' },
   profile: { kind: 'value', into: 'profile' },
   timeout: { kind: 'value', into: 'timeout' },
+  token: { kind: 'value', into: 'token' },
   follow: { kind: 'switch', into: 'follow' },
   json: { kind: 'switch', into: 'json' },
   all: { kind: 'switch', into: 'all' },
@@ -93,6 +95,8 @@ export interface Args {
   profile?: string;
   /** mcpx call, read, exec: a shorter timeout for the call (a duration with its unit). */
   timeout?: string;
+  /** mcpx auth whoami: the access token to show (`-`: read from stdin). */
+  token?: string;
   follow?: boolean;
   json?: boolean;
   /** --help or -h: the subcommand's usage instead of running it. */

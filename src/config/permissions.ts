@@ -18,7 +18,7 @@ const HINTS = ['destructiveHint', 'readOnlyHint', 'openWorldHint', 'idempotentHi
 const ASK_TIMEOUT_MS = 120_000;
 
 const glob = z.string().min(1);
-export const globs = z.union([glob, z.array(glob).min(1)]);
+const globs = z.union([glob, z.array(glob).min(1)]);
 
 /** Who a verified access token names (docs/security.md "Two ways in"): its subject, its issuer, and
  *  claims by name (a list claim, such as groups, matches when one of its values does). A caller without

@@ -19,7 +19,7 @@ export interface Principal {
 }
 
 /** The prefix of an identity a token gave (docs/protocol.md "Client identity"). */
-export const TOKEN_IDENTITY = 'oauth:';
+const TOKEN_IDENTITY = 'oauth:';
 
 /** The identity that owns what a token's caller makes: issuer and subject. An issuer carries no `#` (RFC
  *  8414 §2: no fragment), so the first one splits them again. */

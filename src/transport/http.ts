@@ -243,8 +243,11 @@ export class HttpTransport {
 /** The /v1 routes a token may use, each as its endpoint (the default one, or a profile's under
  *  /v1/profiles/<name>/); every other one is the person's (docs/security.md "Two ways in"). */
 function surfaceOf(pathname: string): Surface {
-  const m = /^\/v1\/profiles\/([a-z0-9-]{1,32})(\/openapi\.json|\/v1\/tools|\/v1\/call\/.*)$/.exec(pathname);
+  const m = /^\/v1\/profiles\/([a-z0-9-]{1,32})(\/openapi\.json|\/v1\/tools|\/v1\/call\/.*|\/v1\/whoami)$/.exec(
+    pathname,
+  );
   if (m) return { kind: 'v1', profile: m[1]! };
   return TOKEN_ROUTES.test(pathname) ? { kind: 'v1' } : { kind: 'person' };
 }
-const TOKEN_ROUTES = /^(\/openapi\.json|\/v1\/tools|\/v1\/call\/.*|\/v1\/tasks(\/.*)?|\/v1\/events|\/v1\/protocol)$/;
+const TOKEN_ROUTES =
+  /^(\/openapi\.json|\/v1\/whoami|\/v1\/tools|\/v1\/call\/.*|\/v1\/tasks(\/.*)?|\/v1\/events|\/v1\/protocol)$/;

@@ -4,7 +4,7 @@
 import type { Settings } from '../../config/settings';
 import type { JsonObject } from '../../protocol/jsonrpc';
 import { MCP_PATH } from '../refusal';
-import { TokenVerifier } from './verifier';
+import { TokenVerifier, insecureIssuerAllowed } from './verifier';
 
 const WELL_KNOWN = '/.well-known/oauth-protected-resource';
 
@@ -37,7 +37,7 @@ export class ProtectedResource {
       allowSecret: settings.get<boolean>('auth.allowSecret'),
     };
     const issuer = new URL(this.o.issuer);
-    if (issuer.protocol !== 'https:' && !['127.0.0.1', 'localhost', '[::1]'].includes(issuer.hostname))
+    if (issuer.protocol !== 'https:' && !insecureIssuerAllowed(issuer))
       throw new Error(`auth.issuer must be an https URL (or http on a loopback host), got ${issuer.origin}`);
     const clientId = settings.get<string>('auth.clientId');
     this.verifier = new TokenVerifier({

@@ -26,7 +26,7 @@ export type Verified = { principal: Principal; audiences: readonly string[]; fre
 
 /** A token longer than this is refused unread: no issuer mcpx knows of sends one (a JWT with a few
  *  hundred claims is a few KiB). */
-export const MAX_TOKEN_CHARS = 8192;
+const MAX_TOKEN_CHARS = 8192;
 /** RFC 6750 §2.1 b64token. */
 const B64TOKEN = /^[A-Za-z0-9\-._~+/]+=*$/;
 /** Signatures by the issuer's public keys only: no `none`, no HMAC (whose key would be public). */

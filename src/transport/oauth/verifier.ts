@@ -148,7 +148,8 @@ export class TokenVerifier {
       return invalid('a refresh token is not an access token');
     // No resource owner (the client credentials grant): the subject is the client itself (RFC 9068 §2.2).
     const sub = typeof r.sub === 'string' ? r.sub : r.client_id;
-    if (typeof r.exp !== 'number' || typeof sub !== 'string') return invalid('introspection names no exp, sub or client_id');
+    if (typeof r.exp !== 'number' || typeof sub !== 'string')
+      return invalid('introspection names no exp, sub or client_id');
     if (r.exp * 1000 < Date.now() - CLOCK_SKEW_S * 1000) return invalid('the token has expired');
     if (typeof r.nbf === 'number' && r.nbf * 1000 > Date.now() + CLOCK_SKEW_S * 1000)
       return invalid('the token is not valid yet');

@@ -260,7 +260,7 @@ describe('identities from tokens', () => {
     assert.equal(viaSecret.status, 404, 'nor the secret');
   });
 
-  test('a rule matching a claim: the admins group may call add, others are denied', async () => {
+  test('a rule matching a claim, on every path: the admins group may call add, others are denied', async () => {
     const admin = await issuer.mint({
       sub: 'carol',
       aud: gw.bare,
@@ -278,6 +278,33 @@ describe('identities from tokens', () => {
     assert.equal(textOf(await add(bearer(admin))), '{"sum":5}');
     assert.equal((await add(bearer(dev)))?.isError, true);
     assert.equal((await add(bearer(gw.secret)))?.isError, true, 'the person has no claims: the rule does not match');
+    // The same rule on every other path a token's caller has: mcpx_call, an mcpx_exec script, /v1/call.
+    const viaTool = async (token: string, name: string, args: Json) =>
+      JSON.stringify(
+        (
+          await new HttpClient(gw.bare, MODERN, { headers: bearer(token) }).request('tools/call', {
+            name,
+            arguments: args,
+          })
+        ).result,
+      );
+    const call = { server: 'up', tool: 'add', arguments: { a: 2, b: 3 } };
+    const script = { script: "return await mcpx.call('up', 'add', { a: 2, b: 3 });" };
+    for (const [name, args] of [
+      ['mcpx_call', call],
+      ['mcpx_exec', script],
+    ] as const) {
+      assert.match(await viaTool(admin, name, args), /sum[^0-9]*5/, `${name}: the admin`);
+      assert.match(await viaTool(dev, name, args), /denied by permissions\.rules\[1\]/, `${name}: not an admin`);
+    }
+    const api = (token: string) =>
+      fetch(new URL('/v1/call/up/add', gw.bare), {
+        method: 'POST',
+        headers: { ...bearer(token), 'Content-Type': 'application/json' },
+        body: JSON.stringify({ a: 2, b: 3 }),
+      }).then(async (r) => JSON.stringify(await r.json()));
+    assert.match(await api(admin), /"sum":5/);
+    assert.match(await api(dev), /denied by permissions\.rules\[1\]/);
   });
 
   test("a profile's access: its claims and scopes; the person always", async () => {

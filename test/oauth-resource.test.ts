@@ -426,12 +426,19 @@ describe('the issuer', () => {
   });
 
   test('auth.allowSecret off: tokens only; the secret is refused as Bearer and in the path', async () => {
-    const gw = await protectedGateway({ 'auth.allowSecret': false });
+    const gw = await protectedGateway({
+      'auth.allowSecret': false,
+      'auth.clientId': INTROSPECTION_CLIENT.id,
+      'auth.clientSecret': INTROSPECTION_CLIENT.secret,
+    });
     try {
+      const introspected = issuer.introspections;
       const res = await post(gw.bare, bearer(gw.secret));
       assert.equal(res.status, 401);
+      assert.equal(issuer.introspections, introspected, 'the secret is never sent to the issuer as a token');
+      assert.match(challenge(res).error_description!, /auth\.allowSecret is off/);
       assert.equal(challenge(res).realm, undefined, 'no realm: the secret is no way in');
-      assert.doesNotMatch(await refusal(res), /endpoint secret/);
+      assert.doesNotMatch(await refusal(res), /or the endpoint secret/, 'the secret is not offered as a way in');
       assert.equal((await post(gw.url)).status, 401, '/mcp/<secret>');
       assert.equal((await fetch(new URL('/v1/questions', gw.bare), { headers: bearer(gw.secret) })).status, 401);
       const token = await issuer.mint({ aud: gw.bare, scope: 'mcp' });

@@ -37,10 +37,16 @@ export class Credentials {
 
   constructor(private readonly o: CredentialOptions) {
     if (o.settings.get<string>('auth.issuer')) this.resource = new ProtectedResource(o.settings);
-    // auth.allowSecret off: the secret lets nobody in, wherever it is sent.
-    if (o.secret !== undefined && (!this.resource || this.resource.o.allowSecret))
-      this.secret = new EndpointSecret(o.secret);
+    if (o.secret !== undefined) {
+      const known = new EndpointSecret(o.secret);
+      // auth.allowSecret off: the secret lets nobody in, wherever it is sent — and is still recognised,
+      // so that it is never taken for a token and sent to the issuer's introspection.
+      if (!this.resource || this.resource.o.allowSecret) this.secret = known;
+      else this.refusedSecret = known;
+    }
   }
+
+  private refusedSecret?: EndpointSecret;
 
   /** Whether `segment` (of /mcp/<segment>) is the endpoint secret. */
   isSecret(segment: string): boolean {
@@ -63,6 +69,8 @@ export class Credentials {
     if (!this.secret && !this.resource) return;
     if (token !== undefined && this.secret?.matches(token)) return;
     if (token === undefined || !this.resource) throw this.unauthorized(req, res, at);
+    if (this.refusedSecret?.matches(token))
+      throw this.unauthorized(req, res, at, 'the endpoint secret is not a way in here (auth.allowSecret is off)');
     const v = await this.resource.verifier.verify(token);
     if ('kind' in v) {
       if (v.kind === 'unavailable') {

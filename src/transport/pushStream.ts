@@ -31,6 +31,8 @@ export function sessionOf(ctx: HttpContext, req: IncomingMessage, profile: strin
       404,
       invalidRequest('Session not found: the Mcp-Session-Id is unknown or has ended; initialize again'),
     );
+  // The subject's latest token: its scopes and claims are what the rules read from now on.
+  if (s.conn.principal) s.conn.principal = principalOf(req);
   return s;
 }
 

@@ -38,6 +38,8 @@ export class TestIssuer {
   url = '';
   /** How many times the JWKS was fetched. */
   jwksFetches = 0;
+  /** How many introspection requests arrived. */
+  introspections = 0;
   /** While set, a JWKS fetch is held open and never answered. */
   hangJwks = false;
   private keys: Key[] = [];
@@ -75,6 +77,7 @@ export class TestIssuer {
         return json(200, { keys: this.keys.map((k) => k.jwk) });
       }
       if (path === '/introspect' && req.method === 'POST') {
+        this.introspections++;
         let body = '';
         req.on('data', (c) => (body += c));
         req.on('end', () => {

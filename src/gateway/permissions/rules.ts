@@ -77,7 +77,10 @@ const matches = (r: PermissionRule, s: Subject): boolean => FIELDS.every((f) => 
 /** Verdicts already reached, per rule set (a reload makes a new one): a call matched against the rules
  *  once per kind of call, not once per call — keyed by only the fields its rules test (an identity is
  *  often one per connection). Bounded: emptied when full. */
-const verdicts = new WeakMap<Permissions, { byClient: boolean; byIdentity: boolean; kept: Map<string, Verdict> }>();
+const verdicts = new WeakMap<
+  Permissions,
+  { byClient: boolean; byIdentity: boolean; claims: readonly string[]; kept: Map<string, Verdict> }
+>();
 const VERDICTS_KEPT = 4096;
 const HINTS = ['destructiveHint', 'readOnlyHint', 'openWorldHint', 'idempotentHint'] as const;
 
@@ -90,6 +93,10 @@ export function decide(p: Permissions, s: Subject): Verdict {
     cache = {
       byClient: p.rules.some((r) => r.client !== undefined && !byIdentity(r)),
       byIdentity: p.rules.some(byIdentity),
+      // The claims any rule tests: a token's values of them are part of the key.
+      claims: [
+        ...new Set(p.rules.flatMap((r) => (byIdentity(r) ? Object.keys((r.client as ClientWho).claims ?? {}) : []))),
+      ],
       kept: new Map(),
     };
     verdicts.set(p, cache);
@@ -103,7 +110,7 @@ export function decide(p: Permissions, s: Subject): Verdict {
     cache.byClient ? (s.clientName ?? '\u0001') : '',
     cache.byIdentity ? s.identity : '',
     // A token's claims may differ from one token of a subject to the next (a group joined).
-    cache.byIdentity && s.principal ? JSON.stringify(s.principal.claims) : '',
+    s.principal && cache.claims.length ? JSON.stringify(cache.claims.map((c) => claimValues(s.principal!, c))) : '',
     hints,
   ].join('\u0000');
   const known = cache.kept.get(key);

@@ -425,6 +425,30 @@ describe('the issuer', () => {
     }
   });
 
+  test('auth.audience: the public URL behind a proxy is the resource; its metadata is where it says', async () => {
+    const audience = 'https://mcp.example.com/team/mcp';
+    const gw = await protectedGateway({ 'auth.audience': audience });
+    try {
+      const origin = new URL(gw.bare).origin;
+      const res = await post(gw.bare);
+      assert.equal(
+        challenge(res).resource_metadata,
+        'https://mcp.example.com/.well-known/oauth-protected-resource/team/mcp',
+      );
+      // A proxy forwarding that path, or a client asking here: the same document.
+      for (const path of ['/team/mcp', '/mcp', '/team/mcp/ops'])
+        assert.equal(
+          ((await (await fetch(`${origin}/.well-known/oauth-protected-resource${path}`)).json()) as Json).resource,
+          path.endsWith('/ops') ? `${audience}/ops` : audience,
+        );
+      assert.equal((await post(gw.bare, bearer(await issuer.mint({ aud: audience, scope: 'mcp' })))).status, 200);
+      const local = await post(gw.bare, bearer(await issuer.mint({ aud: gw.bare, scope: 'mcp' })));
+      assert.equal(local.status, 401, 'the loopback URL is not the resource any more');
+    } finally {
+      await gw.close();
+    }
+  });
+
   test('auth.allowSecret off: tokens only; the secret is refused as Bearer and in the path', async () => {
     const gw = await protectedGateway({
       'auth.allowSecret': false,

@@ -247,6 +247,47 @@ describe('identities from tokens', () => {
     const got = await b.request('tasks/get', { taskId: id });
     assert.ok(got.error, 'tasks/get of another subject is an error');
     assert.equal((await v1(`/v1/tasks/${id}/cancel`, alice, { method: 'POST' })).status, 200);
+    // The activity records name each call's subject; reading them is the person's.
+    const records = (await (await v1('/v1/activity', gw.secret)).json()) as { records: Json[] };
+    const whose = (text: string) =>
+      (records.records.find((r) => r.target === 'echo' && JSON.stringify(r).includes(text))?.client as Json | undefined)
+        ?.identity;
+    const echoes = records.records.filter((r) => r.target === 'echo').map((r) => (r.client as Json).identity);
+    assert.ok(
+      echoes.includes(`oauth:${issuer.url}#alice`) && echoes.includes(`oauth:${issuer.url}#bob`),
+      JSON.stringify(echoes),
+    );
+    assert.equal(whose('never-a-name'), undefined);
+    assert.equal((await v1('/v1/activity', alice)).status, 403);
+  });
+
+  test("/v1/events takes a token: of the gateway's events, none of anyone's calls", async () => {
+    const alice = await issuer.mint({ sub: 'alice', aud: gw.bare, scope: 'mcp' });
+    const open = async (token: string) => {
+      const res = await fetch(new URL('/v1/events', gw.bare), { headers: bearer(token) });
+      assert.equal(res.status, 200);
+      assert.match(res.headers.get('content-type') ?? '', /text\/event-stream/);
+      const reader = res.body!.getReader();
+      let text = '';
+      void (async () => {
+        for (;;) {
+          const r = await reader.read().catch(() => ({ done: true, value: undefined }));
+          if (r.done) return;
+          text += new TextDecoder().decode(r.value);
+        }
+      })();
+      return { text: () => text, close: () => reader.cancel() };
+    };
+    const person = await open(gw.secret);
+    const token = await open(alice);
+    // A call that reports progress and logs as it goes.
+    const c = new HttpClient(gw.bare, MODERN, { headers: bearer(gw.secret) });
+    await c.request('tools/call', { name: 'slow', arguments: { ms: 200, steps: 4 } }, { meta: { progressToken: 'p' } });
+    await new Promise((r) => setTimeout(r, 300));
+    await person.close();
+    await token.close();
+    assert.match(person.text(), /event: (progress|server\.log)/, 'the person sees the call');
+    assert.doesNotMatch(token.text(), /event: (progress|server\.log|question)/, token.text());
   });
 
   test("a legacy session serves the subject that made it: another token's is 404", async () => {

@@ -290,6 +290,28 @@ describe('identities from tokens', () => {
     assert.doesNotMatch(token.text(), /event: (progress|server\.log|question)/, token.text());
   });
 
+  test('a scope: identity server: one instance per subject, the same for every token and request of it', async () => {
+    const gwi = await gatewayFor(
+      { mine: { ...fixtureCommand(['--rev', MODERN, '--name', 'mine']), scope: 'identity' } },
+      { 'auth.issuer': issuer.url, 'mcp.passthrough': ['mine'] },
+    );
+    try {
+      const who = async (sub: string) => {
+        const token = await issuer.mint({ sub, aud: gwi.bare });
+        const r = await new HttpClient(gwi.bare, MODERN, { headers: bearer(token) }).request('tools/call', {
+          name: 'whoami',
+          arguments: {},
+        });
+        return textOf(r.result);
+      };
+      const a1 = await who('alice');
+      assert.equal(await who('alice'), a1, "a new token of Alice's, a new request: her instance");
+      assert.notEqual(await who('bob'), a1, 'Bob has his own');
+    } finally {
+      await gwi.close();
+    }
+  });
+
   test("a legacy session serves the subject that made it: another token's is 404", async () => {
     const alice = await issuer.mint({ sub: 'alice', aud: gw.bare, scope: 'mcp' });
     const bob = await issuer.mint({ sub: 'bob', aud: gw.bare, scope: 'mcp' });

@@ -4,7 +4,7 @@
 import type { JsonObject } from './jsonrpc';
 
 export interface Principal {
-  /** The token's issuer, exactly as configured (auth.issuer). */
+  /** The token's issuer, as its metadata spells it (the configured auth.issuer, RFC 8414 §3.3). */
   readonly issuer: string;
   /** The token's `sub`: unique within its issuer. */
   readonly subject: string;

@@ -9,6 +9,7 @@ import { CODES, ProtocolError, invalidParams, resourceNotFound } from '../protoc
 import { codecOfEra } from '../protocol/eras';
 import { APP_HOST_CAPABILITIES, UI_EXTENSION } from '../protocol/extensions';
 import type { JsonObject } from '../protocol/jsonrpc';
+import type { Principal } from '../protocol/principal';
 import type {
   CallContext,
   ListKind,
@@ -119,6 +120,10 @@ export class Gateway implements Provider, GatewayFacade {
    *  "Profiles"). */
   hasProfile(name: string): boolean {
     return this.p.profiles.has(name);
+  }
+
+  profileAccess(name: string, principal?: Principal): ReturnType<Profiles['access']> {
+    return this.p.profiles.access(name, principal);
   }
 
   /** The configured profiles, for /v1/profiles and `mcpx profiles` (GatewayFacade). */

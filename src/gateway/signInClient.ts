@@ -30,6 +30,9 @@ export class ClientSignIns {
     const canWait = ctx.ask !== undefined;
     if (
       !auth ||
+      // A token's caller is a subject, not the person: it never signs the gateway in to an upstream that
+      // every client then calls as (docs/security.md "Two ways in", confused deputy).
+      ctx.principal !== undefined ||
       !declares(ctx.clientCapabilities, 'elicitation/create', URL_QUESTION, ctx.rev) ||
       (!canWait && !mayEmit(CODES.UrlElicitationRequired, ctx.rev))
     )

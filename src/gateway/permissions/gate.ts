@@ -166,6 +166,7 @@ export class Gate {
       annotations: c.annotations,
       clientName: ctx.clientName,
       identity: ctx.identity,
+      principal: ctx.principal,
     };
     let perms = this.d.permissions() ?? ALLOW_ALL;
     let verdict = decide(perms, subject);
@@ -236,19 +237,22 @@ export class Gate {
         id: randomUUID(),
         server: c.server,
         tool: c.target,
-        client: ctx.clientName ?? ctx.identity,
+        client: grantee(ctx),
         createdAt: Date.now(),
       });
     return { action: 'ask', rule: verdict.rule, approvedBy: `${asker}: ${APPROVED_BY[answer]}` };
   }
 
-  /** An "always allow" for this tool of this server and this client (its declared name or identity). */
+  /** An "always allow" for this tool of this server and this client (its declared name or identity; a
+   *  token's caller by its identity alone: a name is anyone's to declare). */
   private grantFor(c: GateCall, ctx: CallContext): Grant | undefined {
     return this.d.grants
       .list()
       .find(
         (g) =>
-          g.server === c.server && g.tool === c.target && (g.client === ctx.clientName || g.client === ctx.identity),
+          g.server === c.server &&
+          g.tool === c.target &&
+          (g.client === ctx.identity || (!ctx.principal && g.client === ctx.clientName)),
       );
   }
 
@@ -271,3 +275,7 @@ function denial(c: GateCall, rule: string, denied: string | undefined): string {
 }
 
 const WHAT = { tool: 'the call of', prompt: 'the prompt', resource: 'reading' } as const;
+
+/** Whom an "always" answer grants: the client's declared name (it outlives the connection), but a token's
+ *  caller by its identity (docs/security.md "Two ways in"). */
+const grantee = (ctx: CallContext): string => (ctx.principal ? ctx.identity : (ctx.clientName ?? ctx.identity));

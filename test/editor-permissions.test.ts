@@ -140,15 +140,15 @@ describe('"always allow" in workspaceState, and the palette rule', () => {
     const grants = new WorkspaceGrants(memento);
     assert.equal(await grants.migrate(5), 2);
     assert.deepEqual(
-      grants.list().map((g) => [g.server, g.tool, g.client, g.createdAt]),
+      grants.list().map((g) => [g.kind, g.server, g.tool, g.client, g.createdAt]),
       [
-        ['up', 'count', EDITOR_IDENTITY, 5],
-        ['web', 'fetch/deep', EDITOR_IDENTITY, 5],
+        ['tool', 'up', 'count', EDITOR_IDENTITY, 5],
+        ['tool', 'web', 'fetch/deep', EDITOR_IDENTITY, 5],
       ],
     );
     assert.equal(memento.values['mcpx.toolTrust.allowed'], undefined);
     assert.equal(await grants.migrate(), 0, 'once');
-    await grants.add({ id: 'x', server: 's', tool: 't', client: 'Claude', createdAt: 1 });
+    await grants.add({ id: 'x', kind: 'tool', server: 's', tool: 't', client: 'Claude', createdAt: 1 });
     assert.equal(new WorkspaceGrants(memento).list().length, 3, 'read back from the memento (a window reload)');
     assert.equal(await grants.remove('x'), true);
     assert.equal(await grants.remove('x'), false);

@@ -234,6 +234,7 @@ export class Gate {
     if (answer === 'always')
       await this.d.grants.add({
         id: randomUUID(),
+        kind: c.kind,
         server: c.server,
         tool: c.target,
         client: ctx.clientName ?? ctx.identity,
@@ -242,13 +243,17 @@ export class Gate {
     return { action: 'ask', rule: verdict.rule, approvedBy: `${asker}: ${APPROVED_BY[answer]}` };
   }
 
-  /** An "always allow" for this tool of this server and this client (its declared name or identity). */
+  /** An "always allow" for this call — its kind, server and target — and this client (its declared name or
+   *  identity). */
   private grantFor(c: GateCall, ctx: CallContext): Grant | undefined {
     return this.d.grants
       .list()
       .find(
         (g) =>
-          g.server === c.server && g.tool === c.target && (g.client === ctx.clientName || g.client === ctx.identity),
+          g.kind === c.kind &&
+          g.server === c.server &&
+          g.tool === c.target &&
+          (g.client === ctx.clientName || g.client === ctx.identity),
       );
   }
 
@@ -270,4 +275,9 @@ function denial(c: GateCall, rule: string, denied: string | undefined): string {
     : `mcpx refused ${what}: denied by ${rule} (docs/gateway.md "Permissions")`;
 }
 
-const WHAT = { tool: 'the call of', prompt: 'the prompt', resource: 'reading' } as const;
+const WHAT: Record<CallKind, string> = {
+  tool: 'the call of',
+  prompt: 'the prompt',
+  resource: 'reading',
+  completion: 'completing',
+};

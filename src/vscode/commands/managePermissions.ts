@@ -27,7 +27,7 @@ export const managePermissions = gatewayCommand(async (d, g) => {
   }
   const chosen = await d.window.showQuickPick(
     grants.map((grant) => ({
-      label: `${grant.server}/${grant.tool}`,
+      label: `${grant.kind} ${grant.server}/${grant.tool}`,
       description: `for ${grant.client}`,
       detail: `always allowed since ${new Date(grant.createdAt).toISOString()}`,
       grant,

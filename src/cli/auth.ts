@@ -10,6 +10,7 @@ import { FileSecretStore, loadGrant } from '../upstream/auth/store';
 import { type Args, SETTING_FLAGS, UsageError } from './args';
 import type { Command } from './command';
 import { configOf, reportIssues, settingsOf } from './config';
+import { printable } from '../kit/printable';
 import { out } from './output';
 
 export const auth: Command = {
@@ -85,7 +86,7 @@ async function status(http: readonly ServerDef[], store: FileSecretStore): Promi
             ? `, ${g.expires_at > Date.now() ? `expires in ${ago(g.expires_at - Date.now())}` : `expired ${ago(Date.now() - g.expires_at)} ago`}`
             : ''
         }${g.refresh_token ? ', renews itself' : ''}`;
-    out(`${s.name}\t${line}`);
+    out(`${printable(s.name)}\t${printable(line)}`);
   }
 }
 

@@ -3,7 +3,8 @@
 import { isObject } from '../protocol/jsonrpc';
 import { type Args, UsageError } from './args';
 import type { Command } from './command';
-import { out, printable } from './output';
+import { printable } from '../kit/printable';
+import { out } from './output';
 import { gatewayV1 } from './v1';
 
 export const restart: Command = {

@@ -37,7 +37,7 @@ import { Gate } from './permissions/gate';
 import { FileGrantStore, MemoryGrantStore } from './permissions/grants';
 import { type PinMode, Pins } from './pins/pins';
 import { FilePinStore, MemoryPinStore, type PinStore } from './pins/store';
-import { printable } from './printable';
+import { printable } from '../kit/printable';
 import { type Asked, type PersonPort, UrlQuestions, routeQuestion } from './questions';
 import { screenList } from './screen';
 import { Subscriptions } from './subscriptions';
@@ -128,7 +128,7 @@ export function composeGateway(
 ): GatewayParts {
   const { changed, unrelatedLog } = announce;
   // Every line logged may quote an upstream (its stderr, a name, an error): written printable, one line
-  // each (printable.ts).
+  // each (kit/printable.ts).
   const sink = opts.log;
   const log = sink ? (line: string) => sink(printable(line)) : () => undefined;
   const events = new EventBus();

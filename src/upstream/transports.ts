@@ -1,5 +1,5 @@
 // A transport for a server definition, with its auth applied to every connection.
-import { readEnvFile } from '../config/envFile';
+import { loadEnvFile } from '../config/envFile';
 import { type SandboxBlock, sandboxOf } from '../config/sandbox';
 import type { ServerDef } from '../config/servers';
 import type { Authorizer } from './auth/authorizer';
@@ -67,7 +67,7 @@ async function stdioTransport(
   box: SandboxContext,
 ): Promise<StdioUpstream> {
   const env = inherited(def, envNames);
-  if (def.envFile) Object.assign(env, readEnvFile(def.envFile));
+  if (def.envFile) Object.assign(env, await loadEnvFile(def.envFile));
   for (const [k, v] of Object.entries(def.env)) {
     if (v === null) delete env[k];
     else env[k] = String(v);

@@ -110,9 +110,17 @@ return out;`;
 
   test('an allowed read is sent upstream in its one spelling', async () => {
     const r = await c.request('resources/read', { uri: toGatewayUri('fs', 'FILE://LOCALHOST/abs/./x/../path.txt') });
-    assert.equal(((r.result?.contents as Json[])[0] as Json).text, 'abs', JSON.stringify(r.response));
+    assert.equal(
+      ((r.result?.contents as Json[] | undefined)?.[0] as Json | undefined)?.text,
+      'abs',
+      JSON.stringify(r.response),
+    );
     const bare = await c.request('resources/read', { uri: 'Fixture://DOC' });
-    assert.equal(((bare.result?.contents as Json[])[0] as Json).text, 'doc body', JSON.stringify(bare.response));
+    assert.equal(
+      ((bare.result?.contents as Json[] | undefined)?.[0] as Json | undefined)?.text,
+      'doc body',
+      JSON.stringify(bare.response),
+    );
     assert.deepEqual(read('fs'), ['file:///abs/path.txt']);
     assert.deepEqual(read('pt'), ['fixture://doc']);
   });

@@ -63,6 +63,7 @@ export async function listen(opts: {
     log: opts.log,
   });
   const secret = opts.settings.get<boolean>('transport.secret') ? (opts.secret ?? newSecret()) : undefined;
+  if (secret) opts.provider.endpointSecret?.(secret);
   if (!secret)
     opts.log?.(
       'WARNING: transport.secret is off: anything that can reach the port (other local users, any web page) runs tools as you.',

@@ -114,6 +114,9 @@ export interface GatewayParts {
   readonly approver: { current?: Approver };
   /** Every call's record (src/gateway/activity/): the call gate appends to it; the feed reads it. */
   readonly activity: ActivityLog;
+  /** The endpoint secrets of the listeners serving this gateway (Gateway.endpointSecret): masked in the
+   *  activity log like every configured secret. */
+  readonly secrets: Set<string>;
   /** Tool and prompt definitions pinned, and what is held (src/gateway/pins/). */
   readonly pins: Pins;
 }
@@ -148,7 +151,14 @@ export function composeGateway(
     if (!defs.has(p)) log(`mcp.passthrough names ${JSON.stringify(p)}, which is not a configured server; ignored`);
   const passthrough = named.filter((p) => defs.has(p));
   // Every call's record (activity/log.ts): the call gate appends to it.
-  const activity = new ActivityLog({ settings, defs: () => defs.values(), log, file: opts.activity });
+  const secrets = new Set<string>();
+  const activity = new ActivityLog({
+    settings,
+    defs: () => defs.values(),
+    secrets: () => secrets,
+    log,
+    file: opts.activity,
+  });
   const urls = new UrlQuestions(() => settings.duration('proto.askTTL'));
   const ask = (q: Asked) =>
     routeQuestion(
@@ -280,6 +290,7 @@ export function composeGateway(
     gate,
     approver,
     activity,
+    secrets,
     pins,
   };
 }

@@ -153,6 +153,12 @@ export class Gateway implements Provider, GatewayFacade {
     void this.p.pool.release(identity);
   }
 
+  /** A listener's endpoint secret: masked in the activity log like every configured secret
+   *  (docs/security.md "Secrets in output and logs"). */
+  endpointSecret(secret: string): void {
+    this.p.secrets.add(secret);
+  }
+
   async subscribe(
     uri: string,
     deliver: (uri: string) => void,

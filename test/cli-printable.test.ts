@@ -116,7 +116,9 @@ describe('what the command line prints of hostile names', { timeout: 120_000 }, 
     const tools = await clean(['tools']);
     assert.match(tools, /Notes\\u\{1b\}\]0;pwned\\u\{7\}/, 'the description shown, escaped');
     await clean(['tools', 'h']);
-    assert.match(await clean(['call', 'h', TOOL]), /out\\u001b\[2J\\u009b31m\\u2029done\\u0007/);
+    const json = await clean(['call', 'h', TOOL]);
+    assert.match(json, /out\\u001b\[2J\\u009b31m\\u2029done\\u0007/);
+    assert.equal((JSON.parse(json) as { content: Json[] }).content[0]!.text, RESULT, 'still the same JSON');
     assert.match(await clean(['call', 'h', TOOL, '--text']), /out\\u\{1b\}\[2J\\u\{9b\}31m\\u\{2029\}done/);
     await clean(['read', 'mcpx://h/a%1Bb%E2%80%AE']);
     assert.match(await clean(['read', 'mcpx://h/a%1Bb', '--text']), /read a\\u\{1b\}b/);

@@ -16,12 +16,12 @@ function unprintable(c: number): boolean {
   return c === 0x061c || c === 0x200e || c === 0x200f || (c >= 0x2028 && c <= 0x202e) || (c >= 0x2066 && c <= 0x2069);
 }
 
-function escaped(text: string, as: (c: number) => string): string {
+function escaped(text: string, as: (c: number) => string, keepBelow = 0): string {
   let out = '';
   let from = 0;
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
-    if (!unprintable(c)) continue;
+    if (c < keepBelow || !unprintable(c)) continue;
     out += `${text.slice(from, i)}${as(c)}`;
     from = i + 1;
   }
@@ -38,8 +38,9 @@ export function printableLines(text: string): string {
   return text.split('\n').map(printable).join('\n');
 }
 
-/** JSON as it is printed: JSON.stringify escapes C0 controls, but writes DEL, C1 controls, the separators
- *  and the bidirectional overrides as they are; here they are \uXXXX escapes too (the same JSON value). */
+/** JSON as it is printed: JSON.stringify escapes C0 controls inside strings (those left are its own
+ *  indentation), but writes DEL, C1 controls, the separators and the bidirectional overrides as they are;
+ *  here they are \uXXXX escapes too (the same JSON value). */
 export function printableJson(value: unknown, indent?: number): string {
-  return escaped(JSON.stringify(value, null, indent) ?? 'null', (c) => `\\u${c.toString(16).padStart(4, '0')}`);
+  return escaped(JSON.stringify(value, null, indent) ?? 'null', (c) => `\\u${c.toString(16).padStart(4, '0')}`, 0x20);
 }

@@ -19,6 +19,7 @@ type Json = Record<string, unknown>;
 
 let gw: TestGateway;
 let web: ChildProcess;
+const logs: string[] = [];
 const record = join(tmpdir(), `mcpx-http-api-${process.pid}.jsonl`);
 const base = () => gw.bare.replace(/\/mcp$/, '');
 const auth = () => ({ Authorization: `Bearer ${gw.secret}` });
@@ -35,6 +36,7 @@ before(async () => {
       // A profile's API is the same paths under /v1/profiles/<name> (docs/gateway.md "The HTTP API").
       profiles: { narrow: { servers: { fx: { include: ['echo'] } }, mode: 'aggregated' } },
     },
+    { log: (l) => logs.push(l) },
   );
 });
 after(async () => {
@@ -230,12 +232,53 @@ describe('refusals', () => {
     assert.match(((await res.json()) as Json).error as string, /JSON object/);
   });
 
-  test('an unknown tool or server: 404', async () => {
-    for (const path of ['/v1/call/fx/nope', '/v1/call/nobody/echo']) {
-      const res = await post(path, '{}');
-      assert.equal(res.status, 404, path);
-      assert.match(((await res.json()) as Json).error as string, /^No tool /);
+  test('an unknown tool or server: 404, quoting only a configured name', async () => {
+    const tool = await post('/v1/call/fx/nope', '{}');
+    assert.equal(tool.status, 404);
+    assert.equal(
+      ((await tool.json()) as Json).error,
+      'No such tool of server "fx" is offered here (GET /v1/tools lists them)',
+    );
+    const server = await post('/v1/call/nobody/echo', '{}');
+    assert.equal(server.status, 404);
+    assert.equal(
+      ((await server.json()) as Json).error,
+      'No such server is offered here (GET /v1/tools lists the tools of those that are)',
+    );
+  });
+
+  test('no authenticated 404 and no log line quotes a path segment that names nothing configured', async () => {
+    // What a mistyped URL may hold: the endpoint secret in the wrong place.
+    const SEGMENT = 'Zq9-not-a-server-but-a-secret';
+    const before = logs.length;
+    const bodies: string[] = [];
+    for (const [method, path] of [
+      ['POST', `/v1/call/${SEGMENT}/echo`],
+      ['POST', `/v1/call/fx/${SEGMENT}`],
+      ['POST', `/v1/servers/${SEGMENT}/restart`],
+      ['GET', `/v1/pins/${SEGMENT}`],
+      ['GET', `/v1/pins/${SEGMENT}/diff`],
+      ['GET', `/v1/profiles/${SEGMENT.toLowerCase().slice(0, 30)}/v1/tools`],
+    ] as const) {
+      const r = await fetch(`${base()}${path}`, {
+        method,
+        headers: { ...auth(), 'Content-Type': 'application/json' },
+        ...(method === 'POST' ? { body: '{}' } : {}),
+      });
+      assert.equal(r.status, 404, path);
+      bodies.push(await r.text());
     }
+    // A watch of a URI naming no configured server: its stream says why, and nothing else hears the name.
+    const watch = await fetch(`${base()}/v1/events?uri=${encodeURIComponent(`mcpx://${SEGMENT}/x`)}`, {
+      headers: auth(),
+    });
+    const said = await watch.text();
+    assert.match(said, /"subscribed":false/);
+    assert.match(said, /names no configured server/);
+    for (const b of bodies) assert.ok(!b.includes(SEGMENT) && !b.includes(SEGMENT.toLowerCase().slice(0, 30)), b);
+    const logged = logs.slice(before).join('\n');
+    assert.match(logged, /no updates will be delivered for a watch/);
+    assert.ok(!logged.includes(SEGMENT), logged);
   });
 
   test('a body past transport.maxBodyBytes: 413', async () => {
@@ -411,10 +454,10 @@ describe("a profile's API", () => {
     assert.equal(upstreamCalls('add').length, before);
   });
 
-  test('a profile nobody configured: 404 naming it; without the secret: 401', async () => {
+  test('a profile nobody configured: 404, not quoting it; without the secret: 401', async () => {
     const r = await fetch(`${base()}/v1/profiles/nope/v1/tools`, { headers: auth() });
     assert.equal(r.status, 404);
-    assert.match(((await r.json()) as Json).error as string, /no profile named "nope"/);
+    assert.equal(((await r.json()) as Json).error, 'no such profile is configured (mcpx profiles lists them)');
     const anon = await fetch(`${base()}/v1/profiles/narrow/openapi.json`);
     assert.equal(anon.status, 401);
   });

@@ -22,7 +22,7 @@ import { callPath, openApiDocument } from './openapi';
 
 /** What the routes need of the gateway. */
 export interface ApiHost {
-  readonly api: Pick<ToolApi, 'offeredFor' | 'find' | 'mismatch' | 'call' | 'hasProfile'>;
+  readonly api: Pick<ToolApi, 'offeredFor' | 'find' | 'serves' | 'mismatch' | 'call' | 'hasProfile'>;
   readonly settings: Settings;
   /** A call's own identity ended with it (Provider.identityEnded). */
   identityEnded(identity: string): void;
@@ -170,10 +170,11 @@ function endpointOf(pathname: string): { profile?: string; root: string; path: s
 
 export function apiRoutes(g: ApiHost): Route[] {
   const base = (req: IncomingMessage) => `http://${req.headers.host ?? '127.0.0.1'}`;
-  /** A path of the API under a profile nobody configured answers 404, naming it. */
+  /** A path of the API under a profile nobody configured answers 404. A refusal quotes a path segment only
+   *  where it is a configured name: any other may be anything, the endpoint secret mistyped included. */
   const unknown = (res: ServerResponse, profile: string | undefined): boolean => {
     if (profile === undefined || g.api.hasProfile(profile)) return false;
-    json(res, 404, { error: `no profile named ${JSON.stringify(profile)} is configured` });
+    json(res, 404, { error: 'no such profile is configured (mcpx profiles lists them)' });
     return true;
   };
   const openapi: Route = async (req, res, url) => {
@@ -257,9 +258,15 @@ export function apiRoutes(g: ApiHost): Route[] {
         ...(timeoutMs !== undefined ? { timeoutMs } : {}),
       });
       const offered = await g.api.find(server, name, ctx);
-      // Quoted only as the JSON of the names: a path segment may hold anything.
+      // A path segment is quoted only where it is a configured name (a server offered here): it may hold
+      // anything, the endpoint secret mistyped included.
       if (!offered)
-        throw new Refused(404, `No tool ${JSON.stringify(name)} of server ${JSON.stringify(server)} is offered here`);
+        throw new Refused(
+          404,
+          g.api.serves(server, ctx)
+            ? `No such tool of server ${JSON.stringify(server)} is offered here (GET /v1/tools lists them)`
+            : 'No such server is offered here (GET /v1/tools lists the tools of those that are)',
+        );
       const args = await argumentsOf(req, g.settings.get<number>('transport.maxBodyBytes'));
       const bad = g.api.mismatch(offered, args);
       if (bad) throw new Refused(400, `Invalid arguments for ${server}/${name}: ${bad}`);

@@ -45,7 +45,8 @@ export function pinsRoute(g: PinsFacade): Route {
     }
     const configured = g.config.servers.some((s) => s.name === server);
     if (!configured && !g.pinViews().some((v) => v.server === server))
-      return json(res, 404, { error: `no server named ${JSON.stringify(server)} is configured or pinned` });
+      // Not quoted: a path segment that names nothing configured may be anything (the secret mistyped).
+      return json(res, 404, { error: 'no such server is configured or pinned (GET /v1/pins lists them)' });
     if (verb === '') return json(res, 200, { pins: g.pinViews(server) });
     if (verb === 'diff') {
       const name = url.searchParams.get('name') ?? undefined;

@@ -68,13 +68,14 @@ export async function locateResource(
   uri: string,
   identity: string,
   ext?: ExtensionSet,
-): Promise<Located | { reason: string }> {
+): Promise<Located | { reason: string; unknown?: true }> {
   const has = d.has ?? ((s: string) => d.defs.has(s));
   const passthrough = d.passthrough.filter(has);
   const parsed = parseGatewayUri(uri);
   if (parsed) {
     if (!parsed.server) return { reason: 'the mcpx:// URI names no server' };
-    if (!has(parsed.server)) return { reason: `no server named ${JSON.stringify(parsed.server)} is configured` };
+    // Not quoted: a name that is not configured may be anything the client wrote.
+    if (!has(parsed.server)) return { reason: 'the mcpx:// URI names no configured server', unknown: true };
     const known = new Set(
       (await d.catalogue.list(parsed.server, 'resources', identity).catch(() => [] as JsonObject[])).map((r) =>
         normaliseUri(String(r.uri)),

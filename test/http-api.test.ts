@@ -281,6 +281,30 @@ describe('refusals', () => {
     assert.ok(!logged.includes(SEGMENT), logged);
   });
 
+  test('a POST whose body is not typed JSON: 415 on every route that reads one, as on /mcp; the upstream never hears it', async () => {
+    const before = upstreamCalls('echo').length;
+    const routes: Array<[string, string | undefined]> = [
+      ['/v1/call/fx/echo', '{"text":"blind"}'],
+      ['/v1/call/fx/echo', undefined],
+      [`/v1/questions/${crypto.randomUUID()}`, '{"action":"accept"}'],
+      ['/v1/pins/fx/accept', '{}'],
+      [`/v1/tasks/${crypto.randomUUID()}/cancel`, '{"reason":"blind"}'],
+    ];
+    for (const [path, body] of routes) {
+      for (const type of ['text/plain', 'application/x-www-form-urlencoded', undefined]) {
+        const r = await fetch(`${base()}${path}`, {
+          method: 'POST',
+          headers: { ...auth(), ...(type ? { 'Content-Type': type } : {}), 'Mcpx-Identity': 'blind' },
+          ...(body !== undefined ? { body } : {}),
+        });
+        // A route whose body may be left out takes an empty request without a type.
+        if (body === undefined && type === undefined && !path.startsWith('/v1/call')) continue;
+        assert.equal(r.status, 415, `${path} ${type ?? '(none)'}: ${await r.text()}`);
+      }
+    }
+    assert.equal(upstreamCalls('echo').length, before);
+  });
+
   test('a body past transport.maxBodyBytes: 413', async () => {
     const res = await post('/v1/call/fx/echo', JSON.stringify({ text: 'x'.repeat(70 * 1024) }));
     assert.equal(res.status, 413);
@@ -332,7 +356,12 @@ describe('calls in flight', () => {
     const ctl = new AbortController();
     const first = await fetch(`${base()}/v1/call/fx/slow`, {
       method: 'POST',
-      headers: { ...auth(), 'Mcpx-Identity': 'busy', Accept: 'application/x-ndjson' },
+      headers: {
+        ...auth(),
+        'Content-Type': 'application/json',
+        'Mcpx-Identity': 'busy',
+        Accept: 'application/x-ndjson',
+      },
       body: JSON.stringify({ ms: 30_000, steps: 30 }),
       signal: ctl.signal,
     });

@@ -15,7 +15,7 @@ import { NEWEST_FIRST } from '../protocol/revisions';
 import { PER_REQUEST, namedIdentity } from '../server/conn';
 import type { CallContext } from '../server/provider';
 import type { Route } from '../transport/http';
-import { BodyTooLarge, readBody } from '../wire/body';
+import { BodyTooLarge, notJson, readBody } from '../wire/body';
 import { decodeHeaderValue } from '../wire/headers';
 import { sendJson } from '../wire/json';
 import { callPath, openApiDocument } from './openapi';
@@ -223,6 +223,9 @@ export function apiRoutes(g: ApiHost): Route[] {
     if (!m) return false;
     if (!only(req, res, 'POST', 'POST calls the tool')) return true;
     if (unknown(res, at.profile)) return true;
+    // The body is the arguments, JSON, as on /mcp (415 before anything else reads the request).
+    const unsupported = notJson(req);
+    if (unsupported) return (req.resume(), json(res, 415, { error: unsupported }), true);
     const who = identityOf(req);
     if (typeof who === 'string') return (json(res, 400, { error: who }), true);
     // The call ends when its caller goes.

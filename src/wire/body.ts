@@ -13,7 +13,7 @@ export class BodyTooLarge extends Error {
 }
 
 /** `application/json`, parameters (charset) allowed. */
-export function isJsonType(ct: string): boolean {
+function isJsonType(ct: string): boolean {
   const semi = ct.indexOf(';');
   return (semi < 0 ? ct : ct.slice(0, semi)).trim().toLowerCase() === 'application/json';
 }

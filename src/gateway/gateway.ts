@@ -73,6 +73,7 @@ export class Gateway implements Provider, GatewayFacade {
         (ctx.profile === undefined ? undefined : this.config.profiles?.get(ctx.profile)?.artifactOver) ??
         settings.get<number>('results.artifactOver'),
       maxBytes: () => settings.get<number>('results.artifactBytes'),
+      sharePercent: () => settings.get<number>('results.artifactShare'),
       ttlMs: () => settings.duration('proto.askTTL'),
       log: this.p.log,
     });

@@ -3,6 +3,7 @@
 // …/accept) and forgetting a server's pins (POST …/reset) — the daemon's, or with --endpoint URL another
 // gateway's.
 import type { PinReview, PinView } from '../gateway/facade';
+import { PIN_NOUN } from '../gateway/pins/store';
 import { printable, printableLines } from '../kit/printable';
 import { type Args, UsageError } from './args';
 import type { Command } from './command';
@@ -80,12 +81,15 @@ async function run(a: Args): Promise<void> {
 
 /** One server's pins as `mcpx pins` prints them. */
 function describe(v: PinView): string {
-  const lines = [`${v.server} (pins.mode ${v.mode}): ${v.tools.length} tool(s), ${v.prompts.length} prompt(s) pinned`];
+  const lines = [
+    `${v.server} (pins.mode ${v.mode}): ${v.tools.length} tool(s), ${v.prompts.length} prompt(s), ${v.apps.length} app(s) pinned`,
+  ];
   if (v.tools.length) lines.push(`  tools: ${v.tools.join(', ')}`);
   if (v.prompts.length) lines.push(`  prompts: ${v.prompts.join(', ')}`);
+  if (v.apps.length) lines.push(`  apps: ${v.apps.join(', ')}`);
   for (const h of v.held)
     lines.push(
-      `  held ${h.kind === 'tools' ? 'tool' : 'prompt'} ${h.name}: ${h.reason === 'new' ? 'new' : `changed (${h.changed.join(', ')})`}; ${h.listed ? 'listed in its pinned form' : 'withheld'}`,
+      `  held ${PIN_NOUN[h.kind]} ${h.name}: ${h.reason === 'new' ? 'new' : `changed (${h.changed.join(', ')})`}; ${h.listed ? 'listed in its pinned form' : 'withheld'}`,
     );
   return `${lines.map(printable).join('\n')}\n`;
 }

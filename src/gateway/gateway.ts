@@ -263,8 +263,9 @@ export class Gateway implements Provider, GatewayFacade {
   /** The lists fetched again and announced (each era's list-change notification, as a reload's): a
    *  server's tools are listed to clients in pass-through; its prompts in both modes. */
   private pinsChanged(server: string, kinds: PinKind[]): void {
-    if (!kinds.length) return;
-    this.p.catalogue.invalidate(server, kinds);
+    const lists = kinds.filter((k) => k !== 'apps');
+    if (!lists.length) return;
+    this.p.catalogue.invalidate(server, lists);
     if (kinds.includes('tools')) this.changed('tools', server);
     if (kinds.includes('prompts')) this.changed('prompts', server);
   }

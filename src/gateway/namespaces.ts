@@ -45,8 +45,8 @@ export interface NamespaceDeps {
   apps(ctx: CallContext): Promise<AppUris>;
   /** Every read and prompt passes the permission check (gateway/permissions/gate.ts). */
   gate: Pick<Gate, 'run'>;
-  /** A prompt held by its pin is refused (gateway/pins/pins.ts). */
-  pins: Pick<Pins, 'heldOf' | 'refuse'>;
+  /** A prompt held by its pin is refused, and an app's changed content (gateway/pins/pins.ts). */
+  pins: Pick<Pins, 'heldOf' | 'refuse' | 'screenApp'>;
 }
 
 /** Which server a resource URI is read (or watched) at, and under which URI there. */
@@ -197,7 +197,12 @@ export class Namespaces {
       const result = await this.d.gate.run(
         { kind: 'resource', server: target.server, target: target.uri, args: {}, path: 'pass-through' },
         ctx,
-        () => this.d.upstream(target.server, ctx, 'resources/read', { uri: target.uri }),
+        async () => {
+          const read = await this.d.upstream(target.server, ctx, 'resources/read', { uri: target.uri });
+          // An app's content is what its pin says, or held (docs/gateway.md "Pins").
+          if (target.uri.startsWith(UI_SCHEME)) this.d.pins.screenApp(target.server, target.uri, read);
+          return read;
+        },
       );
       if (!target.gateway) {
         const checked = passedThrough(target.server, 'resources/read', result);

@@ -2,7 +2,8 @@
 // OpenAPI 3.1 document of the tools the caller is offered (app/openapi.ts); GET /v1/tools, those tools;
 // POST /v1/call/{server}/{tool}, a call through mcpx_call's path (gateway/toolApi.ts) answered with the
 // tool's result as JSON, or — Accept: application/x-ndjson — its progress and log lines first, one JSON
-// object a line, then the result's. Behind the endpoint secret like every /v1 route (transport/http.ts).
+// object a line, then the result's; POST /v1/complete, completion/complete (the gateway's own, through the
+// same gate). Behind the endpoint secret like every /v1 route (transport/http.ts).
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Settings } from '../config/settings';
@@ -19,6 +20,8 @@ import { BodyTooLarge, notJson, readBody } from '../wire/body';
 import { decodeHeaderValue } from '../wire/headers';
 import { sendJson } from '../wire/json';
 import { callPath, openApiDocument } from './openapi';
+import type { CallPath } from '../gateway/activity/record';
+import { METHODS, readParams } from '../protocol/methods';
 
 /** What the routes need of the gateway. */
 export interface ApiHost {
@@ -26,6 +29,8 @@ export interface ApiHost {
   readonly settings: Settings;
   /** A call's own identity ended with it (Provider.identityEnded). */
   identityEnded(identity: string): void;
+  /** completion/complete through the gate, recorded with this path (Gateway.complete). */
+  complete(params: JsonObject, ctx: CallContext, path?: CallPath): Promise<JsonObject>;
 }
 
 /** Bytes of progress and log lines a reader may leave unread: past it, such lines are skipped (the result's
@@ -164,7 +169,9 @@ function failure(e: unknown): JsonObject {
 /** The endpoint a path of the API is under: the default one (`/openapi.json`, `/v1/tools`, `/v1/call/…`),
  *  or a profile's — the same paths under `/v1/profiles/<name>` (docs/gateway.md "The HTTP API"). */
 function endpointOf(pathname: string): { profile?: string; root: string; path: string } {
-  const m = /^(\/v1\/profiles\/([a-z0-9-]{1,32}))(\/openapi\.json|\/v1\/tools|\/v1\/call\/.*)$/.exec(pathname);
+  const m = /^(\/v1\/profiles\/([a-z0-9-]{1,32}))(\/openapi\.json|\/v1\/tools|\/v1\/call\/.*|\/v1\/complete)$/.exec(
+    pathname,
+  );
   return m ? { profile: m[2]!, root: m[1]!, path: m[3]! } : { root: '', path: pathname };
 }
 
@@ -301,7 +308,48 @@ export function apiRoutes(g: ApiHost): Route[] {
     }
     return true;
   };
-  return [openapi, tools, call];
+  /** POST /v1/complete: completion/complete's params as the JSON body, its result as the answer. A refusal
+   *  of the gateway's own (a params mismatch, an unknown prompt, a permission rule) is 400, an upstream's
+   *  failure 502; both `{error, code}`. */
+  const complete: Route = async (req, res, url) => {
+    const at = endpointOf(url.pathname);
+    if (at.path !== '/v1/complete') return false;
+    if (!only(req, res, 'POST', 'POST completes an argument')) return true;
+    if (unknown(res, at.profile)) return true;
+    const unsupported = notJson(req);
+    if (unsupported) return (req.resume(), json(res, 415, { error: unsupported }), true);
+    const who = identityOf(req);
+    if (typeof who === 'string') return (json(res, 400, { error: who }), true);
+    const stop = new AbortController();
+    res.on('close', () => {
+      if (!res.writableFinished) stop.abort(new Error('the caller closed the connection'));
+    });
+    try {
+      inFlight.admit(who.identity, res);
+      const body = await argumentsOf(req, g.settings.get<number>('transport.maxBodyBytes'));
+      let params: JsonObject;
+      try {
+        params = readParams(METHODS['completion/complete'].params, body) as JsonObject;
+      } catch (e) {
+        throw new Refused(400, (e as Error).message);
+      }
+      const ctx = contextOf(req, who.identity, stop.signal, at.profile !== undefined ? { profile: at.profile } : {});
+      try {
+        json(res, 200, await g.complete(params, ctx, 'http-api'));
+      } catch (e) {
+        if (stop.signal.aborted) return true;
+        json(res, e instanceof ProtocolError || e instanceof McpxError ? 400 : 502, failure(e));
+      }
+    } catch (e) {
+      if (!(e instanceof Refused)) throw e;
+      if (e.status === 429) req.resume();
+      json(res, e.status, { error: e.message }, e.status === 429);
+    } finally {
+      if (who.own) g.identityEnded(who.identity);
+    }
+    return true;
+  };
+  return [openapi, tools, call, complete];
 }
 
 function decode(segment: string): string {

@@ -22,7 +22,7 @@ import { ActivityLog } from './activity/log';
 import { Broker } from './broker';
 import { Calls } from './calls';
 import { AppUris } from './apps';
-import { MCPX_CAPABILITIES, extensionSet, narrowed } from './capabilities';
+import { MCPX_CAPABILITIES, extensionSet } from './capabilities';
 import { ClientSignIns } from './signInClient';
 import { Catalogue } from './catalogue';
 import { EventBus } from './events';
@@ -231,7 +231,6 @@ export function composeGateway(
     pool,
     log,
     upstream: (server, ctx, method, params) => calls.request(server, ctx, method, params),
-    narrowed,
     // Tools that cannot be listed (a name two servers offer) leave every ui:// URI as written.
     apps: (ctx) => {
       const { view, passthroughTools } = profiles.of(ctx);

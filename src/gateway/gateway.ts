@@ -20,6 +20,7 @@ import type {
 import { stopTracing } from '../telemetry/trace';
 import type { SignInState } from '../upstream/auth/authorizer';
 import type { ActivityLog } from './activity/log';
+import type { CallPath } from './activity/record';
 import { extensionSet } from './capabilities';
 import { type GatewayOptions, type GatewayParts, composeGateway } from './compose';
 import type { RunView } from './exec/runs';
@@ -293,8 +294,8 @@ export class Gateway implements Provider, GatewayFacade {
     if (!read) throw resourceNotFound(ctx.rev, uri);
     return read;
   }
-  complete(params: JsonObject, ctx: CallContext): Promise<JsonObject> {
-    return this.p.namespaces.complete(params, ctx);
+  complete(params: JsonObject, ctx: CallContext, path?: CallPath): Promise<JsonObject> {
+    return this.p.namespaces.complete(params, ctx, path);
   }
 
   // ---- the editor's operations (GatewayFacade, src/gateway/facade.ts) ----------------------------

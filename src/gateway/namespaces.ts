@@ -13,6 +13,7 @@ import type { Pool } from '../upstream/pool';
 import type { AppUris } from './apps';
 import { extensionSet } from './capabilities';
 import type { Catalogue } from './catalogue';
+import type { CallPath } from './activity/record';
 import type { Gate } from './permissions/gate';
 import type { Pins } from './pins/pins';
 import { safeName } from './names';
@@ -39,8 +40,6 @@ export interface NamespaceDeps {
   log(line: string): void;
   /** An upstream request on behalf of a call (registered as in flight, progress relayed). */
   upstream(server: string, ctx: CallContext, method: string, params: JsonObject): Promise<JsonObject>;
-  /** The client's capabilities narrowed to what mcpx has (pass-through servers). */
-  narrowed(ctx: CallContext): JsonObject;
   /** The ui:// URIs the pass-through tools name, as the calling client lists them (gateway/apps.ts). */
   apps(ctx: CallContext): Promise<AppUris>;
   /** Every read and prompt passes the permission check (gateway/permissions/gate.ts). */
@@ -241,22 +240,39 @@ export class Namespaces {
 
   // ---- completion ----------------------------------------------------------------------------
 
-  async complete(params: JsonObject, ctx: CallContext): Promise<JsonObject> {
+  /** completion/complete, through the gate and recorded like a call (activity kind `completion`, its
+   *  target the prompt's name or the resource's normalised URI): a rule that refuses the server refuses
+   *  its completions too, before it is started (docs/gateway.md "Permissions"). */
+  async complete(params: JsonObject, ctx: CallContext, path: CallPath = 'pass-through'): Promise<JsonObject> {
     const ref = params.ref as JsonObject;
     let server: string | undefined;
     let upstreamRef: JsonObject = ref;
+    let target = '';
     if (ref.type === 'ref/prompt') {
       const hit = (await this.promptIndex(ctx)).get(String(ref.name));
       if (!hit) throw invalidParams(`no prompt named ${JSON.stringify(ref.name)}`);
       server = hit.server;
       upstreamRef = { ...ref, name: hit.name };
+      target = hit.name;
     } else if (ref.type === 'ref/resource') {
       const parsed = parseGatewayUri(String(ref.uri));
       server = parsed?.server || this.d.passthrough[0];
-      if (parsed) upstreamRef = { ...ref, uri: parsed.inner };
+      target = normaliseUri(parsed ? parsed.inner : String(ref.uri));
+      upstreamRef = { ...ref, uri: target };
     }
     if (!server || !this.d.profiles.of(ctx).view.has(server))
       throw invalidParams(`nothing to complete for ${JSON.stringify(ref)}`);
+    const { ref: _r, _meta: _m, ...rest } = params;
+    void _r;
+    void _m;
+    const at = server;
+    return this.d.gate.run({ kind: 'completion', server, target, args: rest, path }, ctx, () =>
+      this.completeAt(at, { ...rest, ref: upstreamRef }, ctx),
+    );
+  }
+
+  /** The upstream's completion, where it declared completions (or predates the capability). */
+  private async completeAt(server: string, params: JsonObject, ctx: CallContext): Promise<JsonObject> {
     // A pass-through server's instance as the client's extensions have it (docs/protocol.md "Extensions
     // across the gateway").
     const ext = this.d.passthrough.includes(server) ? extensionSet(ctx) : undefined;
@@ -271,19 +287,8 @@ export class Namespaces {
     });
     if (!declared && !askAnyway) return fromCache(`${server} does not declare completions`);
     try {
-      const { ref: _r, ...rest } = params;
-      void _r;
-      return await this.d.pool.request(
-        server,
-        ctx.identity,
-        'completion/complete',
-        { ...rest, ref: upstreamRef },
-        {
-          signal: ctx.abort ?? ctx.signal,
-          clientCapabilities: this.d.passthrough.includes(server) ? this.d.narrowed(ctx) : undefined,
-          ext,
-        },
-      );
+      // As a call's request: in flight on its server (its progress, its questions, ended with the server).
+      return await this.d.upstream(server, ctx, 'completion/complete', params);
     } catch (e) {
       if (askAnyway && e instanceof UpstreamError && e.code === CODES.MethodNotFound)
         return fromCache(`${server} (${rev}) has no completion/complete`);

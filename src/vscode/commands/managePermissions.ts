@@ -51,9 +51,7 @@ function showRules(d: Deps, g: GatewayFacade): Promise<void> {
       rule: `permissions.rules[${i}]`,
       says: describeRule(r),
       from:
-        r === EDITOR_RULE
-          ? 'built in: the palette asks before a tool not marked read-only (docs/gateway.md "Permissions")'
-          : from,
+        r === EDITOR_RULE ? 'built in: the palette asks before it calls a tool (docs/gateway.md "Permissions")' : from,
     })),
     grants: g.grants(),
   });

@@ -99,7 +99,9 @@ export class Gateway implements Provider, GatewayFacade {
       completions: true,
       logging: true,
       listChanged: {
-        tools: (view ?? this.p.profiles.default.view).listed().length > 0,
+        // The default endpoint: wherever mcp.passthrough names a server, configured now or by a later
+        // reload (the setting itself waits for the next start).
+        tools: view ? view.listed().length > 0 : this.settings.get<string[]>('mcp.passthrough').length > 0,
         prompts: true,
         resources: true,
       },
@@ -378,7 +380,9 @@ export class Gateway implements Provider, GatewayFacade {
     for (const name of diff.kept) after.set(name, defs.get(name)!);
     defs.clear();
     for (const [name, def] of after) defs.set(name, def);
-    const toolsListed = passthrough.length > 0;
+    // Who listed upstream tools before the change: they hear that the list changed even when nothing is
+    // listed after it (the last pass-through server removed).
+    const toolsBefore = this.p.profiles.listingTools();
     const profilesBefore = this.config.profiles;
     const named = this.settings.get<string[]>('mcp.passthrough');
     passthrough.splice(0, passthrough.length, ...named.filter((n) => defs.has(n)));
@@ -417,7 +421,8 @@ export class Gateway implements Provider, GatewayFacade {
       // their tools too (docs/protocol.md "Changing the configuration").
       this.changed('prompts');
       this.changed('resources');
-      if (toolsListed || passthrough.length > 0) this.changed('tools');
+      const toolsAfter = this.p.profiles.listingTools();
+      if (toolsBefore.size || toolsAfter.size) this.announce('tools', (p) => toolsBefore.has(p) || toolsAfter.has(p));
     }
     if (profilesChanged) {
       // A profile's block changed: its clients' lists may all have (every profile endpoint is told).

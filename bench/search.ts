@@ -18,11 +18,11 @@ import { Gateway } from '../src/gateway/gateway';
 import type { JsonObject } from '../src/protocol/jsonrpc';
 import { editorContext } from '../src/vscode/editorCall';
 import { catalog } from '../test/fixtures/search/data';
-import { runAlone } from './lib';
+import { runAlone, size } from './lib';
 
 const root = join(__dirname, '..', '..');
 const catalogJs = join(root, 'build', 'test', 'fixtures', 'search', 'catalog.js');
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 20);
+const ROUNDS = size(20, 1, 'BENCH_ROUNDS');
 const SERVERS = 10;
 
 /** The reference servers, as test/gateway-thirdparty.test.ts starts them, where installed. */

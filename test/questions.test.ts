@@ -6,6 +6,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
+import { answerProblem } from '../src/gateway/broker';
 import { HttpPeer } from './fixtures/upstream/client';
 import { repoRoot } from './harness/gateway';
 import type { Revision } from './harness/schema';
@@ -326,6 +327,73 @@ describe('answers the client gets wrong, or never gives', () => {
       await gw.close();
     }
   });
+});
+
+describe('sampling answers are checked like any other answer (role, content, model, within maxTokens)', () => {
+  test('answerProblem: what a CreateMessageResult must hold', () => {
+    const ok = { role: 'assistant', content: { type: 'text', text: 'hi' }, model: 'm' };
+    const p = { messages: [], maxTokens: 4 };
+    assert.equal(answerProblem('sampling/createMessage', p, ok), undefined);
+    assert.equal(answerProblem('sampling/createMessage', p, { ...ok, content: [ok.content, ok.content] }), undefined);
+    assert.match(String(answerProblem('sampling/createMessage', p, { ...ok, role: undefined })), /role/);
+    assert.match(String(answerProblem('sampling/createMessage', p, { ...ok, role: 'system' })), /role/);
+    assert.match(String(answerProblem('sampling/createMessage', p, { ...ok, content: undefined })), /content/);
+    assert.match(String(answerProblem('sampling/createMessage', p, { ...ok, content: [] })), /content/);
+    assert.match(String(answerProblem('sampling/createMessage', p, { ...ok, content: [{ text: 'x' }] })), /content/);
+    assert.match(String(answerProblem('sampling/createMessage', p, { ...ok, model: undefined })), /model/);
+    const long = { ...ok, content: { type: 'text', text: 'x'.repeat(4 * 128 + 1) } };
+    assert.match(String(answerProblem('sampling/createMessage', p, long)), /cannot be within maxTokens \(4\)/);
+  });
+
+  for (const upstreamRev of ['2025-11-25', '2026-07-28'] as Revision[]) {
+    test(`${upstreamRev} upstream: a calling client's answer past maxTokens never reaches it; the broker refuses one without a role and takes a valid one`, async () => {
+      const gw = await gatewayFor(
+        { up: fixtureCommand(['--rev', upstreamRev, '--name', 'up']) },
+        {},
+        {},
+        { questionTtlMs: 60_000 },
+      );
+      try {
+        const peer = new HttpPeer('2025-11-25', gw.url);
+        // The fixture asks with maxTokens 64: 64 × 128 bytes cannot hold this.
+        peer.answer = () => ({ role: 'assistant', content: { type: 'text', text: 'flood '.repeat(2000) }, model: 'm' });
+        await peer.initialize({ sampling: {} });
+        const pending = peer.request('tools/call', {
+          name: 'mcpx_call',
+          arguments: { server: 'up', tool: 'sample', arguments: { text: 'Say hi' } },
+        });
+        const v1 = (path: string, init: RequestInit = {}) =>
+          fetch(new URL(path, gw.bare), {
+            ...init,
+            headers: { Authorization: `Bearer ${gw.secret}`, 'Content-Type': 'application/json' },
+          });
+        let q: Json | undefined;
+        for (let i = 0; !q && i < 250; i++) {
+          const { questions } = (await (await v1('/v1/questions')).json()) as { questions: Json[] };
+          q = questions.find((x) => x.method === 'sampling/createMessage');
+          if (!q) await new Promise((r) => setTimeout(r, 20));
+        }
+        assert.ok(q, 'the question went on to the broker');
+        assert.match(
+          String(q.reason),
+          /the calling client's answer was refused \(the answer's \d+ bytes of text cannot be within maxTokens \(64\)\)/,
+        );
+        const answer = (body: Json) => v1(`/v1/questions/${q!.id}`, { method: 'POST', body: JSON.stringify(body) });
+        const noRole = await answer({ content: { type: 'text', text: 'hi' }, model: 'm' });
+        assert.equal(noRole.status, 400);
+        assert.match(String(((await noRole.json()) as Json).error), /role must be/);
+        assert.equal(
+          (await answer({ role: 'assistant', content: { type: 'text', text: 'from the broker' }, model: 'm' })).status,
+          200,
+        );
+        const r = await pending;
+        assert.match(textOf(r), /from the broker/);
+        assert.doesNotMatch(textOf(r), /flood/);
+      } finally {
+        await gw.close();
+      }
+    });
+  }
 });
 
 describe('URL-mode elicitation', () => {

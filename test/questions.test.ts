@@ -396,6 +396,46 @@ describe('sampling answers are checked like any other answer (role, content, mod
   }
 });
 
+describe('before initialized (docs/protocol.md "Before initialized")', () => {
+  test('a client that has not sent notifications/initialized is asked nothing (its question goes to the broker), but hears its call’s progress', async () => {
+    const gw = await gatewayFor(
+      { up: fixtureCommand(['--rev', '2025-11-25', '--name', 'up']) },
+      {},
+      {},
+      { questionTtlMs: 500 },
+    );
+    try {
+      const peer = new HttpPeer('2025-11-25', gw.url);
+      peer.answer = answers;
+      const init = await peer.raw('initialize', {
+        protocolVersion: '2025-11-25',
+        capabilities: ALL,
+        clientInfo: { name: 't', version: '1' },
+      });
+      assert.ok('result' in init);
+      const call = (tool: string, args: Json, meta: Json = {}) =>
+        peer.request('tools/call', { name: 'mcpx_call', arguments: { server: 'up', tool, arguments: args } }, meta);
+      // A request to the client (elicitation) is held back: the broker's expiry answers cancel.
+      const early = await call('elicit', { text: 'Too soon?' });
+      assert.match(textOf(early), /"action":"cancel"/);
+      assert.equal(peer.frames.filter((f) => f.method === 'elicitation/create').length, 0, 'not asked');
+      // Notifications are not requests: its own call's progress reaches it.
+      await call('slow', { ms: 50, steps: 2 }, { progressToken: 'early' });
+      assert.ok(
+        peer.frames.some((f) => f.method === 'notifications/progress'),
+        'progress before initialized',
+      );
+      await peer.notify('notifications/initialized');
+      const later = await call('elicit', { text: 'Now?' });
+      assert.match(textOf(later), /forty-two/);
+      assert.equal(peer.frames.filter((f) => f.method === 'elicitation/create').length, 1);
+      assert.deepEqual(peer.problems, []);
+    } finally {
+      await gw.close();
+    }
+  });
+});
+
 describe('URL-mode elicitation', () => {
   for (const upstreamRev of ['2025-11-25', '2026-07-28'] as Revision[]) {
     test(`${upstreamRev} upstream: to a 2025-11-25 client that declared url mode, with an elicitationId; never to one that declared only form`, async () => {

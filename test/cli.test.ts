@@ -135,6 +135,21 @@ describe('mcpx CLI', () => {
     assert.match(r.stdout, /^config: embedded default$/m);
   });
 
+  test('settings names the variable a value came from (an alias too), and the precedence in force', async () => {
+    const r = await run(['settings'], { MCPX_MCP_SPEC: '2025-06-18', MCPX_SPEC_PRECEDENCE: '2024-11-05' });
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stdout, /^spec\.first\s+"2025-06-18"\s+\(env: MCPX_MCP_SPEC\)$/m);
+    assert.match(
+      r.stdout,
+      /^spec\.precedence\s+\["2025-06-18","2024-11-05","2026-07-28","2025-11-25","2025-03-26"\] \(as given: \["2024-11-05"\]\)\s+\(env: MCPX_SPEC_PRECEDENCE\)$/m,
+    );
+    const plain = await run(['settings']);
+    assert.match(
+      plain.stdout,
+      /^spec\.precedence\s+\["2026-07-28","2025-11-25","2025-06-18","2025-03-26","2024-11-05"\]\s+\(default\)$/m,
+    );
+  });
+
   test('an unknown revision is refused with the valid ones; so is an unknown flag', async () => {
     const bad = await run(['daemon', '--port', '0', '--mcp-spec', '2030-01-01']);
     assert.equal(bad.code, 2);

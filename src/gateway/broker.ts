@@ -47,7 +47,7 @@ function samplingProblem(params: JsonObject, result: JsonObject): string | undef
   if (result.role !== 'assistant' && result.role !== 'user') return 'role must be "assistant" or "user"';
   const blocks = Array.isArray(result.content) ? result.content : [result.content];
   if (!blocks.length || !blocks.every((b) => isObject(b) && typeof b.type === 'string'))
-    return 'content must be a content block (or, from 2025-11-25, a non-empty array of them)';
+    return 'content must be a content block, or a non-empty array of them';
   if (typeof result.model !== 'string') return 'model must name the model that sampled';
   const max = typeof params.maxTokens === 'number' ? params.maxTokens : undefined;
   const bytes = blocks.reduce<number>((n, b) => {

@@ -16,6 +16,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { after, describe, test } from 'node:test';
+import { beyondLoopback } from '../src/app/app';
 import { elicitSecret } from '../src/config/secret';
 import { cliJs } from './harness/gateway';
 import { HttpClient, type Json, StdioClient } from './harness/wire';
@@ -61,6 +62,29 @@ describe('mcpx CLI', () => {
       child.kill('SIGTERM');
     }
     assert.equal(await exited, 0);
+  });
+
+  test('the daemon warns when it binds beyond loopback, and only then (the warning it prints, per address)', async () => {
+    // Tests bind loopback only: the decision is checked for every kind of address, and a daemon on
+    // 127.0.0.1 is seen not to warn.
+    for (const address of ['0.0.0.0', '::', '192.168.1.20', '10.0.0.1', 'gateway.lan'])
+      assert.equal(
+        beyondLoopback(address),
+        `WARNING: listening on ${address}, beyond loopback: anything that can reach this port can run tools as you.`,
+      );
+    for (const address of ['127.0.0.1', '127.0.0.2', '::1', 'localhost'])
+      assert.equal(beyondLoopback(address), undefined);
+    const child = spawn(process.execPath, [cli, 'daemon', '--port', '0', '--address', '127.0.0.1'], {
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr.on('data', (d) => (stderr += d));
+    const exited = new Promise((r2) => child.on('exit', r2));
+    await new Promise<string>((resolve) => createInterface({ input: child.stdout }).once('line', resolve));
+    child.kill('SIGTERM');
+    await exited;
+    assert.doesNotMatch(stderr, /beyond loopback/);
   });
 
   test('the endpoint secret: created 0600 in the state dir, stable across restarts; mcpx elicit sends it', async () => {

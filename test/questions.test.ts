@@ -10,12 +10,14 @@ import { answerProblem } from '../src/gateway/broker';
 import { HttpPeer } from './fixtures/upstream/client';
 import { repoRoot } from './harness/gateway';
 import type { Revision } from './harness/schema';
+import { hostile, killHostiles, until } from './harness/hostile';
 import { checkRecorded, fixtureCommand, gatewayFor, killAll } from './harness/upstreams';
 import { HttpClient, type Json, StdioClient } from './harness/wire';
 
 const dir = mkdtempSync(join(tmpdir(), 'mcpx-q-'));
 after(() => {
   killAll();
+  killHostiles();
   rmSync(dir, { recursive: true, force: true });
 });
 
@@ -430,6 +432,80 @@ describe('before initialized (docs/protocol.md "Before initialized")', () => {
       assert.match(textOf(later), /forty-two/);
       assert.equal(peer.frames.filter((f) => f.method === 'elicitation/create').length, 1);
       assert.deepEqual(peer.problems, []);
+    } finally {
+      await gw.close();
+    }
+  });
+});
+
+describe('who answers, and when nobody may', () => {
+  test('an upstream that withdraws its own question (notifications/cancelled): the client is told, with the upstream’s reason', async () => {
+    const logs: string[] = [];
+    const gw = await gatewayFor({ h: hostile() }, {}, {}, { log: (l) => logs.push(l) });
+    try {
+      const peer = new HttpPeer('2025-11-25', gw.url);
+      peer.answer = () => new Promise<Json>(() => undefined); // it never answers: the upstream withdraws first
+      await peer.initialize(ALL);
+      const r = await peer.request('tools/call', {
+        name: 'mcpx_call',
+        arguments: { server: 'h', tool: 'withdraw', arguments: { ms: 200, reason: 'the user closed the tab' } },
+      });
+      assert.match(textOf(r), /withdrawn/);
+      const asked = peer.frames.find((f) => f.method === 'elicitation/create')!;
+      const cancelled = peer.frames.find((f) => f.method === 'notifications/cancelled')!;
+      assert.equal((cancelled.params as Json).requestId, asked.id);
+      assert.equal((cancelled.params as Json).reason, 'withdrawn by mcpx: h withdrew it: the user closed the tab');
+      assert.ok(
+        logs.some((l) => /\[h\] withdrew request h-\d+: the user closed the tab/.test(l)),
+        logs.join('\n'),
+      );
+      assert.deepEqual(peer.problems, []);
+    } finally {
+      await gw.close();
+    }
+  });
+
+  test('proto.native off: a client that declared elicitation is not asked; the question waits at the broker, saying why', async () => {
+    const gw = await gatewayFor(
+      { up: fixtureCommand(['--rev', '2025-11-25', '--name', 'up']) },
+      { 'proto.native': false },
+    );
+    try {
+      const peer = new HttpPeer('2025-11-25', gw.url);
+      peer.answer = answers;
+      await peer.initialize(ALL);
+      const pending = peer.request('tools/call', {
+        name: 'mcpx_call',
+        arguments: { server: 'up', tool: 'elicit', arguments: { text: 'N?' } },
+      });
+      const q = await until('the question at the broker', () =>
+        gw.g.questions().find((x) => x.method === 'elicitation/create'),
+      );
+      assert.equal(q.reason, 'proto.native is off');
+      assert.equal(gw.g.answer(q.id, { action: 'accept', content: { answer: 'from the broker' } }), undefined);
+      assert.match(textOf(await pending), /from the broker/);
+      assert.equal(peer.frames.filter((f) => f.method === 'elicitation/create').length, 0, 'never asked');
+    } finally {
+      await gw.close();
+    }
+  });
+
+  test('a legacy POST outside any session cannot be asked: its question goes to the broker', async () => {
+    const gw = await gatewayFor({ up: fixtureCommand(['--rev', '2025-11-25', '--name', 'up']) });
+    try {
+      // 2025-03-26 headerless, no session: the request alone; it declares nothing it could be asked through.
+      const c = new HttpClient(gw.url, '2025-03-26');
+      const pending = c.request('tools/call', {
+        name: 'mcpx_call',
+        arguments: { server: 'up', tool: 'elicit', arguments: { text: 'Who?' } },
+      });
+      const q = await until('the question at the broker', () =>
+        gw.g.questions().find((x) => x.method === 'elicitation/create'),
+      );
+      assert.equal(gw.g.answer(q.id, { action: 'accept', content: { answer: 'nobody' } }), undefined);
+      const r = await pending;
+      assert.match(textOf(r.response!), /nobody/);
+      assert.equal(c.seen.filter((f) => f.method === 'elicitation/create').length, 0);
     } finally {
       await gw.close();
     }

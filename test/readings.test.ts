@@ -150,4 +150,42 @@ describe('readings where behaviour follows', { timeout: 60_000 }, () => {
       undefined,
     );
   });
+
+  test('a request from a 2026-07-28 upstream is not answered while 2026-07-28 is strict; spec.lenient lets it be', async () => {
+    // A 2026-07-28 server that breaks the rule: during a call it sends roots/list, a request no server of
+    // its revision may send, waits half a second for an answer and says whether one came.
+    const script = join(dir, 'asks-2026.js');
+    const { writeFileSync } = await import('node:fs');
+    writeFileSync(
+      script,
+      `const rl = require('node:readline').createInterface({ input: process.stdin });
+const send = (m) => process.stdout.write(JSON.stringify(m) + '\\n');
+const meta = { 'io.modelcontextprotocol/serverInfo': { name: 'asks', version: '1' } };
+let answered = false;
+rl.on('line', (line) => {
+  const m = JSON.parse(line);
+  if (m.id === 'up-1' && !m.method) { answered = 'result' in m; return; }
+  if (m.id === undefined) return;
+  const ok = (result) => send({ jsonrpc: '2.0', id: m.id, result: { resultType: 'complete', _meta: meta, ...result } });
+  if (m.method === 'server/discover') return ok({ supportedVersions: ['2026-07-28'], capabilities: { tools: {} }, ttlMs: 0, cacheScope: 'public' });
+  if (m.method === 'tools/list') return ok({ tools: [{ name: 'probe', inputSchema: { type: 'object' } }], ttlMs: 0, cacheScope: 'public' });
+  if (m.method === 'tools/call') {
+    send({ jsonrpc: '2.0', id: 'up-1', method: 'roots/list' });
+    return setTimeout(() => ok({ content: [{ type: 'text', text: answered ? 'answered' : 'unanswered' }] }), 500);
+  }
+  send({ jsonrpc: '2.0', id: m.id, error: { code: -32601, message: 'Method not found' } });
+});`,
+    );
+    const probe = async (values: Json) => {
+      const gw = await gateway({ a: { command: process.execPath, args: [script] } }, values);
+      const c = new HttpClient(gw.url, '2025-11-25');
+      await c.initialize();
+      const r = (
+        await c.request('tools/call', { name: 'mcpx_call', arguments: { server: 'a', tool: 'probe', arguments: {} } })
+      ).result!;
+      return String(((r.content as Json[])[0] as Json).text);
+    };
+    assert.equal(await probe({}), 'unanswered');
+    assert.equal(await probe({ 'spec.lenient': ['2026-07-28'] }), 'answered');
+  });
 });

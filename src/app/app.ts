@@ -109,6 +109,13 @@ function whereIsTheSecret(stateDir: string | undefined): string {
 }
 
 /** Loopback addresses, for the warning about binding beyond them. */
-export function isLoopback(address: string): boolean {
+function isLoopback(address: string): boolean {
   return address === 'localhost' || address === '::1' || address.startsWith('127.');
+}
+
+/** What a gateway listening on `address` warns of, or undefined on loopback (docs/security.md "The threat
+ *  model": loopback is the boundary the endpoint secret guards; beyond it anyone on the network tries it). */
+export function beyondLoopback(address: string): string | undefined {
+  if (isLoopback(address)) return undefined;
+  return `WARNING: listening on ${address}, beyond loopback: anything that can reach this port can run tools as you.`;
 }

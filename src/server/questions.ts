@@ -62,9 +62,17 @@ export async function askOnChannel(
   );
   const all = AbortSignal.any([signal, channel.request.signal, timeout.signal]);
   const answer = conn.asked.wait(id, all);
-  // A question withdrawn (upstream cancelled, call ended, timed out) is withdrawn from the client too.
-  const onAbort = () =>
-    channel.relay.emit(notificationMsg('notifications/cancelled', { requestId: id, reason: 'withdrawn by mcpx' }));
+  // A question withdrawn (upstream cancelled, call ended, timed out) is withdrawn from the client too,
+  // saying why (the upstream's own reason where it withdrew it).
+  const onAbort = () => {
+    const why = all.reason instanceof Error ? all.reason.message : undefined;
+    channel.relay.emit(
+      notificationMsg('notifications/cancelled', {
+        requestId: id,
+        reason: `withdrawn by mcpx${why ? `: ${why}` : ''}`,
+      }),
+    );
+  };
   all.addEventListener('abort', onAbort, { once: true });
   try {
     channel.relay.send!({ jsonrpc: '2.0', id, method, params: spelled });

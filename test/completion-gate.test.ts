@@ -8,6 +8,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { HttpPeer } from './fixtures/upstream/client';
 import { type TestGateway, fixtureCommand, gatewayFor, killAll } from './harness/upstreams';
 import { HttpClient, type Json } from './harness/wire';
 
@@ -91,6 +92,26 @@ describe('completion/complete at the gate', { timeout: 60_000 }, () => {
       ['greet', 'ok', 'pass-through'],
     ]);
     assert.deepEqual(recorded.find((r) => r.target === 'greet')!.arguments, { argument: { name: 'who', value: 'a' } });
+  });
+
+  test("its upstream request is in flight as a call's: its progress and log messages reach the client", async () => {
+    const peer = new HttpPeer('2025-11-25', gw.url);
+    await peer.initialize({});
+    await peer.request('logging/setLevel', { level: 'info' });
+    const r = await peer.request(
+      'completion/complete',
+      { ref: { type: 'ref/prompt', name: 'a_greet' }, argument: { name: 'who', value: 'a' } },
+      { progressToken: 'typing' },
+    );
+    assert.deepEqual(values(r.result as Json), ['alice']);
+    const progress = peer.frames.filter((f) => f.method === 'notifications/progress').map((f) => f.params as Json);
+    assert.deepEqual(
+      progress.map((p) => p.progressToken),
+      ['typing'],
+    );
+    const logs = peer.frames.filter((f) => f.method === 'notifications/message').map((f) => (f.params as Json).data);
+    assert.deepEqual(logs, ['completion/complete']);
+    assert.deepEqual(peer.problems, []);
   });
 
   test("a profile's own rule refuses completion on its endpoint only", async () => {

@@ -242,7 +242,7 @@ export class Namespaces {
 
   /** completion/complete, through the gate and recorded like a call (activity kind `completion`, its
    *  target the prompt's name or the resource's normalised URI): a rule that refuses the server refuses
-   *  its completions too, before it is started (docs/gateway.md "Permissions"). */
+   *  its completions too, before its upstream is asked (docs/gateway.md "Permissions"). */
   async complete(params: JsonObject, ctx: CallContext, path: CallPath = 'pass-through'): Promise<JsonObject> {
     const ref = params.ref as JsonObject;
     let server: string | undefined;

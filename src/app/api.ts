@@ -9,7 +9,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Settings } from '../config/settings';
 import { VERSION } from '../config/version';
 import type { ToolApi } from '../gateway/toolApi';
-import { McpxError, ProtocolError } from '../protocol/errors';
+import { CODES, McpxError, ProtocolError } from '../protocol/errors';
 import { type JsonObject, isObject } from '../protocol/jsonrpc';
 import { type LogLevel, META, atLeastLevel, isLogLevel } from '../protocol/meta';
 import { NEWEST_FIRST } from '../protocol/revisions';
@@ -308,9 +308,9 @@ export function apiRoutes(g: ApiHost): Route[] {
     }
     return true;
   };
-  /** POST /v1/complete: completion/complete's params as the JSON body, its result as the answer. A refusal
-   *  of the gateway's own (a params mismatch, an unknown prompt, a permission rule) is 400, an upstream's
-   *  failure 502; both `{error, code}`. */
+  /** POST /v1/complete: completion/complete's params as the JSON body, its result as the answer. A request
+   *  that will not be served as sent (-32602 or -32601: a params mismatch, an unknown prompt, a permission
+   *  rule's refusal, the upstream's own -32602) is 400, any other failure 502; both `{error, code}`. */
   const complete: Route = async (req, res, url) => {
     const at = endpointOf(url.pathname);
     if (at.path !== '/v1/complete') return false;
@@ -338,7 +338,8 @@ export function apiRoutes(g: ApiHost): Route[] {
         json(res, 200, await g.complete(params, ctx, 'http-api'));
       } catch (e) {
         if (stop.signal.aborted) return true;
-        json(res, e instanceof ProtocolError || e instanceof McpxError ? 400 : 502, failure(e));
+        const code = failure(e).code;
+        json(res, code === CODES.InvalidParams || code === CODES.MethodNotFound ? 400 : 502, failure(e));
       }
     } catch (e) {
       if (!(e instanceof Refused)) throw e;

@@ -165,6 +165,12 @@ const EDITOR_SETTINGS: Record<string, Record<string, unknown>> = {
     markdownDescription:
       'Which agents\' calls run, wait for you, or are refused: `default` (`allow`), `askTimeout`, and `rules` (`server`, `tool`, `kind`, `annotations`, `client`, and `action`: `allow`, `ask` or `deny`), first match wins. A `permissions` block in `.vscode/mcp.json` replaces this one. See docs/gateway.md "Permissions".',
   },
+  'mcpx.guardrails': {
+    type: 'object',
+    default: {},
+    markdownDescription:
+      'What reaches the model is screened: `rules` (`detect`: `secrets`, `pii`, `injection` or a detector of yours; `on`: `results`, `descriptions`, `arguments`; `server`, `tool`; and `action`: `log`, `redact`, `block` or `ask`), the first match deciding each finding, and `detectors` (a `pattern`, or an analyzer `url` speaking Presidio\'s API with a `timeout` and `failure`: `open` or `closed`). A `guardrails` block in `.vscode/mcp.json` replaces this one. See docs/gateway.md "Guardrails".',
+  },
   'mcpx.servers': {
     type: 'object',
     default: {},

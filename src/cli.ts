@@ -24,6 +24,7 @@ export const COMMANDS: Record<string, () => Promise<Command>> = {
   restart: async () => (await import('./cli/restart')).restart,
   permissions: async () => (await import('./cli/permissions')).permissions,
   pins: async () => (await import('./cli/pins')).pins,
+  guardrails: async () => (await import('./cli/guardrails')).guardrails,
   profiles: async () => (await import('./cli/profiles')).profiles,
   connect: async () => (await import('./cli/connect')).connect,
   disconnect: async () => (await import('./cli/connect')).disconnect,

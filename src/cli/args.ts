@@ -19,7 +19,9 @@ type Flag =
         | 'profile'
         | 'timeout'
         | 'name'
-        | 'token';
+        | 'token'
+        | 'on'
+        | 'tool';
     }
   | {
       readonly kind: 'switch';
@@ -60,6 +62,8 @@ export const FLAGS = {
   'no-sandbox': { kind: 'switch', into: 'noSandbox' },
   registry: { kind: 'setting', key: 'registry.url' },
   token: { kind: 'value', into: 'token' },
+  on: { kind: 'value', into: 'on' },
+  tool: { kind: 'value', into: 'tool' },
   follow: { kind: 'switch', into: 'follow' },
   json: { kind: 'switch', into: 'json' },
   all: { kind: 'switch', into: 'all' },
@@ -122,6 +126,10 @@ export interface Args {
   timeout?: string;
   /** mcpx auth whoami: the access token to show (`-`: read from stdin). */
   token?: string;
+  /** mcpx guardrails check: what the text is screened as (results, descriptions, arguments), and the tool
+   *  it is of (--server too). */
+  on?: string;
+  tool?: string;
   follow?: boolean;
   json?: boolean;
   /** mcpx connect: list the clients; move their servers into mcpx's config; show the change only. */

@@ -3,6 +3,7 @@
 import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { system } from '../platform';
+import { type Guardrails, parseGuardrails } from './guardrails';
 import { defaultConfigPath } from './paths';
 import { type Permissions, parsePermissions } from './permissions';
 import { type Profiles, parseProfiles } from './profiles';
@@ -21,6 +22,8 @@ export interface Config {
   issues: ConfigIssue[];
   /** The `permissions` block (docs/gateway.md "Permissions"); none allows every call. */
   permissions?: Permissions;
+  /** The `guardrails` block (docs/gateway.md "Guardrails"); none screens nothing. */
+  guardrails?: Guardrails;
   /** The `profiles` block (docs/gateway.md "Profiles"): named tool sets, each at its own endpoint. */
   profiles?: Profiles;
   /** Where it came from: a path, or "embedded default". */
@@ -68,9 +71,12 @@ export function parseConfig(value: unknown, source: string, ctx: SubstitutionCon
   }
   const { permissions, issues: permissionIssues } = parsePermissions(file.permissions);
   issues.push(...permissionIssues);
+  const { guardrails, issues: guardrailIssues } = parseGuardrails(file.guardrails);
+  issues.push(...guardrailIssues);
   const { profiles, issues: profileIssues } = parseProfiles(
     file.profiles,
     servers.map((s) => s.name),
+    guardrails?.detectors,
   );
   issues.push(...profileIssues);
   return {
@@ -80,6 +86,7 @@ export function parseConfig(value: unknown, source: string, ctx: SubstitutionCon
     issues,
     source,
     ...(permissions ? { permissions } : {}),
+    ...(guardrails ? { guardrails } : {}),
     ...(profiles.size ? { profiles } : {}),
   };
 }

@@ -33,6 +33,7 @@ export function mergeSources(sources: Source[], ctx: SubstitutionContext & { tru
   const untrusted: string[] = [];
   const roots: Config['roots'] = [];
   let permissions: Config['permissions'];
+  let guardrails: Config['guardrails'];
   let profilesFrom: Source | undefined;
   // Later sources win: the caller passes the user setting first, the workspace file last.
   for (const src of sources) {
@@ -46,6 +47,8 @@ export function mergeSources(sources: Source[], ctx: SubstitutionContext & { tru
     // A `permissions` block is taken whole from the last source that has one (the workspace's over the
     // setting mcpx.permissions): rules are ordered, and two lists merged would have no order to keep.
     if (c.permissions) permissions = c.permissions;
+    // So is a `guardrails` block (the workspace's over the setting mcpx.guardrails), for the same reason.
+    if (c.guardrails) guardrails = c.guardrails;
     for (const def of c.servers) {
       // Workspace Trust: a workspace's stdio server is a command the workspace chose; it is not spawned
       // until the person trusts the workspace (the user's own definition of that name stays in use).
@@ -64,7 +67,11 @@ export function mergeSources(sources: Source[], ctx: SubstitutionContext & { tru
   // Profiles, like permissions, whole from the last source that has a block; they may name a server of
   // either source.
   const parsed = profilesFrom
-    ? parseProfiles((profilesFrom.value as { profiles: unknown }).profiles, [...byName.keys(), ...untrusted])
+    ? parseProfiles(
+        (profilesFrom.value as { profiles: unknown }).profiles,
+        [...byName.keys(), ...untrusted],
+        guardrails?.detectors,
+      )
     : undefined;
   for (const i of parsed?.issues ?? []) problems.push(`${profilesFrom!.label}: ${i.path}: ${i.message}`);
   const profiles = parsed?.profiles.size ? parsed.profiles : undefined;
@@ -75,6 +82,7 @@ export function mergeSources(sources: Source[], ctx: SubstitutionContext & { tru
     issues: [],
     source: sources.map((s) => s.label).join(' + '),
     ...(permissions ? { permissions } : {}),
+    ...(guardrails ? { guardrails } : {}),
     ...(profiles ? { profiles } : {}),
   };
   const fromWorkspace = new Set([

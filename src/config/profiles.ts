@@ -4,6 +4,7 @@
 // entry is refused with its path (`profiles.review.servers.github.prefix`), and a config with one is
 // refused whole on a reload.
 import { z } from 'zod';
+import { type DetectorDef, type Guardrails, parseGuardrails } from './guardrails';
 import { type Permissions, type TokenMatch, parsePermissions, tokenFields } from './permissions';
 import type { ConfigIssue } from './servers';
 
@@ -39,6 +40,7 @@ const profile = z
     prefix: z.enum(['none', 'server']).default('none'),
     pinned: z.array(z.string().regex(/^[^/]+\/.+$/, 'expected "server/tool"')).optional(),
     permissions: z.unknown().optional(),
+    guardrails: z.unknown().optional(),
     // Bytes past which this profile's tool results become artifacts; 0 turns them off for it.
     artifactOver: z.number().int().min(0).optional(),
     /** Who a token's caller must be to use the endpoint, and the scopes its token must carry (the
@@ -76,6 +78,8 @@ export interface Profile {
   readonly pinned: readonly { server: string; tool: string }[];
   /** Rules applied in addition to the top-level block: the stricter verdict wins. */
   readonly permissions?: Permissions;
+  /** Guardrails applied in addition to the top-level block: per finding, the stricter action wins. */
+  readonly guardrails?: Guardrails;
   /** results.artifactOver for this profile's clients, where it says (docs/gateway.md "Artifacts"). */
   readonly artifactOver?: number;
   /** Who a token's caller must be here, and the scopes its token must carry (docs/gateway.md
@@ -90,8 +94,13 @@ const issue = (path: (string | number)[], message: string): ConfigIssue => ({
   message,
 });
 
-/** The block at `profiles`, checked against the configured `servers`; each problem with its path. */
-export function parseProfiles(raw: unknown, servers: readonly string[]): { profiles: Profiles; issues: ConfigIssue[] } {
+/** The block at `profiles`, checked against the configured `servers` (and a profile's guardrails against
+ *  the top level's detectors); each problem with its path. */
+export function parseProfiles(
+  raw: unknown,
+  servers: readonly string[],
+  detectors: Readonly<Record<string, DetectorDef>> = {},
+): { profiles: Profiles; issues: ConfigIssue[] } {
   const profiles = new Map<string, Profile>();
   const issues: ConfigIssue[] = [];
   if (raw === undefined) return { profiles, issues };
@@ -133,6 +142,8 @@ export function parseProfiles(raw: unknown, servers: readonly string[]): { profi
       issues.push(issue([name, 'pinned'], 'pinned applies to a profile whose mode is search'));
     const perms = parsePermissions(p.permissions);
     for (const i of perms.issues) issues.push({ path: `profiles.${name}.${i.path}`, message: i.message });
+    const guards = parseGuardrails(p.guardrails, `profiles.${name}.guardrails`, detectors);
+    issues.push(...guards.issues);
     if (issues.length > before) continue;
     profiles.set(name, {
       name,
@@ -152,6 +163,7 @@ export function parseProfiles(raw: unknown, servers: readonly string[]): { profi
       prefix: p.prefix,
       pinned,
       ...(perms.permissions ? { permissions: perms.permissions } : {}),
+      ...(guards.guardrails ? { guardrails: guards.guardrails } : {}),
       ...(p.artifactOver !== undefined ? { artifactOver: p.artifactOver } : {}),
       ...(p.access ? { access: p.access } : {}),
     });

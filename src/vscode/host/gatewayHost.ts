@@ -88,6 +88,10 @@ export class GatewayHost implements HostPort, Disposable {
             get permissions() {
               return host.running?.config.permissions;
             },
+            // And its guardrails: what reaches VS Code's chat is screened as any client's.
+            get guardrails() {
+              return host.running?.config.guardrails;
+            },
             // The main one's profiles, read through likewise: mcpx.chatProfile names one of them.
             get profiles() {
               return host.running?.config.profiles;
@@ -118,6 +122,7 @@ export class GatewayHost implements HostPort, Disposable {
         (e) =>
           (e.affectsConfiguration('mcpx.servers') ||
             e.affectsConfiguration('mcpx.permissions') ||
+            e.affectsConfiguration('mcpx.guardrails') ||
             SETTINGS.some((d) => e.affectsConfiguration(`mcpx.${d.key}`))) &&
           reload(),
       ),

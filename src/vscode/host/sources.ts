@@ -26,10 +26,11 @@ export class ConfigSources implements Disposable {
   private list(): Source[] {
     const list: Source[] = [
       {
-        label: 'settings (mcpx.servers, mcpx.permissions)',
+        label: 'settings (mcpx.servers, mcpx.permissions, mcpx.guardrails)',
         value: {
           servers: vscode.workspace.getConfiguration('mcpx').get('servers') ?? {},
           permissions: vscode.workspace.getConfiguration('mcpx').get('permissions'),
+          guardrails: vscode.workspace.getConfiguration('mcpx').get('guardrails'),
         },
         workspace: false,
       },

@@ -11,7 +11,6 @@ import { parseDuration } from './settings';
 
 /** The detectors mcpx carries (docs/gateway.md "Guardrails"). */
 export const BUILT_IN_DETECTORS = ['secrets', 'pii', 'injection'] as const;
-type BuiltInDetector = (typeof BUILT_IN_DETECTORS)[number];
 
 const ACTIONS = ['log', 'redact', 'block', 'ask'] as const;
 export type GuardrailAction = (typeof ACTIONS)[number];

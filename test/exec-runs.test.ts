@@ -47,7 +47,8 @@ const caller = (identity = 'agent'): CallContext => ({
 function setup() {
   const { pool, release } = holdingPool();
   const calls = new Calls({ pool, settings: new Settings(), passthrough: [], ask: async () => ({}) });
-  const start = (ctx: CallContext) => void calls.request('up', ctx, 'tools/call', { name: 't' }).catch(() => undefined);
+  const start = (ctx: CallContext) =>
+    void calls.request({ server: 'up', ctx, method: 'tools/call', params: { name: 't' } }).catch(() => undefined);
   const owner = () => calls.owner('up', 'shared', 'elicitation/create', { message: 'q', requestedSchema: {} });
   return { calls, start, owner, release };
 }

@@ -22,7 +22,7 @@ import { callPath, openApiDocument } from './openapi';
 
 /** What the routes need of the gateway. */
 export interface ApiHost {
-  readonly api: Pick<ToolApi, 'offeredFor' | 'find' | 'mismatch' | 'call' | 'hasProfile'>;
+  readonly api: Pick<ToolApi, 'offeredFor' | 'find' | 'hasProfile'>;
   readonly settings: Settings;
   /** A call's own identity ended with it (Provider.identityEnded). */
   identityEnded(identity: string): void;
@@ -256,17 +256,17 @@ export function apiRoutes(g: ApiHost): Route[] {
         ...(at.profile !== undefined ? { profile: at.profile } : {}),
         ...(timeoutMs !== undefined ? { timeoutMs } : {}),
       });
-      const offered = await g.api.find(server, name, ctx);
+      const tool = await g.api.find(server, name, ctx);
       // Quoted only as the JSON of the names: a path segment may hold anything.
-      if (!offered)
+      if (!tool)
         throw new Refused(404, `No tool ${JSON.stringify(name)} of server ${JSON.stringify(server)} is offered here`);
       const args = await argumentsOf(req, g.settings.get<number>('transport.maxBodyBytes'));
-      const bad = g.api.mismatch(offered, args);
-      if (bad) throw new Refused(400, `Invalid arguments for ${server}/${name}: ${bad}`);
       let result: JsonObject;
       try {
-        result = await g.api.call(server, name, args, ctx);
+        result = await tool(args);
       } catch (e) {
+        // Arguments its input schema refuses are the caller's mistake (the chain's validated step).
+        if (e instanceof McpxError && e.code === 'arguments.invalid') throw new Refused(400, e.message);
         if (stop.signal.aborted) return true;
         if (streamed) {
           line({ type: 'error', ...failure(e) });

@@ -6,7 +6,8 @@
 // unread: past the bound it is ended with an `end` event saying why, never buffered without limit.
 import type { ServerResponse } from 'node:http';
 import type { GatewayFacade } from '../gateway/facade';
-import type { Provider } from '../server/provider';
+import { NEWEST_FIRST } from '../protocol/revisions';
+import type { CallContext, Provider } from '../server/provider';
 import type { Route } from '../transport/http';
 import { sendJson } from '../wire/json';
 import { SseStream } from '../wire/sse';
@@ -22,6 +23,19 @@ export interface EventsOptions {
 }
 
 type EventSource = Pick<GatewayFacade, 'onEvent'> & Required<Pick<Provider, 'subscribe'>>;
+
+/** Whose a watch of the stream is: the endpoint secret's holder, under the identity watches are held by,
+ *  in the newest revision's shapes (a refusal's reason is what the stream reads). */
+const WATCHER: CallContext = {
+  rev: NEWEST_FIRST[0]!,
+  signal: new AbortController().signal,
+  identity: 'mcpx:watches',
+  clientCapabilities: {},
+  transport: 'http',
+  meta: {},
+  progress: () => undefined,
+  log: () => undefined,
+};
 
 /** One stream's writer: each event while the reader keeps up, else an `end` event and the stream closed. */
 function writer(res: ServerResponse, stream: SseStream, maxUnread: number, ended: () => void) {
@@ -89,7 +103,7 @@ export function eventsRoute(g: EventSource, o: EventsOptions): Route {
     const updated = (u: string) => send('resource.updated', { type: 'resource.updated', uri: u, at: Date.now() });
     let watch: Awaited<ReturnType<EventSource['subscribe']>>;
     try {
-      watch = await g.subscribe(uri, (u) => (said ? updated(u) : (early = u)));
+      watch = await g.subscribe(uri, (u) => (said ? updated(u) : (early = u)), WATCHER);
     } catch (e) {
       watch = { deliverable: false, reason: (e as Error).message, release: () => undefined };
     }

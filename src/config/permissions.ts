@@ -8,7 +8,7 @@ import { parseDuration } from './settings';
 
 const ACTIONS = ['allow', 'ask', 'deny'] as const;
 export type PermissionAction = (typeof ACTIONS)[number];
-const KINDS = ['tool', 'resource', 'prompt'] as const;
+const KINDS = ['tool', 'resource', 'prompt', 'completion'] as const;
 export type CallKind = (typeof KINDS)[number];
 /** The tool annotations a rule may test: the server's own hints, untrusted (2025-11-25 server/tools
  *  "Tool Annotations"). */

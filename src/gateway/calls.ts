@@ -32,6 +32,24 @@ export interface CallDeps {
   signIns?: ClientSignIns;
 }
 
+/** One upstream request on behalf of a call. */
+export interface CallRequest {
+  server: string;
+  ctx: CallContext;
+  method: string;
+  params: JsonObject;
+  /** A shorter timeout than pool.callTimeout (mcpx_call's timeoutSec, a script's). */
+  timeoutMs?: number;
+  /** A tools/call: the tool's execution.taskSupport as its server listed it, where it did. */
+  taskSupport?: string;
+}
+
+/** A listed tool's execution.taskSupport, where it has one. */
+export function taskSupportOf(tool: JsonObject | undefined): string | undefined {
+  const ex = tool?.execution;
+  return isObject(ex) && typeof ex.taskSupport === 'string' ? ex.taskSupport : undefined;
+}
+
 /** A call in flight on a connection, and the signal of its end (however it ends). */
 interface InFlight {
   ctx: CallContext;
@@ -52,15 +70,8 @@ export class Calls {
   constructor(private readonly d: CallDeps) {}
 
   /** Run an upstream request on behalf of a call, registered as in flight on its (server, scope). */
-  async request(
-    server: string,
-    ctx: CallContext,
-    method: string,
-    params: JsonObject,
-    requestedTimeoutMs?: number,
-    /** A tools/call: the tool's execution.taskSupport as its server listed it, where it did. */
-    taskSupport?: string,
-  ): Promise<JsonObject> {
+  async request(r: CallRequest): Promise<JsonObject> {
+    const { server, ctx, method, params, taskSupport } = r;
     const { pool, settings, passthrough } = this.d;
     const def = pool.def(server);
     // A pass-through server sees the client's extensions (docs/protocol.md "Extensions across the gateway").
@@ -120,7 +131,7 @@ export class Calls {
         clientCapabilities: passthrough.includes(server) ? narrowed(ctx) : undefined,
         // The shorter of a gateway tool's own (mcpx_call's timeoutSec) and the request's
         // `_meta["dev.mcpx/timeoutMs"]`; the pool clamps it to pool.callTimeout (docs/gateway.md "Timeouts, in order of precedence").
-        requestedTimeoutMs: shorter(requestedTimeoutMs, askedTimeoutMs(ctx.meta)),
+        requestedTimeoutMs: shorter(r.timeoutMs, askedTimeoutMs(ctx.meta)),
         // A client that would take a task gets one upstream too; a legacy client's call to a tool that
         // runs only as a task is driven here; a 2026-07-28 client without the extension gets the
         // upstream's -32021 (docs/protocol.md "Tasks": upstream).

@@ -11,7 +11,7 @@ import type { ServerDef } from '../config/servers';
 import type { Settings } from '../config/settings';
 import { VERSION } from '../config/version';
 import type { JsonObject } from '../protocol/jsonrpc';
-import type { ListKind, UnrelatedLog } from '../server/provider';
+import type { CallContext, ListKind, UnrelatedLog } from '../server/provider';
 import { type Tracer, startTracing } from '../telemetry/trace';
 import type { SignInPort } from '../upstream/auth/authorizer';
 import { Authorizers } from '../upstream/auth/registry';
@@ -22,14 +22,23 @@ import { ActivityLog } from './activity/log';
 import { Broker } from './broker';
 import { Calls } from './calls';
 import { AppUris } from './apps';
-import { MCPX_CAPABILITIES, extensionSet, narrowed } from './capabilities';
+import { MCPX_CAPABILITIES, extensionSet } from './capabilities';
 import { ClientSignIns } from './signInClient';
 import { Catalogue } from './catalogue';
 import { EventBus } from './events';
 import { Exec } from './exec/exec';
-import { Forwarder } from './forward';
 import { UpstreamInbox } from './inbox';
-import { Namespaces } from './namespaces';
+import { Chain, type Step } from './call/chain';
+import { Entries } from './call/entries';
+import { offered } from './call/offered';
+import { permitted } from './call/permitted';
+import { pinned } from './call/pinned';
+import { recorded } from './call/recorded';
+import { sent } from './call/sent';
+import { validated } from './call/validated';
+import { Lists } from './surface/lists';
+import { Prompts } from './surface/prompts';
+import { Resources } from './surface/resources';
 import type { ActivitySink } from './activity/record';
 import type { Approver, GrantStore } from './permissions/approval';
 import { BrokerApprover } from './permissions/brokerApprover';
@@ -71,6 +80,9 @@ export interface GatewayOptions {
   /** Where tool pins are kept (docs/gateway.md "Pins"); default `<state>/tool-pins.json` (0600), memory
    *  without a state directory. */
   pins?: PinStore;
+  /** The call chain's steps as built, given to the host to add to (a guardrail, a test's recorder): what
+   *  it returns is the chain (docs/gateway.md "The call chain"). */
+  steps?: (steps: readonly Step[]) => readonly Step[];
 }
 
 /** What fixes a missing sign-in headless. */
@@ -94,12 +106,13 @@ export interface GatewayParts {
   readonly calls: Calls;
   /** Resource subscriptions and the upstream listen streams (src/gateway/subscriptions.ts). */
   readonly subscriptions: Subscriptions;
-  /** Prompts, resources and completion by server (src/gateway/namespaces.ts). */
-  readonly namespaces: Namespaces;
+  /** The prompts and resources each endpoint's client sees (src/gateway/surface/). */
+  readonly prompts: Prompts;
+  readonly resources: Resources;
   /** What each endpoint offers: the default one and each profile's (src/gateway/profiles/). */
   readonly profiles: Profiles;
-  /** An upstream tool's call with the gateway's checks (src/gateway/forward.ts). */
-  readonly forward: Forwarder;
+  /** Every call to an upstream, from every entry (src/gateway/call/). */
+  readonly entries: Entries;
   /** mcpx_exec's runs (src/gateway/exec/). */
   readonly exec: Exec;
   /** The gateway's own tools (src/gateway/tools/). */
@@ -201,7 +214,6 @@ export function composeGateway(
     approver: () => approver.current ?? brokerApprover,
     grants:
       opts.permissions?.grants ?? (opts.stateDir ? FileGrantStore.inState(opts.stateDir) : new MemoryGrantStore()),
-    activity: opts.permissions?.activity ?? activity,
   });
   const subscriptions = new Subscriptions({
     pool,
@@ -213,38 +225,39 @@ export function composeGateway(
     ackTimeoutMs: () => settings.duration('pool.probeTimeout'),
     notified: (server, scope, n) => inbox.notified(server, scope, n, pool.def(server)),
   });
-  const namespaces = new Namespaces({
-    defs,
-    passthrough,
-    profiles,
-    catalogue,
-    pool,
-    log,
-    upstream: (server, ctx, method, params) => calls.request(server, ctx, method, params),
-    narrowed,
-    // Tools that cannot be listed (a name two servers offer) leave every ui:// URI as written.
-    apps: (ctx) => {
-      const { view, passthroughTools } = profiles.of(ctx);
-      return passthroughTools.index(ctx.identity, extensionSet(ctx)).then(
-        (index) => AppUris.of(index, view.listed()),
-        () => AppUris.of(new Map(), view.listed()),
-      );
-    },
-    gate,
-    pins,
-  });
-  const forward = new Forwarder({ pool, catalogue, calls, passthrough, profiles, gate, pins, log });
+  const lists = new Lists({ profiles, catalogue, passthrough, log });
+  const prompts = new Prompts({ lists, passthrough });
+  // Tools that cannot be listed (a name two servers offer) leave every ui:// URI as written.
+  const apps = (ctx: CallContext) => {
+    const { view, passthroughTools } = profiles.of(ctx);
+    return passthroughTools.index(ctx.identity, extensionSet(ctx)).then(
+      (index) => AppUris.of(index, view.listed()),
+      () => AppUris.of(new Map(), view.listed()),
+    );
+  };
+  const resources = new Resources({ lists, passthrough, apps });
+  const records = opts.permissions?.activity ?? activity;
+  const offering = { profiles, pool, catalogue, calls, passthrough, prompts, apps };
+  const built: readonly Step[] = [
+    offered(offering),
+    pinned(pins),
+    validated(log),
+    permitted(gate, () => records.recording !== false),
+    recorded(() => (records.recording === false ? undefined : records)),
+    sent({ calls, pool, passthrough, subscriptions }),
+  ];
+  const entries = new Entries(new Chain(opts.steps ? opts.steps(built) : built), offering);
   const exec = new Exec({
     settings,
-    call: (server, tool, args, ctx, timeoutMs) => forward.through(server, tool, args, ctx, timeoutMs),
+    call: (server, tool, args, ctx, timeoutMs) => entries.tool(server, tool, args, ctx, { timeoutMs }),
     // A script sees the servers and tools its caller's endpoint offers (docs/gateway.md "Profiles").
     servers: (ctx) => profiles.of(ctx).view.servers(),
     tools: async (server, ctx) => {
       const { view } = profiles.of(ctx);
       return (await catalogue.list(server, 'tools', ctx.identity)).filter((t) => view.allows(server, String(t.name)));
     },
-    read: (uri, ctx) => namespaces.readResource(uri, ctx),
-    prompt: (name, args, ctx) => namespaces.getPrompt(name, args, ctx),
+    read: (uri, ctx) => entries.read(uri, ctx),
+    prompt: (name, args, ctx) => entries.prompt(name, args, ctx),
   });
   const tools = new GatewayTools({
     config,
@@ -252,7 +265,7 @@ export function composeGateway(
     passthrough,
     pool,
     catalogue,
-    forward,
+    entries,
     exec,
     profiles,
     // Read when a run starts: a test sets it on the gateway's options after construction.
@@ -270,9 +283,10 @@ export function composeGateway(
     catalogue,
     calls,
     subscriptions,
-    namespaces,
+    prompts,
+    resources,
     profiles,
-    forward,
+    entries,
     exec,
     tools,
     inbox,

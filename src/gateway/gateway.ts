@@ -5,7 +5,8 @@
 import type { Config } from '../config/file';
 import { ALLOW_ALL, type Permissions } from '../config/permissions';
 import type { Settings } from '../config/settings';
-import { CODES, ProtocolError, invalidParams, resourceNotFound } from '../protocol/errors';
+import { CODES, McpxError, ProtocolError, invalidParams, isTypedError, resourceNotFound } from '../protocol/errors';
+import type { ParamsOf } from '../protocol/methods';
 import { codecOfEra } from '../protocol/eras';
 import { APP_HOST_CAPABILITIES, UI_EXTENSION } from '../protocol/extensions';
 import type { JsonObject } from '../protocol/jsonrpc';
@@ -32,12 +33,16 @@ import { type ProfileSummary, type Profiles, sameProfiles } from './profiles/pro
 import { ToolApi } from './toolApi';
 import { ToolSurface } from './toolSurface';
 import { ARTIFACT_PREFIX, Artifacts } from './artifacts';
+import type { Watch } from './subscriptions';
 
 /** How the server hears of a list change: its kind, and which endpoints' clients it concerns (a
  *  profile's name, or undefined for the default endpoint). */
 type ListChangeListener = (kind: ListKind, reaches: (profile: string | undefined) => boolean) => void;
 
 export type { GatewayOptions } from './compose';
+
+/** A tool error a person reads (an isError result). */
+const toolError = (text: string): JsonObject => ({ content: [{ type: 'text', text }], isError: true });
 
 /** The editor's extension set (it renders apps), keyed once rather than on every list it shows. */
 const EDITOR_EXT = extensionSet({ clientCapabilities: APP_HOST_CAPABILITIES });
@@ -153,15 +158,15 @@ export class Gateway implements Provider, GatewayFacade {
     void this.p.pool.release(identity);
   }
 
-  async subscribe(
-    uri: string,
-    deliver: (uri: string) => void,
-    ctx?: CallContext,
-  ): Promise<{ deliverable: boolean; reason?: string; release(): void }> {
-    // A profile's client watches only the resources its profile offers (docs/gateway.md "Profiles").
-    const outside = ctx && (await this.p.profiles.outside(uri, ctx));
-    if (outside) return { deliverable: false, reason: outside, release: () => undefined };
-    return this.p.subscriptions.subscribe(uri, deliver);
+  /** A watch through the call chain: a profile's client watches only the resources its profile offers
+   *  (docs/gateway.md "Profiles"), and none a rule denies reading. */
+  async subscribe(uri: string, deliver: (uri: string) => void, ctx: CallContext): Promise<Watch> {
+    try {
+      return await this.p.entries.watch(uri, deliver, ctx);
+    } catch (e) {
+      if (!isTypedError(e)) throw e;
+      return this.p.subscriptions.unwatched(uri, e.message);
+    }
   }
 
   /** mcpx's own roots changed (the editor's workspace folders): asked-for roots answer with the new ones
@@ -198,8 +203,8 @@ export class Gateway implements Provider, GatewayFacade {
   private toolApi?: ToolApi;
   /** The HTTP API's tools and calls (app/api.ts; docs/gateway.md "The HTTP API"). */
   get api(): ToolApi {
-    const { catalogue, forward, profiles } = this.p;
-    this.toolApi ??= new ToolApi({ catalogue, forward, profiles });
+    const { catalogue, entries, profiles } = this.p;
+    this.toolApi ??= new ToolApi({ catalogue, entries, profiles });
     return this.toolApi;
   }
 
@@ -209,7 +214,14 @@ export class Gateway implements Provider, GatewayFacade {
     const editor: CallContext = Object.create(ctx, { transport: { value: 'editor' } });
     const tool = await this.resolveTool(name, editor);
     if (!tool) throw invalidParams(`no tool named ${JSON.stringify(name)}`);
-    return tool.call(args, editor);
+    try {
+      return await tool.call(args, editor);
+    } catch (e) {
+      // The editor takes tool errors as results, as a 2025-11-25 client does (2025-11-25 server/tools
+      // "Error Handling").
+      if (e instanceof McpxError && e.code === 'arguments.invalid') return toolError(e.message);
+      throw e;
+    }
   }
 
   // ---- permissions (src/gateway/permissions/; GatewayFacade) -----------------------------------
@@ -262,31 +274,31 @@ export class Gateway implements Provider, GatewayFacade {
     if (kinds.includes('prompts')) this.changed('prompts', server);
   }
 
-  // ---- prompts, resources, completion (src/gateway/namespaces.ts) -------------------------------
+  // ---- prompts, resources, completion (src/gateway/surface/, through the call chain) -------------
 
   listPrompts(ctx: CallContext): Promise<JsonObject[]> {
-    return this.p.namespaces.listPrompts(ctx);
+    return this.p.prompts.list(ctx);
   }
   getPrompt(name: string, args: Record<string, string>, ctx: CallContext): Promise<JsonObject> {
-    return this.p.namespaces.getPrompt(name, args, ctx);
+    return this.p.entries.prompt(name, args, ctx);
   }
   /** The servers' resources, then the caller's own artifacts. */
   async listResources(ctx: CallContext): Promise<JsonObject[]> {
-    return [...(await this.p.namespaces.listResources(ctx)), ...this.artifacts.list(ctx.identity)];
+    return [...(await this.p.resources.list(ctx)), ...this.artifacts.list(ctx.identity)];
   }
   listResourceTemplates(ctx: CallContext): Promise<JsonObject[]> {
-    return this.p.namespaces.listResourceTemplates(ctx);
+    return this.p.resources.templates(ctx);
   }
   /** An artifact is its own identity's alone: for any other, the era's resource-not-found error, as for
    *  one that never was (docs/gateway.md "Artifacts"). */
   async readResource(uri: string, ctx: CallContext): Promise<JsonObject> {
-    if (!uri.startsWith(ARTIFACT_PREFIX)) return this.p.namespaces.readResource(uri, ctx);
+    if (!uri.startsWith(ARTIFACT_PREFIX)) return this.p.entries.read(uri, ctx);
     const read = this.artifacts.read(uri, ctx.identity);
-    if (!read) throw resourceNotFound(ctx.rev, uri);
+    if (!read) throw resourceNotFound(uri);
     return read;
   }
-  complete(params: JsonObject, ctx: CallContext): Promise<JsonObject> {
-    return this.p.namespaces.complete(params, ctx);
+  complete(params: ParamsOf<'completion/complete'>, ctx: CallContext): Promise<JsonObject> {
+    return this.p.entries.complete(params, ctx);
   }
 
   // ---- the editor's operations (GatewayFacade, src/gateway/facade.ts) ----------------------------

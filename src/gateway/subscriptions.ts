@@ -10,11 +10,17 @@ import type { Pool, UpstreamStatus } from '../upstream/pool';
 import type { Catalogue } from './catalogue';
 import type { EventBus } from './events';
 import { UpstreamListens, listensTo } from './listens';
-import { locateResource } from './namespaces';
 import { Watches, sameUri } from './watches';
 
 /** The identity subscriptions are held under (the shared instance, for a shared server). */
-const WATCH_IDENTITY = 'mcpx:watches';
+export const WATCH_IDENTITY = 'mcpx:watches';
+
+/** A client's watch of one resource: whether updates will come (and why not), and its end. */
+export interface Watch {
+  readonly deliverable: boolean;
+  readonly reason?: string;
+  release(): void;
+}
 
 export interface SubscriptionDeps {
   pool: Pool;
@@ -122,35 +128,31 @@ export class Subscriptions {
     );
   }
 
-  /** Watch a resource for a client. Never subscribes upstream where the server did not declare
-   *  resources.subscribe; says so, and why, instead. */
-  async subscribe(
-    uri: string,
-    deliver: (uri: string) => void,
-  ): Promise<{ deliverable: boolean; reason?: string; release(): void }> {
-    const { pool, events, log } = this.d;
-    const none = (reason: string) => {
-      log(`warning: no updates will be delivered for ${uri}: ${reason}`);
-      events.emit({
-        type: 'server.log',
-        server: 'mcpx',
-        level: 'warning',
-        data: `no updates will be delivered for ${uri}: ${reason}`,
-      });
-      return { deliverable: false, reason, release: () => undefined };
-    };
-    // Watched where it would be read.
-    const at = await locateResource(this.d, uri, WATCH_IDENTITY);
-    if ('reason' in at) return none(at.reason);
+  /** No update will come for `uri`: logged, told to the editor, and the watch answered so. */
+  unwatched(uri: string, reason: string): Watch {
+    this.d.log(`warning: no updates will be delivered for ${uri}: ${reason}`);
+    this.d.events.emit({
+      type: 'server.log',
+      server: 'mcpx',
+      level: 'warning',
+      data: `no updates will be delivered for ${uri}: ${reason}`,
+    });
+    return { deliverable: false, reason, release: () => undefined };
+  }
+
+  /** Watch `uri` for a client, at the server and upstream URI the call chain found for it. Never
+   *  subscribes upstream where the server did not declare resources.subscribe; says so, and why, instead. */
+  async watch(at: { server: string; uri: string }, uri: string, deliver: (uri: string) => void): Promise<Watch> {
     const { server, uri: upstreamUri } = at;
     let client: UpstreamClient;
     try {
-      client = await pool.client(server, WATCH_IDENTITY);
+      client = await this.d.pool.client(server, WATCH_IDENTITY);
     } catch (e) {
-      return none(`${server} is not running: ${(e as Error).message}`);
+      return this.unwatched(uri, `${server} is not running: ${(e as Error).message}`);
     }
     const res = client.negotiated.capabilities.resources;
-    if (!isObject(res) || res.subscribe !== true) return none(`${server} does not declare resources.subscribe`);
+    if (!isObject(res) || res.subscribe !== true)
+      return this.unwatched(uri, `${server} does not declare resources.subscribe`);
     const release = await this.watches.add({ server, uri: upstreamUri, clientUri: uri, deliver });
     // A 2026-07-28 upstream says in its acknowledgement which URIs it will send updates for.
     if (
@@ -158,7 +160,7 @@ export class Subscriptions {
       !this.listens.acknowledged(this.key(server, this.scope(server))).some((u) => sameUri(u, upstreamUri))
     ) {
       release();
-      return none(`${server} did not acknowledge a subscription to ${upstreamUri}`);
+      return this.unwatched(uri, `${server} did not acknowledge a subscription to ${upstreamUri}`);
     }
     return { deliverable: true, release };
   }

@@ -1,12 +1,12 @@
 // The tools a caller outside MCP may use and their calls (docs/gateway.md "The HTTP API"): every
 // configured server's allowed tools as their servers list them (pins applied by the catalogue), and a
-// call through mcpx_call's path (forward.ts `Forwarder.through`: the tools filter, the input schema,
-// the pins, the permissions gate, the activity log, the output schema), recorded as `http-api`.
+// call through the call chain (call/: offered, pinned, validated, permitted, recorded, sent), recorded as
+// `http-api`.
 import type { JsonObject } from '../protocol/jsonrpc';
 import type { CallContext } from '../server/provider';
+import { Call } from './call/call';
+import type { Entries } from './call/entries';
 import type { Catalogue } from './catalogue';
-import type { Forwarder } from './forward';
-import { schemaMismatch } from '../kit/schema';
 import type { Profiles } from './profiles/profiles';
 
 /** One tool offered: its server and its definition as that server lists it. */
@@ -23,7 +23,7 @@ export interface Offered {
 
 export interface ToolApiDeps {
   catalogue: Catalogue;
-  forward: Pick<Forwarder, 'through'>;
+  entries: Pick<Entries, 'offer' | 'run'>;
   /** What each endpoint offers: the default one's, or a profile's (docs/gateway.md "Profiles"). */
   profiles: Pick<Profiles, 'of' | 'has'>;
 }
@@ -62,24 +62,23 @@ export class ToolApi {
     return { tools, errors };
   }
 
-  /** The tool `server`/`name` as offered to `ctx`'s caller; undefined when it is not. */
-  async find(server: string, name: string, ctx: CallContext): Promise<OfferedTool | undefined> {
-    // Only that server's list: a call starts no other server. One that cannot list offers nothing (404),
-    // as in offeredFor.
-    const { view } = this.d.profiles.of(ctx);
-    if (!view.has(server) || !view.allows(server, name)) return undefined;
-    const listed = await this.d.catalogue.list(server, 'tools', ctx.identity).catch(() => [] as JsonObject[]);
-    const tool = listed.find((t) => t.name === name);
-    return tool && { server, tool: tool as OfferedTool['tool'] };
-  }
-
-  /** Why `args` do not match the tool's input schema; undefined when they do. */
-  mismatch(offered: OfferedTool, args: JsonObject): string | undefined {
-    return schemaMismatch(offered.tool.inputSchema, args);
-  }
-
-  /** Call an offered tool: mcpx_call's path, recorded as `http-api`. */
-  call(server: string, name: string, args: JsonObject, ctx: CallContext): Promise<JsonObject> {
-    return this.d.forward.through(server, name, args, ctx, undefined, 'http-api');
+  /** The tool `server`/`name` as offered to `ctx`'s caller, ready to be called with its arguments (the
+   *  chain's `offered` step done: only that server's list is read, and a call starts no other server);
+   *  undefined when it is not offered, or its server cannot list it. */
+  async find(
+    server: string,
+    name: string,
+    ctx: CallContext,
+  ): Promise<((args: JsonObject) => Promise<JsonObject>) | undefined> {
+    const call = new Call({ kind: 'tool', server, tool: name }, ctx, {}, { path: 'http-api', listedOnly: true });
+    try {
+      await this.d.entries.offer(call);
+    } catch {
+      return undefined;
+    }
+    return (args) => {
+      call.args = args;
+      return this.d.entries.run(call);
+    };
   }
 }

@@ -8,7 +8,6 @@ import { AppUris, listedTools } from './apps';
 import type { Artifacts, StructuredForm } from './artifacts';
 import { extensionSet } from './capabilities';
 import type { GatewayParts } from './compose';
-import { passedThrough } from './screen';
 import { toolHandle } from './tools';
 
 export class ToolSurface {
@@ -30,7 +29,7 @@ export class ToolSurface {
    *  answers a call with a task), else a gateway tool from the registry; in pass-through mode a name
    *  nobody lists is still forwarded to the first pass-through server, which says whether it exists. */
   resolve(name: string, ctx: CallContext): ToolHandle | undefined | Promise<ToolHandle | undefined> {
-    const { tools, forward } = this.p;
+    const { tools, entries } = this.p;
     const { view, passthroughTools } = this.p.profiles.of(ctx);
     const passthrough = view.listed();
     // A gateway tool the caller's endpoint offers, its large results made artifacts.
@@ -44,9 +43,7 @@ export class ToolSurface {
       const hit = index.get(name);
       if (hit)
         return this.shrinking(
-          toolHandle(name, hit.tool, async (args, c) =>
-            passedThrough(hit.server, 'tools/call', await forward.call(hit.server, hit.name, args, c, hit.tool)),
-          ),
+          toolHandle(name, hit.tool, (args, c) => entries.shown(hit.server, hit.name, hit.tool, args, c)),
           hit.tool,
           ctx,
         );
@@ -57,8 +54,7 @@ export class ToolSurface {
       return (
         own() ?? {
           name,
-          call: async (args, c) =>
-            passedThrough(server, 'tools/call', await forward.call(server, name, args, c, undefined)),
+          call: (args, c) => entries.shown(server, name, undefined, args, c),
         }
       );
     });

@@ -3,11 +3,11 @@
 import { downgradeCapabilities, downgradeImplementation } from '../protocol/downgrade';
 import { listCacheScope } from '../protocol/envelope';
 import { initializeRevision } from '../protocol/eras';
-import { invalidParams, methodNotFound } from '../protocol/errors';
+import { McpxError, invalidParams, methodNotFound } from '../protocol/errors';
 import { type Id, type JsonObject, isObject } from '../protocol/jsonrpc';
 import { type ClientNotification, type ClientRequest, METHODS, type ParamsOf, readParams } from '../protocol/methods';
 import { isLogLevel } from '../protocol/meta';
-import { NEWEST_FIRST } from '../protocol/revisions';
+import { INPUT_ERROR_AS_RESULT, NEWEST_FIRST, inSpan } from '../protocol/revisions';
 import { TASKS_EXTENSION } from '../protocol/tasks';
 import type { ServerCall } from './call';
 import type { Conn } from './conn';
@@ -122,12 +122,20 @@ export const HANDLERS: Handlers<Exclude<ClientRequest, `tasks/${string}`>> = {
   'resources/list': list('resources', (p) => p.listResources, 'resources/list'),
   'resources/templates/list': list('resourceTemplates', (p) => p.listResourceTemplates, 'resources/templates/list'),
 
-  /** The tool was looked up once, by the pipeline (call.tool). */
+  /** The tool was looked up once, by the pipeline (call.tool). Arguments its input schema refuses are a
+   *  -32602 up to 2025-06-18 and an isError result from 2025-11-25 (server/tools "Error Handling"):
+   *  spelled here, at the edge, whoever refused them. */
   async 'tools/call'(call, p) {
     const tool = call.tool!;
     const args = p.arguments ?? {};
     if (call.paramHeaders) checkParamHeaders(tool.inputSchema, args, call.paramHeaders);
-    return tool.call(args, call);
+    try {
+      return await tool.call(args, call);
+    } catch (e) {
+      if (e instanceof McpxError && e.code === 'arguments.invalid' && inSpan(call.rev, INPUT_ERROR_AS_RESULT))
+        return { content: [{ type: 'text', text: e.message }], isError: true };
+      throw e;
+    }
   },
 
   async 'prompts/get'(call, p) {

@@ -4,7 +4,7 @@ import type { JsonObject } from '../protocol/jsonrpc';
 import type { LogLevel } from '../protocol/meta';
 import type { ParamsOf } from '../protocol/methods';
 import type { Revision } from '../protocol/revisions';
-import type { TraceContext } from '../telemetry/trace';
+import type { Span, TraceContext } from '../telemetry/trace';
 import type { Abort } from '../wire/abort';
 
 /** What one request knows about its caller, and how it talks back while it runs. */
@@ -34,6 +34,9 @@ export interface CallContext {
   /** While telemetry is on, this request's span: the parent of the upstream requests made for it
    *  (docs/gateway.md "Telemetry"). */
   readonly trace?: TraceContext;
+  /** While telemetry is on, this request's SERVER span (the call chain's `recorded` step names the
+   *  decision on it). */
+  readonly span?: Span;
   /** The log level this request asked for: per request (2026-07-28) or set with logging/setLevel. */
   readonly logLevel?: LogLevel;
   /** 2026-07-28 HTTP: the Mcp-Param-* headers the request came with (lower-case names, raw values). */
@@ -131,7 +134,7 @@ export interface Provider {
   subscribe?(
     uri: string,
     deliver: (uri: string) => void,
-    ctx?: CallContext,
+    ctx: CallContext,
   ): Promise<{ deliverable: boolean; reason?: string; release(): void }>;
   /** Register the one listener the server uses to announce list changes to its clients: `reaches` says
    *  which endpoints' clients (a profile's name; undefined for the default endpoint) are told. */

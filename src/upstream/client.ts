@@ -2,6 +2,7 @@
 // with one call over it (upstream/call.ts: clock, cancellation, input_required rounds, a task driven by
 // upstream/tasks.ts) and a whole list. The gateway's one handle on an upstream.
 import type { JsonObject } from '../protocol/jsonrpc';
+import { hasField } from '../protocol/revisions';
 import { type RequestOptions, call, listAll } from './call';
 import { UpstreamConnection } from './connection';
 
@@ -13,6 +14,13 @@ export class UpstreamClient extends UpstreamConnection {
   /** Send one request and return its result; a JSON-RPC error becomes an UpstreamError. */
   request(method: string, params: JsonObject = {}, o: RequestOptions = {}): Promise<JsonObject> {
     return call(this, method, params, o);
+  }
+
+  /** Whether it completes arguments (completion/complete): it declared `completions`; its revision has no
+   *  such capability (2024-11-05: asked anyway, docs/protocol.md "Completions and 2024-11-05"); or not. */
+  completions(): 'declared' | 'undeclarable' | 'undeclared' {
+    if ('completions' in this.negotiated.capabilities) return 'declared';
+    return hasField('ServerCapabilities', 'completions', this.negotiated.revision) ? 'undeclared' : 'undeclarable';
   }
 
   /** A whole list, page by page (docs/protocol.md "Pagination"). */

@@ -2,6 +2,7 @@
 // served with the checks of the gateway's own tools and joined to its run (runs.ts). The runs in flight
 // are listed for the editor and all stopped when the gateway closes.
 import type { Settings } from '../../config/settings';
+import { McpxError } from '../../protocol/errors';
 import { type JsonObject, isObject } from '../../protocol/jsonrpc';
 import { askedTimeoutMs } from '../../protocol/meta';
 import type { CallContext } from '../../server/provider';
@@ -106,14 +107,16 @@ export class Exec {
             `the options' timeoutSec must be a positive number of seconds, got ${JSON.stringify(timeoutSec)}`,
           );
         const timeout = timeoutSec === undefined ? undefined : Math.ceil(timeoutSec * 1000);
-        return this.d.call(str(a[0], 'the server'), str(a[1], 'the tool'), obj(a[2], 'the arguments'), ctx, timeout);
+        return asResult(
+          this.d.call(str(a[0], 'the server'), str(a[1], 'the tool'), obj(a[2], 'the arguments'), ctx, timeout),
+        );
       }
       case 'typed': {
         const server = byIdentifier(this.d.servers(ctx), str(a[0], 'the server'), 'no configured server');
         const wanted = str(a[1], 'the tool');
         const tools = (await this.d.tools(server, ctx)).map((t) => String(t.name));
         const tool = byIdentifier(tools, wanted, `server ${server} has no tool`);
-        return this.d.call(server, tool, obj(a[2], 'the arguments'), ctx);
+        return asResult(this.d.call(server, tool, obj(a[2], 'the arguments'), ctx));
       }
       case 'read':
         return this.d.read(str(a[0], 'the uri'), ctx);
@@ -151,6 +154,18 @@ function byIdentifier(names: string[], wanted: string, none: string): string {
 
 function labelOf(op: ExecOp, a: unknown[]): string {
   return op === 'call' || op === 'typed' ? `${String(a[0])}/${String(a[1])}` : `${op} ${String(a[0])}`;
+}
+
+/** A script reads a tool's refusal of its arguments as a tool error (an isError result), whatever the
+ *  revision its caller speaks (docs/exec.md "Errors"); any other error rejects in the script. */
+async function asResult(call: Promise<JsonObject>): Promise<JsonObject> {
+  try {
+    return await call;
+  } catch (e) {
+    if (e instanceof McpxError && e.code === 'arguments.invalid')
+      return { content: [{ type: 'text', text: e.message }], isError: true };
+    throw e;
+  }
 }
 
 /** A run refused before it started: an isError result the model can read. */

@@ -27,6 +27,14 @@ export interface ApprovalRequest {
   readonly pin?: ActivityRecord['pin'];
 }
 
+/** What the person is asked to let a client do, per kind of call: "… wants to <verb> server/target". */
+export const APPROVAL_VERBS: Readonly<Record<ActivityRecord['kind'], string>> = {
+  tool: 'call',
+  resource: 'read',
+  prompt: 'get the prompt',
+  completion: 'complete',
+};
+
 /** once: this call only; session: this tool for this client until the gateway stops; always: stored
  *  per workspace (headless: the state directory), listed and revocable. */
 export type ApprovalAnswer = 'once' | 'session' | 'always' | 'deny';

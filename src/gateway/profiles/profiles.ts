@@ -8,9 +8,8 @@ import type { Profile } from '../../config/profiles';
 import type { ServerDef } from '../../config/servers';
 import { CODES, ProtocolError } from '../../protocol/errors';
 import type { JsonObject } from '../../protocol/jsonrpc';
-import type { CallContext, ListKind } from '../../server/provider';
+import type { ListKind } from '../../server/provider';
 import type { Catalogue } from '../catalogue';
-import { locateResource } from '../namespaces';
 import { ToolSearch } from '../search/index';
 import { PassthroughTools } from '../toolIndex';
 import { type ToolView, defaultView, profileView } from './view';
@@ -142,15 +141,6 @@ export class Profiles {
         return { name, mode: view.profile!.mode, servers, tools, listed, ...(errors.length ? { errors } : {}) };
       }),
     );
-  }
-
-  /** Why a profile's client may not watch `uri` (a resource of a server outside it); undefined: it may
-   *  (the default endpoint's client always may). */
-  async outside(uri: string, ctx: CallContext): Promise<string | undefined> {
-    if (ctx.profile === undefined) return undefined;
-    const { view } = this.of(ctx);
-    const at = await locateResource({ ...this.d, has: (s) => view.has(s) }, uri, ctx.identity);
-    return 'reason' in at ? at.reason : undefined;
   }
 
   /** Whose clients a change of `server`'s `kind` list concerns (undefined: the default endpoint's): the

@@ -8,7 +8,7 @@ import type { Pool } from '../../upstream/pool';
 import type { StructuredForm } from '../artifacts';
 import type { Catalogue } from '../catalogue';
 import type { Exec } from '../exec/exec';
-import type { Forwarder } from '../forward';
+import type { Entries } from '../call/entries';
 import type { Profiles } from '../profiles/profiles';
 
 /** What the gateway's tools reach: the parts of the gateway, built before the registry. */
@@ -18,7 +18,8 @@ export interface ToolDeps {
   readonly passthrough: readonly string[];
   readonly pool: Pool;
   readonly catalogue: Catalogue;
-  readonly forward: Forwarder;
+  /** Calls to upstreams, through the call chain (call/). */
+  readonly entries: Entries;
   readonly exec: Exec;
   /** What each endpoint offers, with its tool search index (profiles/profiles.ts): `profiles.of(ctx)`. */
   readonly profiles: Profiles;

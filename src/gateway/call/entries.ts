@@ -1,0 +1,68 @@
+// The chain as each entry enters it (docs/gateway.md "The call chain"): a tool by its server and name
+// (mcpx_call, a script's call, the HTTP API, an app's), a prompt and a resource by what a client sees, a
+// completion by its ref, a watch by its URI. A pass-through tools/call enters with what the surface found
+// (surface/tools.ts); every one runs the same steps.
+import type { JsonObject } from '../../protocol/jsonrpc';
+import type { ParamsOf } from '../../protocol/methods';
+import type { CallContext } from '../../server/provider';
+import type { CallPath } from '../activity/record';
+import type { Watch } from '../subscriptions';
+import { Call } from './call';
+import type { Chain } from './chain';
+import { type OfferedDeps, offer } from './offered';
+
+export class Entries {
+  constructor(
+    readonly chain: Chain,
+    private readonly offering: OfferedDeps,
+  ) {}
+
+  /** The tool `tool` of `server`: mcpx_call's way, and a script's, the HTTP API's and an app's. */
+  tool(
+    server: string,
+    tool: string,
+    args: JsonObject,
+    ctx: CallContext,
+    o: { path?: CallPath; timeoutMs?: number } = {},
+  ): Promise<JsonObject> {
+    return this.run(new Call({ kind: 'tool', server, tool }, ctx, args, { path: o.path ?? 'mcpx_call', ...o }));
+  }
+
+  /** A pass-through tools/call, of the tool the surface found under the name the client sees (`listed`,
+   *  as its server listed it), or of a name no list shows, forwarded to `server` (surface/tools.ts). */
+  shown(server: string, tool: string, listed: JsonObject | undefined, args: JsonObject, ctx: CallContext) {
+    const call = new Call({ kind: 'tool', server, tool }, ctx, args, { path: 'pass-through' });
+    Object.assign(call, { server, target: tool, listed, offered: true, uris: 'kept' });
+    return this.run(call);
+  }
+
+  prompt(name: string, args: Record<string, string>, ctx: CallContext): Promise<JsonObject> {
+    return this.run(new Call({ kind: 'prompt', name }, ctx, args, { path: 'pass-through' }));
+  }
+
+  read(uri: string, ctx: CallContext): Promise<JsonObject> {
+    return this.run(new Call({ kind: 'resource', uri }, ctx, {}, { path: 'pass-through' }));
+  }
+
+  /** A completion: its argument (and context) as sent, its ref as the upstream knows it. */
+  complete(params: ParamsOf<'completion/complete'>, ctx: CallContext): Promise<JsonObject> {
+    const { ref, ...rest } = params;
+    const call = new Call({ kind: 'completion', ref }, ctx, rest.argument, { path: 'pass-through' });
+    call.params = rest;
+    return this.run(call);
+  }
+
+  watch(uri: string, deliver: (uri: string) => void, ctx: CallContext): Promise<Watch> {
+    return this.run(new Call({ kind: 'watch', uri, deliver }, ctx, {}, { path: 'pass-through' }));
+  }
+
+  /** Find what a call names, before it runs (the HTTP API refuses what is not offered before it reads the
+   *  body). */
+  offer(call: Call): Promise<void> {
+    return offer(call, this.offering);
+  }
+
+  run<T = JsonObject>(call: Call): Promise<T> {
+    return this.chain.run<T>(call);
+  }
+}

@@ -1,0 +1,140 @@
+// The `offered` step: the call is one its caller's endpoint offers (docs/gateway.md "Profiles", "The
+// surface"), found once — a tool in its server's list (the profile's servers and globs, the server's
+// tools filter), a prompt by the name the client sees, a resource where its URI is read or watched, a
+// completion at the server of what it completes. What is not offered is refused as unknown, before
+// anything is decided or recorded.
+import { UI_SCHEME } from '../../protocol/extensions';
+import { CODES, ProtocolError, invalidParams, resourceNotFound } from '../../protocol/errors';
+import type { JsonObject } from '../../protocol/jsonrpc';
+import type { CallContext } from '../../server/provider';
+import type { Pool } from '../../upstream/pool';
+import type { AppUris } from '../apps';
+import { extensionSet } from '../capabilities';
+import type { Calls } from '../calls';
+import type { Catalogue } from '../catalogue';
+import { toolAllowed } from '../names';
+import type { Profiles } from '../profiles/profiles';
+import { noSuchTool, offeredServer } from '../profiles/view';
+import type { Prompts } from '../surface/prompts';
+import { WATCH_IDENTITY } from '../subscriptions';
+import { type Located, locateResource } from '../surface/resources';
+import { parseGatewayUri } from '../uris';
+import type { Call, Named } from './call';
+import { type Step, step } from './chain';
+
+export interface OfferedDeps {
+  profiles: Pick<Profiles, 'of'>;
+  pool: Pick<Pool, 'def'>;
+  catalogue: Catalogue;
+  calls: Pick<Calls, 'signedIn'>;
+  passthrough: readonly string[];
+  prompts: Pick<Prompts, 'find'>;
+  /** The ui:// URIs the pass-through tools name (gateway/apps.ts). */
+  apps(ctx: CallContext): Promise<AppUris>;
+}
+
+/** Not offered to this caller: refused as an unknown tool, prompt or server (-32602), or — a resource —
+ *  as not found; `offered` is false. The HTTP API answers 404 (app/api.ts). */
+class NotOffered extends ProtocolError {
+  constructor(message: string) {
+    super(CODES.InvalidParams, message);
+    this.name = 'NotOffered';
+  }
+}
+
+type Finder = (call: Call, named: never, d: OfferedDeps) => Promise<void>;
+
+const FIND: {
+  readonly [K in Named['kind']]: (call: Call, named: Extract<Named, { kind: K }>, d: OfferedDeps) => Promise<void>;
+} = {
+  async tool(call, { server, tool }, d) {
+    const { ctx } = call;
+    const { view } = d.profiles.of(ctx);
+    const def = d.pool.def(offeredServer(view, server));
+    if (view.profile && !view.allows(server, tool)) throw noSuchTool(server, tool);
+    if (!toolAllowed(tool, def.tools))
+      throw invalidParams(`tool ${JSON.stringify(tool)} of ${server} is not allowed by its tools filter`);
+    const ext = d.passthrough.includes(server) ? extensionSet(ctx) : undefined;
+    // Listing may be what first needs a sign-in: through the client, where it can give one.
+    const tools = await d.calls.signedIn(server, ctx, () => d.catalogue.list(server, 'tools', ctx.identity, ext));
+    call.listed = tools.find((t) => t.name === tool);
+    if (!call.listed && call.listedOnly)
+      throw new NotOffered(`server ${server} has no tool named ${JSON.stringify(tool)}`);
+    call.server = server;
+    call.target = tool;
+    // mcpx_call's answer to a gateway-mode server has its URIs made mcpx:// ones.
+    call.uris = d.passthrough.includes(server) ? 'kept' : 'rewritten';
+  },
+
+  async prompt(call, { name }, d) {
+    const hit = await d.prompts.find(name, call.ctx);
+    if (!hit) throw invalidParams(`no prompt named ${JSON.stringify(name)}`);
+    call.server = hit.server;
+    call.target = hit.name;
+    call.listed = hit.prompt;
+    call.uris = d.passthrough.includes(hit.server) ? 'kept' : 'rewritten';
+  },
+
+  async resource(call, { uri }, d) {
+    const at = await locate(call.ctx, uri, d);
+    if ('reason' in at) throw resourceNotFound(uri, `Resource not found: ${at.reason}`);
+    located(call, at);
+  },
+
+  async watch(call, { uri }, d) {
+    // Watched where it would be read, under the identity watches are held by.
+    const { view } = d.profiles.of(call.ctx);
+    const at = await locateResource({ ...d, has: (s) => view.has(s) }, uri, WATCH_IDENTITY);
+    if ('reason' in at) throw new NotOffered(at.reason);
+    located(call, at);
+  },
+
+  async completion(call, { ref }, d) {
+    let server: string | undefined;
+    let upstreamRef: JsonObject = ref;
+    if (ref.type === 'ref/prompt') {
+      const hit = await d.prompts.find(String(ref.name), call.ctx);
+      if (!hit) throw invalidParams(`no prompt named ${JSON.stringify(ref.name)}`);
+      server = hit.server;
+      upstreamRef = { ...ref, name: hit.name };
+    } else if (ref.type === 'ref/resource') {
+      const parsed = parseGatewayUri(String(ref.uri));
+      server = parsed?.server || d.passthrough[0];
+      if (parsed) upstreamRef = { ...ref, uri: parsed.inner };
+    }
+    if (!server || !d.profiles.of(call.ctx).view.has(server))
+      throw invalidParams(`nothing to complete for ${JSON.stringify(ref)}`);
+    call.server = server;
+    call.target = String(upstreamRef.name ?? upstreamRef.uri ?? '');
+    call.params = { ...call.params, ref: upstreamRef };
+  },
+};
+
+/** Where a URI a client reads is read: an app's ui:// URI at the server whose tools name it
+ *  (gateway/apps.ts), else where `locateResource` finds it among the servers the endpoint offers. */
+async function locate(ctx: CallContext, uri: string, d: OfferedDeps): Promise<Located | { reason: string }> {
+  const app = uri.startsWith(UI_SCHEME) && d.passthrough.length ? (await d.apps(ctx)).locate(uri) : undefined;
+  if (app) return { ...app, gateway: false };
+  const { view } = d.profiles.of(ctx);
+  return locateResource({ ...d, has: (s) => view.has(s) }, uri, ctx.identity, extensionSet(ctx));
+}
+
+function located(call: Call, at: Located): void {
+  call.server = at.server;
+  call.target = at.uri;
+  call.uris = at.gateway ? 'rewritten' : 'kept';
+}
+
+/** Find what `call` names among what its caller is offered (once: a call the surface already found is
+ *  left as it is). Throws what a caller of an unknown name gets. */
+export async function offer(call: Call, d: OfferedDeps): Promise<void> {
+  if (call.offered) return;
+  await (FIND[call.named.kind] as Finder)(call, call.named as never, d);
+  call.offered = true;
+}
+
+export const offered = (d: OfferedDeps): Step =>
+  step('offered', async (call, next) => {
+    await offer(call, d);
+    return next();
+  });

@@ -2,8 +2,8 @@
 // what happens at the bound by counts and errors, never by durations.
 import assert from 'node:assert/strict';
 import { after, describe, test } from 'node:test';
-import { Broker } from '../src/gateway/broker';
-import { routeQuestion } from '../src/gateway/questions';
+import { Broker } from '../src/gateway/inbox/broker';
+import { routeQuestion } from '../src/gateway/inbox/questions';
 import type { ProtocolError } from '../src/protocol/errors';
 import {
   type ErrorResponse,

@@ -6,11 +6,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { endpointSecret, readSecret } from '../src/config/secret';
-import { Broker } from '../src/gateway/broker';
-import { safeName, toolAllowed, validToolName } from '../src/gateway/names';
-import { parseGatewayUri, resolveInner, toGatewayTemplate, toGatewayUri } from '../src/gateway/uris';
+import { Broker } from '../src/gateway/inbox/broker';
+import { safeName, toolAllowed, validToolName } from '../src/gateway/catalogue/names';
+import { parseGatewayUri, resolveInner, toGatewayTemplate, toGatewayUri } from '../src/gateway/catalogue/uris';
 import { schemaMismatch } from '../src/kit/schema';
-import { ProgressRelay } from '../src/gateway/relay';
+import { ProgressRelay } from '../src/gateway/call/progress';
 import type { CallContext } from '../src/server/provider';
 import { fixtureCommand, gatewayFor, killAll } from './harness/upstreams';
 import { HttpClient, type Json } from './harness/wire';
@@ -234,7 +234,7 @@ describe('UpstreamListens: the listen stream mcpx keeps to a 2026-07-28 upstream
   };
 
   test('a stream that keeps ending is reopened with growing pauses, then given up on (no endless loop)', async () => {
-    const { UpstreamListens } = await import('../src/gateway/listens');
+    const { UpstreamListens } = await import('../src/gateway/inbox/listens');
     const { client, opened } = fakeClient();
     const lines: string[] = [];
     const l = new UpstreamListens({

@@ -1,13 +1,13 @@
 // The HTTP API for callers that do not speak MCP (docs/gateway.md "The HTTP API"): GET /openapi.json, the
 // OpenAPI 3.1 document of the tools the caller is offered (app/openapi.ts); GET /v1/tools, those tools;
-// POST /v1/call/{server}/{tool}, a call through mcpx_call's path (gateway/toolApi.ts) answered with the
+// POST /v1/call/{server}/{tool}, a call through mcpx_call's path (gateway/surface/httpApi.ts) answered with the
 // tool's result as JSON, or — Accept: application/x-ndjson — its progress and log lines first, one JSON
 // object a line, then the result's. Behind the endpoint secret like every /v1 route (transport/http.ts).
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Settings } from '../config/settings';
 import { VERSION } from '../config/version';
-import type { ToolApi } from '../gateway/toolApi';
+import type { ToolApi } from '../gateway/surface/httpApi';
 import { McpxError, ProtocolError } from '../protocol/errors';
 import { type JsonObject, isObject } from '../protocol/jsonrpc';
 import { type LogLevel, META, atLeastLevel, isLogLevel } from '../protocol/meta';

@@ -5,7 +5,7 @@
 // closes; a reader reconnects to subscribe again. Either stream is bounded by what its reader leaves
 // unread: past the bound it is ended with an `end` event saying why, never buffered without limit.
 import type { ServerResponse } from 'node:http';
-import type { GatewayFacade } from '../gateway/facade';
+import type { GatewayFacade } from '../gateway/editorPort';
 import { NEWEST_FIRST } from '../protocol/revisions';
 import type { CallContext, Provider } from '../server/provider';
 import type { Route } from '../transport/http';

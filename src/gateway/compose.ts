@@ -19,15 +19,15 @@ import { FileSecretStore, MemorySecretStore, type SecretStore } from '../upstrea
 import { EraCache } from '../upstream/eras';
 import { Pool } from '../upstream/pool';
 import { ActivityLog } from './activity/log';
-import { Broker } from './broker';
-import { Calls } from './calls';
-import { AppUris } from './apps';
-import { MCPX_CAPABILITIES, extensionSet } from './capabilities';
-import { ClientSignIns } from './signInClient';
-import { Catalogue } from './catalogue';
+import { Broker } from './inbox/broker';
+import { Calls } from './call/inFlight';
+import { AppUris } from './surface/apps';
+import { MCPX_CAPABILITIES, extensionSet } from './call/capabilities';
+import { ClientSignIns } from './call/signIn';
+import { Catalogue } from './catalogue/catalogue';
 import { EventBus } from './events';
 import { Exec } from './exec/exec';
-import { UpstreamInbox } from './inbox';
+import { UpstreamInbox } from './inbox/inbox';
 import { Chain, type Step } from './call/chain';
 import { Entries } from './call/entries';
 import { offered } from './call/offered';
@@ -47,9 +47,9 @@ import { FileGrantStore, MemoryGrantStore } from './permissions/grants';
 import { type PinMode, Pins } from './pins/pins';
 import { FilePinStore, MemoryPinStore, type PinStore } from './pins/store';
 import { printable } from './printable';
-import { type Asked, type PersonPort, UrlQuestions, routeQuestion } from './questions';
-import { screenList } from './screen';
-import { Subscriptions } from './subscriptions';
+import { type Asked, type PersonPort, UrlQuestions, routeQuestion } from './inbox/questions';
+import { screenList } from './catalogue/screen';
+import { Subscriptions } from './inbox/subscriptions';
 import { Profiles } from './profiles/profiles';
 import { GatewayTools } from './tools';
 
@@ -96,7 +96,7 @@ export interface GatewayParts {
    *  every part given them sees the new configuration. */
   readonly defs: Map<string, ServerDef>;
   readonly passthrough: string[];
-  /** Questions nobody on the wire can take wait here (src/gateway/broker.ts). */
+  /** Questions nobody on the wire can take wait here (src/gateway/inbox/broker.ts). */
   readonly broker: Broker;
   readonly pool: Pool;
   /** Every HTTP upstream's sign-in (src/upstream/auth/). */
@@ -104,7 +104,7 @@ export interface GatewayParts {
   readonly catalogue: Catalogue;
   /** Upstream requests on behalf of calls, and the calls in flight per (server, scope). */
   readonly calls: Calls;
-  /** Resource subscriptions and the upstream listen streams (src/gateway/subscriptions.ts). */
+  /** Resource subscriptions and the upstream listen streams (src/gateway/inbox/subscriptions.ts). */
   readonly subscriptions: Subscriptions;
   /** The prompts and resources each endpoint's client sees (src/gateway/surface/). */
   readonly prompts: Prompts;
@@ -117,7 +117,7 @@ export interface GatewayParts {
   readonly exec: Exec;
   /** The gateway's own tools (src/gateway/tools/). */
   readonly tools: GatewayTools;
-  /** What upstreams send unasked (src/gateway/inbox.ts). */
+  /** What upstreams send unasked (src/gateway/inbox/inbox.ts). */
   readonly inbox: UpstreamInbox;
   /** Spans exported while telemetry.otlpEndpoint is set (docs/gateway.md "Telemetry"). */
   readonly tracer?: Tracer;

@@ -21,19 +21,19 @@ import type {
 import { stopTracing } from '../telemetry/trace';
 import type { SignInState } from '../upstream/auth/authorizer';
 import type { ActivityLog } from './activity/log';
-import { extensionSet } from './capabilities';
+import { extensionSet } from './call/capabilities';
 import { type GatewayOptions, type GatewayParts, composeGateway } from './compose';
 import type { RunView } from './exec/runs';
-import type { GatewayEvent, GatewayFacade, Question, ServerListKind, UpstreamStatus, WatchRow } from './facade';
+import type { GatewayEvent, GatewayFacade, Question, ServerListKind, UpstreamStatus, WatchRow } from './editorPort';
 import { AT_NEXT_START, type ConfigDiff, ReloadError, diffConfig, enabledServers, problemsOf } from './reload';
 import type { Approver, Grant } from './permissions/approval';
 import type { PinKind } from './pins/store';
 import type { PinReview, PinView } from './pins/pins';
 import { type ProfileSummary, type Profiles, sameProfiles } from './profiles/profiles';
-import { ToolApi } from './toolApi';
-import { ToolSurface } from './toolSurface';
-import { ARTIFACT_PREFIX, Artifacts } from './artifacts';
-import type { Watch } from './subscriptions';
+import { ToolApi } from './surface/httpApi';
+import { ToolSurface } from './surface/tools';
+import { ARTIFACT_PREFIX, Artifacts } from './surface/artifacts';
+import type { Watch } from './inbox/subscriptions';
 
 /** How the server hears of a list change: its kind, and which endpoints' clients it concerns (a
  *  profile's name, or undefined for the default endpoint). */
@@ -301,7 +301,7 @@ export class Gateway implements Provider, GatewayFacade {
     return this.p.entries.complete(params, ctx);
   }
 
-  // ---- the editor's operations (GatewayFacade, src/gateway/facade.ts) ----------------------------
+  // ---- the editor's operations (GatewayFacade, src/gateway/editorPort.ts) ----------------------------
 
   servers(): UpstreamStatus[] {
     return this.p.pool.statuses();

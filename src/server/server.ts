@@ -131,7 +131,7 @@ export class McpServer {
     let release: (() => void) | undefined;
     try {
       const method = this.revision(call);
-      // A shorter timeout the request asks for is read where it is applied (gateway/calls.ts); a bad one
+      // A shorter timeout the request asks for is read where it is applied (gateway/call/inFlight.ts); a bad one
       // is refused here, before anything runs (docs/gateway.md "Timeouts, in order of precedence").
       askedTimeoutMs(call.meta);
       this.identity(call);

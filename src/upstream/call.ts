@@ -35,7 +35,7 @@ export interface RequestOptions extends MetaOptions {
   /** A tools/call that may be task-augmented upstream (upstream/tasks.ts). */
   task?: TaskOptions;
   /** A request of a call already in flight (driving its task): not counted again, so the call's questions
-   *  are still attributed to it (gateway/calls.ts owner()). */
+   *  are still attributed to it (gateway/call/inFlight.ts owner()). */
   partOfCall?: boolean;
   /** This call's CLIENT span while telemetry is on (set by `call` itself). */
   span?: Span;

@@ -1,4 +1,4 @@
-// The person, in the editor: the host port of the question router (src/gateway/questions.ts). A flat form
+// The person, in the editor: the host port of the question router (src/gateway/inbox/questions.ts). A flat form
 // elicitation becomes a multi-step InputBox/QuickPick flow with back, validation and defaults, ending in
 // a review where every value can be changed and accept, decline or cancel is chosen (2025-11-25
 // client/elicitation: the user can review, decline or cancel). URL elicitation shows the full URL and its
@@ -7,7 +7,7 @@
 import * as vscode from 'vscode';
 import { type Field, flatFields, parseText, showValue } from '../forms/flat';
 import { type JsonObject, isObject } from '../protocol/jsonrpc';
-import type { PersonPort } from '../gateway/facade';
+import type { PersonPort } from '../gateway/editorPort';
 import { choose } from './choose';
 import { sampleInEditor } from './sampling';
 import { FormWithdrawn, askInWebview } from './webviewForm';

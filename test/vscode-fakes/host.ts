@@ -1,5 +1,5 @@
 // A stand-in for the gateway host (src/vscode/ports.ts HostPort) and a small hand-written
-// GatewayFacade (src/gateway/facade.ts): the servers, lists and questions a test gives, every call
+// GatewayFacade (src/gateway/editorPort.ts): the servers, lists and questions a test gives, every call
 // recorded, its event listeners counted (a run must leave none behind).
 import type {
   Grant,
@@ -15,7 +15,7 @@ import type {
   SignInState,
   UpstreamStatus,
   WatchRow,
-} from '../../src/gateway/facade';
+} from '../../src/gateway/editorPort';
 import { Settings } from '../../src/config/settings';
 import { ActivityLog } from '../../src/gateway/activity/log';
 import type { JsonObject } from '../../src/protocol/jsonrpc';

@@ -6,7 +6,7 @@ import type { JsonObject } from '../../protocol/jsonrpc';
 import type { ParamsOf } from '../../protocol/methods';
 import type { CallContext } from '../../server/provider';
 import type { CallPath } from '../activity/record';
-import type { Watch } from '../subscriptions';
+import type { Watch } from '../inbox/subscriptions';
 import { Call } from './call';
 import type { Chain } from './chain';
 import { type OfferedDeps, offer } from './offered';

@@ -8,17 +8,17 @@ import { CODES, ProtocolError, invalidParams, resourceNotFound } from '../../pro
 import type { JsonObject } from '../../protocol/jsonrpc';
 import type { CallContext } from '../../server/provider';
 import type { Pool } from '../../upstream/pool';
-import type { AppUris } from '../apps';
-import { extensionSet } from '../capabilities';
-import type { Calls } from '../calls';
-import type { Catalogue } from '../catalogue';
-import { toolAllowed } from '../names';
+import type { AppUris } from '../surface/apps';
+import { extensionSet } from './capabilities';
+import type { Calls } from './inFlight';
+import type { Catalogue } from '../catalogue/catalogue';
+import { toolAllowed } from '../catalogue/names';
 import type { Profiles } from '../profiles/profiles';
 import { noSuchTool, offeredServer } from '../profiles/view';
 import type { Prompts } from '../surface/prompts';
-import { WATCH_IDENTITY } from '../subscriptions';
+import { WATCH_IDENTITY } from '../inbox/subscriptions';
 import { type Located, locateResource } from '../surface/resources';
-import { parseGatewayUri } from '../uris';
+import { parseGatewayUri } from '../catalogue/uris';
 import type { Call, Named } from './call';
 import { type Step, step } from './chain';
 
@@ -29,7 +29,7 @@ export interface OfferedDeps {
   calls: Pick<Calls, 'signedIn'>;
   passthrough: readonly string[];
   prompts: Pick<Prompts, 'find'>;
-  /** The ui:// URIs the pass-through tools name (gateway/apps.ts). */
+  /** The ui:// URIs the pass-through tools name (gateway/surface/apps.ts). */
   apps(ctx: CallContext): Promise<AppUris>;
 }
 
@@ -111,7 +111,7 @@ const FIND: {
 };
 
 /** Where a URI a client reads is read: an app's ui:// URI at the server whose tools name it
- *  (gateway/apps.ts), else where `locateResource` finds it among the servers the endpoint offers. */
+ *  (gateway/surface/apps.ts), else where `locateResource` finds it among the servers the endpoint offers. */
 async function locate(ctx: CallContext, uri: string, d: OfferedDeps): Promise<Located | { reason: string }> {
   const app = uri.startsWith(UI_SCHEME) && d.passthrough.length ? (await d.apps(ctx)).locate(uri) : undefined;
   if (app) return { ...app, gateway: false };

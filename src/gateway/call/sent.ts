@@ -7,11 +7,11 @@ import { CODES, McpxError, ProtocolError, resourceNotFound } from '../../protoco
 import { type JsonObject, isObject } from '../../protocol/jsonrpc';
 import { UpstreamError } from '../../upstream/client';
 import type { Pool } from '../../upstream/pool';
-import { extensionSet, narrowed } from '../capabilities';
-import { type Calls, taskSupportOf } from '../calls';
-import { passedThrough } from '../screen';
-import type { Subscriptions, Watch } from '../subscriptions';
-import { rewriteUris, toGatewayUri } from '../uris';
+import { extensionSet, narrowed } from './capabilities';
+import { type Calls, taskSupportOf } from './inFlight';
+import { passedThrough } from '../catalogue/screen';
+import type { Subscriptions, Watch } from '../inbox/subscriptions';
+import { rewriteUris, toGatewayUri } from '../catalogue/uris';
 import type { Call, ChainKind } from './call';
 import { type Step, step } from './chain';
 

@@ -7,7 +7,7 @@
 import { type JsonObject, isObject } from '../../protocol/jsonrpc';
 import { declares } from '../../protocol/questions';
 import type { CallContext } from '../../server/provider';
-import { APPROVAL_METHOD, type Broker } from '../broker';
+import { APPROVAL_METHOD, type Broker } from '../inbox/broker';
 import { APPROVAL_VERBS, type ApprovalAnswer, type ApprovalRequest, type Approver } from './approval';
 
 /** The question's params: what the person needs to decide, nothing the broker does not show. */

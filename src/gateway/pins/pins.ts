@@ -10,7 +10,7 @@
 import { canonicalDigest, canonicalJson } from '../../kit/canonical';
 import { McpxError } from '../../protocol/errors';
 import type { JsonObject } from '../../protocol/jsonrpc';
-import type { ListKind } from '../catalogue';
+import type { ListKind } from '../catalogue/catalogue';
 import type { Pin, PinKind, PinStore } from './store';
 import { unifiedDiff } from '../../kit/diff';
 import { reviewForm } from './review';

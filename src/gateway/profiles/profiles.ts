@@ -9,9 +9,9 @@ import type { ServerDef } from '../../config/servers';
 import { CODES, ProtocolError } from '../../protocol/errors';
 import type { JsonObject } from '../../protocol/jsonrpc';
 import type { ListKind } from '../../server/provider';
-import type { Catalogue } from '../catalogue';
+import type { Catalogue } from '../catalogue/catalogue';
 import { ToolSearch } from '../search/index';
-import { PassthroughTools } from '../toolIndex';
+import { PassthroughTools } from '../surface/passthroughTools';
 import { type ToolView, defaultView, profileView } from './view';
 
 /** One endpoint's offer and what is kept for it. */

@@ -2,7 +2,7 @@
 // server started as mcpx_tools starts it: a search lists every offered server, and one that cannot list
 // is named with its error), the index brought in step, the query run.
 import type { JsonObject } from '../../protocol/jsonrpc';
-import type { Catalogue } from '../catalogue';
+import type { Catalogue } from '../catalogue/catalogue';
 import type { Hit, ToolSearch } from './index';
 import { type Offer, offeredTools } from './offered';
 

@@ -2,8 +2,8 @@
 // client's extensions have it): what the prompts and resources a client sees are made of.
 import type { JsonObject } from '../../protocol/jsonrpc';
 import type { CallContext } from '../../server/provider';
-import { extensionSet } from '../capabilities';
-import type { Catalogue } from '../catalogue';
+import { extensionSet } from '../call/capabilities';
+import type { Catalogue } from '../catalogue/catalogue';
 import type { Profiles } from '../profiles/profiles';
 
 export class Lists {

@@ -5,7 +5,7 @@
 import { CODES, ProtocolError } from '../../protocol/errors';
 import type { JsonObject } from '../../protocol/jsonrpc';
 import type { CallContext } from '../../server/provider';
-import { safeName } from '../names';
+import { safeName } from '../catalogue/names';
 import type { Lists } from './lists';
 
 /** One prompt as a client sees it: its server, its own name there, and its definition as listed. */

@@ -6,9 +6,9 @@ import { UI_SCHEME } from '../../protocol/extensions';
 import type { JsonObject } from '../../protocol/jsonrpc';
 import type { CallContext } from '../../server/provider';
 import type { ExtensionSet } from '../../upstream/instances';
-import type { AppUris } from '../apps';
-import type { Catalogue } from '../catalogue';
-import { parseGatewayUri, resolveInner, templateMatches, toGatewayTemplate, toGatewayUri } from '../uris';
+import type { AppUris } from './apps';
+import type { Catalogue } from '../catalogue/catalogue';
+import { parseGatewayUri, resolveInner, templateMatches, toGatewayTemplate, toGatewayUri } from '../catalogue/uris';
 import type { Lists } from './lists';
 
 /** Which server a resource URI is read (or watched) at, and under which URI there. */
@@ -57,7 +57,7 @@ export class Resources {
     private readonly d: {
       lists: Lists;
       passthrough: readonly string[];
-      /** The ui:// URIs the pass-through tools name, as the calling client lists them (gateway/apps.ts). */
+      /** The ui:// URIs the pass-through tools name, as the calling client lists them (gateway/surface/apps.ts). */
       apps(ctx: CallContext): Promise<AppUris>;
     },
   ) {}
@@ -65,7 +65,7 @@ export class Resources {
   async list(ctx: CallContext): Promise<JsonObject[]> {
     const { passthrough } = this.d;
     const lists = await this.d.lists.all('resources', ctx);
-    // A pass-through server's ui:// resource is shown as its tools name it (gateway/apps.ts); the tools
+    // A pass-through server's ui:// resource is shown as its tools name it (gateway/surface/apps.ts); the tools
     // are listed for that only where such a resource is.
     const ui = lists.some(([s, rs]) => passthrough.includes(s) && rs.some((r) => String(r.uri).startsWith(UI_SCHEME)));
     const apps = ui ? await this.d.apps(ctx) : undefined;

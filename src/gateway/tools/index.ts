@@ -4,7 +4,7 @@
 import { type JsonObject, isObject } from '../../protocol/jsonrpc';
 import type { TaskSupport, ToolHandle } from '../../server/provider';
 import { invalidArguments } from '../../protocol/errors';
-import { taskSupportOf } from '../calls';
+import { taskSupportOf } from '../call/inFlight';
 import { schemaMismatch } from '../../kit/schema';
 import { mcpxCall } from './call';
 import { mcpxDescribe } from './describe';

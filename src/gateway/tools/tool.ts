@@ -5,8 +5,8 @@ import type { ServerDef } from '../../config/servers';
 import type { JsonObject } from '../../protocol/jsonrpc';
 import type { CallContext } from '../../server/provider';
 import type { Pool } from '../../upstream/pool';
-import type { StructuredForm } from '../artifacts';
-import type { Catalogue } from '../catalogue';
+import type { StructuredForm } from '../surface/artifacts';
+import type { Catalogue } from '../catalogue/catalogue';
 import type { Exec } from '../exec/exec';
 import type { Entries } from '../call/entries';
 import type { Profiles } from '../profiles/profiles';
@@ -30,7 +30,7 @@ export interface ToolDeps {
 export interface GatewayTool {
   /** The tool as tools/list shows it, in the newest shape; `name` is the key the registry resolves. */
   readonly definition: JsonObject & { readonly name: string; readonly inputSchema: JsonObject };
-  /** Its structuredContent when a large result becomes an artifact (gateway/artifacts.ts): what its
+  /** Its structuredContent when a large result becomes an artifact (gateway/surface/artifacts.ts): what its
    *  outputSchema accepts in place of the whole value. None: such a result goes whole. */
   readonly artifact?: StructuredForm;
   /** Its work, given arguments already checked against `definition.inputSchema`. */

@@ -2,7 +2,7 @@
 // finds with every word of it, best first (search/find.ts, docs/gateway.md "Tool search").
 import { offeredServer } from '../profiles/view';
 import { findByQuery } from '../search/find';
-import { findTools, toolEntry } from '../toolIndex';
+import { findTools, toolEntry } from '../surface/passthroughTools';
 import { type GatewayTool, jsonResult, obj } from './tool';
 
 /** What mcpx_tools and mcpx_search return: the tools found, and the servers that could not list. */

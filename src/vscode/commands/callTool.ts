@@ -6,7 +6,7 @@
 // result (src/vscode/apps/). From the palette nothing is given; a click on a tool row gives (server,
 // tool); its context menu gives the row itself.
 import { randomUUID } from 'node:crypto';
-import type { GatewayFacade } from '../../gateway/facade';
+import type { GatewayFacade } from '../../gateway/editorPort';
 import { type JsonObject, isObject } from '../../protocol/jsonrpc';
 import { appResourceUri } from '../apps/appMeta';
 import { EDITOR_IDENTITY, editorContext } from '../editorCall';

@@ -3,7 +3,7 @@
 // under them); newest first. A row's context value is `mcpx.<kind>.<state>`, `.app` added when a
 // finished call's tool has an MCP App: Cancel on running rows, Show Result on finished ones, Show App on
 // a finished app tool's (package.json "menus"; docs/commands.md).
-import type { BackgroundTasks, RunView } from '../../gateway/facade';
+import type { BackgroundTasks, RunView } from '../../gateway/editorPort';
 import { codecOfEra } from '../../protocol/eras';
 import { MODERN } from '../../protocol/revisions';
 import type { PaletteCall, PaletteCalls } from '../paletteCalls';

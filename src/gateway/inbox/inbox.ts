@@ -4,21 +4,21 @@
 // the caches, the calls in flight, the subscriptions and the event stream.
 //
 // It is built last (compose.ts), given every part it feeds; the pool reaches it through its hooks.
-import { redactValue } from '../config/redact';
-import type { ServerDef } from '../config/servers';
-import type { JsonObject, Notification } from '../protocol/jsonrpc';
-import { isLogLevel } from '../protocol/meta';
-import type { ListKind, UnrelatedLog } from '../server/provider';
-import type { ClientHooks } from '../upstream/client';
-import type { UpstreamStatus } from '../upstream/pool';
-import type { Calls } from './calls';
-import { type Catalogue, INVALIDATES } from './catalogue';
-import type { EventBus } from './events';
+import { redactValue } from '../../config/redact';
+import type { ServerDef } from '../../config/servers';
+import type { JsonObject, Notification } from '../../protocol/jsonrpc';
+import { isLogLevel } from '../../protocol/meta';
+import type { ListKind, UnrelatedLog } from '../../server/provider';
+import type { ClientHooks } from '../../upstream/client';
+import type { UpstreamStatus } from '../../upstream/pool';
+import type { Calls } from '../call/inFlight';
+import { type Catalogue, INVALIDATES } from '../catalogue/catalogue';
+import type { EventBus } from '../events';
 import type { Asked, UrlQuestions } from './questions';
-import { Coalescer, LOG_MESSAGES, Rate } from './relay';
+import { Coalescer, LOG_MESSAGES, Rate } from '../call/progress';
 import type { Subscriptions } from './subscriptions';
-import { prepareValidation } from '../kit/schema';
-import { entryKey } from '../upstream/pool';
+import { prepareValidation } from '../../kit/schema';
+import { entryKey } from '../../upstream/pool';
 
 /** What the inbox feeds, and how it asks and announces. */
 export interface InboxDeps {

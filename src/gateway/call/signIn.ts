@@ -6,15 +6,15 @@
 // for its loopback redirect, and tells the client notifications/elicitation/complete where its revision
 // has it. The sign-in is the server's, shared by every client, as one from the editor or `mcpx auth login`.
 import { randomUUID } from 'node:crypto';
-import { CODES, ProtocolError, mayEmit } from '../protocol/errors';
-import type { JsonObject } from '../protocol/jsonrpc';
-import { declares } from '../protocol/questions';
-import { hasField } from '../protocol/revisions';
-import type { CallContext } from '../server/provider';
-import type { SignInPort } from '../upstream/auth/authorizer';
-import { AuthError, type SignInRequired } from '../upstream/auth/errors';
-import type { Authorizers } from '../upstream/auth/registry';
-import type { Pool } from '../upstream/pool';
+import { CODES, ProtocolError, mayEmit } from '../../protocol/errors';
+import type { JsonObject } from '../../protocol/jsonrpc';
+import { declares } from '../../protocol/questions';
+import { hasField } from '../../protocol/revisions';
+import type { CallContext } from '../../server/provider';
+import type { SignInPort } from '../../upstream/auth/authorizer';
+import { AuthError, type SignInRequired } from '../../upstream/auth/errors';
+import type { Authorizers } from '../../upstream/auth/registry';
+import type { Pool } from '../../upstream/pool';
 
 const URL_QUESTION = { mode: 'url' } as const;
 

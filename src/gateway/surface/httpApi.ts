@@ -2,12 +2,12 @@
 // configured server's allowed tools as their servers list them (pins applied by the catalogue), and a
 // call through the call chain (call/: offered, pinned, validated, permitted, recorded, sent), recorded as
 // `http-api`.
-import type { JsonObject } from '../protocol/jsonrpc';
-import type { CallContext } from '../server/provider';
-import { Call } from './call/call';
-import type { Entries } from './call/entries';
-import type { Catalogue } from './catalogue';
-import type { Profiles } from './profiles/profiles';
+import type { JsonObject } from '../../protocol/jsonrpc';
+import type { CallContext } from '../../server/provider';
+import { Call } from '../call/call';
+import type { Entries } from '../call/entries';
+import type { Catalogue } from '../catalogue/catalogue';
+import type { Profiles } from '../profiles/profiles';
 
 /** One tool offered: its server and its definition as that server lists it. */
 export interface OfferedTool {

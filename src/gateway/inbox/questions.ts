@@ -1,12 +1,12 @@
 // Who answers a question an upstream asks (docs/questions.md "Who answers"): the calling client first (proto.native) if it
 // declared exactly this capability and can be asked on its request; then the person through the host
 // port; roots from mcpx's own; otherwise the broker. Every answer is checked before it goes upstream.
-import { isTypedError } from '../protocol/errors';
-import { type JsonObject, isObject } from '../protocol/jsonrpc';
-import { META } from '../protocol/meta';
-import { UnsayableQuestion, declares } from '../protocol/questions';
-import { hasField } from '../protocol/revisions';
-import type { CallContext } from '../server/provider';
+import { isTypedError } from '../../protocol/errors';
+import { type JsonObject, isObject } from '../../protocol/jsonrpc';
+import { META } from '../../protocol/meta';
+import { UnsayableQuestion, declares } from '../../protocol/questions';
+import { hasField } from '../../protocol/revisions';
+import type { CallContext } from '../../server/provider';
 import { type Broker, answerProblem } from './broker';
 
 /** The host port for asking a person: form and URL elicitation, and sampling (with a model the person

@@ -5,10 +5,10 @@
 // (listChanged) and the resource URIs its watchers want (docs/protocol.md "Resource subscriptions"). A change of the wanted URIs
 // opens the new stream before the old one is cancelled, so no update is lost in between (one arriving in
 // that window may come twice). A stream that ends while its upstream runs is opened again.
-import type { JsonObject, Notification } from '../protocol/jsonrpc';
-import { isObject } from '../protocol/jsonrpc';
-import type { UpstreamClient } from '../upstream/client';
-import { codecOfEra } from '../protocol/eras';
+import type { JsonObject, Notification } from '../../protocol/jsonrpc';
+import { isObject } from '../../protocol/jsonrpc';
+import type { UpstreamClient } from '../../upstream/client';
+import { codecOfEra } from '../../protocol/eras';
 
 // Streams are keyed by one upstream connection ("server" below): the caller's key for a (server, scope).
 export interface ListenHooks {

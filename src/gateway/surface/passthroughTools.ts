@@ -1,10 +1,10 @@
 // The tools as the gateway finds them: the pass-through servers' tools under the names a view shows
 // them by (profiles/view.ts), and mcpx_tools' list across the view's servers.
-import { CODES, ProtocolError } from '../protocol/errors';
-import type { JsonObject } from '../protocol/jsonrpc';
-import type { ExtensionSet } from '../upstream/instances';
-import type { Catalogue } from './catalogue';
-import type { ToolView } from './profiles/view';
+import { CODES, ProtocolError } from '../../protocol/errors';
+import type { JsonObject } from '../../protocol/jsonrpc';
+import type { ExtensionSet } from '../../upstream/instances';
+import type { Catalogue } from '../catalogue/catalogue';
+import type { ToolView } from '../profiles/view';
 
 export interface ToolIndexDeps {
   /** What the endpoint offers and under which names. */

@@ -3,12 +3,12 @@
 // to a legacy server, the listen stream mcpx keeps to a 2026-07-28 one (listens.ts) — counted across
 // clients (watches.ts), restarted and resubscribed when the upstream goes away while wanted, and honest
 // where no update will come.
-import type { ServerDef } from '../config/servers';
-import { type Notification, isObject } from '../protocol/jsonrpc';
-import type { UpstreamClient } from '../upstream/client';
-import type { Pool, UpstreamStatus } from '../upstream/pool';
-import type { Catalogue } from './catalogue';
-import type { EventBus } from './events';
+import type { ServerDef } from '../../config/servers';
+import { type Notification, isObject } from '../../protocol/jsonrpc';
+import type { UpstreamClient } from '../../upstream/client';
+import type { Pool, UpstreamStatus } from '../../upstream/pool';
+import type { Catalogue } from '../catalogue/catalogue';
+import type { EventBus } from '../events';
 import { UpstreamListens, listensTo } from './listens';
 import { Watches, sameUri } from './watches';
 

@@ -5,10 +5,10 @@
 // proto.askTTL. Every artifact together is bounded by results.artifactBytes: a new one evicts the
 // oldest of its own identity, never another's; where that is not room enough the result goes whole.
 import { randomUUID } from 'node:crypto';
-import type { JsonObject } from '../protocol/jsonrpc';
-import { isObject } from '../protocol/jsonrpc';
-import { PER_REQUEST } from '../server/conn';
-import type { CallContext } from '../server/provider';
+import type { JsonObject } from '../../protocol/jsonrpc';
+import { isObject } from '../../protocol/jsonrpc';
+import { PER_REQUEST } from '../../server/conn';
+import type { CallContext } from '../../server/provider';
 
 export const ARTIFACT_PREFIX = 'mcpx://artifacts/';
 /** Characters of the result's text the preview keeps. */

@@ -4,11 +4,11 @@
 import { randomUUID } from 'node:crypto';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Counts } from '../kit/counts';
-import { BoundedStore } from '../kit/store';
-import { CODES, McpxError, ProtocolError } from '../protocol/errors';
-import { type JsonObject, isObject } from '../protocol/jsonrpc';
-import { schemaMismatch } from '../kit/schema';
+import { Counts } from '../../kit/counts';
+import { BoundedStore } from '../../kit/store';
+import { CODES, McpxError, ProtocolError } from '../../protocol/errors';
+import { type JsonObject, isObject } from '../../protocol/jsonrpc';
+import { schemaMismatch } from '../../kit/schema';
 
 /** elicit.ttl: a question's own deadline (a built-in, not a user setting). */
 const ELICIT_TTL_MS = 120_000;
@@ -63,11 +63,11 @@ export interface BrokerLimits {
 export class Broker {
   /** The questions waiting, on the one bounded store (kit/store.ts): at a bound a new one is refused. */
   private readonly pending: BoundedStore<Pending>;
-  /** Questions shown to the person now, per identity (gateway/questions.ts). */
+  /** Questions shown to the person now, per identity (gateway/inbox/questions.ts). */
   private readonly shown = new Counts();
 
   constructor(
-    /** A question's deadline here, and at the person before it comes here (gateway/questions.ts). */
+    /** A question's deadline here, and at the person before it comes here (gateway/inbox/questions.ts). */
     readonly ttlMs: number = ELICIT_TTL_MS,
     /** <state>/questions: each pending question stored owner-only, removed when it settles. */
     private readonly dir: string | undefined,

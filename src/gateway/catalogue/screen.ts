@@ -7,11 +7,11 @@
 //   at another server (the one it names) — both are left out. Templates likewise (format "uri-template"),
 //   in gateway mode after they are namespaced (a template's {variables} are kept as the upstream wrote them).
 // What is left out is logged, a few lines per list with a count (docs/protocol.md "Hostile lists").
-import { CODES, ProtocolError } from '../protocol/errors';
-import type { JsonObject } from '../protocol/jsonrpc';
+import { CODES, ProtocolError } from '../../protocol/errors';
+import type { JsonObject } from '../../protocol/jsonrpc';
 import type { ListKind } from './catalogue';
 import { parseGatewayUri, toGatewayTemplate } from './uris';
-import { validUri, validUriTemplate } from '../kit/schema';
+import { validUri, validUriTemplate } from '../../kit/schema';
 
 /** Lines logged per list fetched, at most; the rest is a count. */
 const LOGGED = 5;

@@ -3,7 +3,7 @@
 // refuse a longer function name and with it the whole request: docs/protocol.md "Tool names"), and a
 // server's `tools` filter (its allow/deny globs: kit/globs.ts).
 import { createHash } from 'node:crypto';
-import { globMatches } from '../kit/globs';
+import { globMatches } from '../../kit/globs';
 
 const MAX = 64;
 const ALLOWED = /^[A-Za-z0-9_.-]{1,64}$/;

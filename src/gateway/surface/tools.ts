@@ -2,13 +2,13 @@
 // "Profiles", "MCP Apps", "Artifacts"): its profile's view (the default endpoint's, or a profile's), the
 // pass-through servers' tools as the client's extensions have them, the gateway's own tools, and every
 // handle's large results made artifacts.
-import type { JsonObject } from '../protocol/jsonrpc';
-import type { CallContext, ToolHandle } from '../server/provider';
+import type { JsonObject } from '../../protocol/jsonrpc';
+import type { CallContext, ToolHandle } from '../../server/provider';
 import { AppUris, listedTools } from './apps';
 import type { Artifacts, StructuredForm } from './artifacts';
-import { extensionSet } from './capabilities';
-import type { GatewayParts } from './compose';
-import { toolHandle } from './tools';
+import { extensionSet } from '../call/capabilities';
+import type { GatewayParts } from '../compose';
+import { toolHandle } from '../tools';
 
 export class ToolSurface {
   constructor(

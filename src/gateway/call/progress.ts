@@ -2,8 +2,8 @@
 // upstream by one of mcpx's own, unique on the connection, and restored on the way back; only for a call
 // in flight, never backwards (CallContext.progress), nothing after total, at most one report per 20 ms
 // per token except the final one.
-import type { JsonObject } from '../protocol/jsonrpc';
-import type { CallContext } from '../server/provider';
+import type { JsonObject } from '../../protocol/jsonrpc';
+import type { CallContext } from '../../server/provider';
 
 /** Reports per token are passed on no more often than this, except the final one. */
 const PROGRESS_MIN_INTERVAL_MS = 20;

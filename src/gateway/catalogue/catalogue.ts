@@ -1,8 +1,8 @@
 // What each upstream offers, fetched lazily and kept until it says its list changed: tools, prompts,
 // resources and templates, per server.
-import type { JsonObject } from '../protocol/jsonrpc';
-import type { ExtensionSet } from '../upstream/instances';
-import type { Pool } from '../upstream/pool';
+import type { JsonObject } from '../../protocol/jsonrpc';
+import type { ExtensionSet } from '../../upstream/instances';
+import type { Pool } from '../../upstream/pool';
 
 export type ListKind = 'tools' | 'prompts' | 'resources' | 'resourceTemplates';
 
@@ -33,7 +33,7 @@ export class Catalogue {
 
   constructor(
     private readonly pool: Pool,
-    /** What passes of a list as it is fetched (gateway/screen.ts); all of it when none is given. */
+    /** What passes of a list as it is fetched (gateway/catalogue/screen.ts); all of it when none is given. */
     private readonly screen: (server: string, kind: ListKind, items: JsonObject[]) => JsonObject[] = (_s, _k, i) => i,
   ) {}
 

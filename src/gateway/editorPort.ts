@@ -13,13 +13,13 @@ import type { SecretStore } from '../upstream/auth/store';
 import type { UpstreamStatus } from '../upstream/pool';
 import type { ActivityHistory } from './activity/log';
 import type { ActivityFeed } from './activity/record';
-import type { Question } from './broker';
+import type { Question } from './inbox/broker';
 import type { GatewayEvent } from './events';
 import type { RunView } from './exec/runs';
 import type { Approver, Grant } from './permissions/approval';
 import type { PinReview, PinView } from './pins/pins';
 import type { ProfileSummary } from './profiles/profiles';
-import type { WatchRow } from './watches';
+import type { WatchRow } from './inbox/watches';
 
 export type { ActivityFilter, ActivityRecord } from './activity/record';
 export type {
@@ -39,7 +39,7 @@ export type {
   UpstreamStatus,
   WatchRow,
 };
-export type { PersonPort } from './questions';
+export type { PersonPort } from './inbox/questions';
 
 /** A list a server offers, as the server itself lists it. */
 export type ServerListKind = 'tools' | 'prompts' | 'resources';

@@ -3,21 +3,21 @@
 // message — is matched to the calls there (docs/questions.md "Correlation, and the race that remains").
 // Progress comes back under a token of mcpx's own, trace context goes upstream unchanged, and the
 // upstream logs at the caller's level.
-import { Abort, listen } from '../wire/abort';
-import type { Settings } from '../config/settings';
-import { CODES, ProtocolError } from '../protocol/errors';
-import { type JsonObject, isObject } from '../protocol/jsonrpc';
-import { type LogLevel, askedTimeoutMs, atLeastLevel, isLogLevel } from '../protocol/meta';
-import { declares } from '../protocol/questions';
-import { codecFor } from '../protocol/eras';
-import type { CallContext } from '../server/provider';
-import { type Pool, entryKey } from '../upstream/pool';
+import { Abort, listen } from '../../wire/abort';
+import type { Settings } from '../../config/settings';
+import { CODES, ProtocolError } from '../../protocol/errors';
+import { type JsonObject, isObject } from '../../protocol/jsonrpc';
+import { type LogLevel, askedTimeoutMs, atLeastLevel, isLogLevel } from '../../protocol/meta';
+import { declares } from '../../protocol/questions';
+import { codecFor } from '../../protocol/eras';
+import type { CallContext } from '../../server/provider';
+import { type Pool, entryKey } from '../../upstream/pool';
 import { extensionSet, narrowed } from './capabilities';
-import { RunContext } from './exec/runs';
-import type { Asked } from './questions';
-import { ProgressRelay, type Report } from './relay';
-import type { ClientSignIns } from './signInClient';
-import { SignInRequired } from '../upstream/auth/errors';
+import { RunContext } from '../exec/runs';
+import type { Asked } from '../inbox/questions';
+import { ProgressRelay, type Report } from './progress';
+import type { ClientSignIns } from './signIn';
+import { SignInRequired } from '../../upstream/auth/errors';
 
 /** Trace context passed upstream unchanged (docs/gateway.md "Pass-through"). */
 const TRACE_KEYS = ['traceparent', 'tracestate', 'baggage'];

@@ -4,9 +4,9 @@
 // ui://mcpx/<server>/<the rest> — in the tool's metadata, in resources/list and in the read's contents alike,
 // so each reaches its own server. A URI only one server's tools name stays as the upstream wrote it, and a
 // bare read of it goes to that server.
-import { UI_SCHEME, appResourceUri, declaresUi, modelVisible, withAppUri } from '../protocol/extensions';
-import type { JsonObject } from '../protocol/jsonrpc';
-import type { PassthroughTool } from './toolIndex';
+import { UI_SCHEME, appResourceUri, declaresUi, modelVisible, withAppUri } from '../../protocol/extensions';
+import type { JsonObject } from '../../protocol/jsonrpc';
+import type { PassthroughTool } from './passthroughTools';
 
 const QUALIFIED = `${UI_SCHEME}mcpx/`;
 

@@ -1,7 +1,7 @@
 // Resource subscriptions, counted per upstream URI across every client (docs/protocol.md "Resource subscriptions"): the first
 // watcher subscribes upstream, the last one unsubscribes; an upstream holding subscriptions is not
 // reaped, and one that restarts while wanted is subscribed again.
-import type { JsonObject } from '../protocol/jsonrpc';
+import type { JsonObject } from '../../protocol/jsonrpc';
 
 export interface Watch {
   server: string;

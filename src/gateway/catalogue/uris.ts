@@ -1,5 +1,5 @@
-import { type JsonObject, isObject } from '../protocol/jsonrpc';
-import { wildcard } from '../kit/globs';
+import { type JsonObject, isObject } from '../../protocol/jsonrpc';
+import { wildcard } from '../../kit/globs';
 
 // Resource URIs through the gateway: mcpx://<server>/<upstream uri>, percent-encoded where a path may
 // not carry a character, so a client can read them back. An upstream URI that is an absolute path

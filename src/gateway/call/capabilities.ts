@@ -1,10 +1,10 @@
 // What mcpx declares to its upstreams as a client: the questions it can answer itself, and — for a
 // pass-through server — a calling client's own declarations narrowed to those.
-import { canonicalDigest } from '../kit/canonical';
-import { carriedExtensions } from '../protocol/extensions';
-import type { JsonObject } from '../protocol/jsonrpc';
-import type { CallContext } from '../server/provider';
-import type { ExtensionSet } from '../upstream/instances';
+import { canonicalDigest } from '../../kit/canonical';
+import { carriedExtensions } from '../../protocol/extensions';
+import type { JsonObject } from '../../protocol/jsonrpc';
+import type { CallContext } from '../../server/provider';
+import type { ExtensionSet } from '../../upstream/instances';
 
 /** What mcpx itself can answer when an upstream asks; declared to upstreams (2025-11-25 client/roots,
  *  client/elicitation, client/sampling; docs/questions.md "Who answers"): roots always; elicitation and

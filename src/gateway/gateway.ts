@@ -7,7 +7,6 @@ import { ALLOW_ALL, type Permissions } from '../config/permissions';
 import type { Settings } from '../config/settings';
 import { CODES, McpxError, ProtocolError, invalidParams, isTypedError, resourceNotFound } from '../protocol/errors';
 import type { ParamsOf } from '../protocol/methods';
-import { codecOfEra } from '../protocol/eras';
 import { APP_HOST_CAPABILITIES, UI_EXTENSION } from '../protocol/extensions';
 import type { JsonObject } from '../protocol/jsonrpc';
 import type {
@@ -174,12 +173,13 @@ export class Gateway implements Provider, GatewayFacade {
    *  roots.listChanged). A 2026-07-28 upstream asks again on its next request: there is nothing to tell. */
   setRoots(roots: Array<{ uri: string; name?: string }>): void {
     this.config.roots.splice(0, this.config.roots.length, ...roots);
-    for (const c of this.p.pool.runningClients()) {
-      if (codecOfEra(c.era).client.rootsListChanged)
-        void c
-          .notify('notifications/roots/list_changed')
-          .catch((e: Error) => this.p.log(`[${c.name}] roots/list_changed: ${e.message}`));
-    }
+    for (const c of this.p.pool.runningClients())
+      c.codec.client.rootsChanged(
+        () =>
+          void c
+            .notify('notifications/roots/list_changed')
+            .catch((e: Error) => this.p.log(`[${c.name}] roots/list_changed: ${e.message}`)),
+      );
   }
 
   // ---- tools ---------------------------------------------------------------------------------

@@ -61,8 +61,9 @@ export interface Outcome {
   text?: Json;
   /** The revision the response was spelled for (picks the HTTP status). */
   rev: Revision;
-  /** Set when a legacy initialize succeeded (HTTP mints a session on it). */
-  initialized?: boolean;
+  /** Set when the request opens a session where its era has them (a legacy initialize: HTTP mints one
+   *  when it succeeded). */
+  session?: boolean;
 }
 
 export class ServerCall implements CallContext {
@@ -135,6 +136,9 @@ export class ServerCall implements CallContext {
   get clientVersion(): string | undefined {
     const v = isObject(this.clientInfo) ? this.clientInfo.version : undefined;
     return typeof v === 'string' ? v : undefined;
+  }
+  get mayDriveTask(): boolean {
+    return this.codec.tasks.mayDrive(this.wantsTask === true);
   }
   get taskId(): string | undefined {
     return this.background?.taskId;

@@ -53,6 +53,9 @@ export interface CallContext {
    *  request, or asked for one (2025-11-25 `task`). An upstream that supports tasks is then asked for one
    *  too, so the work is not held in mcpx's memory alone (docs/protocol.md "Tasks"). */
   readonly wantsTask?: boolean;
+  /** An upstream's task may be driven to its end by mcpx for this caller: it would take a task, or its
+   *  era cannot be handed a server-directed one (the codec's `tasks.mayDrive`; docs/protocol.md "Tasks"). */
+  readonly mayDriveTask?: boolean;
   /** The task this call runs as, once it is one (the activity record names it). */
   readonly taskId?: string;
   /** The upstream made this call a task: the client's call becomes one too, where it can (a 2026-07-28

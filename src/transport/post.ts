@@ -5,7 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { CODES, ProtocolError, httpStatus, invalidRequest } from '../protocol/errors';
-import { codecFor } from '../protocol/eras';
+import { negotiatedAtInitialize, statedPerRequest } from '../protocol/eras';
 import { RefusedMessage, type Request, classify, isObject, parseJson } from '../protocol/jsonrpc';
 import { META } from '../protocol/meta';
 import { methodOf } from '../protocol/methods';
@@ -53,8 +53,8 @@ export async function post(
   // such a revision, or when its body names a per-request version other than a revision negotiated at
   // initialize, whatever its headers say: its errors (-32020, -32022) are that era's.
   const bv = bodyVersion(value);
-  const statedInHeader = hv !== undefined && isRevision(hv) && codecFor(hv).handshake === 'discover';
-  const statedInBody = bv !== undefined && !(isRevision(bv) && codecFor(bv).handshake === 'initialize');
+  const statedInHeader = statedPerRequest(hv);
+  const statedInBody = bv !== undefined && !negotiatedAtInitialize(bv);
   if (statedInHeader || statedInBody) return postPerRequest(ctx, req, res, value, hv, profile);
   return postInSession(ctx, req, res, value, hv, profile);
 }

@@ -199,7 +199,7 @@ async function exchange(
     // An HTTP session's GET stream (what the server sends unasked; where the era has one) opens after the
     // first request is answered, not at connect: a reconnection of a polled POST stream is then the only
     // GET in flight.
-    if (conn.codec.http.pushStream && conn.transport instanceof HttpUpstream) conn.transport.openStream();
+    conn.codec.client.answered(() => conn.transport instanceof HttpUpstream && conn.transport.openStream());
   }
 }
 
@@ -263,7 +263,7 @@ async function inputResponses(
 /** The level an upstream logs at, where the era sets it by logging/setLevel: lowered when a call wants
  *  more, never raised again (each host still gets only what it asked for). */
 async function ensureLevel(conn: UpstreamConnection, level: LogLevel): Promise<void> {
-  if (conn.codec.client.logLevel !== 'set-level' || !('logging' in conn.negotiated.capabilities)) return;
+  if (!conn.codec.client.setsLevel(conn.negotiated.capabilities)) return;
   if (conn.level && atLeastLevel(level, conn.level)) return;
   conn.level = level;
   await call(conn, 'logging/setLevel', { level }).catch((e: Error) =>

@@ -2,6 +2,7 @@
 // with one call over it (upstream/call.ts: clock, cancellation, input_required rounds, a task driven by
 // upstream/tasks.ts) and a whole list. The gateway's one handle on an upstream.
 import type { JsonObject } from '../protocol/jsonrpc';
+import { followsByListen } from '../protocol/eras';
 import { hasField } from '../protocol/revisions';
 import { type RequestOptions, call, listAll } from './call';
 import { UpstreamConnection } from './connection';
@@ -21,6 +22,12 @@ export class UpstreamClient extends UpstreamConnection {
   completions(): 'declared' | 'undeclarable' | 'undeclared' {
     if ('completions' in this.negotiated.capabilities) return 'declared';
     return hasField('ServerCapabilities', 'completions', this.negotiated.revision) ? 'undeclared' : 'undeclarable';
+  }
+
+  /** Whether its changes are followed on a listen stream mcpx opens (2026-07-28), not by
+   *  resources/subscribe and pushed notifications: its era says. */
+  get followsByListen(): boolean {
+    return followsByListen(this.codec);
   }
 
   /** A whole list, page by page (docs/protocol.md "Pagination"). */

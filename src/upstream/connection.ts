@@ -208,7 +208,7 @@ export class UpstreamConnection {
   /** A request from the upstream. 2026-07-28 servers send none: not answered while that revision is
    *  held strictly (docs/protocol.md "A request from a 2026-07-28 upstream"; 2026-07-28 basic/transports/stdio). */
   private async answer(req: Request, ask: Answerer = this.hooks.onRequest): Promise<void> {
-    if (!this.codec.client.peerRequests && this.policy.strict(this.negotiated.revision)) {
+    if (this.codec.client.ignoresRequests(this.policy.strict(this.negotiated.revision))) {
       const rev = this.negotiated.revision;
       this.hooks.log(`[${this.name}] a ${rev} server sent a request (${req.method}); not answered (${rev} is strict)`);
       return;
@@ -263,7 +263,7 @@ export class UpstreamConnection {
   /** An HTTP upstream's tools, where its era honours x-mcp-header: one whose annotations break the rules
    *  is left out (with a warning); the others' annotations are remembered for their calls. */
   screenTools(tools: JsonObject[]): JsonObject[] {
-    if (!this.codec.client.paramHeaders || this.transport.kind !== 'http') return tools;
+    if (!this.codec.client.paramHeaders(this.transport.kind)) return tools;
     return tools.filter((t) => {
       const r = headerParams(t.inputSchema);
       if ('reason' in r) {
@@ -279,7 +279,7 @@ export class UpstreamConnection {
    *  closed stream is the cancellation (2026-07-28 HTTP). */
   cancelNotice(flight: Flight, reason: string): void {
     if (flight.id === undefined) return;
-    if (this.codec.cancellation(this.transport.kind === 'stdio' ? 'stdio' : 'http') === 'close-stream') return;
+    if (!this.codec.cancelsByNotice(this.transport.kind === 'stdio' ? 'stdio' : 'http')) return;
     void this.transport
       .notify({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: flight.id, reason } })
       .catch(() => undefined);

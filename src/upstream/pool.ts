@@ -6,7 +6,7 @@ import { redactText } from '../config/redact';
 import { type SandboxBlock, type SandboxSpec, parseSandboxSetting, sandboxOf } from '../config/sandbox';
 import type { ServerDef } from '../config/servers';
 import type { Settings } from '../config/settings';
-import { codecOfEra } from '../protocol/eras';
+import { extensionsPerConnection } from '../protocol/eras';
 import { CODES, ProtocolError } from '../protocol/errors';
 import type { JsonObject } from '../protocol/jsonrpc';
 import type { ClientHooks, RequestOptions, UpstreamClient } from './client';
@@ -95,7 +95,7 @@ export class Pool {
   /** Whether `def`'s upstream reads a client's extensions once per connection (or may: its era unknown). */
   private perConnection(def: ServerDef): boolean {
     const r = this.o.eras.get(def);
-    return !r || codecOfEra(r.era).client.extensions === 'per-connection';
+    return !r || extensionsPerConnection(r.era);
   }
 
   private entry(def: ServerDef, identity: string, ext?: ExtensionSet): Entry {

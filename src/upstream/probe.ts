@@ -7,8 +7,8 @@ import { downgradeClientCapabilities } from '../protocol/downgrade';
 import { CODES, ProtocolError } from '../protocol/errors';
 import { type JsonObject, isObject } from '../protocol/jsonrpc';
 import { META } from '../protocol/meta';
-import { type EraCodec, PROBE_ORDER, codecFor, codecOfEra } from '../protocol/eras';
-import { LATEST_LEGACY, MODERN, type Revision, VERSION_HEADER, inSpan, isRevision } from '../protocol/revisions';
+import { type EraCodec, PROBE_ORDER, codecFor, codecOfEra, negotiatedAtInitialize } from '../protocol/eras';
+import { LATEST_LEGACY, MODERN, type Revision, VERSION_HEADER, inSpan } from '../protocol/revisions';
 import type { Authorizer } from './auth/authorizer';
 import { SignInRequired } from './auth/errors';
 import { type ClientHooks, UpstreamClient, UpstreamError } from './client';
@@ -65,8 +65,6 @@ type Attempt = { kind: 'ok'; client: UpstreamClient } | { kind: 'not-this-era'; 
 
 /** Statuses of a refused Streamable HTTP initialize that send the client on to HTTP+SSE (2025-11-25 and
  *  2026-07-28 transports; 401/403 no longer do — docs/protocol.md "Era detection and the HTTP+SSE fallback"). */
-const SSE_FALLBACK = new Set([400, 404, 405]);
-
 /** A signal that aborts after `ms`, its reason naming the setting: an upstream that never answers the
  *  handshake is reported as "no answer within 500 ms (pool.startTimeout)", not as an aborted operation. */
 function timeout(ms: number, setting: string): AbortSignal {
@@ -121,11 +119,10 @@ async function probeEras(
         : await openTransport(o.def, via, o.hooks.log, boundsOf(o), o.envNames, o.auth, o.sandbox);
     opened(transport);
     // HTTP+SSE has no server/discover: a legacy transport, initialize only.
-    const a =
-      codec.handshake === 'discover' && via !== 'sse' ? await tryModern(o, transport) : await tryLegacy(o, transport);
+    const a = await (via === 'sse' ? tryLegacy : HANDSHAKES[codec.handshake])(o, transport);
     if (a.kind === 'ok') return remember(o, a.client, cached);
     why.push(a.why);
-    if (codec.handshake === 'initialize' && via === 'http' && a.status !== undefined && SSE_FALLBACK.has(a.status)) {
+    if (via === 'http' && codec.client.sseFallback(a.status)) {
       // Streamable HTTP refused initialize with a status that is not a modern error: the deprecated
       // HTTP+SSE transport is the last resort (2026-07-28 streamable-http "Backward Compatibility").
       await transport.close();
@@ -146,6 +143,20 @@ async function probeEras(
   o.eras.forget(o.def);
   throw new ProtocolError(CODES.InternalError, `upstream ${o.def.name} could not be connected: ${why.join('; ')}`);
 }
+
+/** Each era's handshake: server/discover, or initialize (the codec's `handshake`). */
+const HANDSHAKES: Record<EraCodec['handshake'], (o: ConnectOptions, t: UpstreamTransport) => Promise<Attempt>> = {
+  discover: (o, t) => tryModern(o, t),
+  initialize: (o, t) => tryLegacy(o, t),
+};
+
+/** What the era cache knows of an upstream told its revision rather than probed (the conformance suite
+ *  names it): its era, transport and revision. */
+export const toldEra = (revision: Revision, transport: EraRecord['transport']): EraRecord => ({
+  era: codecFor(revision).era,
+  transport,
+  revision,
+});
 
 function remember(o: ConnectOptions, client: UpstreamClient, cached?: EraRecord): UpstreamClient {
   if (client.transport instanceof HttpUpstream) client.transport.connected = true;
@@ -170,10 +181,7 @@ async function tryModern(o: ConnectOptions, t: UpstreamTransport, retried = fals
         isObject(res.error.data) && Array.isArray(res.error.data.supported)
           ? (res.error.data.supported as unknown[])
           : [];
-      if (
-        res.error.code === CODES.UnsupportedProtocolVersion &&
-        supported.some((v) => isRevision(v) && codecFor(v).handshake === 'initialize')
-      ) {
+      if (res.error.code === CODES.UnsupportedProtocolVersion && supported.some(negotiatedAtInitialize)) {
         return { kind: 'not-this-era', why: `server/discover: it supports ${JSON.stringify(supported)}` };
       }
       // It lists 2026-07-28 after all: retry once with a version from its list (versioning page SHOULD).
@@ -238,7 +246,7 @@ async function tryLegacy(o: ConnectOptions, t: UpstreamTransport): Promise<Attem
     const r = res.result;
     const v = r.protocolVersion;
     // initialize settles only a revision that initialize negotiates (legacy); anything else is not spoken.
-    if (!isRevision(v) || codecFor(v).handshake !== 'initialize') {
+    if (!negotiatedAtInitialize(v)) {
       await t.close();
       throw new ProtocolError(
         CODES.InternalError,

@@ -8,8 +8,7 @@ import type { Settings } from '../../config/settings';
 import { CODES, ProtocolError } from '../../protocol/errors';
 import { type JsonObject, isObject } from '../../protocol/jsonrpc';
 import { type LogLevel, askedTimeoutMs, atLeastLevel, isLogLevel } from '../../protocol/meta';
-import { declares } from '../../protocol/questions';
-import { codecFor } from '../../protocol/eras';
+import { callerDeclares } from '../../protocol/questions';
 import type { CallContext } from '../../server/provider';
 import { type Pool, entryKey } from '../../upstream/pool';
 import { extensionSet, narrowed } from './capabilities';
@@ -140,7 +139,7 @@ export class Calls {
             ? {
                 support: taskSupport,
                 wanted: ctx.wantsTask === true,
-                mayDrive: ctx.wantsTask === true || codecFor(ctx.rev).tasks.directedBy === 'client',
+                mayDrive: ctx.mayDriveTask === true,
                 onCreated: () => ctx.becomeTask?.(),
               }
             : undefined,
@@ -220,7 +219,7 @@ export class Calls {
     const identity = all[0]!.ctx.identity;
     if (all.some((c) => c.ctx.identity !== identity))
       return { unowned: 'calls of several clients share the connection', ended };
-    const owner = all.find((c) => declares(c.ctx.clientCapabilities, method, params, c.ctx.rev)) ?? all[0]!;
+    const owner = all.find((c) => callerDeclares(c.ctx, method, params)) ?? all[0]!;
     // Past the call's bound the question is nobody's, and withdrawn before anyone is asked.
     if (!this.asked(owner, server))
       return { unowned: 'its call asked too many questions (proto.askRounds)', ended: owner.stop.signal };

@@ -6,10 +6,9 @@
 // for its loopback redirect, and tells the client notifications/elicitation/complete where its revision
 // has it. The sign-in is the server's, shared by every client, as one from the editor or `mcpx auth login`.
 import { randomUUID } from 'node:crypto';
-import { CODES, ProtocolError, mayEmit } from '../../protocol/errors';
+import { CODES, ProtocolError } from '../../protocol/errors';
 import type { JsonObject } from '../../protocol/jsonrpc';
-import { declares } from '../../protocol/questions';
-import { hasField } from '../../protocol/revisions';
+import { callerDeclares, hearsElicitationComplete, takesUrlRequired } from '../../protocol/questions';
 import type { CallContext } from '../../server/provider';
 import type { SignInPort } from '../../upstream/auth/authorizer';
 import { AuthError, type SignInRequired } from '../../upstream/auth/errors';
@@ -28,11 +27,7 @@ export class ClientSignIns {
   async through(server: string, ctx: CallContext, cause: SignInRequired): Promise<void> {
     const auth = this.d.authorizers.for(this.d.pool.def(server));
     const canWait = ctx.ask !== undefined;
-    if (
-      !auth ||
-      !declares(ctx.clientCapabilities, 'elicitation/create', URL_QUESTION, ctx.rev) ||
-      (!canWait && !mayEmit(CODES.UrlElicitationRequired, ctx.rev))
-    )
+    if (!auth || !callerDeclares(ctx, 'elicitation/create', URL_QUESTION) || (!canWait && !takesUrlRequired(ctx)))
       throw cause;
     const elicitationId = `mcpx-signin-${randomUUID()}`;
     let given!: (q: JsonObject) => void;
@@ -59,8 +54,7 @@ export class ClientSignIns {
     // auth.signInTimeout, for the client's retry.
     const signedIn = auth.signIn({ person, signal: canWait ? ctx.signal : undefined });
     const complete = () => {
-      if (hasField('ElicitParams', 'elicitationId', ctx.rev))
-        ctx.tell?.('notifications/elicitation/complete', { elicitationId });
+      if (hearsElicitationComplete(ctx)) ctx.tell?.('notifications/elicitation/complete', { elicitationId });
     };
     if (canWait) {
       await signedIn;

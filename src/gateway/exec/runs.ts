@@ -141,6 +141,9 @@ export class RunContext implements CallContext {
   get transport(): CallContext['transport'] {
     return this.caller.transport;
   }
+  get mayDriveTask(): boolean | undefined {
+    return this.caller.mayDriveTask;
+  }
   get taskId(): string | undefined {
     return this.caller.taskId;
   }

@@ -8,7 +8,6 @@
 import type { JsonObject, Notification } from '../../protocol/jsonrpc';
 import { isObject } from '../../protocol/jsonrpc';
 import type { UpstreamClient } from '../../upstream/client';
-import { codecOfEra } from '../../protocol/eras';
 
 // Streams are keyed by one upstream connection ("server" below): the caller's key for a (server, scope).
 export interface ListenHooks {
@@ -173,6 +172,4 @@ export class UpstreamListens {
 
 /** An upstream whose changes mcpx follows on a listen stream it opens (2026-07-28 subscriptions/listen), not
  *  by resources/subscribe and pushed notifications: its era's codec says. */
-export function listensTo(client: UpstreamClient): boolean {
-  return codecOfEra(client.era).client.subscriptions === 'listen';
-}
+export const listensTo = (client: UpstreamClient): boolean => client.followsByListen;

@@ -4,8 +4,7 @@
 import { isTypedError } from '../../protocol/errors';
 import { type JsonObject, isObject } from '../../protocol/jsonrpc';
 import { META } from '../../protocol/meta';
-import { UnsayableQuestion, declares } from '../../protocol/questions';
-import { hasField } from '../../protocol/revisions';
+import { UnsayableQuestion, callerDeclares, hearsElicitationComplete } from '../../protocol/questions';
 import type { CallContext } from '../../server/provider';
 import { type Broker, answerProblem } from './broker';
 
@@ -45,7 +44,7 @@ export class UrlQuestions {
     const key = `${conn}\u0000${elicitationId}`;
     const e = this.byKey.get(key);
     this.byKey.delete(key);
-    if (e && Date.now() - e.at <= this.ttlMs() && hasField('ElicitParams', 'elicitationId', e.to.rev))
+    if (e && Date.now() - e.at <= this.ttlMs() && hearsElicitationComplete(e.to))
       e.to.tell?.('notifications/elicitation/complete', { elicitationId });
   }
 }
@@ -86,7 +85,7 @@ export async function routeQuestion(a: Answerers, q: Asked): Promise<JsonObject>
     method === 'elicitation/create' && typeof params.message === 'string'
       ? { ...params, message: `${server} (via mcpx) asks: ${params.message}` }
       : params;
-  if (owner?.ask && a.native && declares(owner.clientCapabilities, method, params, owner.rev)) {
+  if (owner?.ask && a.native && callerDeclares(owner, method, params)) {
     let prompt = asked;
     for (;;) {
       let answer: JsonObject;

@@ -5,7 +5,7 @@
 // (permissions.askTimeout). The same question reaches the call's own client instead where a rule says
 // `askVia: "client"` (clientApprover).
 import { type JsonObject, isObject } from '../../protocol/jsonrpc';
-import { declares } from '../../protocol/questions';
+import { callerDeclares } from '../../protocol/questions';
 import type { CallContext } from '../../server/provider';
 import { APPROVAL_METHOD, type Broker } from '../inbox/broker';
 import { APPROVAL_VERBS, type ApprovalAnswer, type ApprovalRequest, type Approver } from './approval';
@@ -70,8 +70,7 @@ const FORM: JsonObject = {
  *  the client cannot be asked: the host's Approver is asked instead. */
 export function clientApprover(ctx: CallContext): Approver | undefined {
   const ask = ctx.ask;
-  if (!ask || !declares(ctx.clientCapabilities, 'elicitation/create', { requestedSchema: FORM }, ctx.rev))
-    return undefined;
+  if (!ask || !callerDeclares(ctx, 'elicitation/create', { requestedSchema: FORM })) return undefined;
   return {
     async ask(request, signal) {
       const p = approvalParams(request);

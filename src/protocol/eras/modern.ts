@@ -42,7 +42,7 @@ const shape = (t: TaskView): JsonObject => ({
  *  notifications/tasks answer exactly this): the result inlined, spelled for `rev` (a stored result is
  *  handed out more than once: a copy); the error as the wire would carry it; the open questions, never a
  *  kind the client did not declare (2026-07-28 mrtr: MUST). */
-export function detailed(t: TaskView, caps: JsonObject, rev: Revision): JsonObject {
+function detailed(t: TaskView, caps: JsonObject, rev: Revision): JsonObject {
   const out = shape(t);
   if (t.status === 'completed' && t.result) out.result = downgradeResult('tools/call', t.result, rev);
   if (t.status === 'failed') out.error = toWireError(t.error, rev) as unknown as JsonObject;

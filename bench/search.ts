@@ -5,9 +5,12 @@
 //   download) plus servers of test/fixtures/search/tools.json up to 10 — in pass-through (every tool
 //   listed), aggregated (the gateway's own tools) and search mode (mcpx_search, mcpx_call and
 //   mcpx_describe only): bytes of the result's JSON and tokens estimated as bytes / 4;
-// - over the 10 × 30 fixture tools: mcpx_search latency p50/p99 (each of the 30 questions ROUNDS times,
-//   through the tool's handle, lists cached as every client finds them) and hit@1 / hit@5 on the 30
-//   questions of test/fixtures/search/questions.json.
+// - quality: hit@1 / hit@5 of the evaluation queries (test/fixtures/search/real/queries.json, each half)
+//   over the 18 real servers' tools (real/servers.json), and of the 30 questions of
+//   test/fixtures/search/questions.json over the 10 × 30 fixture tools;
+// - latency over 1,023 tools (the real servers' 123 and the fixture servers' 300 three times over):
+//   mcpx_search p50/p99, every query of both sets ROUNDS times, through the tool's handle, lists cached
+//   as every client finds them.
 // run.ts calls searchBench() and writes its section into docs/performance.md.
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -17,12 +20,13 @@ import { Settings } from '../src/config/settings';
 import { Gateway } from '../src/gateway/gateway';
 import type { JsonObject } from '../src/protocol/jsonrpc';
 import { editorContext } from '../src/vscode/editorCall';
-import { catalog } from '../test/fixtures/search/data';
+import { catalog, evalQueries, realServers } from '../test/fixtures/search/data';
+import { type HalfFigures, evaluate, ratio } from '../test/fixtures/search/evaluate';
 import { runAlone } from './lib';
 
 const root = join(__dirname, '..', '..');
 const catalogJs = join(root, 'build', 'test', 'fixtures', 'search', 'catalog.js');
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 20);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 10);
 const SERVERS = 10;
 
 /** The reference servers, as test/gateway-thirdparty.test.ts starts them, where installed. */
@@ -42,7 +46,11 @@ function referenceServers(): Record<string, { command: string; args: string[] }>
   return out;
 }
 
-const fixtureServer = (name: string) => ({ command: process.execPath, args: [catalogJs, '--server', name] });
+const fixtureServer = (name: string, ...more: string[]) => ({
+  command: process.execPath,
+  args: [catalogJs, '--server', name, ...more],
+});
+const realServer = (name: string) => ({ command: process.execPath, args: [catalogJs, '--real', name] });
 
 async function withGateway<T>(
   servers: Record<string, unknown>,
@@ -75,11 +83,28 @@ interface Listing {
 interface SearchFigures {
   servers: string[];
   listings: Listing[];
+  /** Tools indexed where latency was measured, and the searches timed. */
+  tools: number;
+  searches: number;
+  /** Mean CPU time of one search (the process's user and system time over them all): what the machine's
+   *  load does not inflate as it does the wall-clock percentiles. */
+  cpu: number;
   p50: number;
   p99: number;
-  hit1: number;
-  hit5: number;
-  questions: number;
+  real: Record<'tune' | 'held', HalfFigures>;
+  fixture: HalfFigures;
+}
+
+type Ask = (query: string, limit?: number) => Promise<string[]>;
+
+/** mcpx_search of a gateway, through the tool's handle: `server/tool`s, best first. */
+async function asker(g: Gateway): Promise<Ask> {
+  const ctx = editorContext();
+  const h = (await g.resolveTool('mcpx_search', ctx))!;
+  return async (query, limit = 5) =>
+    (
+      (await h.call({ query, limit }, ctx)).structuredContent as { tools: Array<{ server: string; name: string }> }
+    ).tools.map((t) => `${t.server}/${t.name}`);
 }
 
 const pct = (xs: number[], p: number) =>
@@ -110,46 +135,59 @@ export async function searchBench(): Promise<SearchFigures> {
     bytes: bytes(search),
   });
 
-  // Latency and quality over the 10 × 30 fixture tools.
-  const questions = (
+  // Quality: the evaluation queries over the real servers; the 30 questions over the fixture servers.
+  const real = await withGateway(
+    Object.fromEntries(Object.keys(realServers()).map((s) => [s, realServer(s)])),
+    [],
+    async (g) => evaluate(evalQueries(), await asker(g)),
+  );
+  const fixtureQuestions = (
     JSON.parse(readFileSync(join(root, 'test', 'fixtures', 'search', 'questions.json'), 'utf8')) as {
       questions: Array<{ q: string; expect: string }>;
     }
-  ).questions;
-  const all = Object.fromEntries(Object.keys(catalog()).map((s) => [s, fixtureServer(s)]));
-  return withGateway(all, [], async (g) => {
-    const h = (await g.resolveTool('mcpx_search', ctx))!;
-    const ask = async (query: string, limit = 5) =>
-      ((await h.call({ query, limit }, ctx)).structuredContent as { tools: Array<{ server: string; name: string }> })
-        .tools;
-    let hit1 = 0;
-    let hit5 = 0;
-    for (const { q, expect } of questions) {
-      const found = (await ask(q)).map((t) => `${t.server}/${t.name}`);
-      if (found[0] === expect) hit1++;
-      if (found.includes(expect)) hit5++;
-    }
+  ).questions.map(({ q, expect }) => ({ q, expect: [expect], half: 'held' as const }));
+  const fixture = await withGateway(
+    Object.fromEntries(Object.keys(catalog()).map((s) => [s, fixtureServer(s)])),
+    [],
+    async (g) => (await evaluate(fixtureQuestions, await asker(g))).held,
+  );
+  // Latency over 1,000 tools: the real servers and the fixture servers three times over.
+  const many = {
+    ...Object.fromEntries(Object.keys(realServers()).map((s) => [s, realServer(s)])),
+    ...Object.fromEntries(Object.keys(catalog()).map((s) => [`${s}-x3`, fixtureServer(s, '--copies', '3')])),
+  };
+  const queries = [...evalQueries().map((x) => x.q), ...fixtureQuestions.map((x) => x.q)];
+  return withGateway(many, [], async (g) => {
+    const ask = await asker(g);
     const times: number[] = [];
+    const cpu0 = process.cpuUsage();
     for (let r = 0; r < ROUNDS; r++)
-      for (const { q } of questions) {
+      for (const q of queries) {
         const t = performance.now();
         await ask(q, 10);
         times.push(performance.now() - t);
       }
+    const cpu = process.cpuUsage(cpu0);
+    const tools =
+      Object.values(realServers()).reduce((n, s) => n + s.tools.length, 0) +
+      3 * Object.values(catalog()).reduce((n, s) => n + s.length, 0);
     return {
       servers: names,
       listings,
+      tools,
+      searches: times.length,
+      cpu: (cpu.user + cpu.system) / 1000 / times.length,
       p50: pct(times, 0.5),
       p99: pct(times, 0.99),
-      hit1,
-      hit5,
-      questions: questions.length,
+      real,
+      fixture,
     };
   });
 }
 
 export function searchReport(f: SearchFigures): string[] {
-  const n = f.questions;
+  const row = (what: string, h: HalfFigures) =>
+    `| ${what} | ${h.queries} | ${ratio(h.hit1, h.queries)} | ${ratio(h.hit5, h.queries)} |`;
   return [
     '### Tool search (bench/search.ts)',
     '',
@@ -159,14 +197,21 @@ export function searchReport(f: SearchFigures): string[] {
     '| --- | --- | --- | --- |',
     ...f.listings.map((l) => `| ${l.mode} | ${l.tools} | ${l.bytes} | ${Math.round(l.bytes / 4)} |`),
     '',
-    `mcpx_search over the 10 × 30 fixture tools, in process (the lists cached), ${ROUNDS} × ${n} questions, limit 10:`,
+    'Quality of mcpx_search, limit 5 (docs/gateway.md "Tool search"):',
+    '',
+    '| queries | answerable | hit@1 | hit@5 |',
+    '| --- | --- | --- | --- |',
+    row('test/fixtures/search/real/queries.json, held-out half (18 real servers, 123 tools)', f.real.held),
+    row('the same, tuning half', f.real.tune),
+    row('test/fixtures/search/questions.json (10 × 30 fixture tools)', f.fixture),
+    '',
+    `mcpx_search latency over ${f.tools} tools (the real servers, and the fixture servers' tools three times over), in process (the lists cached), ${f.searches} searches (every query of both sets ${ROUNDS} times), limit 10:`,
     '',
     '| what | figure |',
     '| --- | --- |',
     `| latency p50 | ${f.p50.toFixed(3)} ms |`,
     `| latency p99 | ${f.p99.toFixed(3)} ms |`,
-    `| hit@1 on the ${n} questions (test/fixtures/search/questions.json) | ${f.hit1}/${n} = ${(f.hit1 / n).toFixed(2)} |`,
-    `| hit@5 | ${f.hit5}/${n} = ${(f.hit5 / n).toFixed(2)} |`,
+    `| CPU time per search (mean) | ${f.cpu.toFixed(3)} ms |`,
   ];
 }
 

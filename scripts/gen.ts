@@ -1,6 +1,7 @@
 // npm run gen: rewrite the generated parts of docs/ and package.json.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { commandsTable, configurationContribution, fill, protocolTables, settingsTable } from './generated';
+import { relatedModule } from './related';
 
 const write = (path: string, f: (t: string) => string) => writeFileSync(path, f(readFileSync(path, 'utf8')));
 write('docs/protocol.md', (t) => fill(t, 'tables', protocolTables()));
@@ -17,3 +18,4 @@ write('docs/commands.md', (t) =>
     commandsTable(JSON.parse(readFileSync('package.json', 'utf8')) as { contributes: Record<string, unknown> }),
   ),
 );
+writeFileSync('src/gateway/search/relatedTable.ts', relatedModule('.'));

@@ -170,19 +170,33 @@ describe('Call Tool… through a real gateway (the fixture upstream)', () => {
     gw.g.config.permissions = undefined;
   });
 
-  test('from the palette: the server and the tool are picked; a row of the Upstreams view names both', async () => {
+  test("from the palette: the tool is picked with the gateway's tool search; a row of the Upstreams view names it", async () => {
     await start();
     const { d, ui, shown } = fakeDeps({
       host: fakeHost({ gateway: gw.g }),
-      answers: [{ pick: 'up' }, { pick: 'whoami' }],
+      answers: [
+        { type: 'play some relaxing music' },
+        { pick: 'No tool matches this well' },
+        { type: 'increment the counter' },
+        { pick: 'count' },
+      ],
     });
     await run('mcpx.callTool', d);
-    assert.deepEqual(
-      ui.asked.map((a) => a.title),
-      ['mcpx: pick a server', 'mcpx: a tool of up'],
-    );
-    assert.ok(ui.asked[1]!.labels!.includes('echo'));
-    assert.match(textOf(shown[0]!.result), /^up:\d+:/);
+    // Every offered tool first, then what the search finds as the person types: a task no tool fits is
+    // told so (picking that line does nothing), one that fits has its tool first.
+    assert.equal(ui.asked[0]!.title, 'mcpx: find a tool');
+    assert.ok(ui.asked[0]!.labels!.includes('echo') && ui.asked[0]!.labels!.includes('whoami'));
+    assert.deepEqual(ui.asked[1]!.labels, [
+      'No tool matches this well: try other words, or clear the box to see every tool.',
+    ]);
+    assert.equal(ui.asked[2]!.value, 'increment the counter');
+    assert.equal(ui.asked[2]!.labels![0], 'count');
+    assert.match(textOf(shown[0]!.result), /^\d+$/);
+    // The Tools row of a server: its tools only.
+    const tools = fakeDeps({ host: fakeHost({ gateway: gw.g }), answers: [{ pick: 'whoami' }] });
+    await run('mcpx.callTool', tools.d, { kind: 'tools', server: 'up' });
+    assert.equal(tools.ui.asked[0]!.title, 'mcpx: a tool of up');
+    assert.match(textOf(tools.shown[0]!.result), /^up:\d+:/);
     // The context menu of a tool row hands the command the row itself.
     const row = fakeDeps({ host: fakeHost({ gateway: gw.g }) });
     await run('mcpx.callTool', row.d, { kind: 'item', server: 'up', list: 'tools', item: { name: 'whoami' } });

@@ -219,6 +219,8 @@ describe('UpstreamListens: the listen stream mcpx keeps to a 2026-07-28 upstream
     const opened: unknown[] = [];
     const client = {
       era: 'modern',
+      // A 2026-07-28 upstream's changes are followed on a listen stream (its codec says).
+      followsByListen: true,
       isClosed: false,
       negotiated: { capabilities: { tools: { listChanged: true }, resources: { subscribe: true } } },
       async listen(

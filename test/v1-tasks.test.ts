@@ -340,7 +340,7 @@ describe('mcpx tasks', () => {
       assert.equal(unnamed.code, 2);
       assert.match(unnamed.stderr, /--identity NAME, --session ID or --all/);
       assert.equal((await run(['tasks', '--all', '--identity', 'alice', '--endpoint', bare])).code, 2);
-      assert.match((await run(['daemon', '--all'])).stderr, /--all: only mcpx tasks takes it/);
+      assert.match((await run(['daemon', '--all'])).stderr, /--all: only mcpx tasks, connect and disconnect take it/);
 
       // Cancel: not by bob (404), by alice once, then 409.
       const notBob = await run(['tasks', 'cancel', mine, '--identity', 'bob', '--endpoint', bare]);

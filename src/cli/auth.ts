@@ -8,6 +8,7 @@ import { defaultStateDir } from '../config/paths';
 import { Gateway } from '../gateway/gateway';
 import type { SignInPort } from '../upstream/auth/authorizer';
 import { FileSecretStore, loadGrant } from '../upstream/auth/store';
+import { describeSource } from '../upstream/auth/sources';
 import { type Args, SETTING_FLAGS, UsageError } from './args';
 import type { Command } from './command';
 import { configOf, reportIssues, settingsOf } from './config';
@@ -75,6 +76,11 @@ async function run(a: Args): Promise<void> {
 async function status(http: readonly ServerDef[], store: FileSecretStore): Promise<void> {
   if (!http.length) return out('no HTTP server that could sign in is configured');
   for (const s of http) {
+    // A workload's tokens are never stored (docs/gateway.md "Signing in to upstreams").
+    if (s.auth?.type === 'oauth' && s.auth.grant === 'jwt_bearer' && s.auth.assertion) {
+      out(`${s.name}	signs in by itself with the workload token from ${describeSource(s.auth.assertion)}`);
+      continue;
+    }
     const g = await loadGrant(store, s.name);
     const at = g?.issuer ? new URL(g.issuer).host : undefined;
     const line = !g?.access_token
@@ -85,7 +91,7 @@ async function status(http: readonly ServerDef[], store: FileSecretStore): Promi
           g.expires_at
             ? `, ${g.expires_at > Date.now() ? `expires in ${ago(g.expires_at - Date.now())}` : `expired ${ago(Date.now() - g.expires_at)} ago`}`
             : ''
-        }${g.refresh_token ? ', renews itself' : ''}`;
+        }${g.token_type === 'dpop' ? ', DPoP-bound' : ''}${g.refresh_token ? ', renews itself' : ''}`;
     out(`${s.name}\t${line}`);
   }
 }

@@ -39,6 +39,9 @@ function secretsOf(def: ServerDef): string[] {
   if (a)
     for (const k of ['token', 'password', 'value', 'clientSecret', 'privateKeyPem'])
       if (typeof a[k] === 'string') out.push(a[k]);
+  // The enterprise identity provider's client secret (auth.enterprise.clientSecret).
+  const idp = a?.enterprise as Record<string, unknown> | undefined;
+  if (typeof idp?.clientSecret === 'string') out.push(idp.clientSecret);
   // A header's whole value, and its credential alone (`Bearer <token>`): an agent may quote either.
   if ('headers' in def)
     for (const v of Object.values(def.headers)) out.push(v, ...(/^\S+ (\S+)$/.exec(v)?.slice(1) ?? []));

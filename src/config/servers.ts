@@ -4,6 +4,30 @@
 import { z } from 'zod';
 import { sandboxSchema } from './sandbox';
 
+/** Where an identity token comes from, read afresh for every grant (docs/gateway.md "Signing in to
+ *  upstreams"): a file (a Kubernetes projected token, rotated in place), an environment variable, or a
+ *  command's standard output (`gcloud auth print-identity-token`), started without a shell. */
+const tokenSource = z.union([
+  z.object({ file: z.string().min(1) }).strict(),
+  z.object({ env: z.string().min(1) }).strict(),
+  z.object({ command: z.string().min(1), args: z.array(z.string()).optional() }).strict(),
+]);
+
+/** The enterprise identity provider of the identity assertion grant (ID-JAG). */
+const enterprise = z
+  .object({
+    /** The IdP's issuer: its metadata names the token endpoint (and the authorization endpoint for sign-in). */
+    issuer: z.string().url(),
+    /** The IdP's token endpoint, where its metadata is not published. */
+    tokenEndpoint: z.string().url().optional(),
+    /** mcpx's client at the IdP. */
+    clientId: z.string().min(1),
+    clientSecret: z.string().min(1).optional(),
+    /** The person's ID token; absent: mcpx signs the person in at the IdP (OpenID Connect). */
+    idToken: tokenSource.optional(),
+  })
+  .strict();
+
 const auth = z.discriminatedUnion('type', [
   z.object({ type: z.literal('bearer'), token: z.string() }).strict(),
   z.object({ type: z.literal('basic'), username: z.string(), password: z.string() }).strict(),
@@ -25,9 +49,16 @@ const auth = z.discriminatedUnion('type', [
       redirectPort: z.number().int().min(0).max(65535).optional(),
       /** An https URL serving mcpx's client ID metadata document, used where the server supports them. */
       clientMetadataUrl: z.string().url().optional(),
-      grant: z.enum(['authorization_code', 'client_credentials']).optional(),
+      grant: z.enum(['authorization_code', 'client_credentials', 'jwt_bearer', 'enterprise']).optional(),
       privateKeyPem: z.string().optional(),
       signingAlgorithm: z.string().optional(),
+      /** DPoP-bound tokens (RFC 9449): true asks for them, false never; absent: where both the authorization
+       *  server and the MCP server offer them. */
+      dpop: z.boolean().optional(),
+      /** grant jwt_bearer: the workload's JWT (RFC 7523 §2.1). */
+      assertion: tokenSource.optional(),
+      /** grant enterprise: the identity provider that issues the ID-JAG. */
+      enterprise: enterprise.optional(),
     })
     .strict(),
 ]);
@@ -107,6 +138,24 @@ function issuesOf(prefix: string, e: z.ZodError): ConfigIssue[] {
   return e.issues.map((i) => ({ path: [prefix, ...i.path].join('.'), message: i.message.toLowerCase() }));
 }
 
+/** What a grant needs and only it may have: jwt_bearer its assertion, enterprise its identity provider and
+ *  the client pre-registered at the MCP server's authorization server (the IdP names that client in the
+ *  ID-JAG). */
+function oauthGrantIssues(a: Auth | undefined, at: string): ConfigIssue[] {
+  if (a?.type !== 'oauth') return [];
+  const out: ConfigIssue[] = [];
+  const needs = (field: keyof typeof a, grant: string) =>
+    out.push({ path: `${at}.${field}`, message: `grant ${grant} needs ${field}` });
+  const only = (field: keyof typeof a, grant: string) =>
+    out.push({ path: `${at}.${field}`, message: `${field} applies only to grant ${grant}` });
+  if (a.grant === 'jwt_bearer' && !a.assertion) needs('assertion', 'jwt_bearer');
+  if (a.grant !== 'jwt_bearer' && a.assertion) only('assertion', 'jwt_bearer');
+  if (a.grant === 'enterprise' && !a.enterprise) needs('enterprise', 'enterprise');
+  if (a.grant === 'enterprise' && !a.clientId) needs('clientId', 'enterprise');
+  if (a.grant !== 'enterprise' && a.enterprise) only('enterprise', 'enterprise');
+  return out;
+}
+
 /** Validate one server definition. `command` present means stdio; `url` means http. */
 export function parseServer(name: string, raw: unknown, prefix: string): { def?: ServerDef; issues: ConfigIssue[] } {
   const at = `${prefix}.${name}`;
@@ -121,6 +170,8 @@ export function parseServer(name: string, raw: unknown, prefix: string): { def?:
   if ((d.auth as Auth | undefined)?.type === 'oauth' && isStdio) {
     return { issues: [{ path: `${at}.auth.type`, message: 'oauth applies to an HTTP server (url), not a stdio one' }] };
   }
+  const grantIssues = oauthGrantIssues(d.auth as Auth | undefined, `${at}.auth`);
+  if (grantIssues.length) return { issues: grantIssues };
   const type = isStdio ? 'stdio' : d.type === 'sse' ? 'sse' : 'http';
   return { def: { ...(d as object), name, type } as ServerDef, issues: [] };
 }

@@ -170,9 +170,16 @@ const browser: SignInPort = {
   },
 };
 
+/** Where the scenario's tokens reach the client: the environment, as a person would point
+ *  `auth.assertion` or `auth.enterprise.idToken` at one (`{"env": NAME}`). */
+const WORKLOAD_JWT = 'MCPX_CONFORMANCE_WORKLOAD_JWT';
+const ID_TOKEN = 'MCPX_CONFORMANCE_ID_TOKEN';
+
 /** The scenario's client, as a person would configure it: pre-registered credentials from the context;
- *  the client credentials grant for the scenarios named for it; mcpx's metadata document URL the suite
- *  expects, used only where the server supports client ID metadata documents. */
+ *  the client credentials grant for the scenarios named for it; the JWT bearer grant with the workload's
+ *  JWT (SEP-1933) and the enterprise grant with the IdP's ID token (SEP-990) for theirs; mcpx's metadata
+ *  document URL the suite expects, used only where the server supports client ID metadata documents.
+ *  DPoP needs nothing: the servers of those scenarios offer it. */
 function oauthConfig(scenario: string, context: JsonObject): OAuthConfig {
   const str = (k: string) => (typeof context[k] === 'string' ? (context[k] as string) : undefined);
   const cfg: OAuthConfig = { clientMetadataUrl: 'https://conformance-test.local/client-metadata.json' };
@@ -185,6 +192,21 @@ function oauthConfig(scenario: string, context: JsonObject): OAuthConfig {
       cfg.signingAlgorithm = str('signing_algorithm');
       cfg.tokenEndpointAuthMethod = 'private_key_jwt';
     }
+  }
+  if (str('valid_jwt')) {
+    process.env[WORKLOAD_JWT] = str('valid_jwt');
+    cfg.grant = 'jwt_bearer';
+    cfg.assertion = { env: WORKLOAD_JWT };
+  }
+  if (str('idp_id_token') && str('idp_issuer') && str('idp_client_id')) {
+    process.env[ID_TOKEN] = str('idp_id_token');
+    cfg.grant = 'enterprise';
+    cfg.enterprise = {
+      issuer: str('idp_issuer')!,
+      tokenEndpoint: str('idp_token_endpoint'),
+      clientId: str('idp_client_id')!,
+      idToken: { env: ID_TOKEN },
+    };
   }
   return cfg;
 }

@@ -20,6 +20,7 @@ import type { Approver, Grant } from './permissions/approval';
 import type { PinReview, PinView } from './pins/pins';
 import type { ProfileSummary } from './profiles/profiles';
 import type { WatchRow } from './inbox/watches';
+import type { Found } from './search/find';
 
 export type { ActivityFilter, ActivityRecord } from './activity/record';
 export type {
@@ -30,6 +31,7 @@ export type {
   Question,
   PinReview,
   PinView,
+  Found,
   ProfileSummary,
   RunView,
   SecretStore,
@@ -60,6 +62,10 @@ export interface GatewayFacade {
 
   /** The gateway's surface, as any client sees it. */
   callTool(name: string, args: JsonObject, ctx: CallContext): Promise<JsonObject>;
+  /** Tool search over what the caller's endpoint offers (docs/gateway.md "Tool search"): with a query,
+   *  mcpx_search's ranking (no hits, `weak`, when none matches well); an empty one, every offered tool.
+   *  No call is made, so none is recorded. */
+  searchTools(query: string, o: { server?: string; limit: number }, ctx: CallContext): Promise<Found>;
   listResources(ctx: CallContext): Promise<JsonObject[]>;
   readResource(uri: string, ctx: CallContext): Promise<JsonObject>;
   listPrompts(ctx: CallContext): Promise<JsonObject[]>;

@@ -29,6 +29,7 @@ import type { Approver, Grant } from './permissions/approval';
 import type { PinKind } from './pins/store';
 import type { PinReview, PinView } from './pins/pins';
 import { type ProfileSummary, type Profiles, sameProfiles } from './profiles/profiles';
+import { type Found, findByQuery, offeredList } from './search/find';
 import { ToolApi } from './surface/httpApi';
 import { ToolSurface } from './surface/tools';
 import { ARTIFACT_PREFIX, Artifacts } from './surface/artifacts';
@@ -222,6 +223,15 @@ export class Gateway implements Provider, GatewayFacade {
       if (e instanceof McpxError && e.code === 'arguments.invalid') return toolError(e.message);
       throw e;
     }
+  }
+
+  /** Tool search for the editor's pickers (GatewayFacade): mcpx_search's, over the caller's endpoint. */
+  searchTools(query: string, o: { server?: string; limit: number }, ctx: CallContext): Promise<Found> {
+    const d = { catalogue: this.p.catalogue };
+    const offered = this.p.profiles.of(ctx);
+    return query.trim() === ''
+      ? offeredList(d, offered, ctx.identity, o.server)
+      : findByQuery(d, offered, ctx.identity, query, o);
   }
 
   // ---- permissions (src/gateway/permissions/; GatewayFacade) -----------------------------------

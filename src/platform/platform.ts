@@ -1,7 +1,7 @@
 // What differs between the systems mcpx runs on — Linux, macOS, Windows — as one small interface with
 // one implementation per system (linux.ts, darwin.ts, win32.ts), chosen once in index.ts: the rest of
 // mcpx asks `system`, never `process.platform` (docs/platforms.md).
-import type { ChildProcess, SpawnOptions } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 
 export type OsName = 'linux' | 'darwin' | 'win32';
 
@@ -79,9 +79,6 @@ export interface Platform {
   launcher(runtime: string, cli: string, comments: readonly string[]): Launcher;
   /** The names an `mcpx` command on the PATH may have, the launcher's first. */
   readonly commandNames: readonly string[];
-  /** A program mcpx runs itself by name, without a shell, for as long as it waits on it (an installer:
-   *  `npm`, `uv`): found through PATH — and PATHEXT on Windows, where `npm` is `npm.cmd`. */
-  spawnPlain(command: string, args: readonly string[], options: SpawnOptions): ChildProcess;
   /** How another program starts `command` with `args` without a shell (a batch file needs cmd.exe). */
   startable(command: string, args: readonly string[]): { command: string; args: string[] };
   /** How a person removes `file` in the system's shell. */

@@ -132,7 +132,6 @@ export const posixBase: Omit<Platform, 'os' | 'places' | 'sandbox' | 'openUrl'> 
   withoutCoreDumps,
   launcher,
   commandNames: ['mcpx'],
-  spawnPlain: (command, args, options) => spawn(command, [...args], options),
   startable: (command, args) => ({ command, args: [...args] }),
   removeHint,
   pathAdvice: 'e.g. export PATH="$HOME/.local/bin:$PATH" in ~/.profile',

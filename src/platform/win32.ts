@@ -3,7 +3,6 @@
 // console's close is a stop), no sandbox mcpx can drive, the launcher as a .cmd file.
 import { mkdirSync } from 'node:fs';
 import { win32 as path } from 'node:path';
-import crossSpawn from 'cross-spawn';
 import { protectDir } from './acl';
 import { getEnv } from './env';
 import type { Platform } from './platform';
@@ -104,7 +103,6 @@ export const win32: Platform = {
   commandNames: ['mcpx.cmd', 'mcpx.bat', 'mcpx.exe'],
   // A batch file runs only through cmd.exe (Node and most hosts refuse to start one directly); /d skips
   // AutoRun, whose output would corrupt a stdio server's stream.
-  spawnPlain: (command, args, options) => crossSpawn(command, [...args], { ...options, windowsHide: true }),
   startable: (command, args) =>
     /\.(cmd|bat)$/i.test(command)
       ? { command: 'cmd', args: ['/d', '/c', command, ...args] }

@@ -24,8 +24,7 @@ import {
 } from './transport';
 import { signalOf } from '../wire/abort';
 import type { Authorizer } from './auth/authorizer';
-import { bearerChallenge } from './auth/challenge';
-import { AuthError } from './auth/errors';
+import { retries } from './auth/refusal';
 
 /** The session ended (legacy 404 on a session): the client initializes again. */
 export class SessionExpired extends Error {
@@ -93,13 +92,13 @@ export class HttpUpstream implements UpstreamTransport {
   private async post(body: unknown, opts: SendOptions = {}): Promise<globalThis.Response> {
     const signal = opts.signal ? AbortSignal.any([signalOf(opts.signal), this.ctl.signal]) : this.ctl.signal;
     let res: globalThis.Response;
-    const tries = { renewed: 0, stepUps: 0 };
+    const tries = retries();
     for (;;) {
-      const authorization = await this.opts.auth?.header();
+      const authorization = (await this.opts.auth?.headers('POST', this.opts.url)) ?? {};
       try {
         res = await fetch(this.opts.url, {
           method: 'POST',
-          headers: this.headers({ ...opts.headers, ...(authorization ? { Authorization: authorization } : {}) }),
+          headers: this.headers({ ...opts.headers, ...authorization }),
           body: JSON.stringify(body),
           signal,
         });
@@ -109,7 +108,7 @@ export class HttpUpstream implements UpstreamTransport {
           `upstream ${this.name} at ${redactUrl(this.opts.url)} could not be reached: ${(e as Error).cause ?? (e as Error).message}`,
         );
       }
-      if (!(await this.authorized(res, authorization, tries, signal))) break;
+      if (!(await this.opts.auth?.retry(res, authorization, tries, { interactive: this.connected, signal }))) break;
     }
     const sid = res.headers.get('mcp-session-id');
     if (sid) this.sessionId = sid;
@@ -121,35 +120,8 @@ export class HttpUpstream implements UpstreamTransport {
     return res;
   }
 
-  /** Whether a refused request should be sent again: a 401 (renewed, or SignInRequired thrown) or a 403
-   *  for insufficient scope (stepped up) with an authorizer (2025-11-25 basic/authorization "Error
-   *  Handling"). Once renewed, a 401 again is final. */
-  private async authorized(
-    res: globalThis.Response,
-    sent: string | undefined,
-    tries: { renewed: number; stepUps: number },
-    signal: AbortSignal,
-  ): Promise<boolean> {
-    const auth = this.opts.auth;
-    if (!auth || (res.status !== 401 && res.status !== 403)) return false;
-    const challenge = bearerChallenge(res);
-    if (res.status === 403 && challenge?.error !== 'insufficient_scope') return false;
-    // Without a configured `oauth`, only a Bearer challenge makes a 401 a sign-in matter.
-    if (res.status === 401 && !challenge && !auth.configured) return false;
-    await res.body?.cancel();
-    if (res.status === 401) {
-      if (tries.renewed++ > 0)
-        throw new AuthError(`upstream ${this.name} refused its access token (HTTP 401) even after renewing it`);
-      await auth.unauthorized(challenge, sent, this.connected, signal);
-      return true;
-    }
-    await auth.insufficientScope(challenge!, tries.stepUps++, signal);
-    return true;
-  }
-
   private async deleteAuth(): Promise<Record<string, string>> {
-    const a = await this.opts.auth?.header().catch(() => undefined);
-    return a ? { Authorization: a } : {};
+    return (await this.opts.auth?.headers('DELETE', this.opts.url).catch(() => undefined)) ?? {};
   }
 
   /** Reads JSON-RPC messages from a JSON or SSE body. `cursor` collects the stream's last event id and
@@ -236,8 +208,8 @@ export class HttpUpstream implements UpstreamTransport {
   /** A GET event stream; with `lastEventId`, resumed from after that event (2025-11-25 transports,
    *  "Resumability"). */
   private async getStream(lastEventId: string | undefined, signal?: AbortSignal): Promise<globalThis.Response> {
-    const authorization = await this.opts.auth?.header();
-    const h = this.headers({ Accept: 'text/event-stream', ...(authorization ? { Authorization: authorization } : {}) });
+    const authorization = (await this.opts.auth?.headers('GET', this.opts.url)) ?? {};
+    const h = this.headers({ Accept: 'text/event-stream', ...authorization });
     delete h['Content-Type'];
     if (lastEventId) h['Last-Event-ID'] = lastEventId;
     return fetch(this.opts.url, {

@@ -12,6 +12,7 @@ import type { Event } from './lifetimes';
 export type EditorWindow = Pick<
   typeof vscode.window,
   | 'showQuickPick'
+  | 'createQuickPick'
   | 'showInputBox'
   | 'showInformationMessage'
   | 'showWarningMessage'

@@ -11,6 +11,8 @@ export interface OAuthFixture {
   issuer: string;
   mcp: string;
   admin: string;
+  /** The enterprise IdP's issuer (test/fixtures/oauth/idp.ts). */
+  idp: string;
   /** Closes stdin (the fixture exits on it), SIGKILL after 2 s; resolves once it exited. */
   stop(): Promise<void>;
 }
@@ -33,7 +35,7 @@ export async function startOAuthFixture(options: Record<string, unknown> = {}): 
     createInterface({ input: child.stdout! }).once('line', res);
     child.once('exit', (code) => rej(new Error(`oauth fixture exited with ${code}`)));
   });
-  const ready = JSON.parse(line) as { issuer: string; mcp: string; admin: string };
+  const ready = JSON.parse(line) as { issuer: string; mcp: string; admin: string; idp: string };
   return { child, ...ready, stop };
 }
 

@@ -20,6 +20,8 @@ export type Answer =
   | { pickDefault: true }
   /** Typed and accepted (refused if the box's validateInput refuses it). */
   | { input: string }
+  /** Typed into an open QuickPick (createQuickPick): its items are read once the picker settles. */
+  | { type: string }
   /** The box's own value accepted as it is. */
   | { accept: true }
   /** Escape. */
@@ -28,7 +30,8 @@ export type Answer =
    *  accepted once it is listed. */
   | { search: string; pick: string };
 
-/** What the person was asked: a QuickPick (its title and item labels) or an InputBox (title, value). */
+/** What the person was asked: a QuickPick (its title and item labels; for one they typed into, the
+ *  value typed and the items then shown) or an InputBox (title, value). */
 export interface Asked {
   kind: 'pick' | 'input';
   title?: string;
@@ -107,6 +110,7 @@ export function fakeWindow(answers: Answer[] = []) {
       }
       return text;
     },
+    createQuickPick: () => fakeQuickPick(next, asked),
     showInformationMessage: message('info'),
     showWarningMessage: message('warning'),
     showErrorMessage: message('error'),
@@ -128,60 +132,6 @@ export function fakeWindow(answers: Answer[] = []) {
       progress.push(entry);
       return task({ report: (v) => entry.reports.push(v) }, { onCancellationRequested: (l) => cancels.push(l) });
     },
-    createQuickPick<T extends { label: string }>() {
-      const listeners = {
-        value: [] as Array<(v: string) => void>,
-        accept: [] as Array<() => void>,
-        hide: [] as Array<() => void>,
-      };
-      const on =
-        <K extends keyof typeof listeners>(k: K) =>
-        (l: (typeof listeners)[K][number]) => {
-          (listeners[k] as unknown[]).push(l);
-          return { dispose: () => undefined };
-        };
-      const qp = {
-        title: undefined as string | undefined,
-        placeholder: undefined as string | undefined,
-        value: '',
-        items: [] as T[],
-        selectedItems: [] as T[],
-        activeItems: [] as T[],
-        busy: false,
-        matchOnDescription: false,
-        matchOnDetail: false,
-        ignoreFocusOut: false,
-        onDidChangeValue: on('value'),
-        onDidAccept: on('accept'),
-        onDidHide: on('hide'),
-        hide: () => {
-          for (const l of listeners.hide) l();
-        },
-        dispose: () => undefined,
-        show: () => {
-          const entry: Asked = { kind: 'pick', title: qp.title, placeHolder: qp.placeholder, labels: [] };
-          asked.push(entry);
-          const a = next();
-          if ('dismiss' in a) return void setTimeout(qp.hide, 0);
-          assert.ok('search' in a, `a searching QuickPick answered with ${JSON.stringify(a)}`);
-          qp.value = a.search;
-          for (const l of listeners.value) l(a.search);
-          // The person waits until what they look for is listed, then takes it.
-          const deadline = Date.now() + 10_000;
-          const poll = setInterval(() => {
-            const found = qp.items.find((i) => i.label.includes(a.pick));
-            entry.labels = qp.items.map((i) => i.label);
-            if (!found && Date.now() < deadline) return;
-            clearInterval(poll);
-            if (!found) return qp.hide();
-            qp.selectedItems = [found];
-            qp.activeItems = [found];
-            for (const l of listeners.accept) l();
-          }, 20);
-        },
-      };
-      return qp;
-    },
     showTextDocument: () => Promise.reject(new Error('not faked: showTextDocument')),
     activeTextEditor: undefined,
   };
@@ -197,6 +147,104 @@ export function fakeWindow(answers: Answer[] = []) {
     /** The messages of one level, their text only. */
     said: (level: Message['level']) => messages.filter((m) => m.level === level).map((m) => m.text),
   };
+}
+
+type Listener<T> = (v: T) => void;
+
+/** A QuickPick made by createQuickPick: shown, it is driven by the script — typed into (the items it
+ *  settles on recorded), then an item picked or the picker dismissed. It settles when it is not busy and
+ *  its items were set since the typing (at most 5 s). */
+function fakeQuickPick(next: () => Answer, asked: Asked[]) {
+  const on = { value: [] as Listener<string>[], accept: [] as Listener<void>[], hide: [] as Listener<void>[] };
+  const listen =
+    <T>(list: Listener<T>[]) =>
+    (l: Listener<T>) => {
+      list.push(l);
+      return { dispose: () => undefined };
+    };
+  let items: Array<{ label: string }> = [];
+  let sets = 0;
+  let hidden = false;
+  const qp = {
+    title: undefined as string | undefined,
+    placeholder: undefined as string | undefined,
+    value: '',
+    busy: false,
+    matchOnDescription: false,
+    matchOnDetail: false,
+    ignoreFocusOut: false,
+    selectedItems: [] as Array<{ label: string }>,
+    activeItems: [] as Array<{ label: string }>,
+    get items() {
+      return items;
+    },
+    set items(v) {
+      items = v;
+      sets++;
+    },
+    onDidChangeValue: listen(on.value),
+    onDidAccept: listen(on.accept),
+    onDidHide: listen(on.hide),
+    hide() {
+      if (hidden) return;
+      hidden = true;
+      for (const l of on.hide) l();
+    },
+    dispose: () => undefined,
+    show: () => void drive(),
+  };
+  const settled = async (since: number) => {
+    for (let i = 0; i < 500 && (qp.busy || sets === since); i++) await new Promise((r) => setTimeout(r, 10));
+  };
+  const record = (value?: string) =>
+    asked.push({
+      kind: 'pick',
+      title: qp.title,
+      placeHolder: qp.placeholder,
+      value,
+      labels: items.map((i) => i.label),
+    });
+  async function drive(): Promise<void> {
+    await settled(0);
+    record();
+    while (!hidden) {
+      const a = next();
+      if ('type' in a) {
+        const since = sets;
+        qp.value = a.type;
+        for (const l of on.value) l(a.type);
+        await settled(since);
+        record(a.type);
+      } else if ('search' in a) {
+        // The person types, waits until what they look for is listed (at most 10 s), then takes it.
+        qp.value = a.search;
+        for (const l of on.value) l(a.search);
+        let found: { label: string } | undefined;
+        for (let i = 0; i < 1000 && !found; i++) {
+          await new Promise((r) => setTimeout(r, 10));
+          found = items.find((x) => x.label.includes(a.pick));
+        }
+        record(a.search);
+        if (!found) {
+          qp.hide();
+          continue;
+        }
+        qp.selectedItems = [found];
+        qp.activeItems = [found];
+        for (const l of on.accept) l();
+      } else if ('dismiss' in a) {
+        qp.hide();
+      } else {
+        assert.ok('pick' in a, `a QuickPick answered with ${JSON.stringify(a)}`);
+        const found = items.find((i) => i.label.includes(a.pick));
+        assert.ok(found, `no item "${a.pick}" in ${JSON.stringify(items.map((i) => i.label))}`);
+        qp.selectedItems = [found];
+        for (const l of on.accept) l();
+        // An item that picks nothing leaves the picker open: the next answer goes to it.
+      }
+    }
+  }
+  return qp;
 }
 
 /** VS Code's classes and enums the views and commands build with, as plain ones. */

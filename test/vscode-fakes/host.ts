@@ -2,6 +2,7 @@
 // GatewayFacade (src/gateway/editorPort.ts): the servers, lists and questions a test gives, every call
 // recorded, its event listeners counted (a run must leave none behind).
 import type {
+  Found,
   Grant,
   Permissions,
   BackgroundTasks,
@@ -89,6 +90,9 @@ export class FakeGateway implements GatewayFacade {
     return this.o.callTool
       ? this.o.callTool(name, args, ctx)
       : { content: [{ type: 'text', text: JSON.stringify(args) }] };
+  }
+  searchTools(): Promise<Found> {
+    return Promise.reject(new Error('not faked: searchTools (the tool picker is tested over a real Gateway)'));
   }
   async listResources(): Promise<JsonObject[]> {
     return [];

@@ -1,4 +1,4 @@
-// mcpx_tools: every server's allowed tools (toolIndex.ts findTools); with `query`, those the tool search
+// mcpx_tools: every server's allowed tools (surface/passthroughTools.ts findTools); with `query`, those the tool search
 // finds with every word of it, best first (search/find.ts, docs/gateway.md "Tool search").
 import { offeredServer } from '../profiles/view';
 import { findByQuery } from '../search/find';

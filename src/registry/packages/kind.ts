@@ -42,17 +42,19 @@ export interface PackageKind {
 /** Output past this is cut (an install's log is for a person's eyes when it fails). */
 const MAX_OUTPUT = 4 * 1024 * 1024;
 
-/** Runs a command (no shell; found as the system finds programs), its failure naming it with the tail of
- *  what it wrote. */
+/** Runs a command (no shell; found as the system finds programs — `npm` is `npm.cmd` on Windows — and
+ *  guarded as an upstream is: nothing it starts outlives mcpx), its failure naming it with the tail of what
+ *  it wrote. */
 export const runCommand: Run = (command, args, o = {}) =>
   new Promise((resolve, reject) => {
     const timeoutMs = o.timeoutMs ?? 300_000;
     const out = { stdout: '', stderr: '' };
     let timedOut = false;
-    const child = system.spawnPlain(command, args, { cwd: o.cwd, env: o.env ?? process.env, stdio: 'pipe' });
+    const child = system.spawnGuarded({ command, args, cwd: o.cwd, env: o.env ?? process.env });
+    child.stdin?.end();
     const timer = setTimeout(() => {
       timedOut = true;
-      child.kill('SIGKILL');
+      void system.killTree(child, 0);
     }, timeoutMs);
     const keep = (into: 'stdout' | 'stderr') => (b: Buffer) => {
       if (out[into].length < MAX_OUTPUT) out[into] += b.toString();
@@ -68,6 +70,8 @@ export const runCommand: Run = (command, args, o = {}) =>
     );
     child.on('close', (code) => {
       if (timedOut) return fail(`${command} did not finish within ${Math.round(timeoutMs / 1000)} s`);
+      // 127: the guard (sh's or the watchdog's) found no such command.
+      if (code === 127) return fail(`${command} is not installed (not found on PATH)`);
       if (code !== 0)
         return fail(
           `${command} ${args[0] ?? ''} failed: ${out.stderr.trim().split('\n').slice(-5).join(' / ').slice(0, 600)}`,

@@ -1,47 +1,22 @@
-// One upstream's sign-in: the Authorization header for its requests, what a 401 or a 403 asks of the
-// client, and the person's part through a SignInPort. One per server for the whole gateway, so one
-// sign-in serves every client and every connection (docs/gateway.md "Signing in to upstreams").
-import { type BearerChallenge, bearerChallenge } from './challenge';
+// One upstream's sign-in: the headers of its requests (Authorization, a DPoP proof), what a refused
+// request asks of the client, and the person's part through a SignInPort. One per server for the whole
+// gateway, so one sign-in serves every client and every connection (docs/gateway.md "Signing in to
+// upstreams").
+import { signInInBrowser } from './browser';
+import { type Challenge, authChallenge } from './challenge';
 import { type Discovered, discover } from './discovery';
+import { DpopKey, wantsDpop } from './dpop';
 import { AuthError, SignInRequired } from './errors';
-import {
-  type OAuthConfig,
-  authorizationRequest,
-  clientCredentials,
-  describe,
-  exchangeCode,
-  refresh,
-  registerClient,
-  revoke,
-} from './grants';
-import { listenForRedirect } from './loopback';
+import { type OAuthConfig, describe, refresh, revoke, unattended } from './grants';
+import { idpIdToken } from './idp';
+import type { SignInPort } from './person';
+import { type RetryOptions, type Retries, retryAfter } from './refusal';
 import { type Grant, type SecretStore, grantKey, loadGrant } from './store';
+import { unattendedGrant } from './unattended';
+
+export type { SignInPort, SignInRequest } from './person';
 
 export type SignInState = 'signed-in' | 'needs-sign-in' | 'signing-in' | 'not-needed';
-
-/** What the person is asked: which server, whose sign-in page. */
-export interface SignInRequest {
-  server: string;
-  /** The authorization server's host, named to the person before anything opens. */
-  issuerHost: string;
-  issuer: string;
-  scopes: string[];
-  /** The authorization URL; the browser's answer comes back to the loopback listener. */
-  url: URL;
-  signal: AbortSignal;
-}
-
-/** The person's part, one per host: the editor (a notification, then the browser), `mcpx auth login`
- *  (prints the URL, opens a browser when there is one), the conformance client (follows the redirect). */
-export interface SignInPort {
-  /** Whether somebody can sign in now. A headless daemon cannot: the call fails at once, naming the fix. */
-  available(): boolean;
-  /** Asks the person and, when they agree, sends the browser to `req.url`. Rejects when declined. */
-  open(req: SignInRequest): Promise<void>;
-  /** A token from an account the host already has for this authorization server (VS Code's GitHub or
-   *  Microsoft sign-in), instead of a second sign-in; undefined when it has none or the person declines. */
-  existingSession?(issuer: string, scopes: string[]): Promise<string | undefined>;
-}
 
 export interface AuthorizerOptions {
   server: string;
@@ -60,10 +35,6 @@ export interface AuthorizerOptions {
   onChange?: (server: string, state: SignInState) => void;
 }
 
-const LOOPBACK = /^http:\/\/127\.0\.0\.1:\d+\/callback$/;
-const sameRedirect = (a: string | undefined, b: string): boolean =>
-  a === undefined || a === b || (LOOPBACK.test(a) && LOOPBACK.test(b));
-
 const RENEW_FAILED = 'its sign-in expired and could not be renewed, so sign in again';
 
 /** Refresh this long before the access token expires. */
@@ -80,11 +51,12 @@ export class Authorizer {
   private loaded = false;
   private pending?: Promise<void>;
   private state: SignInState = 'not-needed';
-  private lastChallenge?: BearerChallenge;
+  private lastChallenge?: Challenge;
+  private dpop?: DpopKey;
 
   constructor(readonly o: AuthorizerOptions) {}
 
-  /** Whether the definition says `auth: {type: "oauth"}` (else OAuth starts only on a Bearer challenge). */
+  /** Whether the definition says `auth: {type: "oauth"}` (else OAuth starts only on a challenge). */
   get configured(): boolean {
     return this.o.config !== undefined;
   }
@@ -99,37 +71,62 @@ export class Authorizer {
     this.o.onChange?.(this.o.server, s);
   }
 
+  /** A workload's tokens are kept in memory only: its JWT gets a new one at any time, and SEP-1933
+   *  ("Security Implications") asks that exchanged tokens not be stored. */
+  private get persisted(): boolean {
+    return this.o.config?.grant !== 'jwt_bearer';
+  }
+
   private async load(): Promise<void> {
     if (this.loaded) return;
     this.loaded = true;
-    this.grant = await loadGrant(this.o.store, this.o.server);
+    if (this.persisted) await this.adopt(await loadGrant(this.o.store, this.o.server));
     if (this.grant?.access_token) this.setState('signed-in');
+  }
+
+  /** Takes a grant as the current one, with the DPoP key its tokens are bound to. */
+  private async adopt(g: Grant | undefined): Promise<void> {
+    this.grant = g;
+    if (g?.dpop_key && g.dpop_key.d !== this.dpop?.jwk.d) this.dpop = await DpopKey.fromJwk(g.dpop_key);
   }
 
   /** Whether the stored grant changed under us (another process signed in: `mcpx auth login`). */
   private async reload(): Promise<boolean> {
+    if (!this.persisted) return false;
     const g = await loadGrant(this.o.store, this.o.server);
     const changed = g?.access_token !== this.grant?.access_token;
-    this.grant = g;
+    await this.adopt(g);
     return changed && !!g?.access_token;
   }
 
   private async save(g: Grant): Promise<void> {
     this.grant = g;
-    await this.o.store.set(grantKey(this.o.server), JSON.stringify(g));
+    if (this.persisted) await this.o.store.set(grantKey(this.o.server), JSON.stringify(g));
   }
 
-  /** The Authorization header for the next request, refreshed first when it is about to expire. */
-  async header(): Promise<string | undefined> {
+  /** The headers that authorize the next request to the MCP server — `Authorization`, and with a
+   *  DPoP-bound token a fresh `DPoP` proof for `method` and `url` (RFC 9449 §7) — renewed first when
+   *  the token is about to expire. None while not signed in. */
+  async headers(method: string, url: string): Promise<Record<string, string>> {
     await this.load();
     // A sign-in or refresh under way: this request waits for it; its failure is that request's to report.
     await this.pending?.catch(() => undefined);
     const g = this.grant;
-    if (!g?.access_token) return undefined;
-    if (g.expires_at !== undefined && g.expires_at - EARLY_MS < Date.now() && g.refresh_token) {
-      await this.once(() => this.refreshOrFail());
+    if (!g?.access_token) return {};
+    if (g.expires_at !== undefined && g.expires_at - EARLY_MS < Date.now()) {
+      if (g.refresh_token) await this.once(() => this.refreshOrFail());
+      else if (unattended(this.o.config)) await this.once(() => this.signInNow(this.lastChallenge));
     }
-    return this.grant?.access_token ? `Bearer ${this.grant.access_token}` : undefined;
+    const token = this.grant?.access_token;
+    if (!token) return {};
+    if (this.grant?.token_type !== 'dpop' || !this.dpop) return { Authorization: `Bearer ${token}` };
+    return { Authorization: `DPoP ${token}`, DPoP: await this.dpop.proof(method, url, token) };
+  }
+
+  /** Whether a request answered `res` should be sent again (refusal.ts); any answer's DPoP-Nonce kept. */
+  retry(res: Response, sent: Record<string, string>, tries: Retries, o: RetryOptions): Promise<boolean> {
+    this.dpop?.remember(res, this.o.url);
+    return retryAfter(this, { res, sent, tries, ...o });
   }
 
   /** One protocol operation at a time: concurrent requests wait for the same refresh or sign-in. */
@@ -142,7 +139,7 @@ export class Authorizer {
     return this.pending;
   }
 
-  private async discover(challenge?: BearerChallenge): Promise<Discovered> {
+  private async discover(challenge?: Challenge): Promise<Discovered> {
     const d = await discover(new URL(this.o.url), challenge ?? this.lastChallenge);
     // A new authorization server: nothing registered at the old one is used (2026-07-28
     // basic/authorization/client-registration "Authorization Server Binding").
@@ -161,7 +158,9 @@ export class Authorizer {
     if (!g?.refresh_token || !g.client) throw this.needSignIn('the sign-in has expired');
     const d = this.discovered ?? (await this.discover());
     try {
-      const t = await refresh(d, g.client, this.o.config ?? {}, g);
+      // A DPoP-bound refresh token is presented with a proof of the same key (RFC 9449 §5).
+      const dpop = g.token_type === 'dpop' ? this.dpop?.handle : undefined;
+      const t = await refresh({ d, client: g.client, cfg: this.o.config ?? {}, dpop }, g);
       await this.save({ ...g, ...t });
       this.setState('signed-in');
       this.o.log(`[${this.o.server}] access token refreshed`);
@@ -181,16 +180,16 @@ export class Authorizer {
     );
   }
 
-  /** Whether a person can sign in now, or a grant needs nobody (client credentials). */
+  /** Whether a person can sign in now, or the grant needs nobody. */
   canSignIn(): boolean {
-    return this.o.config?.grant === 'client_credentials' || (this.o.person?.available() ?? false);
+    return unattended(this.o.config) || (this.o.person?.available() ?? false);
   }
 
   /** A 401: the token is missing, expired or revoked. Reload (someone else may have signed in), refresh,
    *  or, with no person to ask, fail at once naming the fix. `sent` is the token the refused request
    *  carried. */
   async unauthorized(
-    challenge: BearerChallenge | undefined,
+    challenge: Challenge | undefined,
     sent: string | undefined,
     /** Whether the person may be asked now (after the handshake: connect() asks during it, unbounded
      *  by the handshake's timeouts). */
@@ -200,7 +199,7 @@ export class Authorizer {
     await this.load();
     if (challenge) this.lastChallenge = challenge;
     await this.once(async () => {
-      if (this.grant?.access_token && `Bearer ${this.grant.access_token}` !== sent) return; // renewed meanwhile
+      if (this.grant?.access_token && this.grant.access_token !== sent) return; // renewed meanwhile
       if (await this.reload()) return;
       let why = this.grant?.access_token ? 'its sign-in has expired' : 'not signed in';
       if (this.grant?.refresh_token && this.grant.client) {
@@ -211,7 +210,7 @@ export class Authorizer {
           why = (e as Error).message.includes('could not be renewed') ? RENEW_FAILED : why;
         }
       }
-      if (this.o.config?.grant === 'client_credentials' || (interactive && this.canSignIn()))
+      if (unattended(this.o.config) || (interactive && this.canSignIn()))
         return this.signInNow(challenge, undefined, signal);
       throw this.needSignIn(why);
     });
@@ -220,7 +219,7 @@ export class Authorizer {
   /** A 403 with insufficient_scope: sign in again for the union of what was asked before and what the
    *  challenge names (2026-07-28 basic/authorization "Runtime Insufficient Scope Errors"; docs/protocol.md
    *  "Authorization to upstreams", the step-up reading), at most `stepUpRetries` times per request. */
-  async insufficientScope(challenge: BearerChallenge, attempt: number, signal?: AbortSignal): Promise<void> {
+  async insufficientScope(challenge: Challenge, attempt: number, signal?: AbortSignal): Promise<void> {
     if (attempt >= this.o.stepUpRetries)
       throw new AuthError(
         `upstream ${this.o.server} still refuses for insufficient scope after ${attempt} step-up${attempt === 1 ? '' : 's'} (asked: ${challenge.scope ?? 'no scope named'})`,
@@ -248,7 +247,7 @@ export class Authorizer {
 
   /** A sign-in asked for before the server was ever contacted: one request without a token, for the
    *  challenge a server may name its resource metadata in only (RFC 9728 §5). */
-  private async askChallenge(): Promise<BearerChallenge | undefined> {
+  private async askChallenge(): Promise<Challenge | undefined> {
     try {
       const res = await fetch(this.o.url, {
         method: 'POST',
@@ -257,23 +256,25 @@ export class Authorizer {
         signal: AbortSignal.timeout(10_000),
       });
       await res.body?.cancel();
-      return res.status === 401 ? bearerChallenge(res) : undefined;
+      return res.status === 401 ? authChallenge(res) : undefined;
     } catch {
       return undefined;
     }
   }
 
-  private scopeFor(d: Discovered, challenge?: BearerChallenge, wanted?: string): string | undefined {
+  private scopeFor(d: Discovered, challenge?: Challenge, wanted?: string): string | undefined {
     // 2025-11-25 basic/authorization "Scope Selection Strategy": the challenge's scope, else the
     // resource's scopes_supported, else none.
     const base = wanted ?? challenge?.scope ?? d.scopesSupported?.join(' ');
-    // 2026-07-28 basic/authorization "Refresh Tokens": offline_access only where the server lists it.
-    const offline = d.as.scopes_supported?.includes('offline_access') ? 'offline_access' : undefined;
+    // 2026-07-28 basic/authorization "Refresh Tokens": offline_access only where the server lists it,
+    // and not for an assertion grant, which gets a new token from a new assertion.
+    const assertion = this.o.config?.grant === 'jwt_bearer' || this.o.config?.grant === 'enterprise';
+    const offline = d.as.scopes_supported?.includes('offline_access') && !assertion ? 'offline_access' : undefined;
     return union(base, this.o.config?.scopes?.join(' '), offline);
   }
 
   private async signInNow(
-    challenge?: BearerChallenge,
+    challenge?: Challenge,
     wanted?: string,
     signal?: AbortSignal,
     standIn?: SignInPort,
@@ -283,10 +284,19 @@ export class Authorizer {
     const scope = this.scopeFor(d, challenge, wanted);
     const issuerHost = new URL(d.as.issuer).host;
     const prev = this.grant?.issuer === d.as.issuer ? this.grant : undefined;
-    if (cfg.grant === 'client_credentials') {
-      const client = await registerClient(d, cfg, '', prev?.client);
-      const t = await clientCredentials(d, client, cfg, scope);
-      await this.save({ issuer: d.as.issuer, resource: d.resource, client, scope, ...t });
+    const base = { issuer: d.as.issuer, resource: d.resource, scope };
+    const dpop = await this.dpopFor(d, challenge);
+    if (unattended(cfg)) {
+      const { client, tokens } = await unattendedGrant({
+        d,
+        cfg,
+        scope,
+        known: prev?.client,
+        dpop: dpop?.handle,
+        server: this.o.url,
+        signInAtIdp: () => this.idToken(signal, standIn),
+      });
+      await this.saveBound({ ...base, client, ...tokens }, dpop);
       this.setState('signed-in');
       return;
     }
@@ -294,44 +304,72 @@ export class Authorizer {
     if (!person?.available()) throw this.needSignIn('not signed in');
     const existing = await person.existingSession?.(d.as.issuer, scope ? scope.split(' ') : []);
     if (existing) {
-      await this.save({ issuer: d.as.issuer, resource: d.resource, scope, access_token: existing });
+      await this.save({ ...base, access_token: existing });
       this.setState('signed-in');
       return;
     }
     this.setState('signing-in');
-    const ctl = new AbortController();
-    const abort = () => ctl.abort();
-    signal?.addEventListener('abort', abort, { once: true });
-    const loop = await listenForRedirect(cfg.redirectPort ?? 0, this.o.signInTimeoutMs, ctl.signal);
     try {
-      const redirectUri = loop.redirectUri;
-      // A registered client is used again only for a redirect it was registered with (any port of the
-      // loopback counts as one: RFC 8252 §7.3).
-      const known = prev?.client && sameRedirect(prev.client.redirect_uri, redirectUri) ? prev.client : undefined;
-      const client = await registerClient(d, cfg, redirectUri, known);
-      const req = await authorizationRequest(d, client, redirectUri, scope);
-      this.o.log(`[${this.o.server}] sign-in at ${issuerHost} started`);
-      await person.open({
+      const { client, tokens } = await signInInBrowser({
         server: this.o.server,
-        issuer: d.as.issuer,
-        issuerHost,
-        scopes: scope ? scope.split(' ') : [],
-        url: req.url,
-        signal: ctl.signal,
+        d,
+        cfg,
+        scope,
+        known: prev?.client,
+        person,
+        timeoutMs: this.o.signInTimeoutMs,
+        signal,
+        dpop: dpop?.handle,
+        log: this.o.log,
       });
-      const callback = await loop.result;
-      const t = await exchangeCode(d, client, cfg, req, redirectUri, callback);
-      await this.save({ issuer: d.as.issuer, resource: d.resource, client, scope, ...t });
+      await this.saveBound({ ...base, client, ...tokens }, dpop);
       this.setState('signed-in');
       this.o.log(`[${this.o.server}] signed in at ${issuerHost}`);
     } catch (e) {
       this.setState(this.grant?.access_token ? 'signed-in' : 'needs-sign-in');
       if (e instanceof AuthError || e instanceof SignInRequired) throw e;
       throw new AuthError(`signing in to ${this.o.server} at ${issuerHost} failed: ${describe(e)}`);
-    } finally {
-      loop.close();
-      signal?.removeEventListener('abort', abort);
     }
+  }
+
+  /** The DPoP key when the token is to be bound (dpop.ts wantsDpop): the one kept, else a new one. */
+  private async dpopFor(d: Discovered, challenge?: Challenge): Promise<DpopKey | undefined> {
+    if (!wantsDpop(this.o.config?.dpop, d, challenge ?? this.lastChallenge)) return undefined;
+    this.dpop ??= await DpopKey.create();
+    return this.dpop;
+  }
+
+  /** Saves a new grant with the key its tokens are bound to. `auth.dpop: true` refuses a Bearer token
+   *  from a server that ignored the proof: a bound token was asked for, an unbound one would be a
+   *  downgrade. */
+  private async saveBound(g: Grant, dpop: DpopKey | undefined): Promise<void> {
+    if (dpop && g.token_type !== 'dpop' && this.o.config?.dpop === true)
+      throw new AuthError(
+        `the authorization server ${new URL(g.issuer).host} issued a Bearer token where a DPoP-bound one was asked for (auth.dpop)`,
+      );
+    await this.save({ ...g, dpop_key: g.token_type === 'dpop' ? dpop?.jwk : undefined });
+  }
+
+  /** The person's ID token for the enterprise grant, where the definition names no source for it: their
+   *  sign-in at the IdP (idp.ts), kept and shared by every server of that IdP. */
+  private async idToken(signal?: AbortSignal, standIn?: SignInPort): Promise<string> {
+    const e = this.o.config!.enterprise!;
+    const host = new URL(e.issuer).host;
+    const token = await idpIdToken({
+      idp: e,
+      store: this.o.store,
+      person: standIn ?? this.o.person,
+      server: this.o.server,
+      timeoutMs: this.o.signInTimeoutMs,
+      redirectPort: this.o.config?.redirectPort,
+      signal,
+      log: this.o.log,
+    }).catch((x: unknown) => {
+      if (x instanceof AuthError) throw x;
+      throw new AuthError(`signing in at the identity provider ${host} failed: ${describe(x)}`);
+    });
+    if (!token) throw this.needSignIn(`not signed in at the identity provider ${host}`);
+    return token;
   }
 
   /** Forget the sign-in, revoking the tokens where the authorization server can. */
@@ -351,6 +389,7 @@ export class Authorizer {
     }
     await this.o.store.delete(grantKey(this.o.server));
     this.grant = undefined;
+    this.dpop = undefined;
     this.setState('needs-sign-in');
     return note;
   }

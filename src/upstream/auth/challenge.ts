@@ -1,12 +1,14 @@
-// The Bearer challenge of a 401 or 403 (RFC 6750 §3, RFC 9728 §5.1): what an MCP server says about
-// where its protected resource metadata is, which scopes an operation needs, and why it refused.
+// The challenge of a 401 or 403 — Bearer (RFC 6750 §3) or DPoP (RFC 9449 §7.1), with RFC 9728 §5.1's
+// resource_metadata: what an MCP server says about where its protected resource metadata is, which
+// scopes an operation needs, and why it refused.
 
-export interface BearerChallenge {
+export interface Challenge {
+  scheme: 'bearer' | 'dpop';
   /** RFC 9728 §5.1: the URL of the protected resource metadata. */
   resourceMetadata?: string;
   /** Space-separated scopes the operation needs (2025-11-25 basic/authorization "Scope Selection Strategy"). */
   scope?: string;
-  /** RFC 6750 §3.1: invalid_token, insufficient_scope, invalid_request. */
+  /** RFC 6750 §3.1: invalid_token, insufficient_scope, invalid_request; RFC 9449 §9: use_dpop_nonce. */
   error?: string;
 }
 
@@ -45,11 +47,18 @@ function parseChallenges(header: string): Array<{ scheme: string; params: Record
   return out;
 }
 
-/** The Bearer challenge of a response, if it has one. */
-export function bearerChallenge(res: { headers: { get(name: string): string | null } }): BearerChallenge | undefined {
+/** The Bearer or DPoP challenge of a response, if it has one; the DPoP one where both are given with an
+ *  error (use_dpop_nonce, a DPoP-bound token refused), else the first. */
+export function authChallenge(res: { headers: { get(name: string): string | null } }): Challenge | undefined {
   const h = res.headers.get('www-authenticate');
   if (!h) return undefined;
-  const c = parseChallenges(h).find((x) => x.scheme === 'bearer');
+  const all = parseChallenges(h).filter((x) => x.scheme === 'bearer' || x.scheme === 'dpop');
+  const c = all.find((x) => x.scheme === 'dpop' && x.params.error) ?? all[0];
   if (!c) return undefined;
-  return { resourceMetadata: c.params.resource_metadata, scope: c.params.scope, error: c.params.error };
+  return {
+    scheme: c.scheme as Challenge['scheme'],
+    resourceMetadata: c.params.resource_metadata,
+    scope: c.params.scope,
+    error: c.params.error,
+  };
 }

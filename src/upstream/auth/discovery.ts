@@ -6,7 +6,7 @@
 // default endpoints there.
 import * as oauth from 'oauth4webapi';
 import { MODERN } from '../../protocol/revisions';
-import type { BearerChallenge } from './challenge';
+import type { Challenge } from './challenge';
 import { AuthError } from './errors';
 
 export interface Discovered {
@@ -19,6 +19,9 @@ export interface Discovered {
   /** Where the authorization server was found: by protected resource metadata (2025-06-18 and later),
    *  or at the server's origin (the 2025-03-26 rules). */
   flow: 'resource-metadata' | 'origin';
+  /** What the resource metadata says of DPoP (RFC 9728 §2): whether it requires DPoP-bound tokens, the
+   *  proof algorithms it takes. */
+  dpop: { required: boolean; algs: string[] };
 }
 
 const TIMEOUT_MS = 10_000;
@@ -57,29 +60,29 @@ interface ResourceMetadata {
   resource: string;
   authorization_servers: string[];
   scopes_supported?: string[];
+  dpop_bound_access_tokens_required?: boolean;
+  dpop_signing_alg_values_supported?: string[];
 }
 
 function asResourceMetadata(v: unknown): ResourceMetadata | undefined {
   if (typeof v !== 'object' || v === null) return undefined;
   const o = v as Record<string, unknown>;
   if (typeof o.resource !== 'string') return undefined;
-  const servers = Array.isArray(o.authorization_servers)
-    ? o.authorization_servers.filter((s) => typeof s === 'string')
-    : [];
+  const strings = (x: unknown) => (Array.isArray(x) ? (x.filter((s) => typeof s === 'string') as string[]) : undefined);
+  const servers = strings(o.authorization_servers) ?? [];
   if (!servers.length) return undefined;
-  const scopes = Array.isArray(o.scopes_supported)
-    ? o.scopes_supported.filter((s) => typeof s === 'string')
-    : undefined;
   return {
     resource: o.resource,
-    authorization_servers: servers as string[],
-    scopes_supported: scopes as string[] | undefined,
+    authorization_servers: servers,
+    scopes_supported: strings(o.scopes_supported),
+    dpop_bound_access_tokens_required: o.dpop_bound_access_tokens_required === true,
+    dpop_signing_alg_values_supported: strings(o.dpop_signing_alg_values_supported),
   };
 }
 
 /** Protected resource metadata (RFC 9728 §3): the challenge's URL, else the path-inserted well-known
  *  URI, else the root one (2025-11-25 basic/authorization "Protected Resource Metadata Discovery"). */
-async function resourceMetadata(server: URL, challenge?: BearerChallenge): Promise<ResourceMetadata | undefined> {
+async function resourceMetadata(server: URL, challenge?: Challenge): Promise<ResourceMetadata | undefined> {
   const candidates: URL[] = [];
   if (challenge?.resourceMetadata) {
     try {
@@ -118,7 +121,7 @@ function resourceMatches(resource: string, server: URL): boolean {
  *  basic/authorization/authorization-server-discovery: MUST NOT use it otherwise). The 2025-03-26 flow
  *  has no issuer to check against — the server's origin is the base URL, whatever the document calls
  *  itself (docs/protocol.md "Authorization to upstreams"). */
-async function serverMetadata(issuer: URL, checkIssuer = true): Promise<oauth.AuthorizationServer | undefined> {
+export async function serverMetadata(issuer: URL, checkIssuer = true): Promise<oauth.AuthorizationServer | undefined> {
   const path = issuer.pathname === '/' ? '' : issuer.pathname.replace(/\/$/, '');
   const candidates = path
     ? [
@@ -147,7 +150,7 @@ async function serverMetadata(issuer: URL, checkIssuer = true): Promise<oauth.Au
   return undefined;
 }
 
-export async function discover(server: URL, challenge?: BearerChallenge): Promise<Discovered> {
+export async function discover(server: URL, challenge?: Challenge): Promise<Discovered> {
   const prm = await resourceMetadata(server, challenge);
   if (prm) {
     if (!resourceMatches(prm.resource, server))
@@ -161,7 +164,11 @@ export async function discover(server: URL, challenge?: BearerChallenge): Promis
     // Protection": without code_challenge_methods_supported the client MUST refuse to proceed).
     if (!as.code_challenge_methods_supported?.includes('S256'))
       throw new AuthError(`the authorization server ${issuer.origin} does not declare PKCE with S256`);
-    return { resource: prm.resource, as, scopesSupported: prm.scopes_supported, flow: 'resource-metadata' };
+    const dpop = {
+      required: prm.dpop_bound_access_tokens_required === true,
+      algs: prm.dpop_signing_alg_values_supported ?? [],
+    };
+    return { resource: prm.resource, as, scopesSupported: prm.scopes_supported, flow: 'resource-metadata', dpop };
   }
   // 2025-03-26 basic/authorization "Authorization Base URL": the server's URL without its path; its
   // metadata there, else "Fallbacks for Servers without Metadata Discovery".
@@ -173,5 +180,5 @@ export async function discover(server: URL, challenge?: BearerChallenge): Promis
     registration_endpoint: new URL('/register', base).href,
     code_challenge_methods_supported: ['S256'],
   };
-  return { as, flow: 'origin' };
+  return { as, flow: 'origin', dpop: { required: false, algs: [] } };
 }

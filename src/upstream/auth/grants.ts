@@ -1,12 +1,23 @@
 // The protocol steps, through oauth4webapi: registration (pre-registered, client ID metadata document,
 // dynamic registration, in the order of 2025-11-25 basic/authorization "Client Registration
 // Approaches"), the authorization code grant with PKCE S256 and the resource indicator, the client
-// credentials grant, refresh and revocation.
+// credentials grant, the JWT bearer grant (RFC 7523), refresh and revocation; each token request with a
+// DPoP proof where the token is to be bound (RFC 9449).
 import * as oauth from 'oauth4webapi';
 import type { Discovered } from './discovery';
 import { insecureAllowed } from './discovery';
 import { AuthError } from './errors';
+import type { TokenSource } from './sources';
 import type { Grant } from './store';
+
+/** The enterprise identity provider of a server's `auth.enterprise` (the ID-JAG's issuer). */
+export interface EnterpriseConfig {
+  issuer: string;
+  tokenEndpoint?: string;
+  clientId: string;
+  clientSecret?: string;
+  idToken?: TokenSource;
+}
 
 /** A server definition's `auth: {type: "oauth", …}`. */
 export interface OAuthConfig {
@@ -19,11 +30,20 @@ export interface OAuthConfig {
   redirectPort?: number;
   /** An https URL serving this client's metadata document (a client ID metadata document). */
   clientMetadataUrl?: string;
-  grant?: 'authorization_code' | 'client_credentials';
+  grant?: 'authorization_code' | 'client_credentials' | 'jwt_bearer' | 'enterprise';
   /** private_key_jwt: the PKCS#8 PEM key and its algorithm. */
   privateKeyPem?: string;
   signingAlgorithm?: string;
+  /** DPoP-bound tokens: true always, false never, absent where both servers offer them. */
+  dpop?: boolean;
+  /** jwt_bearer: where the workload's JWT comes from. */
+  assertion?: TokenSource;
+  enterprise?: EnterpriseConfig;
 }
+
+/** The grants that need no person: they run again whenever a token is missing or expired. */
+export const unattended = (cfg: OAuthConfig | undefined): boolean =>
+  cfg?.grant === 'client_credentials' || cfg?.grant === 'jwt_bearer' || cfg?.grant === 'enterprise';
 
 export type Client = NonNullable<Grant['client']>;
 
@@ -31,7 +51,7 @@ const TIMEOUT_MS = 15_000;
 
 const CLIENT_NAME = 'mcpx';
 
-function requestOptions(as: oauth.AuthorizationServer, extra: Record<string, string> = {}) {
+export function requestOptions(as: oauth.AuthorizationServer, extra: Record<string, string> = {}) {
   return {
     [oauth.allowInsecureRequests]: insecureAllowed(as.issuer),
     signal: AbortSignal.timeout(TIMEOUT_MS),
@@ -39,7 +59,7 @@ function requestOptions(as: oauth.AuthorizationServer, extra: Record<string, str
   };
 }
 
-async function clientAuth(client: Client, cfg: OAuthConfig): Promise<oauth.ClientAuth> {
+export async function clientAuth(client: Client, cfg: OAuthConfig): Promise<oauth.ClientAuth> {
   switch (client.auth_method) {
     case 'client_secret_basic':
       return secretBasic(client.client_id, client.client_secret ?? '');
@@ -55,6 +75,9 @@ async function clientAuth(client: Client, cfg: OAuthConfig): Promise<oauth.Clien
       const key = await crypto.subtle.importKey('pkcs8', der, params, false, ['sign']);
       return oauth.PrivateKeyJwt(key);
     }
+    case 'anonymous':
+      // No client at all: a workload's JWT is its own credential (unattended.ts).
+      return () => undefined;
     default:
       return oauth.None();
   }
@@ -125,7 +148,7 @@ export async function registerClient(
   };
 }
 
-function pickSecretMethod(as: oauth.AuthorizationServer): string {
+export function pickSecretMethod(as: oauth.AuthorizationServer): string {
   const s = as.token_endpoint_auth_methods_supported ?? ['client_secret_basic'];
   return s.includes('client_secret_basic')
     ? 'client_secret_basic'
@@ -173,82 +196,110 @@ export async function authorizationRequest(
   return { url, state, verifier };
 }
 
+/** What every token request of one sign-in shares: where, as whom, and the DPoP handle when the token is
+ *  to be DPoP-bound (RFC 9449 §5). */
+export interface TokenContext {
+  d: Discovered;
+  client: Client;
+  cfg: OAuthConfig;
+  dpop?: oauth.DPoPHandle;
+}
+
 function grantFrom(t: oauth.TokenEndpointResponse, prev: Partial<Grant>): Partial<Grant> {
   return {
     access_token: t.access_token,
+    token_type: t.token_type === 'dpop' ? 'dpop' : 'bearer',
     refresh_token: t.refresh_token ?? prev.refresh_token,
+    ...(t.id_token ? { id_token: t.id_token } : {}),
     expires_at: typeof t.expires_in === 'number' ? Date.now() + t.expires_in * 1000 : undefined,
   };
+}
+
+/** One token request, made once more with the nonce when the authorization server answers
+ *  use_dpop_nonce (RFC 9449 §8; oauth4webapi's handle keeps the nonce from that answer). Any other
+ *  failure is an AuthError naming `what` and the server's error code — never a token. */
+async function tokenRequest(
+  t: TokenContext,
+  what: string,
+  send: (as: oauth.AuthorizationServer, client: oauth.Client, auth: oauth.ClientAuth) => Promise<Response>,
+  prev: Partial<Grant> = {},
+): Promise<Partial<Grant>> {
+  const once = async () => {
+    const res = await send(t.d.as, asClient(t.client), await clientAuth(t.client, t.cfg));
+    return grantFrom(await oauth.processGenericTokenEndpointResponse(t.d.as, asClient(t.client), res), prev);
+  };
+  try {
+    try {
+      return await once();
+    } catch (e) {
+      if (t.dpop && oauth.isDPoPNonceError(e)) return await once();
+      throw e;
+    }
+  } catch (e) {
+    if (e instanceof AuthError) throw e;
+    throw new AuthError(`${what} failed: ${describe(e)}`);
+  }
+}
+
+/** The parameters every token request carries besides its grant's: the resource indicator (RFC 8707). */
+const resourceOf = (t: TokenContext): Record<string, string> => (t.d.resource ? { resource: t.d.resource } : {});
+
+/** The request options of a token request: the resource indicator, the DPoP handle. */
+function tokenOptions(t: TokenContext) {
+  return { ...requestOptions(t.d.as, resourceOf(t)), ...(t.dpop ? { DPoP: t.dpop } : {}) };
+}
+
+/** A grant oauth4webapi has no function for, its parameters with the resource indicator and scope. */
+function genericGrant(
+  t: TokenContext,
+  what: string,
+  grantType: string,
+  params: Record<string, string>,
+  scope?: string,
+) {
+  const all = { ...params, ...(scope ? { scope } : {}), ...resourceOf(t) };
+  return tokenRequest(t, what, (as, client, auth) =>
+    oauth.genericTokenEndpointRequest(as, client, auth, grantType, all, tokenOptions(t)),
+  );
 }
 
 /** The redirect's answer checked (state, and iss per RFC 9207 as 2026-07-28 basic/authorization asks),
  *  then the code exchanged with its verifier and the resource indicator. */
 export async function exchangeCode(
-  d: Discovered,
-  client: Client,
-  cfg: OAuthConfig,
+  t: TokenContext,
   req: AuthorizationRequest,
   redirectUri: string,
   callback: URL,
 ): Promise<Partial<Grant>> {
   let params: URLSearchParams;
   try {
-    params = oauth.validateAuthResponse(d.as, asClient(client), callback, req.state);
+    params = oauth.validateAuthResponse(t.d.as, asClient(t.client), callback, req.state);
   } catch (e) {
     throw new AuthError(`the authorization response was refused: ${describe(e)}`);
   }
-  const extra: Record<string, string> = d.resource ? { resource: d.resource } : {};
-  try {
-    const res = await oauth.authorizationCodeGrantRequest(
-      d.as,
-      asClient(client),
-      await clientAuth(client, cfg),
-      params,
-      redirectUri,
-      req.verifier,
-      requestOptions(d.as, extra),
-    );
-    return grantFrom(await oauth.processAuthorizationCodeResponse(d.as, asClient(client), res), {});
-  } catch (e) {
-    if (e instanceof AuthError) throw e;
-    throw new AuthError(`the token request failed: ${describe(e)}`);
-  }
-}
-
-export async function clientCredentials(
-  d: Discovered,
-  client: Client,
-  cfg: OAuthConfig,
-  scope: string | undefined,
-): Promise<Partial<Grant>> {
-  const params: Record<string, string> = {};
-  if (scope) params.scope = scope;
-  if (d.resource) params.resource = d.resource;
-  try {
-    const res = await oauth.clientCredentialsGrantRequest(
-      d.as,
-      asClient(client),
-      await clientAuth(client, cfg),
-      params,
-      requestOptions(d.as),
-    );
-    return grantFrom(await oauth.processClientCredentialsResponse(d.as, asClient(client), res), {});
-  } catch (e) {
-    if (e instanceof AuthError) throw e;
-    throw new AuthError(`the client credentials grant failed: ${describe(e)}`);
-  }
-}
-
-export async function refresh(d: Discovered, client: Client, cfg: OAuthConfig, g: Grant): Promise<Partial<Grant>> {
-  const extra: Record<string, string> = d.resource ? { resource: d.resource } : {};
-  const res = await oauth.refreshTokenGrantRequest(
-    d.as,
-    asClient(client),
-    await clientAuth(client, cfg),
-    g.refresh_token ?? '',
-    requestOptions(d.as, extra),
+  return tokenRequest(t, 'the token request', (as, client, auth) =>
+    oauth.authorizationCodeGrantRequest(as, client, auth, params, redirectUri, req.verifier, tokenOptions(t)),
   );
-  return grantFrom(await oauth.processRefreshTokenResponse(d.as, asClient(client), res), g);
+}
+
+export function clientCredentials(t: TokenContext, scope: string | undefined): Promise<Partial<Grant>> {
+  return genericGrant(t, 'the client credentials grant', 'client_credentials', {}, scope);
+}
+
+export function refresh(t: TokenContext, g: Grant): Promise<Partial<Grant>> {
+  return tokenRequest(
+    t,
+    'the refresh',
+    (as, client, auth) => oauth.refreshTokenGrantRequest(as, client, auth, g.refresh_token ?? '', tokenOptions(t)),
+    g,
+  );
+}
+
+const JWT_BEARER = 'urn:ietf:params:oauth:grant-type:jwt-bearer';
+
+/** The JWT bearer grant (RFC 7523 §2.1): a workload's JWT, or an ID-JAG from the enterprise IdP. */
+export function jwtBearer(t: TokenContext, assertion: string, scope: string | undefined): Promise<Partial<Grant>> {
+  return genericGrant(t, 'the JWT bearer grant', JWT_BEARER, { assertion }, scope);
 }
 
 /** RFC 7009, where the server has a revocation endpoint; a failure is reported, not thrown. */

@@ -1,6 +1,7 @@
 // Where sign-ins are kept (docs/security.md "Upstream sign-in tokens"): the editor's SecretStorage, or
 // headless a file readable by its owner only in the state directory. Never a setting, the era cache, a
 // log line or an error message.
+import type { webcrypto } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { privateDir, writePrivate } from '../../config/secret';
@@ -19,7 +20,13 @@ export interface Grant {
   resource?: string;
   client?: { client_id: string; client_secret?: string; auth_method: string; redirect_uri?: string };
   access_token?: string;
+  /** How the access token is presented: `DPoP` with a proof per request (RFC 9449 §7.1), else `Bearer`. */
+  token_type?: 'bearer' | 'dpop';
+  /** The DPoP key pair (a private JWK) the tokens are bound to: the server's, kept with its sign-in. */
+  dpop_key?: webcrypto.JsonWebKey;
   refresh_token?: string;
+  /** An OpenID Connect sign-in's ID token (the enterprise IdP's: idp.ts keeps it apart). */
+  id_token?: string;
   /** Epoch ms. */
   expires_at?: number;
   /** The scopes asked for so far (accumulated on step-up: docs/protocol.md "Authorization to upstreams"). */

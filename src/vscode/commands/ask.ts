@@ -13,7 +13,7 @@ export async function serverOf(arg: ServerArg, g: GatewayFacade, window: Window)
   return typeof arg === 'string' ? arg : (arg?.name ?? (await pickServer(g, window)));
 }
 
-export async function pickServer(g: GatewayFacade, window: Window): Promise<string | undefined> {
+async function pickServer(g: GatewayFacade, window: Window): Promise<string | undefined> {
   const items = g
     .servers()
     .map((s) => ({ label: s.name, description: [s.state, s.revision, s.transport].filter(Boolean).join(' · ') }));

@@ -3,8 +3,9 @@
 // tool not marked read-only asks first by the editor's palette rule (permissions/editorRule.ts). Then
 // Cancel, or "Run in background" (the call runs on, the Tasks view lists it, its end is announced with Show Result).
 // The result opens in a read-only editor — or, for a tool with an MCP App, the app with its input and
-// result (src/vscode/apps/). From the palette nothing is given; a click on a tool row gives (server,
-// tool); its context menu gives the row itself.
+// result (src/vscode/apps/). From the palette nothing is given: the tool is picked among every server's
+// with the gateway's tool search (pickTool.ts); a click on a tool row gives (server, tool); its context
+// menu gives the row itself; a server alone (the Upstreams view's Tools row) picks among its tools.
 import { randomUUID } from 'node:crypto';
 import type { GatewayFacade } from '../../gateway/editorPort';
 import { type JsonObject, isObject } from '../../protocol/jsonrpc';
@@ -12,8 +13,9 @@ import { appResourceUri } from '../apps/appMeta';
 import { EDITOR_IDENTITY, editorContext } from '../editorCall';
 import type { PaletteCall } from '../paletteCalls';
 import { stateWord } from '../views/taskStates';
-import { argumentsFor, pickServer } from './ask';
+import { argumentsFor } from './ask';
 import { type Deps, gatewayCommand } from './command';
+import { pickTool } from './pickTool';
 import { appOrResult } from './showApp';
 
 type Target = string | { server?: unknown; item?: unknown } | undefined;
@@ -38,26 +40,18 @@ async function chooseTool(
   const row = typeof target === 'object' ? target : undefined;
   const serverArg = typeof target === 'string' ? target : typeof row?.server === 'string' ? row.server : undefined;
   const toolArg = row ? (isObject(row.item) ? String(row.item.name) : undefined) : toolName;
-  const server = serverArg ?? (await pickServer(g, d.window));
-  if (!server) return undefined;
+  const named =
+    serverArg !== undefined && toolArg !== undefined
+      ? { server: serverArg, name: toolArg }
+      : await pickTool(g, d.window, serverArg);
+  if (!named) return undefined;
+  const { server } = named;
   const tools = await g
     .serverList(server, 'tools', EDITOR_IDENTITY)
     .catch((e: Error) => void d.window.showErrorMessage(`mcpx: ${server}: ${e.message}`));
   if (!tools) return undefined;
   d.apps.learn(server, tools);
-  const tool = toolArg
-    ? tools.find((t) => t.name === toolArg)
-    : (
-        await d.window.showQuickPick(
-          tools.map((t) => ({
-            label: String(t.name),
-            description: typeof t.title === 'string' ? t.title : undefined,
-            detail: typeof t.description === 'string' ? t.description : undefined,
-            t,
-          })),
-          { title: `mcpx: a tool of ${server}`, matchOnDetail: true },
-        )
-      )?.t;
+  const tool = tools.find((t) => t.name === named.name);
   return tool ? { server, tool } : undefined;
 }
 

@@ -269,8 +269,15 @@ describe('era codecs', () => {
       pollInterval: 5,
     });
     assert.equal(modern.tasks.shape(view).ttlMs, 10);
-    assert.deepEqual(legacy.tasks.get(view, {}, '2025-11-25'), legacy.tasks.shape(view));
-    assert.deepEqual(modern.tasks.get(view, {}, MODERN_REV).result, { content: [] }, 'the DetailedTask inlines it');
+    assert.deepEqual(
+      legacy.tasks.get(view, '2025-11-25', () => true),
+      legacy.tasks.shape(view),
+    );
+    assert.deepEqual(
+      modern.tasks.get(view, MODERN_REV, () => true).result,
+      { content: [] },
+      'the DetailedTask inlines it',
+    );
     assert.deepEqual(modern.tasks.cancel(view, false), {}, 'an acknowledgement, ended or not');
     assert.throws(() => legacy.tasks.cancel(view, false), /already ended \(completed\)/);
     assert.equal(legacy.tasks.fails({ content: [], isError: true }), true);

@@ -4,6 +4,7 @@
 import { CODES, ProtocolError } from '../protocol/errors';
 import { type JsonObject, notificationMsg } from '../protocol/jsonrpc';
 import { META, atLeastLevel } from '../protocol/meta';
+import { callerDeclares } from '../protocol/questions';
 import type { ServerCall } from './call';
 import type { Conn } from './conn';
 import type { ListKind, Provider, UnrelatedLog } from './provider';
@@ -124,7 +125,7 @@ export class Listens {
     acked = true;
     const taskUpdate = (t: Task) =>
       ctx.notify('notifications/tasks', {
-        ...ctx.codec.tasks.get(t.view(), ctx.clientCapabilities, ctx.rev),
+        ...ctx.codec.tasks.get(t.view(), ctx.rev, (m, p) => callerDeclares(ctx, m, p)),
         _meta: tag,
       });
     for (const t of tasks) {

@@ -5,6 +5,7 @@
 import { downgradeResult } from '../protocol/downgrade';
 import { isObject } from '../protocol/jsonrpc';
 import { META } from '../protocol/meta';
+import { callerDeclares } from '../protocol/questions';
 import type { ClientRequest } from '../protocol/methods';
 import type { ServerCall } from './call';
 import type { Handlers } from './handlers';
@@ -17,7 +18,7 @@ const taskOf = (call: ServerCall, taskId: string): Task => call.services.tasks.g
 
 export const TASK_HANDLERS: Handlers<Extract<ClientRequest, `tasks/${string}`>> = {
   async 'tasks/get'(call, { taskId }) {
-    return call.codec.tasks.get(taskOf(call, taskId).view(), call.clientCapabilities, call.rev);
+    return call.codec.tasks.get(taskOf(call, taskId).view(), call.rev, (m, p) => callerDeclares(call, m, p));
   },
 
   /** Only the caller's own tasks, oldest first, a page at a time (2025-11-25 "Listing Tasks"). */

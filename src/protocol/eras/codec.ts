@@ -52,8 +52,8 @@ interface TaskCodec {
   /** The Task, its two fields named each era's way (2025-11-25 schema Task; the extension's Task). */
   shape(task: TaskView): JsonObject;
   /** tasks/get's answer: the Task, or the DetailedTask with the result inlined (the extension), spelled
-   *  for `rev`, its questions only those `caps` declared. */
-  get(task: TaskView, caps: JsonObject, rev: Revision): JsonObject;
+   *  for `rev`, its questions only those the client declared (`asks`: protocol/questions.ts). */
+  get(task: TaskView, rev: Revision, asks: (method: string, params: JsonObject) => boolean): JsonObject;
   /** tasks/cancel's answer: the cancelled Task (a terminal one is -32602), or an empty acknowledgement. */
   cancel(task: TaskView, ended: boolean): JsonObject;
   /** The tasks a listen stream's filter follows (the extension's taskIds); none where tasks are followed

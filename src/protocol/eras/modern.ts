@@ -7,7 +7,6 @@ import { envelope } from '../envelope';
 import { invalidParams, toWireError } from '../errors';
 import { type JsonObject, isObject } from '../jsonrpc';
 import { META, type LogLevel, isLogLevel } from '../meta';
-import { declares } from '../questions';
 import { MODERN, type Revision } from '../revisions';
 import { declaresTasks, withTasks } from '../tasks';
 import type { EraCodec, TaskView } from './codec';
@@ -38,11 +37,11 @@ const shape = (t: TaskView): JsonObject => ({
   ...(t.statusMessage !== undefined ? { statusMessage: t.statusMessage } : {}),
 });
 
-/** The extension's DetailedTask as the client whose request declared `caps` may read it (tasks/get and
- *  notifications/tasks answer exactly this): the result inlined, spelled for `rev` (a stored result is
- *  handed out more than once: a copy); the error as the wire would carry it; the open questions, never a
- *  kind the client did not declare (2026-07-28 mrtr: MUST). */
-function detailed(t: TaskView, caps: JsonObject, rev: Revision): JsonObject {
+/** The extension's DetailedTask as a client may read it (tasks/get and notifications/tasks answer exactly
+ *  this): the result inlined, spelled for `rev` (a stored result is handed out more than once: a copy);
+ *  the error as the wire would carry it; the open questions, never a kind the client did not declare
+ *  (`asks`; 2026-07-28 mrtr: MUST). */
+function detailed(t: TaskView, rev: Revision, asks: (method: string, params: JsonObject) => boolean): JsonObject {
   const out = shape(t);
   if (t.status === 'completed' && t.result) out.result = downgradeResult('tools/call', t.result, rev);
   if (t.status === 'failed') out.error = toWireError(t.error, rev) as unknown as JsonObject;
@@ -50,7 +49,7 @@ function detailed(t: TaskView, caps: JsonObject, rev: Revision): JsonObject {
     const inputRequests: JsonObject = {};
     for (const [k, q] of Object.entries(t.inputRequests ?? {})) {
       const r = q as { method: string; params: JsonObject };
-      if (declares(caps, r.method, r.params, rev)) inputRequests[k] = q;
+      if (asks(r.method, r.params)) inputRequests[k] = q;
     }
     out.inputRequests = inputRequests;
   }

@@ -7,6 +7,7 @@ import type { Config } from '../config/file';
 import type { Permissions } from '../config/permissions';
 import type { Settings } from '../config/settings';
 import type { JsonObject } from '../protocol/jsonrpc';
+import type { CallToolResult, GetPromptResult, ReadResourceResult } from '../protocol/methods';
 import type { CallContext } from '../server/provider';
 import type { SignInPort, SignInRequest, SignInState } from '../upstream/auth/authorizer';
 import type { SecretStore } from '../upstream/auth/store';
@@ -61,15 +62,15 @@ export interface GatewayFacade {
   serverList(server: string, kind: ServerListKind, identity: string): Promise<JsonObject[]>;
 
   /** The gateway's surface, as any client sees it. */
-  callTool(name: string, args: JsonObject, ctx: CallContext): Promise<JsonObject>;
+  callTool(name: string, args: JsonObject, ctx: CallContext): Promise<CallToolResult>;
   /** Tool search over what the caller's endpoint offers (docs/gateway.md "Tool search"): with a query,
    *  mcpx_search's ranking (no hits, `weak`, when none matches well); an empty one, every offered tool.
    *  No call is made, so none is recorded. */
   searchTools(query: string, o: { server?: string; limit: number }, ctx: CallContext): Promise<Found>;
   listResources(ctx: CallContext): Promise<JsonObject[]>;
-  readResource(uri: string, ctx: CallContext): Promise<JsonObject>;
+  readResource(uri: string, ctx: CallContext): Promise<ReadResourceResult>;
   listPrompts(ctx: CallContext): Promise<JsonObject[]>;
-  getPrompt(name: string, args: Record<string, string>, ctx: CallContext): Promise<JsonObject>;
+  getPrompt(name: string, args: Record<string, string>, ctx: CallContext): Promise<GetPromptResult>;
 
   /** The questions waiting at the broker for any answerer. */
   questions(): Question[];

@@ -6,7 +6,13 @@ import type { Config } from '../config/file';
 import { ALLOW_ALL, type Permissions } from '../config/permissions';
 import type { Settings } from '../config/settings';
 import { CODES, McpxError, ProtocolError, invalidParams, isTypedError, resourceNotFound } from '../protocol/errors';
-import type { ParamsOf } from '../protocol/methods';
+import type {
+  CallToolResult,
+  CompleteResult,
+  GetPromptResult,
+  ParamsOf,
+  ReadResourceResult,
+} from '../protocol/methods';
 import { APP_HOST_CAPABILITIES, UI_EXTENSION } from '../protocol/extensions';
 import type { JsonObject } from '../protocol/jsonrpc';
 import type {
@@ -42,7 +48,7 @@ type ListChangeListener = (kind: ListKind, reaches: (profile: string | undefined
 export type { GatewayOptions } from './compose';
 
 /** A tool error a person reads (an isError result). */
-const toolError = (text: string): JsonObject => ({ content: [{ type: 'text', text }], isError: true });
+const toolError = (text: string): CallToolResult => ({ content: [{ type: 'text', text }], isError: true });
 
 /** The editor's extension set (it renders apps), keyed once rather than on every list it shows. */
 const EDITOR_EXT = extensionSet({ clientCapabilities: APP_HOST_CAPABILITIES });
@@ -211,7 +217,7 @@ export class Gateway implements Provider, GatewayFacade {
 
   /** A tool called from the editor (GatewayFacade), through the same lookup as a tools/call; its calls
    *  pass the permission check as the palette's (transport `editor`). */
-  async callTool(name: string, args: JsonObject, ctx: CallContext): Promise<JsonObject> {
+  async callTool(name: string, args: JsonObject, ctx: CallContext): Promise<CallToolResult> {
     const editor: CallContext = Object.create(ctx, { transport: { value: 'editor' } });
     const tool = await this.resolveTool(name, editor);
     if (!tool) throw invalidParams(`no tool named ${JSON.stringify(name)}`);
@@ -289,7 +295,7 @@ export class Gateway implements Provider, GatewayFacade {
   listPrompts(ctx: CallContext): Promise<JsonObject[]> {
     return this.p.prompts.list(ctx);
   }
-  getPrompt(name: string, args: Record<string, string>, ctx: CallContext): Promise<JsonObject> {
+  getPrompt(name: string, args: Record<string, string>, ctx: CallContext): Promise<GetPromptResult> {
     return this.p.entries.prompt(name, args, ctx);
   }
   /** The servers' resources, then the caller's own artifacts. */
@@ -301,13 +307,13 @@ export class Gateway implements Provider, GatewayFacade {
   }
   /** An artifact is its own identity's alone: for any other, the era's resource-not-found error, as for
    *  one that never was (docs/gateway.md "Artifacts"). */
-  async readResource(uri: string, ctx: CallContext): Promise<JsonObject> {
+  async readResource(uri: string, ctx: CallContext): Promise<ReadResourceResult> {
     if (!uri.startsWith(ARTIFACT_PREFIX)) return this.p.entries.read(uri, ctx);
     const read = this.artifacts.read(uri, ctx.identity);
     if (!read) throw resourceNotFound(uri);
     return read;
   }
-  complete(params: ParamsOf<'completion/complete'>, ctx: CallContext): Promise<JsonObject> {
+  complete(params: ParamsOf<'completion/complete'>, ctx: CallContext): Promise<CompleteResult> {
     return this.p.entries.complete(params, ctx);
   }
 

@@ -2,7 +2,13 @@
 // the server spells it down at the edge.
 import type { JsonObject } from '../protocol/jsonrpc';
 import type { LogLevel } from '../protocol/meta';
-import type { ParamsOf } from '../protocol/methods';
+import type {
+  CallToolResult,
+  CompleteResult,
+  GetPromptResult,
+  ParamsOf,
+  ReadResourceResult,
+} from '../protocol/methods';
 import type { Revision } from '../protocol/revisions';
 import type { Span, TraceContext } from '../telemetry/trace';
 import type { Abort } from '../wire/abort';
@@ -108,7 +114,7 @@ export interface ToolHandle {
   readonly taskSupport?: TaskSupport;
   /** Its input schema as listed to this caller; undefined for a tool it does not list. */
   readonly inputSchema?: JsonObject;
-  call(args: JsonObject, ctx: CallContext): Promise<JsonObject>;
+  call(args: JsonObject, ctx: CallContext): Promise<CallToolResult>;
 }
 
 export interface Provider {
@@ -122,16 +128,16 @@ export interface Provider {
    *  Answered at once where nothing needs looking up (every tools/call asks it). */
   resolveTool?(name: string, ctx: CallContext): ToolHandle | undefined | Promise<ToolHandle | undefined>;
   listPrompts?(ctx: CallContext): Promise<JsonObject[]>;
-  getPrompt?(name: string, args: Record<string, string>, ctx: CallContext): Promise<JsonObject>;
+  getPrompt?(name: string, args: Record<string, string>, ctx: CallContext): Promise<GetPromptResult>;
   listResources?(ctx: CallContext): Promise<JsonObject[]>;
   listResourceTemplates?(ctx: CallContext): Promise<JsonObject[]>;
   /** Whether the list `method` answers depends on the caller (an identity's own upstream instance): its
    *  cacheScope is then `private`, never `public` (docs/protocol.md "Cache hints on lists"). */
   listsPerCaller?(method: string, ctx: CallContext): boolean;
   /** Throws the resource-not-found error (errors.resourceNotFound) for an unknown URI. */
-  readResource?(uri: string, ctx: CallContext): Promise<JsonObject>;
+  readResource?(uri: string, ctx: CallContext): Promise<ReadResourceResult>;
   /** The params as the method's descriptor read them (protocol/methods.ts: ref and argument checked). */
-  complete?(params: ParamsOf<'completion/complete'>, ctx: CallContext): Promise<JsonObject>;
+  complete?(params: ParamsOf<'completion/complete'>, ctx: CallContext): Promise<CompleteResult>;
   /** Watch a resource: `deliver` is called with `uri` whenever it changes, until `release`.
    *  `deliverable` says whether updates will arrive at all (and `reason` why not). */
   subscribe?(

@@ -9,6 +9,7 @@ import type { Settings } from '../config/settings';
 import { extensionsPerConnection } from '../protocol/eras';
 import { CODES, ProtocolError } from '../protocol/errors';
 import type { JsonObject } from '../protocol/jsonrpc';
+import type { ResultOf } from '../protocol/methods';
 import type { ClientHooks, RequestOptions, UpstreamClient } from './client';
 import type { EraCache } from './eras';
 import { SessionExpired } from './http';
@@ -249,13 +250,13 @@ export class Pool {
   }
 
   /** Send one request to (server, scope), starting it if needed. */
-  async request(
+  async request<M extends string>(
     server: string,
     identity: string,
-    method: string,
+    method: M,
     params: JsonObject,
     o: RequestOptions & { requestedTimeoutMs?: number; ext?: ExtensionSet } = {},
-  ): Promise<JsonObject> {
+  ): Promise<ResultOf<M>> {
     const def = this.def(server);
     const e = this.entry(def, identity, o.ext);
     const opts = {

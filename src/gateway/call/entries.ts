@@ -3,7 +3,13 @@
 // completion by its ref, a watch by its URI. A pass-through tools/call enters with what the surface found
 // (surface/tools.ts); every one runs the same steps.
 import type { JsonObject } from '../../protocol/jsonrpc';
-import type { ParamsOf } from '../../protocol/methods';
+import type {
+  CallToolResult,
+  CompleteResult,
+  GetPromptResult,
+  ParamsOf,
+  ReadResourceResult,
+} from '../../protocol/methods';
 import type { CallContext } from '../../server/provider';
 import type { CallPath } from '../activity/record';
 import type { Watch } from '../inbox/subscriptions';
@@ -24,28 +30,34 @@ export class Entries {
     args: JsonObject,
     ctx: CallContext,
     o: { path?: CallPath; timeoutMs?: number } = {},
-  ): Promise<JsonObject> {
+  ): Promise<CallToolResult> {
     return this.run(new Call({ kind: 'tool', server, tool }, ctx, args, { path: o.path ?? 'mcpx_call', ...o }));
   }
 
   /** A pass-through tools/call, of the tool the surface found under the name the client sees (`listed`,
    *  as its server listed it), or of a name no list shows, forwarded to `server` (surface/tools.ts). */
-  shown(server: string, tool: string, listed: JsonObject | undefined, args: JsonObject, ctx: CallContext) {
+  shown(
+    server: string,
+    tool: string,
+    listed: JsonObject | undefined,
+    args: JsonObject,
+    ctx: CallContext,
+  ): Promise<CallToolResult> {
     const call = new Call({ kind: 'tool', server, tool }, ctx, args, { path: 'pass-through' });
     Object.assign(call, { server, target: tool, listed, offered: true, uris: 'kept' });
     return this.run(call);
   }
 
-  prompt(name: string, args: Record<string, string>, ctx: CallContext): Promise<JsonObject> {
+  prompt(name: string, args: Record<string, string>, ctx: CallContext): Promise<GetPromptResult> {
     return this.run(new Call({ kind: 'prompt', name }, ctx, args, { path: 'pass-through' }));
   }
 
-  read(uri: string, ctx: CallContext): Promise<JsonObject> {
+  read(uri: string, ctx: CallContext): Promise<ReadResourceResult> {
     return this.run(new Call({ kind: 'resource', uri }, ctx, {}, { path: 'pass-through' }));
   }
 
   /** A completion: its argument (and context) as sent, its ref as the upstream knows it. */
-  complete(params: ParamsOf<'completion/complete'>, ctx: CallContext): Promise<JsonObject> {
+  complete(params: ParamsOf<'completion/complete'>, ctx: CallContext): Promise<CompleteResult> {
     const { ref, ...rest } = params;
     const call = new Call({ kind: 'completion', ref }, ctx, rest.argument, { path: 'pass-through' });
     call.params = rest;
@@ -62,7 +74,7 @@ export class Entries {
     return offer(call, this.offering);
   }
 
-  run<T = JsonObject>(call: Call): Promise<T> {
+  run<T>(call: Call): Promise<T> {
     return this.chain.run<T>(call);
   }
 }

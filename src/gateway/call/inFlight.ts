@@ -8,6 +8,7 @@ import type { Settings } from '../../config/settings';
 import { CODES, ProtocolError } from '../../protocol/errors';
 import { type JsonObject, isObject } from '../../protocol/jsonrpc';
 import { type LogLevel, askedTimeoutMs, atLeastLevel, isLogLevel } from '../../protocol/meta';
+import type { ResultOf } from '../../protocol/methods';
 import { callerDeclares } from '../../protocol/questions';
 import type { CallContext } from '../../server/provider';
 import { type Pool, entryKey } from '../../upstream/pool';
@@ -32,10 +33,10 @@ export interface CallDeps {
 }
 
 /** One upstream request on behalf of a call. */
-export interface CallRequest {
+export interface CallRequest<M extends string = string> {
   server: string;
   ctx: CallContext;
-  method: string;
+  method: M;
   params: JsonObject;
   /** A shorter timeout than pool.callTimeout (mcpx_call's timeoutSec, a script's). */
   timeoutMs?: number;
@@ -69,7 +70,7 @@ export class Calls {
   constructor(private readonly d: CallDeps) {}
 
   /** Run an upstream request on behalf of a call, registered as in flight on its (server, scope). */
-  async request(r: CallRequest): Promise<JsonObject> {
+  async request<M extends string>(r: CallRequest<M>): Promise<ResultOf<M>> {
     const { server, ctx, method, params, taskSupport } = r;
     const { pool, settings, passthrough } = this.d;
     const def = pool.def(server);

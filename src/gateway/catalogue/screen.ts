@@ -95,7 +95,7 @@ function uriProblem(result: JsonObject): string | undefined {
 }
 
 /** A pass-through server's result, relayed as it is only if its URIs are URIs. */
-export function passedThrough(server: string, method: string, result: JsonObject): JsonObject {
+export function passedThrough<T extends JsonObject>(server: string, method: string, result: T): T {
   const bad = uriProblem(result);
   if (bad === undefined) return result;
   throw new ProtocolError(CODES.InternalError, `upstream ${server} returned an invalid ${method} result: ${bad}`);

@@ -72,7 +72,7 @@ export function templateMatches(template: string, uri: string): boolean {
 
 /** Resource URIs inside a result, rewritten so a client can read them back through mcpx. A copy, whose
  *  members with nothing to rewrite are the result's own (their bytes may be passed on: wire/raw.ts). */
-export function rewriteUris(server: string, result: JsonObject): JsonObject {
+export function rewriteUris<T extends JsonObject>(server: string, result: T): T {
   const block = (b: unknown): unknown => {
     if (!isObject(b)) return b;
     if (b.type === 'resource_link' && typeof b.uri === 'string') return { ...b, uri: toGatewayUri(server, b.uri) };
@@ -89,7 +89,8 @@ export function rewriteUris(server: string, result: JsonObject): JsonObject {
   const out: JsonObject = { ...result };
   if (Array.isArray(result.content)) out.content = mapSame(result.content, block);
   if (Array.isArray(result.messages)) out.messages = mapSame(result.messages, message);
-  return out;
+  // The same shape: only URIs inside it changed.
+  return out as T;
 }
 
 /** `xs` mapped: `xs` itself when every item maps to itself. */

@@ -4,6 +4,7 @@
 import type { Settings } from '../../config/settings';
 import { McpxError } from '../../protocol/errors';
 import { type JsonObject, isObject } from '../../protocol/jsonrpc';
+import type { CallToolResult, GetPromptResult, ReadResourceResult } from '../../protocol/methods';
 import { askedTimeoutMs } from '../../protocol/meta';
 import type { CallContext } from '../../server/provider';
 import { listen } from '../../wire/abort';
@@ -16,13 +17,13 @@ import { resultOf, runScript } from './runner';
 export interface ExecDeps {
   settings: Settings;
   /** mcpx_call's path: allow/deny filter, input schema, the upstream call, URIs rewritten. */
-  call(server: string, tool: string, args: JsonObject, ctx: CallContext, timeoutMs?: number): Promise<JsonObject>;
+  call(server: string, tool: string, args: JsonObject, ctx: CallContext, timeoutMs?: number): Promise<CallToolResult>;
   /** The names of the servers the caller's endpoint offers (docs/gateway.md "Profiles"). */
   servers(ctx: CallContext): string[];
   /** A server's tools as it lists them, those the caller's endpoint offers. */
   tools(server: string, ctx: CallContext): Promise<JsonObject[]>;
-  read(uri: string, ctx: CallContext): Promise<JsonObject>;
-  prompt(name: string, args: Record<string, string>, ctx: CallContext): Promise<JsonObject>;
+  read(uri: string, ctx: CallContext): Promise<ReadResourceResult>;
+  prompt(name: string, args: Record<string, string>, ctx: CallContext): Promise<GetPromptResult>;
 }
 
 export class Exec {
@@ -31,7 +32,7 @@ export class Exec {
   constructor(private readonly d: ExecDeps) {}
 
   /** Run one script for `ctx`; `started` hears the child's pid (tests). */
-  async run(args: JsonObject, ctx: CallContext, started?: (pid: number) => void): Promise<JsonObject> {
+  async run(args: JsonObject, ctx: CallContext, started?: (pid: number) => void): Promise<CallToolResult> {
     const { settings } = this.d;
     // timeoutSec may be longer than exec.timeout (a script that expects to ask), never longer than one
     // client request may be held (proto.askTimeout).
@@ -158,7 +159,7 @@ function labelOf(op: ExecOp, a: unknown[]): string {
 
 /** A script reads a tool's refusal of its arguments as a tool error (an isError result), whatever the
  *  revision its caller speaks (docs/exec.md "Errors"); any other error rejects in the script. */
-async function asResult(call: Promise<JsonObject>): Promise<JsonObject> {
+async function asResult(call: Promise<CallToolResult>): Promise<CallToolResult> {
   try {
     return await call;
   } catch (e) {
@@ -169,6 +170,6 @@ async function asResult(call: Promise<JsonObject>): Promise<JsonObject> {
 }
 
 /** A run refused before it started: an isError result the model can read. */
-function refused(why: string): JsonObject {
+function refused(why: string): CallToolResult {
   return { content: [{ type: 'text', text: `mcpx_exec: ${why}` }], isError: true };
 }

@@ -6,6 +6,7 @@
 // oldest of its own identity, never another's; where that is not room enough the result goes whole.
 import { randomUUID } from 'node:crypto';
 import type { JsonObject } from '../../protocol/jsonrpc';
+import type { CallToolResult, ReadResourceResult } from '../../protocol/methods';
 import { isObject } from '../../protocol/jsonrpc';
 import { PER_REQUEST } from '../../server/conn';
 import type { CallContext } from '../../server/provider';
@@ -54,7 +55,7 @@ export class Artifacts {
   }
 
   /** The result as the client receives it: whole, or a preview and a link to the artifact holding it. */
-  shrink(result: JsonObject, ctx: CallContext, tool: string, structured?: StructuredForm): JsonObject {
+  shrink(result: CallToolResult, ctx: CallContext, tool: string, structured?: StructuredForm): CallToolResult {
     // A request's own identity cannot come back to read it; the editor shows results itself.
     if (this.off(ctx)) return result;
     if ('structuredContent' in result && structured === undefined) return result;
@@ -93,7 +94,7 @@ export class Artifacts {
   }
 
   /** resources/read of an artifact, for its own identity; undefined for any other, or none. */
-  read(uri: string, identity: string): JsonObject | undefined {
+  read(uri: string, identity: string): ReadResourceResult | undefined {
     this.expire();
     const a = this.held.get(uri.slice(ARTIFACT_PREFIX.length));
     if (!uri.startsWith(ARTIFACT_PREFIX) || !a || a.identity !== identity) return undefined;

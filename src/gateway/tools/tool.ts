@@ -3,6 +3,7 @@
 import type { Config } from '../../config/file';
 import type { ServerDef } from '../../config/servers';
 import type { JsonObject } from '../../protocol/jsonrpc';
+import type { CallToolResult } from '../../protocol/methods';
 import type { CallContext } from '../../server/provider';
 import type { Pool } from '../../upstream/pool';
 import type { StructuredForm } from '../surface/artifacts';
@@ -34,7 +35,7 @@ export interface GatewayTool {
    *  outputSchema accepts in place of the whole value. None: such a result goes whole. */
   readonly artifact?: StructuredForm;
   /** Its work, given arguments already checked against `definition.inputSchema`. */
-  run(args: JsonObject, ctx: CallContext, deps: ToolDeps): Promise<JsonObject>;
+  run(args: JsonObject, ctx: CallContext, deps: ToolDeps): Promise<CallToolResult>;
 }
 
 /** An object schema of `properties`, `required` listed where there are any. */
@@ -45,6 +46,6 @@ export const obj = (properties: JsonObject, required: string[] = []): JsonObject
 });
 
 /** A result carrying `value` both as structuredContent and as its JSON text. */
-export function jsonResult(value: JsonObject): JsonObject {
+export function jsonResult(value: JsonObject): CallToolResult {
   return { content: [{ type: 'text', text: JSON.stringify(value, null, 2) }], structuredContent: value };
 }

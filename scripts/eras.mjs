@@ -30,8 +30,6 @@ const CHOSEN = [
 const REDERIVED = {
   // A task read back from the journal names its era; the codec that made it is gone with the process.
   [join('src', 'server', 'tasks.ts')]: 'a task restored from the journal',
-  // The connection is made from the probe's Negotiated, which the era cache also reads back from a file.
-  [join('src', 'upstream', 'connection.ts')]: "the probe's Negotiated",
 };
 const GATEWAY = `src${sep}gateway${sep}`;
 const RULES = [

@@ -275,7 +275,16 @@ describe('small leaks and races', () => {
     let timers = 0;
     globalThis.setTimeout = ((...a: Parameters<typeof setTimeout>) => (timers++, real(...a))) as typeof setTimeout;
     try {
-      await assert.rejects(broker.ask('up', 'elicitation/create', { message: 'q' }, ctl.signal, 'test'), /withdrawn/);
+      await assert.rejects(
+        broker.ask({
+          server: 'up',
+          method: 'elicitation/create',
+          params: { message: 'q' },
+          signal: ctl.signal,
+          reason: 'test',
+        }),
+        /withdrawn/,
+      );
     } finally {
       globalThis.setTimeout = real;
     }

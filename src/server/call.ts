@@ -98,18 +98,22 @@ export class ServerCall implements CallContext {
   private done = false;
   private lastProgress = -Infinity;
 
+  /** The request's own abort (a cancellation, a closed connection). */
+  readonly request: Abort;
+  readonly relay: Channel;
+  readonly services: Services;
+
   constructor(
     readonly conn: Conn,
     readonly req: Request,
-    rev: Revision,
-    /** The request's own abort (a cancellation, a closed connection). */
-    readonly request: Abort,
-    readonly relay: Channel,
-    readonly services: Services,
+    o: { rev: Revision; request: Abort; relay: Channel; services: Services },
   ) {
-    this.rev = rev;
-    this.codec = codecFor(rev);
-    this.abort = request;
+    this.rev = o.rev;
+    this.codec = codecFor(o.rev);
+    this.request = o.request;
+    this.relay = o.relay;
+    this.services = o.services;
+    this.abort = o.request;
     this.meta = isObject(req.params) && isObject(req.params._meta) ? req.params._meta : {};
   }
 

@@ -188,7 +188,8 @@ export class McpServer {
     call.enter();
     const channel = call.codec.questionChannel(call.relay.send ? call : undefined);
     if (channel) {
-      call.ask = (method, params, signal) => askOnChannel(call, call.rev, method, params, signal, call.asked++);
+      call.ask = (method, params, signal) =>
+        askOnChannel(call, { rev: call.rev, method, params, signal, count: call.asked++ });
       call.channel = channel;
     }
   }

@@ -55,8 +55,9 @@ export async function post(
   const bv = bodyVersion(value);
   const statedInHeader = statedPerRequest(hv);
   const statedInBody = bv !== undefined && !negotiatedAtInitialize(bv);
-  if (statedInHeader || statedInBody) return postPerRequest(ctx, req, res, value, hv, profile);
-  return postInSession(ctx, req, res, value, hv, profile);
+  const read = { value, hv, profile };
+  if (statedInHeader || statedInBody) return postPerRequest(ctx, req, res, read);
+  return postInSession(ctx, req, res, read);
 }
 
 async function bodyOf(ctx: HttpContext, req: IncomingMessage): Promise<string> {
@@ -71,14 +72,19 @@ async function bodyOf(ctx: HttpContext, req: IncomingMessage): Promise<string> {
   }
 }
 
+/** A POST's body as read, its MCP-Protocol-Version header, and the profile whose endpoint it came to. */
+interface Posted {
+  readonly value: unknown;
+  readonly hv: string | undefined;
+  readonly profile: string | undefined;
+}
+
 /** 2026-07-28: no sessions, headers must agree with the body, the status follows the code. */
 async function postPerRequest(
   ctx: HttpContext,
   req: IncomingMessage,
   res: ServerResponse,
-  value: unknown,
-  hv: string | undefined,
-  profile: string | undefined,
+  { value, hv, profile }: Posted,
 ): Promise<void> {
   if (Array.isArray(value))
     throw new HttpRefusal(400, invalidRequest(`Invalid request: batches are not accepted in ${MODERN}`));
@@ -101,16 +107,12 @@ async function postPerRequest(
     return void res.writeHead(202).end();
   }
   // Only tools/call reads Mcp-Param-* headers (x-mcp-header arguments).
-  await answerRequest(
-    ctx,
-    req,
-    res,
+  await answerRequest(ctx, req, res, {
     runner,
-    msg as Request,
-    MODERN,
-    undefined,
-    msg.method === 'tools/call' ? paramHeadersOf(req) : undefined,
-  );
+    msg: msg as Request,
+    rev: MODERN,
+    paramHeaders: msg.method === 'tools/call' ? paramHeadersOf(req) : undefined,
+  });
 }
 
 /** Mcp-Method on every request, Mcp-Name where the method names something (2026-07-28 streamable-http). */
@@ -143,9 +145,7 @@ async function postInSession(
   ctx: HttpContext,
   req: IncomingMessage,
   res: ServerResponse,
-  value: unknown,
-  hv: string | undefined,
-  profile: string | undefined,
+  { value, hv, profile }: Posted,
 ): Promise<void> {
   if (hv !== undefined && !isRevision(hv)) {
     // 2025-06-18+ transports: an invalid or unsupported MCP-Protocol-Version is 400.
@@ -178,7 +178,7 @@ async function postInSession(
   }
   // Within a session a dropped connection is not a cancellation (2025-03-26..2025-11-25: SHOULD NOT);
   // outside one nothing else could ever cancel the request, so it is.
-  await answerRequest(ctx, req, res, runner, c.msg, rev, session);
+  await answerRequest(ctx, req, res, { runner, msg: c.msg, rev, session });
 }
 
 /** limits.sessions: at the bound a new session is refused (-32603 naming the setting); no session is

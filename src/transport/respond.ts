@@ -41,12 +41,16 @@ export async function answerRequest(
   ctx: HttpContext,
   req: IncomingMessage,
   res: ServerResponse,
-  runner: Runner,
-  msg: Request,
-  rev: Revision,
-  session: Session | undefined,
-  paramHeaders?: Record<string, string>,
+  a: {
+    runner: Runner;
+    msg: Request;
+    rev: Revision;
+    session?: Session;
+    /** 2026-07-28 tools/call: its Mcp-Param-* headers. */
+    paramHeaders?: Record<string, string>;
+  },
 ): Promise<void> {
+  const { runner, msg, rev, session, paramHeaders } = a;
   const inSession = session !== undefined;
   const disconnectCancels = !inSession;
   const ctl = new Abort();

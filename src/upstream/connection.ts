@@ -4,7 +4,7 @@
 // mcpx, answered by the gateway's one function), the time spent answering its questions, and close.
 // One call over it is upstream/call.ts; a task it makes of a call, upstream/tasks.ts.
 import type { Policy } from '../config/policy';
-import { type EraCodec, codecOfEra } from '../protocol/eras';
+import type { EraCodec } from '../protocol/eras';
 import { CODES, ProtocolError } from '../protocol/errors';
 import {
   type Id,
@@ -77,6 +77,18 @@ export interface MetaOptions {
   logLevel?: LogLevel;
 }
 
+/** What a connection is made with besides its transport and handshake: the era's codec (chosen by the
+ *  probe), the hooks its upstream's own messages go to, the policy, and what mcpx declares. */
+export interface ConnectionOptions {
+  readonly codec: EraCodec;
+  readonly hooks: ClientHooks;
+  readonly policy: Policy;
+  readonly capabilities: JsonObject;
+  readonly clientInfo: JsonObject;
+  /** The first request id (the probe's own come before). */
+  readonly firstId?: number;
+}
+
 export class UpstreamConnection {
   /** What the upstream's era differs in; asked, never the era itself. */
   readonly codec: EraCodec;
@@ -105,19 +117,25 @@ export class UpstreamConnection {
   private pauseStarted?: number;
   private pausedTotal = 0;
 
+  readonly hooks: ClientHooks;
+  private readonly policy: Policy;
+  /** Capabilities declared to a 2026-07-28 upstream when a request names none. */
+  readonly defaultCapabilities: JsonObject;
+  private readonly clientInfo: JsonObject;
+
   constructor(
     readonly name: string,
     readonly transport: UpstreamTransport,
     readonly negotiated: Negotiated,
-    readonly hooks: ClientHooks,
-    private readonly policy: Policy,
-    /** Capabilities declared to a 2026-07-28 upstream when a request names none. */
-    readonly defaultCapabilities: JsonObject,
-    private readonly clientInfo: JsonObject,
-    firstId = 1,
+    o: ConnectionOptions,
   ) {
-    this.codec = codecOfEra(negotiated.era);
-    this.nextId = firstId;
+    // The era's codec, as the probe chose it.
+    this.codec = o.codec;
+    this.hooks = o.hooks;
+    this.policy = o.policy;
+    this.defaultCapabilities = o.capabilities;
+    this.clientInfo = o.clientInfo;
+    this.nextId = o.firstId ?? 1;
     transport.onIncoming = (msg, via) => this.incoming(msg, via);
   }
 

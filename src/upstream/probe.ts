@@ -96,27 +96,32 @@ async function connectOnce(o: ConnectOptions): Promise<UpstreamClient> {
   const why: string[] = [];
   let transport: UpstreamTransport | undefined;
   try {
-    return await probeEras(o, order, via, cached, why, (t) => (transport = t));
+    return await probeEras(o, { order, via, cached, why, opened: (t) => (transport = t) });
   } catch (e) {
     await transport?.close();
     throw e;
   }
 }
 
+/** Each era in `order` over the transport `via` until one's handshake succeeds; `why` collects what each
+ *  failed on, `opened` hears each transport opened (the caller closes the last). */
 async function probeEras(
   o: ConnectOptions,
-  order: readonly EraCodec[],
-  via: 'stdio' | 'http' | 'sse',
-  cached: EraRecord | undefined,
-  why: string[],
-  opened: (t: UpstreamTransport | undefined) => void,
+  p: {
+    order: readonly EraCodec[];
+    via: 'stdio' | 'http' | 'sse';
+    cached: EraRecord | undefined;
+    why: string[];
+    opened: (t: UpstreamTransport | undefined) => void;
+  },
 ): Promise<UpstreamClient> {
+  const { order, via, cached, why, opened } = p;
   let transport: UpstreamTransport | undefined;
   for (const codec of order) {
     transport =
       transport && !transport.isClosed
         ? transport
-        : await openTransport(o.def, via, o.hooks.log, boundsOf(o), o.envNames, o.auth, o.sandbox);
+        : await openTransport(o.def, via, { ...o, log: o.hooks.log, bounds: boundsOf(o) });
     opened(transport);
     // HTTP+SSE has no server/discover: a legacy transport, initialize only.
     const a = await (via === 'sse' ? tryLegacy : HANDSHAKES[codec.handshake])(o, transport);
@@ -129,7 +134,7 @@ async function probeEras(
       transport = undefined;
       opened(undefined);
       try {
-        const sse = await openTransport(o.def, 'sse', o.hooks.log, boundsOf(o), o.envNames);
+        const sse = await openTransport(o.def, 'sse', { log: o.hooks.log, bounds: boundsOf(o), envNames: o.envNames });
         const b = await tryLegacy(o, sse);
         if (b.kind === 'ok') return remember(o, b.client, cached);
         why.push(b.why);
@@ -211,7 +216,7 @@ async function tryModern(o: ConnectOptions, t: UpstreamTransport, retried = fals
     };
     return {
       kind: 'ok',
-      client: new UpstreamClient(o.def.name, t, negotiated, o.hooks, o.policy, o.capabilities, o.clientInfo, PROBE_IDS),
+      client: new UpstreamClient(o.def.name, t, negotiated, { ...o, codec, firstId: PROBE_IDS }),
     };
   } catch (e) {
     if (e instanceof ProtocolError) throw e;
@@ -254,23 +259,15 @@ async function tryLegacy(o: ConnectOptions, t: UpstreamTransport): Promise<Attem
       );
     }
     if (t instanceof HttpUpstream && inSpan(v, VERSION_HEADER)) t.protocolVersion = v;
+    const codec = codecFor(v);
     const negotiated = {
-      era: codecFor(v as Revision).era,
-      revision: v as Revision,
+      era: codec.era,
+      revision: v,
       capabilities: isObject(r.capabilities) ? r.capabilities : {},
       serverInfo: isObject(r.serverInfo) ? r.serverInfo : { name: o.def.name, version: '' },
       instructions: typeof r.instructions === 'string' ? r.instructions : undefined,
     };
-    const client = new UpstreamClient(
-      o.def.name,
-      t,
-      negotiated,
-      o.hooks,
-      o.policy,
-      o.capabilities,
-      o.clientInfo,
-      PROBE_IDS,
-    );
+    const client = new UpstreamClient(o.def.name, t, negotiated, { ...o, codec, firstId: PROBE_IDS });
     await t.notify({ jsonrpc: '2.0', method: 'notifications/initialized' });
     return { kind: 'ok', client };
   } catch (e) {

@@ -104,17 +104,19 @@ export class Broker {
   /** Hold a question until it is answered, withdrawn (signal) or expires. `identity` is the asking
    *  call's (CallContext.identity), or the upstream's where no call owns it; at a bound the question is
    *  refused at once (-32603 naming the setting), and nothing already waiting is dropped for it. */
-  ask(
-    server: string,
-    method: string,
-    params: JsonObject,
-    signal: AbortSignal,
-    reason: string,
-    identity = `upstream:${server}`,
+  ask(a: {
+    server: string;
+    method: string;
+    params: JsonObject;
+    signal: AbortSignal;
+    /** Why it waits here (no answerer on the wire took it). */
+    reason: string;
+    identity?: string;
     /** Its own deadline, where it has one shorter or longer than elicit.ttl (an approval's
      *  permissions.askTimeout). */
-    ttlMs = this.ttlMs,
-  ): Promise<JsonObject> {
+    ttlMs?: number;
+  }): Promise<JsonObject> {
+    const { server, method, params, signal, reason, identity = `upstream:${server}`, ttlMs = this.ttlMs } = a;
     const now = Date.now();
     const q: Question = {
       id: randomUUID(),

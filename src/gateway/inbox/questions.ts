@@ -150,7 +150,7 @@ export async function routeQuestion(a: Answerers, q: Asked): Promise<JsonObject>
       : !a.native
         ? 'proto.native is off'
         : 'the calling client cannot take it';
-  return a.broker.ask(server, method, asked, withdrawn, reason, owner?.identity);
+  return a.broker.ask({ server, method, params: asked, signal: withdrawn, reason, identity: owner?.identity });
 }
 
 /** The related-task key an upstream put on its question names the upstream's own task (2025-11-25

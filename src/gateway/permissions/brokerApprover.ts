@@ -36,15 +36,15 @@ const answerOf = (action: unknown): ApprovalAnswer =>
 export class BrokerApprover implements Approver {
   constructor(private readonly broker: Broker) {}
   async ask(request: ApprovalRequest, signal: AbortSignal): Promise<ApprovalAnswer> {
-    const answer = await this.broker.ask(
-      request.server,
-      APPROVAL_METHOD,
-      approvalParams(request),
+    const answer = await this.broker.ask({
+      server: request.server,
+      method: APPROVAL_METHOD,
+      params: approvalParams(request),
       signal,
-      `an approval of ${request.rule} (docs/gateway.md "Permissions")`,
-      request.client.identity,
-      Math.max(1, request.deadline - Date.now()),
-    );
+      reason: `an approval of ${request.rule} (docs/gateway.md "Permissions")`,
+      identity: request.client.identity,
+      ttlMs: Math.max(1, request.deadline - Date.now()),
+    });
     return answerOf(answer.action);
   }
 }

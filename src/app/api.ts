@@ -169,34 +169,44 @@ function endpointOf(pathname: string): { profile?: string; root: string; path: s
 }
 
 export function apiRoutes(g: ApiHost): Route[] {
-  const base = (req: IncomingMessage) => `http://${req.headers.host ?? '127.0.0.1'}`;
-  /** A path of the API under a profile nobody configured answers 404, naming it. */
-  const unknown = (res: ServerResponse, profile: string | undefined): boolean => {
-    if (profile === undefined || g.api.hasProfile(profile)) return false;
-    json(res, 404, { error: `no profile named ${JSON.stringify(profile)} is configured` });
-    return true;
-  };
-  const openapi: Route = async (req, res, url) => {
+  return [openapiRoute(g), toolsRoute(g), callRoute(g)];
+}
+
+/** A path of the API under a profile nobody configured answers 404, naming it. */
+function unknownProfile(g: ApiHost, res: ServerResponse, profile: string | undefined): boolean {
+  if (profile === undefined || g.api.hasProfile(profile)) return false;
+  json(res, 404, { error: `no profile named ${JSON.stringify(profile)} is configured` });
+  return true;
+}
+
+/** GET /openapi.json: the document of the tools the caller is offered. */
+function openapiRoute(g: ApiHost): Route {
+  return async (req, res, url) => {
     const at = endpointOf(url.pathname);
     if (at.path !== '/openapi.json') return false;
     if (!only(req, res, 'GET', 'GET reads the OpenAPI document')) return true;
-    if (unknown(res, at.profile)) return true;
+    if (unknownProfile(g, res, at.profile)) return true;
     const who = identityOf(req);
     if (typeof who === 'string') return (json(res, 400, { error: who }), true);
     const ctx = contextOf(req, who.identity, new AbortController().signal, { profile: at.profile });
     try {
       const { tools } = await g.api.offeredFor(ctx);
-      json(res, 200, openApiDocument(tools, { version: VERSION, base: `${base(req)}${at.root}` }));
+      const base = `http://${req.headers.host ?? '127.0.0.1'}${at.root}`;
+      json(res, 200, openApiDocument(tools, { version: VERSION, base }));
     } finally {
       if (who.own) g.identityEnded(who.identity);
     }
     return true;
   };
-  const tools: Route = async (req, res, url) => {
+}
+
+/** GET /v1/tools: the tools the caller is offered, each with the path that calls it. */
+function toolsRoute(g: ApiHost): Route {
+  return async (req, res, url) => {
     const at = endpointOf(url.pathname);
     if (at.path !== '/v1/tools') return false;
     if (!only(req, res, 'GET', 'GET lists the tools')) return true;
-    if (unknown(res, at.profile)) return true;
+    if (unknownProfile(g, res, at.profile)) return true;
     const who = identityOf(req);
     if (typeof who === 'string') return (json(res, 400, { error: who }), true);
     try {
@@ -215,13 +225,43 @@ export function apiRoutes(g: ApiHost): Route[] {
     }
     return true;
   };
+}
+
+/** How a call's answer is written: whole as JSON, or — Accept: application/x-ndjson — its progress and log
+ *  lines first (`line`, skipped past MAX_UNREAD unread), then the result's. */
+function streamOf(req: IncomingMessage, res: ServerResponse, url: URL) {
+  const level = url.searchParams.get('logLevel') ?? 'info';
+  if (!isLogLevel(level)) throw new Refused(400, `logLevel: expected a log level, got ${JSON.stringify(level)}`);
+  const streamed = String(req.headers.accept ?? '').includes(NDJSON);
+  const line = (o: JsonObject) => {
+    if (!res.headersSent) {
+      res.writeHead(200, { 'Content-Type': NDJSON, 'Cache-Control': 'no-store', 'X-Accel-Buffering': 'no' });
+      res.flushHeaders();
+    }
+    if (!res.writableEnded && res.writableLength <= MAX_UNREAD) res.write(`${JSON.stringify(o)}\n`);
+  };
+  return { streamed, level, line };
+}
+
+/** A shorter timeout for this call, never a longer one (docs/gateway.md "Timeouts, in order of
+ *  precedence"): `?timeoutMs=`, a positive whole number. */
+function timeoutOf(url: URL): number | undefined {
+  const asked = url.searchParams.get('timeoutMs');
+  const timeoutMs = asked === null ? undefined : Number(asked);
+  if (timeoutMs !== undefined && !(Number.isSafeInteger(timeoutMs) && timeoutMs > 0))
+    throw new Refused(400, `timeoutMs: expected a positive whole number of milliseconds, got ${JSON.stringify(asked)}`);
+  return timeoutMs;
+}
+
+/** POST /v1/call/{server}/{tool}: the tool called through the call chain, its result answered. */
+function callRoute(g: ApiHost): Route {
   const inFlight = new InFlight(g.settings);
-  const call: Route = async (req, res, url) => {
+  return async (req, res, url) => {
     const at = endpointOf(url.pathname);
     const m = /^\/v1\/call\/([^/]+)\/([^/]+)$/.exec(at.path);
     if (!m) return false;
     if (!only(req, res, 'POST', 'POST calls the tool')) return true;
-    if (unknown(res, at.profile)) return true;
+    if (unknownProfile(g, res, at.profile)) return true;
     const who = identityOf(req);
     if (typeof who === 'string') return (json(res, 400, { error: who }), true);
     // The call ends when its caller goes.
@@ -232,25 +272,8 @@ export function apiRoutes(g: ApiHost): Route[] {
     try {
       inFlight.admit(who.identity, res);
       const [server, name] = [decode(m[1]!), decode(m[2]!)];
-      const accept = String(req.headers.accept ?? '');
-      const level = url.searchParams.get('logLevel') ?? 'info';
-      if (!isLogLevel(level)) throw new Refused(400, `logLevel: expected a log level, got ${JSON.stringify(level)}`);
-      const streamed = accept.includes(NDJSON);
-      const line = (o: JsonObject) => {
-        if (!res.headersSent) {
-          res.writeHead(200, { 'Content-Type': NDJSON, 'Cache-Control': 'no-store', 'X-Accel-Buffering': 'no' });
-          res.flushHeaders();
-        }
-        if (!res.writableEnded && res.writableLength <= MAX_UNREAD) res.write(`${JSON.stringify(o)}\n`);
-      };
-      // A shorter timeout for this call, never a longer one (docs/gateway.md "Timeouts, in order of precedence").
-      const asked = url.searchParams.get('timeoutMs');
-      const timeoutMs = asked === null ? undefined : Number(asked);
-      if (timeoutMs !== undefined && !(Number.isSafeInteger(timeoutMs) && timeoutMs > 0))
-        throw new Refused(
-          400,
-          `timeoutMs: expected a positive whole number of milliseconds, got ${JSON.stringify(asked)}`,
-        );
+      const { streamed, level, line } = streamOf(req, res, url);
+      const timeoutMs = timeoutOf(url);
       const ctx = contextOf(req, who.identity, stop.signal, {
         ...(streamed ? { stream: { level, line } } : {}),
         ...(at.profile !== undefined ? { profile: at.profile } : {}),
@@ -261,26 +284,7 @@ export function apiRoutes(g: ApiHost): Route[] {
       if (!tool)
         throw new Refused(404, `No tool ${JSON.stringify(name)} of server ${JSON.stringify(server)} is offered here`);
       const args = await argumentsOf(req, g.settings.get<number>('transport.maxBodyBytes'));
-      let result: JsonObject;
-      try {
-        result = await tool(args);
-      } catch (e) {
-        // Arguments its input schema refuses are the caller's mistake (the chain's validated step).
-        if (e instanceof McpxError && e.code === 'arguments.invalid') throw new Refused(400, e.message);
-        if (stop.signal.aborted) return true;
-        if (streamed) {
-          line({ type: 'error', ...failure(e) });
-          res.end();
-        } else json(res, 502, failure(e));
-        return true;
-      }
-      if (!streamed) json(res, 200, result);
-      else {
-        // The result's line is written whatever is unread: the reader asked for it.
-        if (!res.headersSent) line({ type: 'result', result });
-        else res.write(`${JSON.stringify({ type: 'result', result })}\n`);
-        res.end();
-      }
+      await answer(res, { streamed, line }, () => tool(args), stop.signal);
     } catch (e) {
       if (!(e instanceof Refused)) throw e;
       // The body of a refused call is discarded as it arrives, never read.
@@ -291,7 +295,32 @@ export function apiRoutes(g: ApiHost): Route[] {
     }
     return true;
   };
-  return [openapi, tools, call];
+}
+
+/** The call made and its answer written: its result (200), or the error it failed with (502, or an
+ *  `error` line); nothing once the caller has gone. */
+async function answer(
+  res: ServerResponse,
+  s: { streamed: boolean; line: (o: JsonObject) => void },
+  call: () => Promise<JsonObject>,
+  stop: AbortSignal,
+): Promise<void> {
+  let result: JsonObject;
+  try {
+    result = await call();
+  } catch (e) {
+    // Arguments its input schema refuses are the caller's mistake (the chain's validated step).
+    if (e instanceof McpxError && e.code === 'arguments.invalid') throw new Refused(400, e.message);
+    if (stop.aborted) return;
+    if (!s.streamed) return json(res, 502, failure(e));
+    s.line({ type: 'error', ...failure(e) });
+    return void res.end();
+  }
+  if (!s.streamed) return json(res, 200, result);
+  // The result's line is written whatever is unread: the reader asked for it.
+  if (!res.headersSent) s.line({ type: 'result', result });
+  else res.write(`${JSON.stringify({ type: 'result', result })}\n`);
+  res.end();
 }
 
 function decode(segment: string): string {

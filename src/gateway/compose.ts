@@ -28,14 +28,9 @@ import { Catalogue } from './catalogue/catalogue';
 import { EventBus } from './events';
 import { Exec } from './exec/exec';
 import { UpstreamInbox } from './inbox/inbox';
-import { Chain, type Step } from './call/chain';
-import { Entries } from './call/entries';
-import { offered } from './call/offered';
-import { permitted } from './call/permitted';
-import { pinned } from './call/pinned';
-import { recorded } from './call/recorded';
-import { sent } from './call/sent';
-import { validated } from './call/validated';
+import { type ChainParts, buildChain } from './call/build';
+import type { Step } from './call/chain';
+import type { Entries } from './call/entries';
 import { Lists } from './surface/lists';
 import { Prompts } from './surface/prompts';
 import { Resources } from './surface/resources';
@@ -131,6 +126,16 @@ export interface GatewayParts {
   readonly pins: Pins;
 }
 
+/** What every part is built with: the configuration, the settings, the host's options, and the log (each
+ *  line printable) and events every part reports to. */
+interface Base {
+  readonly config: Config;
+  readonly settings: Settings;
+  readonly opts: GatewayOptions;
+  readonly log: (line: string) => void;
+  readonly events: EventBus;
+}
+
 /** Build the gateway's parts; `announce` tells the gateway's own clients of a list change (of a server's
  *  list, or of the gateway's own where `server` is absent), and of a log message no call took. */
 export function composeGateway(
@@ -139,13 +144,77 @@ export function composeGateway(
   opts: GatewayOptions,
   announce: { changed: (kind: ListKind, server?: string) => void; unrelatedLog: (entry: UnrelatedLog) => void },
 ): GatewayParts {
-  const { changed, unrelatedLog } = announce;
   // Every line logged may quote an upstream (its stderr, a name, an error): written printable, one line
   // each (printable.ts).
   const sink = opts.log;
   const log = sink ? (line: string) => sink(printable(line)) : () => undefined;
-  const events = new EventBus();
+  const b: Base = { config, settings, opts, log, events: new EventBus() };
   const tracer = telemetry(settings, log);
+  const { defs, passthrough } = serversOf(b);
+  const questions = questionsOf(b);
+  // The cycle's one end (see the top of this file): the inbox, built last, reached once a connection exists.
+  let inbox: UpstreamInbox | undefined;
+  const upstreams = upstreamsOf(b, defs, (): UpstreamInbox => inbox!);
+  const { pool, authorizers } = upstreams;
+  const listing = listingOf(b, { defs, passthrough, pool });
+  const calls = new Calls({
+    pool,
+    settings,
+    passthrough,
+    ask: questions.ask,
+    signIns: new ClientSignIns({ authorizers, pool, log }),
+  });
+  const subscriptions = new Subscriptions({
+    pool,
+    catalogue: listing.catalogue,
+    defs,
+    passthrough,
+    events: b.events,
+    log,
+    ackTimeoutMs: () => settings.duration('pool.probeTimeout'),
+    notified: (server, scope, n) => inbox!.notified(server, scope, n, pool.def(server)),
+  });
+  const calling = callingOf(b, { ...listing, defs, passthrough, pool, calls, subscriptions, broker: questions.broker });
+  const own = ownToolsOf(b, { ...listing, defs, passthrough, pool, entries: calling.entries });
+  inbox = new UpstreamInbox({
+    events: b.events,
+    catalogue: listing.catalogue,
+    calls,
+    subscriptions,
+    ask: questions.ask,
+    ...announce,
+    urls: questions.urls,
+    log,
+  });
+  return {
+    log,
+    events: b.events,
+    defs,
+    passthrough,
+    tracer,
+    ...questions,
+    ...upstreams,
+    ...listing,
+    calls,
+    subscriptions,
+    ...calling,
+    ...own,
+    inbox,
+  };
+}
+
+/** The running servers and the pass-through ones among them: one map and one list every part reads, which
+ *  a reload changes in place. */
+function serversOf({ config, settings, log }: Base) {
+  const defs = new Map(config.servers.filter((s) => !s.disabled).map((s) => [s.name, s]));
+  const named = settings.get<string[]>('mcp.passthrough');
+  for (const p of named)
+    if (!defs.has(p)) log(`mcp.passthrough names ${JSON.stringify(p)}, which is not a configured server; ignored`);
+  return { defs, passthrough: named.filter((p) => defs.has(p)) };
+}
+
+/** Who answers an upstream's question: the calling client, the person, else the broker. */
+function questionsOf({ config, settings, opts, log, events }: Base) {
   const broker = new Broker(
     opts.questionTtlMs,
     opts.stateDir ? join(opts.stateDir, 'questions') : undefined,
@@ -155,19 +224,21 @@ export function composeGateway(
       total: settings.get<number>('limits.inflight'),
     }),
   );
-  const defs = new Map(config.servers.filter((s) => !s.disabled).map((s) => [s.name, s]));
-  const named = settings.get<string[]>('mcp.passthrough');
-  for (const p of named)
-    if (!defs.has(p)) log(`mcp.passthrough names ${JSON.stringify(p)}, which is not a configured server; ignored`);
-  const passthrough = named.filter((p) => defs.has(p));
-  // Every call's record (activity/log.ts): the call gate appends to it.
-  const activity = new ActivityLog({ settings, defs: () => defs.values(), log, file: opts.activity });
   const urls = new UrlQuestions(() => settings.duration('proto.askTTL'));
   const ask = (q: Asked) =>
     routeQuestion(
       { native: settings.get<boolean>('proto.native'), person: opts.person, broker, roots: config.roots, log, urls },
       q,
     );
+  return { broker, urls, ask };
+}
+
+/** The upstreams: their sign-ins and the pool of their connections, whose hooks reach `inbox`. */
+function upstreamsOf(
+  { config, settings, opts, log, events }: Base,
+  defs: Map<string, ServerDef>,
+  inbox: () => UpstreamInbox,
+) {
   const authorizers = new Authorizers({
     store: opts.auth?.store ?? (opts.stateDir ? FileSecretStore.inState(opts.stateDir) : new MemorySecretStore()),
     person: opts.auth?.person,
@@ -184,12 +255,20 @@ export function composeGateway(
     settings,
     clientInfo: opts.clientInfo ?? { name: 'mcpx', version: VERSION },
     capabilities: MCPX_CAPABILITIES,
-    // The cycle's two ends (see the top of this file): called once a connection exists.
-    hooks: (def, scope) => inbox.hooks(def, scope),
+    hooks: (def, scope) => inbox().hooks(def, scope),
     log,
-    onStateChange: (st) => inbox.state(st),
+    onStateChange: (st) => inbox().state(st),
     roots: () => rootPaths(config.roots),
   });
+  return { authorizers, pool };
+}
+
+/** What the servers list, screened and pinned, and what each endpoint offers of it. */
+function listingOf(
+  { config, settings, opts, log, events }: Base,
+  d: { defs: Map<string, ServerDef>; passthrough: string[]; pool: Pool },
+) {
+  const { defs, passthrough } = d;
   const pins = new Pins({
     store: opts.pins ?? (opts.stateDir ? FilePinStore.inState(opts.stateDir) : new MemoryPinStore()),
     // Read per fetch: a reload changes both.
@@ -198,13 +277,27 @@ export function composeGateway(
     log,
     held: (server, names) => events.emit({ type: 'pins.held', server, ...names }),
   });
-  const catalogue = new Catalogue(pool, (server, kind, items) =>
+  const catalogue = new Catalogue(d.pool, (server, kind, items) =>
     pins.apply(server, kind, screenList(server, kind, items, passthrough.includes(server), log)),
   );
   const profiles = new Profiles({ config, defs, passthrough, catalogue, log });
-  const calls = new Calls({ pool, settings, passthrough, ask, signIns: new ClientSignIns({ authorizers, pool, log }) });
+  return { pins, catalogue, profiles };
+}
+
+/** The calls: the permission gate, the activity log, the prompts and resources a client sees, and the
+ *  call chain every entry calls through. */
+function callingOf(
+  { config, settings, opts, log }: Base,
+  d: Omit<ChainParts, 'prompts' | 'apps' | 'gate' | 'records' | 'log'> & {
+    defs: Map<string, ServerDef>;
+    broker: Broker;
+  },
+) {
+  const { defs, passthrough, profiles, catalogue } = d;
+  // Every call's record (activity/log.ts): the chain's `recorded` step appends to it.
+  const activity = new ActivityLog({ settings, defs: () => defs.values(), log, file: opts.activity });
   const approver: { current?: Approver } = { current: opts.permissions?.approver };
-  const brokerApprover = new BrokerApprover(broker);
+  const brokerApprover = new BrokerApprover(d.broker);
   const gate = new Gate({
     // Read per call: a reload replaces config.permissions (Gateway.apply).
     permissions: () => config.permissions,
@@ -214,16 +307,6 @@ export function composeGateway(
     approver: () => approver.current ?? brokerApprover,
     grants:
       opts.permissions?.grants ?? (opts.stateDir ? FileGrantStore.inState(opts.stateDir) : new MemoryGrantStore()),
-  });
-  const subscriptions = new Subscriptions({
-    pool,
-    catalogue,
-    defs,
-    passthrough,
-    events,
-    log,
-    ackTimeoutMs: () => settings.duration('pool.probeTimeout'),
-    notified: (server, scope, n) => inbox.notified(server, scope, n, pool.def(server)),
   });
   const lists = new Lists({ profiles, catalogue, passthrough, log });
   const prompts = new Prompts({ lists, passthrough });
@@ -237,16 +320,23 @@ export function composeGateway(
   };
   const resources = new Resources({ lists, passthrough, apps });
   const records = opts.permissions?.activity ?? activity;
-  const offering = { profiles, pool, catalogue, calls, passthrough, prompts, apps };
-  const built: readonly Step[] = [
-    offered(offering),
-    pinned(pins),
-    validated(log),
-    permitted(gate, () => records.recording !== false),
-    recorded(() => (records.recording === false ? undefined : records)),
-    sent({ calls, pool, passthrough, subscriptions }),
-  ];
-  const entries = new Entries(new Chain(opts.steps ? opts.steps(built) : built), offering);
+  const entries = buildChain({ ...d, prompts, apps, gate, records, log, steps: opts.steps });
+  return { activity, approver, gate, prompts, resources, entries };
+}
+
+/** The gateway's own tools, mcpx_exec's runs among them. */
+function ownToolsOf(
+  { config, settings, opts }: Base,
+  d: {
+    defs: Map<string, ServerDef>;
+    passthrough: string[];
+    pool: Pool;
+    catalogue: Catalogue;
+    profiles: Profiles;
+    entries: Entries;
+  },
+) {
+  const { profiles, catalogue, entries } = d;
   const exec = new Exec({
     settings,
     call: (server, tool, args, ctx, timeoutMs) => entries.tool(server, tool, args, ctx, { timeoutMs }),
@@ -260,42 +350,13 @@ export function composeGateway(
     prompt: (name, args, ctx) => entries.prompt(name, args, ctx),
   });
   const tools = new GatewayTools({
+    ...d,
     config,
-    defs,
-    passthrough,
-    pool,
-    catalogue,
-    entries,
     exec,
-    profiles,
     // Read when a run starts: a test sets it on the gateway's options after construction.
     execStarted: (pid) => opts.execStarted?.(pid),
   });
-  const inbox = new UpstreamInbox({ events, catalogue, calls, subscriptions, ask, changed, unrelatedLog, urls, log });
-  return {
-    log,
-    events,
-    defs,
-    passthrough,
-    broker,
-    pool,
-    authorizers,
-    catalogue,
-    calls,
-    subscriptions,
-    prompts,
-    resources,
-    profiles,
-    entries,
-    exec,
-    tools,
-    inbox,
-    tracer,
-    gate,
-    approver,
-    activity,
-    pins,
-  };
+  return { exec, tools };
 }
 
 /** The tracer, where telemetry.otlpEndpoint names a receiver: OpenTelemetry is loaded then and only then.

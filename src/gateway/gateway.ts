@@ -13,7 +13,7 @@ import type {
   ParamsOf,
   ReadResourceResult,
 } from '../protocol/methods';
-import { APP_HOST_CAPABILITIES, UI_EXTENSION } from '../protocol/extensions';
+import { APP_HOST_CAPABILITIES } from '../protocol/extensions';
 import type { JsonObject } from '../protocol/jsonrpc';
 import type {
   CallContext,
@@ -30,13 +30,15 @@ import { extensionSet } from './call/capabilities';
 import { type GatewayOptions, type GatewayParts, composeGateway } from './compose';
 import type { RunView } from './exec/runs';
 import type { GatewayEvent, GatewayFacade, Question, ServerListKind, UpstreamStatus, WatchRow } from './editorPort';
-import { AT_NEXT_START, type ConfigDiff, ReloadError, diffConfig, enabledServers, problemsOf } from './reload';
+import type { ConfigDiff } from './reload';
+import { applyConfig } from './applyConfig';
 import type { Approver, Grant } from './permissions/approval';
 import type { PinKind } from './pins/store';
 import type { PinReview, PinView } from './pins/pins';
-import { type ProfileSummary, type Profiles, sameProfiles } from './profiles/profiles';
+import type { ProfileSummary, Profiles } from './profiles/profiles';
 import { type Found, findByQuery, offeredList } from './search/find';
 import { ToolApi } from './surface/httpApi';
+import { declared } from './surface/declared';
 import { ToolSurface } from './surface/tools';
 import { ARTIFACT_PREFIX, Artifacts } from './surface/artifacts';
 import type { Watch } from './inbox/subscriptions';
@@ -97,28 +99,11 @@ export class Gateway implements Provider, GatewayFacade {
   }
 
   capabilities(profile?: string): ProviderCapabilities {
-    // Gateway mode's own tools never change; the namespaced prompts and resources change with their
-    // upstreams. In pass-through the tools are the upstreams' and change with them (2025-11-25
-    // server/tools "List Changed Notification"): so for a profile that lists upstream tools.
-    const view = profile !== undefined && this.hasProfile(profile) ? this.p.profiles.named(profile).view : undefined;
-    return {
-      tools: true,
-      prompts: true,
-      resources: true,
-      completions: true,
-      logging: true,
-      listChanged: {
-        tools: (view ?? this.p.profiles.default.view).listed().length > 0,
-        prompts: true,
-        resources: true,
-      },
-      tasks: true,
-      // MCP Apps reach a host only in pass-through, where tools keep their `_meta.ui` and ui:// reads go to
-      // their server (docs/gateway.md "MCP Apps"). Which upstream serves apps is known only once it has
-      // seen the client declare the extension, so it is declared for any.
-      // (Profiles, when they come, declare it where their set holds a pass-through server.)
-      ...(this.p.passthrough.length ? { extensions: { [UI_EXTENSION]: {} } } : {}),
-    };
+    const { profiles, passthrough } = this.p;
+    return declared(
+      profile !== undefined && profiles.has(profile) ? profiles.named(profile) : profiles.default,
+      passthrough,
+    );
   }
 
   onListChanged(listener: ListChangeListener): void {
@@ -382,70 +367,22 @@ export class Gateway implements Provider, GatewayFacade {
    *  what it runs; kept servers, the listener, every session, stream, task and question are untouched.
    *  Settings apply live, but those of AT_NEXT_START. Clients are told of list changes (listChanged). */
   reload(config: Config, settings: Settings): Promise<ConfigDiff> {
-    const next = this.reloading.then(() => this.apply(config, settings));
+    const next = this.reloading.then(() =>
+      applyConfig(
+        {
+          config: this.config,
+          settings: this.settings,
+          parts: this.p,
+          changed: (kind) => this.changed(kind),
+          announce: (kind, reaches) => this.announce(kind, reaches),
+          setRoots: (roots) => this.setRoots(roots),
+        },
+        config,
+        settings,
+      ),
+    );
     this.reloading = next.catch(() => undefined);
     return next;
-  }
-
-  private async apply(config: Config, settings: Settings): Promise<ConfigDiff> {
-    const problems = problemsOf(config);
-    if (problems.length) throw new ReloadError(problems, config.source);
-    const { defs, passthrough, pool, calls, catalogue, subscriptions, log } = this.p;
-    const after = enabledServers(config);
-    const diff = diffConfig(defs, after, this.settings, settings);
-    // Kept servers keep their definition object: the pool tells its instances apart by it.
-    for (const name of diff.kept) after.set(name, defs.get(name)!);
-    defs.clear();
-    for (const [name, def] of after) defs.set(name, def);
-    const toolsListed = passthrough.length > 0;
-    const profilesBefore = this.config.profiles;
-    const named = this.settings.get<string[]>('mcp.passthrough');
-    passthrough.splice(0, passthrough.length, ...named.filter((n) => defs.has(n)));
-    this.settings.adopt(settings, AT_NEXT_START);
-    const roots = config.roots;
-    const rootsChanged = JSON.stringify(roots) !== JSON.stringify(this.config.roots);
-    Object.assign(this.config, {
-      servers: config.servers,
-      settings: config.settings,
-      issues: [],
-      source: config.source,
-      // The gate reads it per call: the next call is decided by the new rules.
-      permissions: config.permissions,
-      // Each profile's view is made again from the new block on its next request.
-      profiles: config.profiles,
-    });
-    this.p.profiles.reset();
-    const profilesChanged = !sameProfiles(profilesBefore, config.profiles);
-    for (const name of diff.removed) {
-      calls.endServer(
-        name,
-        new ProtocolError(CODES.InternalError, `server ${name} was removed from the configuration`),
-      );
-      subscriptions.removed(name);
-    }
-    for (const name of [...diff.removed, ...diff.changed, ...diff.added]) catalogue.invalidate(name);
-    await pool.retire();
-    for (const name of diff.changed) subscriptions.replaced(name);
-    if (rootsChanged) this.setRoots(roots);
-    const touched = [...diff.added, ...diff.removed, ...diff.changed];
-    if (touched.length) {
-      log(
-        `configuration ${config.source} applied: added ${diff.added.join(', ') || 'none'}; removed ${diff.removed.join(', ') || 'none'}; changed ${diff.changed.join(', ') || 'none'}`,
-      );
-      // Gateway mode lists the servers' prompts and resources under their names; pass-through lists
-      // their tools too (docs/protocol.md "Changing the configuration").
-      this.changed('prompts');
-      this.changed('resources');
-      if (toolsListed || passthrough.length > 0) this.changed('tools');
-    }
-    if (profilesChanged) {
-      // A profile's block changed: its clients' lists may all have (every profile endpoint is told).
-      log(`configuration ${config.source} applied: profiles changed`);
-      for (const kind of ['tools', 'prompts', 'resources'] as const)
-        this.announce(kind, (p) => p !== undefined && this.p.profiles.reaches(kind, undefined)(p));
-    }
-    if (diff.atNextStart.length) log(`settings applied at the next start: ${diff.atNextStart.join(', ')}`);
-    return diff;
   }
 
   async close(): Promise<void> {

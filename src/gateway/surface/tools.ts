@@ -7,12 +7,19 @@ import type { CallContext, ToolHandle } from '../../server/provider';
 import { AppUris, listedTools } from './apps';
 import type { Artifacts, StructuredForm } from './artifacts';
 import { extensionSet } from '../call/capabilities';
-import type { GatewayParts } from '../compose';
-import { toolHandle } from '../tools';
+import type { Entries } from '../call/entries';
+import type { Pins } from '../pins/pins';
+import type { Profiles } from '../profiles/profiles';
+import { type GatewayTools, toolHandle } from '../tools';
 
 export class ToolSurface {
   constructor(
-    private readonly p: GatewayParts,
+    private readonly p: {
+      profiles: Pick<Profiles, 'of'>;
+      tools: Pick<GatewayTools, 'definitions' | 'tool' | 'resolve'>;
+      entries: Pick<Entries, 'shown'>;
+      pins: Pick<Pins, 'holderOf'>;
+    },
     private readonly artifacts: Artifacts,
   ) {}
 

@@ -14,7 +14,7 @@ import {
   type SpanProcessor,
 } from '@opentelemetry/sdk-trace-base';
 import { ATTR_ERROR_TYPE, ATTR_SERVICE_NAME, ATTR_SERVICE_VERSION } from '@opentelemetry/semantic-conventions';
-import type { Attributes, Span, TraceContext, Tracer, TracerOptions } from '../telemetry/trace';
+import type { Attributes, Span, TraceContext, Tracer, TracerOptions } from './trace';
 
 /** Spans per export request. */
 const BATCH = 256;

@@ -5,11 +5,12 @@
 //   download) plus servers of test/fixtures/search/tools.json up to 10 — in pass-through (every tool
 //   listed), aggregated (the gateway's own tools) and search mode (mcpx_search, mcpx_call and
 //   mcpx_describe only): bytes of the result's JSON and tokens estimated as bytes / 4;
-// - quality: hit@1 / hit@5 of the evaluation queries (test/fixtures/search/real/queries.json, each half)
-//   over the 18 real servers' tools (real/servers.json), and of the 30 questions of
+// - quality: hit@1 / hit@5 of the evaluation queries (test/fixtures/search/real/queries.json, each half,
+//   and the fresh held-out set real/queries-fresh.json) over the 18 real servers' tools
+//   (real/servers.json), and of the 30 questions of
 //   test/fixtures/search/questions.json over the 10 × 30 fixture tools;
 // - latency over 1,023 tools (the real servers' 123 and the fixture servers' 300 three times over):
-//   mcpx_search p50/p99, every query of both sets ROUNDS times, through the tool's handle, lists cached
+//   mcpx_search p50/p99, every query of the three sets ROUNDS times, through the tool's handle, lists cached
 //   as every client finds them.
 // run.ts calls searchBench() and writes its section into docs/performance.md.
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -20,7 +21,7 @@ import { Settings } from '../src/config/settings';
 import { Gateway } from '../src/gateway/gateway';
 import type { JsonObject } from '../src/protocol/jsonrpc';
 import { editorContext } from '../src/vscode/editorCall';
-import { catalog, evalQueries, realServers } from '../test/fixtures/search/data';
+import { catalog, evalQueries, freshQueries, realServers } from '../test/fixtures/search/data';
 import { type HalfFigures, evaluate, ratio } from '../test/fixtures/search/evaluate';
 import { runAlone } from './lib';
 
@@ -91,7 +92,7 @@ interface SearchFigures {
   cpu: number;
   p50: number;
   p99: number;
-  real: Record<'tune' | 'held', HalfFigures>;
+  real: Record<'tune' | 'held' | 'fresh', HalfFigures>;
   fixture: HalfFigures;
 }
 
@@ -139,7 +140,7 @@ export async function searchBench(): Promise<SearchFigures> {
   const real = await withGateway(
     Object.fromEntries(Object.keys(realServers()).map((s) => [s, realServer(s)])),
     [],
-    async (g) => evaluate(evalQueries(), await asker(g)),
+    async (g) => evaluate([...evalQueries(), ...freshQueries()], await asker(g)),
   );
   const fixtureQuestions = (
     JSON.parse(readFileSync(join(root, 'test', 'fixtures', 'search', 'questions.json'), 'utf8')) as {
@@ -156,7 +157,7 @@ export async function searchBench(): Promise<SearchFigures> {
     ...Object.fromEntries(Object.keys(realServers()).map((s) => [s, realServer(s)])),
     ...Object.fromEntries(Object.keys(catalog()).map((s) => [`${s}-x3`, fixtureServer(s, '--copies', '3')])),
   };
-  const queries = [...evalQueries().map((x) => x.q), ...fixtureQuestions.map((x) => x.q)];
+  const queries = [...evalQueries(), ...freshQueries(), ...fixtureQuestions].map((x) => x.q);
   return withGateway(many, [], async (g) => {
     const ask = await asker(g);
     const times: number[] = [];
@@ -203,9 +204,10 @@ export function searchReport(f: SearchFigures): string[] {
     '| --- | --- | --- | --- |',
     row('test/fixtures/search/real/queries.json, held-out half (18 real servers, 123 tools)', f.real.held),
     row('the same, tuning half', f.real.tune),
+    row('test/fixtures/search/real/queries-fresh.json, the fresh held-out set (the same servers)', f.real.fresh),
     row('test/fixtures/search/questions.json (10 × 30 fixture tools)', f.fixture),
     '',
-    `mcpx_search latency over ${f.tools} tools (the real servers, and the fixture servers' tools three times over), in process (the lists cached), ${f.searches} searches (every query of both sets ${ROUNDS} times), limit 10:`,
+    `mcpx_search latency over ${f.tools} tools (the real servers, and the fixture servers' tools three times over), in process (the lists cached), ${f.searches} searches (every query of the three sets ${ROUNDS} times), limit 10:`,
     '',
     '| what | figure |',
     '| --- | --- |',

@@ -112,7 +112,7 @@ describe('mcpx: bad usage is exit 2, naming what is wrong, with the usage', () =
       [['tools', '--text'], /^mcpx: --text: only mcpx call, read and exec take it\n/],
       [
         ['call', 'a', 'b', '--endpoint', 'http://127.0.0.1:1/mcp'],
-        /^mcpx: --endpoint: only mcpx elicit, tasks, activity, reload, restart, permissions, pins and profiles take it\n/,
+        /^mcpx: --endpoint: only mcpx elicit, tasks, activity, auth, reload, restart, permissions, pins and profiles take it\n/,
       ],
       [['daemon', '--all'], /^mcpx: --all: only mcpx tasks, connect and disconnect take it\nusage:\n {2}mcpx daemon /],
     ];
@@ -134,9 +134,14 @@ describe('mcpx: bad usage is exit 2, naming what is wrong, with the usage', () =
       [['read', 'a', 'b'], /^mcpx: mcpx read: unexpected argument "b"\n/],
       [
         ['auth', 'frob'],
-        /^mcpx: mcpx auth: expected login, status or logout, got "frob"\nusage:\n {2}mcpx auth login /,
+        /^mcpx: mcpx auth: expected login, status, logout or whoami, got "frob"\nusage:\n {2}mcpx auth login /,
       ],
       [['elicit', 'answer', 'q1'], /^mcpx: mcpx elicit answer needs an ID and 'JSON'\n/],
+      [
+        ['auth', 'whoami', '--endpoint', 'http://127.0.0.1:1/mcp'],
+        /^mcpx: mcpx auth whoami needs --endpoint URL and --token/,
+      ],
+      [['auth', 'status', '--token', 't'], /^mcpx: mcpx auth: --endpoint and --token are for whoami\n/],
     ];
     for (const [args, want] of cases) {
       const r = await run(args);

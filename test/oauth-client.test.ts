@@ -5,6 +5,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { HttpPeer } from './fixtures/upstream/client';
+import { TestIssuer } from './harness/issuer';
 import { type OAuthFixture, consent, startOAuthFixture } from './harness/oauth';
 import { type Revision, assertServerFrame } from './harness/schema';
 import { type TestGateway, gatewayFor, killAll } from './harness/upstreams';
@@ -242,6 +243,31 @@ describe('a client that declared URL elicitation gets the sign-in URL', () => {
       assert.equal(gw.g.signInState('fx'), 'needs-sign-in');
     } finally {
       await gw.close();
+    }
+  });
+});
+
+describe('a token\'s caller (docs/security.md "Two ways in")', () => {
+  test('is never handed the sign-in URL: its call fails naming mcpx auth login, and nothing is signed in', async () => {
+    const issuer = await new TestIssuer().start();
+    const gw = await gatewayFor({ fx: { type: 'http', url: fx.mcp } }, { 'auth.issuer': issuer.url });
+    try {
+      const peer = new HttpPeer('2025-11-25', gw.bare);
+      peer.extraHeaders = { Authorization: `Bearer ${await issuer.mint({ sub: 'remote', aud: gw.bare })}` };
+      const asked: Json[] = [];
+      peer.answer = (req) => {
+        asked.push(req);
+        return { action: 'decline' };
+      };
+      await peer.initialize(URL_CAPS);
+      const r = await peer.request('tools/call', echo('as a subject'));
+      assert.deepEqual(asked, [], 'no question, no URL');
+      assert.match(textOf(r), /mcpx auth login/);
+      assert.notEqual(gw.g.signInState('fx'), 'signed-in');
+      assert.deepEqual(peer.problems, []);
+    } finally {
+      await gw.close();
+      await issuer.close();
     }
   });
 });

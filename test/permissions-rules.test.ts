@@ -78,6 +78,37 @@ describe('a rule matches on each of its fields', () => {
     assert.deepEqual(decide(p, call({ identity: 'client:ci-7' })), { action: 'ask', rule: 'permissions.rules[1]' });
   });
 
+  test("client: a token's subject, issuer and claims (a list claim by any of its values); none without a token", () => {
+    const p = perms({
+      rules: [
+        { client: { claims: { groups: 'admin*' } }, action: 'allow' },
+        { client: { subject: 'svc-*', issuer: 'https://idp.example' }, action: 'ask' },
+        { action: 'deny' },
+      ],
+    });
+    const principal = (subject: string, claims: Record<string, unknown> = {}, issuer = 'https://idp.example') => ({
+      issuer,
+      subject,
+      scopes: [],
+      claims,
+    });
+    const as = (p: ReturnType<typeof principal>) => call({ identity: `oauth:${p.issuer}#${p.subject}`, principal: p });
+    assert.equal(decide(p, as(principal('alice', { groups: ['dev', 'admins'] }))).action, 'allow');
+    // The same subject with another token, out of the group: its claims are read again, not a kept verdict.
+    assert.equal(decide(p, as(principal('alice', { groups: ['dev'] }))).action, 'deny');
+    assert.equal(decide(p, as(principal('alice', { groups: 'administrators' }))).action, 'allow');
+    assert.equal(decide(p, as(principal('svc-ci'))).action, 'ask');
+    assert.equal(decide(p, as(principal('svc-ci', {}, 'https://other.example'))).action, 'deny');
+    // No token: a declared name or an identity named like a subject matches none of them.
+    assert.equal(decide(p, call({ identity: 'client:svc-ci', clientName: 'admins' })).action, 'deny');
+    assert.equal(
+      describeRule(p.rules[0]!) + describeRule(p.rules[1]!),
+      'allow when claims.groups=admin*ask when subject=svc-*, issuer=https://idp.example',
+    );
+    const bad = parsePermissions({ rules: [{ client: {}, action: 'deny' }] });
+    assert.match(JSON.stringify(bad.issues), /name an identity, a subject, an issuer or claims/);
+  });
+
   test('a verdict kept for one call is not given to another: each field a rule tests tells them apart', () => {
     const p = perms({
       rules: [

@@ -108,23 +108,33 @@ describe('"matches well"', () => {
     )
     .map(({ q }) => q);
 
-  test(`WELL (${WELL}) as measured on the tuning half: every right first hit reaches it, most misfits do not`, (t) => {
+  test(`WELL (${WELL}) as chosen on the tuning half: no answer in the first five is withheld, what matches next to nothing is told so`, (t) => {
     const s = new ToolSearch();
     const lists = new Map(Object.entries(realServers()).map(([k, v]) => [k, v.tools]));
     s.sync(lists, () => true);
     const offer = { servers: [...lists.keys()], allows: () => true };
-    const first = (q: string) => s.search(q, new Set(lists.keys()), offer, 1)[0];
+    const hits = (q: string) => s.search(q, new Set(lists.keys()), offer, 5);
     const tune = evalQueries().filter((x) => x.half === 'tune');
-    const right = tune.flatMap((x) => {
-      const h = first(x.q);
-      return h && x.expect.includes(`${h.server}/${h.name}`) ? [h.strength] : [];
+    // The first hit's strength of each tuning task answered in the first five: each reaches WELL.
+    const answered = tune.flatMap((x) => {
+      const found = hits(x.q);
+      return found.some((h) => x.expect.includes(`${h.server}/${h.name}`)) ? [found[0]!.strength] : [];
     });
     const misfits = [...tune.filter((x) => x.expect.length === 0).map((x) => x.q), ...elsewhere];
-    const told = misfits.filter((q) => (first(q)?.strength ?? 0) < WELL);
-    t.diagnostic(`right first hits: ${right.length}, weakest ${Math.min(...right).toFixed(2)}`);
+    const strength = (q: string) => hits(q)[0]?.strength ?? 0;
+    const told = misfits.filter((q) => strength(q) < WELL);
+    t.diagnostic(
+      `answered in the first five: ${answered.length}, weakest first hit ${Math.min(...answered).toFixed(2)}`,
+    );
     t.diagnostic(`misfits told nothing matches well: ${told.length} of ${misfits.length}`);
     assert.equal(elsewhere.length, 10);
-    assert.ok(right.length >= 40 && right.every((x) => x >= WELL));
-    assert.ok(told.length >= 11, `${told.length} of ${misfits.length}`);
+    assert.ok(answered.length >= 50 && answered.every((x) => x >= WELL));
+    // WELL is the highest multiple of 0.05 up to the weakest: 0.05 more would withhold an answer.
+    assert.ok(Math.min(...answered) < WELL + 0.05);
+    // The tasks that match next to nothing are told so: "play some relaxing music", "translate this
+    // paragraph into French", three calendar tasks (5 of 15; the rest match words of a tool that does
+    // something else, which a threshold cannot tell from a weak right answer).
+    assert.ok(told.length >= 5, `${told.length} of ${misfits.length}`);
+    assert.ok(told.includes('play some relaxing music') && told.includes('translate this paragraph into French'));
   });
 });

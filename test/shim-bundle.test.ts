@@ -116,7 +116,7 @@ describe('the mcpx loader picks the bundle', () => {
     assert.equal(bad.code, 2);
     assert.match(
       bad.stderr,
-      /^mcpx: --endpoint: only mcpx elicit, tasks, activity, reload, restart, permissions, pins and profiles take it\nusage:\n/,
+      /^mcpx: --endpoint: only mcpx elicit, tasks, activity, auth, reload, restart, permissions, pins and profiles take it\nusage:\n/,
     );
     const http = await run(['serve', '--transport', 'http'], 4);
     assert.equal(http.code, 2);

@@ -11,9 +11,11 @@ import type { ToolApi } from '../gateway/surface/httpApi';
 import { McpxError, ProtocolError } from '../protocol/errors';
 import { type JsonObject, isObject } from '../protocol/jsonrpc';
 import { type LogLevel, META, atLeastLevel, isLogLevel } from '../protocol/meta';
+import { principalIdentity } from '../protocol/principal';
 import { NEWEST_FIRST } from '../protocol/revisions';
 import { PER_REQUEST, namedIdentity } from '../server/conn';
 import type { CallContext } from '../server/provider';
+import { principalOf } from '../transport/credentials';
 import type { Route } from '../transport/http';
 import { BodyTooLarge, readBody } from '../wire/body';
 import { decodeHeaderValue } from '../wire/headers';
@@ -39,6 +41,9 @@ const json = (res: ServerResponse, status: number, body: unknown, retry = false)
 /** The caller's identity: the one named in `Mcpx-Identity` (as /v1/tasks reads it), else the request's
  *  own, ended with it (docs/protocol.md "Client identity"). */
 function identityOf(req: IncomingMessage): { identity: string; own: boolean } | string {
+  // A token's caller is its token's subject, whatever it names (docs/security.md "Two ways in").
+  const principal = principalOf(req);
+  if (principal) return { identity: principalIdentity(principal), own: false };
   const raw = req.headers['mcpx-identity'];
   const named = Array.isArray(raw) ? raw[0] : raw;
   if (named === undefined) return { identity: `${PER_REQUEST}${randomUUID()}`, own: true };
@@ -63,6 +68,7 @@ function contextOf(
     ...(profile !== undefined ? { profile } : {}),
     signal,
     identity,
+    ...(principalOf(req) ? { principal: principalOf(req) } : {}),
     clientCapabilities: {},
     ...(agent ? { clientName: agent.slice(0, 200) } : {}),
     transport: 'http',

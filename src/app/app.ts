@@ -7,6 +7,7 @@ import type { BackgroundTasks, TaskBoard } from '../gateway/editorPort';
 import type { Provider } from '../server/provider';
 import { McpServer, type ServerInfo } from '../server/server';
 import { healthRoute, protocolRoute, tasksRoute } from './routes';
+import { whoamiRoute } from './whoami';
 import { HttpTransport, type Route } from '../transport/http';
 
 const SERVER_INFO: ServerInfo = { name: 'mcpx', title: 'mcpx gateway', version: VERSION };
@@ -73,6 +74,7 @@ export async function listen(opts: {
     routes: [
       healthRoute(VERSION, () => http.sessionCount),
       protocolRoute(policy),
+      whoamiRoute(),
       tasksRoute(server.tasks, opts.settings, (id) => http.sessionIdentity(id), server.rounds.background),
       ...(opts.routes ?? []),
     ],

@@ -8,6 +8,7 @@ import type { ServerResponse } from 'node:http';
 import type { GatewayFacade } from '../gateway/editorPort';
 import { NEWEST_FIRST } from '../protocol/revisions';
 import type { CallContext, Provider } from '../server/provider';
+import { principalOf } from '../transport/credentials';
 import type { Route } from '../transport/http';
 import { sendJson } from '../wire/json';
 import { SseStream } from '../wire/sse';
@@ -15,6 +16,8 @@ import { SseStream } from '../wire/sse';
 /** Bytes a reader may leave unread before its stream is ended, and watch streams open at once. */
 const MAX_UNREAD = 1024 * 1024;
 const MAX_WATCHES = 64;
+/** The gateway's events a token's caller sees: servers' states and list changes, nobody's calls. */
+const TOKEN_EVENTS = new Set(['server.state', 'list.changed', 'resource.updated', 'pins.held']);
 
 export interface EventsOptions {
   keepAliveMs(): number;
@@ -74,7 +77,9 @@ export function eventsRoute(g: EventSource, o: EventsOptions): Route {
     const send = writer(res, stream, maxUnread, () => close());
     if (uris.length === 0) {
       stream.start();
-      const off = g.onEvent((e) => send(e.type, e));
+      // A token's caller gets the events that say nothing of another's calls (docs/security.md "Two ways in").
+      const open = principalOf(req) === undefined;
+      const off = g.onEvent((e) => (open || TOKEN_EVENTS.has(e.type)) && send(e.type, e));
       close = off;
       res.on('close', () => {
         off();
@@ -103,7 +108,10 @@ export function eventsRoute(g: EventSource, o: EventsOptions): Route {
     const updated = (u: string) => send('resource.updated', { type: 'resource.updated', uri: u, at: Date.now() });
     let watch: Awaited<ReturnType<EventSource['subscribe']>>;
     try {
-      watch = await g.subscribe(uri, (u) => (said ? updated(u) : (early = u)), WATCHER);
+      // A token's caller watches as its subject: the permission rules that name it apply.
+      const principal = principalOf(req);
+      const ctx: CallContext = principal ? { ...WATCHER, principal } : WATCHER;
+      watch = await g.subscribe(uri, (u) => (said ? updated(u) : (early = u)), ctx);
     } catch (e) {
       watch = { deliverable: false, reason: (e as Error).message, release: () => undefined };
     }

@@ -13,7 +13,9 @@ import { type ConfigDiff, ReloadError } from '../gateway/reload';
 import { isTypedError } from '../protocol/errors';
 import { type JsonObject, isObject } from '../protocol/jsonrpc';
 import { methodTable } from '../protocol/methods';
+import { principalIdentity } from '../protocol/principal';
 import { NEWEST_FIRST, revisionTable } from '../protocol/revisions';
+import { principalOf } from '../transport/credentials';
 import type { Route } from '../transport/http';
 import { readBody } from '../wire/body';
 import { decodeHeaderValue, encodeHeaderValue } from '../wire/headers';
@@ -106,6 +108,9 @@ function callerOf(
   settings: Settings,
   sessionIdentity: (id: string) => string | undefined,
 ): string | undefined {
+  // A token's caller sees its own tasks, whatever it names (docs/security.md "Two ways in").
+  const principal = principalOf(req);
+  if (principal) return principalIdentity(principal);
   const named = header(req, IDENTITY_HEADER.toLowerCase());
   const session = header(req, 'mcp-session-id');
   if (named !== undefined && session !== undefined)

@@ -18,7 +18,8 @@ type Flag =
         | 'since'
         | 'profile'
         | 'timeout'
-        | 'name';
+        | 'name'
+        | 'token';
     }
   | {
       readonly kind: 'switch';
@@ -58,6 +59,7 @@ export const FLAGS = {
   yes: { kind: 'switch', into: 'yes' },
   'no-sandbox': { kind: 'switch', into: 'noSandbox' },
   registry: { kind: 'setting', key: 'registry.url' },
+  token: { kind: 'value', into: 'token' },
   follow: { kind: 'switch', into: 'follow' },
   json: { kind: 'switch', into: 'json' },
   all: { kind: 'switch', into: 'all' },
@@ -118,6 +120,8 @@ export interface Args {
   profile?: string;
   /** mcpx call, read, exec: a shorter timeout for the call (a duration with its unit). */
   timeout?: string;
+  /** mcpx auth whoami: the access token to show (`-`: read from stdin). */
+  token?: string;
   follow?: boolean;
   json?: boolean;
   /** mcpx connect: list the clients; move their servers into mcpx's config; show the change only. */

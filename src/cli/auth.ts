@@ -1,6 +1,7 @@
 // `mcpx auth login|status|logout`: signing in to an OAuth upstream from the command line. The sign-in
 // lands in <state>/oauth-tokens.json (mode 0600), where the headless gateway — daemon or standalone —
-// finds it: one sign-in serves every client (docs/gateway.md "Signing in to upstreams").
+// finds it: one sign-in serves every client (docs/gateway.md "Signing in to upstreams"). `mcpx auth
+// whoami` is the other direction: how a gateway that takes tokens sees one (./whoami.ts).
 import { spawn } from 'node:child_process';
 import type { ServerDef } from '../config/servers';
 import { system } from '../platform';
@@ -13,6 +14,7 @@ import { type Args, SETTING_FLAGS, UsageError } from './args';
 import type { Command } from './command';
 import { configOf, reportIssues, settingsOf } from './config';
 import { out } from './output';
+import { whoami } from './whoami';
 
 export const auth: Command = {
   usage: [
@@ -23,19 +25,27 @@ export const auth: Command = {
     ],
     ['auth status [--config FILE]', 'which servers are signed in (never a token)'],
     ['auth logout SERVER [--config FILE]', 'forget a sign-in, revoking its tokens where possible'],
+    [
+      'auth whoami --endpoint URL --token TOKEN|-',
+      'how the gateway at URL sees an access token: its identity,',
+      'scopes and claims, or why it refuses it (-: read from stdin)',
+    ],
   ],
-  flags: ['no-browser', 'config', ...SETTING_FLAGS],
+  flags: ['no-browser', 'config', 'endpoint', 'token', ...SETTING_FLAGS],
   positional: true,
   run,
 };
 
 async function run(a: Args): Promise<void> {
   const [sub, server, ...extra] = a.positional;
+  if (sub === 'whoami') return whoami(a);
+  if (a.endpoint !== undefined || a.token !== undefined)
+    throw new UsageError('mcpx auth: --endpoint and --token are for whoami');
   if (sub !== 'login' && sub !== 'logout' && sub !== 'status')
     throw new UsageError(
       sub === undefined
-        ? 'mcpx auth needs login SERVER, status or logout SERVER'
-        : `mcpx auth: expected login, status or logout, got ${JSON.stringify(sub)}`,
+        ? 'mcpx auth needs login SERVER, status, logout SERVER or whoami'
+        : `mcpx auth: expected login, status, logout or whoami, got ${JSON.stringify(sub)}`,
     );
   if (sub !== 'status' && server === undefined) throw new UsageError(`mcpx auth ${sub} needs a SERVER`);
   const unexpected = sub === 'status' ? server : extra[0];

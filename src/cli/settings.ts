@@ -1,5 +1,7 @@
 // `mcpx settings`: every setting, its value and where it came from (docs/settings.md).
 import { SETTINGS, envName } from '../config/settings';
+
+const SECRET = new Set(SETTINGS.filter((s) => s.secret).map((s) => s.key));
 import { type Args, SETTING_FLAGS } from './args';
 import type { Command } from './command';
 import { configOf, settingsOf } from './config';
@@ -16,7 +18,7 @@ async function run(a: Args): Promise<void> {
   const width = Math.max(...SETTINGS.map((s) => s.key.length));
   for (const [key, r] of settings.entries()) {
     process.stdout.write(
-      `${key.padEnd(width)}  ${JSON.stringify(r.value)}  (${r.source}${r.source === 'env' ? `: ${envName(key)}` : ''})\n`,
+      `${key.padEnd(width)}  ${SECRET.has(key) && r.value !== '' ? '(set)' : JSON.stringify(r.value)}  (${r.source}${r.source === 'env' ? `: ${envName(key)}` : ''})\n`,
     );
   }
   process.stdout.write(`config: ${config.source}\n`);

@@ -20,6 +20,32 @@ const ASK_TIMEOUT_MS = 120_000;
 const glob = z.string().min(1);
 const globs = z.union([glob, z.array(glob).min(1)]);
 
+/** Who a verified access token names (docs/security.md "Two ways in"): its subject, its issuer, and
+ *  claims by name (a list claim, such as groups, matches when one of its values does). A caller without
+ *  a token matches none of them. */
+export const tokenFields = {
+  subject: globs.optional(),
+  issuer: globs.optional(),
+  claims: z.record(globs).optional(),
+};
+export type TokenMatch = {
+  subject?: string | string[];
+  issuer?: string | string[];
+  claims?: Record<string, string | string[]>;
+};
+
+/** The client a rule names: its declared name (a glob; untrusted), or who it is — its identity, or the
+ *  subject and claims of its token. */
+const clientMatch = z.union([
+  globs,
+  z
+    .object({ identity: globs.optional(), ...tokenFields })
+    .strict()
+    .refine((c) => Object.values(c).some((v) => v !== undefined), {
+      message: 'name an identity, a subject, an issuer or claims',
+    }),
+]);
+
 const rule = z
   .object({
     server: globs.optional(),
@@ -29,8 +55,8 @@ const rule = z
       .object(Object.fromEntries(HINTS.map((h) => [h, z.boolean().optional()])))
       .strict()
       .optional(),
-    /** The client's declared name (a glob), or its identity (docs/protocol.md "Client identity"). */
-    client: z.union([globs, z.object({ identity: globs }).strict()]).optional(),
+    /** The client's declared name (a glob), or who it is (docs/protocol.md "Client identity"). */
+    client: clientMatch.optional(),
     action: z.enum(ACTIONS),
     /** Ask the call's own client (a form elicitation) rather than the person through the host. */
     askVia: z.literal('client').optional(),

@@ -4,7 +4,7 @@
 // entry is refused with its path (`profiles.review.servers.github.prefix`), and a config with one is
 // refused whole on a reload.
 import { z } from 'zod';
-import { type Permissions, parsePermissions } from './permissions';
+import { type Permissions, type TokenMatch, parsePermissions, tokenFields } from './permissions';
 import type { ConfigIssue } from './servers';
 
 /** A profile's name: one path segment of its URL. */
@@ -41,6 +41,15 @@ const profile = z
     permissions: z.unknown().optional(),
     // Bytes past which this profile's tool results become artifacts; 0 turns them off for it.
     artifactOver: z.number().int().min(0).optional(),
+    /** Who a token's caller must be to use the endpoint, and the scopes its token must carry (the
+     *  person, by the endpoint secret, always may). */
+    access: z
+      .object({
+        ...tokenFields,
+        scopes: z.array(z.string().regex(/^[\x21\x23-\x5b\x5d-\x7e]+$/, 'expected a scope token')).optional(),
+      })
+      .strict()
+      .optional(),
   })
   .strict();
 
@@ -69,6 +78,9 @@ export interface Profile {
   readonly permissions?: Permissions;
   /** results.artifactOver for this profile's clients, where it says (docs/gateway.md "Artifacts"). */
   readonly artifactOver?: number;
+  /** Who a token's caller must be here, and the scopes its token must carry (docs/gateway.md
+   *  "Profiles"). */
+  readonly access?: TokenMatch & { readonly scopes?: readonly string[] };
 }
 
 export type Profiles = ReadonlyMap<string, Profile>;
@@ -141,6 +153,7 @@ export function parseProfiles(raw: unknown, servers: readonly string[]): { profi
       pinned,
       ...(perms.permissions ? { permissions: perms.permissions } : {}),
       ...(p.artifactOver !== undefined ? { artifactOver: p.artifactOver } : {}),
+      ...(p.access ? { access: p.access } : {}),
     });
   }
   return { profiles, issues };

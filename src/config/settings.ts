@@ -4,6 +4,7 @@
 import { REVISIONS, isRevision } from '../protocol/revisions';
 import type { SettingDef } from './settings/def';
 import { ACTIVITY } from './settings/activity';
+import { AUTH } from './settings/auth';
 import { LIMITS } from './settings/limits';
 import { PINS } from './settings/pins';
 import { PROCESSES } from './settings/processes';
@@ -22,6 +23,7 @@ export type Source = 'default' | 'config' | 'vscode' | 'env' | 'flag';
  *  job in config/settings/. */
 export const SETTINGS: readonly SettingDef[] = [
   ...SERVE,
+  ...AUTH,
   ...LIMITS,
   ...UPSTREAMS,
   ...PROTO,

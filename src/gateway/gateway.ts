@@ -15,6 +15,7 @@ import type {
 } from '../protocol/methods';
 import { APP_HOST_CAPABILITIES } from '../protocol/extensions';
 import type { JsonObject } from '../protocol/jsonrpc';
+import type { Principal } from '../protocol/principal';
 import type {
   CallContext,
   ListKind,
@@ -114,6 +115,10 @@ export class Gateway implements Provider, GatewayFacade {
    *  "Profiles"). */
   hasProfile(name: string): boolean {
     return this.p.profiles.has(name);
+  }
+
+  profileAccess(name: string, principal?: Principal): ReturnType<Profiles['access']> {
+    return this.p.profiles.access(name, principal);
   }
 
   /** The configured profiles, for /v1/profiles and `mcpx profiles` (GatewayFacade). */

@@ -13,6 +13,15 @@ export const AT_NEXT_START: readonly string[] = [
   'port',
   'address',
   'transport.secret',
+  // The token verifier is made with the listener (docs/security.md "Two ways in").
+  'auth.issuer',
+  'auth.audience',
+  'auth.scopes',
+  'auth.allowSecret',
+  'auth.clientId',
+  'auth.clientSecret',
+  'auth.fetchTimeout',
+  'auth.keysRefetch',
   'transport.maxConnections',
   // What the clients were told at initialize: the tools' listChanged and the revisions offered.
   'mcp.passthrough',

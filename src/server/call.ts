@@ -17,6 +17,7 @@ import {
   notificationMsg,
 } from '../protocol/jsonrpc';
 import { META, type LogLevel, atLeastLevel, clientNameOf } from '../protocol/meta';
+import type { Principal } from '../protocol/principal';
 import type { Revision } from '../protocol/revisions';
 import type { Span, TraceContext } from '../telemetry/trace';
 import type { Abort } from '../wire/abort';
@@ -149,6 +150,9 @@ export class ServerCall implements CallContext {
   }
   get profile(): string | undefined {
     return this.conn.profile;
+  }
+  get principal(): Principal | undefined {
+    return this.conn.principal;
   }
   get transport(): 'http' | 'stdio' | 'shim' {
     return this.conn.viaShim ? 'shim' : this.conn.transport;

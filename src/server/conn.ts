@@ -2,6 +2,7 @@
 // Conn; so is a legacy HTTP session; a sessionless HTTP request gets a Conn of its own.
 import type { Id, JsonObject, Notification } from '../protocol/jsonrpc';
 import type { LogLevel } from '../protocol/meta';
+import type { Principal } from '../protocol/principal';
 import type { Revision } from '../protocol/revisions';
 import type { Abort } from '../wire/abort';
 import { Correlator } from '../wire/correlator';
@@ -39,6 +40,10 @@ export class Conn {
   /** The profile whose endpoint this connection came to (docs/gateway.md "Profiles"); a legacy session
    *  keeps the one it was initialized at. Undefined: the default endpoint. */
   profile?: string;
+  /** The verified access token's subject this connection came with (docs/security.md "Two ways in"):
+   *  its identity is the token's, whatever a request names; a legacy session keeps the one it was
+   *  initialized with, and serves no other. */
+  principal?: Principal;
   /** Identities this connection named in _meta["dev.mcpx/session"] (limits.identitiesPerConnection). */
   readonly identities = new Set<string>();
   /** Requests in flight, each with its own abort. */

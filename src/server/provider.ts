@@ -9,6 +9,7 @@ import type {
   ParamsOf,
   ReadResourceResult,
 } from '../protocol/methods';
+import type { Principal } from '../protocol/principal';
 import type { Revision } from '../protocol/revisions';
 import type { Span, TraceContext } from '../telemetry/trace';
 import type { Abort } from '../wire/abort';
@@ -22,6 +23,9 @@ export interface CallContext {
   readonly abort?: Abort;
   /** Who the request is from (docs/protocol.md "Client identity"). */
   readonly identity: string;
+  /** The subject of the verified access token the request came with (docs/security.md "Two ways in"):
+   *  its identity is the token's; none for the person and for stdio. */
+  readonly principal?: Principal;
   /** Capabilities the client declared: per request (2026-07-28) or at initialize (legacy). */
   readonly clientCapabilities: JsonObject;
   /** The calling client's name (clientInfo: at initialize, or per request in 2026-07-28), to show a person
@@ -122,6 +126,10 @@ export interface Provider {
   capabilities(profile?: string): ProviderCapabilities;
   /** Whether it serves a profile of this name at /mcp/<secret>/<name> (docs/gateway.md "Profiles"). */
   hasProfile?(name: string): boolean;
+  /** Who a profile's endpoint admits (docs/gateway.md "Profiles", `access`): the scopes a token must
+   *  carry there, and whether `principal` (a token's caller; none: the person) matches its subjects and
+   *  claims. Undefined: a profile with no such rule. */
+  profileAccess?(name: string, principal?: Principal): { scopes: readonly string[]; admitted: boolean } | undefined;
   instructions?(): string | undefined;
   listTools?(ctx: CallContext): Promise<JsonObject[]>;
   /** The tool a tools/call names, or undefined for none (the server answers -32602 "no tool named ...").

@@ -10,6 +10,7 @@ import { CODES, ProtocolError, invalidParams, isTypedError, methodNotFound, toWi
 import { type JsonObject, type Notification, errorResponse, isObject, resultResponse } from '../protocol/jsonrpc';
 import { META, askedTimeoutMs } from '../protocol/meta';
 import { type MethodDescriptor, methodAnswered, methodOf, readParams } from '../protocol/methods';
+import { principalIdentity } from '../protocol/principal';
 import { endSpan, startSpan } from '../telemetry/mcp';
 import { traceContextOf, tracing } from '../telemetry/trace';
 import type { Abort } from '../wire/abort';
@@ -160,10 +161,15 @@ export class McpServer {
     return d;
   }
 
-  /** Identity (docs/protocol.md "Client identity"): the one the request names in
-   *  `_meta["dev.mcpx/session"]` — at most limits.identitiesPerConnection per connection —, else the
-   *  request's own or its connection's, as its codec says. */
+  /** Identity (docs/protocol.md "Client identity"): a verified token's issuer and subject, whatever
+   *  the request names; else the one it names in `_meta["dev.mcpx/session"]` — at most
+   *  limits.identitiesPerConnection per connection —, else the request's own or its connection's, as its
+   *  codec says. */
   private identity(call: ServerCall): void {
+    if (call.conn.principal) {
+      call.identity = principalIdentity(call.conn.principal);
+      return;
+    }
     const session = sessionOf(call);
     if (session === undefined) {
       call.identity = call.codec.identity(call.conn.defaultIdentity, () => `${PER_REQUEST}${randomUUID()}`);

@@ -9,9 +9,9 @@ import { invalidRequest } from '../protocol/errors';
 import type { McpServer } from '../server/server';
 import { sendJson } from '../wire/json';
 import { HttpAdmission } from './admission';
-import { EndpointSecret } from './auth';
 import { ConnectionCap, serverOptions } from './connections';
 import type { HttpContext } from './context';
+import { Credentials, type Surface } from './credentials';
 import { NOT_NORMAL, readHead, urlOf } from './head';
 import { checkOrigin } from './origin';
 import { post } from './post';
@@ -44,25 +44,17 @@ export class HttpTransport {
   private readonly admission: HttpAdmission;
   private address = '127.0.0.1';
   private port = 0;
-  private readonly secret?: EndpointSecret;
+  private readonly credentials: Credentials;
 
   constructor(private readonly opts: HttpOptions) {
-    if (opts.secret !== undefined) this.secret = new EndpointSecret(opts.secret);
+    this.credentials = new Credentials({
+      settings: opts.settings,
+      provider: opts.server.opts.provider,
+      secret: opts.secret,
+      whereIsTheSecret: opts.whereIsTheSecret,
+      log: opts.log,
+    });
     this.admission = new HttpAdmission(opts.settings);
-  }
-
-  /** The endpoint secret, in the path (/mcp/<secret>) or as `Authorization: Bearer <secret>`, else 401. */
-  private authorize(req: IncomingMessage, res: ServerResponse, pathSecret?: string): void {
-    if (!this.secret) return;
-    if (pathSecret !== undefined ? this.secret.matches(pathSecret) : this.secret.bearer(header(req, 'authorization')))
-      return;
-    res.setHeader('WWW-Authenticate', 'Bearer realm="mcpx"');
-    throw new HttpRefusal(
-      401,
-      invalidRequest(
-        `Unauthorized: mcpx serves /mcp and /v1 only with its endpoint secret, sent as "Authorization: Bearer <secret>" or in the path /mcp/<secret>${this.opts.whereIsTheSecret ? `. ${this.opts.whereIsTheSecret}` : ''}`,
-      ),
-    );
   }
 
   /** When the last request (not /health) arrived or ended, ms since the epoch: `mcpx daemon`'s
@@ -130,9 +122,9 @@ export class HttpTransport {
     }
     try {
       // Order (docs/security.md "The endpoint secret"): the head (Host and the request target, 400 or
-      // 403), Origin (403), then the secret (401), then admission (429, "Bounds"), then the request
-      // itself (415 for a POST that is not application/json, and the rest). No refusal quotes the path:
-      // it may hold the secret.
+      // 403), Origin (403), then the secret or a token (401, 403: "Two ways in"), then admission (429,
+      // "Bounds"), then the request itself (415 for a POST that is not application/json, and the rest).
+      // No refusal quotes the path: it may hold the secret.
       const policy = {
         address: this.address,
         port: this.port,
@@ -144,23 +136,33 @@ export class HttpTransport {
       if (refused) throw new HttpRefusal(403, invalidRequest(`Forbidden: ${refused}`));
       // The MCP endpoint without a query string is every message's path: no URL object for it.
       if (head.target === MCP_PATH) {
-        this.authorize(req, res);
+        await this.credentials.admit(req, res, { kind: 'mcp' });
         return await this.mcp(req, res);
       }
       const url = urlOf(head.target);
       if (!url) throw headRefusal(NOT_NORMAL);
+      // 2025-06-18..2026-07-28 basic/authorization: access tokens MUST NOT be in the query string; one
+      // there is refused unread, wherever it is sent.
+      if (url.searchParams.has('access_token'))
+        throw new HttpRefusal(
+          400,
+          invalidRequest('Bad request: a token goes in the Authorization header, never in the URL'),
+        );
       if (url.pathname === MCP_PATH) {
-        this.authorize(req, res);
+        await this.credentials.admit(req, res, { kind: 'mcp' });
         return await this.mcp(req, res);
       }
       // /mcp/<secret> (for clients that take only a URL) and a profile's /mcp/<secret>/<profile>.
       if (url.pathname.startsWith(SECRET_PATH_PREFIX)) {
-        const profile = this.endpointOf(req, res, url.pathname.slice(SECRET_PATH_PREFIX.length));
+        const profile = await this.endpointOf(req, res, url.pathname.slice(SECRET_PATH_PREFIX.length));
         if (profile !== null) return await this.mcp(req, res, profile);
       }
+      // Protected Resource Metadata (RFC 9728), open to all: it says where to sign in.
+      const known = this.credentials.resource?.wellKnown(url.pathname);
+      if (known) return this.metadata(req, res, known.profile);
       // The OpenAPI document lists the tools: as private as the /v1 routes it describes.
       if (url.pathname === '/v1' || url.pathname.startsWith('/v1/') || url.pathname === '/openapi.json')
-        this.authorize(req, res);
+        await this.credentials.admit(req, res, surfaceOf(url.pathname));
       for (const r of this.opts.routes ?? []) if (await r(req, res, url)) return;
       sendJson(res, 404, { error: `No route for ${req.method} at this path; the MCP endpoint is ${MCP_PATH}` });
     } catch (e) {
@@ -168,30 +170,52 @@ export class HttpTransport {
     }
   }
 
-  /** The segments after /mcp/, authorized, as the profile they name (docs/gateway.md "Profiles"):
-   *  `<secret>` is the default endpoint (undefined), `<secret>/<profile>` a profile's; with the secret as
-   *  `Authorization: Bearer` (or no secret at all), `<profile>` alone. null: not an MCP path. A profile
-   *  nobody configured is 404; the refusal quotes no segment (one may be the secret mistyped). */
-  private endpointOf(req: IncomingMessage, res: ServerResponse, rest: string): string | undefined | null {
+  /** The segments after /mcp/, admitted, as the profile they name (docs/gateway.md "Profiles"):
+   *  `<secret>` is the default endpoint (undefined), `<secret>/<profile>` a profile's; with the secret or
+   *  a token as `Authorization: Bearer` (or no secret at all), `<profile>` alone. null: not an MCP path.
+   *  A profile nobody configured is 404 once the caller is admitted; no refusal quotes a segment (one
+   *  may be the secret mistyped). */
+  private async endpointOf(
+    req: IncomingMessage,
+    res: ServerResponse,
+    rest: string,
+  ): Promise<string | undefined | null> {
     const segments = rest.split('/');
-    const wellFormed = segments.length <= 2 && !segments.includes('');
-    let profile: string | undefined;
-    if (!this.secret) {
-      if (!wellFormed || segments.length === 2) return null;
-      profile = segments[0];
-    } else if (!wellFormed) this.authorize(req, res, rest);
-    else if (segments.length === 2) {
-      this.authorize(req, res, segments[0]);
-      profile = segments[1];
-    } else if (this.secret.bearer(header(req, 'authorization')) && !this.secret.matches(segments[0]!))
-      profile = segments[0];
-    else this.authorize(req, res, segments[0]);
-    if (profile !== undefined && !this.opts.server.opts.provider.hasProfile?.(profile))
+    if (segments.length > 2 || segments.includes('')) {
+      await this.credentials.admit(req, res, { kind: 'mcp' });
+      return null;
+    }
+    const inPath = this.credentials.isSecret(segments[0]!);
+    const profile = inPath ? segments[1] : segments[0];
+    if (!inPath && segments.length === 2) {
+      // /mcp/<not the secret>/<x>: a wrong secret, refused as a missing one.
+      await this.credentials.admit(req, res, { kind: 'mcp' });
+      return null;
+    }
+    const known = profile === undefined || this.opts.server.opts.provider.hasProfile?.(profile) === true;
+    // A challenge names a profile's metadata only when the profile exists: the segment may be a secret.
+    await this.credentials.admit(req, res, { kind: 'mcp', ...(known ? { profile } : {}) }, inPath);
+    if (!known)
       throw new HttpRefusal(
         404,
         invalidRequest('Not found: no profile of that name is configured (`mcpx profiles` lists them)'),
       );
     return profile;
+  }
+
+  /** The Protected Resource Metadata of the default endpoint or a profile's (404 for one nobody
+   *  configured). */
+  private metadata(req: IncomingMessage, res: ServerResponse, profile: string | undefined): void {
+    const resource = this.credentials.resource!;
+    if (req.method !== 'GET' && req.method !== 'HEAD') {
+      res.setHeader('Allow', 'GET, HEAD');
+      throw new HttpRefusal(405, invalidRequest('GET reads the protected resource metadata'));
+    }
+    const provider = this.opts.server.opts.provider;
+    if (profile !== undefined && !provider.hasProfile?.(profile))
+      return sendJson(res, 404, { error: 'no profile of that name is configured' });
+    const scopes = [...resource.o.scopes, ...((profile && provider.profileAccess?.(profile)?.scopes) || [])];
+    sendJson(res, 200, resource.document(resource.resourceOf(header(req, 'host') ?? '', profile), scopes));
   }
 
   /** An authorized request to the MCP endpoint (of a profile, or the default one): admitted on its head
@@ -215,3 +239,15 @@ export class HttpTransport {
     }
   }
 }
+
+/** The /v1 routes a token may use, each as its endpoint (the default one, or a profile's under
+ *  /v1/profiles/<name>/); every other one is the person's (docs/security.md "Two ways in"). */
+function surfaceOf(pathname: string): Surface {
+  const m = /^\/v1\/profiles\/([a-z0-9-]{1,32})(\/openapi\.json|\/v1\/tools|\/v1\/call\/.*|\/v1\/whoami)$/.exec(
+    pathname,
+  );
+  if (m) return { kind: 'v1', profile: m[1]! };
+  return TOKEN_ROUTES.test(pathname) ? { kind: 'v1' } : { kind: 'person' };
+}
+const TOKEN_ROUTES =
+  /^(\/openapi\.json|\/v1\/whoami|\/v1\/tools|\/v1\/call\/.*|\/v1\/tasks(\/.*)?|\/v1\/events|\/v1\/protocol)$/;

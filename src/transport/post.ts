@@ -10,7 +10,9 @@ import { RefusedMessage, type Request, classify, isObject, parseJson } from '../
 import { META } from '../protocol/meta';
 import { methodOf } from '../protocol/methods';
 import { HEADERLESS, MODERN, NEWEST_FIRST, type Revision, isRevision } from '../protocol/revisions';
+import { principalIdentity } from '../protocol/principal';
 import { Conn, PER_REQUEST } from '../server/conn';
+import { principalOf } from './credentials';
 import { Runner } from '../server/runner';
 import { BodyTooLarge, readBody } from '../wire/body';
 import { SHIM_HEADER, decodeHeaderValue } from '../wire/headers';
@@ -201,8 +203,10 @@ function roomForSession(ctx: HttpContext, id: Request['id'], rev: Revision): voi
  *  one without Mcp-Session-Id). Its identity is the request's own, released when it ends
  *  (docs/protocol.md "Client identity"), unless an initialize makes it a session's. */
 function sessionless(ctx: HttpContext, req: IncomingMessage, profile: string | undefined): Runner {
-  const conn = new Conn('http', () => `${PER_REQUEST}${randomUUID()}`);
+  const principal = principalOf(req);
+  const conn = new Conn('http', principal ? principalIdentity(principal) : () => `${PER_REQUEST}${randomUUID()}`);
   conn.profile = profile;
+  conn.principal = principal;
   // Read only here, past the endpoint secret: a caller without it never reaches the request runner.
   conn.viaShim = header(req, SHIM_HEADER.toLowerCase()) !== undefined;
   return new Runner(ctx.server, conn);

@@ -4,10 +4,12 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { invalidRequest } from '../protocol/errors';
 import { pushStreamFor } from '../protocol/eras';
+import { type Principal, principalIdentity } from '../protocol/principal';
 import { MODERN } from '../protocol/revisions';
 import { SHIM_HEADER } from '../wire/headers';
 import { SseStream } from '../wire/sse';
 import type { HttpContext } from './context';
+import { principalOf } from './credentials';
 import { HttpRefusal, header } from './refusal';
 import type { Session } from './sessions';
 
@@ -21,12 +23,16 @@ export function sessionOf(ctx: HttpContext, req: IncomingMessage, profile: strin
   const s = ctx.sessions.find(id);
   // 2025-03-26..2025-11-25 transports: an unknown or ended session is 404; the client re-initializes.
   // The id is not quoted back: it is the session's credential. A session lives at the endpoint it was
-  // initialized at: at another profile's it is unknown (docs/gateway.md "Profiles").
-  if (!s || s.conn.profile !== profile)
+  // initialized at: at another profile's it is unknown (docs/gateway.md "Profiles"); and it serves only the
+  // subject it was initialized by — another token's, or the secret, finds none (docs/security.md "Two
+  // ways in").
+  if (!s || s.conn.profile !== profile || !samePrincipal(s.conn.principal, principalOf(req)))
     throw new HttpRefusal(
       404,
       invalidRequest('Session not found: the Mcp-Session-Id is unknown or has ended; initialize again'),
     );
+  // The subject's latest token: its scopes and claims are what the rules read from now on.
+  if (s.conn.principal) s.conn.principal = principalOf(req);
   return s;
 }
 
@@ -88,3 +94,6 @@ export function deleteSession(
   ctx.sessions.end(s, 'session deleted by the client');
   res.writeHead(204).end();
 }
+
+const samePrincipal = (a: Principal | undefined, b: Principal | undefined): boolean =>
+  (a && principalIdentity(a)) === (b && principalIdentity(b));

@@ -5,6 +5,7 @@
 // "Bounds").
 import { randomUUID } from 'node:crypto';
 import type { Settings } from '../config/settings';
+import { principalIdentity } from '../protocol/principal';
 import type { Conn } from '../server/conn';
 import type { Runner } from '../server/runner';
 import type { McpServer } from '../server/server';
@@ -67,7 +68,8 @@ export class Sessions {
    *  session's, no longer the request's (docs/protocol.md "Client identity"). */
   mint(runner: Runner): string {
     const id = randomUUID();
-    runner.conn.becomeSession(`http:${randomUUID()}`, id);
+    const p = runner.conn.principal;
+    runner.conn.becomeSession(p ? principalIdentity(p) : `http:${randomUUID()}`, id);
     this.table.set(id, { id, conn: runner.conn, runner, lastSeen: Date.now(), used: false });
     this.server.listens.registerPush(runner.conn);
     return id;

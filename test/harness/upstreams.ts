@@ -40,7 +40,14 @@ export async function gatewayFor(
     { source: 'flag', values: { 'pool.probeTimeout': '1s', 'pool.startTimeout': '5s', ...values } },
   ]);
   const g = new Gateway(config, settings, { stateDir: dir, ...options });
-  const l: Listening = await listen({ provider: g, settings, port: 0, address: '127.0.0.1', routes: gatewayRoutes(g) });
+  const l: Listening = await listen({
+    provider: g,
+    settings,
+    port: 0,
+    address: '127.0.0.1',
+    routes: gatewayRoutes(g),
+    ...(options.log ? { log: options.log } : {}),
+  });
   return {
     url: l.endpoint,
     bare: l.url,

@@ -14,6 +14,8 @@ export interface SettingDef {
   readonly choices?: readonly string[];
   /** An `object` setting's reader: the value, or an Error saying what is wrong with it. */
   readonly parse?: (raw: unknown) => unknown;
+  /** A credential: `mcpx settings` says whether it is set, never its value. */
+  readonly secret?: boolean;
 }
 
 export const D = (

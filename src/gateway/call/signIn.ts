@@ -27,7 +27,14 @@ export class ClientSignIns {
   async through(server: string, ctx: CallContext, cause: SignInRequired): Promise<void> {
     const auth = this.d.authorizers.for(this.d.pool.def(server));
     const canWait = ctx.ask !== undefined;
-    if (!auth || !callerDeclares(ctx, 'elicitation/create', URL_QUESTION) || (!canWait && !takesUrlRequired(ctx)))
+    if (
+      !auth ||
+      // A token's caller is a subject, not the person: it never signs the gateway in to an upstream that
+      // every client then calls as (docs/security.md "Two ways in", confused deputy).
+      ctx.principal !== undefined ||
+      !callerDeclares(ctx, 'elicitation/create', URL_QUESTION) ||
+      (!canWait && !takesUrlRequired(ctx))
+    )
       throw cause;
     const elicitationId = `mcpx-signin-${randomUUID()}`;
     let given!: (q: JsonObject) => void;

@@ -125,6 +125,10 @@ export class RunContext implements CallContext {
   get identity(): string {
     return this.caller.identity;
   }
+  /** The caller's token subject: a script's calls are its caller's, matched by the same rules. */
+  get principal(): CallContext['principal'] {
+    return this.caller.principal;
+  }
   /** The caller's profile: a script reaches what its caller's endpoint offers (docs/gateway.md "Profiles"). */
   get profile(): string | undefined {
     return this.caller.profile;

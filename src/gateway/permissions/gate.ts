@@ -81,6 +81,7 @@ export class Gate {
       annotations: annotationsOf(call),
       clientName: ctx.clientName,
       identity: ctx.identity,
+      principal: ctx.principal,
     };
     let perms = this.d.permissions() ?? ALLOW_ALL;
     let verdict = decide(perms, subject);
@@ -157,7 +158,7 @@ export class Gate {
         id: randomUUID(),
         server: call.server,
         tool: call.target,
-        client: ctx.clientName ?? ctx.identity,
+        client: grantee(ctx),
         createdAt: Date.now(),
       });
     decided({ ...asked, approvedBy: `${asker}: ${APPROVED_BY[answer]}` });
@@ -183,7 +184,8 @@ export class Gate {
     };
   }
 
-  /** An "always allow" for this tool of this server and this client (its declared name or identity). */
+  /** An "always allow" for this tool of this server and this client (its declared name or identity; a
+   *  token's caller by its identity alone: a name is anyone's to declare). */
   private grantFor(call: Call): Grant | undefined {
     const { ctx } = call;
     return this.d.grants
@@ -192,7 +194,7 @@ export class Gate {
         (g) =>
           g.server === call.server &&
           g.tool === call.target &&
-          (g.client === ctx.clientName || g.client === ctx.identity),
+          (g.client === ctx.identity || (!ctx.principal && g.client === ctx.clientName)),
       );
   }
 
@@ -224,3 +226,7 @@ const WHAT: Record<CallKind, string> = {
 /** The tool's app (its `_meta.ui.resourceUri` as listed), for the record. */
 export const appOf = (call: Call): string | undefined =>
   call.kind === 'tool' && call.listed ? appResourceUri(call.listed) : undefined;
+
+/** Whom an "always" answer grants: the client's declared name (it outlives the connection), but a token's
+ *  caller by its identity (docs/security.md "Two ways in"). */
+const grantee = (ctx: CallContext): string => (ctx.principal ? ctx.identity : (ctx.clientName ?? ctx.identity));

@@ -1,9 +1,10 @@
 // Which rule decides a call (docs/gateway.md "Permissions"): the first rule of `permissions.rules` whose
 // every field matches, else the default. Pure data in, a verdict out; the gate (gate.ts) acts on it and
 // `mcpx permissions SERVER TOOL` explains it.
-import type { CallKind, PermissionAction, PermissionRule, Permissions } from '../../config/permissions';
+import type { CallKind, PermissionAction, PermissionRule, Permissions, TokenMatch } from '../../config/permissions';
 import { globMatches } from '../../kit/globs';
 import type { JsonObject } from '../../protocol/jsonrpc';
+import { type Principal, claimValues } from '../../protocol/principal';
 
 /** What a rule is matched against. */
 export interface Subject {
@@ -13,9 +14,11 @@ export interface Subject {
   readonly target: string;
   /** The tool's annotations as its server listed them (untrusted hints); none for a prompt or resource. */
   readonly annotations?: JsonObject;
-  /** clientInfo's name as the client declared it (untrusted), and its identity. */
+  /** clientInfo's name as the client declared it (untrusted), its identity, and its verified token's
+   *  subject and claims. */
   readonly clientName?: string;
   readonly identity: string;
+  readonly principal?: Principal;
 }
 
 export interface Verdict {
@@ -37,6 +40,20 @@ function hint(annotations: JsonObject | undefined, name: string): boolean {
 const anyGlob = (g: string | readonly string[], text: string | undefined): boolean =>
   text !== undefined && (typeof g === 'string' ? [g] : g).some((x) => globMatches(x, text));
 
+/** Whether a token's caller is who `m` names (docs/security.md "Two ways in"): every field it has
+ *  matches; a caller without a token matches no field. A rule or access with none matches everyone. */
+export function principalMatches(m: TokenMatch, p: Principal | undefined): boolean {
+  if (m.subject === undefined && m.issuer === undefined && m.claims === undefined) return true;
+  if (!p) return false;
+  return (
+    (m.subject === undefined || anyGlob(m.subject, p.subject)) &&
+    (m.issuer === undefined || anyGlob(m.issuer, p.issuer)) &&
+    Object.entries(m.claims ?? {}).every(([k, g]) => claimValues(p, k).some((v) => anyGlob(g, v)))
+  );
+}
+
+type ClientWho = TokenMatch & { identity?: string | string[] };
+
 /** Each field of a rule as a test; an absent field matches everything. */
 const FIELDS: ReadonlyArray<(r: PermissionRule, s: Subject) => boolean> = [
   (r, s) => r.server === undefined || anyGlob(r.server, s.server),
@@ -47,11 +64,12 @@ const FIELDS: ReadonlyArray<(r: PermissionRule, s: Subject) => boolean> = [
     r.annotations === undefined ||
     (s.kind === 'tool' &&
       Object.entries(r.annotations).every(([k, want]) => want === undefined || hint(s.annotations, k) === want)),
-  (r, s) =>
-    r.client === undefined ||
-    (typeof r.client === 'object' && !Array.isArray(r.client)
-      ? anyGlob((r.client as { identity: string | string[] }).identity, s.identity)
-      : anyGlob(r.client as string | string[], s.clientName)),
+  (r, s) => {
+    if (r.client === undefined) return true;
+    if (!byIdentity(r)) return anyGlob(r.client as string | string[], s.clientName);
+    const who = r.client as ClientWho;
+    return (who.identity === undefined || anyGlob(who.identity, s.identity)) && principalMatches(who, s.principal);
+  },
 ];
 
 const matches = (r: PermissionRule, s: Subject): boolean => FIELDS.every((f) => f(r, s));
@@ -59,7 +77,10 @@ const matches = (r: PermissionRule, s: Subject): boolean => FIELDS.every((f) => 
 /** Verdicts already reached, per rule set (a reload makes a new one): a call matched against the rules
  *  once per kind of call, not once per call — keyed by only the fields its rules test (an identity is
  *  often one per connection). Bounded: emptied when full. */
-const verdicts = new WeakMap<Permissions, { byClient: boolean; byIdentity: boolean; kept: Map<string, Verdict> }>();
+const verdicts = new WeakMap<
+  Permissions,
+  { byClient: boolean; byIdentity: boolean; claims: readonly string[]; kept: Map<string, Verdict> }
+>();
 const VERDICTS_KEPT = 4096;
 const HINTS = ['destructiveHint', 'readOnlyHint', 'openWorldHint', 'idempotentHint'] as const;
 
@@ -72,6 +93,10 @@ export function decide(p: Permissions, s: Subject): Verdict {
     cache = {
       byClient: p.rules.some((r) => r.client !== undefined && !byIdentity(r)),
       byIdentity: p.rules.some(byIdentity),
+      // The claims any rule tests: a token's values of them are part of the key.
+      claims: [
+        ...new Set(p.rules.flatMap((r) => (byIdentity(r) ? Object.keys((r.client as ClientWho).claims ?? {}) : []))),
+      ],
       kept: new Map(),
     };
     verdicts.set(p, cache);
@@ -84,6 +109,8 @@ export function decide(p: Permissions, s: Subject): Verdict {
     s.target,
     cache.byClient ? (s.clientName ?? '\u0001') : '',
     cache.byIdentity ? s.identity : '',
+    // A token's claims may differ from one token of a subject to the next (a group joined).
+    s.principal && cache.claims.length ? JSON.stringify(cache.claims.map((c) => claimValues(s.principal!, c))) : '',
     hints,
   ].join('\u0000');
   const known = cache.kept.get(key);
@@ -109,11 +136,12 @@ export function describeRule(r: PermissionRule): string {
   if (r.tool !== undefined) parts.push(`tool=${list(r.tool)}`);
   if (r.kind !== undefined) parts.push(`kind=${list(r.kind)}`);
   for (const [k, v] of Object.entries(r.annotations ?? {})) if (v !== undefined) parts.push(`${k}=${v}`);
-  if (r.client !== undefined)
-    parts.push(
-      typeof r.client === 'object' && !Array.isArray(r.client)
-        ? `identity=${list((r.client as { identity: string | string[] }).identity)}`
-        : `client=${list(r.client as string | string[])}`,
-    );
+  if (r.client !== undefined && !byIdentity(r)) parts.push(`client=${list(r.client as string | string[])}`);
+  else if (r.client !== undefined) {
+    const who = r.client as ClientWho;
+    for (const k of ['identity', 'subject', 'issuer'] as const)
+      if (who[k] !== undefined) parts.push(`${k}=${list(who[k]!)}`);
+    for (const [k, v] of Object.entries(who.claims ?? {})) parts.push(`claims.${k}=${list(v)}`);
+  }
   return `${r.action}${r.askVia ? ' (asking the client)' : ''}${parts.length ? ` when ${parts.join(', ')}` : ' always'}`;
 }

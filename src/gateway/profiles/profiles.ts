@@ -3,6 +3,8 @@
 // index. A request names its profile by the URL it came to (transport/http.ts), carried on its context
 // (`CallContext.profile`); `of(ctx)` is the one lookup every path makes. A reload replaces the block:
 // `reset` drops every profile's state, rebuilt on its next request.
+import type { Principal } from '../../protocol/principal';
+import { principalMatches } from '../permissions/rules';
 import type { Config } from '../../config/file';
 import type { Profile } from '../../config/profiles';
 import type { ServerDef } from '../../config/servers';
@@ -87,6 +89,14 @@ export class Profiles {
   /** Whether `name` is a configured profile (the transport's 404 otherwise). */
   has(name: string): boolean {
     return this.configured.has(name);
+  }
+
+  /** Who `name`'s endpoint admits by token (its `access`): the scopes it needs, and whether `principal`
+   *  is one it names; the person (no principal) always is. */
+  access(name: string, principal?: Principal): { scopes: readonly string[]; admitted: boolean } | undefined {
+    const a = this.configured.get(name)?.access;
+    if (!a) return undefined;
+    return { scopes: a.scopes ?? [], admitted: !principal || principalMatches(a, principal) };
   }
 
   /** The endpoint a request came to: the default one, or its profile's. A profile a reload removed

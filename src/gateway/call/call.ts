@@ -46,7 +46,8 @@ export class Call {
   listed?: JsonObject;
   /** Set once the `offered` step (or the surface, for a pass-through name) found it. */
   offered = false;
-  /** A resource read at an mcpx:// URI (its answer's URIs are mcpx:// again). */
+  /** Whether its answer's URIs stay as its server wrote them or become mcpx:// ones (the `offered` step
+   *  knows: a gateway-mode server's, or a resource read at an mcpx:// URI). */
   uris: UriForm = 'kept';
   /** The params sent upstream beyond the name (a completion's argument and context). */
   params: JsonObject = {};
@@ -59,8 +60,8 @@ export class Call {
   cancelled?: Error;
   /** Why it is refused, where a step refused it. */
   refusal?: Refusal;
-  /** The steps it passed, in order (docs/gateway.md "The call chain"; each step's cost is measured by
-   *  them: bench/). */
+  /** The steps it passed, in order (docs/gateway.md "The call chain"; test/call-chain.test.ts reads them
+   *  for every entry). */
   readonly passed: string[] = [];
   /** When the chain took it (the activity record's time and duration). */
   readonly at = Date.now();

@@ -8,7 +8,7 @@ import { type JsonObject, isObject } from '../../protocol/jsonrpc';
 import { UpstreamError } from '../../upstream/client';
 import type { Pool } from '../../upstream/pool';
 import { extensionSet, narrowed } from './capabilities';
-import { type Calls, taskSupportOf } from './inFlight';
+import { type CallRequest, type Calls, taskSupportOf } from './inFlight';
 import { passedThrough } from '../catalogue/screen';
 import type { Subscriptions, Watch } from '../inbox/subscriptions';
 import { rewriteUris, toGatewayUri } from '../catalogue/uris';
@@ -27,30 +27,23 @@ function shaped(call: Call, method: string, result: JsonObject): JsonObject {
   return call.uris === 'kept' ? passedThrough(call.server, method, result) : rewriteUris(call.server, result);
 }
 
-const SEND: { readonly [K in ChainKind]: (call: Call, d: SentDeps) => Promise<unknown> } = {
-  async tool(call, d) {
-    const { server, ctx, target, args } = call;
-    const result = await d.calls.request({
-      server,
-      ctx,
-      method: 'tools/call',
-      params: { name: target, arguments: args },
-      timeoutMs: call.timeoutMs,
-      taskSupport: taskSupportOf(call.listed),
-    });
-    return shaped(call, 'tools/call', result);
-  },
+/** A named thing of the upstream's (a tool, a prompt) asked for with the call's arguments, its answer
+ *  shaped. */
+async function named<M extends 'tools/call' | 'prompts/get'>(
+  call: Call,
+  d: SentDeps,
+  method: M,
+  o: Pick<CallRequest, 'timeoutMs' | 'taskSupport'> = {},
+) {
+  const params = { name: call.target, arguments: call.args };
+  return shaped(call, method, await d.calls.request({ server: call.server, ctx: call.ctx, method, params, ...o }));
+}
 
-  async prompt(call, d) {
-    const { server, ctx, target, args } = call;
-    const result = await d.calls.request({
-      server,
-      ctx,
-      method: 'prompts/get',
-      params: { name: target, arguments: args },
-    });
-    return shaped(call, 'prompts/get', result);
-  },
+const SEND: { readonly [K in ChainKind]: (call: Call, d: SentDeps) => Promise<unknown> } = {
+  tool: (call, d) =>
+    named(call, d, 'tools/call', { timeoutMs: call.timeoutMs, taskSupport: taskSupportOf(call.listed) }),
+
+  prompt: (call, d) => named(call, d, 'prompts/get'),
 
   /** The four not-found causes map to resource-not-found; anything else is -32603 (docs/protocol.md
    *  "Resource not found"). */

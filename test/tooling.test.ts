@@ -81,6 +81,36 @@ test('biome: a floating promise is an error', () => {
   assert.match(bad.out, /src\/gateway\/probe\.ts:6:3 lint\/nursery\/noFloatingPromises/);
 });
 
+test('biome: in src/, a function over 100 lines, 6 positional parameters or a file over 400 lines is an error', () => {
+  const biome = (dir: string) => run(dir, 'biome', ['ci', '--colors=off', '--vcs-enabled=false', '.']);
+  const fn = (lines: number) =>
+    `export function probe(): number {\n  let n = 0;\n${'  n++;\n'.repeat(lines)}  return n;\n}\n`;
+  const ok = biome(
+    project(
+      {
+        'src/gateway/probe.ts': `${fn(90)}export const five = (a: number, b: number, c: number, d: number, e: number) => a + b + c + d + e;\n`,
+      },
+      ['biome.jsonc'],
+    ),
+  );
+  assert.equal(ok.status, 0, ok.out);
+  for (const [text, rule] of [
+    [fn(101), 'complexity/noExcessiveLinesPerFunction'],
+    [
+      'export const six = (a: number, b: number, c: number, d: number, e: number, f: number) => a + b + c + d + e + f;\n',
+      'complexity/useMaxParams',
+    ],
+    [
+      `${'export const x0 = 0;\n'.repeat(1)}${Array.from({ length: 400 }, (_, i) => `export const x${i + 1} = ${i};`).join('\n')}\n`,
+      'style/noExcessiveLinesPerFile',
+    ],
+  ] as const) {
+    const bad = biome(project({ 'src/gateway/probe.ts': text }, ['biome.jsonc']));
+    assert.notEqual(bad.status, 0, rule);
+    assert.match(bad.out, new RegExp(`src/gateway/probe\\.ts:\\d+:\\d+ lint/${rule}`), rule);
+  }
+});
+
 test('knip: an exported function nobody imports is reported', () => {
   const files = (extra: string) => ({
     'package.json': JSON.stringify({ name: 'probe', private: true }),

@@ -37,7 +37,7 @@ import type { Approver, Grant } from './permissions/approval';
 import type { PinKind } from './pins/store';
 import type { PinReview, PinView } from './pins/pins';
 import type { ProfileSummary, Profiles } from './profiles/profiles';
-import { type Found, findByQuery, offeredList } from './search/find';
+import { type Found, searchOffered } from './search/find';
 import { ToolApi } from './surface/httpApi';
 import { declared } from './surface/declared';
 import { ToolSurface } from './surface/tools';
@@ -223,11 +223,7 @@ export class Gateway implements Provider, GatewayFacade {
 
   /** Tool search for the editor's pickers (GatewayFacade): mcpx_search's, over the caller's endpoint. */
   searchTools(query: string, o: { server?: string; limit: number }, ctx: CallContext): Promise<Found> {
-    const d = { catalogue: this.p.catalogue };
-    const offered = this.p.profiles.of(ctx);
-    return query.trim() === ''
-      ? offeredList(d, offered, ctx.identity, o.server)
-      : findByQuery(d, offered, ctx.identity, query, o);
+    return searchOffered({ catalogue: this.p.catalogue }, this.p.profiles.of(ctx), ctx.identity, { ...o, query });
   }
 
   // ---- permissions (src/gateway/permissions/; GatewayFacade) -----------------------------------

@@ -85,3 +85,16 @@ export async function offeredList(
   }
   return { hits, errors };
 }
+
+/** The editor's tool picker (GatewayFacade.searchTools): every offered tool for an empty query, else
+ *  mcpx_search's ranking. */
+export function searchOffered(
+  d: Parameters<typeof offeredList>[0],
+  offered: Parameters<typeof offeredList>[1],
+  identity: string,
+  o: { query: string; server?: string; limit: number },
+): Promise<Found> {
+  return o.query.trim() === ''
+    ? offeredList(d, offered, identity, o.server)
+    : findByQuery(d, offered, identity, o.query, o);
+}

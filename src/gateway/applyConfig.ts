@@ -27,7 +27,7 @@ export interface Running {
     readonly calls: Pick<Calls, 'endServer'>;
     readonly catalogue: Pick<Catalogue, 'invalidate'>;
     readonly subscriptions: Pick<Subscriptions, 'removed' | 'replaced'>;
-    readonly profiles: Pick<Profiles, 'reset' | 'reaches'>;
+    readonly profiles: Pick<Profiles, 'reset' | 'reaches' | 'listingTools'>;
     log(line: string): void;
   };
   /** A list of the gateway's own changed, for every endpoint it concerns. */
@@ -48,7 +48,9 @@ export async function applyConfig(g: Running, config: Config, settings: Settings
   for (const name of diff.kept) after.set(name, defs.get(name)!);
   defs.clear();
   for (const [name, def] of after) defs.set(name, def);
-  const toolsListed = passthrough.length > 0;
+  // Who listed upstream tools before the change: they hear that the list changed even when nothing is
+  // listed after it (the last pass-through server removed).
+  const toolsBefore = parts.profiles.listingTools();
   const profilesBefore = g.config.profiles;
   const named = g.settings.get<string[]>('mcp.passthrough');
   passthrough.splice(0, passthrough.length, ...named.filter((n) => defs.has(n)));
@@ -84,7 +86,8 @@ export async function applyConfig(g: Running, config: Config, settings: Settings
     // their tools too (docs/protocol.md "Changing the configuration").
     g.changed('prompts');
     g.changed('resources');
-    if (toolsListed || passthrough.length > 0) g.changed('tools');
+    const toolsAfter = parts.profiles.listingTools();
+    if (toolsBefore.size || toolsAfter.size) g.announce('tools', (p) => toolsBefore.has(p) || toolsAfter.has(p));
   }
   if (profilesChanged) {
     // A profile's block changed: its clients' lists may all have (every profile endpoint is told).

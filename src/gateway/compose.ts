@@ -41,7 +41,7 @@ import { Gate } from './permissions/gate';
 import { FileGrantStore, MemoryGrantStore } from './permissions/grants';
 import { type PinMode, Pins } from './pins/pins';
 import { FilePinStore, MemoryPinStore, type PinStore } from './pins/store';
-import { printable } from './printable';
+import { printable } from '../kit/printable';
 import { type Asked, type PersonPort, UrlQuestions, routeQuestion } from './inbox/questions';
 import { screenList } from './catalogue/screen';
 import { Subscriptions } from './inbox/subscriptions';
@@ -122,6 +122,9 @@ export interface GatewayParts {
   readonly approver: { current?: Approver };
   /** Every call's record (src/gateway/activity/): the call gate appends to it; the feed reads it. */
   readonly activity: ActivityLog;
+  /** The endpoint secrets of the listeners serving this gateway (Gateway.endpointSecret): masked in the
+   *  activity log like every configured secret. */
+  readonly secrets: Set<string>;
   /** Tool and prompt definitions pinned, and what is held (src/gateway/pins/). */
   readonly pins: Pins;
 }
@@ -145,7 +148,7 @@ export function composeGateway(
   announce: { changed: (kind: ListKind, server?: string) => void; unrelatedLog: (entry: UnrelatedLog) => void },
 ): GatewayParts {
   // Every line logged may quote an upstream (its stderr, a name, an error): written printable, one line
-  // each (printable.ts).
+  // each (kit/printable.ts).
   const sink = opts.log;
   const log = sink ? (line: string) => sink(printable(line)) : () => undefined;
   const b: Base = { config, settings, opts, log, events: new EventBus() };
@@ -295,7 +298,16 @@ function callingOf(
 ) {
   const { defs, passthrough, profiles, catalogue } = d;
   // Every call's record (activity/log.ts): the chain's `recorded` step appends to it.
-  const activity = new ActivityLog({ settings, defs: () => defs.values(), log, file: opts.activity });
+  // The endpoint secrets of the listeners serving this gateway (Gateway.endpointSecret): masked in the
+  // activity log like every configured secret.
+  const secrets = new Set<string>();
+  const activity = new ActivityLog({
+    settings,
+    defs: () => defs.values(),
+    secrets: () => secrets,
+    log,
+    file: opts.activity,
+  });
   const approver: { current?: Approver } = { current: opts.permissions?.approver };
   const brokerApprover = new BrokerApprover(d.broker);
   const gate = new Gate({
@@ -321,7 +333,7 @@ function callingOf(
   const resources = new Resources({ lists, passthrough, apps });
   const records = opts.permissions?.activity ?? activity;
   const entries = buildChain({ ...d, prompts, apps, gate, records, log, steps: opts.steps });
-  return { activity, approver, gate, prompts, resources, entries };
+  return { activity, secrets, approver, gate, prompts, resources, entries };
 }
 
 /** The gateway's own tools, mcpx_exec's runs among them. */

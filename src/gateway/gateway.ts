@@ -27,6 +27,7 @@ import type {
 import { stopTracing } from '../telemetry/trace';
 import type { SignInState } from '../upstream/auth/authorizer';
 import type { ActivityLog } from './activity/log';
+import type { CallPath } from './activity/record';
 import { extensionSet } from './call/capabilities';
 import { type GatewayOptions, type GatewayParts, composeGateway } from './compose';
 import type { RunView } from './exec/runs';
@@ -43,6 +44,7 @@ import { declared } from './surface/declared';
 import { ToolSurface } from './surface/tools';
 import { ARTIFACT_PREFIX, Artifacts } from './surface/artifacts';
 import type { Watch } from './inbox/subscriptions';
+import { NotOffered } from './call/offered';
 
 /** How the server hears of a list change: its kind, and which endpoints' clients it concerns (a
  *  profile's name, or undefined for the default endpoint). */
@@ -87,6 +89,7 @@ export class Gateway implements Provider, GatewayFacade {
         (ctx.profile === undefined ? undefined : this.config.profiles?.get(ctx.profile)?.artifactOver) ??
         settings.get<number>('results.artifactOver'),
       maxBytes: () => settings.get<number>('results.artifactBytes'),
+      sharePercent: () => settings.get<number>('results.artifactShare'),
       ttlMs: () => settings.duration('proto.askTTL'),
       log: this.p.log,
     });
@@ -101,10 +104,13 @@ export class Gateway implements Provider, GatewayFacade {
 
   capabilities(profile?: string): ProviderCapabilities {
     const { profiles, passthrough } = this.p;
-    return declared(
-      profile !== undefined && profiles.has(profile) ? profiles.named(profile) : profiles.default,
-      passthrough,
-    );
+    const offered = profile !== undefined && profiles.has(profile) ? profiles.named(profile) : undefined;
+    // The default endpoint: wherever mcp.passthrough names a server, configured now or by a later reload
+    // (the setting itself waits for the next start).
+    const listsTools = offered
+      ? offered.view.listed().length > 0
+      : this.settings.get<string[]>('mcp.passthrough').length > 0;
+    return declared(listsTools, passthrough);
   }
 
   onListChanged(listener: ListChangeListener): void {
@@ -154,14 +160,21 @@ export class Gateway implements Provider, GatewayFacade {
     void this.p.pool.release(identity);
   }
 
+  /** A listener's endpoint secret: masked in the activity log like every configured secret
+   *  (docs/security.md "Secrets in output and logs"). */
+  endpointSecret(secret: string): void {
+    this.p.secrets.add(secret);
+  }
+
   /** A watch through the call chain: a profile's client watches only the resources its profile offers
-   *  (docs/gateway.md "Profiles"), and none a rule denies reading. */
+   *  (docs/gateway.md "Profiles"), and none a rule denies reading. A URI naming no configured server is
+   *  not quoted in the log: it may be anything its watcher wrote. */
   async subscribe(uri: string, deliver: (uri: string) => void, ctx: CallContext): Promise<Watch> {
     try {
       return await this.p.entries.watch(uri, deliver, ctx);
     } catch (e) {
       if (!isTypedError(e)) throw e;
-      return this.p.subscriptions.unwatched(uri, e.message);
+      return this.p.subscriptions.unwatched(uri, e.message, e instanceof NotOffered && e.unnamed ? 'a watch' : uri);
     }
   }
 
@@ -270,8 +283,9 @@ export class Gateway implements Provider, GatewayFacade {
   /** The lists fetched again and announced (each era's list-change notification, as a reload's): a
    *  server's tools are listed to clients in pass-through; its prompts in both modes. */
   private pinsChanged(server: string, kinds: PinKind[]): void {
-    if (!kinds.length) return;
-    this.p.catalogue.invalidate(server, kinds);
+    const lists = kinds.filter((k) => k !== 'apps');
+    if (!lists.length) return;
+    this.p.catalogue.invalidate(server, lists);
     if (kinds.includes('tools')) this.changed('tools', server);
     if (kinds.includes('prompts')) this.changed('prompts', server);
   }
@@ -299,8 +313,8 @@ export class Gateway implements Provider, GatewayFacade {
     if (!read) throw resourceNotFound(uri);
     return read;
   }
-  complete(params: ParamsOf<'completion/complete'>, ctx: CallContext): Promise<CompleteResult> {
-    return this.p.entries.complete(params, ctx);
+  complete(params: ParamsOf<'completion/complete'>, ctx: CallContext, path?: CallPath): Promise<CompleteResult> {
+    return this.p.entries.complete(params, ctx, path);
   }
 
   // ---- the editor's operations (GatewayFacade, src/gateway/editorPort.ts) ----------------------------

@@ -51,8 +51,8 @@ export const takesUrlRequired = (caller: Caller): boolean => mayEmit(CODES.UrlEl
 
 /** A question a client's revision cannot carry: whoever routes it tries the next answerer. */
 export class UnsayableQuestion extends ProtocolError {
-  constructor(method: string, rev: Revision) {
-    super(CODES.InternalError, `${method} cannot be put to a ${rev} client as asked`);
+  constructor(method: string, rev: Revision, when = 'as asked') {
+    super(CODES.InternalError, `${method} cannot be put to a ${rev} client ${when}`);
     this.name = 'UnsayableQuestion';
   }
 }

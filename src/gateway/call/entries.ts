@@ -56,10 +56,16 @@ export class Entries {
     return this.run(new Call({ kind: 'resource', uri }, ctx, {}, { path: 'pass-through' }));
   }
 
-  /** A completion: its argument (and context) as sent, its ref as the upstream knows it. */
-  complete(params: ParamsOf<'completion/complete'>, ctx: CallContext): Promise<CompleteResult> {
-    const { ref, ...rest } = params;
-    const call = new Call({ kind: 'completion', ref }, ctx, rest.argument, { path: 'pass-through' });
+  /** A completion: its argument (and context) as sent, its ref as the upstream knows it; recorded with
+   *  `path` (the HTTP API's `/v1/complete`). */
+  complete(
+    params: ParamsOf<'completion/complete'>,
+    ctx: CallContext,
+    path: CallPath = 'pass-through',
+  ): Promise<CompleteResult> {
+    const { ref, _meta: _m, ...rest } = params;
+    void _m;
+    const call = new Call({ kind: 'completion', ref }, ctx, rest, { path });
     call.params = rest;
     return this.run(call);
   }

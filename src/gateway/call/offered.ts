@@ -13,18 +13,21 @@ import { extensionSet } from './capabilities';
 import type { Calls } from './inFlight';
 import type { Catalogue } from '../catalogue/catalogue';
 import { toolAllowed } from '../catalogue/names';
+import type { Pins } from '../pins/pins';
 import type { Profiles } from '../profiles/profiles';
 import { noSuchTool, offeredServer } from '../profiles/view';
 import type { Prompts } from '../surface/prompts';
 import { WATCH_IDENTITY } from '../inbox/subscriptions';
 import { type Located, locateResource } from '../surface/resources';
-import { parseGatewayUri } from '../catalogue/uris';
+import { normaliseUri, parseGatewayUri } from '../catalogue/uris';
 import type { Call, Named } from './call';
 import { type Step, step } from './chain';
 
 export interface OfferedDeps {
   profiles: Pick<Profiles, 'of'>;
   pool: Pick<Pool, 'def'>;
+  /** Whether a tool is held by its pin (a held name no list shows is still the holder's to refuse). */
+  pins: Pick<Pins, 'heldOf'>;
   catalogue: Catalogue;
   calls: Pick<Calls, 'signedIn'>;
   passthrough: readonly string[];
@@ -33,10 +36,13 @@ export interface OfferedDeps {
   apps(ctx: CallContext): Promise<AppUris>;
 }
 
-/** Not offered to this caller: refused as an unknown tool, prompt or server (-32602), or — a resource —
- *  as not found; `offered` is false. The HTTP API answers 404 (app/api.ts). */
-class NotOffered extends ProtocolError {
-  constructor(message: string) {
+/** Not offered to this caller: refused as an unknown tool or server (-32602). `unnamed`: what it names is
+ *  no configured server (not to be quoted: it may be anything the caller wrote). */
+export class NotOffered extends ProtocolError {
+  constructor(
+    message: string,
+    readonly unnamed = false,
+  ) {
     super(CODES.InvalidParams, message);
     this.name = 'NotOffered';
   }
@@ -58,8 +64,6 @@ const FIND: {
     // Listing may be what first needs a sign-in: through the client, where it can give one.
     const tools = await d.calls.signedIn(server, ctx, () => d.catalogue.list(server, 'tools', ctx.identity, ext));
     call.listed = tools.find((t) => t.name === tool);
-    if (!call.listed && call.listedOnly)
-      throw new NotOffered(`server ${server} has no tool named ${JSON.stringify(tool)}`);
     call.server = server;
     call.target = tool;
     // mcpx_call's answer to a gateway-mode server has its URIs made mcpx:// ones.
@@ -85,7 +89,7 @@ const FIND: {
     // Watched where it would be read, under the identity watches are held by.
     const { view } = d.profiles.of(call.ctx);
     const at = await locateResource({ ...d, has: (s) => view.has(s) }, uri, WATCH_IDENTITY);
-    if ('reason' in at) throw new NotOffered(at.reason);
+    if ('reason' in at) throw new NotOffered(at.reason, at.unknown);
     located(call, at);
   },
 
@@ -98,9 +102,10 @@ const FIND: {
       server = hit.server;
       upstreamRef = { ...ref, name: hit.name };
     } else if (ref.type === 'ref/resource') {
+      // The URI the rules and the upstream see is the normalised one (docs/gateway.md "Resource URIs").
       const parsed = parseGatewayUri(String(ref.uri));
       server = parsed?.server || d.passthrough[0];
-      if (parsed) upstreamRef = { ...ref, uri: parsed.inner };
+      upstreamRef = { ...ref, uri: normaliseUri(parsed ? parsed.inner : String(ref.uri)) };
     }
     if (!server || !d.profiles.of(call.ctx).view.has(server))
       throw invalidParams(`nothing to complete for ${JSON.stringify(ref)}`);
@@ -128,9 +133,15 @@ function located(call: Call, at: Located): void {
 /** Find what `call` names among what its caller is offered (once: a call the surface already found is
  *  left as it is). Throws what a caller of an unknown name gets. */
 export async function offer(call: Call, d: OfferedDeps): Promise<void> {
-  if (call.offered) return;
-  await (FIND[call.named.kind] as Finder)(call, call.named as never, d);
+  if (!call.offered) await (FIND[call.named.kind] as Finder)(call, call.named as never, d);
   call.offered = true;
+  // Only a name the server lists now (screened: its filter, its pins, the caller's profile) is sent on: an
+  // upstream may resolve `WIPE`, `wipе` (Cyrillic е) or ` wipe ` to its `wipe`, which the filter, the pins
+  // and the permission rules name exactly (docs/gateway.md "Unlisted tool names"). A held one is its
+  // holder's to refuse; a server may say `forwardUnlisted`, but not to the HTTP API.
+  if (call.kind === 'tool' && !call.listed && !d.pins.heldOf(call.server, 'tools', call.target)) {
+    if (call.listedOnly || !d.pool.def(call.server).forwardUnlisted) throw noSuchTool(call.server, call.target);
+  }
 }
 
 export const offered = (d: OfferedDeps): Step =>

@@ -4,12 +4,14 @@
 // URIs made mcpx:// ones. A completion goes to its server where that server completes; a watch becomes an
 // upstream subscription (subscriptions.ts).
 import { CODES, McpxError, ProtocolError, resourceNotFound } from '../../protocol/errors';
+import { UI_SCHEME } from '../../protocol/extensions';
 import { type JsonObject, isObject } from '../../protocol/jsonrpc';
 import { UpstreamError } from '../../upstream/client';
 import type { Pool } from '../../upstream/pool';
-import { extensionSet, narrowed } from './capabilities';
+import { extensionSet } from './capabilities';
 import { type CallRequest, type Calls, taskSupportOf } from './inFlight';
 import { passedThrough } from '../catalogue/screen';
+import type { Pins } from '../pins/pins';
 import type { Subscriptions, Watch } from '../inbox/subscriptions';
 import { rewriteUris, toGatewayUri } from '../catalogue/uris';
 import type { Call, ChainKind } from './call';
@@ -17,7 +19,9 @@ import { type Step, step } from './chain';
 
 export interface SentDeps {
   calls: Pick<Calls, 'request'>;
-  pool: Pick<Pool, 'client' | 'request'>;
+  pool: Pick<Pool, 'client'>;
+  /** An app's content is what its pin says, or held (docs/gateway.md "Pins"). */
+  pins: Pick<Pins, 'screenApp'>;
   passthrough: readonly string[];
   subscriptions: Pick<Subscriptions, 'watch'>;
 }
@@ -53,6 +57,7 @@ const SEND: { readonly [K in ChainKind]: (call: Call, d: SentDeps) => Promise<un
     let result: JsonObject;
     try {
       result = await d.calls.request({ server, ctx, method: 'resources/read', params: { uri: target } });
+      if (target.startsWith(UI_SCHEME)) d.pins.screenApp(server, target, result);
     } catch (e) {
       if (e instanceof UpstreamError && (e.code === CODES.ResourceNotFoundLegacy || e.code === CODES.InvalidParams))
         throw resourceNotFound(uri, `Resource not found (${server} said: ${e.message})`);
@@ -89,11 +94,8 @@ const SEND: { readonly [K in ChainKind]: (call: Call, d: SentDeps) => Promise<un
     });
     if (completes === 'undeclared') return fromCache(`${server} does not declare completions`);
     try {
-      return await d.pool.request(server, ctx.identity, 'completion/complete', call.params, {
-        signal: ctx.abort ?? ctx.signal,
-        clientCapabilities: d.passthrough.includes(server) ? narrowed(ctx) : undefined,
-        ext,
-      });
+      // As a call's request: in flight on its server (its progress, its questions, ended with the server).
+      return await d.calls.request({ server, ctx, method: 'completion/complete', params: call.params });
     } catch (e) {
       if (completes === 'undeclarable' && e instanceof UpstreamError && e.code === CODES.MethodNotFound)
         return fromCache(`${server} (${client.negotiated.revision}) has no completion/complete`);

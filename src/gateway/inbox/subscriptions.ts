@@ -128,14 +128,16 @@ export class Subscriptions {
     );
   }
 
-  /** No update will come for `uri`: logged, told to the editor, and the watch answered so. */
-  unwatched(uri: string, reason: string): Watch {
-    this.d.log(`warning: no updates will be delivered for ${uri}: ${reason}`);
+  /** No update will come for `uri`: logged, told to the editor, and the watch answered so. `shown`: the URI
+   *  as the log and the event stream quote it — not one naming no configured server, which may be anything
+   *  its watcher wrote. */
+  unwatched(uri: string, reason: string, shown = uri): Watch {
+    this.d.log(`warning: no updates will be delivered for ${shown}: ${reason}`);
     this.d.events.emit({
       type: 'server.log',
       server: 'mcpx',
       level: 'warning',
-      data: `no updates will be delivered for ${uri}: ${reason}`,
+      data: `no updates will be delivered for ${shown}: ${reason}`,
     });
     return { deliverable: false, reason, release: () => undefined };
   }

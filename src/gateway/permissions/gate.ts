@@ -156,6 +156,7 @@ export class Gate {
     if (answer === 'always')
       await this.d.grants.add({
         id: randomUUID(),
+        kind: RULED[call.kind],
         server: call.server,
         tool: call.target,
         client: grantee(ctx),
@@ -184,14 +185,15 @@ export class Gate {
     };
   }
 
-  /** An "always allow" for this tool of this server and this client (its declared name or identity; a
-   *  token's caller by its identity alone: a name is anyone's to declare). */
+  /** An "always allow" for this call — its kind, server and target — and this client (its declared name or
+   *  identity; a token's caller by its identity alone: a name is anyone's to declare). */
   private grantFor(call: Call): Grant | undefined {
     const { ctx } = call;
     return this.d.grants
       .list()
       .find(
         (g) =>
+          g.kind === RULED[call.kind] &&
           g.server === call.server &&
           g.tool === call.target &&
           (g.client === ctx.identity || (!ctx.principal && g.client === ctx.clientName)),

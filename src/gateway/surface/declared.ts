@@ -2,10 +2,10 @@
 // where delivered"): the server edge declares exactly this and nothing more.
 import { UI_EXTENSION } from '../../protocol/extensions';
 import type { ProviderCapabilities } from '../../server/provider';
-import type { Offered } from '../profiles/profiles';
 
-/** The capabilities of the endpoint that offers `offered`, in a gateway with these pass-through servers. */
-export function declared(offered: Offered, passthrough: readonly string[]): ProviderCapabilities {
+/** The capabilities of an endpoint (`listsTools`: whether its tools/list shows upstream tools, which change
+ *  with their servers), in a gateway with these pass-through servers. */
+export function declared(listsTools: boolean, passthrough: readonly string[]): ProviderCapabilities {
   return {
     tools: true,
     prompts: true,
@@ -15,7 +15,7 @@ export function declared(offered: Offered, passthrough: readonly string[]): Prov
     // Gateway mode's own tools never change; the namespaced prompts and resources change with their
     // upstreams. In pass-through the tools are the upstreams' and change with them (2025-11-25
     // server/tools "List Changed Notification"): so for an endpoint that lists upstream tools.
-    listChanged: { tools: offered.view.listed().length > 0, prompts: true, resources: true },
+    listChanged: { tools: listsTools, prompts: true, resources: true },
     tasks: true,
     // MCP Apps reach a host only in pass-through, where tools keep their `_meta.ui` and ui:// reads go to
     // their server (docs/gateway.md "MCP Apps"). Which upstream serves apps is known only once it has

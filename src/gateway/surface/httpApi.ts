@@ -81,4 +81,9 @@ export class ToolApi {
       return this.d.entries.run(call);
     };
   }
+
+  /** Whether `server` is one `ctx`'s caller is offered (a refusal may name it then). */
+  serves(server: string, ctx: CallContext): boolean {
+    return this.d.profiles.of(ctx).view.has(server);
+  }
 }

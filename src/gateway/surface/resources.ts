@@ -8,7 +8,14 @@ import type { CallContext } from '../../server/provider';
 import type { ExtensionSet } from '../../upstream/instances';
 import type { AppUris } from './apps';
 import type { Catalogue } from '../catalogue/catalogue';
-import { parseGatewayUri, resolveInner, templateMatches, toGatewayTemplate, toGatewayUri } from '../catalogue/uris';
+import {
+  normaliseUri,
+  parseGatewayUri,
+  resolveInner,
+  templateMatches,
+  toGatewayTemplate,
+  toGatewayUri,
+} from '../catalogue/uris';
 import type { Lists } from './lists';
 
 /** Which server a resource URI is read (or watched) at, and under which URI there. */
@@ -21,35 +28,40 @@ export interface Located {
 
 /** Where `uri` lives, or why nowhere: an mcpx:// URI names its server; a bare URI goes to the first
  *  pass-through server that lists it or has a template for it, else to the first (docs/gateway.md
- *  "Pass-through"). `has`: the servers the caller's endpoint offers (a profile's; default: all). `ext`: the
- *  pass-through servers' lists as a client with these extensions sees them. */
+ *  "Pass-through"). The URI found is the normalised one (uris.ts normaliseUri): what the permission rules
+ *  and the pins are matched against and what the upstream is sent, however the client spelled it
+ *  (docs/gateway.md "Resource URIs"). `has`: the servers the caller's endpoint offers (a profile's; default:
+ *  all). `ext`: the pass-through servers' lists as a client with these extensions sees them. `unknown`: the
+ *  URI names no configured server (not to be quoted: it may be anything the client wrote). */
 export async function locateResource(
   d: { passthrough: readonly string[]; catalogue: Catalogue; has: (server: string) => boolean },
   uri: string,
   identity: string,
   ext?: ExtensionSet,
-): Promise<Located | { reason: string }> {
+): Promise<Located | { reason: string; unknown?: true }> {
   const { has } = d;
   const passthrough = d.passthrough.filter(has);
   const parsed = parseGatewayUri(uri);
   if (parsed) {
     if (!parsed.server) return { reason: 'the mcpx:// URI names no server' };
-    if (!has(parsed.server)) return { reason: `no server named ${JSON.stringify(parsed.server)} is configured` };
+    // Not quoted: a name that is not configured may be anything the client wrote.
+    if (!has(parsed.server)) return { reason: 'the mcpx:// URI names no configured server', unknown: true };
     const known = new Set(
       (await d.catalogue.list(parsed.server, 'resources', identity).catch(() => [] as JsonObject[])).map((r) =>
-        String(r.uri),
+        normaliseUri(String(r.uri)),
       ),
     );
-    return { server: parsed.server, uri: resolveInner(parsed.inner, known), gateway: true };
+    return { server: parsed.server, uri: resolveInner(normaliseUri(parsed.inner), known), gateway: true };
   }
   if (passthrough.length === 0) return { reason: 'not an mcpx:// URI' };
+  const wanted = normaliseUri(uri);
   for (const server of passthrough) {
     const rs = await d.catalogue.list(server, 'resources', identity, ext).catch(() => [] as JsonObject[]);
-    if (rs.some((r) => r.uri === uri)) return { server, uri, gateway: false };
+    if (rs.some((r) => normaliseUri(String(r.uri)) === wanted)) return { server, uri: wanted, gateway: false };
     const ts = await d.catalogue.list(server, 'resourceTemplates', identity, ext).catch(() => [] as JsonObject[]);
-    if (ts.some((t) => templateMatches(String(t.uriTemplate), uri))) return { server, uri, gateway: false };
+    if (ts.some((t) => templateMatches(String(t.uriTemplate), wanted))) return { server, uri: wanted, gateway: false };
   }
-  return { server: passthrough[0]!, uri, gateway: false };
+  return { server: passthrough[0]!, uri: wanted, gateway: false };
 }
 
 export class Resources {

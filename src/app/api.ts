@@ -21,6 +21,7 @@ import type { Route } from '../transport/http';
 import { BodyTooLarge, notJson, readBody } from '../wire/body';
 import { decodeHeaderValue } from '../wire/headers';
 import { sendJson } from '../wire/json';
+import { InFlight, Refused } from './apiBounds';
 import { callPath, openApiDocument } from './openapi';
 import type { CallPath } from '../gateway/activity/record';
 import { METHODS, type ParamsOf, readParams } from '../protocol/methods';
@@ -96,16 +97,6 @@ function contextOf(
   };
 }
 
-/** A refusal before the call: its status and message. */
-class Refused extends Error {
-  constructor(
-    readonly status: number,
-    message: string,
-  ) {
-    super(message);
-  }
-}
-
 function only(req: IncomingMessage, res: ServerResponse, method: string, why: string): boolean {
   if (req.method === method) return true;
   res.setHeader('Allow', method);
@@ -131,39 +122,6 @@ async function argumentsOf(req: IncomingMessage, max: number): Promise<JsonObjec
   }
   if (!isObject(body)) throw new Refused(400, "the body must be a JSON object: the tool's arguments");
   return body;
-}
-
-/** Calls in flight through the API: each identity's by transport.maxInflightPerIdentity, all of them by
- *  limits.inflight; past either, 429 before the body is read. Released when the response closes. */
-class InFlight {
-  private total = 0;
-  private readonly byIdentity = new Map<string, number>();
-
-  constructor(private readonly settings: Settings) {}
-
-  admit(identity: string, res: ServerResponse): void {
-    const total = this.settings.get<number>('limits.inflight');
-    if (this.total >= total)
-      throw new Refused(
-        429,
-        `${total} calls are in flight through the HTTP API (limits.inflight); retry when one has ended`,
-      );
-    const per = this.settings.get<number>('transport.maxInflightPerIdentity');
-    const mine = this.byIdentity.get(identity) ?? 0;
-    if (mine >= per)
-      throw new Refused(
-        429,
-        `this identity has ${per} calls in flight (transport.maxInflightPerIdentity); retry when one has ended`,
-      );
-    this.total++;
-    this.byIdentity.set(identity, mine + 1);
-    res.once('close', () => {
-      this.total--;
-      const left = (this.byIdentity.get(identity) ?? 1) - 1;
-      if (left > 0) this.byIdentity.set(identity, left);
-      else this.byIdentity.delete(identity);
-    });
-  }
 }
 
 /** The error a failed call answers with: a JSON-RPC error of the upstream or of mcpx. */

@@ -5,7 +5,7 @@
 import type { Config } from '../config/file';
 import { ALLOW_ALL, type Permissions } from '../config/permissions';
 import type { Settings } from '../config/settings';
-import { CODES, McpxError, ProtocolError, invalidParams, isTypedError, resourceNotFound } from '../protocol/errors';
+import { CODES, ProtocolError, isTypedError, resourceNotFound } from '../protocol/errors';
 import type {
   CallToolResult,
   CompleteResult,
@@ -42,7 +42,7 @@ import { type Found, searchOffered } from './search/find';
 import { ToolApi } from './surface/httpApi';
 import { declared } from './surface/declared';
 import { ToolSurface } from './surface/tools';
-import { ARTIFACT_PREFIX, Artifacts } from './surface/artifacts';
+import { ARTIFACT_PREFIX, type Artifacts, artifactsOf } from './surface/artifacts';
 import type { Watch } from './inbox/subscriptions';
 import { NotOffered } from './call/offered';
 
@@ -51,9 +51,6 @@ import { NotOffered } from './call/offered';
 type ListChangeListener = (kind: ListKind, reaches: (profile: string | undefined) => boolean) => void;
 
 export type { GatewayOptions } from './compose';
-
-/** A tool error a person reads (an isError result). */
-const toolError = (text: string): CallToolResult => ({ content: [{ type: 'text', text }], isError: true });
 
 /** The editor's extension set (it renders apps), keyed once rather than on every list it shows. */
 const EDITOR_EXT = extensionSet({ clientCapabilities: APP_HOST_CAPABILITIES });
@@ -83,16 +80,7 @@ export class Gateway implements Provider, GatewayFacade {
       changed: (kind, server) => this.changed(kind, server),
       unrelatedLog: (entry) => this.unrelatedLog(entry),
     });
-    this.artifacts = new Artifacts({
-      // Per call: a profile's own threshold where it sets one, else the setting.
-      over: (ctx) =>
-        (ctx.profile === undefined ? undefined : this.config.profiles?.get(ctx.profile)?.artifactOver) ??
-        settings.get<number>('results.artifactOver'),
-      maxBytes: () => settings.get<number>('results.artifactBytes'),
-      sharePercent: () => settings.get<number>('results.artifactShare'),
-      ttlMs: () => settings.duration('proto.askTTL'),
-      log: this.p.log,
-    });
+    this.artifacts = artifactsOf(config, settings, this.p.log);
     this.surface = new ToolSurface(this.p, this.artifacts);
   }
 
@@ -220,18 +208,8 @@ export class Gateway implements Provider, GatewayFacade {
 
   /** A tool called from the editor (GatewayFacade), through the same lookup as a tools/call; its calls
    *  pass the permission check as the palette's (transport `editor`). */
-  async callTool(name: string, args: JsonObject, ctx: CallContext): Promise<CallToolResult> {
-    const editor: CallContext = Object.create(ctx, { transport: { value: 'editor' } });
-    const tool = await this.resolveTool(name, editor);
-    if (!tool) throw invalidParams(`no tool named ${JSON.stringify(name)}`);
-    try {
-      return await tool.call(args, editor);
-    } catch (e) {
-      // The editor takes tool errors as results, as a 2025-11-25 client does (2025-11-25 server/tools
-      // "Error Handling").
-      if (e instanceof McpxError && e.code === 'arguments.invalid') return toolError(e.message);
-      throw e;
-    }
+  callTool(name: string, args: JsonObject, ctx: CallContext): Promise<CallToolResult> {
+    return this.surface.callFromEditor(name, args, ctx);
   }
 
   /** Tool search for the editor's pickers (GatewayFacade): mcpx_search's, over the caller's endpoint. */

@@ -7,6 +7,8 @@
 // where that is not room enough the result goes whole. The share keeps room for everyone else: one
 // client's flood of large results cannot leave the next client's going whole into its model's context.
 import { randomUUID } from 'node:crypto';
+import type { Config } from '../../config/file';
+import type { Settings } from '../../config/settings';
 import type { JsonObject } from '../../protocol/jsonrpc';
 import type { CallToolResult, ReadResourceResult } from '../../protocol/methods';
 import { isObject } from '../../protocol/jsonrpc';
@@ -175,4 +177,18 @@ function previewOf(result: JsonObject): string {
     .map((b) => String(b.text))
     .join('\n');
   return (text || JSON.stringify(result)).slice(0, PREVIEW_CHARS);
+}
+
+/** The gateway's artifacts: past a profile's own threshold where it sets one, else results.artifactOver;
+ *  bounded by results.artifactBytes and each identity's results.artifactShare of it; kept proto.askTTL. */
+export function artifactsOf(config: Config, settings: Settings, log: (line: string) => void): Artifacts {
+  return new Artifacts({
+    over: (ctx) =>
+      (ctx.profile === undefined ? undefined : config.profiles?.get(ctx.profile)?.artifactOver) ??
+      settings.get<number>('results.artifactOver'),
+    maxBytes: () => settings.get<number>('results.artifactBytes'),
+    sharePercent: () => settings.get<number>('results.artifactShare'),
+    ttlMs: () => settings.duration('proto.askTTL'),
+    log,
+  });
 }

@@ -2,7 +2,9 @@
 // "Profiles", "MCP Apps", "Artifacts"): its profile's view (the default endpoint's, or a profile's), the
 // pass-through servers' tools as the client's extensions have them, the gateway's own tools, and every
 // handle's large results made artifacts.
+import { McpxError, invalidParams } from '../../protocol/errors';
 import type { JsonObject } from '../../protocol/jsonrpc';
+import type { CallToolResult } from '../../protocol/methods';
 import type { CallContext, ToolHandle } from '../../server/provider';
 import { AppUris, listedTools } from './apps';
 import type { Artifacts, StructuredForm } from './artifacts';
@@ -66,6 +68,22 @@ export class ToolSurface {
         }
       );
     });
+  }
+
+  /** A tool called from the editor (the palette, an app), through the same lookup as a tools/call; its
+   *  calls are the palette's (transport `editor`). The editor takes tool errors as results, as a 2025-11-25
+   *  client does (2025-11-25 server/tools "Error Handling"). */
+  async callFromEditor(name: string, args: JsonObject, ctx: CallContext): Promise<CallToolResult> {
+    const editor: CallContext = Object.create(ctx, { transport: { value: 'editor' } });
+    const tool = await this.resolve(name, editor);
+    if (!tool) throw invalidParams(`no tool named ${JSON.stringify(name)}`);
+    try {
+      return await tool.call(args, editor);
+    } catch (e) {
+      if (e instanceof McpxError && e.code === 'arguments.invalid')
+        return { content: [{ type: 'text', text: e.message }], isError: true };
+      throw e;
+    }
   }
 
   /** `handle`, its large results made artifacts (docs/gateway.md "Artifacts"); as it is where the

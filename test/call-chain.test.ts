@@ -2,7 +2,7 @@
 // chain as built (GatewayOptions.steps) sees each call's kind, path and the steps it passed, in order —
 // offered, pinned, validated, permitted, recorded, sent — for a pass-through tools/call, prompts/get,
 // resources/read, completion/complete, resources/subscribe, mcpx_call, each call of an mcpx_exec script,
-// POST /v1/call, the palette, an app's call, a 2025-11-25 task, a 2026-07-28 background call and a
+// POST /v1/call, POST /v1/complete, the palette, an app's call, a 2025-11-25 task, a 2026-07-28 background call and a
 // /v1/events watch; and a held prompt stops at `recorded`, refused with an activity record. Real HTTP, a
 // real fixture upstream.
 import assert from 'node:assert/strict';
@@ -188,6 +188,17 @@ describe('every entry passes the same steps, in order', () => {
       ],
     );
     for (const s of run) assert.deepEqual(s.passed, STEPS);
+  });
+
+  test('POST /v1/complete', async () => {
+    await entry('completion', 'http-api', async () => {
+      const res = await fetch(new URL('/v1/complete', u.l.endpoint), {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${u.l.secret}`, 'Content-Type': 'application/json' },
+        body: JSON.stringify({ ref: { type: 'ref/prompt', name: 'greet' }, argument: { name: 'who', value: 'a' } }),
+      });
+      assert.equal(res.status, 200, await res.clone().text());
+    });
   });
 
   test('POST /v1/call', async () => {

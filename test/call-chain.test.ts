@@ -2,9 +2,9 @@
 // chain as built (GatewayOptions.steps) sees each call's kind, path and the steps it passed, in order —
 // offered, pinned, validated, permitted, recorded, sent — for a pass-through tools/call, prompts/get,
 // resources/read, completion/complete, resources/subscribe, mcpx_call, each call of an mcpx_exec script,
-// POST /v1/call, POST /v1/complete, the palette, an app's call, a 2025-11-25 task, a 2026-07-28 background call and a
-// /v1/events watch; and a held prompt stops at `recorded`, refused with an activity record. Real HTTP, a
-// real fixture upstream.
+// POST /v1/call, POST /v1/complete, the palette, an app's call, a 2025-11-25 task, a 2026-07-28
+// background call and a /v1/events watch; and a held prompt stops at `recorded`, refused with an activity
+// record. Real HTTP, a real fixture upstream.
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -74,12 +74,12 @@ await Promise.all([
   // The watchdog each process mcpx starts runs under on Windows (src/platform/watchdog.ts; docs/platforms.md
   // "No orphans on Windows"): its own bundle, with cross-spawn, shipped in the .vsix beside dist/cli.js.
   build({ ...common, entryPoints: ['src/platform/watchdog.ts'], outfile: 'dist/watchdog.js', sourcemap: false }),
-  // OpenTelemetry (src/otel/tracer.ts; docs/gateway.md "Telemetry"): its own bundle, required at run time by
+  // OpenTelemetry (src/telemetry/otel.ts; docs/gateway.md "Telemetry"): its own bundle, required at run time by
   // src/telemetry/trace.ts only while telemetry.otlpEndpoint is set, so dist/mcpx.js and dist/extension.js
   // hold none of it (test/otel.test.ts); shipped in the .vsix beside them.
   build({
     ...common,
-    entryPoints: ['src/otel/tracer.ts'],
+    entryPoints: ['src/telemetry/otel.ts'],
     outfile: 'dist/otel.js',
     minify: true,
     sourcemap: false,

@@ -100,7 +100,11 @@ export function protocolTables(): string {
     row(['local code', 'JSON-RPC code']),
     row(['---', '---']),
   );
-  for (const [c, code] of Object.entries(LOCAL_CODES)) out.push(row([`\`${c}\``, String(code)]));
+  // Several codes: the first the peer's revision may receive (CODE_TABLE's spans).
+  for (const [c, code] of Object.entries(LOCAL_CODES))
+    out.push(
+      row([`\`${c}\``, typeof code === 'number' ? String(code) : code.join(', the first the revision has, else ')]),
+    );
   out.push(
     '',
     '### Cache hints (2026-07-28)',

@@ -87,23 +87,8 @@ export async function activate(context: vscode.ExtensionContext) {
   );
   // Installing from an MCP Registry: its files beside the gateway's other state; which installed ones are outdated.
   const registryState = context.globalStorageUri?.fsPath ?? defaultStateDir(process.env);
-  const updates = life.keep(new RegistryUpdates(registryState));
-  const upstreams = life.keep(new UpstreamsTree(host, vscode, updates));
-  const questions = life.keep(questionsTree(host, vscode));
-  const tasks = life.keep(tasksTree(host, palette, vscode, apps));
-  const subscriptions = life.keep(subscriptionsTree(host, vscode));
-  const questionsShown = life.keep(questionsView(vscode.window, vscode.commands, host, life, questions));
-  life.keep(vscode.window.registerTreeDataProvider('mcpx.upstreams', upstreams));
-  life.keep(vscode.window.registerTreeDataProvider('mcpx.tasks', tasks));
-  life.keep(vscode.window.registerTreeDataProvider('mcpx.subscriptions', subscriptions));
-  const activity = life.keep(new ActivityView(host, vscode, apps));
-  life.keep(vscode.window.registerTreeDataProvider('mcpx.activity', activity.tree));
-  const status = life.keep(statusBar(vscode.window, vscode, host));
-  // Other agents connected to the gateway, drift flagged (vscode/views/agentsStatus.ts).
-  const agents = life.keep(agentsStatus(vscode.window, vscode, editorAgents()));
-  const upstreamLogs = life.keep(
-    new UpstreamLogs(life, host.onLogLine, (name) => vscode.window.createOutputChannel(name, { log: true })),
-  );
+  const views = registerViews(life, host, { palette, apps, registryState });
+  const { activity, upstreamLogs } = views;
 
   // Held tool definitions: announced, reviewed in the diff editor (vscode/pins.ts).
   const pins = life.keep(
@@ -149,20 +134,51 @@ export async function activate(context: vscode.ExtensionContext) {
     host,
     life,
     person,
-    upstreams,
-    questions,
-    tasks,
-    subscriptions,
+    ...views,
     mcpDefinitions,
     timings,
-    questionsView: questionsShown,
-    status: status.item,
-    agents,
-    upstreamLogs,
     grants,
     approver,
     activity,
     pins,
+  };
+}
+
+/** The views: Upstreams (with each server's registry version), Questions (with its badge), Tasks,
+ *  Subscriptions, Activity; the status bar, the connected agents' status and a log per upstream. */
+function registerViews(
+  life: Lifetimes<GatewayRun>,
+  host: GatewayHost,
+  o: { palette: PaletteCalls; apps: AppTools; registryState: string },
+) {
+  const { palette, apps } = o;
+  const updates = life.keep(new RegistryUpdates(o.registryState));
+  const upstreams = life.keep(new UpstreamsTree(host, vscode, updates));
+  const questions = life.keep(questionsTree(host, vscode));
+  const tasks = life.keep(tasksTree(host, palette, vscode, apps));
+  const subscriptions = life.keep(subscriptionsTree(host, vscode));
+  const questionsShown = life.keep(questionsView(vscode.window, vscode.commands, host, life, questions));
+  life.keep(vscode.window.registerTreeDataProvider('mcpx.upstreams', upstreams));
+  life.keep(vscode.window.registerTreeDataProvider('mcpx.tasks', tasks));
+  life.keep(vscode.window.registerTreeDataProvider('mcpx.subscriptions', subscriptions));
+  const activity = life.keep(new ActivityView(host, vscode, apps));
+  life.keep(vscode.window.registerTreeDataProvider('mcpx.activity', activity.tree));
+  const status = life.keep(statusBar(vscode.window, vscode, host));
+  // Other agents connected to the gateway, drift flagged (vscode/views/agentsStatus.ts).
+  const agents = life.keep(agentsStatus(vscode.window, vscode, editorAgents()));
+  const upstreamLogs = life.keep(
+    new UpstreamLogs(life, host.onLogLine, (name) => vscode.window.createOutputChannel(name, { log: true })),
+  );
+  return {
+    upstreams,
+    questions,
+    tasks,
+    subscriptions,
+    questionsView: questionsShown,
+    status: status.item,
+    agents,
+    upstreamLogs,
+    activity,
   };
 }
 

@@ -1,9 +1,9 @@
 // The pure parts of MCP Apps through the gateway: which extensions a client's capabilities carry upstream,
-// a tool's app and visibility (SEP-1865), and the ui:// URIs of two servers (src/gateway/apps.ts).
+// a tool's app and visibility (SEP-1865), and the ui:// URIs of two servers (src/gateway/surface/apps.ts).
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { AppUris, listedTools } from '../src/gateway/apps';
-import type { PassthroughTool } from '../src/gateway/toolIndex';
+import { AppUris, listedTools } from '../src/gateway/surface/apps';
+import type { PassthroughTool } from '../src/gateway/surface/passthroughTools';
 import { carriedExtensions, declaresUi, modelVisible, withAppUri } from '../src/protocol/extensions';
 import type { JsonObject } from '../src/protocol/jsonrpc';
 

@@ -2,8 +2,8 @@
 // what happens at the bound by counts and errors, never by durations.
 import assert from 'node:assert/strict';
 import { after, describe, test } from 'node:test';
-import { Broker } from '../src/gateway/broker';
-import { routeQuestion } from '../src/gateway/questions';
+import { Broker } from '../src/gateway/inbox/broker';
+import { routeQuestion } from '../src/gateway/inbox/questions';
 import type { ProtocolError } from '../src/protocol/errors';
 import {
   type ErrorResponse,
@@ -331,8 +331,17 @@ describe('limits.questionsPerIdentity (the broker)', () => {
   test('the broker as a whole is bounded by limits.inflight', async () => {
     const broker = new Broker(60_000, undefined, undefined, () => ({ perIdentity: 100, total: 3 }));
     const ctl = new AbortController();
-    const waiting = [1, 2, 3].map((i) => broker.ask('up', 'elicitation/create', elicit, ctl.signal, 'test', `c${i}`));
-    await assert.rejects(broker.ask('up', 'elicitation/create', elicit, ctl.signal, 'test', 'c4'), /limits\.inflight/);
+    const ask = (identity: string) =>
+      broker.ask({
+        server: 'up',
+        method: 'elicitation/create',
+        params: elicit,
+        signal: ctl.signal,
+        reason: 'test',
+        identity,
+      });
+    const waiting = [1, 2, 3].map((i) => ask(`c${i}`));
+    await assert.rejects(ask('c4'), /limits\.inflight/);
     ctl.abort(new Error('done'));
     await Promise.allSettled(waiting);
   });

@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { describe, test, type TestContext } from 'node:test';
 import { makePolicy } from '../src/config/policy';
 import type { JsonObject, Notification, Request, Response } from '../src/protocol/jsonrpc';
+import { codecOfEra } from '../src/protocol/eras';
 import { NEWEST_FIRST } from '../src/protocol/revisions';
 import { type ClientHooks, type Negotiated, UpstreamClient } from '../src/upstream/client';
 import type { SendOptions, UpstreamTransport } from '../src/upstream/transport';
@@ -86,15 +87,13 @@ function setup(t: TestContext) {
     onNotification: () => undefined,
     log: () => undefined,
   };
-  const client = new UpstreamClient(
-    'up',
-    up,
-    NEGOTIATED,
+  const client = new UpstreamClient('up', up, NEGOTIATED, {
+    codec: codecOfEra(NEGOTIATED.era),
     hooks,
-    makePolicy(NEWEST_FIRST, []),
-    {},
-    { name: 'mcpx', version: '0' },
-  );
+    policy: makePolicy(NEWEST_FIRST, []),
+    capabilities: {},
+    clientInfo: { name: 'mcpx', version: '0' },
+  });
   return { up, client, questions };
 }
 
@@ -277,15 +276,13 @@ describe('upstream call clock', () => {
     up2.request = async () => {
       throw new TransportClosed('the process exited');
     };
-    const c2 = new UpstreamClient(
-      'up2',
-      up2,
-      NEGOTIATED,
-      { onRequest: async () => ({}), onNotification: () => undefined, log: () => undefined },
-      makePolicy(NEWEST_FIRST, []),
-      {},
-      {},
-    );
+    const c2 = new UpstreamClient('up2', up2, NEGOTIATED, {
+      codec: codecOfEra(NEGOTIATED.era),
+      hooks: { onRequest: async () => ({}), onNotification: () => undefined, log: () => undefined },
+      policy: makePolicy(NEWEST_FIRST, []),
+      capabilities: {},
+      clientInfo: {},
+    });
     await assert.rejects(c2.request('tools/list', {}, { timeoutMs: 1000 }), (e: Error) => e instanceof TransportClosed);
   });
 });

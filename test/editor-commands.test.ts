@@ -8,6 +8,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
+import type { CallToolResult } from '../src/protocol/methods';
 import { repoRoot } from './harness/gateway';
 import { type TestGateway, fixtureCommand, gatewayFor, killAll } from './harness/upstreams';
 import { COMMANDS } from '../src/vscode/commands/table';
@@ -248,7 +249,7 @@ function deferred<T>(): { promise: Promise<T>; resolve(v: T): void } {
 }
 
 test('Call Tool… "Run in background": the call runs on, the Tasks view lists it, its end is announced with Show Result, which shows it', async () => {
-  const result = deferred<Record<string, unknown>>();
+  const result = deferred<CallToolResult>();
   let signal: AbortSignal | undefined;
   const g = new FakeGateway({
     lists: { up: { tools: [{ name: 'slow', annotations: { readOnlyHint: true } }] } },
@@ -293,7 +294,7 @@ test('Call Tool… "Run in background": the call runs on, the Tasks view lists i
 });
 
 test('Cancel Task on a palette call in the background aborts its work; the row turns cancelled and no end is announced', async () => {
-  const never = deferred<Record<string, unknown>>();
+  const never = deferred<CallToolResult>();
   let signal: AbortSignal | undefined;
   const g = new FakeGateway({
     lists: { up: { tools: [{ name: 'slow', annotations: { readOnlyHint: true } }] } },

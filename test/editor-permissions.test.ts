@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { ActivityRecord } from '../src/gateway/activity/record';
-import { APPROVAL_METHOD } from '../src/gateway/broker';
+import { APPROVAL_METHOD } from '../src/gateway/inbox/broker';
 import type { ApprovalRequest } from '../src/gateway/permissions/approval';
 import { decide } from '../src/gateway/permissions/rules';
 import { EDITOR_IDENTITY } from '../src/vscode/editorCall';

@@ -5,7 +5,7 @@
 // and the new form; Accept accepts through the gateway, and the view's mark goes.
 import assert from 'node:assert/strict';
 import { after, describe, test } from 'node:test';
-import type { GatewayEvent } from '../src/gateway/facade';
+import type { GatewayEvent } from '../src/gateway/editorPort';
 import { EDITOR_IDENTITY, editorContext } from '../src/vscode/editorCall';
 import { type HeldPins, compareNow, heldSummary } from '../src/vscode/pins';
 import { COMMANDS } from '../src/vscode/commands/table';

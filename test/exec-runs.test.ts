@@ -1,10 +1,10 @@
-// A script run is one caller for questions (src/gateway/exec/runs.ts, src/gateway/calls.ts `owner`;
+// A script run is one caller for questions (src/gateway/exec/runs.ts, src/gateway/call/inFlight.ts `owner`;
 // docs/exec.md "Questions"), on the real Calls over a pool that holds each request until told: which
 // call a question arriving on the connection belongs to, with runs, other calls, and a run that ended.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { Settings } from '../src/config/settings';
-import { Calls } from '../src/gateway/calls';
+import { Calls } from '../src/gateway/call/inFlight';
 import { Run, RunContext } from '../src/gateway/exec/runs';
 import type { CallContext } from '../src/server/provider';
 import type { Pool } from '../src/upstream/pool';
@@ -47,7 +47,8 @@ const caller = (identity = 'agent'): CallContext => ({
 function setup() {
   const { pool, release } = holdingPool();
   const calls = new Calls({ pool, settings: new Settings(), passthrough: [], ask: async () => ({}) });
-  const start = (ctx: CallContext) => void calls.request('up', ctx, 'tools/call', { name: 't' }).catch(() => undefined);
+  const start = (ctx: CallContext) =>
+    void calls.request({ server: 'up', ctx, method: 'tools/call', params: { name: 't' } }).catch(() => undefined);
   const owner = () => calls.owner('up', 'shared', 'elicitation/create', { message: 'q', requestedSchema: {} });
   return { calls, start, owner, release };
 }

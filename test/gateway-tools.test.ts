@@ -7,6 +7,7 @@ import type { CallContext } from '../src/server/provider';
 import { GATEWAY_TOOLS, GatewayTools } from '../src/gateway/tools';
 import type { ToolDeps } from '../src/gateway/tools/tool';
 import { defaultView } from '../src/gateway/profiles/view';
+import type { McpxError } from '../src/protocol/errors';
 import { type TestGateway, fixtureCommand, gatewayFor, killAll } from './harness/upstreams';
 import { HttpClient } from './harness/wire';
 
@@ -91,16 +92,21 @@ describe('the gateway tools registry', () => {
     assert.throws(() => new GatewayTools({} as ToolDeps, [GATEWAY_TOOLS[2]!, GATEWAY_TOOLS[2]!]), /share a name/);
   });
 
-  test("a registry tool's arguments are checked against its input schema before it runs (per era)", async () => {
+  test("a registry tool's arguments are checked against its input schema before it runs (spelled per era at the edge)", async () => {
     const h = await gw.g.resolveTool('mcpx_describe', ctx('2025-11-25'));
+    // The gateway refuses with one typed error, whatever the caller's revision.
+    await assert.rejects(h!.call({ tool: 'x' }, ctx('2025-06-18')), (e: McpxError) => e.code === 'arguments.invalid');
     // From 2025-11-25 an input error is a tool result with isError; before, a -32602 protocol error.
-    const r = await h!.call({ tool: 'x' }, ctx('2025-11-25'));
+    const modern = new HttpClient(gw.url, '2025-11-25');
+    await modern.initialize();
+    const r = (await modern.request('tools/call', { name: 'mcpx_describe', arguments: { tool: 'x' } })).result!;
     assert.equal(r.isError, true);
     assert.match(JSON.stringify(r.content), /Invalid arguments for mcpx_describe/);
-    await assert.rejects(
-      h!.call({ tool: 'x' }, ctx('2025-06-18')),
-      (e: Error & { code?: number }) => e.code === -32602,
-    );
+    const old = new HttpClient(gw.url, '2025-06-18');
+    await old.initialize();
+    const e = (await old.request('tools/call', { name: 'mcpx_describe', arguments: { tool: 'x' } })).error!;
+    assert.equal(e.code, -32602);
+    assert.match(String(e.message), /Invalid arguments for mcpx_describe/);
   });
 });
 

@@ -6,11 +6,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { endpointSecret, readSecret } from '../src/config/secret';
-import { Broker } from '../src/gateway/broker';
-import { safeName, toolAllowed, validToolName } from '../src/gateway/names';
-import { parseGatewayUri, resolveInner, toGatewayTemplate, toGatewayUri } from '../src/gateway/uris';
+import { Broker } from '../src/gateway/inbox/broker';
+import { safeName, toolAllowed, validToolName } from '../src/gateway/catalogue/names';
+import { parseGatewayUri, resolveInner, toGatewayTemplate, toGatewayUri } from '../src/gateway/catalogue/uris';
 import { schemaMismatch } from '../src/kit/schema';
-import { ProgressRelay } from '../src/gateway/relay';
+import { ProgressRelay } from '../src/gateway/call/progress';
 import type { CallContext } from '../src/server/provider';
 import { fixtureCommand, gatewayFor, killAll } from './harness/upstreams';
 import { HttpClient, type Json } from './harness/wire';
@@ -266,6 +266,8 @@ describe('UpstreamListens: the listen stream mcpx keeps to a 2026-07-28 upstream
     const opened: unknown[] = [];
     const client = {
       era: 'modern',
+      // A 2026-07-28 upstream's changes are followed on a listen stream (its codec says).
+      followsByListen: true,
       isClosed: false,
       negotiated: { capabilities: { tools: { listChanged: true }, resources: { subscribe: true } } },
       async listen(
@@ -281,7 +283,7 @@ describe('UpstreamListens: the listen stream mcpx keeps to a 2026-07-28 upstream
   };
 
   test('a stream that keeps ending is reopened with growing pauses, then given up on (no endless loop)', async () => {
-    const { UpstreamListens } = await import('../src/gateway/listens');
+    const { UpstreamListens } = await import('../src/gateway/inbox/listens');
     const { client, opened } = fakeClient();
     const lines: string[] = [];
     const l = new UpstreamListens({
@@ -320,7 +322,16 @@ describe('small leaks and races', () => {
     let timers = 0;
     globalThis.setTimeout = ((...a: Parameters<typeof setTimeout>) => (timers++, real(...a))) as typeof setTimeout;
     try {
-      await assert.rejects(broker.ask('up', 'elicitation/create', { message: 'q' }, ctl.signal, 'test'), /withdrawn/);
+      await assert.rejects(
+        broker.ask({
+          server: 'up',
+          method: 'elicitation/create',
+          params: { message: 'q' },
+          signal: ctl.signal,
+          reason: 'test',
+        }),
+        /withdrawn/,
+      );
     } finally {
       globalThis.setTimeout = real;
     }

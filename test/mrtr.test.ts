@@ -181,10 +181,7 @@ describe('cancelled retries and the sweeper', () => {
     const call = new ServerCall(
       new Conn('http', 'test'),
       { jsonrpc: '2.0', id: 1, method: 'tools/call', params },
-      MODERN,
-      new Abort(),
-      { emit: () => undefined },
-      { settings } as Services,
+      { rev: MODERN, request: new Abort(), relay: { emit: () => undefined }, services: { settings } as Services },
     );
     call.identity = 'who';
     return call;
@@ -206,7 +203,12 @@ describe('cancelled retries and the sweeper', () => {
       const call = rounds.begin(start);
       call.run(
         (async () => {
-          await askInBackground(call, MODERN, 'elicitation/create', { message: 'm' }, call.abort.signal);
+          await askInBackground(call, {
+            rev: MODERN,
+            method: 'elicitation/create',
+            params: { message: 'm' },
+            signal: call.abort.signal,
+          });
           await gate;
           return { content: [] };
         })(),

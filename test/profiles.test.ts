@@ -8,7 +8,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { parseConfig } from '../src/config/file';
-import { safeName } from '../src/gateway/names';
+import { safeName } from '../src/gateway/catalogue/names';
 import { assertServerFrame } from './harness/schema';
 import { type TestGateway, fixtureCommand, gatewayFor, killAll } from './harness/upstreams';
 import { HttpClient, type Json, modernListen } from './harness/wire';

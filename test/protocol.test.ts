@@ -6,9 +6,9 @@ import { envelope } from '../src/protocol/envelope';
 import { CODE_TABLE, mayEmit, resourceNotFound, toWireError, ProtocolError } from '../src/protocol/errors';
 import { classify } from '../src/protocol/jsonrpc';
 import { UnsayableQuestion, spellQuestion } from '../src/protocol/questions';
-import { PROBE_ORDER, codecFor, initializeRevision, isEra, revisionOf } from '../src/protocol/eras';
+import { PROBE_ORDER, codecFor, followsByListen, initializeRevision, isEra, revisionOf } from '../src/protocol/eras';
 import { METHODS, methodAnswered, methodOf, questionOf } from '../src/protocol/methods';
-import { REVISIONS } from '../src/protocol/revisions';
+import { MODERN as MODERN_REV, REVISIONS } from '../src/protocol/revisions';
 import { makePolicy } from '../src/config/policy';
 import { defErrors } from './harness/schema';
 
@@ -126,9 +126,9 @@ describe('era codecs', () => {
       modern.client.meta({ capabilities: {}, clientInfo: {}, logLevel: 'debug' })['io.modelcontextprotocol/logLevel'],
       'debug',
     );
-    assert.equal(modern.cancellation('http'), 'close-stream');
-    assert.equal(modern.cancellation('stdio'), 'notification');
-    assert.equal(legacy.cancellation('http'), 'notification');
+    assert.equal(modern.cancelsByNotice('http'), false, 'closing the stream is the cancellation');
+    assert.equal(modern.cancelsByNotice('stdio'), true);
+    assert.equal(legacy.cancelsByNotice('http'), true);
   });
 
   test('a result spelled by each codec: the envelope only where the era has one', () => {
@@ -143,29 +143,39 @@ describe('era codecs', () => {
 
   test('mcpx as a client, per era: what the upstream client (src/upstream/) asks of the codec', () => {
     // tools/list of a server that declared no tools capability: asked of legacy only.
-    assert.equal(legacy.listsUndeclaredTools, true);
-    assert.equal(modern.listsUndeclaredTools, false);
-    // The upstream's own requests: a legacy peer may send them, a 2026-07-28 one sends none.
-    assert.equal(legacy.client.peerRequests, true);
-    assert.equal(modern.client.peerRequests, false);
-    // The log level: logging/setLevel to legacy, per request to 2026-07-28.
-    assert.equal(legacy.client.logLevel, 'set-level');
-    assert.equal(modern.client.logLevel, 'per-request');
+    assert.equal(legacy.client.listsTools({}), true);
+    assert.equal(modern.client.listsTools({}), false);
+    assert.equal(modern.client.listsTools({ tools: {} }), true);
+    // The upstream's own requests: a legacy peer may send them, a 2026-07-28 one sends none (unanswered
+    // while that revision is held strictly).
+    assert.equal(legacy.client.ignoresRequests(true), false);
+    assert.equal(modern.client.ignoresRequests(true), true);
+    assert.equal(modern.client.ignoresRequests(false), false);
+    // The log level: logging/setLevel to a legacy upstream that logs, per request to 2026-07-28.
+    assert.equal(legacy.client.setsLevel({ logging: {} }), true);
+    assert.equal(legacy.client.setsLevel({}), false);
+    assert.equal(modern.client.setsLevel({ logging: {} }), false);
     assert.equal(
       legacy.client.meta({ capabilities: {}, clientInfo: {}, logLevel: 'debug' })['io.modelcontextprotocol/logLevel'],
       undefined,
     );
-    // x-mcp-header annotations, and a legacy session's GET stream opened after the first answer.
-    assert.equal(legacy.client.paramHeaders, false);
-    assert.equal(modern.client.paramHeaders, true);
-    assert.equal(legacy.http.pushStream, true);
-    assert.equal(modern.http.pushStream, false);
+    // x-mcp-header annotations (2026-07-28 HTTP only), and a legacy session's GET stream opened after the
+    // first answer.
+    assert.equal(legacy.client.paramHeaders('http'), false);
+    assert.equal(modern.client.paramHeaders('http'), true);
+    assert.equal(modern.client.paramHeaders('stdio'), false);
+    const opened: string[] = [];
+    legacy.client.answered(() => opened.push('legacy'));
+    modern.client.answered(() => opened.push('modern'));
+    assert.deepEqual(opened, ['legacy']);
     // A driven task: where its result is collected, which field paces the polling, how it is declared.
-    assert.equal(legacy.tasks.collect, 'tasks/result');
-    assert.equal(modern.tasks.collect, 'tasks/get');
+    assert.equal(legacy.tasks.collect('working'), undefined);
+    assert.equal(legacy.tasks.collect('input_required'), 'tasks/result');
+    assert.equal(legacy.tasks.collect('completed'), 'tasks/result');
+    assert.equal(modern.tasks.collect('completed'), undefined, 'the extension reads tasks/get');
     const task = { taskId: 't', pollInterval: 100, pollIntervalMs: 200 };
-    assert.equal(task[legacy.tasks.fields.poll], 100);
-    assert.equal(task[modern.tasks.fields.poll], 200);
+    assert.equal(legacy.tasks.pollOf(task), 100);
+    assert.equal(modern.tasks.pollOf(task), 200);
     const caps = { roots: {} };
     assert.equal(legacy.tasks.declare(caps), caps, 'legacy declares tasks at initialize: the request as it is');
     assert.deepEqual(modern.tasks.declare(caps), { roots: {}, extensions: { 'io.modelcontextprotocol/tasks': {} } });
@@ -198,13 +208,82 @@ describe('era codecs', () => {
 
   test("what the gateway asks of an upstream's codec: listen streams, roots announcements, who drives a task", () => {
     // 2026-07-28 upstreams are followed on a listen stream and told nothing of roots (no notification exists).
-    assert.equal(modern.client.subscriptions, 'listen');
-    assert.equal(modern.client.rootsListChanged, false);
-    assert.equal(legacy.client.subscriptions, 'subscribe');
-    assert.equal(legacy.client.rootsListChanged, true);
-    // A legacy client's call to a task-only tool is driven by mcpx; a 2026-07-28 client is handed the task.
-    assert.equal(legacy.tasks.directedBy, 'client');
-    assert.equal(modern.tasks.directedBy, 'server');
+    assert.equal(followsByListen(modern), true);
+    assert.equal(followsByListen(legacy), false);
+    const told: string[] = [];
+    legacy.client.rootsChanged(() => told.push('legacy'));
+    modern.client.rootsChanged(() => told.push('modern'));
+    assert.deepEqual(told, ['legacy']);
+    // A legacy client's call to a task-only tool is driven by mcpx; a 2026-07-28 client is handed the task
+    // only where it would take one.
+    assert.equal(legacy.tasks.mayDrive(false), true);
+    assert.equal(modern.tasks.mayDrive(false), false);
+    assert.equal(modern.tasks.mayDrive(true), true);
+  });
+
+  test("what the server asks of a request's codec: identity, questions, strategy, sessions, tasks", () => {
+    const fresh = () => 'fresh';
+    assert.equal(legacy.identity('conn', fresh), 'conn');
+    assert.equal(modern.identity('conn', fresh), 'fresh');
+    assert.equal(legacy.questionChannel('channel'), 'channel');
+    assert.equal(modern.questionChannel('channel'), undefined, 'questions are input_required results');
+    assert.equal(
+      legacy.strategy(true, () => true),
+      'task',
+    );
+    assert.equal(
+      legacy.strategy(true, () => false),
+      'direct',
+    );
+    assert.equal(
+      modern.strategy(true, () => true),
+      'background',
+    );
+    assert.equal(
+      modern.strategy(false, () => true),
+      'direct',
+    );
+    assert.equal(legacy.opensSession('initialize'), true);
+    assert.equal(legacy.opensSession('tools/list'), false);
+    assert.equal(modern.opensSession('initialize'), false);
+    const acked: string[] = [];
+    legacy.acknowledge(() => acked.push('legacy'));
+    modern.acknowledge(() => acked.push('modern'));
+    assert.deepEqual(acked, ['modern']);
+    // A task as each era spells it; a 2025-11-25 tool error fails it, the extension's completes it.
+    const view = {
+      taskId: 't',
+      status: 'completed',
+      createdAt: 'c',
+      lastUpdatedAt: 'u',
+      ttlMs: 10,
+      pollMs: 5,
+      result: { content: [] },
+    };
+    assert.deepEqual(legacy.tasks.shape(view), {
+      taskId: 't',
+      status: 'completed',
+      createdAt: 'c',
+      lastUpdatedAt: 'u',
+      ttl: 10,
+      pollInterval: 5,
+    });
+    assert.equal(modern.tasks.shape(view).ttlMs, 10);
+    assert.deepEqual(
+      legacy.tasks.get(view, '2025-11-25', () => true),
+      legacy.tasks.shape(view),
+    );
+    assert.deepEqual(
+      modern.tasks.get(view, MODERN_REV, () => true).result,
+      { content: [] },
+      'the DetailedTask inlines it',
+    );
+    assert.deepEqual(modern.tasks.cancel(view, false), {}, 'an acknowledgement, ended or not');
+    assert.throws(() => legacy.tasks.cancel(view, false), /already ended \(completed\)/);
+    assert.equal(legacy.tasks.fails({ content: [], isError: true }), true);
+    assert.equal(modern.tasks.fails({ content: [], isError: true }), false);
+    assert.deepEqual(modern.tasks.followed(['a']), ['a']);
+    assert.equal(legacy.tasks.followed(['a']), undefined, 'core tasks are followed by notifications/tasks/status');
   });
 });
 
@@ -265,8 +344,13 @@ describe('error table', () => {
     const modern = toWireError(new ProtocolError(-32002, 'gone', { uri: 'x' }), '2026-07-28');
     assert.equal(modern.code, -32603);
     assert.equal(toWireError(new Error('x'), '2025-03-26').code, -32603);
-    assert.equal(resourceNotFound('2026-07-28', 'a://b').code, -32602);
-    assert.equal(resourceNotFound('2024-11-05', 'a://b').code, -32002);
+    // One error raised without a revision; its code is the peer's era's, at the edge, with data.uri.
+    assert.deepEqual(toWireError(resourceNotFound('a://b'), '2026-07-28'), {
+      code: -32602,
+      message: 'Resource not found: a://b',
+      data: { uri: 'a://b' },
+    });
+    assert.equal(toWireError(resourceNotFound('a://b'), '2024-11-05').code, -32002);
   });
 
   test('classify names what is wrong', () => {

@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
-import { answerProblem } from '../src/gateway/broker';
+import { answerProblem } from '../src/gateway/inbox/broker';
 import { HttpPeer } from './fixtures/upstream/client';
 import { repoRoot } from './harness/gateway';
 import type { Revision } from './harness/schema';

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { HttpPeer } from './fixtures/upstream/client';
-import { answerProblem } from '../src/gateway/broker';
+import { answerProblem } from '../src/gateway/inbox/broker';
 import { spellQuestion } from '../src/protocol/questions';
 import { hostile, killHostiles } from './harness/hostile';
 import { type TestGateway, fixtureCommand, gatewayFor, killAll } from './harness/upstreams';

@@ -9,7 +9,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { normaliseUri, toGatewayUri } from '../src/gateway/uris';
+import { normaliseUri, toGatewayUri } from '../src/gateway/catalogue/uris';
 import { type TestGateway, fixtureCommand, gatewayFor, killAll } from './harness/upstreams';
 import { HttpClient, type Json } from './harness/wire';
 

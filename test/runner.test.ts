@@ -293,7 +293,7 @@ describe('Runner: initialize as a barrier', () => {
       runner.request(req(1, 'tools/list'), conn.revision ?? '2025-11-25', channel),
     );
     const [i, l] = await Promise.all([init, list]);
-    assert.equal(i.initialized, true);
+    assert.equal(i.session, true);
     assert.equal(l.rev, '2024-11-05', 'the list ran after initialize had negotiated its revision');
   });
 });

@@ -169,7 +169,7 @@ describe('McpServer: the revision of each request', () => {
       const r = result(out.response);
       assert.equal(r.protocolVersion, '2025-11-25', `asked ${asked}`);
       assert.equal(out.rev, '2025-11-25', 'the answer is spelled in the revision it negotiated');
-      assert.equal(out.initialized, true);
+      assert.equal(out.session, true);
       assert.equal(conn.revision, '2025-11-25');
       assertServerFrame('2025-11-25', out.response, 'initialize');
     }

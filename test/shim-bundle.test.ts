@@ -31,7 +31,12 @@ describe("the stdio shim's own bundle", () => {
       logLevel: 'silent',
     });
     const inputs = Object.keys(metafile.inputs);
-    assert.ok(inputs.includes('src/shim/relay.ts') && inputs.includes('src/shim/http.ts'), inputs.join('\n'));
+    assert.ok(
+      inputs.includes('src/shim/relay.ts') &&
+        inputs.includes('src/shim/nodeHttp.ts') &&
+        inputs.includes('src/upstream/streamable.ts'),
+      inputs.join('\n'),
+    );
     const packages = new Set(inputs.flatMap((f) => f.match(/node_modules\/((?:@[^/]+\/)?[^/]+)/)?.[1] ?? []));
     assert.deepEqual([...packages], ['eventsource-parser'], 'the only package bundled');
     const heavy = inputs.filter((f) =>

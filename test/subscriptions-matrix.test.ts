@@ -14,6 +14,7 @@ import { repoRoot } from './harness/gateway';
 import type { Revision } from './harness/schema';
 import { checkRecorded, fixtureCommand, gatewayFor, killAll, startHttpFixture } from './harness/upstreams';
 import { HttpClient, type Json, StdioClient } from './harness/wire';
+import { editorContext } from '../src/vscode/editorCall';
 
 const dir = mkdtempSync(join(tmpdir(), 'mcpx-submatrix-'));
 after(() => {
@@ -350,7 +351,7 @@ describe('a 2026-07-28 upstream: the listen stream mcpx keeps', () => {
         after = ((await c.request('tools/list')).result!.tools as Json[]).length;
       assert.equal(after, before + 1, 'the list_changed on the listen stream dropped the cached list');
       // Watching a URI reopens the stream with it; the old one is cancelled on stdio after the new one is acknowledged.
-      const w = await gw.g.subscribe('mcpx://up/fixture://doc', () => undefined);
+      const w = await gw.g.subscribe('mcpx://up/fixture://doc', () => undefined, editorContext());
       assert.equal(w.deliverable, true);
       const frames = checkRecorded(record, '2026-07-28');
       const listens = frames.filter((f) => f.method === 'subscriptions/listen');
@@ -380,7 +381,7 @@ describe('a bare URI offered by two pass-through servers', () => {
       { 'mcp.passthrough': ['a', 'b'] },
     );
     try {
-      const w = await gw.g.subscribe('fixture://doc', () => undefined);
+      const w = await gw.g.subscribe('fixture://doc', () => undefined, editorContext());
       assert.equal(w.deliverable, true, w.reason);
       // b may never even start: a lists the URI.
       const subscribed = (record: string) =>

@@ -81,6 +81,36 @@ test('biome: a floating promise is an error', () => {
   assert.match(bad.out, /src\/gateway\/probe\.ts:6:3 lint\/nursery\/noFloatingPromises/);
 });
 
+test('biome: in src/, a function over 100 lines, 6 positional parameters or a file over 400 lines is an error', () => {
+  const biome = (dir: string) => run(dir, 'biome', ['ci', '--colors=off', '--vcs-enabled=false', '.']);
+  const fn = (lines: number) =>
+    `export function probe(): number {\n  let n = 0;\n${'  n++;\n'.repeat(lines)}  return n;\n}\n`;
+  const ok = biome(
+    project(
+      {
+        'src/gateway/probe.ts': `${fn(90)}export const five = (a: number, b: number, c: number, d: number, e: number) => a + b + c + d + e;\n`,
+      },
+      ['biome.jsonc'],
+    ),
+  );
+  assert.equal(ok.status, 0, ok.out);
+  for (const [text, rule] of [
+    [fn(101), 'complexity/noExcessiveLinesPerFunction'],
+    [
+      'export const six = (a: number, b: number, c: number, d: number, e: number, f: number) => a + b + c + d + e + f;\n',
+      'complexity/useMaxParams',
+    ],
+    [
+      `${'export const x0 = 0;\n'.repeat(1)}${Array.from({ length: 400 }, (_, i) => `export const x${i + 1} = ${i};`).join('\n')}\n`,
+      'style/noExcessiveLinesPerFile',
+    ],
+  ] as const) {
+    const bad = biome(project({ 'src/gateway/probe.ts': text }, ['biome.jsonc']));
+    assert.notEqual(bad.status, 0, rule);
+    assert.match(bad.out, new RegExp(`src/gateway/probe\\.ts:\\d+:\\d+ lint/${rule}`), rule);
+  }
+});
+
 test('knip: an exported function nobody imports is reported', () => {
   const files = (extra: string) => ({
     'package.json': JSON.stringify({ name: 'probe', private: true }),
@@ -110,15 +140,14 @@ test('tsc -p src/protocol: Node types (Buffer) are not there', () => {
 });
 
 test('eras: an era compared outside src/protocol/eras/ fails; the codec asked instead passes', () => {
-  const eras = (dir: string) =>
-    spawnSync(process.execPath, [join(root, 'scripts', 'eras.mjs')], { cwd: dir, encoding: 'utf8' });
   const probe = (body: string) => ({
     'src/server/probe.ts': `import { codecFor } from '../protocol/eras';\nimport { eraOf } from '../protocol/revisions';\n${body}`,
     // The codecs themselves may say what their era is.
     'src/protocol/eras/modern.ts': "export const era = (e: string) => e === 'modern';\n",
   });
 
-  const ok = eras(project(probe("export const first = (rev: R) => codecFor(rev).questions === 'input-required';\n")));
+  // A codec member called, not tested.
+  const ok = eras(project(probe('export const first = (call: C) => call.codec.strategy(true, () => false);\n')));
   assert.equal(ok.status, 0, `${ok.stdout}${ok.stderr}`);
 
   // In a comment it is prose, not a comparison.
@@ -136,4 +165,77 @@ test('eras: an era compared outside src/protocol/eras/ fails; the codec asked in
     assert.notEqual(bad.status, 0, line);
     assert.match(bad.stderr, new RegExp(`src/server/probe\\.ts:3: ${why.replace(/[()]/g, '\\$&')}`), line);
   }
+});
+
+/** scripts/eras.mjs run on a project folder. */
+const eras = (dir: string) =>
+  spawnSync(process.execPath, [join(root, 'scripts', 'eras.mjs')], { cwd: dir, encoding: 'utf8' });
+
+/** Each line alone in `file` of a fresh project: eras.mjs fails naming it with `why`. */
+function failsWith(file: string, cases: Array<[string, string]>): void {
+  for (const [line, why] of cases) {
+    const bad = eras(project({ [file]: `${line}\n` }));
+    assert.notEqual(bad.status, 0, line);
+    const at = file.replace(/[./]/g, '\\$&');
+    assert.match(bad.stderr, new RegExp(`${at}:1: ${why.replace(/[()]/g, '\\$&')}`), line);
+  }
+}
+
+test('eras: a codec member tested outside src/protocol/ fails; one called passes', () => {
+  const file = 'src/server/probe.ts';
+  const ok = eras(project({ [file]: 'export const f = (c: C) => [c.codec.identity(c.conn, fresh), c.codec.era];\n' }));
+  assert.equal(ok.status, 0, `${ok.stdout}${ok.stderr}`);
+  const within = eras(
+    project({ 'src/protocol/eras/index.ts': "export const f = (c: C) => c.codec.handshake === 'discover';\n" }),
+  );
+  assert.equal(within.status, 0, `protocol/ may read its own codecs: ${within.stderr}`);
+  const tests = 'tests a codec member (ask a member function)';
+  failsWith(file, [
+    ["export const f = (call: C) => call.codec.questions === 'input-required';", tests],
+    ["export const f = (call: C) => 'client' !== call.codec.tasks.directedBy;", tests],
+    ['export const f = (call: C) => (call.codec.listenAck ? 1 : 0);', tests],
+    ['export const f = (c: C) => { if (c.codec.sessions) return 1; };', tests],
+    ['export const f = (c: C) => c.codec?.client.paramHeaders && c.x;', tests],
+    ['export const f = (c: C) => !c.codec.http.pushStream;', tests],
+  ]);
+});
+
+test('eras: a codec chosen again outside the one place per layer fails; the choice points pass', () => {
+  for (const chosen of ['src/server/call.ts', 'src/upstream/probe.ts', 'src/shim/modern.ts']) {
+    const ok = eras(project({ [chosen]: 'export const f = (rev: R) => codecFor(rev);\n' }));
+    assert.equal(ok.status, 0, `${chosen}: ${ok.stderr}`);
+  }
+  const again = 'chooses the codec again (carry the one chosen)';
+  failsWith('src/transport/probe.ts', [
+    ['export const f = (rev: R) => codecFor(rev).cursor(x);', again],
+    ['export const f = (c: U) => codecOfEra(c.era).client.meta(o);', again],
+    ['export const f = (p: P) => codecOfRequest(p)?.client.headers(m, p, e);', again],
+  ]);
+});
+
+test('eras: a revision checked in src/gateway/ fails; a revision recorded, or a type, passes', () => {
+  const file = 'src/gateway/probe.ts';
+  const ok = eras(
+    project({
+      [file]:
+        "import type { Revision } from '../protocol/revisions';\nexport const f = (ctx: C) => ({ revision: ctx.rev });\n",
+    }),
+  );
+  assert.equal(ok.status, 0, `${ok.stdout}${ok.stderr}`);
+  failsWith(file, [
+    [
+      "import { INPUT_ERROR_AS_RESULT, inSpan } from '../protocol/revisions';",
+      'reads the revision table in the gateway',
+    ],
+    ["import { codecFor } from '../../protocol/eras';", 'reads the revision table in the gateway'],
+    [
+      "export const f = (ctx: C) => hasField('ElicitParams', 'elicitationId', ctx.rev);",
+      'checks a revision in the gateway',
+    ],
+    [
+      'export const f = (ctx: C) => declares(ctx.clientCapabilities, m, p, ctx.rev);',
+      'checks a revision in the gateway',
+    ],
+    ["export const f = (ctx: C) => ctx.rev === '2025-11-25';", 'checks a revision in the gateway'],
+  ]);
 });

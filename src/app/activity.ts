@@ -6,7 +6,7 @@
 import type { ServerResponse } from 'node:http';
 import { parseDuration } from '../config/settings';
 import { matchesFilter } from '../gateway/activity/files';
-import type { ActivityFilter, ActivityRecord, GatewayFacade } from '../gateway/facade';
+import type { ActivityFilter, ActivityRecord, GatewayFacade } from '../gateway/editorPort';
 import type { Route } from '../transport/http';
 import { sendJson } from '../wire/json';
 import { SseStream } from '../wire/sse';

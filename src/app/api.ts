@@ -1,14 +1,14 @@
 // The HTTP API for callers that do not speak MCP (docs/gateway.md "The HTTP API"): GET /openapi.json, the
 // OpenAPI 3.1 document of the tools the caller is offered (app/openapi.ts); GET /v1/tools, those tools;
-// POST /v1/call/{server}/{tool}, a call through mcpx_call's path (gateway/toolApi.ts) answered with the
+// POST /v1/call/{server}/{tool}, a call through mcpx_call's path (gateway/surface/httpApi.ts) answered with the
 // tool's result as JSON, or — Accept: application/x-ndjson — its progress and log lines first, one JSON
 // object a line, then the result's; POST /v1/complete, completion/complete (the gateway's own, through the
-// same gate). Behind the endpoint secret like every /v1 route (transport/http.ts).
+// same call chain). Behind the endpoint secret like every /v1 route (transport/http.ts).
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Settings } from '../config/settings';
 import { VERSION } from '../config/version';
-import type { ToolApi } from '../gateway/toolApi';
+import type { ToolApi } from '../gateway/surface/httpApi';
 import { CODES, McpxError, ProtocolError } from '../protocol/errors';
 import { type JsonObject, isObject } from '../protocol/jsonrpc';
 import { type LogLevel, META, atLeastLevel, isLogLevel } from '../protocol/meta';
@@ -21,18 +21,19 @@ import type { Route } from '../transport/http';
 import { BodyTooLarge, notJson, readBody } from '../wire/body';
 import { decodeHeaderValue } from '../wire/headers';
 import { sendJson } from '../wire/json';
+import { InFlight, Refused } from './apiBounds';
 import { callPath, openApiDocument } from './openapi';
 import type { CallPath } from '../gateway/activity/record';
-import { METHODS, readParams } from '../protocol/methods';
+import { METHODS, type ParamsOf, readParams } from '../protocol/methods';
 
 /** What the routes need of the gateway. */
 export interface ApiHost {
-  readonly api: Pick<ToolApi, 'offeredFor' | 'find' | 'serves' | 'mismatch' | 'call' | 'hasProfile'>;
+  readonly api: Pick<ToolApi, 'offeredFor' | 'find' | 'serves' | 'hasProfile'>;
   readonly settings: Settings;
   /** A call's own identity ended with it (Provider.identityEnded). */
   identityEnded(identity: string): void;
-  /** completion/complete through the gate, recorded with this path (Gateway.complete). */
-  complete(params: JsonObject, ctx: CallContext, path?: CallPath): Promise<JsonObject>;
+  /** completion/complete through the call chain, recorded with this path (Gateway.complete). */
+  complete(params: ParamsOf<'completion/complete'>, ctx: CallContext, path?: CallPath): Promise<JsonObject>;
 }
 
 /** Bytes of progress and log lines a reader may leave unread: past it, such lines are skipped (the result's
@@ -96,16 +97,6 @@ function contextOf(
   };
 }
 
-/** A refusal before the call: its status and message. */
-class Refused extends Error {
-  constructor(
-    readonly status: number,
-    message: string,
-  ) {
-    super(message);
-  }
-}
-
 function only(req: IncomingMessage, res: ServerResponse, method: string, why: string): boolean {
   if (req.method === method) return true;
   res.setHeader('Allow', method);
@@ -133,39 +124,6 @@ async function argumentsOf(req: IncomingMessage, max: number): Promise<JsonObjec
   return body;
 }
 
-/** Calls in flight through the API: each identity's by transport.maxInflightPerIdentity, all of them by
- *  limits.inflight; past either, 429 before the body is read. Released when the response closes. */
-class InFlight {
-  private total = 0;
-  private readonly byIdentity = new Map<string, number>();
-
-  constructor(private readonly settings: Settings) {}
-
-  admit(identity: string, res: ServerResponse): void {
-    const total = this.settings.get<number>('limits.inflight');
-    if (this.total >= total)
-      throw new Refused(
-        429,
-        `${total} calls are in flight through the HTTP API (limits.inflight); retry when one has ended`,
-      );
-    const per = this.settings.get<number>('transport.maxInflightPerIdentity');
-    const mine = this.byIdentity.get(identity) ?? 0;
-    if (mine >= per)
-      throw new Refused(
-        429,
-        `this identity has ${per} calls in flight (transport.maxInflightPerIdentity); retry when one has ended`,
-      );
-    this.total++;
-    this.byIdentity.set(identity, mine + 1);
-    res.once('close', () => {
-      this.total--;
-      const left = (this.byIdentity.get(identity) ?? 1) - 1;
-      if (left > 0) this.byIdentity.set(identity, left);
-      else this.byIdentity.delete(identity);
-    });
-  }
-}
-
 /** The error a failed call answers with: a JSON-RPC error of the upstream or of mcpx. */
 function failure(e: unknown): JsonObject {
   if (e instanceof ProtocolError || e instanceof McpxError) return { error: e.message, code: e.toWire().code };
@@ -182,35 +140,55 @@ function endpointOf(pathname: string): { profile?: string; root: string; path: s
 }
 
 export function apiRoutes(g: ApiHost): Route[] {
-  const base = (req: IncomingMessage) => `http://${req.headers.host ?? '127.0.0.1'}`;
-  /** A path of the API under a profile nobody configured answers 404. A refusal quotes a path segment only
-   *  where it is a configured name: any other may be anything, the endpoint secret mistyped included. */
-  const unknown = (res: ServerResponse, profile: string | undefined): boolean => {
-    if (profile === undefined || g.api.hasProfile(profile)) return false;
-    json(res, 404, { error: 'no such profile is configured (mcpx profiles lists them)' });
-    return true;
-  };
-  const openapi: Route = async (req, res, url) => {
+  const inFlight = new InFlight(g.settings);
+  return [openapiRoute(g), toolsRoute(g), callRoute(g, inFlight), completeRoute(g, inFlight)];
+}
+
+/** A path of the API under a profile nobody configured answers 404. A refusal quotes a path segment only
+ *  where it is a configured name: any other may be anything, the endpoint secret mistyped included. */
+function unknownProfile(g: ApiHost, res: ServerResponse, profile: string | undefined): boolean {
+  if (profile === undefined || g.api.hasProfile(profile)) return false;
+  json(res, 404, { error: 'no such profile is configured (mcpx profiles lists them)' });
+  return true;
+}
+
+/** The body is JSON, as on /mcp: 415 before anything else reads the request. */
+function refusedType(req: IncomingMessage, res: ServerResponse): boolean {
+  const unsupported = notJson(req);
+  if (!unsupported) return false;
+  req.resume();
+  json(res, 415, { error: unsupported });
+  return true;
+}
+
+/** GET /openapi.json: the document of the tools the caller is offered. */
+function openapiRoute(g: ApiHost): Route {
+  return async (req, res, url) => {
     const at = endpointOf(url.pathname);
     if (at.path !== '/openapi.json') return false;
     if (!only(req, res, 'GET', 'GET reads the OpenAPI document')) return true;
-    if (unknown(res, at.profile)) return true;
+    if (unknownProfile(g, res, at.profile)) return true;
     const who = identityOf(req);
     if (typeof who === 'string') return (json(res, 400, { error: who }), true);
     const ctx = contextOf(req, who.identity, new AbortController().signal, { profile: at.profile });
     try {
       const { tools } = await g.api.offeredFor(ctx);
-      json(res, 200, openApiDocument(tools, { version: VERSION, base: `${base(req)}${at.root}` }));
+      const base = `http://${req.headers.host ?? '127.0.0.1'}${at.root}`;
+      json(res, 200, openApiDocument(tools, { version: VERSION, base }));
     } finally {
       if (who.own) g.identityEnded(who.identity);
     }
     return true;
   };
-  const tools: Route = async (req, res, url) => {
+}
+
+/** GET /v1/tools: the tools the caller is offered, each with the path that calls it. */
+function toolsRoute(g: ApiHost): Route {
+  return async (req, res, url) => {
     const at = endpointOf(url.pathname);
     if (at.path !== '/v1/tools') return false;
     if (!only(req, res, 'GET', 'GET lists the tools')) return true;
-    if (unknown(res, at.profile)) return true;
+    if (unknownProfile(g, res, at.profile)) return true;
     const who = identityOf(req);
     if (typeof who === 'string') return (json(res, 400, { error: who }), true);
     try {
@@ -229,16 +207,42 @@ export function apiRoutes(g: ApiHost): Route[] {
     }
     return true;
   };
-  const inFlight = new InFlight(g.settings);
-  const call: Route = async (req, res, url) => {
+}
+
+/** How a call's answer is written: whole as JSON, or — Accept: application/x-ndjson — its progress and log
+ *  lines first (`line`, skipped past MAX_UNREAD unread), then the result's. */
+function streamOf(req: IncomingMessage, res: ServerResponse, url: URL) {
+  const level = url.searchParams.get('logLevel') ?? 'info';
+  if (!isLogLevel(level)) throw new Refused(400, `logLevel: expected a log level, got ${JSON.stringify(level)}`);
+  const streamed = String(req.headers.accept ?? '').includes(NDJSON);
+  const line = (o: JsonObject) => {
+    if (!res.headersSent) {
+      res.writeHead(200, { 'Content-Type': NDJSON, 'Cache-Control': 'no-store', 'X-Accel-Buffering': 'no' });
+      res.flushHeaders();
+    }
+    if (!res.writableEnded && res.writableLength <= MAX_UNREAD) res.write(`${JSON.stringify(o)}\n`);
+  };
+  return { streamed, level, line };
+}
+
+/** A shorter timeout for this call, never a longer one (docs/gateway.md "Timeouts, in order of
+ *  precedence"): `?timeoutMs=`, a positive whole number. */
+function timeoutOf(url: URL): number | undefined {
+  const asked = url.searchParams.get('timeoutMs');
+  const timeoutMs = asked === null ? undefined : Number(asked);
+  if (timeoutMs !== undefined && !(Number.isSafeInteger(timeoutMs) && timeoutMs > 0))
+    throw new Refused(400, `timeoutMs: expected a positive whole number of milliseconds, got ${JSON.stringify(asked)}`);
+  return timeoutMs;
+}
+
+/** POST /v1/call/{server}/{tool}: the tool called through the call chain, its result answered. */
+function callRoute(g: ApiHost, inFlight: InFlight): Route {
+  return async (req, res, url) => {
     const at = endpointOf(url.pathname);
     const m = /^\/v1\/call\/([^/]+)\/([^/]+)$/.exec(at.path);
     if (!m) return false;
     if (!only(req, res, 'POST', 'POST calls the tool')) return true;
-    if (unknown(res, at.profile)) return true;
-    // The body is the arguments, JSON, as on /mcp (415 before anything else reads the request).
-    const unsupported = notJson(req);
-    if (unsupported) return (req.resume(), json(res, 415, { error: unsupported }), true);
+    if (unknownProfile(g, res, at.profile) || refusedType(req, res)) return true;
     const who = identityOf(req);
     if (typeof who === 'string') return (json(res, 400, { error: who }), true);
     // The call ends when its caller goes.
@@ -249,34 +253,17 @@ export function apiRoutes(g: ApiHost): Route[] {
     try {
       inFlight.admit(who.identity, res);
       const [server, name] = [decode(m[1]!), decode(m[2]!)];
-      const accept = String(req.headers.accept ?? '');
-      const level = url.searchParams.get('logLevel') ?? 'info';
-      if (!isLogLevel(level)) throw new Refused(400, `logLevel: expected a log level, got ${JSON.stringify(level)}`);
-      const streamed = accept.includes(NDJSON);
-      const line = (o: JsonObject) => {
-        if (!res.headersSent) {
-          res.writeHead(200, { 'Content-Type': NDJSON, 'Cache-Control': 'no-store', 'X-Accel-Buffering': 'no' });
-          res.flushHeaders();
-        }
-        if (!res.writableEnded && res.writableLength <= MAX_UNREAD) res.write(`${JSON.stringify(o)}\n`);
-      };
-      // A shorter timeout for this call, never a longer one (docs/gateway.md "Timeouts, in order of precedence").
-      const asked = url.searchParams.get('timeoutMs');
-      const timeoutMs = asked === null ? undefined : Number(asked);
-      if (timeoutMs !== undefined && !(Number.isSafeInteger(timeoutMs) && timeoutMs > 0))
-        throw new Refused(
-          400,
-          `timeoutMs: expected a positive whole number of milliseconds, got ${JSON.stringify(asked)}`,
-        );
+      const { streamed, level, line } = streamOf(req, res, url);
+      const timeoutMs = timeoutOf(url);
       const ctx = contextOf(req, who.identity, stop.signal, {
         ...(streamed ? { stream: { level, line } } : {}),
         ...(at.profile !== undefined ? { profile: at.profile } : {}),
         ...(timeoutMs !== undefined ? { timeoutMs } : {}),
       });
-      const offered = await g.api.find(server, name, ctx);
+      const tool = await g.api.find(server, name, ctx);
       // A path segment is quoted only where it is a configured name (a server offered here): it may hold
       // anything, the endpoint secret mistyped included.
-      if (!offered)
+      if (!tool)
         throw new Refused(
           404,
           g.api.serves(server, ctx)
@@ -284,26 +271,7 @@ export function apiRoutes(g: ApiHost): Route[] {
             : 'No such server is offered here (GET /v1/tools lists the tools of those that are)',
         );
       const args = await argumentsOf(req, g.settings.get<number>('transport.maxBodyBytes'));
-      const bad = g.api.mismatch(offered, args);
-      if (bad) throw new Refused(400, `Invalid arguments for ${server}/${name}: ${bad}`);
-      let result: JsonObject;
-      try {
-        result = await g.api.call(server, name, args, ctx);
-      } catch (e) {
-        if (stop.signal.aborted) return true;
-        if (streamed) {
-          line({ type: 'error', ...failure(e) });
-          res.end();
-        } else json(res, 502, failure(e));
-        return true;
-      }
-      if (!streamed) json(res, 200, result);
-      else {
-        // The result's line is written whatever is unread: the reader asked for it.
-        if (!res.headersSent) line({ type: 'result', result });
-        else res.write(`${JSON.stringify({ type: 'result', result })}\n`);
-        res.end();
-      }
+      await answer(res, { streamed, line }, () => tool(args), stop.signal);
     } catch (e) {
       if (!(e instanceof Refused)) throw e;
       // The body of a refused call is discarded as it arrives, never read.
@@ -314,16 +282,17 @@ export function apiRoutes(g: ApiHost): Route[] {
     }
     return true;
   };
-  /** POST /v1/complete: completion/complete's params as the JSON body, its result as the answer. A request
-   *  that will not be served as sent (-32602 or -32601: a params mismatch, an unknown prompt, a permission
-   *  rule's refusal, the upstream's own -32602) is 400, any other failure 502; both `{error, code}`. */
-  const complete: Route = async (req, res, url) => {
+}
+
+/** POST /v1/complete: completion/complete's params as the JSON body, its result as the answer. A request
+ *  that will not be served as sent (-32602 or -32601: a params mismatch, an unknown prompt, a permission
+ *  rule's refusal, the upstream's own -32602) is 400, any other failure 502; both `{error, code}`. */
+function completeRoute(g: ApiHost, inFlight: InFlight): Route {
+  return async (req, res, url) => {
     const at = endpointOf(url.pathname);
     if (at.path !== '/v1/complete') return false;
     if (!only(req, res, 'POST', 'POST completes an argument')) return true;
-    if (unknown(res, at.profile)) return true;
-    const unsupported = notJson(req);
-    if (unsupported) return (req.resume(), json(res, 415, { error: unsupported }), true);
+    if (unknownProfile(g, res, at.profile) || refusedType(req, res)) return true;
     const who = identityOf(req);
     if (typeof who === 'string') return (json(res, 400, { error: who }), true);
     const stop = new AbortController();
@@ -333,9 +302,9 @@ export function apiRoutes(g: ApiHost): Route[] {
     try {
       inFlight.admit(who.identity, res);
       const body = await argumentsOf(req, g.settings.get<number>('transport.maxBodyBytes'));
-      let params: JsonObject;
+      let params: ParamsOf<'completion/complete'>;
       try {
-        params = readParams(METHODS['completion/complete'].params, body) as JsonObject;
+        params = readParams(METHODS['completion/complete'].params, body);
       } catch (e) {
         throw new Refused(400, (e as Error).message);
       }
@@ -356,7 +325,32 @@ export function apiRoutes(g: ApiHost): Route[] {
     }
     return true;
   };
-  return [openapi, tools, call, complete];
+}
+
+/** The call made and its answer written: its result (200), or the error it failed with (502, or an
+ *  `error` line); nothing once the caller has gone. */
+async function answer(
+  res: ServerResponse,
+  s: { streamed: boolean; line: (o: JsonObject) => void },
+  call: () => Promise<JsonObject>,
+  stop: AbortSignal,
+): Promise<void> {
+  let result: JsonObject;
+  try {
+    result = await call();
+  } catch (e) {
+    // Arguments its input schema refuses are the caller's mistake (the chain's validated step).
+    if (e instanceof McpxError && e.code === 'arguments.invalid') throw new Refused(400, e.message);
+    if (stop.aborted) return;
+    if (!s.streamed) return json(res, 502, failure(e));
+    s.line({ type: 'error', ...failure(e) });
+    return void res.end();
+  }
+  if (!s.streamed) return json(res, 200, result);
+  // The result's line is written whatever is unread: the reader asked for it.
+  if (!res.headersSent) s.line({ type: 'result', result });
+  else res.write(`${JSON.stringify({ type: 'result', result })}\n`);
+  res.end();
 }
 
 function decode(segment: string): string {

@@ -3,7 +3,7 @@ import { type Policy, policyFrom } from '../config/policy';
 import { endpointsFile, newSecret, secretFile } from '../config/secret';
 import type { Settings } from '../config/settings';
 import { VERSION } from '../config/version';
-import type { BackgroundTasks, TaskBoard } from '../gateway/facade';
+import type { BackgroundTasks, TaskBoard } from '../gateway/editorPort';
 import type { Provider } from '../server/provider';
 import { McpServer, type ServerInfo } from '../server/server';
 import { healthRoute, protocolRoute, tasksRoute } from './routes';

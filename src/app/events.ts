@@ -6,9 +6,10 @@
 // closes; a reader reconnects to subscribe again. Either stream is bounded by what its reader leaves
 // unread: past the bound it is ended with an `end` event saying why, never buffered without limit.
 import type { ServerResponse } from 'node:http';
-import type { GatewayFacade } from '../gateway/facade';
-import { toGatewayUri } from '../gateway/uris';
-import type { Provider } from '../server/provider';
+import { toGatewayUri } from '../gateway/catalogue/uris';
+import type { GatewayFacade } from '../gateway/editorPort';
+import { NEWEST_FIRST } from '../protocol/revisions';
+import type { CallContext, Provider } from '../server/provider';
 import { principalOf } from '../transport/credentials';
 import type { Route } from '../transport/http';
 import { sendJson } from '../wire/json';
@@ -27,6 +28,19 @@ export interface EventsOptions {
 }
 
 type EventSource = Pick<GatewayFacade, 'onEvent'> & Required<Pick<Provider, 'subscribe'>>;
+
+/** Whose a watch of the stream is: the endpoint secret's holder, under the identity watches are held by,
+ *  in the newest revision's shapes (a refusal's reason is what the stream reads). */
+const WATCHER: CallContext = {
+  rev: NEWEST_FIRST[0]!,
+  signal: new AbortController().signal,
+  identity: 'mcpx:watches',
+  clientCapabilities: {},
+  transport: 'http',
+  meta: {},
+  progress: () => undefined,
+  log: () => undefined,
+};
 
 /** One stream's writer: each event while the reader keeps up, else an `end` event and the stream closed. */
 function writer(res: ServerResponse, stream: SseStream, maxUnread: number, ended: () => void) {
@@ -104,7 +118,10 @@ export function eventsRoute(g: EventSource, o: EventsOptions): Route {
     const updated = (u: string) => send('resource.updated', { type: 'resource.updated', uri: u, at: Date.now() });
     let watch: Awaited<ReturnType<EventSource['subscribe']>>;
     try {
-      watch = await g.subscribe(uri, (u) => (said ? updated(u) : (early = u)));
+      // A token's caller watches as its subject: the permission rules that name it apply.
+      const principal = principalOf(req);
+      const ctx: CallContext = principal ? { ...WATCHER, principal } : WATCHER;
+      watch = await g.subscribe(uri, (u) => (said ? updated(u) : (early = u)), ctx);
     } catch (e) {
       watch = { deliverable: false, reason: (e as Error).message, release: () => undefined };
     }

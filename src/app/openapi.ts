@@ -1,12 +1,12 @@
 // The OpenAPI 3.1 document of the HTTP API (docs/gateway.md "The HTTP API"), built per request from the
-// tools the caller is offered (gateway/toolApi.ts): one operation per tool, `POST /v1/call/{server}/{tool}`
+// tools the caller is offered (gateway/surface/httpApi.ts): one operation per tool, `POST /v1/call/{server}/{tool}`
 // with the tool's input schema as the body and its CallToolResult as the answer (structuredContent
 // following the output schema where the tool has one), `GET /v1/tools`, and the endpoint secret as the
 // bearer scheme. A tool's schema goes under components.schemas, its own `#…` references rewritten to
 // point there (OpenAPI 3.1 "Schema Object": a reference resolves against the document).
 import type { JsonObject } from '../protocol/jsonrpc';
 import { isObject } from '../protocol/jsonrpc';
-import type { OfferedTool } from '../gateway/toolApi';
+import type { OfferedTool } from '../gateway/surface/httpApi';
 
 /** The path of a tool's call. */
 export const callPath = (server: string, tool: string): string =>

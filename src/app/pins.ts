@@ -4,7 +4,7 @@
 // one; 404 when nothing is held), POST /v1/pins/{server}/reset forgets its pins. A server's name is
 // percent-encoded in the path. Behind the endpoint secret, like every /v1 route.
 import type { ServerResponse } from 'node:http';
-import type { GatewayFacade } from '../gateway/facade';
+import type { GatewayFacade } from '../gateway/editorPort';
 import { isObject } from '../protocol/jsonrpc';
 import type { Route } from '../transport/http';
 import { notJson, readBody } from '../wire/body';

@@ -3,7 +3,7 @@
 // further: /mcp/<secret>/<profile> — the stdio shim command that reaches it, its mode and its counts of
 // servers and tools. Behind the endpoint secret, like every /v1 route: the secret it shows is the one
 // the caller already holds.
-import type { GatewayFacade } from '../gateway/facade';
+import type { GatewayFacade } from '../gateway/editorPort';
 import { MCP_PATH, header } from '../transport/refusal';
 import type { Route } from '../transport/http';
 import { sendJson } from '../wire/json';

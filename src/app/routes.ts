@@ -8,7 +8,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Policy } from '../config/policy';
 import type { Settings } from '../config/settings';
-import type { GatewayFacade, TaskBoard, TaskView } from '../gateway/facade';
+import type { GatewayFacade, TaskBoard, TaskView } from '../gateway/editorPort';
 import { type ConfigDiff, ReloadError } from '../gateway/reload';
 import { isTypedError } from '../protocol/errors';
 import { type JsonObject, isObject } from '../protocol/jsonrpc';

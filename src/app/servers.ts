@@ -4,7 +4,7 @@
 // start again at each client's next call. 404 for a server not configured. A server's name is
 // percent-encoded in the path. Behind the endpoint secret, like every /v1 route.
 import type { ServerResponse } from 'node:http';
-import type { GatewayFacade } from '../gateway/facade';
+import type { GatewayFacade } from '../gateway/editorPort';
 import type { Route } from '../transport/http';
 import { sendJson } from '../wire/json';
 

@@ -24,7 +24,7 @@ interface Question {
   deadline: number;
 }
 
-/** The words an approval is answered with (gateway/broker.ts APPROVAL_ANSWERS). */
+/** The words an approval is answered with (gateway/inbox/broker.ts APPROVAL_ANSWERS). */
 const APPROVAL_WORDS = ['allow', 'once', 'session', 'always', 'deny'];
 
 async function run(a: Args): Promise<void> {

@@ -2,7 +2,7 @@
 // (GET /v1/pins), the unified diff of a held definition (GET /v1/pins/{server}/diff), accepting it (POST
 // …/accept) and forgetting a server's pins (POST …/reset) — the daemon's, or with --endpoint URL another
 // gateway's.
-import type { PinReview, PinView } from '../gateway/facade';
+import type { PinReview, PinView } from '../gateway/editorPort';
 import { PIN_NOUN } from '../gateway/pins/store';
 import { printable, printableLines } from '../kit/printable';
 import { type Args, UsageError } from './args';

@@ -1,7 +1,7 @@
 // `mcpx profiles` (docs/gateway.md "Profiles"): a running gateway's profiles (GET /v1/profiles) — each
 // one's URL with the endpoint secret, the stdio shim command that reaches it, its mode and its counts of
 // servers and tools — the daemon's, or with --endpoint URL another gateway's.
-import type { ProfileSummary } from '../gateway/facade';
+import type { ProfileSummary } from '../gateway/editorPort';
 import { printable, printableJson } from '../kit/printable';
 import { type Args, UsageError } from './args';
 import type { Command } from './command';

@@ -131,3 +131,9 @@ export function mapStrings(value: unknown, f: (s: string) => string, depth = 32)
   for (const [k, v] of Object.entries(value)) out[f(k)] = mapStrings(v, f, depth - 1);
   return out;
 }
+
+/** An error about `def` with its secrets masked, in place: its message reaches the client, the log and
+ *  mcpx_servers (docs/security.md "Secrets in output and logs"). */
+export function redactError(err: unknown, def: ServerDef): void {
+  if (err instanceof Error) err.message = redactText(err.message, def);
+}

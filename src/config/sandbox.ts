@@ -3,6 +3,7 @@
 // defaults; `false` is no sandbox. A server's own block wins field by field over the setting.
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
+import type { Settings } from './settings';
 
 const port = z.number().int().min(1).max(65535);
 /** A host the network may reach: a name or `*.suffix`, with an optional `:port` (else 443 and 80). */
@@ -55,7 +56,7 @@ export function sandboxOf(server: SandboxBlock | undefined, fallback: SandboxBlo
 }
 
 /** The setting's parser: a block, `true`/`false`, or either spelled as JSON (an environment variable). */
-export function parseSandboxSetting(raw: unknown): SandboxBlock {
+function parseSandboxSetting(raw: unknown): SandboxBlock {
   let v = raw;
   if (typeof raw === 'string') {
     try {
@@ -68,6 +69,26 @@ export function parseSandboxSetting(raw: unknown): SandboxBlock {
   if (r.success) return r.data;
   const i = r.error.issues[0]!;
   throw new Error(`${i.path.length ? `${i.path.join('.')}: ` : ''}${i.message.toLowerCase()}`);
+}
+
+/** upstream.sandbox as it is now, its block checked here (the settings check only its form): a bad one is
+ *  an error naming the setting, and the server does not start. */
+export function sandboxSetting(settings: Settings): SandboxBlock {
+  try {
+    return parseSandboxSetting(settings.get<unknown>('upstream.sandbox'));
+  } catch (e) {
+    throw new Error(`upstream.sandbox: ${(e as Error).message}`);
+  }
+}
+
+/** A stdio server's sandbox as it applies now (its block over upstream.sandbox); none for HTTP. */
+export function serverSandbox(
+  def: { readonly type: string; readonly sandbox?: SandboxBlock },
+  settings: Settings,
+): SandboxSpec | false | undefined {
+  if (def.type !== 'stdio') return undefined;
+  const s = sandboxOf(def.sandbox, sandboxSetting(settings));
+  return s.enabled ? s : false;
 }
 
 /** The workspace's folders that are files here (a sandbox reads them by default). */

@@ -15,14 +15,13 @@ import { parseServer } from '../config/servers';
 import { VERSION } from '../config/version';
 import { CODES, ProtocolError } from '../protocol/errors';
 import { type JsonObject, isObject } from '../protocol/jsonrpc';
-import { codecFor } from '../protocol/eras';
 import { NEWEST_FIRST, isRevision } from '../protocol/revisions';
 import type { ClientHooks, UpstreamClient } from '../upstream/client';
 import { EraCache } from '../upstream/eras';
 import { Authorizer, type SignInPort } from '../upstream/auth/authorizer';
 import type { OAuthConfig } from '../upstream/auth/grants';
 import { MemorySecretStore } from '../upstream/auth/store';
-import { connect } from '../upstream/probe';
+import { connect, toldEra } from '../upstream/probe';
 
 const CLIENT_INFO = { name: 'mcpx-conformance-client', version: VERSION };
 /** What the client can answer: everything the gateway can, spelled per revision by connect(). */
@@ -121,8 +120,7 @@ function plan(tools: JsonObject[], context: JsonObject): Call[] {
 
 async function exercise(client: UpstreamClient, context: JsonObject): Promise<void> {
   const caps = client.negotiated.capabilities;
-  const tools =
-    isObject(caps.tools) || client.codec.listsUndeclaredTools ? await client.listAll('tools/list', 'tools') : [];
+  const tools = client.codec.client.listsTools(caps) ? await client.listAll('tools/list', 'tools') : [];
   log(`${tools.length} tool(s): ${tools.map((t) => String(t.name)).join(', ')}`);
   for (const call of plan(tools, context)) {
     try {
@@ -236,7 +234,7 @@ async function main(): Promise<number> {
   const eras = new EraCache();
   // Told the revision: the era is known, as the gateway's era cache would know it; no probe.
   const asked = process.env.MCP_CONFORMANCE_PROTOCOL_VERSION;
-  if (asked && isRevision(asked)) eras.set(def, { era: codecFor(asked).era, transport: 'http', revision: asked });
+  if (asked && isRevision(asked)) eras.set(def, toldEra(asked, 'http'));
   log(`scenario ${scenario || '(none)'} at ${url}${asked ? ` (revision ${asked})` : ''}`);
   const auth = new Authorizer({
     server: def.name,

@@ -11,7 +11,7 @@ import type { ServerDef } from '../config/servers';
 import type { Settings } from '../config/settings';
 import { VERSION } from '../config/version';
 import type { JsonObject } from '../protocol/jsonrpc';
-import type { ListKind, UnrelatedLog } from '../server/provider';
+import type { CallContext, ListKind, UnrelatedLog } from '../server/provider';
 import { type Tracer, startTracing } from '../telemetry/trace';
 import type { SignInPort } from '../upstream/auth/authorizer';
 import { Authorizers } from '../upstream/auth/registry';
@@ -19,17 +19,21 @@ import { FileSecretStore, MemorySecretStore, type SecretStore } from '../upstrea
 import { EraCache } from '../upstream/eras';
 import { Pool } from '../upstream/pool';
 import { ActivityLog } from './activity/log';
-import { Broker } from './broker';
-import { Calls } from './calls';
-import { AppUris } from './apps';
-import { MCPX_CAPABILITIES, extensionSet } from './capabilities';
-import { ClientSignIns } from './signInClient';
-import { Catalogue } from './catalogue';
+import { Broker } from './inbox/broker';
+import { Calls } from './call/inFlight';
+import { AppUris } from './surface/apps';
+import { MCPX_CAPABILITIES, extensionSet } from './call/capabilities';
+import { ClientSignIns } from './call/signIn';
+import { Catalogue } from './catalogue/catalogue';
 import { EventBus } from './events';
 import { Exec } from './exec/exec';
-import { Forwarder } from './forward';
-import { UpstreamInbox } from './inbox';
-import { Namespaces } from './namespaces';
+import { UpstreamInbox } from './inbox/inbox';
+import { type ChainParts, buildChain } from './call/build';
+import type { Step } from './call/chain';
+import type { Entries } from './call/entries';
+import { Lists } from './surface/lists';
+import { Prompts } from './surface/prompts';
+import { Resources } from './surface/resources';
 import type { ActivitySink } from './activity/record';
 import type { Approver, GrantStore } from './permissions/approval';
 import { BrokerApprover } from './permissions/brokerApprover';
@@ -38,9 +42,9 @@ import { FileGrantStore, MemoryGrantStore } from './permissions/grants';
 import { type PinMode, Pins } from './pins/pins';
 import { FilePinStore, MemoryPinStore, type PinStore } from './pins/store';
 import { printable } from '../kit/printable';
-import { type Asked, type PersonPort, UrlQuestions, routeQuestion } from './questions';
-import { screenList } from './screen';
-import { Subscriptions } from './subscriptions';
+import { type Asked, type PersonPort, UrlQuestions, routeQuestion } from './inbox/questions';
+import { screenList } from './catalogue/screen';
+import { Subscriptions } from './inbox/subscriptions';
 import { Profiles } from './profiles/profiles';
 import { GatewayTools } from './tools';
 
@@ -71,6 +75,9 @@ export interface GatewayOptions {
   /** Where tool pins are kept (docs/gateway.md "Pins"); default `<state>/tool-pins.json` (0600), memory
    *  without a state directory. */
   pins?: PinStore;
+  /** The call chain's steps as built, given to the host to add to (a guardrail, a test's recorder): what
+   *  it returns is the chain (docs/gateway.md "The call chain"). */
+  steps?: (steps: readonly Step[]) => readonly Step[];
 }
 
 /** What fixes a missing sign-in headless. */
@@ -84,7 +91,7 @@ export interface GatewayParts {
    *  every part given them sees the new configuration. */
   readonly defs: Map<string, ServerDef>;
   readonly passthrough: string[];
-  /** Questions nobody on the wire can take wait here (src/gateway/broker.ts). */
+  /** Questions nobody on the wire can take wait here (src/gateway/inbox/broker.ts). */
   readonly broker: Broker;
   readonly pool: Pool;
   /** Every HTTP upstream's sign-in (src/upstream/auth/). */
@@ -92,19 +99,20 @@ export interface GatewayParts {
   readonly catalogue: Catalogue;
   /** Upstream requests on behalf of calls, and the calls in flight per (server, scope). */
   readonly calls: Calls;
-  /** Resource subscriptions and the upstream listen streams (src/gateway/subscriptions.ts). */
+  /** Resource subscriptions and the upstream listen streams (src/gateway/inbox/subscriptions.ts). */
   readonly subscriptions: Subscriptions;
-  /** Prompts, resources and completion by server (src/gateway/namespaces.ts). */
-  readonly namespaces: Namespaces;
+  /** The prompts and resources each endpoint's client sees (src/gateway/surface/). */
+  readonly prompts: Prompts;
+  readonly resources: Resources;
   /** What each endpoint offers: the default one and each profile's (src/gateway/profiles/). */
   readonly profiles: Profiles;
-  /** An upstream tool's call with the gateway's checks (src/gateway/forward.ts). */
-  readonly forward: Forwarder;
+  /** Every call to an upstream, from every entry (src/gateway/call/). */
+  readonly entries: Entries;
   /** mcpx_exec's runs (src/gateway/exec/). */
   readonly exec: Exec;
   /** The gateway's own tools (src/gateway/tools/). */
   readonly tools: GatewayTools;
-  /** What upstreams send unasked (src/gateway/inbox.ts). */
+  /** What upstreams send unasked (src/gateway/inbox/inbox.ts). */
   readonly inbox: UpstreamInbox;
   /** Spans exported while telemetry.otlpEndpoint is set (docs/gateway.md "Telemetry"). */
   readonly tracer?: Tracer;
@@ -121,6 +129,16 @@ export interface GatewayParts {
   readonly pins: Pins;
 }
 
+/** What every part is built with: the configuration, the settings, the host's options, and the log (each
+ *  line printable) and events every part reports to. */
+interface Base {
+  readonly config: Config;
+  readonly settings: Settings;
+  readonly opts: GatewayOptions;
+  readonly log: (line: string) => void;
+  readonly events: EventBus;
+}
+
 /** Build the gateway's parts; `announce` tells the gateway's own clients of a list change (of a server's
  *  list, or of the gateway's own where `server` is absent), and of a log message no call took. */
 export function composeGateway(
@@ -129,13 +147,77 @@ export function composeGateway(
   opts: GatewayOptions,
   announce: { changed: (kind: ListKind, server?: string) => void; unrelatedLog: (entry: UnrelatedLog) => void },
 ): GatewayParts {
-  const { changed, unrelatedLog } = announce;
   // Every line logged may quote an upstream (its stderr, a name, an error): written printable, one line
   // each (kit/printable.ts).
   const sink = opts.log;
   const log = sink ? (line: string) => sink(printable(line)) : () => undefined;
-  const events = new EventBus();
+  const b: Base = { config, settings, opts, log, events: new EventBus() };
   const tracer = telemetry(settings, log);
+  const { defs, passthrough } = serversOf(b);
+  const questions = questionsOf(b);
+  // The cycle's one end (see the top of this file): the inbox, built last, reached once a connection exists.
+  let inbox: UpstreamInbox | undefined;
+  const upstreams = upstreamsOf(b, defs, (): UpstreamInbox => inbox!);
+  const { pool, authorizers } = upstreams;
+  const listing = listingOf(b, { defs, passthrough, pool });
+  const calls = new Calls({
+    pool,
+    settings,
+    passthrough,
+    ask: questions.ask,
+    signIns: new ClientSignIns({ authorizers, pool, log }),
+  });
+  const subscriptions = new Subscriptions({
+    pool,
+    catalogue: listing.catalogue,
+    defs,
+    passthrough,
+    events: b.events,
+    log,
+    ackTimeoutMs: () => settings.duration('pool.probeTimeout'),
+    notified: (server, scope, n) => inbox!.notified(server, scope, n, pool.def(server)),
+  });
+  const calling = callingOf(b, { ...listing, defs, passthrough, pool, calls, subscriptions, broker: questions.broker });
+  const own = ownToolsOf(b, { ...listing, defs, passthrough, pool, entries: calling.entries });
+  inbox = new UpstreamInbox({
+    events: b.events,
+    catalogue: listing.catalogue,
+    calls,
+    subscriptions,
+    ask: questions.ask,
+    ...announce,
+    urls: questions.urls,
+    log,
+  });
+  return {
+    log,
+    events: b.events,
+    defs,
+    passthrough,
+    tracer,
+    ...questions,
+    ...upstreams,
+    ...listing,
+    calls,
+    subscriptions,
+    ...calling,
+    ...own,
+    inbox,
+  };
+}
+
+/** The running servers and the pass-through ones among them: one map and one list every part reads, which
+ *  a reload changes in place. */
+function serversOf({ config, settings, log }: Base) {
+  const defs = new Map(config.servers.filter((s) => !s.disabled).map((s) => [s.name, s]));
+  const named = settings.get<string[]>('mcp.passthrough');
+  for (const p of named)
+    if (!defs.has(p)) log(`mcp.passthrough names ${JSON.stringify(p)}, which is not a configured server; ignored`);
+  return { defs, passthrough: named.filter((p) => defs.has(p)) };
+}
+
+/** Who answers an upstream's question: the calling client, the person, else the broker. */
+function questionsOf({ config, settings, opts, log, events }: Base) {
   const broker = new Broker(
     opts.questionTtlMs,
     opts.stateDir ? join(opts.stateDir, 'questions') : undefined,
@@ -145,26 +227,21 @@ export function composeGateway(
       total: settings.get<number>('limits.inflight'),
     }),
   );
-  const defs = new Map(config.servers.filter((s) => !s.disabled).map((s) => [s.name, s]));
-  const named = settings.get<string[]>('mcp.passthrough');
-  for (const p of named)
-    if (!defs.has(p)) log(`mcp.passthrough names ${JSON.stringify(p)}, which is not a configured server; ignored`);
-  const passthrough = named.filter((p) => defs.has(p));
-  // Every call's record (activity/log.ts): the call gate appends to it.
-  const secrets = new Set<string>();
-  const activity = new ActivityLog({
-    settings,
-    defs: () => defs.values(),
-    secrets: () => secrets,
-    log,
-    file: opts.activity,
-  });
   const urls = new UrlQuestions(() => settings.duration('proto.askTTL'));
   const ask = (q: Asked) =>
     routeQuestion(
       { native: settings.get<boolean>('proto.native'), person: opts.person, broker, roots: config.roots, log, urls },
       q,
     );
+  return { broker, urls, ask };
+}
+
+/** The upstreams: their sign-ins and the pool of their connections, whose hooks reach `inbox`. */
+function upstreamsOf(
+  { config, settings, opts, log, events }: Base,
+  defs: Map<string, ServerDef>,
+  inbox: () => UpstreamInbox,
+) {
   const authorizers = new Authorizers({
     store: opts.auth?.store ?? (opts.stateDir ? FileSecretStore.inState(opts.stateDir) : new MemorySecretStore()),
     person: opts.auth?.person,
@@ -181,12 +258,20 @@ export function composeGateway(
     settings,
     clientInfo: opts.clientInfo ?? { name: 'mcpx', version: VERSION },
     capabilities: MCPX_CAPABILITIES,
-    // The cycle's two ends (see the top of this file): called once a connection exists.
-    hooks: (def, scope) => inbox.hooks(def, scope),
+    hooks: (def, scope) => inbox().hooks(def, scope),
     log,
-    onStateChange: (st) => inbox.state(st),
+    onStateChange: (st) => inbox().state(st),
     roots: () => rootPaths(config.roots),
   });
+  return { authorizers, pool };
+}
+
+/** What the servers list, screened and pinned, and what each endpoint offers of it. */
+function listingOf(
+  { config, settings, opts, log, events }: Base,
+  d: { defs: Map<string, ServerDef>; passthrough: string[]; pool: Pool },
+) {
+  const { defs, passthrough } = d;
   const pins = new Pins({
     store: opts.pins ?? (opts.stateDir ? FilePinStore.inState(opts.stateDir) : new MemoryPinStore()),
     // Read per fetch: a reload changes both.
@@ -195,13 +280,36 @@ export function composeGateway(
     log,
     held: (server, names) => events.emit({ type: 'pins.held', server, ...names }),
   });
-  const catalogue = new Catalogue(pool, (server, kind, items) =>
+  const catalogue = new Catalogue(d.pool, (server, kind, items) =>
     pins.apply(server, kind, screenList(server, kind, items, passthrough.includes(server), log)),
   );
   const profiles = new Profiles({ config, defs, passthrough, catalogue, log });
-  const calls = new Calls({ pool, settings, passthrough, ask, signIns: new ClientSignIns({ authorizers, pool, log }) });
+  return { pins, catalogue, profiles };
+}
+
+/** The calls: the permission gate, the activity log, the prompts and resources a client sees, and the
+ *  call chain every entry calls through. */
+function callingOf(
+  { config, settings, opts, log }: Base,
+  d: Omit<ChainParts, 'prompts' | 'apps' | 'gate' | 'records' | 'log'> & {
+    defs: Map<string, ServerDef>;
+    broker: Broker;
+  },
+) {
+  const { defs, passthrough, profiles, catalogue } = d;
+  // Every call's record (activity/log.ts): the chain's `recorded` step appends to it.
+  // The endpoint secrets of the listeners serving this gateway (Gateway.endpointSecret): masked in the
+  // activity log like every configured secret.
+  const secrets = new Set<string>();
+  const activity = new ActivityLog({
+    settings,
+    defs: () => defs.values(),
+    secrets: () => secrets,
+    log,
+    file: opts.activity,
+  });
   const approver: { current?: Approver } = { current: opts.permissions?.approver };
-  const brokerApprover = new BrokerApprover(broker);
+  const brokerApprover = new BrokerApprover(d.broker);
   const gate = new Gate({
     // Read per call: a reload replaces config.permissions (Gateway.apply).
     permissions: () => config.permissions,
@@ -211,87 +319,56 @@ export function composeGateway(
     approver: () => approver.current ?? brokerApprover,
     grants:
       opts.permissions?.grants ?? (opts.stateDir ? FileGrantStore.inState(opts.stateDir) : new MemoryGrantStore()),
-    activity: opts.permissions?.activity ?? activity,
   });
-  const subscriptions = new Subscriptions({
-    pool,
-    catalogue,
-    defs,
-    passthrough,
-    events,
-    log,
-    ackTimeoutMs: () => settings.duration('pool.probeTimeout'),
-    notified: (server, scope, n) => inbox.notified(server, scope, n, pool.def(server)),
-  });
-  const namespaces = new Namespaces({
-    defs,
-    passthrough,
-    profiles,
-    catalogue,
-    pool,
-    log,
-    upstream: (server, ctx, method, params) => calls.request(server, ctx, method, params),
-    // Tools that cannot be listed (a name two servers offer) leave every ui:// URI as written.
-    apps: (ctx) => {
-      const { view, passthroughTools } = profiles.of(ctx);
-      return passthroughTools.index(ctx.identity, extensionSet(ctx)).then(
-        (index) => AppUris.of(index, view.listed()),
-        () => AppUris.of(new Map(), view.listed()),
-      );
-    },
-    gate,
-    pins,
-  });
-  const forward = new Forwarder({ pool, catalogue, calls, passthrough, profiles, gate, pins, log });
+  const lists = new Lists({ profiles, catalogue, passthrough, log });
+  const prompts = new Prompts({ lists, passthrough });
+  // Tools that cannot be listed (a name two servers offer) leave every ui:// URI as written.
+  const apps = (ctx: CallContext) => {
+    const { view, passthroughTools } = profiles.of(ctx);
+    return passthroughTools.index(ctx.identity, extensionSet(ctx)).then(
+      (index) => AppUris.of(index, view.listed()),
+      () => AppUris.of(new Map(), view.listed()),
+    );
+  };
+  const resources = new Resources({ lists, passthrough, apps });
+  const records = opts.permissions?.activity ?? activity;
+  const entries = buildChain({ ...d, prompts, apps, gate, records, log, steps: opts.steps });
+  return { activity, secrets, approver, gate, prompts, resources, entries };
+}
+
+/** The gateway's own tools, mcpx_exec's runs among them. */
+function ownToolsOf(
+  { config, settings, opts }: Base,
+  d: {
+    defs: Map<string, ServerDef>;
+    passthrough: string[];
+    pool: Pool;
+    catalogue: Catalogue;
+    profiles: Profiles;
+    entries: Entries;
+  },
+) {
+  const { profiles, catalogue, entries } = d;
   const exec = new Exec({
     settings,
-    call: (server, tool, args, ctx, timeoutMs) => forward.through(server, tool, args, ctx, timeoutMs),
+    call: (server, tool, args, ctx, timeoutMs) => entries.tool(server, tool, args, ctx, { timeoutMs }),
     // A script sees the servers and tools its caller's endpoint offers (docs/gateway.md "Profiles").
     servers: (ctx) => profiles.of(ctx).view.servers(),
     tools: async (server, ctx) => {
       const { view } = profiles.of(ctx);
       return (await catalogue.list(server, 'tools', ctx.identity)).filter((t) => view.allows(server, String(t.name)));
     },
-    read: (uri, ctx) => namespaces.readResource(uri, ctx),
-    prompt: (name, args, ctx) => namespaces.getPrompt(name, args, ctx),
+    read: (uri, ctx) => entries.read(uri, ctx),
+    prompt: (name, args, ctx) => entries.prompt(name, args, ctx),
   });
   const tools = new GatewayTools({
+    ...d,
     config,
-    defs,
-    passthrough,
-    pool,
-    catalogue,
-    forward,
     exec,
-    profiles,
     // Read when a run starts: a test sets it on the gateway's options after construction.
     execStarted: (pid) => opts.execStarted?.(pid),
   });
-  const inbox = new UpstreamInbox({ events, catalogue, calls, subscriptions, ask, changed, unrelatedLog, urls, log });
-  return {
-    log,
-    events,
-    defs,
-    passthrough,
-    broker,
-    pool,
-    authorizers,
-    catalogue,
-    calls,
-    subscriptions,
-    namespaces,
-    profiles,
-    forward,
-    exec,
-    tools,
-    inbox,
-    tracer,
-    gate,
-    approver,
-    activity,
-    secrets,
-    pins,
-  };
+  return { exec, tools };
 }
 
 /** The tracer, where telemetry.otlpEndpoint names a receiver: OpenTelemetry is loaded then and only then.

@@ -5,9 +5,15 @@
 import type { Config } from '../config/file';
 import { ALLOW_ALL, type Permissions } from '../config/permissions';
 import type { Settings } from '../config/settings';
-import { CODES, ProtocolError, invalidParams, resourceNotFound } from '../protocol/errors';
-import { codecOfEra } from '../protocol/eras';
-import { APP_HOST_CAPABILITIES, UI_EXTENSION } from '../protocol/extensions';
+import { CODES, ProtocolError, isTypedError, resourceNotFound } from '../protocol/errors';
+import type {
+  CallToolResult,
+  CompleteResult,
+  GetPromptResult,
+  ParamsOf,
+  ReadResourceResult,
+} from '../protocol/methods';
+import { APP_HOST_CAPABILITIES } from '../protocol/extensions';
 import type { JsonObject } from '../protocol/jsonrpc';
 import type { Principal } from '../protocol/principal';
 import type {
@@ -22,19 +28,23 @@ import { stopTracing } from '../telemetry/trace';
 import type { SignInState } from '../upstream/auth/authorizer';
 import type { ActivityLog } from './activity/log';
 import type { CallPath } from './activity/record';
-import { extensionSet } from './capabilities';
+import { extensionSet } from './call/capabilities';
 import { type GatewayOptions, type GatewayParts, composeGateway } from './compose';
 import type { RunView } from './exec/runs';
-import type { GatewayEvent, GatewayFacade, Question, ServerListKind, UpstreamStatus, WatchRow } from './facade';
-import { AT_NEXT_START, type ConfigDiff, ReloadError, diffConfig, enabledServers, problemsOf } from './reload';
+import type { GatewayEvent, GatewayFacade, Question, ServerListKind, UpstreamStatus, WatchRow } from './editorPort';
+import type { ConfigDiff } from './reload';
+import { applyConfig } from './applyConfig';
 import type { Approver, Grant } from './permissions/approval';
 import type { PinKind } from './pins/store';
 import type { PinReview, PinView } from './pins/pins';
-import { type ProfileSummary, type Profiles, sameProfiles } from './profiles/profiles';
-import { type Found, findByQuery, offeredList } from './search/find';
-import { ToolApi } from './toolApi';
-import { ToolSurface } from './toolSurface';
-import { ARTIFACT_PREFIX, Artifacts } from './artifacts';
+import type { ProfileSummary, Profiles } from './profiles/profiles';
+import { type Found, searchOffered } from './search/find';
+import { ToolApi } from './surface/httpApi';
+import { declared } from './surface/declared';
+import { ToolSurface } from './surface/tools';
+import { ARTIFACT_PREFIX, type Artifacts, artifactsOf } from './surface/artifacts';
+import type { Watch } from './inbox/subscriptions';
+import { NotOffered } from './call/offered';
 
 /** How the server hears of a list change: its kind, and which endpoints' clients it concerns (a
  *  profile's name, or undefined for the default endpoint). */
@@ -70,16 +80,7 @@ export class Gateway implements Provider, GatewayFacade {
       changed: (kind, server) => this.changed(kind, server),
       unrelatedLog: (entry) => this.unrelatedLog(entry),
     });
-    this.artifacts = new Artifacts({
-      // Per call: a profile's own threshold where it sets one, else the setting.
-      over: (ctx) =>
-        (ctx.profile === undefined ? undefined : this.config.profiles?.get(ctx.profile)?.artifactOver) ??
-        settings.get<number>('results.artifactOver'),
-      maxBytes: () => settings.get<number>('results.artifactBytes'),
-      sharePercent: () => settings.get<number>('results.artifactShare'),
-      ttlMs: () => settings.duration('proto.askTTL'),
-      log: this.p.log,
-    });
+    this.artifacts = artifactsOf(config, settings, this.p.log);
     this.surface = new ToolSurface(this.p, this.artifacts);
   }
 
@@ -90,30 +91,14 @@ export class Gateway implements Provider, GatewayFacade {
   }
 
   capabilities(profile?: string): ProviderCapabilities {
-    // Gateway mode's own tools never change; the namespaced prompts and resources change with their
-    // upstreams. In pass-through the tools are the upstreams' and change with them (2025-11-25
-    // server/tools "List Changed Notification"): so for a profile that lists upstream tools.
-    const view = profile !== undefined && this.hasProfile(profile) ? this.p.profiles.named(profile).view : undefined;
-    return {
-      tools: true,
-      prompts: true,
-      resources: true,
-      completions: true,
-      logging: true,
-      listChanged: {
-        // The default endpoint: wherever mcp.passthrough names a server, configured now or by a later
-        // reload (the setting itself waits for the next start).
-        tools: view ? view.listed().length > 0 : this.settings.get<string[]>('mcp.passthrough').length > 0,
-        prompts: true,
-        resources: true,
-      },
-      tasks: true,
-      // MCP Apps reach a host only in pass-through, where tools keep their `_meta.ui` and ui:// reads go to
-      // their server (docs/gateway.md "MCP Apps"). Which upstream serves apps is known only once it has
-      // seen the client declare the extension, so it is declared for any.
-      // (Profiles, when they come, declare it where their set holds a pass-through server.)
-      ...(this.p.passthrough.length ? { extensions: { [UI_EXTENSION]: {} } } : {}),
-    };
+    const { profiles, passthrough } = this.p;
+    const offered = profile !== undefined && profiles.has(profile) ? profiles.named(profile) : undefined;
+    // The default endpoint: wherever mcp.passthrough names a server, configured now or by a later reload
+    // (the setting itself waits for the next start).
+    const listsTools = offered
+      ? offered.view.listed().length > 0
+      : this.settings.get<string[]>('mcp.passthrough').length > 0;
+    return declared(listsTools, passthrough);
   }
 
   onListChanged(listener: ListChangeListener): void {
@@ -169,15 +154,16 @@ export class Gateway implements Provider, GatewayFacade {
     this.p.secrets.add(secret);
   }
 
-  async subscribe(
-    uri: string,
-    deliver: (uri: string) => void,
-    ctx?: CallContext,
-  ): Promise<{ deliverable: boolean; reason?: string; release(): void }> {
-    // A profile's client watches only the resources its profile offers (docs/gateway.md "Profiles").
-    const outside = ctx && (await this.p.profiles.outside(uri, ctx));
-    if (outside) return { deliverable: false, reason: outside, release: () => undefined };
-    return this.p.subscriptions.subscribe(uri, deliver);
+  /** A watch through the call chain: a profile's client watches only the resources its profile offers
+   *  (docs/gateway.md "Profiles"), and none a rule denies reading. A URI naming no configured server is
+   *  not quoted in the log: it may be anything its watcher wrote. */
+  async subscribe(uri: string, deliver: (uri: string) => void, ctx: CallContext): Promise<Watch> {
+    try {
+      return await this.p.entries.watch(uri, deliver, ctx);
+    } catch (e) {
+      if (!isTypedError(e)) throw e;
+      return this.p.subscriptions.unwatched(uri, e.message, e instanceof NotOffered && e.unnamed ? 'a watch' : uri);
+    }
   }
 
   /** mcpx's own roots changed (the editor's workspace folders): asked-for roots answer with the new ones
@@ -185,12 +171,13 @@ export class Gateway implements Provider, GatewayFacade {
    *  roots.listChanged). A 2026-07-28 upstream asks again on its next request: there is nothing to tell. */
   setRoots(roots: Array<{ uri: string; name?: string }>): void {
     this.config.roots.splice(0, this.config.roots.length, ...roots);
-    for (const c of this.p.pool.runningClients()) {
-      if (codecOfEra(c.era).client.rootsListChanged)
-        void c
-          .notify('notifications/roots/list_changed')
-          .catch((e: Error) => this.p.log(`[${c.name}] roots/list_changed: ${e.message}`));
-    }
+    for (const c of this.p.pool.runningClients())
+      c.codec.client.rootsChanged(
+        () =>
+          void c
+            .notify('notifications/roots/list_changed')
+            .catch((e: Error) => this.p.log(`[${c.name}] roots/list_changed: ${e.message}`)),
+      );
   }
 
   // ---- tools ---------------------------------------------------------------------------------
@@ -214,27 +201,20 @@ export class Gateway implements Provider, GatewayFacade {
   private toolApi?: ToolApi;
   /** The HTTP API's tools and calls (app/api.ts; docs/gateway.md "The HTTP API"). */
   get api(): ToolApi {
-    const { catalogue, forward, profiles } = this.p;
-    this.toolApi ??= new ToolApi({ catalogue, forward, profiles });
+    const { catalogue, entries, profiles } = this.p;
+    this.toolApi ??= new ToolApi({ catalogue, entries, profiles });
     return this.toolApi;
   }
 
   /** A tool called from the editor (GatewayFacade), through the same lookup as a tools/call; its calls
    *  pass the permission check as the palette's (transport `editor`). */
-  async callTool(name: string, args: JsonObject, ctx: CallContext): Promise<JsonObject> {
-    const editor: CallContext = Object.create(ctx, { transport: { value: 'editor' } });
-    const tool = await this.resolveTool(name, editor);
-    if (!tool) throw invalidParams(`no tool named ${JSON.stringify(name)}`);
-    return tool.call(args, editor);
+  callTool(name: string, args: JsonObject, ctx: CallContext): Promise<CallToolResult> {
+    return this.surface.callFromEditor(name, args, ctx);
   }
 
   /** Tool search for the editor's pickers (GatewayFacade): mcpx_search's, over the caller's endpoint. */
   searchTools(query: string, o: { server?: string; limit: number }, ctx: CallContext): Promise<Found> {
-    const d = { catalogue: this.p.catalogue };
-    const offered = this.p.profiles.of(ctx);
-    return query.trim() === ''
-      ? offeredList(d, offered, ctx.identity, o.server)
-      : findByQuery(d, offered, ctx.identity, query, o);
+    return searchOffered({ catalogue: this.p.catalogue }, this.p.profiles.of(ctx), ctx.identity, { ...o, query });
   }
 
   // ---- permissions (src/gateway/permissions/; GatewayFacade) -----------------------------------
@@ -288,34 +268,34 @@ export class Gateway implements Provider, GatewayFacade {
     if (kinds.includes('prompts')) this.changed('prompts', server);
   }
 
-  // ---- prompts, resources, completion (src/gateway/namespaces.ts) -------------------------------
+  // ---- prompts, resources, completion (src/gateway/surface/, through the call chain) -------------
 
   listPrompts(ctx: CallContext): Promise<JsonObject[]> {
-    return this.p.namespaces.listPrompts(ctx);
+    return this.p.prompts.list(ctx);
   }
-  getPrompt(name: string, args: Record<string, string>, ctx: CallContext): Promise<JsonObject> {
-    return this.p.namespaces.getPrompt(name, args, ctx);
+  getPrompt(name: string, args: Record<string, string>, ctx: CallContext): Promise<GetPromptResult> {
+    return this.p.entries.prompt(name, args, ctx);
   }
   /** The servers' resources, then the caller's own artifacts. */
   async listResources(ctx: CallContext): Promise<JsonObject[]> {
-    return [...(await this.p.namespaces.listResources(ctx)), ...this.artifacts.list(ctx.identity)];
+    return [...(await this.p.resources.list(ctx)), ...this.artifacts.list(ctx.identity)];
   }
   listResourceTemplates(ctx: CallContext): Promise<JsonObject[]> {
-    return this.p.namespaces.listResourceTemplates(ctx);
+    return this.p.resources.templates(ctx);
   }
   /** An artifact is its own identity's alone: for any other, the era's resource-not-found error, as for
    *  one that never was (docs/gateway.md "Artifacts"). */
-  async readResource(uri: string, ctx: CallContext): Promise<JsonObject> {
-    if (!uri.startsWith(ARTIFACT_PREFIX)) return this.p.namespaces.readResource(uri, ctx);
+  async readResource(uri: string, ctx: CallContext): Promise<ReadResourceResult> {
+    if (!uri.startsWith(ARTIFACT_PREFIX)) return this.p.entries.read(uri, ctx);
     const read = this.artifacts.read(uri, ctx.identity);
-    if (!read) throw resourceNotFound(ctx.rev, uri);
+    if (!read) throw resourceNotFound(uri);
     return read;
   }
-  complete(params: JsonObject, ctx: CallContext, path?: CallPath): Promise<JsonObject> {
-    return this.p.namespaces.complete(params, ctx, path);
+  complete(params: ParamsOf<'completion/complete'>, ctx: CallContext, path?: CallPath): Promise<CompleteResult> {
+    return this.p.entries.complete(params, ctx, path);
   }
 
-  // ---- the editor's operations (GatewayFacade, src/gateway/facade.ts) ----------------------------
+  // ---- the editor's operations (GatewayFacade, src/gateway/editorPort.ts) ----------------------------
 
   servers(): UpstreamStatus[] {
     return this.p.pool.statuses();
@@ -380,73 +360,22 @@ export class Gateway implements Provider, GatewayFacade {
    *  what it runs; kept servers, the listener, every session, stream, task and question are untouched.
    *  Settings apply live, but those of AT_NEXT_START. Clients are told of list changes (listChanged). */
   reload(config: Config, settings: Settings): Promise<ConfigDiff> {
-    const next = this.reloading.then(() => this.apply(config, settings));
+    const next = this.reloading.then(() =>
+      applyConfig(
+        {
+          config: this.config,
+          settings: this.settings,
+          parts: this.p,
+          changed: (kind) => this.changed(kind),
+          announce: (kind, reaches) => this.announce(kind, reaches),
+          setRoots: (roots) => this.setRoots(roots),
+        },
+        config,
+        settings,
+      ),
+    );
     this.reloading = next.catch(() => undefined);
     return next;
-  }
-
-  private async apply(config: Config, settings: Settings): Promise<ConfigDiff> {
-    const problems = problemsOf(config);
-    if (problems.length) throw new ReloadError(problems, config.source);
-    const { defs, passthrough, pool, calls, catalogue, subscriptions, log } = this.p;
-    const after = enabledServers(config);
-    const diff = diffConfig(defs, after, this.settings, settings);
-    // Kept servers keep their definition object: the pool tells its instances apart by it.
-    for (const name of diff.kept) after.set(name, defs.get(name)!);
-    defs.clear();
-    for (const [name, def] of after) defs.set(name, def);
-    // Who listed upstream tools before the change: they hear that the list changed even when nothing is
-    // listed after it (the last pass-through server removed).
-    const toolsBefore = this.p.profiles.listingTools();
-    const profilesBefore = this.config.profiles;
-    const named = this.settings.get<string[]>('mcp.passthrough');
-    passthrough.splice(0, passthrough.length, ...named.filter((n) => defs.has(n)));
-    this.settings.adopt(settings, AT_NEXT_START);
-    const roots = config.roots;
-    const rootsChanged = JSON.stringify(roots) !== JSON.stringify(this.config.roots);
-    Object.assign(this.config, {
-      servers: config.servers,
-      settings: config.settings,
-      issues: [],
-      source: config.source,
-      // The gate reads it per call: the next call is decided by the new rules.
-      permissions: config.permissions,
-      // Each profile's view is made again from the new block on its next request.
-      profiles: config.profiles,
-    });
-    this.p.profiles.reset();
-    const profilesChanged = !sameProfiles(profilesBefore, config.profiles);
-    for (const name of diff.removed) {
-      calls.endServer(
-        name,
-        new ProtocolError(CODES.InternalError, `server ${name} was removed from the configuration`),
-      );
-      subscriptions.removed(name);
-    }
-    for (const name of [...diff.removed, ...diff.changed, ...diff.added]) catalogue.invalidate(name);
-    await pool.retire();
-    for (const name of diff.changed) subscriptions.replaced(name);
-    if (rootsChanged) this.setRoots(roots);
-    const touched = [...diff.added, ...diff.removed, ...diff.changed];
-    if (touched.length) {
-      log(
-        `configuration ${config.source} applied: added ${diff.added.join(', ') || 'none'}; removed ${diff.removed.join(', ') || 'none'}; changed ${diff.changed.join(', ') || 'none'}`,
-      );
-      // Gateway mode lists the servers' prompts and resources under their names; pass-through lists
-      // their tools too (docs/protocol.md "Changing the configuration").
-      this.changed('prompts');
-      this.changed('resources');
-      const toolsAfter = this.p.profiles.listingTools();
-      if (toolsBefore.size || toolsAfter.size) this.announce('tools', (p) => toolsBefore.has(p) || toolsAfter.has(p));
-    }
-    if (profilesChanged) {
-      // A profile's block changed: its clients' lists may all have (every profile endpoint is told).
-      log(`configuration ${config.source} applied: profiles changed`);
-      for (const kind of ['tools', 'prompts', 'resources'] as const)
-        this.announce(kind, (p) => p !== undefined && this.p.profiles.reaches(kind, undefined)(p));
-    }
-    if (diff.atNextStart.length) log(`settings applied at the next start: ${diff.atNextStart.join(', ')}`);
-    return diff;
   }
 
   async close(): Promise<void> {

@@ -154,7 +154,7 @@ export function schemaMismatch(schema: unknown, value: unknown): string | undefi
 }
 
 /** The formats the schemas give URIs ("uri", "uri-template"), as ajv-formats checks them: what a
- *  client's validator holds a URI mcpx shows to (gateway/screen.ts). */
+ *  client's validator holds a URI mcpx shows to (gateway/catalogue/screen.ts). */
 function formats(): typeof import('ajv-formats/dist/formats').fullFormats {
   // require, not import: deferred with the rest of ajv (see instance()).
   return (require('ajv-formats/dist/formats') as typeof import('ajv-formats/dist/formats')).fullFormats;

@@ -1,5 +1,5 @@
 // JSON-RPC error codes, which revisions may receive each, and the HTTP status each gets per era.
-import { type Era, type Revision, type Span, eraOf, inSpan } from './revisions';
+import { type Era, MODERN, type Revision, type Span, eraOf, inSpan } from './revisions';
 
 export const CODES = {
   ParseError: -32700,
@@ -100,8 +100,8 @@ export class ProtocolError extends Error {
 }
 
 /** mcpx's own refusals and failures, named by a string code, and the wire code each reaches a peer as
- *  (applied at the edge, toWireError). The message names the setting a bound comes from
- *  (docs/security.md "Bounds"). */
+ *  (applied at the edge, toWireError): one code, or the first of several the peer's revision may receive.
+ *  The message names the setting a bound comes from (docs/security.md "Bounds"). */
 export const LOCAL_CODES = {
   /** A bound on what mcpx holds was reached: requests in flight, background calls, tasks, questions. */
   'bound.inflight': CODES.InternalError,
@@ -118,7 +118,13 @@ export const LOCAL_CODES = {
   /** A prompts/get of a prompt held by its pin (its definition changed since it was pinned): -32602 (a
    *  tools/call is refused with an isError result instead; docs/protocol.md "Pins"). */
   'pins.held': CODES.InvalidParams,
-} as const satisfies Record<string, number>;
+  /** A tool's arguments do not match its input schema: -32602, or — a tools/call from 2025-11-25 on — an
+   *  isError result the edge makes of it (server/handlers.ts; 2025-11-25 server/tools "Error Handling"). */
+  'arguments.invalid': CODES.InvalidParams,
+  /** A resource that is not there: -32002 to legacy, -32602 to 2026-07-28 (basic/index "Error Codes"),
+   *  with data.uri (docs/protocol.md "Resource not found"). */
+  'resource.notFound': [CODES.ResourceNotFoundLegacy, CODES.InvalidParams],
+} as const satisfies Record<string, number | readonly number[]>;
 export type LocalCode = keyof typeof LOCAL_CODES;
 
 /** An error of mcpx's own, beside the wire's ProtocolError: a string code, mapped to the wire at the edge. */
@@ -126,14 +132,22 @@ export class McpxError extends Error {
   constructor(
     readonly code: LocalCode,
     message: string,
+    readonly data?: unknown,
   ) {
     super(message);
     this.name = 'McpxError';
   }
-  toWire(): WireError {
-    return { code: LOCAL_CODES[this.code], message: this.message };
+  /** Its wire form for a peer of `rev` (the HTTP API's callers read the newest). */
+  toWire(rev: Revision = MODERN): WireError {
+    const codes: number | readonly number[] = LOCAL_CODES[this.code];
+    const code = typeof codes === 'number' ? codes : (codes.find((c) => mayEmit(c, rev)) ?? CODES.InternalError);
+    return this.data === undefined ? { code, message: this.message } : { code, message: this.message, data: this.data };
   }
 }
+
+/** A tool's arguments that do not match its input schema (the chain's validated step, a gateway tool's own
+ *  check): spelled per revision at the edge. */
+export const invalidArguments = (message: string) => new McpxError('arguments.invalid', message);
 
 /** An error whose message is meant for the peer as it is (either kind of typed error). */
 export const isTypedError = (e: unknown): e is ProtocolError | McpxError =>
@@ -144,17 +158,17 @@ export const invalidRequest = (message: string) => new ProtocolError(CODES.Inval
 export const methodNotFound = (method: string) =>
   new ProtocolError(CODES.MethodNotFound, `Method not found: ${method}`);
 
-/** Resource not found: -32002 to legacy, -32602 to 2026-07-28, both with data.uri (docs/protocol.md "Resource not found"). */
-export function resourceNotFound(rev: Revision, uri: string, why = 'Resource not found'): ProtocolError {
-  const code = mayEmit(CODES.ResourceNotFoundLegacy, rev) ? CODES.ResourceNotFoundLegacy : CODES.InvalidParams;
-  return new ProtocolError(code, `${why}: ${uri}`, { uri });
+/** Resource not found, with data.uri: its code is the peer's era's (LOCAL_CODES; docs/protocol.md "Resource
+ *  not found"). */
+export function resourceNotFound(uri: string, why = 'Resource not found'): McpxError {
+  return new McpxError('resource.notFound', `${why}: ${uri}`, { uri });
 }
 
 /** The wire form of any thrown value, for revision `rev`: a code the revision may not receive
  *  becomes -32603, so nothing outside the table ever reaches a peer. */
 export function toWireError(err: unknown, rev: Revision): WireError {
   if (isTypedError(err)) {
-    const wire = err.toWire();
+    const wire = err.toWire(rev);
     return mayEmit(wire.code, rev) ? wire : { code: CODES.InternalError, message: err.message };
   }
   const message = err instanceof Error ? err.message : String(err);

@@ -188,6 +188,21 @@ export type ParamsOf<M extends MethodName> = (typeof METHODS)[M] extends { param
   ? z.infer<S>
   : JsonObject;
 
+/** The result a handler of `M` returns and an upstream's answer to `M` is checked to be (its descriptor's
+ *  `result`, in the newest shape; the edge spells it down): as vscode-languageserver's ProtocolRequestType
+ *  carries its result. A method whose result mcpx does not check is any JSON object. */
+export type ResultOf<M extends string> = M extends MethodName
+  ? (typeof METHODS)[M] extends { result: infer S extends z.ZodTypeAny }
+    ? z.infer<S>
+    : JsonObject
+  : JsonObject;
+
+/** The results the provider hands the server, by their descriptors. */
+export type CallToolResult = ResultOf<'tools/call'>;
+export type GetPromptResult = ResultOf<'prompts/get'>;
+export type ReadResourceResult = ResultOf<'resources/read'>;
+export type CompleteResult = ResultOf<'completion/complete'>;
+
 /** The descriptor of `method`, or undefined: own rows only, so a method named like an Object.prototype
  *  member ("__proto__") is no method. */
 export function methodOf(method: string): MethodDescriptor | undefined {

@@ -1,7 +1,7 @@
 // Questions (elicitation, sampling, roots) put to a client: whether it declared exactly what this
 // question needs, and the question spelled for its revision (docs/questions.md "Who answers";
 // docs/protocol.md "Elicitation params per era").
-import { CODES, ProtocolError } from './errors';
+import { CODES, ProtocolError, mayEmit } from './errors';
 import { type JsonObject, isObject } from './jsonrpc';
 import { questionOf } from './methods';
 import { FIELDS, SAMPLING_MULTI_CONTENT, type Revision, hasField, inSpan } from './revisions';
@@ -30,6 +30,24 @@ export function declares(caps: JsonObject, method: string, params: JsonObject, r
   }
   return false;
 }
+
+/** The caller of one request, as far as what it may be asked and told: its revision and declarations. */
+interface Caller {
+  readonly rev: Revision;
+  readonly clientCapabilities: JsonObject;
+}
+
+/** Whether `caller` declared this question and its revision carries it: the gateway asks this, never the
+ *  revision itself. */
+export const callerDeclares = (caller: Caller, method: string, params: JsonObject): boolean =>
+  declares(caller.clientCapabilities, method, params, caller.rev);
+
+/** Whether `caller`'s revision hears notifications/elicitation/complete (2025-11-25 client/elicitation). */
+export const hearsElicitationComplete = (caller: Caller): boolean =>
+  hasField('ElicitParams', 'elicitationId', caller.rev);
+
+/** Whether `caller`'s revision may be answered -32042, URL elicitation required (2025-11-25 only). */
+export const takesUrlRequired = (caller: Caller): boolean => mayEmit(CODES.UrlElicitationRequired, caller.rev);
 
 /** A question a client's revision cannot carry: whoever routes it tries the next answerer. */
 export class UnsayableQuestion extends ProtocolError {

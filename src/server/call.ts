@@ -62,8 +62,9 @@ export interface Outcome {
   text?: Json;
   /** The revision the response was spelled for (picks the HTTP status). */
   rev: Revision;
-  /** Set when a legacy initialize succeeded (HTTP mints a session on it). */
-  initialized?: boolean;
+  /** Set when the request opens a session where its era has them (a legacy initialize: HTTP mints one
+   *  when it succeeded). */
+  session?: boolean;
 }
 
 export class ServerCall implements CallContext {
@@ -98,18 +99,22 @@ export class ServerCall implements CallContext {
   private done = false;
   private lastProgress = -Infinity;
 
+  /** The request's own abort (a cancellation, a closed connection). */
+  readonly request: Abort;
+  readonly relay: Channel;
+  readonly services: Services;
+
   constructor(
     readonly conn: Conn,
     readonly req: Request,
-    rev: Revision,
-    /** The request's own abort (a cancellation, a closed connection). */
-    readonly request: Abort,
-    readonly relay: Channel,
-    readonly services: Services,
+    o: { rev: Revision; request: Abort; relay: Channel; services: Services },
   ) {
-    this.rev = rev;
-    this.codec = codecFor(rev);
-    this.abort = request;
+    this.rev = o.rev;
+    this.codec = codecFor(o.rev);
+    this.request = o.request;
+    this.relay = o.relay;
+    this.services = o.services;
+    this.abort = o.request;
     this.meta = isObject(req.params) && isObject(req.params._meta) ? req.params._meta : {};
   }
 
@@ -136,6 +141,9 @@ export class ServerCall implements CallContext {
   get clientVersion(): string | undefined {
     const v = isObject(this.clientInfo) ? this.clientInfo.version : undefined;
     return typeof v === 'string' ? v : undefined;
+  }
+  get mayDriveTask(): boolean {
+    return this.codec.tasks.mayDrive(this.wantsTask === true);
   }
   get taskId(): string | undefined {
     return this.background?.taskId;

@@ -3,11 +3,18 @@
 import { downgradeCapabilities, downgradeImplementation } from '../protocol/downgrade';
 import { listCacheScope } from '../protocol/envelope';
 import { initializeRevision } from '../protocol/eras';
-import { invalidParams, methodNotFound } from '../protocol/errors';
+import { McpxError, invalidParams, methodNotFound } from '../protocol/errors';
 import { type Id, type JsonObject, isObject } from '../protocol/jsonrpc';
-import { type ClientNotification, type ClientRequest, METHODS, type ParamsOf, readParams } from '../protocol/methods';
+import {
+  type ClientNotification,
+  type ClientRequest,
+  METHODS,
+  type ParamsOf,
+  type ResultOf,
+  readParams,
+} from '../protocol/methods';
 import { isLogLevel } from '../protocol/meta';
-import { NEWEST_FIRST } from '../protocol/revisions';
+import { INPUT_ERROR_AS_RESULT, NEWEST_FIRST, inSpan } from '../protocol/revisions';
 import { TASKS_EXTENSION } from '../protocol/tasks';
 import type { ServerCall } from './call';
 import type { Conn } from './conn';
@@ -15,8 +22,9 @@ import { paginate } from './paging';
 import { checkParamHeaders } from './paramCheck';
 import type { CallContext, Provider } from './provider';
 
-/** The handler of `M`: its params already parsed by the method's descriptor (protocol/methods.ts). */
-type Handler<M extends ClientRequest> = (call: ServerCall, params: ParamsOf<M>) => Promise<JsonObject>;
+/** The handler of `M`: its params already parsed by the method's descriptor, its result the descriptor's
+ *  (protocol/methods.ts `ResultOf`). */
+type Handler<M extends ClientRequest> = (call: ServerCall, params: ParamsOf<M>) => Promise<ResultOf<M>>;
 /** One handler for each of `K`, exactly: a method without one, or one without a method, fails to compile. */
 export type Handlers<K extends ClientRequest> = { readonly [M in K]: Handler<M> };
 
@@ -49,11 +57,13 @@ function serverCapabilities(p: Provider, profile: string | undefined): JsonObjec
 
 /** A list method: the provider's whole list, one page of it per request. The four list methods read the
  *  same params (a cursor): one handler serves any of them. */
-function list(
+type ListMethod = 'tools/list' | 'prompts/list' | 'resources/list' | 'resources/templates/list';
+
+function list<M extends ListMethod>(
   key: string,
   get: (p: Provider) => ((ctx: CallContext) => Promise<JsonObject[]>) | undefined,
-  method: string,
-): (call: ServerCall, params: ParamsOf<'tools/list'>) => Promise<JsonObject> {
+  method: M,
+): (call: ServerCall, params: ParamsOf<'tools/list'>) => Promise<ResultOf<M>> {
   return async (call, params) => {
     const fn = get(provider(call));
     if (!fn) throw methodNotFound(method);
@@ -70,7 +80,8 @@ function list(
     // envelope narrows it to `private` (protocol/envelope.ts listCacheScope); legacy copies drop the field.
     if (listCacheScope(method, provider(call).listsPerCaller?.(method, call) === true) === 'private')
       result.cacheScope = 'private';
-    return result;
+    // The page of the provider's items, under the key the descriptor's result names.
+    return result as ResultOf<M>;
   };
 }
 
@@ -122,12 +133,20 @@ export const HANDLERS: Handlers<Exclude<ClientRequest, `tasks/${string}`>> = {
   'resources/list': list('resources', (p) => p.listResources, 'resources/list'),
   'resources/templates/list': list('resourceTemplates', (p) => p.listResourceTemplates, 'resources/templates/list'),
 
-  /** The tool was looked up once, by the pipeline (call.tool). */
+  /** The tool was looked up once, by the pipeline (call.tool). Arguments its input schema refuses are a
+   *  -32602 up to 2025-06-18 and an isError result from 2025-11-25 (server/tools "Error Handling"):
+   *  spelled here, at the edge, whoever refused them. */
   async 'tools/call'(call, p) {
     const tool = call.tool!;
     const args = p.arguments ?? {};
     if (call.paramHeaders) checkParamHeaders(tool.inputSchema, args, call.paramHeaders);
-    return tool.call(args, call);
+    try {
+      return await tool.call(args, call);
+    } catch (e) {
+      if (e instanceof McpxError && e.code === 'arguments.invalid' && inSpan(call.rev, INPUT_ERROR_AS_RESULT))
+        return { content: [{ type: 'text', text: e.message }], isError: true };
+      throw e;
+    }
   },
 
   async 'prompts/get'(call, p) {

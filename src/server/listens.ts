@@ -4,6 +4,7 @@
 import { CODES, ProtocolError } from '../protocol/errors';
 import { type JsonObject, notificationMsg } from '../protocol/jsonrpc';
 import { META, atLeastLevel } from '../protocol/meta';
+import { callerDeclares } from '../protocol/questions';
 import type { ServerCall } from './call';
 import type { Conn } from './conn';
 import type { ListKind, Provider, UnrelatedLog } from './provider';
@@ -107,24 +108,24 @@ export class Listens {
     // taskIds (tasks extension "Task Status Notifications"): only to a client that declared the extension;
     // the acknowledgement lists the ones it can see, then each one's DetailedTask now and on every change.
     const tasks: Task[] = [];
-    if (filter.taskIds !== undefined && ctx.codec.tasks.onListen) {
+    const followed = ctx.codec.tasks.followed(filter.taskIds);
+    if (followed !== undefined) {
       if (!ctx.codec.tasks.declared(ctx.clientCapabilities))
         throw extensionRequired('a listen asking for taskIds needs the io.modelcontextprotocol/tasks extension');
-      const ids = Array.isArray(filter.taskIds)
-        ? filter.taskIds.filter((id): id is string => typeof id === 'string')
-        : [];
+      const ids = Array.isArray(followed) ? followed.filter((id): id is string => typeof id === 'string') : [];
       for (const id of new Set(ids)) {
         const t = ctx.services.tasks.find(id);
         if (t?.visibleTo(ctx.identity)) tasks.push(t);
       }
       agreed.taskIds = tasks.map((t) => t.id);
     }
-    if (ctx.codec.listenAck)
-      ctx.notify('notifications/subscriptions/acknowledged', { notifications: agreed, _meta: tag });
+    ctx.codec.acknowledge(() =>
+      ctx.notify('notifications/subscriptions/acknowledged', { notifications: agreed, _meta: tag }),
+    );
     acked = true;
     const taskUpdate = (t: Task) =>
       ctx.notify('notifications/tasks', {
-        ...t.detailedFor(ctx.clientCapabilities, ctx.rev, ctx.codec),
+        ...ctx.codec.tasks.get(t.view(), ctx.rev, (m, p) => callerDeclares(ctx, m, p)),
         _meta: tag,
       });
     for (const t of tasks) {

@@ -2,10 +2,16 @@
 // the server spells it down at the edge.
 import type { JsonObject } from '../protocol/jsonrpc';
 import type { LogLevel } from '../protocol/meta';
-import type { ParamsOf } from '../protocol/methods';
+import type {
+  CallToolResult,
+  CompleteResult,
+  GetPromptResult,
+  ParamsOf,
+  ReadResourceResult,
+} from '../protocol/methods';
 import type { Principal } from '../protocol/principal';
 import type { Revision } from '../protocol/revisions';
-import type { TraceContext } from '../telemetry/trace';
+import type { Span, TraceContext } from '../telemetry/trace';
 import type { Abort } from '../wire/abort';
 
 /** What one request knows about its caller, and how it talks back while it runs. */
@@ -38,6 +44,9 @@ export interface CallContext {
   /** While telemetry is on, this request's span: the parent of the upstream requests made for it
    *  (docs/gateway.md "Telemetry"). */
   readonly trace?: TraceContext;
+  /** While telemetry is on, this request's SERVER span (the call chain's `recorded` step names the
+   *  decision on it). */
+  readonly span?: Span;
   /** The log level this request asked for: per request (2026-07-28) or set with logging/setLevel. */
   readonly logLevel?: LogLevel;
   /** 2026-07-28 HTTP: the Mcp-Param-* headers the request came with (lower-case names, raw values). */
@@ -54,6 +63,9 @@ export interface CallContext {
    *  request, or asked for one (2025-11-25 `task`). An upstream that supports tasks is then asked for one
    *  too, so the work is not held in mcpx's memory alone (docs/protocol.md "Tasks"). */
   readonly wantsTask?: boolean;
+  /** An upstream's task may be driven to its end by mcpx for this caller: it would take a task, or its
+   *  era cannot be handed a server-directed one (the codec's `tasks.mayDrive`; docs/protocol.md "Tasks"). */
+  readonly mayDriveTask?: boolean;
   /** The task this call runs as, once it is one (the activity record names it). */
   readonly taskId?: string;
   /** The upstream made this call a task: the client's call becomes one too, where it can (a 2026-07-28
@@ -106,7 +118,7 @@ export interface ToolHandle {
   readonly taskSupport?: TaskSupport;
   /** Its input schema as listed to this caller; undefined for a tool it does not list. */
   readonly inputSchema?: JsonObject;
-  call(args: JsonObject, ctx: CallContext): Promise<JsonObject>;
+  call(args: JsonObject, ctx: CallContext): Promise<CallToolResult>;
 }
 
 export interface Provider {
@@ -124,22 +136,22 @@ export interface Provider {
    *  Answered at once where nothing needs looking up (every tools/call asks it). */
   resolveTool?(name: string, ctx: CallContext): ToolHandle | undefined | Promise<ToolHandle | undefined>;
   listPrompts?(ctx: CallContext): Promise<JsonObject[]>;
-  getPrompt?(name: string, args: Record<string, string>, ctx: CallContext): Promise<JsonObject>;
+  getPrompt?(name: string, args: Record<string, string>, ctx: CallContext): Promise<GetPromptResult>;
   listResources?(ctx: CallContext): Promise<JsonObject[]>;
   listResourceTemplates?(ctx: CallContext): Promise<JsonObject[]>;
   /** Whether the list `method` answers depends on the caller (an identity's own upstream instance): its
    *  cacheScope is then `private`, never `public` (docs/protocol.md "Cache hints on lists"). */
   listsPerCaller?(method: string, ctx: CallContext): boolean;
   /** Throws the resource-not-found error (errors.resourceNotFound) for an unknown URI. */
-  readResource?(uri: string, ctx: CallContext): Promise<JsonObject>;
+  readResource?(uri: string, ctx: CallContext): Promise<ReadResourceResult>;
   /** The params as the method's descriptor read them (protocol/methods.ts: ref and argument checked). */
-  complete?(params: ParamsOf<'completion/complete'>, ctx: CallContext): Promise<JsonObject>;
+  complete?(params: ParamsOf<'completion/complete'>, ctx: CallContext): Promise<CompleteResult>;
   /** Watch a resource: `deliver` is called with `uri` whenever it changes, until `release`.
    *  `deliverable` says whether updates will arrive at all (and `reason` why not). */
   subscribe?(
     uri: string,
     deliver: (uri: string) => void,
-    ctx?: CallContext,
+    ctx: CallContext,
   ): Promise<{ deliverable: boolean; reason?: string; release(): void }>;
   /** Register the one listener the server uses to announce list changes to its clients: `reaches` says
    *  which endpoints' clients (a profile's name; undefined for the default endpoint) are told. */

@@ -15,20 +15,23 @@ import { Abort } from '../wire/abort';
 import type { ServerCall } from './call';
 import type { BackgroundCall } from './mrtr';
 
+/** One question a call asks its client: what it asks, in the asking call's revision, until `signal`. */
+export interface Asking {
+  readonly rev: Revision;
+  readonly method: string;
+  readonly params: JsonObject;
+  readonly signal: AbortSignal;
+  /** The inputRequests key to keep, where it can be (a 2026-07-28 upstream's own). */
+  readonly key?: string;
+}
+
 /** A question a background call's handler asks: it waits in the call until a retry answers it. */
-export function askInBackground(
-  call: BackgroundCall,
-  rev: Revision,
-  method: string,
-  params: JsonObject,
-  signal: AbortSignal,
-  key?: string,
-): Promise<JsonObject> {
+export function askInBackground(call: BackgroundCall, q: Asking): Promise<JsonObject> {
   return call.ask(
-    method,
-    spellQuestion(method, params, rev, () => randomUUID()),
-    AbortSignal.any([signal, call.abort.signal]),
-    key,
+    q.method,
+    spellQuestion(q.method, q.params, q.rev, () => randomUUID()),
+    AbortSignal.any([q.signal, call.abort.signal]),
+    q.key,
   );
 }
 
@@ -37,13 +40,9 @@ export function askInBackground(
  *  _meta (a task's related-task key). */
 export async function askOnChannel(
   channel: ServerCall,
-  rev: Revision,
-  method: string,
-  params: JsonObject,
-  signal: AbortSignal,
-  count: number,
-  meta?: JsonObject,
+  q: Asking & { readonly count: number; readonly meta?: JsonObject },
 ): Promise<JsonObject> {
+  const { rev, method, params, signal, count, meta } = q;
   const settings = channel.services.settings;
   const max = settings.get<number>('proto.askRounds');
   if (count >= max) throw new McpxError('bound.rounds', `the call asked more than ${max} questions (proto.askRounds)`);

@@ -63,7 +63,9 @@ export class Runner {
     }
     this.conn.track(req.id, ctl);
     try {
-      const out = await this.server.handle(new ServerCall(this.conn, req, rev, ctl, channel, this.server.services));
+      const out = await this.server.handle(
+        new ServerCall(this.conn, req, { rev, request: ctl, relay: channel, services: this.server.services }),
+      );
       if (!out.response) return out;
       // Serialized once, here: the size check and the writer use the same text.
       let { response, text } = serialize(out.response, rev);

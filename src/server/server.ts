@@ -5,7 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Policy } from '../config/policy';
 import type { Settings } from '../config/settings';
-import { revisionOf } from '../protocol/eras';
+import { type Strategy, revisionOf } from '../protocol/eras';
 import { CODES, ProtocolError, invalidParams, isTypedError, methodNotFound, toWireError } from '../protocol/errors';
 import { type JsonObject, type Notification, errorResponse, isObject, resultResponse } from '../protocol/jsonrpc';
 import { META, askedTimeoutMs } from '../protocol/meta';
@@ -132,7 +132,7 @@ export class McpServer {
     let release: (() => void) | undefined;
     try {
       const method = this.revision(call);
-      // A shorter timeout the request asks for is read where it is applied (gateway/calls.ts); a bad one
+      // A shorter timeout the request asks for is read where it is applied (gateway/call/inFlight.ts); a bad one
       // is refused here, before anything runs (docs/gateway.md "Timeouts, in order of precedence").
       askedTimeoutMs(call.meta);
       this.identity(call);
@@ -172,8 +172,7 @@ export class McpServer {
     }
     const session = sessionOf(call);
     if (session === undefined) {
-      call.identity =
-        call.codec.identity === 'per-request' ? `${PER_REQUEST}${randomUUID()}` : call.conn.defaultIdentity;
+      call.identity = call.codec.identity(call.conn.defaultIdentity, () => `${PER_REQUEST}${randomUUID()}`);
       return;
     }
     const identity = namedIdentity(session);
@@ -193,9 +192,11 @@ export class McpServer {
    *  request's channel can carry a question and the era asks that way, questions go on it. */
   private caller(call: ServerCall): void {
     call.enter();
-    if (call.relay.send && call.codec.questions === 'wire-request') {
-      call.ask = (method, params, signal) => askOnChannel(call, call.rev, method, params, signal, call.asked++);
-      call.channel = call;
+    const channel = call.codec.questionChannel(call.relay.send ? call : undefined);
+    if (channel) {
+      call.ask = (method, params, signal) =>
+        askOnChannel(call, { rev: call.rev, method, params, signal, count: call.asked++ });
+      call.channel = channel;
     }
   }
 
@@ -222,9 +223,8 @@ export class McpServer {
   /** Strategy: the 2026-07-28 background round for a method that may answer input_required, to a client
    *  whose questions travel that way; a task where the client directs one; else direct. */
   private strategy(call: ServerCall, d: MethodDescriptor, params: JsonObject): Promise<JsonObject> {
-    if (d.inputRequired && call.codec.questions === 'input-required') return background(call, params, this.rounds);
-    if (call.codec.tasks.directedBy === 'client' && wantsTask(call, params)) return Promise.resolve(task(call, params));
-    return direct(call, params);
+    const how = call.codec.strategy(d.inputRequired === true, () => wantsTask(call, params));
+    return STRATEGIES[how](call, params, this.rounds);
   }
 
   /** Spell: the result for the request's revision — initialize's is the one it negotiated — by its codec. */
@@ -238,7 +238,7 @@ export class McpServer {
       // A profile's lists are its endpoint's, not every caller's (docs/gateway.md "Profiles").
       ...(call.profile !== undefined ? { scope: 'private' as const } : {}),
     }));
-    return { response: resultResponse(call.id, spelled), rev: call.rev, initialized: initialize };
+    return { response: resultResponse(call.id, spelled), rev: call.rev, session: call.codec.opensSession(call.method) };
   }
 
   /** A notification from the client: acted on where NOTIFICATION_HANDLERS has it, else ignored
@@ -248,6 +248,13 @@ export class McpServer {
       NOTIFICATION_HANDLERS[n.method as keyof typeof NOTIFICATION_HANDLERS]?.(conn, n.params);
   }
 }
+
+/** The strategies by the name a request's codec gives (protocol/eras `strategy`). */
+const STRATEGIES: Record<Strategy, (call: ServerCall, params: JsonObject, rounds: Rounds) => Promise<JsonObject>> = {
+  background,
+  task: (call, params) => Promise.resolve(task(call, params)),
+  direct: (call, params) => direct(call, params),
+};
 
 /** A request the client cancelled is not answered (its span's error.type says so). */
 const CANCELLED = { thrown: { name: 'cancelled', message: 'cancelled by the client' } };

@@ -3,9 +3,9 @@
 // request's codec says which answer its era gets. The extension's declaration is checked by the pipeline
 // (the descriptors' needsTasksExtension), before the params.
 import { downgradeResult } from '../protocol/downgrade';
-import { invalidParams } from '../protocol/errors';
 import { isObject } from '../protocol/jsonrpc';
 import { META } from '../protocol/meta';
+import { callerDeclares } from '../protocol/questions';
 import type { ClientRequest } from '../protocol/methods';
 import type { ServerCall } from './call';
 import type { Handlers } from './handlers';
@@ -18,10 +18,7 @@ const taskOf = (call: ServerCall, taskId: string): Task => call.services.tasks.g
 
 export const TASK_HANDLERS: Handlers<Extract<ClientRequest, `tasks/${string}`>> = {
   async 'tasks/get'(call, { taskId }) {
-    const task = taskOf(call, taskId);
-    return call.codec.tasks.get === 'detailed'
-      ? task.detailedFor(call.clientCapabilities, call.rev, call.codec)
-      : task.shape(call.codec);
+    return call.codec.tasks.get(taskOf(call, taskId).view(), call.rev, (m, p) => callerDeclares(call, m, p));
   },
 
   /** Only the caller's own tasks, oldest first, a page at a time (2025-11-25 "Listing Tasks"). */
@@ -59,9 +56,7 @@ export const TASK_HANDLERS: Handlers<Extract<ClientRequest, `tasks/${string}`>> 
   async 'tasks/cancel'(call, { taskId }) {
     const task = taskOf(call, taskId);
     const done = task.cancel('cancelled by the client');
-    if (call.codec.tasks.cancel === 'empty') return {};
-    if (!done) throw invalidParams(`Invalid params: task ${task.id} has already ended (${task.status})`);
-    return task.shape(call.codec);
+    return call.codec.tasks.cancel(task.view(), done);
   },
 
   /** Answers key by key: an answered key leaves inputRequests before the acknowledgement; a key not

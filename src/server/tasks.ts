@@ -7,12 +7,10 @@
 // call that outlives its eager window is promoted, not restarted.
 import { randomUUID } from 'node:crypto';
 import { BoundedStore } from '../kit/store';
-import { downgradeResult } from '../protocol/downgrade';
-import { type EraCodec, codecOfEra } from '../protocol/eras';
-import { CODES, McpxError, ProtocolError, invalidParams, toWireError } from '../protocol/errors';
+import { type EraCodec, type TaskView, codecOfEra } from '../protocol/eras';
+import { CODES, McpxError, ProtocolError, invalidParams } from '../protocol/errors';
 import type { JsonObject } from '../protocol/jsonrpc';
-import { declares } from '../protocol/questions';
-import type { Era, Revision } from '../protocol/revisions';
+import type { Era } from '../protocol/revisions';
 import { TASKS_EXTENSION } from '../protocol/tasks';
 import { PER_REQUEST } from './conn';
 import type { BackgroundCall } from './mrtr';
@@ -63,6 +61,8 @@ export class Task {
    *  Cancellation": MUST remain cancelled; docs/protocol.md "Tasks": one reading for both eras). */
   private cancelled = false;
   private readonly listeners = new Set<(t: Task) => void>();
+  /** The codec of the era that made it (read back from the journal by its era's name). */
+  private readonly codec: EraCodec;
 
   constructor(
     readonly call: BackgroundCall,
@@ -76,6 +76,7 @@ export class Task {
     this.id = restored?.id ?? randomUUID(); // 122 random bits: unguessable (tasks extension "Security Considerations")
     this.createdAt = restored?.createdAt ?? Date.now();
     this.updatedAt = restored?.updatedAt ?? this.createdAt;
+    this.codec = codecOfEra(info.era);
     if (restored) {
       this.cancelled = restored.status === 'cancelled';
       this.status = restored.status;
@@ -130,7 +131,7 @@ export class Task {
     const o = this.call.finished;
     let next: TaskStatus;
     if (this.cancelled) next = 'cancelled';
-    else if (o) next = o.error !== undefined || this.legacyToolError(o.result) ? 'failed' : 'completed';
+    else if (o) next = o.error !== undefined || this.codec.tasks.fails(o.result) ? 'failed' : 'completed';
     else next = this.call.asking + this.asking > 0 ? 'input_required' : 'working';
     if (next === was) return;
     this.status = next;
@@ -141,52 +142,32 @@ export class Task {
     for (const l of [...this.listeners]) l(this);
   }
 
-  /** A tool result with isError: a failed task in 2025-11-25 TaskStatus, a completed one in the extension
-   *  (the codec of the era that made the task says which). */
-  private legacyToolError(result: JsonObject | undefined): boolean {
-    return codecOfEra(this.info.era).tasks.toolErrorFails && result?.isError === true;
-  }
-
   /** Retention from creation: while it runs, at least until now plus the retention; once ended, exactly
    *  when it is pruned. It changes over the task's life, which both eras allow. */
   ttl(now = Date.now()): number {
     return (this.endedAt ?? now) - this.createdAt + this.keepMs;
   }
 
-  /** The Task as `codec`'s era spells it: 2025-11-25's (ttl, pollInterval) or the extension's (ttlMs,
-   *  pollIntervalMs). */
-  shape(codec: EraCodec): JsonObject {
-    const names = codec.tasks.fields;
-    const t: JsonObject = {
+  /** The task in plain data, for a codec to spell (protocol/eras: the Task, the DetailedTask). */
+  view(): TaskView {
+    const o = this.call.finished;
+    return {
       taskId: this.id,
       status: this.status,
       createdAt: new Date(this.createdAt).toISOString(),
       lastUpdatedAt: new Date(this.updatedAt).toISOString(),
-      [names.ttl]: this.ttl(),
-      [names.poll]: this.pollMs,
+      ttlMs: this.ttl(),
+      pollMs: this.pollMs,
+      ...(this.statusMessage !== undefined ? { statusMessage: this.statusMessage } : {}),
+      ...(o?.result ? { result: o.result } : {}),
+      ...(this.status === 'failed' ? { error: o?.error } : {}),
+      ...(this.status === 'input_required' ? { inputRequests: this.call.inputRequests() } : {}),
     };
-    if (this.statusMessage !== undefined) t.statusMessage = this.statusMessage;
-    return t;
   }
 
-  /** The extension's DetailedTask as the client whose request declared `caps` may read it (tasks/get and
-   *  notifications/tasks answer exactly this): the result inlined, spelled for `rev` (a stored result is
-   *  handed out more than once: a copy); the error as the wire would carry it; the open questions, never
-   *  a kind the client did not declare (2026-07-28 mrtr: MUST). */
-  detailedFor(caps: JsonObject, rev: Revision, codec: EraCodec): JsonObject {
-    const t = this.shape(codec);
-    const o = this.call.finished;
-    if (this.status === 'completed' && o?.result) t.result = downgradeResult('tools/call', o.result, rev);
-    if (this.status === 'failed') t.error = toWireError(o?.error, rev) as unknown as JsonObject;
-    if (this.status === 'input_required') {
-      const inputRequests: JsonObject = {};
-      for (const [k, q] of Object.entries(this.call.inputRequests())) {
-        const r = q as { method: string; params: JsonObject };
-        if (declares(caps, r.method, r.params, rev)) inputRequests[k] = q;
-      }
-      t.inputRequests = inputRequests;
-    }
-    return t;
+  /** The Task as `codec`'s era spells it. */
+  shape(codec: EraCodec): JsonObject {
+    return codec.tasks.shape(this.view());
   }
 
   /** Whatever the underlying request would have answered (2025-11-25 tasks/result): its result, or its

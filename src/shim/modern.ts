@@ -4,21 +4,13 @@
 import type { JsonObject, Request, Response } from '../protocol/jsonrpc';
 import { isObject } from '../protocol/jsonrpc';
 import { META } from '../protocol/meta';
-import { codecFor } from '../protocol/eras';
-import type { EraCodec } from '../protocol/eras/codec';
-import { isRevision } from '../protocol/revisions';
+import { codecOfRequest, travelsAlone } from '../protocol/eras';
 import { encodeHeaderValue } from '../wire/headers';
 import { type HeaderParam, headerParams, paramHeaders } from '../wire/paramHeaders';
 
-/** The codec of the revision a request's `_meta` names, if it names one mcpx knows. */
-const codecOfRequest = (params: unknown): EraCodec | undefined => {
-  const v = isObject(params) && isObject(params._meta) ? params._meta[META.protocolVersion] : undefined;
-  return isRevision(v) ? codecFor(v) : undefined;
-};
-
-/** Whether a request (or notification) goes alone, with its headers, rather than in the shim's session:
- *  its `_meta` names a revision whose era says so (a legacy or unknown one travels in the session). */
-export const isModern = (params: unknown): boolean => codecOfRequest(params)?.shimTravel === 'alone';
+/** Whether a request (or notification) goes alone, with its headers, rather than in the shim's session
+ *  (protocol/eras `travelsAlone`). */
+export const isModern = travelsAlone;
 
 /** A method that can travel as the Mcp-Method header as it is (visible ASCII): any other names no method. */
 export const HEADER_SAFE_METHOD = /^[\x21-\x7e]+$/;
@@ -49,7 +41,7 @@ export class ModernHttp {
     const h = codec?.client.headers(req.method, params, encodeHeaderValue) ?? {};
     const name = params.name;
     const annotated =
-      codec?.client.paramHeaders && req.method === 'tools/call' && typeof name === 'string'
+      codec?.client.paramHeaders('http') && req.method === 'tools/call' && typeof name === 'string'
         ? this.toolHeaders.get(name)
         : undefined;
     if (annotated) Object.assign(h, paramHeaders(annotated, isObject(params.arguments) ? params.arguments : {}));

@@ -35,7 +35,7 @@ import {
 } from '../protocol/revisions';
 import { HttpStatusError, TransportClosed } from '../upstream/transport';
 import { SHIM_HEADER } from '../wire/headers';
-import { GatewayHttp, SessionExpired, StreamBroken } from './http';
+import { GatewayHttp, SessionExpired, StreamBroken } from './nodeHttp';
 import { Intake } from './intake';
 import { HEADER_SAFE_METHOD, ModernHttp, isModern } from './modern';
 

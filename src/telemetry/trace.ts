@@ -1,5 +1,5 @@
 // Tracing as the server and upstream layers see it (docs/gateway.md "Telemetry"): a port with one
-// implementation, OpenTelemetry's, in its own bundle (dist/otel.js, src/otel/) that is loaded only when a
+// implementation, OpenTelemetry's, in its own bundle (dist/otel.js, telemetry/otel.ts) that is loaded only when a
 // gateway starts with telemetry.otlpEndpoint set. Off, `tracing.tracer` is undefined: a request pays one
 // check and nothing of OpenTelemetry is in memory.
 import { bundleNear } from '../kit/bundles';

@@ -5,7 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { CODES, ProtocolError, httpStatus, invalidRequest } from '../protocol/errors';
-import { codecFor } from '../protocol/eras';
+import { negotiatedAtInitialize, statedPerRequest } from '../protocol/eras';
 import { RefusedMessage, type Request, classify, isObject, parseJson } from '../protocol/jsonrpc';
 import { META } from '../protocol/meta';
 import { methodOf } from '../protocol/methods';
@@ -48,10 +48,11 @@ export async function post(
   // such a revision, or when its body names a per-request version other than a revision negotiated at
   // initialize, whatever its headers say: its errors (-32020, -32022) are that era's.
   const bv = bodyVersion(value);
-  const statedInHeader = hv !== undefined && isRevision(hv) && codecFor(hv).handshake === 'discover';
-  const statedInBody = bv !== undefined && !(isRevision(bv) && codecFor(bv).handshake === 'initialize');
-  if (statedInHeader || statedInBody) return postPerRequest(ctx, req, res, value, hv, profile);
-  return postInSession(ctx, req, res, value, hv, profile);
+  const statedInHeader = statedPerRequest(hv);
+  const statedInBody = bv !== undefined && !negotiatedAtInitialize(bv);
+  const read = { value, hv, profile };
+  if (statedInHeader || statedInBody) return postPerRequest(ctx, req, res, read);
+  return postInSession(ctx, req, res, read);
 }
 
 async function bodyOf(ctx: HttpContext, req: IncomingMessage): Promise<string> {
@@ -66,14 +67,19 @@ async function bodyOf(ctx: HttpContext, req: IncomingMessage): Promise<string> {
   }
 }
 
+/** A POST's body as read, its MCP-Protocol-Version header, and the profile whose endpoint it came to. */
+interface Posted {
+  readonly value: unknown;
+  readonly hv: string | undefined;
+  readonly profile: string | undefined;
+}
+
 /** 2026-07-28: no sessions, headers must agree with the body, the status follows the code. */
 async function postPerRequest(
   ctx: HttpContext,
   req: IncomingMessage,
   res: ServerResponse,
-  value: unknown,
-  hv: string | undefined,
-  profile: string | undefined,
+  { value, hv, profile }: Posted,
 ): Promise<void> {
   if (Array.isArray(value))
     throw new HttpRefusal(400, invalidRequest(`Invalid request: batches are not accepted in ${MODERN}`));
@@ -96,16 +102,12 @@ async function postPerRequest(
     return void res.writeHead(202).end();
   }
   // Only tools/call reads Mcp-Param-* headers (x-mcp-header arguments).
-  await answerRequest(
-    ctx,
-    req,
-    res,
+  await answerRequest(ctx, req, res, {
     runner,
-    msg as Request,
-    MODERN,
-    undefined,
-    msg.method === 'tools/call' ? paramHeadersOf(req) : undefined,
-  );
+    msg: msg as Request,
+    rev: MODERN,
+    paramHeaders: msg.method === 'tools/call' ? paramHeadersOf(req) : undefined,
+  });
 }
 
 /** Mcp-Method on every request, Mcp-Name where the method names something (2026-07-28 streamable-http). */
@@ -138,9 +140,7 @@ async function postInSession(
   ctx: HttpContext,
   req: IncomingMessage,
   res: ServerResponse,
-  value: unknown,
-  hv: string | undefined,
-  profile: string | undefined,
+  { value, hv, profile }: Posted,
 ): Promise<void> {
   if (hv !== undefined && !isRevision(hv)) {
     // 2025-06-18+ transports: an invalid or unsupported MCP-Protocol-Version is 400.
@@ -173,7 +173,7 @@ async function postInSession(
   }
   // Within a session a dropped connection is not a cancellation (2025-03-26..2025-11-25: SHOULD NOT);
   // outside one nothing else could ever cancel the request, so it is.
-  await answerRequest(ctx, req, res, runner, c.msg, rev, session);
+  await answerRequest(ctx, req, res, { runner, msg: c.msg, rev, session });
 }
 
 /** limits.sessions: at the bound a new session is refused (-32603 naming the setting); no session is

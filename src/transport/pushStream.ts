@@ -3,9 +3,9 @@
 // that opens its push stream, and the DELETE that ends it.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { invalidRequest } from '../protocol/errors';
-import { codecFor } from '../protocol/eras';
+import { pushStreamFor } from '../protocol/eras';
 import { type Principal, principalIdentity } from '../protocol/principal';
-import { MODERN, isRevision } from '../protocol/revisions';
+import { MODERN } from '../protocol/revisions';
 import { SHIM_HEADER } from '../wire/headers';
 import { SseStream } from '../wire/sse';
 import type { HttpContext } from './context';
@@ -45,7 +45,7 @@ export function openPushStream(
   profile: string | undefined,
 ): void {
   const hv = header(req, 'mcp-protocol-version');
-  const pushes = hv === undefined || !isRevision(hv) || codecFor(hv).http.pushStream;
+  const pushes = pushStreamFor(hv);
   const s = pushes ? sessionOf(ctx, req, profile) : undefined;
   if (!s) {
     res.setHeader('Allow', 'POST');

@@ -2,7 +2,6 @@
 // be streamed (docs/protocol.md "Lazy SSE"); a batch's responses as one JSON array.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { httpStatus } from '../protocol/errors';
-import { codecFor } from '../protocol/eras';
 import type { Notification, Request } from '../protocol/jsonrpc';
 import type { Revision } from '../protocol/revisions';
 import type { Runner } from '../server/runner';
@@ -42,12 +41,16 @@ export async function answerRequest(
   ctx: HttpContext,
   req: IncomingMessage,
   res: ServerResponse,
-  runner: Runner,
-  msg: Request,
-  rev: Revision,
-  session: Session | undefined,
-  paramHeaders?: Record<string, string>,
+  a: {
+    runner: Runner;
+    msg: Request;
+    rev: Revision;
+    session?: Session;
+    /** 2026-07-28 tools/call: its Mcp-Param-* headers. */
+    paramHeaders?: Record<string, string>;
+  },
 ): Promise<void> {
+  const { runner, msg, rev, session, paramHeaders } = a;
   const inSession = session !== undefined;
   const disconnectCancels = !inSession;
   const ctl = new Abort();
@@ -82,7 +85,7 @@ export async function answerRequest(
       return empty.end();
     }
     // A successful initialize mints a session where the era has them (2025-03-26..2025-11-25).
-    if (outcome.initialized && codecFor(outcome.rev).sessions && !('error' in outcome.response)) {
+    if (outcome.session && !('error' in outcome.response)) {
       const id = session?.id ?? ctx.sessions.mint(runner);
       if (!stream?.isStarted) res.setHeader('Mcp-Session-Id', id);
     }

@@ -35,7 +35,7 @@ export interface RequestOptions extends MetaOptions {
   /** A tools/call that may be task-augmented upstream (upstream/tasks.ts). */
   task?: TaskOptions;
   /** A request of a call already in flight (driving its task): not counted again, so the call's questions
-   *  are still attributed to it (gateway/calls.ts owner()). */
+   *  are still attributed to it (gateway/call/inFlight.ts owner()). */
   partOfCall?: boolean;
   /** This call's CLIENT span while telemetry is on (set by `call` itself). */
   span?: Span;
@@ -140,45 +140,15 @@ async function exchange(
       const created = augmented ? tasks.createdOf(result) : undefined;
       if (created) {
         t?.onCreated?.();
-        const port = driverPort(conn, {
-          answer: o.onQuestion ?? conn.hooks.onRequest,
-          alive: () => clock?.extend(),
+        const driven = await drive(conn, created, {
+          o: declared(),
           signal: signal.signal,
-          maxQuestions: o.askRounds ?? 8,
-          request: (m, ps) =>
-            call(conn, m, ps, {
-              ...declared(),
-              task: undefined,
-              signal: undefined,
-              // The task's requests are children of this call's span, where there is one.
-              meta: o.span && metaOf(o.span),
-              span: undefined,
-              partOfCall: true,
-              timeoutMs: m === 'tasks/result' ? undefined : o.timeoutMs,
-            }),
+          alive: () => clock?.extend(),
         });
-        return checked(conn, method, await driveTask(port, created, signal.signal));
+        return checked(conn, method, driven);
       }
       if (type === undefined || type === 'complete') return checked(conn, method, result);
-      if (type !== 'input_required') {
-        // A value mcpx did not ask for is not guessed at (docs/protocol.md "resultType from a 2026-07-28 upstream").
-        throw new ProtocolError(
-          CODES.InternalError,
-          `upstream ${conn.name} answered ${method} with an unknown resultType ${JSON.stringify(type)}`,
-        );
-      }
-      if (round + 1 >= (o.askRounds ?? 8)) {
-        throw new ProtocolError(
-          CODES.InternalError,
-          `upstream ${conn.name} was still asking for input after ${o.askRounds ?? 8} rounds (proto.askRounds)`,
-        );
-      }
-      p = {
-        ...p,
-        inputResponses: await inputResponses(conn, result, signal.signal, o.onQuestion),
-        ...(typeof result.requestState === 'string' ? { requestState: result.requestState } : {}),
-      };
-      if (typeof result.requestState !== 'string') delete p.requestState;
+      p = await nextRound(conn, { method, o, result, sent: p, round, signal: signal.signal });
     }
   } catch (e) {
     if (signal.aborted && !(e instanceof UpstreamError)) {
@@ -199,8 +169,62 @@ async function exchange(
     // An HTTP session's GET stream (what the server sends unasked; where the era has one) opens after the
     // first request is answered, not at connect: a reconnection of a polled POST stream is then the only
     // GET in flight.
-    if (conn.codec.http.pushStream && conn.transport instanceof HttpUpstream) conn.transport.openStream();
+    conn.codec.client.answered(() => conn.transport instanceof HttpUpstream && conn.transport.openStream());
   }
+}
+
+/** A task the upstream made of a call, driven here to its end (tasks.ts): its requests carry what the call
+ *  declared, and are children of its span where there is one. */
+function drive(
+  conn: UpstreamConnection,
+  created: JsonObject,
+  d: { o: RequestOptions; signal: AbortSignal; alive: () => void },
+): Promise<JsonObject> {
+  const { o } = d;
+  const port = driverPort(conn, {
+    answer: o.onQuestion ?? conn.hooks.onRequest,
+    alive: d.alive,
+    signal: d.signal,
+    maxQuestions: o.askRounds ?? 8,
+    request: (m, ps) =>
+      call(conn, m, ps, {
+        ...o,
+        task: undefined,
+        signal: undefined,
+        meta: o.span && metaOf(o.span),
+        span: undefined,
+        partOfCall: true,
+        timeoutMs: m === 'tasks/result' ? undefined : o.timeoutMs,
+      }),
+  });
+  return driveTask(port, created, d.signal);
+}
+
+/** The params of the next round of an input_required answer (2026-07-28 basic/patterns/mrtr): its
+ *  questions answered, its requestState carried back. A resultType mcpx did not ask for is not guessed at
+ *  (docs/protocol.md "resultType from a 2026-07-28 upstream"); rounds are bounded by proto.askRounds. */
+async function nextRound(
+  conn: UpstreamConnection,
+  r: { method: string; o: RequestOptions; result: JsonObject; sent: JsonObject; round: number; signal: AbortSignal },
+): Promise<JsonObject> {
+  const { method, o, result } = r;
+  if (result.resultType !== 'input_required')
+    throw new ProtocolError(
+      CODES.InternalError,
+      `upstream ${conn.name} answered ${method} with an unknown resultType ${JSON.stringify(result.resultType)}`,
+    );
+  if (r.round + 1 >= (o.askRounds ?? 8))
+    throw new ProtocolError(
+      CODES.InternalError,
+      `upstream ${conn.name} was still asking for input after ${o.askRounds ?? 8} rounds (proto.askRounds)`,
+    );
+  const p: JsonObject = {
+    ...r.sent,
+    inputResponses: await inputResponses(conn, result, r.signal, o.onQuestion),
+    ...(typeof result.requestState === 'string' ? { requestState: result.requestState } : {}),
+  };
+  if (typeof result.requestState !== 'string') delete p.requestState;
+  return p;
 }
 
 /** A request declaring the tasks extension besides what it declares already (where the era declares it
@@ -263,7 +287,7 @@ async function inputResponses(
 /** The level an upstream logs at, where the era sets it by logging/setLevel: lowered when a call wants
  *  more, never raised again (each host still gets only what it asked for). */
 async function ensureLevel(conn: UpstreamConnection, level: LogLevel): Promise<void> {
-  if (conn.codec.client.logLevel !== 'set-level' || !('logging' in conn.negotiated.capabilities)) return;
+  if (!conn.codec.client.setsLevel(conn.negotiated.capabilities)) return;
   if (conn.level && atLeastLevel(level, conn.level)) return;
   conn.level = level;
   await call(conn, 'logging/setLevel', { level }).catch((e: Error) =>

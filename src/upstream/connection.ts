@@ -4,7 +4,7 @@
 // mcpx, answered by the gateway's one function), the time spent answering its questions, and close.
 // One call over it is upstream/call.ts; a task it makes of a call, upstream/tasks.ts.
 import type { Policy } from '../config/policy';
-import { type EraCodec, codecOfEra } from '../protocol/eras';
+import type { EraCodec } from '../protocol/eras';
 import { CODES, ProtocolError } from '../protocol/errors';
 import {
   type Id,
@@ -77,6 +77,18 @@ export interface MetaOptions {
   logLevel?: LogLevel;
 }
 
+/** What a connection is made with besides its transport and handshake: the era's codec (chosen by the
+ *  probe), the hooks its upstream's own messages go to, the policy, and what mcpx declares. */
+export interface ConnectionOptions {
+  readonly codec: EraCodec;
+  readonly hooks: ClientHooks;
+  readonly policy: Policy;
+  readonly capabilities: JsonObject;
+  readonly clientInfo: JsonObject;
+  /** The first request id (the probe's own come before). */
+  readonly firstId?: number;
+}
+
 export class UpstreamConnection {
   /** What the upstream's era differs in; asked, never the era itself. */
   readonly codec: EraCodec;
@@ -105,19 +117,25 @@ export class UpstreamConnection {
   private pauseStarted?: number;
   private pausedTotal = 0;
 
+  readonly hooks: ClientHooks;
+  private readonly policy: Policy;
+  /** Capabilities declared to a 2026-07-28 upstream when a request names none. */
+  readonly defaultCapabilities: JsonObject;
+  private readonly clientInfo: JsonObject;
+
   constructor(
     readonly name: string,
     readonly transport: UpstreamTransport,
     readonly negotiated: Negotiated,
-    readonly hooks: ClientHooks,
-    private readonly policy: Policy,
-    /** Capabilities declared to a 2026-07-28 upstream when a request names none. */
-    readonly defaultCapabilities: JsonObject,
-    private readonly clientInfo: JsonObject,
-    firstId = 1,
+    o: ConnectionOptions,
   ) {
-    this.codec = codecOfEra(negotiated.era);
-    this.nextId = firstId;
+    // The era's codec, as the probe chose it.
+    this.codec = o.codec;
+    this.hooks = o.hooks;
+    this.policy = o.policy;
+    this.defaultCapabilities = o.capabilities;
+    this.clientInfo = o.clientInfo;
+    this.nextId = o.firstId ?? 1;
     transport.onIncoming = (msg, via) => this.incoming(msg, via);
   }
 
@@ -208,7 +226,7 @@ export class UpstreamConnection {
   /** A request from the upstream. 2026-07-28 servers send none: not answered while that revision is
    *  held strictly (docs/protocol.md "A request from a 2026-07-28 upstream"; 2026-07-28 basic/transports/stdio). */
   private async answer(req: Request, ask: Answerer = this.hooks.onRequest): Promise<void> {
-    if (!this.codec.client.peerRequests && this.policy.strict(this.negotiated.revision)) {
+    if (this.codec.client.ignoresRequests(this.policy.strict(this.negotiated.revision))) {
       const rev = this.negotiated.revision;
       this.hooks.log(`[${this.name}] a ${rev} server sent a request (${req.method}); not answered (${rev} is strict)`);
       return;
@@ -263,7 +281,7 @@ export class UpstreamConnection {
   /** An HTTP upstream's tools, where its era honours x-mcp-header: one whose annotations break the rules
    *  is left out (with a warning); the others' annotations are remembered for their calls. */
   screenTools(tools: JsonObject[]): JsonObject[] {
-    if (!this.codec.client.paramHeaders || this.transport.kind !== 'http') return tools;
+    if (!this.codec.client.paramHeaders(this.transport.kind)) return tools;
     return tools.filter((t) => {
       const r = headerParams(t.inputSchema);
       if ('reason' in r) {
@@ -279,7 +297,7 @@ export class UpstreamConnection {
    *  closed stream is the cancellation (2026-07-28 HTTP). */
   cancelNotice(flight: Flight, reason: string): void {
     if (flight.id === undefined) return;
-    if (this.codec.cancellation(this.transport.kind === 'stdio' ? 'stdio' : 'http') === 'close-stream') return;
+    if (!this.codec.cancelsByNotice(this.transport.kind === 'stdio' ? 'stdio' : 'http')) return;
     void this.transport
       .notify({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: flight.id, reason } })
       .catch(() => undefined);

@@ -9,6 +9,15 @@ import { CODES, ProtocolError } from '../protocol/errors';
 import type { JsonObject } from '../protocol/jsonrpc';
 import type { UpstreamClient } from './client';
 
+/** When to restart, and when to give up with a visible error. */
+export const RESTART_POLICY = {
+  /** Crashes (or failed starts) within windowMs after which the upstream is given up on. */
+  maxCrashes: 5,
+  windowMs: 60_000,
+  /** Wait before the n-th consecutive restart (the last value repeats). */
+  backoffMs: [0, 200, 1000, 3000],
+} as const;
+
 export type UpstreamState = 'starting' | 'running' | 'failed' | 'needs-sign-in' | 'stopping' | 'stopped';
 
 export interface UpstreamStatus {
@@ -118,4 +127,12 @@ export class InstanceCap {
     this.evictions.set(e.def.name, said);
     return victim;
   }
+}
+
+/** Resolves once nothing uses `e` (its calls and requests in flight ended), or after `maxMs`. Polled: a
+ *  retired instance is rare, and its calls end on their own clocks. */
+export async function drained(e: Entry, maxMs: number): Promise<void> {
+  const until = Date.now() + maxMs;
+  while (!(e.calls === 0 && (e.client?.inflight ?? 0) === 0) && Date.now() < until)
+    await new Promise((r) => setTimeout(r, 50));
 }

@@ -2,13 +2,14 @@
 // written as data. Upstreams start lazily, in parallel; idle ones are reaped; none while a call or a
 // subscription holds it; a crash fails the calls in flight at once and the next call restarts it.
 import type { Policy } from '../config/policy';
-import { redactText } from '../config/redact';
-import { type SandboxBlock, type SandboxSpec, parseSandboxSetting, sandboxOf } from '../config/sandbox';
+import { redactError, redactText } from '../config/redact';
+import { sandboxSetting, serverSandbox } from '../config/sandbox';
 import type { ServerDef } from '../config/servers';
 import type { Settings } from '../config/settings';
-import { codecOfEra } from '../protocol/eras';
+import { extensionsPerConnection } from '../protocol/eras';
 import { CODES, ProtocolError } from '../protocol/errors';
 import type { JsonObject } from '../protocol/jsonrpc';
+import type { ResultOf } from '../protocol/methods';
 import type { ClientHooks, RequestOptions, UpstreamClient } from './client';
 import type { EraCache } from './eras';
 import { SessionExpired } from './http';
@@ -16,6 +17,8 @@ import type { Authorizers } from './auth/registry';
 import { SignInRequired } from './auth/errors';
 import {
   Entry,
+  RESTART_POLICY,
+  drained,
   type ExtensionSet,
   InstanceCap,
   type UpstreamState,
@@ -24,15 +27,6 @@ import {
   extScope,
 } from './instances';
 import { connect } from './probe';
-
-/** When to restart, and when to give up with a visible error. */
-export const RESTART_POLICY = {
-  /** Crashes (or failed starts) within windowMs after which the upstream is given up on. */
-  maxCrashes: 5,
-  windowMs: 60_000,
-  /** Wait before the n-th consecutive restart (the last value repeats). */
-  backoffMs: [0, 200, 1000, 3000],
-} as const;
 
 export interface PoolOptions {
   eras: EraCache;
@@ -50,8 +44,7 @@ export interface PoolOptions {
   roots?(): readonly string[];
 }
 
-export { entryKey } from './instances';
-export type { UpstreamStatus } from './instances';
+export { RESTART_POLICY, type UpstreamStatus, entryKey } from './instances';
 
 export class Pool {
   private readonly entries = new Map<string, Entry>();
@@ -95,7 +88,7 @@ export class Pool {
   /** Whether `def`'s upstream reads a client's extensions once per connection (or may: its era unknown). */
   private perConnection(def: ServerDef): boolean {
     const r = this.o.eras.get(def);
-    return !r || codecOfEra(r.era).client.extensions === 'per-connection';
+    return !r || extensionsPerConnection(r.era);
   }
 
   private entry(def: ServerDef, identity: string, ext?: ExtensionSet): Entry {
@@ -209,7 +202,7 @@ export class Pool {
         maxDepth: this.o.settings.get<number>('limits.paramsDepth'),
         envNames: this.o.settings.get<string[]>('upstream.env'),
         auth: this.o.auth?.for(e.def),
-        sandbox: { fallback: this.sandboxDefault(), roots: this.o.roots?.() ?? [] },
+        sandbox: { fallback: sandboxSetting(this.o.settings), roots: this.o.roots?.() ?? [] },
       });
       if (this.closed) {
         await client.close();
@@ -227,7 +220,7 @@ export class Pool {
       this.setState(e, 'running');
       return client;
     } catch (err) {
-      redacted(err, e.def);
+      redactError(err, e.def);
       const msg = (err as Error).message;
       // Waiting for a sign-in is not a crash: no failure counted, no restart backoff.
       if (err instanceof SignInRequired) {
@@ -249,22 +242,20 @@ export class Pool {
   }
 
   /** Send one request to (server, scope), starting it if needed. */
-  async request(
+  async request<M extends string>(
     server: string,
     identity: string,
-    method: string,
+    method: M,
     params: JsonObject,
     o: RequestOptions & { requestedTimeoutMs?: number; ext?: ExtensionSet } = {},
-  ): Promise<JsonObject> {
+  ): Promise<ResultOf<M>> {
     const def = this.def(server);
     const e = this.entry(def, identity, o.ext);
+    const timeoutMs = this.callTimeout(o.requestedTimeoutMs);
     const opts = {
       ...o,
-      timeoutMs: this.callTimeout(o.requestedTimeoutMs),
-      timeoutSource:
-        o.requestedTimeoutMs !== undefined && this.callTimeout(o.requestedTimeoutMs) < this.callTimeout()
-          ? 'the timeout the call asked for'
-          : 'pool.callTimeout',
+      timeoutMs,
+      timeoutSource: timeoutMs < this.callTimeout() ? 'the timeout the call asked for' : 'pool.callTimeout',
       maxTotalMs: this.o.settings.duration('pool.maxCallTime'),
       askRounds: this.o.settings.get<number>('proto.askRounds'),
     };
@@ -277,7 +268,7 @@ export class Pool {
       try {
         return await client.request(method, params, opts);
       } catch (err) {
-        redacted(err, def);
+        redactError(err, def);
         // A legacy session the server no longer knows (HTTP 404): it did not see the request, so the
         // client initializes again and sends it once more (2025-03-26..2025-11-25 transports).
         if (!(err instanceof SessionExpired)) throw err;
@@ -319,30 +310,13 @@ export class Pool {
   statuses(): UpstreamStatus[] {
     const out: UpstreamStatus[] = [];
     for (const def of this.defs.values()) {
-      const sandbox = this.sandboxOf(def);
+      const sandbox = serverSandbox(def, this.o.settings);
       const es = [...this.entries.values()].filter((e) => e.def === def);
       if (es.length === 0)
         out.push({ name: def.name, scope: 'shared', state: 'stopped', transport: def.type, sandbox });
       for (const e of es) out.push({ ...e.status(), sandbox });
     }
     return out;
-  }
-
-  /** A stdio server's sandbox as it applies now (its block over upstream.sandbox); none for HTTP. */
-  private sandboxOf(def: ServerDef): SandboxSpec | false | undefined {
-    if (def.type !== 'stdio') return undefined;
-    const s = sandboxOf(def.sandbox, this.sandboxDefault());
-    return s.enabled ? s : false;
-  }
-
-  /** upstream.sandbox, its block checked here (the settings check only its form): a bad one is an error
-   *  naming the setting, and the server does not start. */
-  private sandboxDefault(): SandboxBlock {
-    try {
-      return parseSandboxSetting(this.o.settings.get<unknown>('upstream.sandbox'));
-    } catch (e) {
-      throw new Error(`upstream.sandbox: ${(e as Error).message}`);
-    }
   }
 
   async stop(server: string): Promise<void> {
@@ -423,18 +397,4 @@ export class Pool {
       }),
     );
   }
-}
-
-/** Resolves once nothing uses `e` (its calls and requests in flight ended), or after `maxMs`. Polled: a
- *  retired instance is rare, and its calls end on their own clocks. */
-async function drained(e: Entry, maxMs: number): Promise<void> {
-  const until = Date.now() + maxMs;
-  while (!(e.calls === 0 && (e.client?.inflight ?? 0) === 0) && Date.now() < until)
-    await new Promise((r) => setTimeout(r, 50));
-}
-
-/** An error about `def` with its secrets masked, in place: its message reaches the client, the log and
- *  mcpx_servers (docs/security.md "Secrets in output and logs"). */
-function redacted(err: unknown, def: ServerDef): void {
-  if (err instanceof Error) err.message = redactText(err.message, def);
 }

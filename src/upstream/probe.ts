@@ -7,8 +7,8 @@ import { downgradeClientCapabilities } from '../protocol/downgrade';
 import { CODES, ProtocolError } from '../protocol/errors';
 import { type JsonObject, isObject } from '../protocol/jsonrpc';
 import { META } from '../protocol/meta';
-import { type EraCodec, PROBE_ORDER, codecFor, codecOfEra } from '../protocol/eras';
-import { LATEST_LEGACY, MODERN, type Revision, VERSION_HEADER, inSpan, isRevision } from '../protocol/revisions';
+import { type EraCodec, PROBE_ORDER, codecFor, codecOfEra, negotiatedAtInitialize } from '../protocol/eras';
+import { LATEST_LEGACY, MODERN, type Revision, VERSION_HEADER, inSpan } from '../protocol/revisions';
 import type { Authorizer } from './auth/authorizer';
 import { SignInRequired } from './auth/errors';
 import { type ClientHooks, UpstreamClient, UpstreamError } from './client';
@@ -65,8 +65,6 @@ type Attempt = { kind: 'ok'; client: UpstreamClient } | { kind: 'not-this-era'; 
 
 /** Statuses of a refused Streamable HTTP initialize that send the client on to HTTP+SSE (2025-11-25 and
  *  2026-07-28 transports; 401/403 no longer do — docs/protocol.md "Era detection and the HTTP+SSE fallback"). */
-const SSE_FALLBACK = new Set([400, 404, 405]);
-
 /** A signal that aborts after `ms`, its reason naming the setting: an upstream that never answers the
  *  handshake is reported as "no answer within 500 ms (pool.startTimeout)", not as an aborted operation. */
 function timeout(ms: number, setting: string): AbortSignal {
@@ -98,41 +96,45 @@ async function connectOnce(o: ConnectOptions): Promise<UpstreamClient> {
   const why: string[] = [];
   let transport: UpstreamTransport | undefined;
   try {
-    return await probeEras(o, order, via, cached, why, (t) => (transport = t));
+    return await probeEras(o, { order, via, cached, why, opened: (t) => (transport = t) });
   } catch (e) {
     await transport?.close();
     throw e;
   }
 }
 
+/** Each era in `order` over the transport `via` until one's handshake succeeds; `why` collects what each
+ *  failed on, `opened` hears each transport opened (the caller closes the last). */
 async function probeEras(
   o: ConnectOptions,
-  order: readonly EraCodec[],
-  via: 'stdio' | 'http' | 'sse',
-  cached: EraRecord | undefined,
-  why: string[],
-  opened: (t: UpstreamTransport | undefined) => void,
+  p: {
+    order: readonly EraCodec[];
+    via: 'stdio' | 'http' | 'sse';
+    cached: EraRecord | undefined;
+    why: string[];
+    opened: (t: UpstreamTransport | undefined) => void;
+  },
 ): Promise<UpstreamClient> {
+  const { order, via, cached, why, opened } = p;
   let transport: UpstreamTransport | undefined;
   for (const codec of order) {
     transport =
       transport && !transport.isClosed
         ? transport
-        : await openTransport(o.def, via, o.hooks.log, boundsOf(o), o.envNames, o.auth, o.sandbox);
+        : await openTransport(o.def, via, { ...o, log: o.hooks.log, bounds: boundsOf(o) });
     opened(transport);
     // HTTP+SSE has no server/discover: a legacy transport, initialize only.
-    const a =
-      codec.handshake === 'discover' && via !== 'sse' ? await tryModern(o, transport) : await tryLegacy(o, transport);
+    const a = await (via === 'sse' ? tryLegacy : HANDSHAKES[codec.handshake])(o, transport);
     if (a.kind === 'ok') return remember(o, a.client, cached);
     why.push(a.why);
-    if (codec.handshake === 'initialize' && via === 'http' && a.status !== undefined && SSE_FALLBACK.has(a.status)) {
+    if (via === 'http' && codec.client.sseFallback(a.status)) {
       // Streamable HTTP refused initialize with a status that is not a modern error: the deprecated
       // HTTP+SSE transport is the last resort (2026-07-28 streamable-http "Backward Compatibility").
       await transport.close();
       transport = undefined;
       opened(undefined);
       try {
-        const sse = await openTransport(o.def, 'sse', o.hooks.log, boundsOf(o), o.envNames);
+        const sse = await openTransport(o.def, 'sse', { log: o.hooks.log, bounds: boundsOf(o), envNames: o.envNames });
         const b = await tryLegacy(o, sse);
         if (b.kind === 'ok') return remember(o, b.client, cached);
         why.push(b.why);
@@ -146,6 +148,20 @@ async function probeEras(
   o.eras.forget(o.def);
   throw new ProtocolError(CODES.InternalError, `upstream ${o.def.name} could not be connected: ${why.join('; ')}`);
 }
+
+/** Each era's handshake: server/discover, or initialize (the codec's `handshake`). */
+const HANDSHAKES: Record<EraCodec['handshake'], (o: ConnectOptions, t: UpstreamTransport) => Promise<Attempt>> = {
+  discover: (o, t) => tryModern(o, t),
+  initialize: (o, t) => tryLegacy(o, t),
+};
+
+/** What the era cache knows of an upstream told its revision rather than probed (the conformance suite
+ *  names it): its era, transport and revision. */
+export const toldEra = (revision: Revision, transport: EraRecord['transport']): EraRecord => ({
+  era: codecFor(revision).era,
+  transport,
+  revision,
+});
 
 function remember(o: ConnectOptions, client: UpstreamClient, cached?: EraRecord): UpstreamClient {
   if (client.transport instanceof HttpUpstream) client.transport.connected = true;
@@ -170,10 +186,7 @@ async function tryModern(o: ConnectOptions, t: UpstreamTransport, retried = fals
         isObject(res.error.data) && Array.isArray(res.error.data.supported)
           ? (res.error.data.supported as unknown[])
           : [];
-      if (
-        res.error.code === CODES.UnsupportedProtocolVersion &&
-        supported.some((v) => isRevision(v) && codecFor(v).handshake === 'initialize')
-      ) {
+      if (res.error.code === CODES.UnsupportedProtocolVersion && supported.some(negotiatedAtInitialize)) {
         return { kind: 'not-this-era', why: `server/discover: it supports ${JSON.stringify(supported)}` };
       }
       // It lists 2026-07-28 after all: retry once with a version from its list (versioning page SHOULD).
@@ -203,7 +216,7 @@ async function tryModern(o: ConnectOptions, t: UpstreamTransport, retried = fals
     };
     return {
       kind: 'ok',
-      client: new UpstreamClient(o.def.name, t, negotiated, o.hooks, o.policy, o.capabilities, o.clientInfo, PROBE_IDS),
+      client: new UpstreamClient(o.def.name, t, negotiated, { ...o, codec, firstId: PROBE_IDS }),
     };
   } catch (e) {
     if (e instanceof ProtocolError) throw e;
@@ -238,7 +251,7 @@ async function tryLegacy(o: ConnectOptions, t: UpstreamTransport): Promise<Attem
     const r = res.result;
     const v = r.protocolVersion;
     // initialize settles only a revision that initialize negotiates (legacy); anything else is not spoken.
-    if (!isRevision(v) || codecFor(v).handshake !== 'initialize') {
+    if (!negotiatedAtInitialize(v)) {
       await t.close();
       throw new ProtocolError(
         CODES.InternalError,
@@ -246,23 +259,15 @@ async function tryLegacy(o: ConnectOptions, t: UpstreamTransport): Promise<Attem
       );
     }
     if (t instanceof HttpUpstream && inSpan(v, VERSION_HEADER)) t.protocolVersion = v;
+    const codec = codecFor(v);
     const negotiated = {
-      era: codecFor(v as Revision).era,
-      revision: v as Revision,
+      era: codec.era,
+      revision: v,
       capabilities: isObject(r.capabilities) ? r.capabilities : {},
       serverInfo: isObject(r.serverInfo) ? r.serverInfo : { name: o.def.name, version: '' },
       instructions: typeof r.instructions === 'string' ? r.instructions : undefined,
     };
-    const client = new UpstreamClient(
-      o.def.name,
-      t,
-      negotiated,
-      o.hooks,
-      o.policy,
-      o.capabilities,
-      o.clientInfo,
-      PROBE_IDS,
-    );
+    const client = new UpstreamClient(o.def.name, t, negotiated, { ...o, codec, firstId: PROBE_IDS });
     await t.notify({ jsonrpc: '2.0', method: 'notifications/initialized' });
     return { kind: 'ok', client };
   } catch (e) {

@@ -43,14 +43,15 @@ export class SseUpstream implements UpstreamTransport {
   ) {}
 
   /** Open the stream and wait for its endpoint event. */
-  static async open(
-    name: string,
-    url: string,
-    headers: Record<string, string>,
-    log: (l: string) => void,
-    bounds: Partial<UpstreamBounds> = {},
-    timeoutMs = 10_000,
-  ): Promise<SseUpstream> {
+  static async open(o: {
+    name: string;
+    url: string;
+    headers: Record<string, string>;
+    log: (l: string) => void;
+    bounds?: Partial<UpstreamBounds>;
+    timeoutMs?: number;
+  }): Promise<SseUpstream> {
+    const { name, url, headers, log, bounds = {}, timeoutMs = 10_000 } = o;
     const t = new SseUpstream(name, url, headers, log, boundsWithDefaults(bounds));
     const res = await fetch(url, { headers: { ...headers, Accept: 'text/event-stream' }, signal: t.ctl.signal });
     if (!res.ok || !(res.headers.get('content-type') ?? '').includes('text/event-stream') || !res.body) {

@@ -111,11 +111,12 @@ export async function driveTask(port: DriverPort, created: JsonObject, signal: A
       if (signal.aborted) throw signal.reason instanceof Error ? signal.reason : new Error('cancelled');
       const status = String(task.status);
       ended = TERMINAL.has(status);
-      if (port.tasks.collect === 'tasks/result' && (TERMINAL.has(status) || status === 'input_required')) {
+      const collect = port.tasks.collect(status);
+      if (collect) {
         // 2025-11-25: tasks/result blocks until the end, and carries the task's questions meanwhile; what
         // it answers is the task's own outcome (a cancellation meanwhile goes by the signal).
         ended = true;
-        return await port.request('tasks/result', { taskId });
+        return await port.request(collect, { taskId });
       }
       if (status === 'completed') {
         if (!isObject(task.result))
@@ -158,7 +159,7 @@ export async function driveTask(port: DriverPort, created: JsonObject, signal: A
           wake = undefined;
           resolve();
         };
-        const timer = setTimeout(done, clampPoll(task[port.tasks.fields.poll]));
+        const timer = setTimeout(done, clampPoll(port.tasks.pollOf(task)));
         signal.addEventListener('abort', done, { once: true });
         wake = done;
       });

@@ -100,7 +100,7 @@ export async function boundedText(res: globalThis.Response, max: number, name: s
 }
 
 /** The body of `res` as bytes, at most `max`: a longer one is cancelled and fails the call. */
-export async function boundedBytes(res: globalThis.Response, max: number, name: string): Promise<Buffer> {
+async function boundedBytes(res: globalThis.Response, max: number, name: string): Promise<Buffer> {
   if (!res.body) return Buffer.alloc(0);
   const reader = res.body.getReader();
   const parts: Uint8Array[] = [];

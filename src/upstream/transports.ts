@@ -72,17 +72,20 @@ async function stdioTransport(
 export async function openTransport(
   def: ServerDef,
   via: 'stdio' | 'http' | 'sse',
-  log: (l: string) => void,
-  /** What is read from the upstream is bounded; a bound left out takes its setting's default. */
-  b: Partial<UpstreamBounds>,
-  envNames: readonly string[] = [],
-  /** The server's sign-in, for Streamable HTTP (docs/gateway.md "Signing in to upstreams"). */
-  auth?: Authorizer,
-  /** A stdio server's sandbox: the setting and the roots; absent: none unless its definition asks. */
-  box: SandboxContext = { fallback: false, roots: [] },
+  o: {
+    log: (l: string) => void;
+    /** What is read from the upstream is bounded; a bound left out takes its setting's default. */
+    bounds: Partial<UpstreamBounds>;
+    envNames?: readonly string[];
+    /** The server's sign-in, for Streamable HTTP (docs/gateway.md "Signing in to upstreams"). */
+    auth?: Authorizer;
+    /** A stdio server's sandbox: the setting and the roots; absent: none unless its definition asks. */
+    sandbox?: SandboxContext;
+  },
 ): Promise<UpstreamTransport> {
+  const { log, bounds: b, envNames = [], auth, sandbox: box = { fallback: false, roots: [] } } = o;
   if (def.type === 'stdio') return stdioTransport(def, envNames, log, b, box);
   const { url, headers } = httpTarget(def);
-  if (via === 'sse') return SseUpstream.open(def.name, url, headers, log, b);
+  if (via === 'sse') return SseUpstream.open({ name: def.name, url, headers, log, bounds: b });
   return new HttpUpstream(def.name, { url, headers, log, bounds: b, auth });
 }

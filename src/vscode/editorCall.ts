@@ -1,6 +1,6 @@
 // A call the editor makes on the person's behalf: mcpx is the client, the person is who asks (roots: the
 // workspace folders), under one identity of its own (the Upstreams view, the palette, Add Server…).
-import type { CallContext } from '../gateway/facade';
+import type { CallContext } from '../gateway/editorPort';
 import { APP_HOST_CAPABILITIES } from '../protocol/extensions';
 import { MODERN } from '../protocol/revisions';
 

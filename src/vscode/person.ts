@@ -1,4 +1,4 @@
-// The person, in the editor: the host port of the question router (src/gateway/questions.ts). A flat form
+// The person, in the editor: the host port of the question router (src/gateway/inbox/questions.ts). A flat form
 // elicitation becomes a multi-step InputBox/QuickPick flow with back, validation and defaults, ending in
 // a review where every value can be changed and accept, decline or cancel is chosen (2025-11-25
 // client/elicitation: the user can review, decline or cancel). URL elicitation shows the full URL and its
@@ -8,7 +8,7 @@ import * as vscode from 'vscode';
 import { type Field, flatFields, parseText, showValue } from '../forms/flat';
 import { printable } from '../kit/printable';
 import { type JsonObject, isObject } from '../protocol/jsonrpc';
-import type { PersonPort } from '../gateway/facade';
+import type { PersonPort } from '../gateway/editorPort';
 import { choose } from './choose';
 import { sampleInEditor } from './sampling';
 import { FormWithdrawn, askInWebview } from './webviewForm';
@@ -29,14 +29,16 @@ function track<T extends vscode.QuickInput>(w: T, signal: AbortSignal, reject: (
   return w;
 }
 
-function inputStep(
-  f: Field,
-  current: unknown,
-  header: string,
-  step: number,
-  total: number,
-  signal: AbortSignal,
-): Promise<unknown | typeof BACK | undefined> {
+/** Where a step of the form is: the form's header, its number of `total`, and the question's signal. */
+interface StepAt {
+  readonly header: string;
+  readonly step: number;
+  readonly total: number;
+  readonly signal: AbortSignal;
+}
+
+function inputStep(f: Field, current: unknown, at: StepAt): Promise<unknown | typeof BACK | undefined> {
+  const { header, step, total, signal } = at;
   return new Promise((resolve, reject) => {
     const box = track(vscode.window.createInputBox(), signal, reject);
     box.title = header;
@@ -71,14 +73,8 @@ interface Item extends vscode.QuickPickItem {
   value: string;
 }
 
-function pickStep(
-  f: Field,
-  current: unknown,
-  header: string,
-  step: number,
-  total: number,
-  signal: AbortSignal,
-): Promise<unknown | typeof BACK | undefined> {
+function pickStep(f: Field, current: unknown, at: StepAt): Promise<unknown | typeof BACK | undefined> {
+  const { header, step, total, signal } = at;
   return new Promise((resolve, reject) => {
     const qp = track(vscode.window.createQuickPick<Item>(), signal, reject);
     qp.title = header;
@@ -122,10 +118,10 @@ function pickStep(
   });
 }
 
-function step(f: Field, current: unknown, header: string, i: number, total: number, signal: AbortSignal) {
+function step(f: Field, current: unknown, at: StepAt) {
   return f.kind === 'string' || f.kind === 'number' || f.kind === 'integer'
-    ? inputStep(f, current, header, i, total, signal)
-    : pickStep(f, current, header, i, total, signal);
+    ? inputStep(f, current, at)
+    : pickStep(f, current, at);
 }
 
 /** The review: every value shown, each one editable; accept, decline or cancel. */
@@ -191,7 +187,7 @@ async function askForm(
   // First pass: field by field, with back.
   for (let i = 0; i < fields.length; ) {
     const f = fields[i]!;
-    const v = await step(f, values[f.key], header, i + 1, fields.length, signal);
+    const v = await step(f, values[f.key], { header, step: i + 1, total: fields.length, signal });
     if (v === BACK) {
       i = Math.max(0, i - 1);
       continue;
@@ -206,7 +202,7 @@ async function askForm(
     if (!r) return undefined;
     if ('action' in r)
       return r.action === 'accept' ? { action: 'accept', content: values as JsonObject } : { action: r.action };
-    const v = await step(r.edit, values[r.edit.key], header, 1, 1, signal);
+    const v = await step(r.edit, values[r.edit.key], { header, step: 1, total: 1, signal });
     if (v !== BACK && v !== undefined) values[r.edit.key] = v;
   }
 }

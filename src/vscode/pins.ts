@@ -5,7 +5,7 @@
 // through the gateway (acceptPins), which tells every client. The `vscode` API comes in through the ports
 // below, so this runs against the fakes in plain Node too.
 import type * as vscode from 'vscode';
-import type { GatewayEvent, GatewayFacade, PinReview } from '../gateway/facade';
+import type { GatewayEvent, GatewayFacade, PinReview } from '../gateway/editorPort';
 import { PIN_NOUN } from '../gateway/pins/store';
 import { EDITOR_IDENTITY } from './editorCall';
 import { type Disposable, type Lifetimes, disposable } from './lifetimes';

@@ -2,9 +2,9 @@
 // slice of a `vscode` API (its types only: nothing here loads `vscode`), so a command or a view takes
 // the real one in the extension host (editorPorts.ts) and a small hand-written fake in the unit tests
 // (test/vscode-fakes/), which run in plain Node. The gateway is reached through GatewayFacade
-// (src/gateway/facade.ts) as the host holds it.
+// (src/gateway/editorPort.ts) as the host holds it.
 import type * as vscode from 'vscode';
-import type { BackgroundTasks, GatewayFacade, TaskView } from '../gateway/facade';
+import type { BackgroundTasks, GatewayFacade, TaskView } from '../gateway/editorPort';
 import type { JsonObject } from '../protocol/jsonrpc';
 import type { Event } from './lifetimes';
 

@@ -1,7 +1,7 @@
 // Which registry-installed servers have a newer version (docs/registry.md "In the editor"): asked of the
 // registry each entry names, at most once every CHECK_MS per gateway run and only while the Upstreams view
 // lists servers; the view marks the server with the newer version and offers Update.
-import type { GatewayFacade } from '../gateway/facade';
+import type { GatewayFacade } from '../gateway/editorPort';
 import { RegistryCache } from '../registry/cache';
 import { RegistryClient } from '../registry/client';
 import { provenanceOf } from '../registry/update';

@@ -4,7 +4,7 @@
 // authorization server (GitHub, Microsoft) offered instead of a second sign-in. The commands are
 // commands/signIn.ts and commands/signOut.ts.
 import * as vscode from 'vscode';
-import type { SignInPort, SignInRequest } from '../gateway/facade';
+import type { SignInPort, SignInRequest } from '../gateway/editorPort';
 
 /** Authorization servers VS Code has a built-in authentication provider for, by issuer host. */
 const PROVIDERS: Record<string, { id: string; label: string }> = {

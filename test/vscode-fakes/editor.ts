@@ -9,7 +9,7 @@ import { PaletteCalls } from '../../src/vscode/paletteCalls';
 import { HeldPins, PINS_SCHEME, type PinsPorts } from '../../src/vscode/pins';
 import type { AppCall, Kit, McpJsonFile, Memento } from '../../src/vscode/ports';
 import type { JsonObject } from '../../src/protocol/jsonrpc';
-import type { PersonPort } from '../../src/gateway/facade';
+import type { PersonPort } from '../../src/gateway/editorPort';
 import { type FakeHost, fakeHost } from './host';
 
 /** One answer to the next QuickPick or InputBox. */

@@ -1,5 +1,5 @@
 // A stand-in for the gateway host (src/vscode/ports.ts HostPort) and a small hand-written
-// GatewayFacade (src/gateway/facade.ts): the servers, lists and questions a test gives, every call
+// GatewayFacade (src/gateway/editorPort.ts): the servers, lists and questions a test gives, every call
 // recorded, its event listeners counted (a run must leave none behind).
 import type {
   Found,
@@ -16,10 +16,11 @@ import type {
   SignInState,
   UpstreamStatus,
   WatchRow,
-} from '../../src/gateway/facade';
+} from '../../src/gateway/editorPort';
 import { Settings } from '../../src/config/settings';
 import { ActivityLog } from '../../src/gateway/activity/log';
 import type { JsonObject } from '../../src/protocol/jsonrpc';
+import type { CallToolResult, GetPromptResult, ReadResourceResult } from '../../src/protocol/methods';
 import { Emitter } from '../../src/vscode/lifetimes';
 import type { HostPort, TaskEntry, TaskList } from '../../src/vscode/ports';
 
@@ -34,7 +35,7 @@ export interface FakeGatewayOptions {
   runs?: RunView[];
   watches?: WatchRow[];
   /** What a tools/call through the gateway does; by default it echoes its arguments. */
-  callTool?: (name: string, args: JsonObject, ctx: CallContext) => Promise<JsonObject>;
+  callTool?: (name: string, args: JsonObject, ctx: CallContext) => Promise<CallToolResult>;
   /** Why a restart fails, per server. */
   failsToStart?: Record<string, string>;
   /** Pins: each server's view and the reviews of what is held (acceptPins takes them away). */
@@ -85,7 +86,7 @@ export class FakeGateway implements GatewayFacade {
     if (typeof list === 'string') throw new Error(list);
     return list;
   }
-  async callTool(name: string, args: JsonObject, ctx: CallContext): Promise<JsonObject> {
+  async callTool(name: string, args: JsonObject, ctx: CallContext): Promise<CallToolResult> {
     this.calls.push(['callTool', name, args, ctx.identity]);
     return this.o.callTool
       ? this.o.callTool(name, args, ctx)
@@ -97,13 +98,13 @@ export class FakeGateway implements GatewayFacade {
   async listResources(): Promise<JsonObject[]> {
     return [];
   }
-  async readResource(uri: string): Promise<JsonObject> {
+  async readResource(uri: string): Promise<ReadResourceResult> {
     return { contents: [{ uri, text: '' }] };
   }
   async listPrompts(): Promise<JsonObject[]> {
     return [];
   }
-  async getPrompt(): Promise<JsonObject> {
+  async getPrompt(): Promise<GetPromptResult> {
     return { messages: [] };
   }
   questions(): Question[] {

@@ -2,7 +2,9 @@
 // served with the checks of the gateway's own tools and joined to its run (runs.ts). The runs in flight
 // are listed for the editor and all stopped when the gateway closes.
 import type { Settings } from '../../config/settings';
+import { McpxError } from '../../protocol/errors';
 import { type JsonObject, isObject } from '../../protocol/jsonrpc';
+import type { CallToolResult, GetPromptResult, ReadResourceResult } from '../../protocol/methods';
 import { askedTimeoutMs } from '../../protocol/meta';
 import type { CallContext } from '../../server/provider';
 import { listen } from '../../wire/abort';
@@ -15,13 +17,13 @@ import { resultOf, runScript } from './runner';
 export interface ExecDeps {
   settings: Settings;
   /** mcpx_call's path: allow/deny filter, input schema, the upstream call, URIs rewritten. */
-  call(server: string, tool: string, args: JsonObject, ctx: CallContext, timeoutMs?: number): Promise<JsonObject>;
+  call(server: string, tool: string, args: JsonObject, ctx: CallContext, timeoutMs?: number): Promise<CallToolResult>;
   /** The names of the servers the caller's endpoint offers (docs/gateway.md "Profiles"). */
   servers(ctx: CallContext): string[];
   /** A server's tools as it lists them, those the caller's endpoint offers. */
   tools(server: string, ctx: CallContext): Promise<JsonObject[]>;
-  read(uri: string, ctx: CallContext): Promise<JsonObject>;
-  prompt(name: string, args: Record<string, string>, ctx: CallContext): Promise<JsonObject>;
+  read(uri: string, ctx: CallContext): Promise<ReadResourceResult>;
+  prompt(name: string, args: Record<string, string>, ctx: CallContext): Promise<GetPromptResult>;
 }
 
 export class Exec {
@@ -30,7 +32,7 @@ export class Exec {
   constructor(private readonly d: ExecDeps) {}
 
   /** Run one script for `ctx`; `started` hears the child's pid (tests). */
-  async run(args: JsonObject, ctx: CallContext, started?: (pid: number) => void): Promise<JsonObject> {
+  async run(args: JsonObject, ctx: CallContext, started?: (pid: number) => void): Promise<CallToolResult> {
     const { settings } = this.d;
     // timeoutSec may be longer than exec.timeout (a script that expects to ask), never longer than one
     // client request may be held (proto.askTimeout).
@@ -106,14 +108,16 @@ export class Exec {
             `the options' timeoutSec must be a positive number of seconds, got ${JSON.stringify(timeoutSec)}`,
           );
         const timeout = timeoutSec === undefined ? undefined : Math.ceil(timeoutSec * 1000);
-        return this.d.call(str(a[0], 'the server'), str(a[1], 'the tool'), obj(a[2], 'the arguments'), ctx, timeout);
+        return asResult(
+          this.d.call(str(a[0], 'the server'), str(a[1], 'the tool'), obj(a[2], 'the arguments'), ctx, timeout),
+        );
       }
       case 'typed': {
         const server = byIdentifier(this.d.servers(ctx), str(a[0], 'the server'), 'no configured server');
         const wanted = str(a[1], 'the tool');
         const tools = (await this.d.tools(server, ctx)).map((t) => String(t.name));
         const tool = byIdentifier(tools, wanted, `server ${server} has no tool`);
-        return this.d.call(server, tool, obj(a[2], 'the arguments'), ctx);
+        return asResult(this.d.call(server, tool, obj(a[2], 'the arguments'), ctx));
       }
       case 'read':
         return this.d.read(str(a[0], 'the uri'), ctx);
@@ -153,7 +157,19 @@ function labelOf(op: ExecOp, a: unknown[]): string {
   return op === 'call' || op === 'typed' ? `${String(a[0])}/${String(a[1])}` : `${op} ${String(a[0])}`;
 }
 
+/** A script reads a tool's refusal of its arguments as a tool error (an isError result), whatever the
+ *  revision its caller speaks (docs/exec.md "Errors"); any other error rejects in the script. */
+async function asResult(call: Promise<CallToolResult>): Promise<CallToolResult> {
+  try {
+    return await call;
+  } catch (e) {
+    if (e instanceof McpxError && e.code === 'arguments.invalid')
+      return { content: [{ type: 'text', text: e.message }], isError: true };
+    throw e;
+  }
+}
+
 /** A run refused before it started: an isError result the model can read. */
-function refused(why: string): JsonObject {
+function refused(why: string): CallToolResult {
   return { content: [{ type: 'text', text: `mcpx_exec: ${why}` }], isError: true };
 }

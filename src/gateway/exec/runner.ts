@@ -4,6 +4,7 @@
 // are gone when `runScript` resolves, whatever ended it.
 import type { ChildProcess } from 'node:child_process';
 import type { JsonObject } from '../../protocol/jsonrpc';
+import type { CallToolResult } from '../../protocol/methods';
 import { type Aborts, listen } from '../../wire/abort';
 import { readLines } from '../../wire/lines';
 import { system } from '../../platform';
@@ -185,7 +186,7 @@ function endedHow(how: string, stderr: string, started: boolean, heapMb: number)
 /** The tool result of a run (docs/exec.md "Results"): the value and the logs as structured content (and
  *  their JSON as text, for a revision without it), or an isError result with the script's message and
  *  its stack. */
-export function resultOf(o: Outcome): JsonObject {
+export function resultOf(o: Outcome): CallToolResult {
   if (o.kind === 'returned') {
     const value: JsonObject = { result: o.value as JsonObject[string], logs: o.logs };
     return { content: [{ type: 'text', text: JSON.stringify(value) }], structuredContent: value };

@@ -1,7 +1,7 @@
 // A script run as one unit (docs/exec.md "Questions"): its id, chosen before the script starts, the
 // calls it has made so far, its end, and the CallContext every request of the script is made with —
 // the caller's, except that it ends with the run and counts the run's questions. Calls made with it are
-// members of the run (gateway/calls.ts `owner`): a question on a connection whose calls in flight all
+// members of the run (gateway/call/inFlight.ts `owner`): a question on a connection whose calls in flight all
 // belong to one run goes to the run's caller; once the run ends, its membership counts for nothing.
 import { randomUUID } from 'node:crypto';
 import { CODES, ProtocolError } from '../../protocol/errors';
@@ -144,6 +144,9 @@ export class RunContext implements CallContext {
   }
   get transport(): CallContext['transport'] {
     return this.caller.transport;
+  }
+  get mayDriveTask(): boolean | undefined {
+    return this.caller.mayDriveTask;
   }
   get taskId(): string | undefined {
     return this.caller.taskId;

@@ -5,9 +5,9 @@
 // (permissions.askTimeout). The same question reaches the call's own client instead where a rule says
 // `askVia: "client"` (clientApprover).
 import { type JsonObject, isObject } from '../../protocol/jsonrpc';
-import { declares } from '../../protocol/questions';
+import { callerDeclares } from '../../protocol/questions';
 import type { CallContext } from '../../server/provider';
-import { APPROVAL_METHOD, type Broker } from '../broker';
+import { APPROVAL_METHOD, type Broker } from '../inbox/broker';
 import { APPROVAL_VERBS, type ApprovalAnswer, type ApprovalRequest, type Approver } from './approval';
 
 /** The question's params: what the person needs to decide, nothing the broker does not show. */
@@ -36,15 +36,15 @@ const answerOf = (action: unknown): ApprovalAnswer =>
 export class BrokerApprover implements Approver {
   constructor(private readonly broker: Broker) {}
   async ask(request: ApprovalRequest, signal: AbortSignal): Promise<ApprovalAnswer> {
-    const answer = await this.broker.ask(
-      request.server,
-      APPROVAL_METHOD,
-      approvalParams(request),
+    const answer = await this.broker.ask({
+      server: request.server,
+      method: APPROVAL_METHOD,
+      params: approvalParams(request),
       signal,
-      `an approval of ${request.rule} (docs/gateway.md "Permissions")`,
-      request.client.identity,
-      Math.max(1, request.deadline - Date.now()),
-    );
+      reason: `an approval of ${request.rule} (docs/gateway.md "Permissions")`,
+      identity: request.client.identity,
+      ttlMs: Math.max(1, request.deadline - Date.now()),
+    });
     return answerOf(answer.action);
   }
 }
@@ -70,8 +70,7 @@ const FORM: JsonObject = {
  *  the client cannot be asked: the host's Approver is asked instead. */
 export function clientApprover(ctx: CallContext): Approver | undefined {
   const ask = ctx.ask;
-  if (!ask || !declares(ctx.clientCapabilities, 'elicitation/create', { requestedSchema: FORM }, ctx.rev))
-    return undefined;
+  if (!ask || !callerDeclares(ctx, 'elicitation/create', { requestedSchema: FORM })) return undefined;
   return {
     async ask(request, signal) {
       const p = approvalParams(request);

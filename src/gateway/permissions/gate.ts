@@ -1,20 +1,17 @@
-// The call gate (docs/gateway.md "Permissions"): the one place every tool call, resource read and prompt
-// passes on its way to an upstream — pass-through tools/call, mcpx_call, each call of an mcpx_exec script
-// (forward.ts), resources/read and prompts/get (namespaces.ts; a script's mcpx.read and mcpx.prompt), the
-// editor's palette (the facade's callTool). The first matching rule decides (rules.ts): `allow` goes on,
-// `deny` never reaches the upstream, `ask` waits for the person (the Approver) before the upstream is
-// called — so the upstream call's clock (pool.callTimeout) has not started while the person decides.
-// Every call, decided either way, is one ActivityRecord handed to the sink.
+// The call gate (docs/gateway.md "Permissions"), the chain's `permitted` step (call/permitted.ts): the one
+// place every call is decided on its way to an upstream, from any entry. The first matching rule decides
+// (rules.ts): `allow` goes on, `deny` never reaches the upstream, `ask` waits for the person (the
+// Approver) before the upstream is called — so the upstream call's clock (pool.callTimeout) has not
+// started while the person decides. The decision is the call's; `recorded` writes it.
 import { randomUUID } from 'node:crypto';
 import { ALLOW_ALL, type CallKind, type Permissions } from '../../config/permissions';
-import { canonicalJson, digestOf } from '../../kit/canonical';
-import { McpxError, ProtocolError } from '../../protocol/errors';
-import type { JsonObject } from '../../protocol/jsonrpc';
+import { digestOf } from '../../kit/canonical';
+import { appResourceUri } from '../../protocol/extensions';
+import { isObject } from '../../protocol/jsonrpc';
 import type { CallContext } from '../../server/provider';
-import { byteLengthOf } from '../../wire/raw';
-import type { ActivityRecord, ActivitySink, CallPath, Decision } from '../activity/record';
-import { RunContext } from '../exec/runs';
-import type { ApprovalAnswer, Approver, Grant, GrantStore } from './approval';
+import type { ActivityRecord, Decision } from '../activity/record';
+import type { Call, ChainKind } from '../call/call';
+import type { ApprovalAnswer, ApprovalRequest, Approver, Grant, GrantStore } from './approval';
 import { clientApprover } from './brokerApprover';
 import { decide } from './rules';
 
@@ -26,32 +23,30 @@ export interface GateDeps {
   /** Who asks the person: the host's (the editor's prompt), else the broker's. */
   approver(): Approver;
   grants: GrantStore;
-  activity?: ActivitySink;
 }
 
-/** One call at the gate: what it is, and how it came. */
-export interface GateCall {
-  readonly kind: CallKind;
-  readonly server: string;
-  /** The tool's or prompt's name, or the resource's URI, as the upstream has it. */
-  readonly target: string;
-  readonly args: JsonObject;
-  /** The tool's annotations as its server listed them. */
-  readonly annotations?: JsonObject;
-  /** The path when the call is not a script's or the editor's (those are read from the context). */
-  readonly path: CallPath;
-  /** A tool call's pin state (gateway/pins/pins.ts); `held`: refused without asking anyone. */
-  readonly pin?: ActivityRecord['pin'];
-  /** The tool's app (its `_meta.ui.resourceUri` as listed), kept in the record. */
-  readonly app?: string;
+/** The caller as a record and an approval name it. */
+export function clientOf(ctx: CallContext): ActivityRecord['client'] {
+  return {
+    ...(ctx.clientName !== undefined ? { name: ctx.clientName } : {}),
+    ...(ctx.clientVersion !== undefined ? { version: ctx.clientVersion } : {}),
+    identity: ctx.identity,
+    revision: ctx.rev,
+    transport: ctx.transport ?? 'http',
+  };
 }
 
-/** What a refused call gets: for tools/call an isError result (a model reads it), elsewhere a JSON-RPC
- *  error (-32602, LOCAL_CODES 'permissions.denied'; docs/protocol.md "Permissions"). */
-function refusal(kind: CallKind, message: string): JsonObject {
-  if (kind === 'tool') return { content: [{ type: 'text', text: message }], isError: true };
-  throw new McpxError('permissions.denied', message);
-}
+/** The arguments' canonical JSON and its digest: what an approval is bound to. */
+export const argsDigestOf = (call: Call): string => digestOf(call.canonical);
+
+/** The kind the rules decide a call as: a watch as a read of what it watches. */
+const RULED: Record<ChainKind, CallKind> = {
+  tool: 'tool',
+  prompt: 'prompt',
+  resource: 'resource',
+  completion: 'completion',
+  watch: 'resource',
+};
 
 const STRICTNESS = { allow: 0, ask: 1, deny: 2 } as const;
 
@@ -61,109 +56,29 @@ const APPROVED_BY: Record<Exclude<ApprovalAnswer, 'deny'>, string> = {
   always: 'always allow',
 };
 
+/** The tool's annotations as its server listed them (what a rule may test). */
+const annotationsOf = (call: Call) => (isObject(call.listed?.annotations) ? call.listed.annotations : undefined);
+
 export class Gate {
   /** "Allow for this session": identity, server, kind and target, until the gateway stops. */
   private readonly session = new Set<string>();
 
   constructor(private readonly d: GateDeps) {}
 
-  /** The call, through the check: `upstream` runs only when it is allowed. */
-  async run(c: GateCall, ctx: CallContext, upstream: () => Promise<JsonObject>): Promise<JsonObject> {
-    // No rules and no log: nothing to decide and nobody to tell (the cost of a gateway without them).
-    const sink = this.d.activity?.recording === false ? undefined : this.d.activity;
-    if (!this.d.permissions() && !this.d.profilePermissions?.(ctx) && !sink) return upstream();
-    const started = Date.now();
-    const run = ctx instanceof RunContext ? ctx.run.id : undefined;
-    const path: CallPath = run
-      ? 'mcpx_exec'
-      : ctx.transport === 'editor'
-        ? c.kind === 'tool'
-          ? 'palette'
-          : 'editor'
-        : c.path;
-    // One canonical text: the digest an approval is bound to, and (same members, same bytes) the size.
-    const canonical = canonicalJson(c.args);
-    const argsDigest = digestOf(canonical);
-    const client: ActivityRecord['client'] = {
-      ...(ctx.clientName !== undefined ? { name: ctx.clientName } : {}),
-      ...(ctx.clientVersion !== undefined ? { version: ctx.clientVersion } : {}),
-      identity: ctx.identity,
-      revision: ctx.rev,
-      transport: ctx.transport ?? 'http',
-    };
-    const record = (decision: Decision, outcome: ActivityRecord['outcome'], result?: JsonObject) => {
-      if (!sink) return;
-      sink.append({
-        time: new Date(started).toISOString(),
-        kind: c.kind,
-        client,
-        path,
-        ...(run ? { run } : {}),
-        server: c.server,
-        target: c.target,
-        argsDigest,
-        arguments: c.args,
-        decision,
-        outcome,
-        durationMs: Date.now() - started,
-        bytesIn: Buffer.byteLength(canonical),
-        bytesOut: result ? byteLengthOf(result) : 0,
-        // Read at the end: a call becomes a task while it runs (server/strategies/task.ts).
-        ...(ctx.taskId ? { taskId: ctx.taskId } : {}),
-        ...(result ? { result } : {}),
-        ...(c.pin ? { pin: c.pin } : {}),
-        ...(c.app ? { app: { resourceUri: c.app } } : {}),
-      });
-    };
-    if (c.pin === 'held') {
-      // Held by its pin: nobody is asked about a definition nobody has reviewed (docs/gateway.md "Pins").
-      const result = await upstream();
-      record({ action: 'deny', rule: 'pins' }, { status: 'denied', code: 'pins.held' }, result);
-      return result;
-    }
-    const { cancelled, denied, ...decision } = await this.decide(c, ctx, { client, path, run, argsDigest });
-    if (cancelled) {
-      // The call ended while the person was asked (cancelled, its client gone): recorded as that.
-      record(decision, { status: 'cancelled', message: cancelled.message });
-      throw cancelled;
-    }
-    if (decision.action === 'deny' || denied !== undefined) {
-      const message = denial(c, decision.rule, denied);
-      record(decision, { status: 'denied', code: 'permissions.denied', message });
-      return refusal(c.kind, message);
-    }
-    try {
-      const result = await upstream();
-      record(decision, result.isError === true ? { status: 'isError' } : { status: 'ok' }, result);
-      return result;
-    } catch (e) {
-      const aborted = (ctx.abort ?? ctx.signal).aborted;
-      record(
-        decision,
-        aborted
-          ? { status: 'cancelled', message: (e as Error).message }
-          : {
-              status: 'error',
-              ...(e instanceof ProtocolError || e instanceof McpxError ? { code: e.code } : {}),
-              message: (e as Error).message,
-            },
-      );
-      throw e;
-    }
+  /** No rules apply to this caller: every call is allowed by the default, and nothing needs deciding. */
+  off(ctx: CallContext): boolean {
+    return !this.d.permissions() && !this.d.profilePermissions?.(ctx);
   }
 
-  /** The decision: the rule's, or for an `ask` a grant's, this session's earlier answer, or the person's.
-   *  A denial carries `denied`: why, in the words the caller reads. */
-  private async decide(
-    c: GateCall,
-    ctx: CallContext,
-    at: { client: ActivityRecord['client']; path: CallPath; run?: string; argsDigest: string },
-  ): Promise<Decision & { denied?: string; cancelled?: Error }> {
+  /** The rules' verdict for `call` (the stricter of the config's and its profile's), and the rules it came
+   *  from. */
+  private verdict(call: Call) {
+    const { ctx } = call;
     const subject = {
-      kind: c.kind,
-      server: c.server,
-      target: c.target,
-      annotations: c.annotations,
+      kind: RULED[call.kind],
+      server: call.server,
+      target: call.target,
+      annotations: annotationsOf(call),
       clientName: ctx.clientName,
       identity: ctx.identity,
       principal: ctx.principal,
@@ -181,79 +96,106 @@ export class Gate {
         verdict = { ...v, rule: v.rule === 'default' ? `${at}.permissions.default` : `${at}.${v.rule}` };
       }
     }
-    if (verdict.action !== 'ask') return { action: verdict.action, rule: verdict.rule };
-    const key = `${ctx.identity}\n${c.server}\n${c.kind}\n${c.target}`;
-    if (this.session.has(key)) return { action: 'ask', rule: verdict.rule, approvedBy: 'allowed earlier this session' };
-    const grant = this.grantFor(c, ctx);
-    if (grant) return { action: 'allow', rule: `grant:${grant.id}` };
+    return { perms, verdict };
+  }
+
+  /** A watch's decision (docs/gateway.md "Permissions"): what the rules say of reading the resource, with
+   *  nobody asked — a watch tells only that it changed, and each read of it is asked on its own. */
+  watch(call: Call): void {
+    const { verdict } = this.verdict(call);
+    call.decision = { action: verdict.action, rule: verdict.rule };
+    if (verdict.action === 'deny') call.refusal = { code: 'permissions.denied', message: denial(call, verdict.rule) };
+  }
+
+  /** `call`'s decision: the rule's, or for an `ask` a grant's, this session's earlier answer, or the
+   *  person's. A refusal is set on the call (`recorded` answers it); a call that ended while the person
+   *  was asked is `cancelled`. A call a step before refused (a held pin) is refused without asking. */
+  async decide(call: Call): Promise<void> {
+    if (call.refusal) {
+      call.decision = { action: 'deny', rule: 'pins' };
+      return;
+    }
+    const { ctx } = call;
+    const { perms, verdict } = this.verdict(call);
+    const decided = (d: Decision, denied?: string) => {
+      call.decision = d;
+      if (d.action === 'deny' || denied !== undefined)
+        call.refusal = { code: 'permissions.denied', message: denial(call, d.rule, denied) };
+    };
+    if (verdict.action !== 'ask') return decided({ action: verdict.action, rule: verdict.rule });
+    const key = `${ctx.identity}\n${call.server}\n${RULED[call.kind]}\n${call.target}`;
+    if (this.session.has(key))
+      return decided({ action: 'ask', rule: verdict.rule, approvedBy: 'allowed earlier this session' });
+    const grant = this.grantFor(call);
+    if (grant) return decided({ action: 'allow', rule: `grant:${grant.id}` });
     const deadline = Date.now() + perms.askTimeoutMs;
     const expiry = AbortSignal.timeout(perms.askTimeoutMs);
     const signal = AbortSignal.any([ctx.abort?.signal ?? ctx.signal, expiry]);
     const viaClient = verdict.askVia === 'client' ? clientApprover(ctx) : undefined;
     const asker = viaClient ? 'the client' : 'the person';
+    const asked = { action: 'ask' as const, rule: verdict.rule };
     let answer: ApprovalAnswer;
     try {
-      answer = await (viaClient ?? this.d.approver()).ask(
-        {
-          id: randomUUID(),
-          kind: c.kind,
-          client: at.client,
-          path: at.path,
-          ...(at.run ? { run: at.run } : {}),
-          server: c.server,
-          target: c.target,
-          arguments: c.args,
-          argsDigest: at.argsDigest,
-          ...(c.annotations ? { annotations: c.annotations } : {}),
-          rule: verdict.rule,
-          deadline,
-          ...(c.pin ? { pin: c.pin } : {}),
-        },
-        signal,
-      );
+      answer = await (viaClient ?? this.d.approver()).ask(this.request(call, verdict.rule, deadline), signal);
     } catch (e) {
       // The call itself ended (cancelled, its client gone): that is its outcome, not a denial.
-      if ((ctx.abort ?? ctx.signal).aborted && !expiry.aborted)
-        return { action: 'ask', rule: verdict.rule, cancelled: e instanceof Error ? e : new Error(String(e)) };
+      if ((ctx.abort ?? ctx.signal).aborted && !expiry.aborted) {
+        call.decision = asked;
+        call.cancelled = e instanceof Error ? e : new Error(String(e));
+        return;
+      }
       if (expiry.aborted)
-        return {
-          action: 'ask',
-          rule: verdict.rule,
-          approvedBy: 'timeout',
-          denied: `no answer within permissions.askTimeout (${Math.round(perms.askTimeoutMs / 1000)} s)`,
-        };
-      return {
-        action: 'ask',
-        rule: verdict.rule,
-        approvedBy: 'unanswered',
-        denied: `${asker} could not be asked: ${(e as Error).message}`,
-      };
+        return decided(
+          { ...asked, approvedBy: 'timeout' },
+          `no answer within permissions.askTimeout (${Math.round(perms.askTimeoutMs / 1000)} s)`,
+        );
+      return decided({ ...asked, approvedBy: 'unanswered' }, `${asker} could not be asked: ${(e as Error).message}`);
     }
-    if (answer === 'deny')
-      return { action: 'ask', rule: verdict.rule, approvedBy: `${asker}: deny`, denied: `denied by ${asker}` };
+    if (answer === 'deny') return decided({ ...asked, approvedBy: `${asker}: deny` }, `denied by ${asker}`);
     if (answer === 'session') this.session.add(key);
     if (answer === 'always')
       await this.d.grants.add({
         id: randomUUID(),
-        kind: c.kind,
-        server: c.server,
-        tool: c.target,
+        kind: RULED[call.kind],
+        server: call.server,
+        tool: call.target,
         client: grantee(ctx),
         createdAt: Date.now(),
       });
-    return { action: 'ask', rule: verdict.rule, approvedBy: `${asker}: ${APPROVED_BY[answer]}` };
+    decided({ ...asked, approvedBy: `${asker}: ${APPROVED_BY[answer]}` });
+  }
+
+  /** What the person is shown: the exact call. */
+  private request(call: Call, rule: string, deadline: number): ApprovalRequest {
+    const annotations = annotationsOf(call);
+    return {
+      id: randomUUID(),
+      kind: RULED[call.kind],
+      client: clientOf(call.ctx),
+      path: call.path,
+      ...(call.run ? { run: call.run } : {}),
+      server: call.server,
+      target: call.target,
+      arguments: call.args,
+      argsDigest: argsDigestOf(call),
+      ...(annotations ? { annotations } : {}),
+      rule,
+      deadline,
+      ...(call.pin ? { pin: call.pin } : {}),
+    };
   }
 
   /** An "always allow" for this call — its kind, server and target — and this client (its declared name or
    *  identity; a token's caller by its identity alone: a name is anyone's to declare). */
-  private grantFor(c: GateCall, ctx: CallContext): Grant | undefined {
+  private grantFor(call: Call): Grant | undefined {
+    const { ctx } = call;
     return this.d.grants
       .list()
       .find(
         (g) =>
-          g.kind === c.kind &&
-          g.server === c.server &&
-          g.tool === c.target &&
+          g.kind === RULED[call.kind] &&
+          g.server === call.server &&
+          g.tool === call.target &&
           (g.client === ctx.identity || (!ctx.principal && g.client === ctx.clientName)),
       );
   }
@@ -269,8 +211,8 @@ export class Gate {
 }
 
 /** What the refused caller reads: the rule, and why. */
-function denial(c: GateCall, rule: string, denied: string | undefined): string {
-  const what = `${WHAT[c.kind]} ${c.server}/${c.target}`;
+function denial(call: Call, rule: string, denied?: string): string {
+  const what = `${WHAT[RULED[call.kind]]} ${call.server}/${call.target}`;
   return denied
     ? `mcpx refused ${what}: ${rule} asks the person first, and ${denied}`
     : `mcpx refused ${what}: denied by ${rule} (docs/gateway.md "Permissions")`;
@@ -282,6 +224,10 @@ const WHAT: Record<CallKind, string> = {
   resource: 'reading',
   completion: 'completing',
 };
+
+/** The tool's app (its `_meta.ui.resourceUri` as listed), for the record. */
+export const appOf = (call: Call): string | undefined =>
+  call.kind === 'tool' && call.listed ? appResourceUri(call.listed) : undefined;
 
 /** Whom an "always" answer grants: the client's declared name (it outlives the connection), but a token's
  *  caller by its identity (docs/security.md "Two ways in"). */

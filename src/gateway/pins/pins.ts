@@ -14,7 +14,7 @@ import { canonicalDigest, canonicalJson } from '../../kit/canonical';
 import { McpxError } from '../../protocol/errors';
 import { appResourceUri, withAppUri } from '../../protocol/extensions';
 import { type JsonObject, isObject } from '../../protocol/jsonrpc';
-import type { ListKind } from '../catalogue';
+import type { ListKind } from '../catalogue/catalogue';
 import { PIN_NOUN, type Pin, type PinKind, type PinStore } from './store';
 import { unifiedDiff } from '../../kit/diff';
 import { reviewForm } from './review';

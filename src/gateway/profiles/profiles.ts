@@ -10,11 +10,10 @@ import type { Profile } from '../../config/profiles';
 import type { ServerDef } from '../../config/servers';
 import { CODES, ProtocolError } from '../../protocol/errors';
 import type { JsonObject } from '../../protocol/jsonrpc';
-import type { CallContext, ListKind } from '../../server/provider';
-import type { Catalogue } from '../catalogue';
-import { locateResource } from '../namespaces';
+import type { ListKind } from '../../server/provider';
+import type { Catalogue } from '../catalogue/catalogue';
 import { ToolSearch } from '../search/index';
-import { PassthroughTools } from '../toolIndex';
+import { PassthroughTools } from '../surface/passthroughTools';
 import { type ToolView, defaultView, profileView } from './view';
 
 /** One endpoint's offer and what is kept for it. */
@@ -154,17 +153,8 @@ export class Profiles {
     );
   }
 
-  /** Why a profile's client may not watch `uri` (a resource of a server outside it); undefined: it may
-   *  (the default endpoint's client always may). */
-  async outside(uri: string, ctx: CallContext): Promise<string | undefined> {
-    if (ctx.profile === undefined) return undefined;
-    const { view } = this.of(ctx);
-    const at = await locateResource({ ...this.d, has: (s) => view.has(s) }, uri, ctx.identity);
-    return 'reason' in at ? at.reason : undefined;
-  }
-
   /** The endpoints whose tools/list shows upstream tools now (undefined: the default one): a reload
-   *  tells those that did before or do after (Gateway.apply), so the clients of a pass-through server
+   *  tells those that did before or do after (applyConfig.ts), so the clients of a pass-through server
    *  removed hear that its tools went. */
   listingTools(): Set<string | undefined> {
     const out = new Set<string | undefined>();

@@ -9,7 +9,7 @@ import type { ServerDef } from '../../config/servers';
 import { globMatches } from '../../kit/globs';
 import { CODES, ProtocolError, invalidParams } from '../../protocol/errors';
 import type { JsonObject } from '../../protocol/jsonrpc';
-import { safeName, toolAllowed } from '../names';
+import { safeName, toolAllowed } from '../catalogue/names';
 import { SEARCH_MODE_TOOLS } from '../search/find';
 
 export interface ToolView {

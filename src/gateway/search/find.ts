@@ -2,7 +2,7 @@
 // from the catalogue (each server started as mcpx_tools starts it: a search lists every offered server,
 // and one that cannot list is named with its error), the index brought in step, the query run.
 import type { JsonObject } from '../../protocol/jsonrpc';
-import type { Catalogue } from '../catalogue';
+import type { Catalogue } from '../catalogue/catalogue';
 import { type Hit, type ToolSearch, WELL } from './index';
 import { type Offer, offeredTools } from './offered';
 
@@ -84,4 +84,17 @@ export async function offeredList(
     }
   }
   return { hits, errors };
+}
+
+/** The editor's tool picker (GatewayFacade.searchTools): every offered tool for an empty query, else
+ *  mcpx_search's ranking. */
+export function searchOffered(
+  d: Parameters<typeof offeredList>[0],
+  offered: Parameters<typeof offeredList>[1],
+  identity: string,
+  o: { query: string; server?: string; limit: number },
+): Promise<Found> {
+  return o.query.trim() === ''
+    ? offeredList(d, offered, identity, o.server)
+    : findByQuery(d, offered, identity, o.query, o);
 }

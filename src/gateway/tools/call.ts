@@ -1,4 +1,4 @@
-// mcpx_call: one tool of a configured server, through the gateway's checks (forward.ts).
+// mcpx_call: one tool of a configured server, through the call chain (call/).
 import { isObject } from '../../protocol/jsonrpc';
 import { type GatewayTool, obj } from './tool';
 
@@ -27,11 +27,7 @@ export const mcpxCall: GatewayTool = {
     execution: { taskSupport: 'optional' },
   },
   run: (args, ctx, d) =>
-    d.forward.through(
-      String(args.server),
-      String(args.tool),
-      isObject(args.arguments) ? args.arguments : {},
-      ctx,
-      typeof args.timeoutSec === 'number' ? args.timeoutSec * 1000 : undefined,
-    ),
+    d.entries.tool(String(args.server), String(args.tool), isObject(args.arguments) ? args.arguments : {}, ctx, {
+      timeoutMs: typeof args.timeoutSec === 'number' ? args.timeoutSec * 1000 : undefined,
+    }),
 };

@@ -3,7 +3,8 @@
 // its tools from this registry alone: a tool not in it cannot be called. Pass-through tools come ahead.
 import { type JsonObject, isObject } from '../../protocol/jsonrpc';
 import type { TaskSupport, ToolHandle } from '../../server/provider';
-import { inputError, taskSupportOf } from '../forward';
+import { invalidArguments } from '../../protocol/errors';
+import { taskSupportOf } from '../call/inFlight';
 import { schemaMismatch } from '../../kit/schema';
 import { mcpxCall } from './call';
 import { mcpxDescribe } from './describe';
@@ -62,7 +63,7 @@ export class GatewayTools {
     if (!tool || (view.gatewayTools && !view.gatewayTools.has(name))) return undefined;
     return toolHandle(name, tool.definition, async (args, ctx) => {
       const bad = schemaMismatch(tool.definition.inputSchema, args);
-      if (bad) return inputError(ctx, `Invalid arguments for ${name}: ${bad}`);
+      if (bad) throw invalidArguments(`Invalid arguments for ${name}: ${bad}`);
       return tool.run(args, ctx, this.deps);
     });
   }

@@ -3,12 +3,13 @@
 import type { Config } from '../../config/file';
 import type { ServerDef } from '../../config/servers';
 import type { JsonObject } from '../../protocol/jsonrpc';
+import type { CallToolResult } from '../../protocol/methods';
 import type { CallContext } from '../../server/provider';
 import type { Pool } from '../../upstream/pool';
-import type { StructuredForm } from '../artifacts';
-import type { Catalogue } from '../catalogue';
+import type { StructuredForm } from '../surface/artifacts';
+import type { Catalogue } from '../catalogue/catalogue';
 import type { Exec } from '../exec/exec';
-import type { Forwarder } from '../forward';
+import type { Entries } from '../call/entries';
 import type { Profiles } from '../profiles/profiles';
 
 /** What the gateway's tools reach: the parts of the gateway, built before the registry. */
@@ -18,7 +19,8 @@ export interface ToolDeps {
   readonly passthrough: readonly string[];
   readonly pool: Pool;
   readonly catalogue: Catalogue;
-  readonly forward: Forwarder;
+  /** Calls to upstreams, through the call chain (call/). */
+  readonly entries: Entries;
   readonly exec: Exec;
   /** What each endpoint offers, with its tool search index (profiles/profiles.ts): `profiles.of(ctx)`. */
   readonly profiles: Profiles;
@@ -29,11 +31,11 @@ export interface ToolDeps {
 export interface GatewayTool {
   /** The tool as tools/list shows it, in the newest shape; `name` is the key the registry resolves. */
   readonly definition: JsonObject & { readonly name: string; readonly inputSchema: JsonObject };
-  /** Its structuredContent when a large result becomes an artifact (gateway/artifacts.ts): what its
+  /** Its structuredContent when a large result becomes an artifact (gateway/surface/artifacts.ts): what its
    *  outputSchema accepts in place of the whole value. None: such a result goes whole. */
   readonly artifact?: StructuredForm;
   /** Its work, given arguments already checked against `definition.inputSchema`. */
-  run(args: JsonObject, ctx: CallContext, deps: ToolDeps): Promise<JsonObject>;
+  run(args: JsonObject, ctx: CallContext, deps: ToolDeps): Promise<CallToolResult>;
 }
 
 /** An object schema of `properties`, `required` listed where there are any. */
@@ -44,6 +46,6 @@ export const obj = (properties: JsonObject, required: string[] = []): JsonObject
 });
 
 /** A result carrying `value` both as structuredContent and as its JSON text. */
-export function jsonResult(value: JsonObject): JsonObject {
+export function jsonResult(value: JsonObject): CallToolResult {
   return { content: [{ type: 'text', text: JSON.stringify(value, null, 2) }], structuredContent: value };
 }

@@ -1,8 +1,8 @@
-// mcpx_tools: every server's allowed tools (toolIndex.ts findTools); with `query`, those the tool search
+// mcpx_tools: every server's allowed tools (surface/passthroughTools.ts findTools); with `query`, those the tool search
 // finds with every word of it, best first (search/find.ts, docs/gateway.md "Tool search").
 import { offeredServer } from '../profiles/view';
 import { findByQuery } from '../search/find';
-import { findTools, toolEntry } from '../toolIndex';
+import { findTools, toolEntry } from '../surface/passthroughTools';
 import { type GatewayTool, jsonResult, obj } from './tool';
 
 /** What mcpx_tools and mcpx_search return: the tools found, and the servers that could not list. */

@@ -20,32 +20,54 @@ interface Caller {
   readonly logLevel?: LogLevel;
 }
 
+/** A task as the server holds it, in plain data: what each era spells its Task and DetailedTask from. */
+export interface TaskView {
+  readonly taskId: string;
+  readonly status: string;
+  readonly createdAt: string;
+  readonly lastUpdatedAt: string;
+  readonly ttlMs: number;
+  readonly pollMs: number;
+  readonly statusMessage?: string;
+  /** Its result, once completed (the tools/call result in the newest shape). */
+  readonly result?: JsonObject;
+  /** Its error, once failed (what the wire would carry is chosen per revision). */
+  readonly error?: unknown;
+  /** The questions it waits on, by key, while input_required. */
+  readonly inputRequests?: JsonObject;
+}
+
 /** Tasks as each era has them: 2025-11-25 core tasks (client-directed, the `task` field) or the 2026-07-28
  *  tasks extension (server-directed, declared per request). Both sides: mcpx serves tasks and drives an
  *  upstream's. */
 interface TaskCodec {
-  /** Who decides that a tools/call becomes a task: the client (it sends `task`) or the server (the eager
-   *  window). A client that cannot be handed a server-directed task has its upstream's driven by mcpx. */
-  readonly directedBy: 'client' | 'server';
-  /** The Task's two fields each era names its own way (2025-11-25 schema Task; the extension's Task). */
-  readonly fields: { readonly ttl: 'ttl' | 'ttlMs'; readonly poll: 'pollInterval' | 'pollIntervalMs' };
-  /** A tool result with isError ends the task failed (2025-11-25 TaskStatus) or completed (the extension). */
-  readonly toolErrorFails: boolean;
-  /** tasks/get answers the Task, or the DetailedTask with the result inlined (the extension). */
-  readonly get: 'task' | 'detailed';
-  /** tasks/cancel answers the cancelled Task (a terminal one is -32602), or an empty acknowledgement. */
-  readonly cancel: 'task' | 'empty';
-  /** A task's changes are followed on a listen stream (the extension's taskIds filter and
-   *  notifications/tasks), not by notifications/tasks/status (core). */
-  readonly onListen: boolean;
-  /** Where a finished task's result is collected: tasks/result (core) or tasks/get (the extension). */
-  readonly collect: 'tasks/result' | 'tasks/get';
   /** Whether a request may use tasks at all: the extension must be declared on it (core: always). */
   declared(caps: JsonObject): boolean;
+  /** Whether mcpx may drive an upstream's task to its end for a caller (`wanted`: it would take one): a
+   *  legacy caller cannot be handed a server-directed task, so mcpx drives it; a 2026-07-28 caller that
+   *  did not declare the extension gets the upstream's -32021 (docs/protocol.md "Tasks"). */
+  mayDrive(wanted: boolean): boolean;
+  /** A tool result with isError ends the task failed (2025-11-25 TaskStatus) or completed (the extension). */
+  fails(result: JsonObject | undefined): boolean;
+  /** The Task, its two fields named each era's way (2025-11-25 schema Task; the extension's Task). */
+  shape(task: TaskView): JsonObject;
+  /** tasks/get's answer: the Task, or the DetailedTask with the result inlined (the extension), spelled
+   *  for `rev`, its questions only those the client declared (`asks`: protocol/questions.ts). */
+  get(task: TaskView, rev: Revision, asks: (method: string, params: JsonObject) => boolean): JsonObject;
+  /** tasks/cancel's answer: the cancelled Task (a terminal one is -32602), or an empty acknowledgement. */
+  cancel(task: TaskView, ended: boolean): JsonObject;
+  /** The tasks a listen stream's filter follows (the extension's taskIds); none where tasks are followed
+   *  by notifications/tasks/status instead (core). */
+  followed(taskIds: unknown): unknown;
   /** The answer to a tools/call that became a task (CreateTaskResult), from the Task. */
   created(task: JsonObject): JsonObject;
   /** mcpx as a client: the Task in an upstream's answer to an augmented tools/call, if it made one. */
   createdOf(result: JsonObject): JsonObject | undefined;
+  /** mcpx as a client: the method that collects an upstream task of this status now, if one does
+   *  (core: tasks/result once it has ended or asks; the extension reads tasks/get). */
+  collect(status: string): 'tasks/result' | undefined;
+  /** mcpx as a client: a poll interval in a Task as the era names it. */
+  pollOf(task: JsonObject): unknown;
   /** mcpx as a client: a tools/call's params asking for a task, and the capabilities that go with it. */
   augment(params: JsonObject): JsonObject;
   declare(caps: JsonObject): JsonObject;
@@ -54,11 +76,16 @@ interface TaskCodec {
   augmentFirst(upstreamCaps: JsonObject, support: string | undefined, wanted: boolean): boolean;
 }
 
+/** How a request is run, as the server's strategies name them (server/strategies/). */
+export type Strategy = 'direct' | 'background' | 'task';
+
+/** Every member is behaviour the code calls without testing which era it has (the MCP SDK's WireCodec):
+ *  what differs between the eras is answered here, once. */
 export interface EraCodec {
   /** For display and the era cache only: code asks the members below, never this. */
   readonly era: Era;
   /** How a peer states its revision: at initialize (legacy), or per request in `_meta` after
-   *  server/discover (2026-07-28). The era probe tries them in turn. */
+   *  server/discover (2026-07-28). Read only within protocol/eras/ and by the era probe's table. */
   readonly handshake: 'initialize' | 'discover';
 
   // ---- mcpx as a server --------------------------------------------------------------------------
@@ -66,17 +93,21 @@ export interface EraCodec {
    *  (2026-07-28 basic/index: checked, -32602 naming what is missing; undefined where it has none) or its
    *  connection. */
   caller(meta: JsonObject | undefined, conn: ConnectionState): Caller;
-  /** A request that names no identity is its own (one made for it) or its connection's
-   *  (docs/protocol.md "Client identity"). */
-  readonly identity: 'per-request' | 'connection';
-  /** How a question reaches the client while its request runs: a server→client request on the request's
-   *  channel, or an input_required result the client answers with a retry (2026-07-28 basic/patterns/mrtr). */
-  readonly questions: 'wire-request' | 'input-required';
-  /** Streamable HTTP sessions: minted at initialize, ended by DELETE or a 404 (2025-03-26..2025-11-25). */
-  readonly sessions: boolean;
-  /** subscriptions/listen is acknowledged first (notifications/subscriptions/acknowledged); accepted
-   *  liberally from legacy clients, which get no acknowledgement. */
-  readonly listenAck: boolean;
+  /** Who a request that names no identity is from: its connection's (`connection`), or one made for it
+   *  alone (`fresh`; docs/protocol.md "Client identity"). */
+  identity(connection: string, fresh: () => string): string;
+  /** The channel a question to the client rides while its request runs: the request's own, where it can
+   *  carry a request (legacy); none where questions are input_required results (2026-07-28
+   *  basic/patterns/mrtr). */
+  questionChannel<T>(channel: T | undefined): T | undefined;
+  /** How a request is run: in a 2026-07-28 background round where its method may answer input_required, as
+   *  a task where a legacy client asked for one (`wantsTask`, read only then), else directly. */
+  strategy(inputRequired: boolean, wantsTask: () => boolean): Strategy;
+  /** Streamable HTTP: a successful `method` opens a session (legacy initialize, 2025-03-26..2025-11-25). */
+  opensSession(method: string): boolean;
+  /** subscriptions/listen is acknowledged first (notifications/subscriptions/acknowledged, sent by `send`);
+   *  accepted liberally from legacy clients, which get no acknowledgement. */
+  acknowledge(send: () => void): void;
   /** A list request's cursor as mcpx reads it: an empty one is no cursor to a legacy client, a cursor
    *  mcpx never issued to 2026-07-28. Both sides: mcpx as a client stops a list at `listEnds`. */
   cursor(c: string | undefined): string | undefined;
@@ -84,17 +115,11 @@ export interface EraCodec {
   /** A result of `method`, built in the newest shape, spelled for `rev`: a copy without what `rev` lacks,
    *  in the 2026-07-28 envelope where the era has one. */
   spell(method: string, result: JsonObject, rev: Revision, envelope: () => EnvelopeOptions): JsonObject;
-  /** How a request is cancelled: notifications/cancelled, or (2026-07-28 HTTP) closing its stream. */
-  cancellation(transport: 'stdio' | 'http'): 'notification' | 'close-stream';
-  /** Streamable HTTP: headers every request must carry and agree with its body (MCP-Protocol-Version,
-   *  Mcp-Method, Mcp-Name per the method's descriptor: -32020 otherwise), whether a batch or a client's
-   *  response may be posted, and whether a GET opens a push stream. */
-  readonly http: {
-    readonly headersRequired: boolean;
-    readonly batches: boolean;
-    readonly clientResponses: boolean;
-    readonly pushStream: boolean;
-  };
+  /** Whether a request is cancelled with notifications/cancelled (else, 2026-07-28 HTTP, by closing its
+   *  stream). */
+  cancelsByNotice(transport: 'stdio' | 'http'): boolean;
+  /** Streamable HTTP: whether a GET opens a push stream (a legacy session's). */
+  readonly http: { readonly pushStream: boolean };
   readonly tasks: TaskCodec;
 
   // ---- mcpx as a client --------------------------------------------------------------------------
@@ -102,34 +127,43 @@ export interface EraCodec {
     /** The `_meta` entries of each request (2026-07-28: version, capabilities spelled for it, client info,
      *  log level); none for legacy, which declared them at initialize. */
     meta(o: { capabilities: JsonObject; clientInfo: JsonObject; logLevel?: LogLevel }): JsonObject;
-    /** How a call's log level reaches the upstream: in each request, or by logging/setLevel. */
-    readonly logLevel: 'per-request' | 'set-level';
+    /** Whether a call's log level is set by logging/setLevel on an upstream of these capabilities (legacy,
+     *  where it logs); 2026-07-28 states it in each request. */
+    setsLevel(upstreamCaps: JsonObject): boolean;
     /** The headers of a request over Streamable HTTP beyond the transport's own (2026-07-28:
      *  MCP-Protocol-Version, Mcp-Method, Mcp-Name, a value `encode`d: wire/headers.ts); undefined where
      *  the era has none. */
     headers(method: string, params: JsonObject, encode: (value: string) => string): Record<string, string> | undefined;
-    /** A tool's x-mcp-header annotations are honoured (2026-07-28 HTTP). */
-    readonly paramHeaders: boolean;
-    /** The upstream may send mcpx requests (2026-07-28 servers send none: docs/protocol.md "A request
-     *  from a 2026-07-28 upstream"). */
-    readonly peerRequests: boolean;
+    /** Whether a tool's x-mcp-header annotations are honoured over this transport (2026-07-28 HTTP). */
+    paramHeaders(transport: 'stdio' | 'http' | 'sse'): boolean;
+    /** Whether a request the upstream sends mcpx is left unanswered: 2026-07-28 servers send none, and one
+     *  that does is not answered while that revision is held strictly (docs/protocol.md "A request from a
+     *  2026-07-28 upstream"). */
+    ignoresRequests(strict: boolean): boolean;
     /** How resource updates are followed: resources/subscribe, or a listen stream mcpx keeps open. */
     readonly subscriptions: 'subscribe' | 'listen';
-    /** A change of mcpx's roots is announced (notifications/roots/list_changed; 2026-07-28 has none). */
-    readonly rootsListChanged: boolean;
-    /** Where a client's extensions reach the upstream: in each request (2026-07-28 `_meta`), or once at
-     *  initialize for the whole connection, so clients that declare different ones need an instance each
-     *  (docs/protocol.md "Extensions across the gateway"). */
-    readonly extensions: 'per-request' | 'per-connection';
+    /** A change of mcpx's roots announced (`notify`: notifications/roots/list_changed; 2026-07-28 has none). */
+    rootsChanged(notify: () => void): void;
+    /** Once a request is answered: the session's GET stream for what the upstream sends unasked is opened
+     *  (`open`), where the era has one. */
+    answered(open: () => void): void;
+    /** Whether an initialize refused over Streamable HTTP with `status` is tried again over the deprecated
+     *  HTTP+SSE transport: a status that is no 2026-07-28 error (400, 404, 405; 2026-07-28
+     *  streamable-http "Backward Compatibility"). */
+    sseFallback(status: number | undefined): boolean;
+    /** Whether tools/list is asked of an upstream of these capabilities (legacy servers list tools
+     *  undeclared; a 2026-07-28 server's capabilities from server/discover are whole). */
+    listsTools(upstreamCaps: JsonObject): boolean;
   };
 
-  /** mcpx as a client: tools/list is asked of an upstream that declared no `tools` capability (legacy
-   *  servers list tools undeclared; a 2026-07-28 server's capabilities from server/discover are whole). */
-  readonly listsUndeclaredTools: boolean;
   /** The era's newest revision: what a person is shown as a task's or a call's revision (the editor's Tasks view). */
   readonly newest: Revision;
   // ---- the stdio shim ----------------------------------------------------------------------------
   /** How a stdio client's request reaches the gateway through the shim (docs/gateway.md "The stdio
    *  shim"): in the session the client's initialize opened, or alone with the headers its era requires. */
   readonly shimTravel: 'session' | 'alone';
+  /** Where a client's extensions reach an upstream: in each request (2026-07-28 `_meta`), or once at
+   *  initialize for the whole connection, so clients that declare different ones need an instance each
+   *  (docs/protocol.md "Extensions across the gateway"). */
+  readonly extensions: 'per-request' | 'per-connection';
 }

@@ -2,9 +2,28 @@
 // level held by the connection, questions as server→client requests, sessions over Streamable HTTP,
 // 2025-11-25 core tasks (client-directed, the `task` field).
 import { downgradeResult } from '../downgrade';
-import { isObject } from '../jsonrpc';
+import { invalidParams } from '../errors';
+import { type JsonObject, isObject } from '../jsonrpc';
 import { LATEST_LEGACY } from '../revisions';
-import type { EraCodec } from './codec';
+import type { EraCodec, TaskView } from './codec';
+
+/** The statuses of a refused initialize that send mcpx to HTTP+SSE (the codec's `client.sseFallback`). */
+const SSE_FALLBACK = new Set([400, 404, 405]);
+
+/** The statuses a 2025-11-25 task's outcome is collected in by tasks/result: ended, or asking (tasks/result
+ *  carries its questions). */
+const COLLECTED = new Set(['completed', 'failed', 'cancelled', 'input_required']);
+
+/** The Task as 2025-11-25 names its fields (schema Task: ttl, pollInterval). */
+const shape = (t: TaskView): JsonObject => ({
+  taskId: t.taskId,
+  status: t.status,
+  createdAt: t.createdAt,
+  lastUpdatedAt: t.lastUpdatedAt,
+  ttl: t.ttlMs,
+  pollInterval: t.pollMs,
+  ...(t.statusMessage !== undefined ? { statusMessage: t.statusMessage } : {}),
+});
 
 export const LEGACY: EraCodec = {
   era: 'legacy',
@@ -14,27 +33,33 @@ export const LEGACY: EraCodec = {
     clientInfo: conn.clientInfo,
     logLevel: conn.logLevel,
   }),
-  identity: 'connection',
-  questions: 'wire-request',
-  sessions: true,
-  listenAck: false,
+  identity: (connection) => connection,
+  questionChannel: (channel) => channel,
+  // Core tasks are the client's to ask for (2025-11-25 `task`).
+  strategy: (_inputRequired, wantsTask) => (wantsTask() ? 'task' : 'direct'),
+  opensSession: (method) => method === 'initialize',
+  acknowledge: () => undefined,
   // An empty cursor is no cursor (docs/protocol.md "Pagination").
   cursor: (c) => (c === '' ? undefined : c),
   listEnds: (next) => typeof next !== 'string' || next === '',
   spell: (method, result, rev) => downgradeResult(method, result, rev),
-  cancellation: () => 'notification',
-  http: { headersRequired: false, batches: true, clientResponses: true, pushStream: true },
+  cancelsByNotice: () => true,
+  http: { pushStream: true },
   tasks: {
-    directedBy: 'client',
-    fields: { ttl: 'ttl', poll: 'pollInterval' },
-    toolErrorFails: true,
-    get: 'task',
-    cancel: 'task',
-    onListen: false,
-    collect: 'tasks/result',
     declared: () => true,
+    mayDrive: () => true,
+    fails: (result) => result?.isError === true,
+    shape,
+    get: shape,
+    cancel: (t, ended) => {
+      if (!ended) throw invalidParams(`Invalid params: task ${t.taskId} has already ended (${t.status})`);
+      return shape(t);
+    },
+    followed: () => undefined,
     created: (task) => ({ task }),
     createdOf: (result) => (isObject(result.task) ? result.task : undefined),
+    collect: (status) => (COLLECTED.has(status) ? 'tasks/result' : undefined),
+    pollOf: (task) => task.pollInterval,
     augment: (params) => ({ ...params, task: {} }),
     declare: (caps) => caps,
     // A 2025-11-25 upstream's tool that requires a task, or supports one for a client that wants it
@@ -46,17 +71,19 @@ export const LEGACY: EraCodec = {
   },
   client: {
     meta: () => ({}),
-    logLevel: 'set-level',
+    setsLevel: (caps) => 'logging' in caps,
     headers: () => undefined,
-    paramHeaders: false,
-    peerRequests: true,
+    paramHeaders: () => false,
+    ignoresRequests: () => false,
     subscriptions: 'subscribe',
-    rootsListChanged: true,
-    extensions: 'per-connection',
+    rootsChanged: (notify) => notify(),
+    answered: (open) => open(),
+    sseFallback: (status) => status !== undefined && SSE_FALLBACK.has(status),
+    // tools/list even where no `tools` capability was declared.
+    listsTools: () => true,
   },
-  // tools/list even where no `tools` capability was declared.
-  listsUndeclaredTools: true,
   newest: LATEST_LEGACY,
   // A stdio client's request goes through the shim in the session its initialize opened.
   shimTravel: 'session',
+  extensions: 'per-connection',
 };

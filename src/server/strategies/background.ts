@@ -19,9 +19,15 @@ export async function background(call: ServerCall, params: JsonObject, rounds: R
   else {
     bg = rounds.begin(call);
     const b = bg;
-    runInBackground(call, b, params, (m, p, s, key) => askInBackground(b, call.rev, m, p, s, key), {
-      windowed: window !== undefined,
-    });
+    runInBackground(
+      call,
+      b,
+      params,
+      (method, p, signal, key) => askInBackground(b, { rev: call.rev, method, params: p, signal, key }),
+      {
+        windowed: window !== undefined,
+      },
+    );
   }
   const end = await rounds.round(call, bg, binding, { claimed: resumed?.claimed, window });
   if ('result' in end) return end.result;

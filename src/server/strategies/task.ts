@@ -10,10 +10,10 @@ import { CODES, ProtocolError } from '../../protocol/errors';
 import { type JsonObject, isObject, notificationMsg } from '../../protocol/jsonrpc';
 import { META } from '../../protocol/meta';
 import { UnsayableQuestion } from '../../protocol/questions';
-import { TASK_STATUS_NOTIFICATION, type Revision, hasField, inSpan } from '../../protocol/revisions';
+import { TASK_STATUS_NOTIFICATION, hasField, inSpan } from '../../protocol/revisions';
 import type { ServerCall } from '../call';
 import { BackgroundCall, labelOf } from '../mrtr';
-import { askOnChannel } from '../questions';
+import { type Asking, askOnChannel } from '../questions';
 import { channelOf } from '../taskChannels';
 import { EAGER_WINDOW_MS, type Task, extensionRequired } from '../tasks';
 import { runInBackground } from './work';
@@ -85,7 +85,13 @@ export function task(call: ServerCall, params: JsonObject): JsonObject {
       if (conn.canPush) conn.push!(notificationMsg('notifications/tasks/status', x.shape(call.codec)));
     });
   const rev = call.rev;
-  runInBackground(call, bg, params, (m, p, s) => askForTask(t, call, rev, m, p, s, call.asked++), { task: true });
+  runInBackground(
+    call,
+    bg,
+    params,
+    (method, p, signal) => askForTask(t, call, { rev, method, params: p, signal, count: call.asked++ }),
+    { task: true },
+  );
   return call.codec.tasks.created(t.shape(call.codec));
 }
 
@@ -93,15 +99,8 @@ export function task(call: ServerCall, params: JsonObject): JsonObject {
  *  tasks/result stream it opens within proto.askTimeout — with the related-task key (2025-11-25
  *  "Associating Task-Related Messages"); the task shows input_required meanwhile. No channel: the next
  *  answerer. */
-async function askForTask(
-  task: Task,
-  origin: ServerCall,
-  rev: Revision,
-  method: string,
-  params: JsonObject,
-  signal: AbortSignal,
-  count: number,
-): Promise<JsonObject> {
+async function askForTask(task: Task, origin: ServerCall, q: Asking & { readonly count: number }): Promise<JsonObject> {
+  const { rev, method, signal } = q;
   task.asking++;
   task.refresh();
   try {
@@ -110,9 +109,7 @@ async function askForTask(
         ? origin
         : await channelOf(task, origin.services.settings.duration('proto.askTimeout'), signal);
     if (!channel?.relay.send) throw new UnsayableQuestion(method, rev);
-    return await askOnChannel(channel, rev, method, params, signal, count, {
-      [META.relatedTask]: { taskId: task.id },
-    });
+    return await askOnChannel(channel, { ...q, meta: { [META.relatedTask]: { taskId: task.id } } });
   } finally {
     task.asking--;
     task.refresh();

@@ -6,8 +6,8 @@
 // palette call does (permissions and the Activity log apply), to its own server only; its messages are
 // shown; a link opens only after the person agrees.
 import * as vscode from 'vscode';
-import type { GatewayFacade } from '../../gateway/facade';
-import { toGatewayUri } from '../../gateway/uris';
+import type { GatewayFacade } from '../../gateway/editorPort';
+import { toGatewayUri } from '../../gateway/catalogue/uris';
 import type { JsonObject } from '../../protocol/jsonrpc';
 import { EDITOR_IDENTITY, editorContext } from '../editorCall';
 import type { AppCall } from '../ports';

@@ -3,7 +3,7 @@
 // tool's call), and a server not seen yet is listed in the background, the views told once it is — and
 // the opening of a call's app (appPanel.ts, given). Bounded: one entry per server, listed again when
 // older than FRESH_MS. No `vscode` here: the unit tests drive it in plain Node.
-import type { GatewayFacade } from '../../gateway/facade';
+import type { GatewayFacade } from '../../gateway/editorPort';
 import type { JsonObject } from '../../protocol/jsonrpc';
 import { EDITOR_IDENTITY } from '../editorCall';
 import { type Disposable, Emitter } from '../lifetimes';

@@ -2,7 +2,7 @@
 // palette picks one) put to the person; the answer goes upstream unless the broker refuses it. An approval
 // (`mcpx/approval`) waits there only while no editor Approver is set — the host sets one on both its
 // gateways, so in practice never —; it is answered with the approval's own choices.
-import { APPROVAL_METHOD } from '../../gateway/broker';
+import { APPROVAL_METHOD } from '../../gateway/inbox/broker';
 import { gatewayCommand } from './command';
 
 const APPROVAL_CHOICES = [

@@ -1,5 +1,5 @@
 // What the commands ask the person before they act: which server, and a tool's arguments.
-import type { GatewayFacade, PersonPort } from '../../gateway/facade';
+import type { GatewayFacade, PersonPort } from '../../gateway/editorPort';
 import { type JsonObject, isObject } from '../../protocol/jsonrpc';
 import type { EditorWindow } from '../ports';
 

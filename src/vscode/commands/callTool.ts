@@ -7,7 +7,7 @@
 // with the gateway's tool search (pickTool.ts); a click on a tool row gives (server, tool); its context
 // menu gives the row itself; a server alone (the Upstreams view's Tools row) picks among its tools.
 import { randomUUID } from 'node:crypto';
-import type { GatewayFacade } from '../../gateway/facade';
+import type { GatewayFacade } from '../../gateway/editorPort';
 import { type JsonObject, isObject } from '../../protocol/jsonrpc';
 import { appResourceUri } from '../apps/appMeta';
 import { EDITOR_IDENTITY, editorContext } from '../editorCall';

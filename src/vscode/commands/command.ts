@@ -1,7 +1,7 @@
 // What a command is given (Deps: the editor's ports and the extension's parts), and the two kinds of
 // command: one that acts on the running gateway — while none runs it says why instead (docs/commands.md)
 // — and one that works without it. commands/table.ts lists every command with its module.
-import type { ActivityFilter, GatewayFacade, PersonPort } from '../../gateway/facade';
+import type { ActivityFilter, GatewayFacade, PersonPort } from '../../gateway/editorPort';
 import type { PaletteCalls } from '../paletteCalls';
 import type {
   AppsPort,

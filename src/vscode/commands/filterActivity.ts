@@ -1,5 +1,5 @@
 // mcpx: Filter Activity… — the Activity view narrowed to one client or one server, or every call again.
-import type { ActivityFilter } from '../../gateway/facade';
+import type { ActivityFilter } from '../../gateway/editorPort';
 import { gatewayCommand } from './command';
 
 export const filterActivity = gatewayCommand(async (d, g) => {

@@ -3,7 +3,7 @@
 // server's details, its status and look-alike names warned of, its inputs (a secret in a password box,
 // kept in SecretStorage and referred to as ${secret:NAME}), the sandbox, the name and where to save it;
 // then the install (its package fetched now, as headless) and the server started.
-import type { GatewayFacade } from '../../gateway/facade';
+import type { GatewayFacade } from '../../gateway/editorPort';
 import { printable } from '../../kit/printable';
 import { RegistryCache } from '../../registry/cache';
 import { howItRuns } from '../../registry/choice';

@@ -1,7 +1,7 @@
 // mcpx: Manage Permissions — the "always allow" grants of this workspace, revoked as chosen, and the rules
 // in force (read-only, each with where it came from: the person's source, or the editor's palette rule;
 // docs/gateway.md "Permissions"). Resolves with how many grants were revoked.
-import type { GatewayFacade } from '../../gateway/facade';
+import type { GatewayFacade } from '../../gateway/editorPort';
 import { describeRule } from '../../gateway/permissions/rules';
 import { EDITOR_RULE } from '../permissions/editorRule';
 import { type Deps, gatewayCommand } from './command';

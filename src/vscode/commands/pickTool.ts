@@ -2,7 +2,7 @@
 // offers (of one server, or of all), and, as the person types what the tool should do, the gateway's tool
 // search — mcpx_search's ranking over the same index (GatewayFacade.searchTools), so "remove a relation"
 // finds delete_relations here as it does for an agent; a query no tool matches well says so.
-import type { Found, GatewayFacade } from '../../gateway/facade';
+import type { Found, GatewayFacade } from '../../gateway/editorPort';
 import { oneLine } from '../../gateway/search/index';
 import { editorContext } from '../editorCall';
 import type { EditorWindow } from '../ports';

@@ -1,7 +1,7 @@
 // mcpx: Review Held Tools… and mcpx: Accept Held Tools (docs/gateway.md "Pins"): a server's tools and
 // prompts held since they changed, from the palette (the servers with something held offered) or a held
 // tool's row in the Upstreams view (its context menu).
-import type { GatewayFacade } from '../../gateway/facade';
+import type { GatewayFacade } from '../../gateway/editorPort';
 import { type Deps, gatewayCommand } from './command';
 
 /** A held tool's row of the Upstreams view, or (server, name) from a caller. */

@@ -3,7 +3,7 @@
 // result, kept in memory only) or a Tasks view row (the task's call in the Activity records, or a palette
 // call), opened with that call's input and result (src/vscode/apps/). The app's own later calls are the
 // person's.
-import type { ActivityRecord, GatewayFacade } from '../../gateway/facade';
+import type { ActivityRecord, GatewayFacade } from '../../gateway/editorPort';
 import { type JsonObject, isObject } from '../../protocol/jsonrpc';
 import type { AppCall } from '../ports';
 import { type Deps, gatewayCommand } from './command';

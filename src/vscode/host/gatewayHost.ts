@@ -11,7 +11,7 @@ import { defaultStateDir } from '../../config/file';
 import { endpointSecret } from '../../config/secret';
 import { SETTINGS, Settings, envLayer } from '../../config/settings';
 import { VERSION } from '../../config/version';
-import type { BackgroundTasks, GatewayFacade, PersonPort, SignInPort, TaskBoard } from '../../gateway/facade';
+import type { BackgroundTasks, GatewayFacade, PersonPort, SignInPort, TaskBoard } from '../../gateway/editorPort';
 import { activityDir, editorWriter } from '../../gateway/activity/files';
 import { Gateway } from '../../gateway/gateway';
 import type { Approver, GrantStore } from '../../gateway/permissions/approval';
@@ -46,7 +46,7 @@ export class GatewayHost implements HostPort, Disposable {
   private listening?: Listening;
   /** The running gateway as this host made it: what a change of configuration is applied to. */
   private running?: Gateway;
-  /** The running gateway, as the editor may use it (src/gateway/facade.ts). */
+  /** The running gateway, as the editor may use it (src/gateway/editorPort.ts). */
   gateway?: GatewayFacade;
   /** Why the gateway is not running, when it is not. */
   whyStopped = 'it has not started yet';

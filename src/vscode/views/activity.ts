@@ -4,7 +4,7 @@
 // a row opens the record — its arguments (redacted) and its result — as a read-only JSON document; a
 // call of a tool with an MCP App offers Show App (its context value `activity.app`; the row carries
 // its record for the command).
-import type { ActivityFilter, ActivityRecord, GatewayFacade } from '../../gateway/facade';
+import type { ActivityFilter, ActivityRecord, GatewayFacade } from '../../gateway/editorPort';
 import { type Disposable, Emitter } from '../lifetimes';
 import type { AppsPort, GatewayState } from '../ports';
 import { type Row, type RowKit, RowsTree, ago } from './rows';

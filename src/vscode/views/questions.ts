@@ -2,8 +2,8 @@
 // (on the mcpx view container too) counts the questions waiting, and a question that starts waiting while
 // the view is out of sight is announced, so it is not left to its deadline unseen.
 import type * as vscode from 'vscode';
-import { APPROVAL_METHOD } from '../../gateway/broker';
-import type { GatewayEvent, GatewayFacade } from '../../gateway/facade';
+import { APPROVAL_METHOD } from '../../gateway/inbox/broker';
+import type { GatewayEvent, GatewayFacade } from '../../gateway/editorPort';
 import { type Disposable, type Lifetimes, disposable } from '../lifetimes';
 import type { EditorCommands, EditorWindow, GatewayRun, GatewayState } from '../ports';
 import { type RowKit, RowsTree, ago } from './rows';

@@ -3,8 +3,8 @@
 // under them); newest first. A row's context value is `mcpx.<kind>.<state>`, `.app` added when a
 // finished call's tool has an MCP App: Cancel on running rows, Show Result on finished ones, Show App on
 // a finished app tool's (package.json "menus"; docs/commands.md).
-import type { BackgroundTasks, RunView } from '../../gateway/facade';
-import { codecOfEra } from '../../protocol/eras';
+import type { BackgroundTasks, RunView } from '../../gateway/editorPort';
+import { newestOf } from '../../protocol/eras';
 import { MODERN } from '../../protocol/revisions';
 import type { PaletteCall, PaletteCalls } from '../paletteCalls';
 import type { AppsPort, GatewayState, TaskEntry } from '../ports';
@@ -87,7 +87,7 @@ const ofTask = (t: TaskEntry): TaskFacts => ({
   progress: t.call.progress,
   startedAt: t.createdAt,
   endedAt: t.terminal ? t.updatedAt : undefined,
-  what: `${codecOfEra(t.info.era).newest} task`,
+  what: `${newestOf(t.info.era)} task`,
   message: t.statusMessage,
 });
 

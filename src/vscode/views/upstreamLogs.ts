@@ -3,7 +3,7 @@
 // own log stays apart; a stdio server's stderr, which mcpx logs as `[server] line`, is copied to its log.
 // "Show Log" on an Upstreams row opens that server's channel (commands/showUpstreamLog.ts).
 import type * as vscode from 'vscode';
-import type { GatewayEvent } from '../../gateway/facade';
+import type { GatewayEvent } from '../../gateway/editorPort';
 import { printable } from '../../kit/printable';
 import { type Disposable, type Event, type Lifetimes, disposable } from '../lifetimes';
 import type { GatewayRun } from '../ports';

@@ -2,7 +2,7 @@
 // resources as children, a tool with the hints it gives about itself (toolTrust.ts) and Call Tool… on a
 // click. The row's context value keys the menus (package.json "menus": Restart, Stop, Sign In/Out, …).
 import type * as vscode from 'vscode';
-import type { GatewayFacade, SignInState, UpstreamStatus } from '../../gateway/facade';
+import type { GatewayFacade, SignInState, UpstreamStatus } from '../../gateway/editorPort';
 import { describeSandbox } from '../../config/sandbox';
 import { system } from '../../platform';
 import type { JsonObject } from '../../protocol/jsonrpc';

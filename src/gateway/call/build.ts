@@ -1,0 +1,53 @@
+// The call chain as the gateway builds it, once (docs/gateway.md "The call chain"): its six steps, each
+// given only what it needs, and the host's additions (GatewayOptions.steps).
+import type { CallContext } from '../../server/provider';
+import type { Pool } from '../../upstream/pool';
+import type { ActivitySink } from '../activity/record';
+import type { Catalogue } from '../catalogue/catalogue';
+import type { Subscriptions } from '../inbox/subscriptions';
+import type { Gate } from '../permissions/gate';
+import type { Pins } from '../pins/pins';
+import type { Profiles } from '../profiles/profiles';
+import type { AppUris } from '../surface/apps';
+import type { Prompts } from '../surface/prompts';
+import { Chain, type Step } from './chain';
+import { Entries } from './entries';
+import type { Calls } from './inFlight';
+import { offered } from './offered';
+import { permitted } from './permitted';
+import { pinned } from './pinned';
+import { recorded } from './recorded';
+import { sent } from './sent';
+import { validated } from './validated';
+
+export interface ChainParts {
+  profiles: Profiles;
+  pool: Pool;
+  catalogue: Catalogue;
+  calls: Calls;
+  passthrough: readonly string[];
+  prompts: Prompts;
+  apps(ctx: CallContext): Promise<AppUris>;
+  pins: Pins;
+  gate: Gate;
+  /** Where each call's record goes; one that is not recording is skipped. */
+  records: ActivitySink;
+  subscriptions: Subscriptions;
+  log(line: string): void;
+  /** The host's additions to the steps as built. */
+  steps?: (steps: readonly Step[]) => readonly Step[];
+}
+
+/** The steps in their order, and the entries every path calls through. */
+export function buildChain(d: ChainParts): Entries {
+  const { records } = d;
+  const built: readonly Step[] = [
+    offered(d),
+    pinned(d.pins),
+    validated(d.log),
+    permitted(d.gate, () => records.recording !== false),
+    recorded(() => (records.recording === false ? undefined : records)),
+    sent(d),
+  ];
+  return new Entries(new Chain(d.steps ? d.steps(built) : built), d);
+}

@@ -1,0 +1,77 @@
+// What each upstream offers, fetched lazily and kept until it says its list changed: tools, prompts,
+// resources and templates, per server.
+import type { JsonObject } from '../../protocol/jsonrpc';
+import type { ExtensionSet } from '../../upstream/instances';
+import type { Pool } from '../../upstream/pool';
+
+export type ListKind = 'tools' | 'prompts' | 'resources' | 'resourceTemplates';
+
+const METHOD: Record<ListKind, string> = {
+  tools: 'tools/list',
+  prompts: 'prompts/list',
+  resources: 'resources/list',
+  resourceTemplates: 'resources/templates/list',
+};
+
+/** The capability a server must declare for each list. */
+const CAPABILITY: Record<ListKind, string> = {
+  tools: 'tools',
+  prompts: 'prompts',
+  resources: 'resources',
+  resourceTemplates: 'resources',
+};
+
+/** list_changed notification -> the lists it invalidates. */
+export const INVALIDATES: Readonly<Record<string, ListKind[]>> = {
+  'notifications/tools/list_changed': ['tools'],
+  'notifications/prompts/list_changed': ['prompts'],
+  'notifications/resources/list_changed': ['resources', 'resourceTemplates'],
+};
+
+export class Catalogue {
+  private readonly cache = new Map<string, Promise<JsonObject[]>>();
+
+  constructor(
+    private readonly pool: Pool,
+    /** What passes of a list as it is fetched (gateway/catalogue/screen.ts); all of it when none is given. */
+    private readonly screen: (server: string, kind: ListKind, items: JsonObject[]) => JsonObject[] = (_s, _k, i) => i,
+  ) {}
+
+  private key(server: string, kind: ListKind, scope: string): string {
+    return `${server}\u0000${kind}\u0000${scope}`;
+  }
+
+  /** A server's list; an empty one where the server does not declare the capability. `ext`: as a client
+   *  that declared these extensions sees it (a pass-through server), one list per set whatever the
+   *  upstream's era — what a server offers may depend on them (docs/protocol.md "Extensions across the
+   *  gateway"). */
+  list(server: string, kind: ListKind, identity: string, ext?: ExtensionSet): Promise<JsonObject[]> {
+    const def = this.pool.def(server);
+    const k = this.key(server, kind, `${this.pool.scopeOf(def, identity)}${ext ? `\u0000${ext.key}` : ''}`);
+    let p = this.cache.get(k);
+    if (!p) {
+      p = (async () => {
+        const client = await this.pool.client(server, identity, ext);
+        if (!(CAPABILITY[kind] in client.negotiated.capabilities)) return [];
+        // Declared per request where the upstream reads them so (else its instance declared them).
+        const clientCapabilities = ext && { ...client.defaultCapabilities, extensions: ext.extensions };
+        return this.screen(
+          server,
+          kind,
+          await client.listAll(METHOD[kind], kind, { timeoutMs: this.pool.callTimeout(), clientCapabilities }),
+        );
+      })();
+      this.cache.set(k, p);
+      // A failed fetch is not kept: the next call tries again.
+      p.catch(() => this.cache.get(k) === p && this.cache.delete(k));
+    }
+    return p;
+  }
+
+  invalidate(server: string, kinds?: readonly ListKind[]): void {
+    for (const k of [...this.cache.keys()]) {
+      const [s, kind] = k.split('\u0000');
+      if (s === server && (!kinds || kinds.includes(kind as ListKind))) this.cache.delete(k);
+    }
+  }
+}

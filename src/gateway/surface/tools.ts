@@ -1,0 +1,100 @@
+// The tools one endpoint's client sees and calls (docs/gateway.md "The surface", "Pass-through",
+// "Profiles", "MCP Apps", "Artifacts"): its profile's view (the default endpoint's, or a profile's), the
+// pass-through servers' tools as the client's extensions have them, the gateway's own tools, and every
+// handle's large results made artifacts.
+import { McpxError, invalidParams } from '../../protocol/errors';
+import type { JsonObject } from '../../protocol/jsonrpc';
+import type { CallToolResult } from '../../protocol/methods';
+import type { CallContext, ToolHandle } from '../../server/provider';
+import { AppUris, listedTools } from './apps';
+import type { Artifacts, StructuredForm } from './artifacts';
+import { extensionSet } from '../call/capabilities';
+import type { Entries } from '../call/entries';
+import type { Pins } from '../pins/pins';
+import type { Profiles } from '../profiles/profiles';
+import { type GatewayTools, toolHandle } from '../tools';
+
+export class ToolSurface {
+  constructor(
+    private readonly p: {
+      profiles: Pick<Profiles, 'of'>;
+      tools: Pick<GatewayTools, 'definitions' | 'tool' | 'resolve'>;
+      entries: Pick<Entries, 'shown'>;
+      pins: Pick<Pins, 'holderOf'>;
+    },
+    private readonly artifacts: Artifacts,
+  ) {}
+
+  async list(ctx: CallContext): Promise<JsonObject[]> {
+    const { view, passthroughTools } = this.p.profiles.of(ctx);
+    const pt = await passthroughTools.index(ctx.identity, extensionSet(ctx));
+    const upstream = listedTools(pt, AppUris.of(pt, view.listed()), ctx.clientCapabilities);
+    // A gateway tool an upstream also names is hidden over MCP: the upstream wins.
+    return [...upstream, ...this.p.tools.definitions(view).filter((t) => !pt.has(String(t.name)))];
+  }
+
+  /** The tool a call names, looked up once: a pass-through server's as it listed it (its
+   *  execution.taskSupport: 2025-11-25 upstreams list it, a 2026-07-28 upstream's is unknown until it
+   *  answers a call with a task), else a gateway tool from the registry; in pass-through mode a name
+   *  nobody lists is refused by the server that holds it by its pin, else by the first pass-through
+   *  server — forwarded only where that server's definition says `forwardUnlisted` (forward.ts). */
+  resolve(name: string, ctx: CallContext): ToolHandle | undefined | Promise<ToolHandle | undefined> {
+    const { tools, entries } = this.p;
+    const { view, passthroughTools } = this.p.profiles.of(ctx);
+    const passthrough = view.listed();
+    // A gateway tool the caller's endpoint offers, its large results made artifacts.
+    const own = (): ToolHandle | undefined => {
+      const t = tools.tool(name);
+      const handle = tools.resolve(name, view);
+      return t && handle ? this.shrinking(handle, t.definition, ctx, t.artifact) : handle;
+    };
+    if (!passthrough.length) return own();
+    return passthroughTools.index(ctx.identity, extensionSet(ctx)).then((index) => {
+      const hit = index.get(name);
+      if (hit)
+        return this.shrinking(
+          toolHandle(name, hit.tool, (args, c) => entries.shown(hit.server, hit.name, hit.tool, args, c)),
+          hit.tool,
+          ctx,
+        );
+      // A profile offers only what it lists: any other name is unknown (docs/gateway.md "Profiles").
+      if (view.profile) return own();
+      // A tool withheld by its pin is refused by the server that holds it (docs/gateway.md "Pins").
+      const server = this.p.pins.holderOf(passthrough, name) ?? passthrough[0]!;
+      return (
+        own() ?? {
+          name,
+          call: (args, c) => entries.shown(server, name, undefined, args, c),
+        }
+      );
+    });
+  }
+
+  /** A tool called from the editor (the palette, an app), through the same lookup as a tools/call; its
+   *  calls are the palette's (transport `editor`). The editor takes tool errors as results, as a 2025-11-25
+   *  client does (2025-11-25 server/tools "Error Handling"). */
+  async callFromEditor(name: string, args: JsonObject, ctx: CallContext): Promise<CallToolResult> {
+    const editor: CallContext = Object.create(ctx, { transport: { value: 'editor' } });
+    const tool = await this.resolve(name, editor);
+    if (!tool) throw invalidParams(`no tool named ${JSON.stringify(name)}`);
+    try {
+      return await tool.call(args, editor);
+    } catch (e) {
+      if (e instanceof McpxError && e.code === 'arguments.invalid')
+        return { content: [{ type: 'text', text: e.message }], isError: true };
+      throw e;
+    }
+  }
+
+  /** `handle`, its large results made artifacts (docs/gateway.md "Artifacts"); as it is where the
+   *  caller's results never are. A tool without an outputSchema leaves its structuredContent to the
+   *  artifact; one with an outputSchema needs a form of its own (`form`), else its results go whole. */
+  private shrinking(handle: ToolHandle, listed: JsonObject, ctx: CallContext, form?: StructuredForm): ToolHandle {
+    if (this.artifacts.off(ctx)) return handle;
+    const structured: StructuredForm | undefined = 'outputSchema' in listed ? form : 'none';
+    return {
+      ...handle,
+      call: async (args, c) => this.artifacts.shrink(await handle.call(args, c), c, handle.name, structured),
+    };
+  }
+}

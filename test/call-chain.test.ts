@@ -27,7 +27,7 @@ import { fixtureCommand } from './harness/upstreams';
 import { HttpClient, type Json } from './harness/wire';
 
 const LEGACY = '2025-11-25';
-const STEPS = ['offered', 'pinned', 'validated', 'permitted', 'recorded', 'sent'];
+const STEPS = ['offered', 'pinned', 'validated', 'permitted', 'recorded', 'screened', 'sent'];
 
 interface Seen {
   kind: ChainKind;

@@ -144,6 +144,16 @@ export function parseProfiles(
     for (const i of perms.issues) issues.push({ path: `profiles.${name}.${i.path}`, message: i.message });
     const guards = parseGuardrails(p.guardrails, `profiles.${name}.guardrails`, detectors);
     issues.push(...guards.issues);
+    // A server's list is fetched and screened once for every endpoint (gateway/guardrails/guards.ts).
+    guards.guardrails?.rules.forEach((r, i) => {
+      if (r.on.includes('descriptions'))
+        issues.push(
+          issue(
+            [name, 'guardrails', 'rules', i, 'on'],
+            'descriptions are screened once for every endpoint: write this rule in the top-level guardrails block',
+          ),
+        );
+    });
     if (issues.length > before) continue;
     profiles.set(name, {
       name,

@@ -47,6 +47,9 @@ import { screenList } from './catalogue/screen';
 import { Subscriptions } from './inbox/subscriptions';
 import { Profiles } from './profiles/profiles';
 import { GatewayTools } from './tools';
+import { Guards } from './guardrails/guards';
+import { screenedQuestion } from './guardrails/sampling';
+import { ALLOW_ALL } from '../config/permissions';
 
 export interface GatewayOptions {
   log?: (line: string) => void;
@@ -155,16 +158,19 @@ export function composeGateway(
   const tracer = telemetry(settings, log);
   const { defs, passthrough } = serversOf(b);
   const questions = questionsOf(b);
+  const approval = approvalOf(b, questions.broker);
+  // A sampling request and its answer screened on their way (docs/gateway.md "Guardrails").
+  const ask = (q: Asked) => screenedQuestion(approval.guards, q, questions.ask);
   // The cycle's one end (see the top of this file): the inbox, built last, reached once a connection exists.
   let inbox: UpstreamInbox | undefined;
   const upstreams = upstreamsOf(b, defs, (): UpstreamInbox => inbox!);
   const { pool, authorizers } = upstreams;
-  const listing = listingOf(b, { defs, passthrough, pool });
+  const listing = listingOf(b, { defs, passthrough, pool, guards: approval.guards });
   const calls = new Calls({
     pool,
     settings,
     passthrough,
-    ask: questions.ask,
+    ask,
     signIns: new ClientSignIns({ authorizers, pool, log }),
   });
   const subscriptions = new Subscriptions({
@@ -177,14 +183,14 @@ export function composeGateway(
     ackTimeoutMs: () => settings.duration('pool.probeTimeout'),
     notified: (server, scope, n) => inbox!.notified(server, scope, n, pool.def(server)),
   });
-  const calling = callingOf(b, { ...listing, defs, passthrough, pool, calls, subscriptions, broker: questions.broker });
+  const calling = callingOf(b, { ...listing, ...approval, defs, passthrough, pool, calls, subscriptions });
   const own = ownToolsOf(b, { ...listing, defs, passthrough, pool, entries: calling.entries });
   inbox = new UpstreamInbox({
     events: b.events,
     catalogue: listing.catalogue,
     calls,
     subscriptions,
-    ask: questions.ask,
+    ask,
     ...announce,
     urls: questions.urls,
     log,
@@ -201,9 +207,27 @@ export function composeGateway(
     calls,
     subscriptions,
     ...calling,
+    approver: approval.approver,
     ...own,
     inbox,
   };
+}
+
+/** Who the person is asked through — the host's Approver (set later too: Gateway.setApprover), else the
+ *  broker's — and the guardrails, which ask through it. */
+function approvalOf({ config, opts, log }: Base, broker: Broker) {
+  const approver: { current?: Approver } = { current: opts.permissions?.approver };
+  const brokerApprover = new BrokerApprover(broker);
+  const asker = () => approver.current ?? brokerApprover;
+  const guards = new Guards({
+    // Read per use: a reload replaces the blocks (Gateway.apply).
+    guardrails: () => config.guardrails,
+    profileGuardrails: (profile) => config.profiles?.get(profile)?.guardrails,
+    approver: asker,
+    askTimeoutMs: () => (config.permissions ?? ALLOW_ALL).askTimeoutMs,
+    log,
+  });
+  return { approver, asker, guards };
 }
 
 /** The running servers and the pass-through ones among them: one map and one list every part reads, which
@@ -269,7 +293,7 @@ function upstreamsOf(
 /** What the servers list, screened and pinned, and what each endpoint offers of it. */
 function listingOf(
   { config, settings, opts, log, events }: Base,
-  d: { defs: Map<string, ServerDef>; passthrough: string[]; pool: Pool },
+  d: { defs: Map<string, ServerDef>; passthrough: string[]; pool: Pool; guards: Guards },
 ) {
   const { defs, passthrough } = d;
   const pins = new Pins({
@@ -280,8 +304,13 @@ function listingOf(
     log,
     held: (server, names) => events.emit({ type: 'pins.held', server, ...names }),
   });
-  const catalogue = new Catalogue(d.pool, (server, kind, items) =>
-    pins.apply(server, kind, screenList(server, kind, items, passthrough.includes(server), log)),
+  // Screened as fetched, then the guardrails' descriptions (a withheld tool is never pinned), then pinned.
+  const catalogue = new Catalogue(d.pool, async (server, kind, items) =>
+    pins.apply(
+      server,
+      kind,
+      await d.guards.listed(server, kind, screenList(server, kind, items, passthrough.includes(server), log)),
+    ),
   );
   const profiles = new Profiles({ config, defs, passthrough, catalogue, log });
   return { pins, catalogue, profiles };
@@ -293,7 +322,7 @@ function callingOf(
   { config, settings, opts, log }: Base,
   d: Omit<ChainParts, 'prompts' | 'apps' | 'gate' | 'records' | 'log'> & {
     defs: Map<string, ServerDef>;
-    broker: Broker;
+    asker: () => Approver;
   },
 ) {
   const { defs, passthrough, profiles, catalogue } = d;
@@ -308,15 +337,13 @@ function callingOf(
     log,
     file: opts.activity,
   });
-  const approver: { current?: Approver } = { current: opts.permissions?.approver };
-  const brokerApprover = new BrokerApprover(d.broker);
   const gate = new Gate({
     // Read per call: a reload replaces config.permissions (Gateway.apply).
     permissions: () => config.permissions,
     // A profile's own rules, on top (docs/gateway.md "Profiles").
     profilePermissions: (ctx) =>
       ctx.profile === undefined ? undefined : config.profiles?.get(ctx.profile)?.permissions,
-    approver: () => approver.current ?? brokerApprover,
+    approver: d.asker,
     grants:
       opts.permissions?.grants ?? (opts.stateDir ? FileGrantStore.inState(opts.stateDir) : new MemoryGrantStore()),
   });
@@ -333,7 +360,7 @@ function callingOf(
   const resources = new Resources({ lists, passthrough, apps });
   const records = opts.permissions?.activity ?? activity;
   const entries = buildChain({ ...d, prompts, apps, gate, records, log, steps: opts.steps });
-  return { activity, secrets, approver, gate, prompts, resources, entries };
+  return { activity, secrets, gate, prompts, resources, entries };
 }
 
 /** The gateway's own tools, mcpx_exec's runs among them. */

@@ -23,7 +23,7 @@ export interface Subject {
 }
 
 /** One finding as the activity record, the log and the person see it: never the text found. */
-interface Finding {
+export interface Finding {
   readonly detector: string;
   /** What it found: `aws`, `email`, `unicode-tags`, an analyzer's entity type; `unavailable` for an
    *  external detector that could not answer. */
@@ -38,7 +38,7 @@ interface Finding {
 }
 
 /** The strongest action among the findings, or `pass` with none. */
-type Verdict = 'pass' | GuardrailAction;
+export type Verdict = 'pass' | GuardrailAction;
 const STRENGTH: Readonly<Record<Verdict, number>> = { pass: 0, log: 1, redact: 2, ask: 3, block: 4 };
 const stronger = (a: Verdict, b: Verdict): Verdict => (STRENGTH[b] > STRENGTH[a] ? b : a);
 

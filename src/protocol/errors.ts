@@ -118,6 +118,10 @@ export const LOCAL_CODES = {
   /** A prompts/get of a prompt held by its pin (its definition changed since it was pinned): -32602 (a
    *  tools/call is refused with an isError result instead; docs/protocol.md "Pins"). */
   'pins.held': CODES.InvalidParams,
+  /** A guardrail blocked what a prompts/get or resources/read would have returned (a tools/call's result
+   *  becomes an isError result naming the detector and the rule instead; docs/gateway.md "Guardrails"):
+   *  -32602, as every refusal of mcpx's. */
+  'guardrails.blocked': CODES.InvalidParams,
   /** A tool's arguments do not match its input schema: -32602, or — a tools/call from 2025-11-25 on — an
    *  isError result the edge makes of it (server/handlers.ts; 2025-11-25 server/tools "Error Handling"). */
   'arguments.invalid': CODES.InvalidParams,

@@ -62,6 +62,20 @@ export interface ActivityRecord {
   /** A call of a tool with an MCP App: the ui:// resource it renders with, as its server (`server`)
    *  has it (docs/gateway.md "MCP Apps"), so the app can be shown for this call later. */
   readonly app?: { readonly resourceUri: string };
+  /** What the guardrails found in its arguments or its result (docs/gateway.md "Guardrails"): never the
+   *  text found. */
+  readonly guardrails?: readonly ActivityFinding[];
+}
+
+/** One finding of the guardrails, as a record keeps it: the detector and what it found, the rule that
+ *  decided and its action, and where (`result.content[0].text`, `arguments.query`). */
+export interface ActivityFinding {
+  readonly detector: string;
+  readonly kind: string;
+  readonly rule: string;
+  readonly action: 'log' | 'redact' | 'block' | 'ask';
+  readonly where: string;
+  readonly count: number;
 }
 
 /** Where the gate hands each record; appending never blocks and never throws. */

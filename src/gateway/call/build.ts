@@ -1,9 +1,10 @@
-// The call chain as the gateway builds it, once (docs/gateway.md "The call chain"): its six steps, each
+// The call chain as the gateway builds it, once (docs/gateway.md "The call chain"): its seven steps, each
 // given only what it needs, and the host's additions (GatewayOptions.steps).
 import type { CallContext } from '../../server/provider';
 import type { Pool } from '../../upstream/pool';
 import type { ActivitySink } from '../activity/record';
 import type { Catalogue } from '../catalogue/catalogue';
+import type { Guards } from '../guardrails/guards';
 import type { Subscriptions } from '../inbox/subscriptions';
 import type { Gate } from '../permissions/gate';
 import type { Pins } from '../pins/pins';
@@ -17,6 +18,7 @@ import { offered } from './offered';
 import { permitted } from './permitted';
 import { pinned } from './pinned';
 import { recorded } from './recorded';
+import { screened } from './screened';
 import { sent } from './sent';
 import { validated } from './validated';
 
@@ -30,6 +32,8 @@ export interface ChainParts {
   apps(ctx: CallContext): Promise<AppUris>;
   pins: Pins;
   gate: Gate;
+  /** The guardrails of each endpoint (docs/gateway.md "Guardrails"). */
+  guards: Guards;
   /** Where each call's record goes; one that is not recording is skipped. */
   records: ActivitySink;
   subscriptions: Subscriptions;
@@ -47,6 +51,8 @@ export function buildChain(d: ChainParts): Entries {
     validated(d.log),
     permitted(d.gate, () => records.recording !== false),
     recorded(() => (records.recording === false ? undefined : records)),
+    // Inside `recorded`: the record carries the findings and what the caller got.
+    screened(d.guards),
     sent(d),
   ];
   return new Entries(new Chain(d.steps ? d.steps(built) : built), d);

@@ -7,7 +7,7 @@ import type { CallKind } from '../../config/permissions';
 import { canonicalJson } from '../../kit/canonical';
 import type { JsonObject } from '../../protocol/jsonrpc';
 import type { CallContext } from '../../server/provider';
-import type { CallPath, Decision } from '../activity/record';
+import type { ActivityFinding, CallPath, Decision } from '../activity/record';
 import { RunContext } from '../exec/runs';
 import type { Held, PinState } from '../pins/pins';
 
@@ -32,7 +32,7 @@ export type Named =
 
 /** The step that refused a call and why: answered and recorded by the `recorded` step. */
 export interface Refusal {
-  readonly code: 'pins.held' | 'permissions.denied';
+  readonly code: 'pins.held' | 'permissions.denied' | 'guardrails.blocked';
   readonly message: string;
 }
 
@@ -60,6 +60,8 @@ export class Call {
   cancelled?: Error;
   /** Why it is refused, where a step refused it. */
   refusal?: Refusal;
+  /** What the guardrails found in its arguments and its result (the `screened` step): the record's. */
+  readonly findings: ActivityFinding[] = [];
   /** The steps it passed, in order (docs/gateway.md "The call chain"; test/call-chain.test.ts reads them
    *  for every entry). */
   readonly passed: string[] = [];
@@ -95,6 +97,12 @@ export class Call {
 
   get kind(): ChainKind {
     return this.named.kind;
+  }
+
+  /** The arguments as they go on, a guardrail having redacted some of them: what is sent and recorded. */
+  redactArgs(args: JsonObject): void {
+    this.args = args;
+    this.canonicalArgs = undefined;
   }
 
   /** The arguments' canonical JSON (kit/canonical.ts), made once: the digest an approval is bound to and

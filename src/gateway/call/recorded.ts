@@ -46,22 +46,32 @@ export const recorded = (activity: () => ActivitySink | undefined): Step =>
     }
     try {
       const result = await next();
-      write(isObject(result) && result.isError === true ? { status: 'isError' } : { status: 'ok' }, result);
+      write(
+        blocked(call) ?? (isObject(result) && result.isError === true ? { status: 'isError' } : { status: 'ok' }),
+        result,
+      );
       return result;
     } catch (e) {
       const aborted = (call.ctx.abort ?? call.ctx.signal).aborted;
       write(
-        aborted
-          ? { status: 'cancelled', message: (e as Error).message }
-          : {
-              status: 'error',
-              ...(e instanceof ProtocolError || e instanceof McpxError ? { code: e.code } : {}),
-              message: (e as Error).message,
-            },
+        blocked(call) ??
+          (aborted
+            ? { status: 'cancelled', message: (e as Error).message }
+            : {
+                status: 'error',
+                ...(e instanceof ProtocolError || e instanceof McpxError ? { code: e.code } : {}),
+                message: (e as Error).message,
+              }),
       );
       throw e;
     }
   });
+
+/** A call whose answer a guardrail blocked (call/screened.ts): denied, naming the detector and the rule. */
+const blocked = (call: Call): ActivityRecord['outcome'] | undefined =>
+  call.refusal?.code === 'guardrails.blocked'
+    ? { status: 'denied', code: call.refusal.code, message: call.refusal.message }
+    : undefined;
 
 function recordOf(call: Call, outcome: ActivityRecord['outcome'], result: unknown): ActivityRecord {
   const { ctx } = call;
@@ -87,5 +97,6 @@ function recordOf(call: Call, outcome: ActivityRecord['outcome'], result: unknow
     ...(res ? { result: res } : {}),
     ...(call.pin ? { pin: call.pin } : {}),
     ...(app ? { app: { resourceUri: app } } : {}),
+    ...(call.findings.length ? { guardrails: call.findings } : {}),
   };
 }

@@ -33,8 +33,13 @@ export class Catalogue {
 
   constructor(
     private readonly pool: Pool,
-    /** What passes of a list as it is fetched (gateway/catalogue/screen.ts); all of it when none is given. */
-    private readonly screen: (server: string, kind: ListKind, items: JsonObject[]) => JsonObject[] = (_s, _k, i) => i,
+    /** What passes of a list as it is fetched (gateway/catalogue/screen.ts, the guardrails, the pins); all
+     *  of it when none is given. */
+    private readonly screen: (
+      server: string,
+      kind: ListKind,
+      items: JsonObject[],
+    ) => JsonObject[] | Promise<JsonObject[]> = (_s, _k, i) => i,
   ) {}
 
   private key(server: string, kind: ListKind, scope: string): string {
@@ -55,7 +60,7 @@ export class Catalogue {
         if (!(CAPABILITY[kind] in client.negotiated.capabilities)) return [];
         // Declared per request where the upstream reads them so (else its instance declared them).
         const clientCapabilities = ext && { ...client.defaultCapabilities, extensions: ext.extensions };
-        return this.screen(
+        return await this.screen(
           server,
           kind,
           await client.listAll(METHOD[kind], kind, { timeoutMs: this.pool.callTimeout(), clientCapabilities }),

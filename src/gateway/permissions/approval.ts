@@ -3,7 +3,7 @@
 // headless (`mcpx elicit`). An answer is bound to the exact call: identity, server, target and the digest
 // of the canonical arguments.
 import type { JsonObject } from '../../protocol/jsonrpc';
-import type { ActivityRecord, CallPath } from '../activity/record';
+import type { ActivityFinding, ActivityRecord, CallPath } from '../activity/record';
 
 export interface ApprovalRequest {
   readonly id: string;
@@ -25,6 +25,18 @@ export interface ApprovalRequest {
   /** The tool's pin state (ActivityRecord['pin']): `changed` tells the person its definition is not the
    *  one pinned. */
   readonly pin?: ActivityRecord['pin'];
+  /** Set where a guardrail asks (docs/gateway.md "Guardrails"): what is held — `the result`, `the
+   *  arguments`, `a sampling request` — and what was found in it (never the text). The answer passes it on
+   *  (`once`; `session` and `always` are taken as once: a finding is not a tool to trust) or blocks it. */
+  readonly screened?: { readonly what: string; readonly findings: readonly ActivityFinding[] };
+}
+
+/** "pass on the result (files/read)? Guardrails found secrets/aws, pii/email in it (guardrails.rules[0])" */
+export function screenedQuestion(r: ApprovalRequest): string | undefined {
+  if (!r.screened) return undefined;
+  const found = r.screened.findings.map((f) => `${f.detector}/${f.kind}`);
+  const rules = [...new Set(r.screened.findings.map((f) => f.rule))];
+  return `pass on ${r.screened.what} (${r.server}/${r.target})? Guardrails found ${[...new Set(found)].join(', ')} in it (${rules.join(', ')})`;
 }
 
 /** What the person is asked to let a client do, per kind of call: "… wants to <verb> server/target". */

@@ -8,14 +8,18 @@ import { type JsonObject, isObject } from '../../protocol/jsonrpc';
 import { callerDeclares } from '../../protocol/questions';
 import type { CallContext } from '../../server/provider';
 import { APPROVAL_METHOD, type Broker } from '../inbox/broker';
-import { APPROVAL_VERBS, type ApprovalAnswer, type ApprovalRequest, type Approver } from './approval';
+import { APPROVAL_VERBS, type ApprovalAnswer, type ApprovalRequest, type Approver, screenedQuestion } from './approval';
 
 /** The question's params: what the person needs to decide, nothing the broker does not show. */
 function approvalParams(r: ApprovalRequest): JsonObject {
   const who = r.client.name ?? r.client.identity;
   const via = r.path === 'mcpx_exec' ? ` from mcpx_exec run ${r.run}` : r.path === 'pass-through' ? '' : ` (${r.path})`;
+  const held = screenedQuestion(r);
   return {
-    message: `${who} wants to ${APPROVAL_VERBS[r.kind]} ${r.server}/${r.target}${via} (${r.rule})`,
+    // A guardrail's question is about what came back (or goes out), not about the call.
+    message: held
+      ? `${who}: ${held}`
+      : `${who} wants to ${APPROVAL_VERBS[r.kind]} ${r.server}/${r.target}${via} (${r.rule})`,
     kind: r.kind,
     client: { ...r.client },
     path: r.path,
@@ -26,6 +30,7 @@ function approvalParams(r: ApprovalRequest): JsonObject {
     argsDigest: r.argsDigest,
     ...(r.annotations ? { annotations: r.annotations } : {}),
     rule: r.rule,
+    ...(r.screened ? { guardrails: r.screened.findings.map((f) => ({ ...f })) } : {}),
   };
 }
 

@@ -57,7 +57,7 @@ const APPROVED_BY: Record<Exclude<ApprovalAnswer, 'deny'>, string> = {
 };
 
 /** The tool's annotations as its server listed them (what a rule may test). */
-const annotationsOf = (call: Call) => (isObject(call.listed?.annotations) ? call.listed.annotations : undefined);
+export const annotationsOf = (call: Call) => (isObject(call.listed?.annotations) ? call.listed.annotations : undefined);
 
 export class Gate {
   /** "Allow for this session": identity, server, kind and target, until the gateway stops. */

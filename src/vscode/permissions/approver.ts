@@ -11,6 +11,7 @@ import {
   type ApprovalAnswer,
   type ApprovalRequest,
   type Approver,
+  screenedQuestion,
 } from '../../gateway/permissions/approval';
 import type { JsonObject } from '../../protocol/jsonrpc';
 import type { EditorWindow } from '../ports';
@@ -62,8 +63,28 @@ function clientLabel(c: ApprovalRequest['client']): string {
   return c.name ? `"${c.name}" (${c.identity})` : c.identity;
 }
 
+/** What a guardrail's prompt says (docs/gateway.md "Guardrails"): what was found, where — never the text —
+ *  and two answers: pass it on this once, or block it. */
+function screenedPrompt(r: ApprovalRequest, held: string): { title: string; placeHolder: string; choices: Choice[] } {
+  const where = [...new Set(r.screened!.findings.map((f) => f.where))].join(', ');
+  return {
+    title: `mcpx: ${clientLabel(r.client)} — ${held}`,
+    placeHolder: `found at ${where}`,
+    choices: [
+      { label: 'Pass it on', description: 'this once, as it is', answer: 'once' },
+      {
+        label: 'Block it',
+        description: `the agent is told it was blocked (so is it, unanswered, in ${Math.max(0, Math.round((r.deadline - Date.now()) / 1000))} s)`,
+        answer: 'deny',
+      },
+    ],
+  };
+}
+
 /** What the prompt says: its title, its placeholder (the arguments and the hints), and the choices. */
 export function approvalPrompt(r: ApprovalRequest): { title: string; placeHolder: string; choices: Choice[] } {
+  const held = screenedQuestion(r);
+  if (held) return screenedPrompt(r, held);
   const via = r.path === 'mcpx_exec' && r.run ? ` in mcpx_exec run ${r.run}` : VIA[r.path];
   const title = `mcpx: ${clientLabel(r.client)} wants to ${APPROVAL_VERBS[r.kind]} ${r.server}/${r.target}${via} (${r.rule})`;
   const [said = '', ...hints] = trustCues({ annotations: r.annotations ?? {} }).tooltip;

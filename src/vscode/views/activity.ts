@@ -26,20 +26,38 @@ const clientOf = (r: ActivityRecord): string => r.client.name ?? r.client.identi
 /** Whether a server's tool has an MCP App, as far as the editor knows now. */
 type HasApp = (server: string, tool: string) => boolean;
 
+/** A call the guardrails flagged (docs/gateway.md "Guardrails"): its row says what was done — the
+ *  strongest action — and its icon is the shield unless the call was refused outright. */
+const DONE = { block: 'blocked', ask: 'asked', redact: 'redacted', log: 'logged' } as const;
+const FLAGGED = { id: 'shield', color: 'problemsWarningIcon.foreground' };
+
+function flagOf(r: ActivityRecord): string | undefined {
+  const found = r.guardrails;
+  if (!found?.length) return undefined;
+  // The strongest action taken: the table is in that order.
+  const action = (Object.keys(DONE) as (keyof typeof DONE)[]).find((a) => found.some((f) => f.action === a))!;
+  return `guardrails: ${DONE[action]}`;
+}
+
 function recordRow(r: ActivityRecord, i: number, hasApp: HasApp): Row & { record: ActivityRecord } {
   const how = r.path === 'mcpx_exec' && r.run ? `mcpx_exec run ${r.run}` : r.path;
   const outcome = r.outcome.status === 'ok' ? 'ok' : r.outcome.status;
+  const flag = flagOf(r);
   return {
     label: `${r.server}/${r.target}`,
-    description: `${outcome} · ${how} · ${ago(Date.parse(r.time))} · ${r.durationMs} ms`,
+    description: `${flag ? `${flag} · ` : ''}${outcome} · ${how} · ${ago(Date.parse(r.time))} · ${r.durationMs} ms`,
     tooltip: [
       `${r.kind} ${r.server}/${r.target} at ${r.time}`,
       `client: ${r.client.name ? `"${r.client.name}" ` : ''}${r.client.identity} (${r.client.transport}, ${r.client.revision})`,
       `decision: ${r.decision.action} by ${r.decision.rule}${r.decision.approvedBy ? ` (${r.decision.approvedBy})` : ''}`,
       `outcome: ${r.outcome.status}${r.outcome.message ? ` — ${r.outcome.message}` : ''}`,
       ...(r.taskId ? [`task: ${r.taskId}`] : []),
+      ...(r.guardrails ?? []).map(
+        (f) =>
+          `guardrails: ${f.detector}/${f.kind}${f.count > 1 ? ` ×${f.count}` : ''} at ${f.where} — ${f.action} (${f.rule})`,
+      ),
     ].join('\n'),
-    icon: ICONS[r.outcome.status],
+    icon: flag && r.outcome.status === 'ok' ? FLAGGED : ICONS[r.outcome.status],
     contextValue: r.kind === 'tool' && hasApp(r.server, r.target) ? 'activity.app' : 'activity',
     key: `${r.time}|${r.argsDigest}|${r.server}|${r.target}|${i}`,
     command: { title: 'Show the call', command: 'mcpx.showActivityRecord', arguments: [r] },

@@ -36,7 +36,7 @@ import { Prompts } from './surface/prompts';
 import { Resources } from './surface/resources';
 import type { ActivitySink } from './activity/record';
 import type { Approver, GrantStore } from './permissions/approval';
-import { BrokerApprover } from './permissions/brokerApprover';
+import { askerOf } from './permissions/brokerApprover';
 import { Gate } from './permissions/gate';
 import { FileGrantStore, MemoryGrantStore } from './permissions/grants';
 import { type PinMode, Pins } from './pins/pins';
@@ -49,7 +49,6 @@ import { Profiles } from './profiles/profiles';
 import { GatewayTools } from './tools';
 import { Guards } from './guardrails/guards';
 import { screenedQuestion } from './guardrails/sampling';
-import { ALLOW_ALL } from '../config/permissions';
 
 export interface GatewayOptions {
   log?: (line: string) => void;
@@ -158,14 +157,15 @@ export function composeGateway(
   const tracer = telemetry(settings, log);
   const { defs, passthrough } = serversOf(b);
   const questions = questionsOf(b);
-  const approval = approvalOf(b, questions.broker);
+  const approval = askerOf(opts.permissions?.approver, questions.broker);
+  const guards = Guards.of(config, approval.asker, log);
   // A sampling request and its answer screened on their way (docs/gateway.md "Guardrails").
-  const ask = (q: Asked) => screenedQuestion(approval.guards, q, questions.ask);
+  const ask = (q: Asked) => screenedQuestion(guards, q, questions.ask);
   // The cycle's one end (see the top of this file): the inbox, built last, reached once a connection exists.
   let inbox: UpstreamInbox | undefined;
   const upstreams = upstreamsOf(b, defs, (): UpstreamInbox => inbox!);
   const { pool, authorizers } = upstreams;
-  const listing = listingOf(b, { defs, passthrough, pool, guards: approval.guards });
+  const listing = listingOf(b, { defs, passthrough, pool, guards });
   const calls = new Calls({
     pool,
     settings,
@@ -183,7 +183,7 @@ export function composeGateway(
     ackTimeoutMs: () => settings.duration('pool.probeTimeout'),
     notified: (server, scope, n) => inbox!.notified(server, scope, n, pool.def(server)),
   });
-  const calling = callingOf(b, { ...listing, ...approval, defs, passthrough, pool, calls, subscriptions });
+  const calling = callingOf(b, { ...listing, ...approval, guards, defs, passthrough, pool, calls, subscriptions });
   const own = ownToolsOf(b, { ...listing, defs, passthrough, pool, entries: calling.entries });
   inbox = new UpstreamInbox({
     events: b.events,
@@ -211,23 +211,6 @@ export function composeGateway(
     ...own,
     inbox,
   };
-}
-
-/** Who the person is asked through — the host's Approver (set later too: Gateway.setApprover), else the
- *  broker's — and the guardrails, which ask through it. */
-function approvalOf({ config, opts, log }: Base, broker: Broker) {
-  const approver: { current?: Approver } = { current: opts.permissions?.approver };
-  const brokerApprover = new BrokerApprover(broker);
-  const asker = () => approver.current ?? brokerApprover;
-  const guards = new Guards({
-    // Read per use: a reload replaces the blocks (Gateway.apply).
-    guardrails: () => config.guardrails,
-    profileGuardrails: (profile) => config.profiles?.get(profile)?.guardrails,
-    approver: asker,
-    askTimeoutMs: () => (config.permissions ?? ALLOW_ALL).askTimeoutMs,
-    log,
-  });
-  return { approver, asker, guards };
 }
 
 /** The running servers and the pass-through ones among them: one map and one list every part reads, which

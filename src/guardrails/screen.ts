@@ -38,7 +38,7 @@ export interface Finding {
 }
 
 /** The strongest action among the findings, or `pass` with none. */
-export type Verdict = 'pass' | GuardrailAction;
+type Verdict = 'pass' | GuardrailAction;
 const STRENGTH: Readonly<Record<Verdict, number>> = { pass: 0, log: 1, redact: 2, ask: 3, block: 4 };
 const stronger = (a: Verdict, b: Verdict): Verdict => (STRENGTH[b] > STRENGTH[a] ? b : a);
 

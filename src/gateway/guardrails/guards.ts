@@ -5,7 +5,9 @@
 // and prompt screened where the catalogue fetches it (`listed`: withheld, or its description redacted and
 // flagged, never passed on silently).
 import { randomUUID } from 'node:crypto';
+import type { Config } from '../../config/file';
 import type { Guardrails, ScreenedPlace } from '../../config/guardrails';
+import { ALLOW_ALL } from '../../config/permissions';
 import { type Finding, Screen } from '../../guardrails/screen';
 import type { JsonObject } from '../../protocol/jsonrpc';
 import type { ActivityFinding } from '../activity/record';
@@ -53,6 +55,22 @@ export class Guards {
   private readonly screens = new Map<string, { top?: Guardrails; own?: Guardrails; screen: Screen }>();
 
   constructor(private readonly d: GuardsDeps) {}
+
+  /** The gateway's: the config's blocks read per use (a reload replaces them, Gateway.apply), the person
+   *  asked through `approver` within permissions.askTimeout. */
+  static of(
+    config: Pick<Config, 'guardrails' | 'profiles' | 'permissions'>,
+    approver: () => Approver,
+    log: (line: string) => void,
+  ): Guards {
+    return new Guards({
+      guardrails: () => config.guardrails,
+      profileGuardrails: (profile) => config.profiles?.get(profile)?.guardrails,
+      approver,
+      askTimeoutMs: () => (config.permissions ?? ALLOW_ALL).askTimeoutMs,
+      log,
+    });
+  }
 
   /** The Screen of an endpoint: its profile's rules (if any) first, then the top level's. */
   of(profile?: string): Screen {

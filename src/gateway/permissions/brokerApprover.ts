@@ -93,3 +93,11 @@ export function clientApprover(ctx: CallContext): Approver | undefined {
     },
   };
 }
+
+/** Who the person is asked through: the host's Approver (set later too: Gateway.setApprover), else the
+ *  broker's (`mcpx elicit`). */
+export function askerOf(host: Approver | undefined, broker: Broker) {
+  const approver: { current?: Approver } = { current: host };
+  const fallback = new BrokerApprover(broker);
+  return { approver, asker: (): Approver => approver.current ?? fallback };
+}

@@ -38,7 +38,7 @@ function approvalParams(r: ApprovalRequest): JsonObject {
 const answerOf = (action: unknown): ApprovalAnswer =>
   action === 'session' || action === 'always' || action === 'deny' ? action : 'once';
 
-export class BrokerApprover implements Approver {
+class BrokerApprover implements Approver {
   constructor(private readonly broker: Broker) {}
   async ask(request: ApprovalRequest, signal: AbortSignal): Promise<ApprovalAnswer> {
     const answer = await this.broker.ask({

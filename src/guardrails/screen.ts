@@ -49,6 +49,9 @@ export interface Screened<T> {
   readonly verdict: Verdict;
   /** What the log should say that the findings do not: an external detector that could not answer. */
   readonly notes: readonly string[];
+  /** The message with every finding replaced by its marker, whatever its action: what a record keeps of
+   *  arguments (asked for with `mask`). */
+  readonly masked?: T;
 }
 
 /** The rules that apply to one subject: per detector, the action and the rule that says it. */
@@ -108,7 +111,13 @@ export class Screen {
   }
 
   /** `value` screened under `plan`; `at` names the message in each finding's `where` (`result`). */
-  async screen<T>(value: T, plan: Plan, at: string, signal?: AbortSignal): Promise<Screened<T>> {
+  async screen<T>(
+    value: T,
+    plan: Plan,
+    at: string,
+    o: { signal?: AbortSignal; mask?: boolean } = {},
+  ): Promise<Screened<T>> {
+    const { signal } = o;
     const j = joined(value);
     if (!j.text) return { value, findings: [], verdict: 'pass', notes: [] };
     const notes: string[] = [];
@@ -117,6 +126,7 @@ export class Screen {
     );
     const findings = new Map<string, Finding>();
     const redactions: { start: number; end: number; marker: string }[] = [];
+    const masks: typeof redactions = [];
     let verdict: Verdict = 'pass';
     for (const { name, hits } of found) {
       const { action, rule } = plan.decide.get(name)!;
@@ -130,10 +140,18 @@ export class Screen {
         if (had) findings.set(key, { ...had, count: had.count + 1 });
         else if (findings.size < MAX_FINDINGS)
           findings.set(key, { detector: name, kind: h.kind, rule, action: act, where, count: 1 });
-        if (act === 'redact') redactions.push({ start: h.start, end: h.end, marker: markerOf(name, h.kind) });
+        const r = { start: h.start, end: h.end, marker: markerOf(name, h.kind) };
+        if (act === 'redact') redactions.push(r);
+        if (o.mask && h.end > h.start) masks.push(r);
       }
     }
-    return { value: redacted(value, j, redactions), findings: [...findings.values()], verdict, notes };
+    return {
+      value: redacted(value, j, redactions),
+      findings: [...findings.values()],
+      verdict,
+      notes,
+      ...(o.mask ? { masked: redacted(value, j, masks) } : {}),
+    };
   }
 
   /** A detector's hits; one that cannot answer fails as its definition declares: open, a note and a

@@ -31,7 +31,7 @@ export async function gatewayFor(
   servers: Record<string, unknown>,
   values: Record<string, unknown> = {},
   extra: Record<string, unknown> = {},
-  options: Pick<GatewayOptions, 'questionTtlMs' | 'log' | 'auth'> = {},
+  options: Pick<GatewayOptions, 'questionTtlMs' | 'log' | 'auth' | 'person' | 'activity'> = {},
 ): Promise<TestGateway> {
   const dir = mkdtempSync(join(tmpdir(), 'mcpx-gw-'));
   const config = parseConfig({ servers, ...extra }, 'test', { env: process.env });

@@ -99,6 +99,10 @@ export class Call {
     return this.named.kind;
   }
 
+  /** The arguments as a record keeps them and the person is shown them, where a guardrail found something
+   *  in them: every finding masked, whatever was done with it (call/screened.ts). */
+  maskedArgs?: JsonObject;
+
   /** The arguments as they go on, a guardrail having redacted some of them: what is sent and recorded. */
   redactArgs(args: JsonObject): void {
     this.args = args;

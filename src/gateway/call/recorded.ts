@@ -86,7 +86,7 @@ function recordOf(call: Call, outcome: ActivityRecord['outcome'], result: unknow
     server: call.server,
     target: call.target,
     argsDigest: argsDigestOf(call),
-    arguments: call.args,
+    arguments: call.maskedArgs ?? call.args,
     decision: call.decision!,
     outcome,
     durationMs: Date.now() - call.at,

@@ -38,7 +38,7 @@ export const screened = (guards: Pick<Guards, 'of' | 'pass'>): Step =>
         ...(call.run ? { run: call.run } : {}),
         server: call.server,
         target: call.target,
-        arguments: call.args,
+        arguments: call.maskedArgs ?? call.args,
         argsDigest: argsDigestOf(call),
         ...(annotations ? { annotations } : {}),
         ...(call.pin ? { pin: call.pin } : {}),
@@ -46,7 +46,10 @@ export const screened = (guards: Pick<Guards, 'of' | 'pass'>): Step =>
     };
     try {
       if (kind !== 'resource') {
-        const args = await guards.pass(call.args, { ...base, on: 'arguments', at: 'arguments' });
+        const masked = (v: unknown) => {
+          call.maskedArgs = v as JsonObject;
+        };
+        const args = await guards.pass(call.args, { ...base, on: 'arguments', at: 'arguments', masked });
         if (args !== call.args) call.redactArgs(args);
       }
       return await guards.pass((await next()) as JsonObject, { ...base, on: 'results', at: 'result' });

@@ -42,6 +42,9 @@ export interface Passing {
   readonly signal?: AbortSignal;
   /** Where its findings go (the call's, for its activity record). */
   readonly findings?: ActivityFinding[];
+  /** Told the message with every finding masked (the call's arguments as its record keeps them, and as
+   *  the person is shown them), before anyone is asked or it is blocked. */
+  readonly masked?: (value: unknown) => void;
   /** The approval the person is shown for an `ask`, but for what was found. */
   readonly request: () => Omit<ApprovalRequest, 'id' | 'rule' | 'deadline' | 'screened'>;
 }
@@ -92,10 +95,11 @@ export class Guards {
     if (screen.off) return value;
     const plan = screen.plan(p);
     if (!plan) return value;
-    const s = await screen.screen(value, plan, p.at, p.signal);
+    const s = await screen.screen(value, plan, p.at, { signal: p.signal, mask: p.masked !== undefined });
     for (const note of s.notes) this.d.log(`[${p.server}] ${note}`);
     if (!s.findings.length) return s.value;
     p.findings?.push(...s.findings);
+    p.masked?.(s.masked);
     this.d.log(`[${p.server}] guardrails: ${p.at} of ${p.server}/${p.target}: ${summary(s.findings)}`);
     if (s.verdict === 'block') {
       const f = s.findings.find((x) => x.action === 'block')!;

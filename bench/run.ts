@@ -12,6 +12,7 @@ import { reloadBench, reloadReport } from './reload';
 import { shimBench, shimReport } from './shim';
 import { gatewayBench } from './gateway';
 import { governanceBench } from './governance';
+import { guardrailsBench } from './guardrails';
 import { SMOKE, type Figures, fmt, httpLoad, size, startProcess, stdioLoad, stop } from './lib';
 
 const root = join(__dirname, '..', '..');
@@ -93,6 +94,7 @@ async function main(): Promise<void> {
   const exec = await execBench();
   const reload = await reloadBench();
   const governance = await governanceBench(MS);
+  const guardrails = await guardrailsBench(MS);
   const pins = await pinsBench();
   const search = await searchBench();
   const sandbox = await sandboxBench();
@@ -135,6 +137,8 @@ async function main(): Promise<void> {
     ...reloadReport(reload),
     '',
     ...governance,
+    '',
+    ...guardrails,
     '',
     ...pinsReport(pins),
     '',

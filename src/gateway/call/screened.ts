@@ -22,8 +22,17 @@ const SCREENED: Partial<Record<ChainKind, 'tool' | 'prompt' | 'resource'>> = {
 export const screened = (guards: Pick<Guards, 'of' | 'pass'>): Step =>
   step('screened', async (call, next) => {
     const kind = SCREENED[call.kind];
-    if (!kind || guards.of(call.ctx.profile).off) return next();
+    if (!kind) return next();
     const { ctx } = call;
+    // No rule about this call's arguments or its answer: on, without a turn of the event loop.
+    const screen = guards.of(ctx.profile);
+    const subject = { server: call.server, target: call.target };
+    if (
+      screen.off ||
+      (!screen.plan({ ...subject, on: 'results' }) &&
+        (kind === 'resource' || !screen.plan({ ...subject, on: 'arguments' })))
+    )
+      return next();
     const annotations = annotationsOf(call);
     const base = {
       server: call.server,

@@ -97,6 +97,47 @@ describe('the approval prompt', () => {
     );
   });
 
+  test("a guardrail's question: what was found and where, never the text; pass it on or block it", async () => {
+    const findings = [
+      {
+        detector: 'secrets',
+        kind: 'aws',
+        rule: 'guardrails.rules[0]',
+        action: 'ask',
+        where: 'result.content[0].text',
+        count: 2,
+      },
+      {
+        detector: 'pii',
+        kind: 'email',
+        rule: 'guardrails.rules[1]',
+        action: 'ask',
+        where: 'result.structuredContent.email',
+        count: 1,
+      },
+    ] as const;
+    const r = request({ target: 'read', screened: { what: 'the result', findings } });
+    const p = approvalPrompt(r);
+    assert.equal(
+      p.title,
+      'mcpx: "Claude Code" (client:abc) — pass on the result (github/read)? Guardrails found secrets/aws, pii/email in it (guardrails.rules[0], guardrails.rules[1])',
+    );
+    assert.equal(p.placeHolder, 'found at result.content[0].text, result.structuredContent.email');
+    assert.deepEqual(
+      p.choices.map((c) => [c.label, c.answer]),
+      [
+        ['Pass it on', 'once'],
+        ['Block it', 'deny'],
+      ],
+    );
+    const { window, shown } = heldWindow();
+    const approver = new EditorApprover({ window, showJson: async () => undefined });
+    const answer = approver.ask(r, new AbortController().signal);
+    await until(() => shown.length === 1);
+    shown[0]!.answer('Block it');
+    assert.equal(await answer, 'deny');
+  });
+
   test('answers as picked; the whole arguments shown on request, then asked again; Escape denies', async () => {
     const { window, shown } = heldWindow();
     const docs: unknown[] = [];
@@ -209,6 +250,56 @@ describe('the Activity view', () => {
       ],
     );
     assert.equal(calls[0]!.command?.command, 'mcpx.showActivityRecord');
+    // A call the guardrails flagged: marked with what was done, a shield where it went through, its
+    // findings in the tooltip (never the text found).
+    const flagged = activityRows([
+      record({
+        target: 'read',
+        guardrails: [
+          {
+            detector: 'secrets',
+            kind: 'aws',
+            rule: 'guardrails.rules[0]',
+            action: 'redact',
+            where: 'result.content[0].text',
+            count: 2,
+          },
+          {
+            detector: 'pii',
+            kind: 'email',
+            rule: 'guardrails.rules[1]',
+            action: 'log',
+            where: 'result.content[0].text',
+            count: 1,
+          },
+        ],
+      }),
+      record({
+        target: 'leak',
+        outcome: { status: 'denied', code: 'guardrails.blocked' },
+        guardrails: [
+          {
+            detector: 'secrets',
+            kind: 'github',
+            rule: 'guardrails.rules[0]',
+            action: 'block',
+            where: 'result',
+            count: 1,
+          },
+        ],
+      }),
+    ])[0]!.children!;
+    assert.deepEqual(
+      flagged.map((r) => [r.label, r.icon?.id, r.description.replace(/ · \d+ s ago/, '')]),
+      [
+        ['up/read', 'shield', 'guardrails: redacted · ok · pass-through · 3 ms'],
+        ['up/leak', 'circle-slash', 'guardrails: blocked · denied · pass-through · 3 ms'],
+      ],
+    );
+    assert.match(
+      flagged[0]!.tooltip,
+      /guardrails: secrets\/aws ×2 at result\.content\[0\]\.text — redact \(guardrails\.rules\[0\]\)/,
+    );
     assert.match(calls[0]!.tooltip, /outcome: denied — no/);
     assert.deepEqual(
       activityRows([], { server: 'up' }).map((r) => r.label),

@@ -1,15 +1,21 @@
-// `mcpx guardrails check` (docs/gateway.md "Guardrails"): a text screened by a config file's rules — each
-// finding and the verdict, never the text found; exit 1 when it would be blocked, 0 otherwise; --text the
-// text as it would pass; --on, --server, --tool and --profile choosing the rules; a bad rule refused with
-// its path, a bad --on with the usage.
+// The guardrails on the command line (docs/gateway.md "Guardrails"). `mcpx guardrails check`: a text
+// screened by a config file's rules — each finding and the verdict, never the text found; exit 1 when it
+// would be blocked, 0 otherwise; --text the text as it would pass; --on, --server, --tool and --profile
+// choosing the rules; a bad rule refused with its path, a bad --on with the usage. And headless `ask`: a
+// daemon holds a result for the person at the broker, `mcpx elicit` lists what was found (never the text)
+// and its answer blocks the result or passes it on.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { cliJs } from './harness/gateway';
-import { MUST_NOT_LEAK, PII_TEXT, SECRETS_TEXT, TAINTED_DESCRIPTION } from './fixtures/upstream/tainted';
+import { startDaemon } from './harness/paths';
+import { fixtureCommand } from './harness/upstreams';
+import { HttpClient, type Json } from './harness/wire';
+import { MUST_NOT_LEAK, PII_TEXT, SECRETS, SECRETS_TEXT, TAINTED_DESCRIPTION } from './fixtures/upstream/tainted';
 
 const dir = mkdtempSync(join(tmpdir(), 'mcpx-guardrails-cli-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
@@ -99,5 +105,51 @@ describe('mcpx guardrails check', { timeout: 60_000 }, () => {
     assert.equal(on.code, 2);
     assert.match(on.err, /--on: expected results, descriptions, arguments/);
     assert.match(on.err, /mcpx guardrails check \[FILE\|-\]/);
+  });
+});
+
+describe('ask, headless', { timeout: 90_000 }, () => {
+  test('the result waits at the broker; mcpx elicit shows what was found, never the text; deny blocks it, allow passes it on', async () => {
+    const d = await startDaemon({
+      servers: { up: fixtureCommand(['--rev', '2025-11-25', '--name', 'up', '--tainted']) },
+      settings: { 'mcp.passthrough': ['up'] },
+      config: { guardrails: { rules: [{ detect: 'secrets', action: 'ask' }] } },
+    });
+    try {
+      const env = d.env;
+      const elicit = (args: string[]) =>
+        new Promise<{ code: number | null; out: string }>((resolve) => {
+          const p = spawn(process.execPath, [cliJs(), 'elicit', ...args, '--endpoint', d.endpoint], { env });
+          let out = '';
+          p.stdout.on('data', (b: Buffer) => (out += b.toString()));
+          p.stderr.on('data', (b: Buffer) => (out += b.toString()));
+          p.on('close', (code) => resolve({ code, out }));
+        });
+      const c = new HttpClient(d.endpoint, '2025-11-25');
+      await c.initialize();
+      const call = () => c.request('tools/call', { name: 'leak_secrets', arguments: {} }).then((x) => x.result as Json);
+      const asked = async (): Promise<string> => {
+        for (;;) {
+          const m = /^(\S+) {2}up {2}mcpx\/approval {2}(.*)$/m.exec((await elicit([])).out);
+          if (m) return m[0]!;
+          await sleep(25);
+        }
+      };
+      const pending = call();
+      const line = await asked();
+      assert.match(line, /pass on the result \(up\/leak_secrets\)\? Guardrails found secrets\/aws, secrets\/github/);
+      for (const s of MUST_NOT_LEAK) assert.ok(!line.includes(s), s);
+      const id = line.split('  ')[0]!;
+      assert.equal((await elicit(['answer', id, 'deny'])).code, 0);
+      const blocked = await pending;
+      assert.equal(blocked.isError, true);
+      assert.match(JSON.stringify(blocked), /blocked the result of up\/leak_secrets: .* and the person blocked it/);
+      const again = call();
+      const second = (await asked()).split('  ')[0]!;
+      assert.equal((await elicit(['answer', second, 'allow'])).code, 0);
+      assert.ok(JSON.stringify(await again).includes(SECRETS.github.secret), 'let through as it is');
+    } finally {
+      await d.stop();
+    }
   });
 });

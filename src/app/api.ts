@@ -24,7 +24,7 @@ import { sendJson } from '../wire/json';
 import { InFlight, Refused } from './apiBounds';
 import { callPath, openApiDocument } from './openapi';
 import type { CallPath } from '../gateway/activity/record';
-import { METHODS, type ParamsOf, readParams } from '../protocol/methods';
+import { type CallToolResult, type CompleteResult, METHODS, type ParamsOf, readParams } from '../protocol/methods';
 
 /** What the routes need of the gateway. */
 export interface ApiHost {
@@ -33,7 +33,7 @@ export interface ApiHost {
   /** A call's own identity ended with it (Provider.identityEnded). */
   identityEnded(identity: string): void;
   /** completion/complete through the call chain, recorded with this path (Gateway.complete). */
-  complete(params: ParamsOf<'completion/complete'>, ctx: CallContext, path?: CallPath): Promise<JsonObject>;
+  complete(params: ParamsOf<'completion/complete'>, ctx: CallContext, path?: CallPath): Promise<CompleteResult>;
 }
 
 /** Bytes of progress and log lines a reader may leave unread: past it, such lines are skipped (the result's
@@ -332,10 +332,10 @@ function completeRoute(g: ApiHost, inFlight: InFlight): Route {
 async function answer(
   res: ServerResponse,
   s: { streamed: boolean; line: (o: JsonObject) => void },
-  call: () => Promise<JsonObject>,
+  call: () => Promise<CallToolResult | CompleteResult>,
   stop: AbortSignal,
 ): Promise<void> {
-  let result: JsonObject;
+  let result: CallToolResult | CompleteResult;
   try {
     result = await call();
   } catch (e) {

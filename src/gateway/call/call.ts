@@ -46,6 +46,9 @@ export class Call {
   listed?: JsonObject;
   /** Set once the `offered` step (or the surface, for a pass-through name) found it. */
   offered = false;
+  /** A pass-through name the surface's index does not hold: the `offered` step fetches its server's list
+   *  through the call (it may wait for a sign-in) to find it there. */
+  unindexed = false;
   /** Whether its answer's URIs stay as its server wrote them or become mcpx:// ones (the `offered` step
    *  knows: a gateway-mode server's, or a resource read at an mcpx:// URI). */
   uris: UriForm = 'kept';

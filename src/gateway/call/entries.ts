@@ -44,7 +44,7 @@ export class Entries {
     ctx: CallContext,
   ): Promise<CallToolResult> {
     const call = new Call({ kind: 'tool', server, tool }, ctx, args, { path: 'pass-through' });
-    Object.assign(call, { server, target: tool, listed, offered: true, uris: 'kept' });
+    Object.assign(call, { server, target: tool, listed, offered: true, unindexed: !listed, uris: 'kept' });
     return this.run(call);
   }
 

@@ -60,10 +60,7 @@ const FIND: {
     if (view.profile && !view.allows(server, tool)) throw noSuchTool(server, tool);
     if (!toolAllowed(tool, def.tools))
       throw invalidParams(`tool ${JSON.stringify(tool)} of ${server} is not allowed by its tools filter`);
-    const ext = d.passthrough.includes(server) ? extensionSet(ctx) : undefined;
-    // Listing may be what first needs a sign-in: through the client, where it can give one.
-    const tools = await d.calls.signedIn(server, ctx, () => d.catalogue.list(server, 'tools', ctx.identity, ext));
-    call.listed = tools.find((t) => t.name === tool);
+    call.listed = await listedNow(server, tool, ctx, d);
     call.server = server;
     call.target = tool;
     // mcpx_call's answer to a gateway-mode server has its URIs made mcpx:// ones.
@@ -124,6 +121,14 @@ async function locate(ctx: CallContext, uri: string, d: OfferedDeps): Promise<Lo
   return locateResource({ ...d, has: (s) => view.has(s) }, uri, ctx.identity, extensionSet(ctx));
 }
 
+/** The tool `server` lists now under exactly this name, its list fetched first where it is not yet known:
+ *  listing may be what first needs a sign-in, given through the calling client where it can give one. */
+async function listedNow(server: string, tool: string, ctx: CallContext, d: OfferedDeps) {
+  const ext = d.passthrough.includes(server) ? extensionSet(ctx) : undefined;
+  const tools = await d.calls.signedIn(server, ctx, () => d.catalogue.list(server, 'tools', ctx.identity, ext));
+  return tools.find((t) => t.name === tool);
+}
+
 function located(call: Call, at: Located): void {
   call.server = at.server;
   call.target = at.uri;
@@ -134,6 +139,10 @@ function located(call: Call, at: Located): void {
  *  left as it is). Throws what a caller of an unknown name gets. */
 export async function offer(call: Call, d: OfferedDeps): Promise<void> {
   if (!call.offered) await (FIND[call.named.kind] as Finder)(call, call.named as never, d);
+  // A pass-through name the surface's index does not hold: its server's list may not be known yet (a
+  // sign-in it waits for), so it is fetched through this call where the server's filter allows the name.
+  else if (call.unindexed && toolAllowed(call.target, d.pool.def(call.server).tools))
+    call.listed = await listedNow(call.server, call.target, call.ctx, d);
   call.offered = true;
   // Only a name the server lists now (screened: its filter, its pins, the caller's profile) is sent on: an
   // upstream may resolve `WIPE`, `wipе` (Cyrillic е) or ` wipe ` to its `wipe`, which the filter, the pins

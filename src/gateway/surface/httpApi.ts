@@ -3,6 +3,7 @@
 // call through the call chain (call/: offered, pinned, validated, permitted, recorded, sent), recorded as
 // `http-api`.
 import type { JsonObject } from '../../protocol/jsonrpc';
+import type { CallToolResult } from '../../protocol/methods';
 import type { CallContext } from '../../server/provider';
 import { Call } from '../call/call';
 import type { Entries } from '../call/entries';
@@ -69,7 +70,7 @@ export class ToolApi {
     server: string,
     name: string,
     ctx: CallContext,
-  ): Promise<((args: JsonObject) => Promise<JsonObject>) | undefined> {
+  ): Promise<((args: JsonObject) => Promise<CallToolResult>) | undefined> {
     const call = new Call({ kind: 'tool', server, tool: name }, ctx, {}, { path: 'http-api', listedOnly: true });
     try {
       await this.d.entries.offer(call);

@@ -64,6 +64,8 @@ export class ToolSurface {
       return (
         own() ?? {
           name,
+          // Not in the index: the server's list may not be known yet (a sign-in it waits for), so the
+          // offered step fetches it through this call; a name it does not list is still refused there.
           call: (args, c) => entries.shown(server, name, undefined, args, c),
         }
       );

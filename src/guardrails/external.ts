@@ -6,6 +6,7 @@
 // person said). Whatever goes wrong is DetectorUnavailable, and the rule's failure mode decides
 // (screen.ts). The text is never logged: only why the analyzer could not answer.
 import type { ExternalDetector } from '../config/guardrails';
+import { readBounded } from '../kit/bounded';
 import { type Detector, DetectorUnavailable, type Hit } from './detector';
 
 /** The analyzer's reply is findings, not a document: past this it is not one. */
@@ -45,24 +46,6 @@ function unitsOf(text: string): ((cp: number) => number) | undefined {
   return (cp) => at[Math.min(cp, at.length - 1)]!;
 }
 
-async function readBounded(res: Response): Promise<string> {
-  const reader = res.body?.getReader();
-  if (!reader) return '';
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > MAX_REPLY_BYTES) {
-      await reader.cancel();
-      throw new DetectorUnavailable(`its reply was over ${MAX_REPLY_BYTES} bytes`);
-    }
-    chunks.push(value);
-  }
-  return Buffer.concat(chunks).toString('utf8');
-}
-
 export function externalDetector(name: string, def: ExternalDetector): Detector {
   let inFlight = 0;
   return {
@@ -89,7 +72,12 @@ export function externalDetector(name: string, def: ExternalDetector): Detector 
           await res.body?.cancel();
           throw new DetectorUnavailable(`it answered HTTP ${res.status}`);
         }
-        return hitsOf(await readBounded(res), text, def);
+        const body = await readBounded(
+          res,
+          MAX_REPLY_BYTES,
+          () => new DetectorUnavailable(`its reply was over ${MAX_REPLY_BYTES} bytes`),
+        );
+        return hitsOf(body, text, def);
       } catch (e) {
         if (e instanceof DetectorUnavailable) throw e;
         if (timeout.aborted) throw new DetectorUnavailable(`it did not answer within ${def.timeoutMs} ms`);

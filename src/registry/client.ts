@@ -6,6 +6,7 @@
 // without one the error names the registry. A 404 or another 4xx is an answer, never replaced by the cache.
 import type { RegistryCache } from './cache';
 import { type RegistryEntry, parseEntry, parseList } from './types';
+import { readBounded } from '../kit/bounded';
 
 /** The largest answer read from a registry. */
 const MAX_BYTES = 16 * 1024 * 1024;
@@ -118,7 +119,9 @@ export class RegistryClient {
       throw unreachable(`it answered ${res.status}`);
     }
     if (res.status !== 200) {
-      const text = await readBounded(res, 2048).catch(() => '');
+      const text = await readBounded(res, 2048, () => new Error('the answer is larger than 2048 bytes')).catch(
+        () => '',
+      );
       throw new RegistryError(
         'refused',
         `the MCP Registry at ${this.base} refused ${what}: ${res.status} ${text.slice(0, 200)}`,
@@ -126,7 +129,7 @@ export class RegistryClient {
     }
     let text: string;
     try {
-      text = await readBounded(res, MAX_BYTES);
+      text = await readBounded(res, MAX_BYTES, () => new Error(`the answer is larger than ${MAX_BYTES} bytes`));
     } catch (e) {
       if ((e as Error).name === 'TimeoutError')
         throw unreachable(`no answer within ${this.o.timeoutMs} ms (registry.timeout)`);
@@ -138,23 +141,4 @@ export class RegistryClient {
       throw new RegistryError('invalid', `the MCP Registry at ${this.base} answered ${what} with something not JSON`);
     }
   }
-}
-
-/** A response's body as text, refused past `max` bytes. */
-async function readBounded(res: Response, max: number): Promise<string> {
-  const reader = res.body?.getReader();
-  if (!reader) return '';
-  const chunks: Uint8Array[] = [];
-  let n = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    n += value.byteLength;
-    if (n > max) {
-      await reader.cancel();
-      throw new Error(`the answer is larger than ${max} bytes`);
-    }
-    chunks.push(value);
-  }
-  return Buffer.concat(chunks).toString('utf8');
 }

@@ -52,6 +52,7 @@ export async function applyConfig(g: Running, config: Config, settings: Settings
   // listed after it (the last pass-through server removed).
   const toolsBefore = parts.profiles.listingTools();
   const profilesBefore = g.config.profiles;
+  const guardrailsChanged = JSON.stringify(g.config.guardrails) !== JSON.stringify(config.guardrails);
   const named = g.settings.get<string[]>('mcp.passthrough');
   passthrough.splice(0, passthrough.length, ...named.filter((n) => defs.has(n)));
   g.settings.adopt(settings, AT_NEXT_START);
@@ -66,6 +67,8 @@ export async function applyConfig(g: Running, config: Config, settings: Settings
     permissions: config.permissions,
     // Each profile's view is made again from the new block on its next request.
     profiles: config.profiles,
+    // Read per call too (gateway/guardrails/guards.ts): the next call is screened by the new rules.
+    guardrails: config.guardrails,
   });
   parts.profiles.reset();
   const profilesChanged = !sameProfiles(profilesBefore, config.profiles);
@@ -94,6 +97,12 @@ export async function applyConfig(g: Running, config: Config, settings: Settings
     log(`configuration ${config.source} applied: profiles changed`);
     for (const kind of ['tools', 'prompts', 'resources'] as const)
       g.announce(kind, (p) => p !== undefined && parts.profiles.reaches(kind, undefined)(p));
+  }
+  if (guardrailsChanged) {
+    // Descriptions are screened as a list is fetched: every list is fetched again under the new rules.
+    for (const name of defs.keys()) catalogue.invalidate(name);
+    log(`configuration ${config.source} applied: guardrails changed`);
+    for (const kind of ['tools', 'prompts'] as const) g.announce(kind, () => true);
   }
   if (diff.atNextStart.length) log(`settings applied at the next start: ${diff.atNextStart.join(', ')}`);
   return diff;

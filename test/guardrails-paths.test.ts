@@ -253,7 +253,7 @@ for (const rev of ERAS) {
         );
         assert.ok(
           r.logs.some((l) =>
-            /guardrails: tool weather listed redacted: injection\/unicode-tags at description\.description/.test(l),
+            /guardrails: tool weather listed redacted: injection\/unicode-tags at tool\.description/.test(l),
           ),
         );
         const recs = await records(r);

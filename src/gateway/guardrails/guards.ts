@@ -160,7 +160,8 @@ export class Guards {
       }
       // Its name is the catalogue's key, checked apart (catalogue/screen.ts): the rest is its text.
       const { name: _name, ...text } = item;
-      const s = await screen.screen(text, plan, 'description');
+      const what = kind === 'tools' ? 'tool' : 'prompt';
+      const s = await screen.screen(text, plan, what);
       for (const note of s.notes) this.d.log(`[${server}] ${note}`);
       if (!s.findings.length) {
         out.push(item);
@@ -168,7 +169,7 @@ export class Guards {
       }
       const withheld = s.verdict === 'block';
       this.d.log(
-        `[${server}] guardrails: ${kind === 'tools' ? 'tool' : 'prompt'} ${name} ${withheld ? 'withheld' : s.verdict === 'redact' ? 'listed redacted' : 'listed'}: ${summary(s.findings)}`,
+        `[${server}] guardrails: ${what} ${name} ${withheld ? 'withheld' : s.verdict === 'redact' ? 'listed redacted' : 'listed'}: ${summary(s.findings)}`,
       );
       if (!withheld) out.push(s.verdict === 'redact' ? { name, ...(s.value as JsonObject) } : item);
     }

@@ -109,7 +109,7 @@ describe('mcpx: bad usage is exit 2, naming what is wrong, with the usage', () =
   test('a flag of another subcommand: which ones take it; it was silently ignored before', async () => {
     const cases: Array<[string[], RegExp]> = [
       [['elicit', '--port', '9000'], /^mcpx: --port: only mcpx daemon, serve, settings and auth take it\n/],
-      [['tools', '--text'], /^mcpx: --text: only mcpx call, read and exec take it\n/],
+      [['tools', '--text'], /^mcpx: --text: only mcpx call, read, exec and guardrails take it\n/],
       [
         ['call', 'a', 'b', '--endpoint', 'http://127.0.0.1:1/mcp'],
         /^mcpx: --endpoint: only mcpx elicit, tasks, activity, auth, reload, restart, permissions, pins and profiles take it\n/,

@@ -9,6 +9,7 @@ import type { JsonObject } from '../protocol/jsonrpc';
 import { isObject } from '../protocol/jsonrpc';
 import { PER_REQUEST } from '../server/conn';
 import type { CallContext } from '../server/provider';
+import type { ArtifactShelf } from './shared';
 
 export const ARTIFACT_PREFIX = 'mcpx://artifacts/';
 /** Characters of the result's text the preview keeps. */
@@ -33,6 +34,8 @@ export interface ArtifactDeps {
   /** proto.askTTL. */
   ttlMs(): number;
   log(line: string): void;
+  /** A team's replica: each artifact kept in the store too, so any replica serves it (docs/team.md). */
+  shelf?: ArtifactShelf;
 }
 
 /** How a result with structuredContent is shrunk: for a tool that declares no outputSchema, `none`
@@ -100,6 +103,14 @@ export class Artifacts {
     return { contents: [{ uri, mimeType: 'application/json', text: a.text }] };
   }
 
+  /** An artifact another replica of the team kept, for its own identity (read()'s rules). */
+  async readShared(uri: string, identity: string): Promise<JsonObject | undefined> {
+    if (!this.d.shelf || !uri.startsWith(ARTIFACT_PREFIX)) return undefined;
+    const a = await this.d.shelf.get(uri.slice(ARTIFACT_PREFIX.length)).catch(() => undefined);
+    if (!a || a.identity !== identity || a.expiresAt <= Date.now()) return undefined;
+    return { contents: [{ uri, mimeType: 'application/json', text: a.text }] };
+  }
+
   /** The identity's artifacts, as resources/list lists them. */
   list(identity: string): JsonObject[] {
     this.expire();
@@ -136,6 +147,7 @@ export class Artifacts {
     const a: Artifact = { id: randomUUID(), identity, text, bytes, tool, expiresAt: Date.now() + this.d.ttlMs() };
     this.held.set(a.id, a);
     this.total += bytes;
+    this.d.shelf?.put(a);
     return a;
   }
 

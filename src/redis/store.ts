@@ -74,8 +74,10 @@ export class RedisStore implements Store {
     return () => this.listeners.delete(fn);
   }
 
+  private closing = false;
+
   private state(up: boolean): void {
-    if (up === this.ready) return;
+    if (up === this.ready || this.closing) return;
     this.ready = up;
     if (up) {
       if (this.downSince !== undefined)
@@ -97,6 +99,10 @@ export class RedisStore implements Store {
     // Commands fail at once while the store is away, never queued without bound.
     const common = { socket, disableOfflineQueue: true, RESP: 2 as const };
     let reported = false;
+    const onReady = () => {
+      reported = false;
+      this.state(true);
+    };
     const onError = (e: Error) => {
       if (this.ready || !reported) this.o.log(`store: ${this.where}: ${e.message}`);
       reported = true;
@@ -104,7 +110,7 @@ export class RedisStore implements Store {
     if (this.o.cluster) {
       const cluster = createCluster({ rootNodes: [{ url: this.o.url }], defaults: common });
       cluster.on('error', onError);
-      cluster.on('node-ready', () => ((reported = false), this.state(true)));
+      cluster.on('node-ready', onReady);
       cluster.on('node-reconnecting', () => this.state(false));
       const sub = cluster.duplicate();
       sub.on('error', onError);
@@ -123,7 +129,7 @@ export class RedisStore implements Store {
     }
     const c = createClient({ url: this.o.url, ...common });
     c.on('error', onError);
-    c.on('ready', () => ((reported = false), this.state(true)));
+    c.on('ready', onReady);
     c.on('reconnecting', () => this.state(false));
     c.on('end', () => this.state(false));
     const sub = c.duplicate();
@@ -255,6 +261,7 @@ export class RedisStore implements Store {
   }
 
   async close(): Promise<void> {
+    this.closing = true;
     this.listeners.clear();
     await this.client?.close();
   }

@@ -216,7 +216,7 @@ describe('two replicas on one Redis, behind a round-robin balancer', { timeout: 
     const answered = await v1(other.base, `/v1/questions/${String(q.id)}`, {
       method: 'POST',
       headers: { 'Content-Type': 'application/json' },
-      body: JSON.stringify({ action: 'allow' }),
+      body: JSON.stringify({ action: 'always' }),
     });
     assert.equal(answered.status, 200, JSON.stringify(answered.body));
     const r = (await pending).result!;
@@ -225,6 +225,14 @@ describe('two replicas on one Redis, behind a round-robin balancer', { timeout: 
     await until('gone from the store', async () =>
       ((await v1(other.base, '/v1/questions')).body.questions as Json[]).length === 0 ? true : undefined,
     );
+    // "always" is a grant in force on both replicas: neither asks again.
+    for (const r of [A, B]) {
+      const direct = new HttpClient(r.endpoint, '2026-07-28', { capabilities: {} });
+      const sum = (await direct.request('tools/call', { name: 'add', arguments: { a: 1, b: 1 } })).result!;
+      assert.equal(text(sum), JSON.stringify({ sum: 2 }), `${r.name} let it through by the grant`);
+      const grants = (await v1(r.base, '/v1/permissions')).body.grants as Json[];
+      assert.equal(grants.length, 1);
+    }
   });
 
   test('a pin accepted on one replica holds on the other', async () => {

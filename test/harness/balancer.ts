@@ -26,19 +26,22 @@ export async function startBalancer(backends: Array<{ name: string; url: () => s
     const b = backends[next++ % backends.length]!;
     const target = new URL(req.url ?? '/', b.url());
     const headers = { ...req.headers, host: target.host };
+    let rpc: string | undefined;
+    try {
+      const m = JSON.parse(body.toString()) as { method?: unknown };
+      if (typeof m.method === 'string') rpc = m.method;
+    } catch {
+      // not JSON
+    }
+    const entry: Served = { backend: b.name, method: req.method ?? '', path: target.pathname, ...(rpc ? { rpc } : {}) };
+    served.push(entry);
     const out = request(target, { method: req.method, headers }, (answer) => {
-      let rpc: string | undefined;
-      try {
-        const m = JSON.parse(body.toString()) as { method?: unknown };
-        if (typeof m.method === 'string') rpc = m.method;
-      } catch {
-        // not JSON
-      }
-      served.push({ backend: b.name, method: req.method ?? '', path: target.pathname, ...(rpc ? { rpc } : {}) });
       res.writeHead(answer.statusCode ?? 502, answer.headers);
       answer.pipe(res);
     });
     out.on('error', (e: NodeJS.ErrnoException) => {
+      // Not served by it after all: the next one tries.
+      served.splice(served.indexOf(entry), 1);
       if (e.code === 'ECONNREFUSED' && tried + 1 < backends.length) return relay(req, res, body, tried + 1);
       if (!res.headersSent) res.writeHead(502).end();
       else res.destroy();

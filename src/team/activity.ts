@@ -3,7 +3,7 @@
 // and the editor's feed read it newest first through any replica. Appends never wait and are bounded
 // (ACTIVITY_INFLIGHT): past it records are dropped, counted and said once; the stream keeps about
 // activity.maxBytes / RECORD_BYTES records.
-import { matchesFilter } from '../gateway/activity/files';
+import { matchesFilter, newestFirst } from '../gateway/activity/files';
 import type { ActivityFilter, ActivityRecord } from '../gateway/activity/record';
 import type { ActivityStream } from '../gateway/shared';
 import { type Store, parseJson } from '../store/store';
@@ -65,11 +65,12 @@ export class StoreActivity implements ActivityStream {
         before = e.id;
         const r = parseJson<ActivityRecord>(e.value);
         if (!r || typeof r.time !== 'string' || typeof r.client !== 'object') continue;
-        if (Date.parse(r.time) < since) return out;
+        if (Date.parse(r.time) < since) return newestFirst(out);
         if (matchesFilter(r, filter, since)) out.push(r);
         if (out.length >= limit) break;
       }
     }
-    return out;
+    // In the order they were appended; by time as the files are read (two replicas' appends cross).
+    return newestFirst(out);
   }
 }

@@ -10,6 +10,7 @@ import { sandboxBench, sandboxReport } from './sandbox';
 import { searchBench, searchReport } from './search';
 import { reloadBench, reloadReport } from './reload';
 import { shimBench, shimReport } from './shim';
+import { teamBench, teamReport } from './team';
 import { gatewayBench } from './gateway';
 import { governanceBench } from './governance';
 import { type Figures, fmt, httpLoad, startProcess, stdioLoad, stop } from './lib';
@@ -96,6 +97,7 @@ async function main(): Promise<void> {
   const search = await searchBench();
   const sandbox = await sandboxBench();
   const artifacts = await artifactsBench();
+  const team = await teamBench();
   // Memory per idle legacy session (bench/sessions.ts), in its own process.
   const { execFileSync } = await import('node:child_process');
   const sessions = execFileSync(process.execPath, [join(__dirname, 'sessions.js'), '1000'], {
@@ -141,6 +143,8 @@ async function main(): Promise<void> {
     '',
     ...sandboxReport(sandbox),
     ...artifactsReport(artifacts),
+    '',
+    ...teamReport(team),
   ];
   writeFileSync(join(root, 'docs', 'performance.md'), lines.join('\n'));
 }

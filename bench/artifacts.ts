@@ -11,11 +11,11 @@ import { listen } from '../src/app/app';
 import { parseConfig } from '../src/config/file';
 import { Settings } from '../src/config/settings';
 import { Gateway } from '../src/gateway/gateway';
-import { median, runAlone } from './lib';
+import { median, runAlone, size } from './lib';
 
 const root = join(__dirname, '..', '..');
 const fixture = join(root, 'build', 'test', 'fixtures', 'upstream', 'server.js');
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 20);
+const ROUNDS = size(20, 2, 'BENCH_ROUNDS');
 const OVER = 64 * 1024;
 
 interface Mode {

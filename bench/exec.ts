@@ -9,11 +9,11 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { HttpClient, median } from './lib';
+import { HttpClient, median, size } from './lib';
 
 const root = join(__dirname, '..', '..');
 const cli = join(root, 'dist', 'cli.js');
-const RUNS = Number(process.env.EXEC_RUNS ?? 7);
+const RUNS = size(7, 1, 'EXEC_RUNS');
 const MODERN = '2026-07-28';
 /** The document each echo step carries (a search hit, a file, a page: what a step hands the next). */
 const DOC = 'lorem ipsum dolor sit amet '.repeat(40);

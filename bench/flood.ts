@@ -10,14 +10,14 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { HttpClient, descendants, figures, procStatusKb, stopTree } from './lib';
+import { HttpClient, descendants, figures, procStatusKb, size, stopTree } from './lib';
 
 const root = join(__dirname, '..', '..');
 const cli = join(root, 'dist', 'cli.js');
 const fixture = join(root, 'build', 'test', 'fixtures', 'upstream', 'server.js');
 const CLIENTS = 64;
-const CALLS = Number(process.env.FLOOD_CALLS ?? 500);
-const FLOOD_CONCURRENT = 2000;
+const CALLS = size(500, 10, 'FLOOD_CALLS');
+const FLOOD_CONCURRENT = size(2000, 200);
 const MODERN = '2026-07-28';
 
 type Kind = 'session' | 'sessionless' | 'modern';

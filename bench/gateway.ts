@@ -25,6 +25,7 @@ import {
   probeGet,
   procStatusKb,
   shown,
+  size,
   stopTree,
 } from './lib';
 
@@ -40,13 +41,14 @@ const node = process.execPath;
 const REV = '2025-11-25'; // the upstream's revision
 const CLIENT_REV = '2025-03-26'; // what the benchmark clients speak: headerless, sessionless on mcpx
 const CONCURRENCY = [1, 16, 64] as const;
-const WARM_MS = 300;
+const WARM_MS = size(300, 50);
 /** Turns of the paths within one cell (see takeTurns). */
-const SLICE_MS = 500;
+const SLICE_MS = size(500, 100);
 /** Before the first cell every path answers this many calls (or runs this long): the JIT's warm-up. */
-const JIT_CALLS = 5000;
-const JIT_MAX_MS = 4000;
-const COLD_RUNS = 9;
+const JIT_CALLS = size(5000, 50);
+const JIT_MAX_MS = size(4000, 300);
+// At least 2: the first start fills the cache a later one is measured with.
+const COLD_RUNS = size(9, 2);
 
 // ---- processes ------------------------------------------------------------------------------------
 
@@ -816,7 +818,7 @@ function report(r: Results): string[] {
 // `node build/bench/gateway.js`: this part alone, its section on stdout (run.ts bundles this file too,
 // so the check is on the script's name, not on require.main).
 if (/gateway\.js$/.test(process.argv[1] ?? '')) {
-  gatewayBench(Number(process.env.BENCH_MS ?? 3000))
+  gatewayBench(size(3000, 200, 'BENCH_MS'))
     .then((lines) => process.stdout.write(lines.join('\n') + '\n'))
     .catch((e) => {
       process.stderr.write(`bench: ${(e as Error).stack}\n`);

@@ -8,15 +8,15 @@ import { mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } 
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { type HttpAnswer, HttpClient, Samples, clientsRun, stopTree } from './lib';
+import { type HttpAnswer, HttpClient, Samples, clientsRun, size, stopTree } from './lib';
 
 const root = join(__dirname, '..', '..');
 const cli = join(root, 'dist', 'cli.js');
 const fixture = join(root, 'build', 'test', 'fixtures', 'upstream', 'server.js');
 const CLIENTS = 16;
 const RULES = 50;
-const SLICE_MS = 500;
-const WARM_MS = 2000;
+const SLICE_MS = size(500, 100);
+const WARM_MS = size(2000, 100);
 
 const body = (id: number) =>
   JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'echo', arguments: { text: 'hello' } } });
@@ -75,7 +75,7 @@ function activityBytes(state: string): number {
   }
 }
 
-export async function governanceBench(ms = Number(process.env.BENCH_MS ?? 3000)): Promise<string[]> {
+export async function governanceBench(ms = size(3000, 200, 'BENCH_MS')): Promise<string[]> {
   const dir = mkdtempSync(join(tmpdir(), 'mcpx-bench-gov-'));
   const started: Daemon[] = [];
   const load0 = loadavg()[0]!;

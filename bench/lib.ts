@@ -5,6 +5,17 @@ import { Agent, type IncomingHttpHeaders, request } from 'node:http';
 import { type AddressInfo, createServer as createNetServer } from 'node:net';
 import { createInterface } from 'node:readline';
 
+/** BENCH_SMOKE=1 (`npm run bench:smoke`, a step of .ci/run): every benchmark runs whole, each cell a few
+ *  hundred milliseconds or a round or two, so that a broken benchmark fails CI; no figure is judged, and
+ *  run.ts writes no docs/performance.md. */
+export const SMOKE = process.env.BENCH_SMOKE === '1';
+
+/** A benchmark's size: `full`, or `smoke` under BENCH_SMOKE; a variable named in `env` wins over both. */
+export function size(full: number, smoke: number, env?: string): number {
+  const set = env === undefined ? undefined : process.env[env];
+  return set !== undefined && set !== '' ? Number(set) : SMOKE ? smoke : full;
+}
+
 export interface Figures {
   requests: number;
   rps: number;

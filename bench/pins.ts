@@ -13,13 +13,13 @@ import { Gateway } from '../src/gateway/gateway';
 import { Pins } from '../src/gateway/pins/pins';
 import { FilePinStore } from '../src/gateway/pins/store';
 import { editorContext } from '../src/vscode/editorCall';
-import { median, runAlone } from './lib';
+import { median, runAlone, size } from './lib';
 
 const root = join(__dirname, '..', '..');
 const fixture = join(root, 'build', 'test', 'fixtures', 'upstream', 'server.js');
 const SERVERS = 10;
 const TOOLS = 30;
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 200);
+const ROUNDS = size(200, 3, 'BENCH_ROUNDS');
 
 const names = (i: number) => Array.from({ length: TOOLS }, (_, j) => `s${i}_t${j}`);
 

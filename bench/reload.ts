@@ -18,15 +18,15 @@ import { parseConfig } from '../src/config/file';
 import { Settings } from '../src/config/settings';
 import { Gateway } from '../src/gateway/gateway';
 import { editorContext } from '../src/vscode/editorCall';
-import { StdioRpc, median, stop, runAlone } from './lib';
+import { StdioRpc, median, runAlone, size, stop } from './lib';
 
 const root = join(__dirname, '..', '..');
 const fixture = join(root, 'build', 'test', 'fixtures', 'upstream', 'server.js');
 const cli = join(root, 'dist', 'cli.js');
-const N = Number(process.env.BENCH_SERVERS ?? 10);
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
+const N = size(10, 2, 'BENCH_SERVERS');
+const ROUNDS = size(5, 1, 'BENCH_ROUNDS');
 /** How long each calls/s measurement runs. */
-const LOAD_MS = Number(process.env.BENCH_MS ?? 3000);
+const LOAD_MS = size(3000, 200, 'BENCH_MS');
 
 const servers = (extra: string) =>
   Object.fromEntries(

@@ -12,12 +12,12 @@ import { parseConfig } from '../src/config/file';
 import { Settings } from '../src/config/settings';
 import { Gateway } from '../src/gateway/gateway';
 import { editorContext } from '../src/vscode/editorCall';
-import { median, runAlone } from './lib';
+import { median, runAlone, size } from './lib';
 
 const root = join(__dirname, '..', '..');
 const fixture = join(root, 'build', 'test', 'fixtures', 'upstream', 'server.js');
-const STARTS = Number(process.env.BENCH_STARTS ?? 15);
-const CALLS = Number(process.env.BENCH_CALLS ?? 2000);
+const STARTS = size(15, 1, 'BENCH_STARTS');
+const CALLS = size(2000, 50, 'BENCH_CALLS');
 const CLIENTS = 8;
 
 function gateway(sandbox: boolean, dir: string): Gateway {

@@ -23,11 +23,11 @@ import type { JsonObject } from '../src/protocol/jsonrpc';
 import { editorContext } from '../src/vscode/editorCall';
 import { catalog, evalQueries, freshQueries, realServers } from '../test/fixtures/search/data';
 import { type HalfFigures, evaluate, ratio } from '../test/fixtures/search/evaluate';
-import { runAlone } from './lib';
+import { runAlone, size } from './lib';
 
 const root = join(__dirname, '..', '..');
 const catalogJs = join(root, 'build', 'test', 'fixtures', 'search', 'catalog.js');
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 10);
+const ROUNDS = size(10, 1, 'BENCH_ROUNDS');
 const SERVERS = 10;
 
 /** The reference servers, as test/gateway-thirdparty.test.ts starts them, where installed. */

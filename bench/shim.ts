@@ -7,10 +7,11 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
+import { size } from './lib';
 
 const root = join(__dirname, '..', '..');
 const cli = join(root, 'dist', 'cli.js');
-const RUNS = Number(process.env.SHIM_RUNS ?? 15);
+const RUNS = size(15, 2, 'SHIM_RUNS');
 
 const INIT = `${JSON.stringify({
   jsonrpc: '2.0',

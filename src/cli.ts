@@ -5,6 +5,7 @@
 // Exit status 2 on any error (src/bin.ts); `mcpx call` also 1 on an isError result.
 import { FLAG_NOTES, type FlagName, ForeignFlag, UsageError, parseArgs } from './cli/args';
 import { type Command, usageText } from './cli/command';
+import { printableLines } from './kit/printable';
 
 /** Every subcommand, in the order the usage lists them. */
 export const COMMANDS: Record<string, () => Promise<Command>> = {
@@ -88,7 +89,8 @@ export async function main(argv: string[]): Promise<void> {
 
 if (require.main === module) {
   main(process.argv.slice(2)).catch((e: Error) => {
-    process.stderr.write(`mcpx: ${e.message}\n`);
+    // A message may quote what a client or an upstream chose (a refusal, an error relayed).
+    process.stderr.write(`mcpx: ${printableLines(e.message)}\n`);
     process.exit(2);
   });
 }

@@ -160,6 +160,8 @@ describe('results.artifactBytes and proto.askTTL', () => {
     const gw = await gatewayFor(servers, {
       'results.artifactOver': OVER,
       'results.artifactBytes': 1_500_000,
+      // One client may hold all of it here: what is tested is whose artifact is evicted.
+      'results.artifactShare': 100,
       'mcp.passthrough': ['pt'],
     });
     try {
@@ -175,6 +177,35 @@ describe('results.artifactBytes and proto.askTTL', () => {
       const theirs = await b.request('tools/call', { name: 'big', arguments: {} });
       assert.equal(firstText(theirs.result!).length, 1_000_000);
       assert.equal(firstText(await readWhole(a, second.uri)).length, 1_000_000);
+    } finally {
+      await gw.close();
+    }
+  });
+
+  test("one client holds at most its share (results.artifactShare, a quarter): after its flood, another's result is still an artifact", async () => {
+    const gw = await gatewayFor(servers, {
+      'results.artifactOver': OVER,
+      'results.artifactBytes': 4 * 1024 * 1024,
+      'mcp.passthrough': ['pt'],
+    });
+    try {
+      const a = new HttpClient(gw.url, LEGACY);
+      await a.initialize();
+      const b = new HttpClient(gw.url, LEGACY);
+      await b.initialize();
+      const links: Link[] = [];
+      for (let i = 0; i < 6; i++)
+        links.push(linkOf((await a.request('tools/call', { name: 'big', arguments: {} })).result).link);
+      // A quarter of 4 MiB holds one of a's 1 MB results: each new one evicted its last.
+      const listed = ((await a.request('resources/list')).result!.resources as Json[]).filter((r) =>
+        String(r.uri).startsWith('mcpx://artifacts/'),
+      );
+      assert.deepEqual(
+        listed.map((r) => r.uri),
+        [links.at(-1)!.uri],
+      );
+      const theirs = linkOf((await b.request('tools/call', { name: 'big', arguments: {} })).result).link;
+      assert.equal(firstText(await readWhole(b, theirs.uri)).length, 1_000_000, "b's result is an artifact");
     } finally {
       await gw.close();
     }

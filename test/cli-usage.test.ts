@@ -179,7 +179,8 @@ describe('mcpx serve --transport stdio: the shim path loads no gateway', () => {
     const dispatcher = loads('src/cli.ts');
     assert.deepEqual(
       [...dispatcher].filter((f) => f.startsWith('src/')).sort(),
-      ['src/cli.ts', 'src/cli/args.ts', 'src/cli/command.ts'],
+      // and the printable escaping of the errors it prints (kit/printable.ts: no import of its own).
+      ['src/cli.ts', 'src/cli/args.ts', 'src/cli/command.ts', 'src/kit/printable.ts'],
       'the dispatcher loads no subcommand',
     );
     const shim = [...dispatcher, ...loads('src/cli/serve.ts')];

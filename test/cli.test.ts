@@ -16,6 +16,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { after, describe, test } from 'node:test';
+import { beyondLoopback } from '../src/app/app';
 import { elicitSecret } from '../src/config/secret';
 import { cliJs } from './harness/gateway';
 import { HttpClient, type Json, StdioClient } from './harness/wire';
@@ -61,6 +62,29 @@ describe('mcpx CLI', () => {
       child.kill('SIGTERM');
     }
     assert.equal(await exited, 0);
+  });
+
+  test('the daemon warns when it binds beyond loopback, and only then (the warning it prints, per address)', async () => {
+    // Tests bind loopback only: the decision is checked for every kind of address, and a daemon on
+    // 127.0.0.1 is seen not to warn.
+    for (const address of ['0.0.0.0', '::', '192.168.1.20', '10.0.0.1', 'gateway.lan'])
+      assert.equal(
+        beyondLoopback(address),
+        `WARNING: listening on ${address}, beyond loopback: anything that can reach this port can run tools as you.`,
+      );
+    for (const address of ['127.0.0.1', '127.0.0.2', '::1', 'localhost'])
+      assert.equal(beyondLoopback(address), undefined);
+    const child = spawn(process.execPath, [cli, 'daemon', '--port', '0', '--address', '127.0.0.1'], {
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr.on('data', (d) => (stderr += d));
+    const exited = new Promise((r2) => child.on('exit', r2));
+    await new Promise<string>((resolve) => createInterface({ input: child.stdout }).once('line', resolve));
+    child.kill('SIGTERM');
+    await exited;
+    assert.doesNotMatch(stderr, /beyond loopback/);
   });
 
   test('the endpoint secret: created 0600 in the state dir, stable across restarts; mcpx elicit sends it', async () => {
@@ -133,6 +157,21 @@ describe('mcpx CLI', () => {
     assert.match(r.stdout, /^mcp\.pageSize\s+9\s+\(flag\)$/m);
     assert.match(r.stdout, /^transport\.sseKeepAlive\s+15000\s+\(default\)$/m);
     assert.match(r.stdout, /^config: embedded default$/m);
+  });
+
+  test('settings names the variable a value came from (an alias too), and the precedence in force', async () => {
+    const r = await run(['settings'], { MCPX_MCP_SPEC: '2025-06-18', MCPX_SPEC_PRECEDENCE: '2024-11-05' });
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stdout, /^spec\.first\s+"2025-06-18"\s+\(env: MCPX_MCP_SPEC\)$/m);
+    assert.match(
+      r.stdout,
+      /^spec\.precedence\s+\["2025-06-18","2024-11-05","2026-07-28","2025-11-25","2025-03-26"\] \(as given: \["2024-11-05"\]\)\s+\(env: MCPX_SPEC_PRECEDENCE\)$/m,
+    );
+    const plain = await run(['settings']);
+    assert.match(
+      plain.stdout,
+      /^spec\.precedence\s+\["2026-07-28","2025-11-25","2025-06-18","2025-03-26","2024-11-05"\]\s+\(default\)$/m,
+    );
   });
 
   test('an unknown revision is refused with the valid ones; so is an unknown flag', async () => {

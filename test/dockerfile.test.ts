@@ -48,8 +48,7 @@ test('mcpx daemon as a user that is not root, on the port it exposes, beyond loo
 });
 
 test('no secret in the image: the store URL and key are not set in it', () => {
-  for (const l of of('ENV').concat(of('ARG')))
-    assert.doesNotMatch(l, /MCPX_STORE_(URL|KEY)|PASSWORD|SECRET|TOKEN/i, l);
+  for (const l of of('ENV').concat(of('ARG'))) assert.doesNotMatch(l, /MCPX_STORE_(URL|KEY)|PASSWORD|SECRET|TOKEN/i, l);
   assert.ok(existsSync(join(root, '.dockerignore')));
   assert.match(readFileSync(join(root, '.dockerignore'), 'utf8'), /^node_modules$/m);
 });

@@ -94,14 +94,14 @@ describe('Call Tool… through a real gateway (the fixture upstream)', () => {
   const start = async () => (gw ??= await gatewayFor({ up: fixtureCommand(['--rev', '2025-11-25', '--name', 'up']) }));
   after(() => gw?.close());
 
-  test('a tool that says it is read-only goes at once: arguments from the form, the result in an editor', async () => {
+  test('with no rule that asks: arguments from the form, the result in an editor', async () => {
     await start();
     const { person, questions } = fakePerson([{ action: 'accept', content: { text: 'hello from a unit test' } }]);
     const { d, ui, shown } = fakeDeps({ host: fakeHost({ gateway: gw.g }), parts: { person } });
     await run('mcpx.callTool', d, 'up', 'echo');
     assert.equal(questions.length, 1);
     assert.equal(questions[0]!.params.message, 'up · echo: arguments');
-    assert.deepEqual(ui.asked, [], 'no confirmation: echo says readOnlyHint');
+    assert.deepEqual(ui.asked, [], 'no confirmation: no rule asks');
     assert.deepEqual(
       ui.progress.map((p) => p.title),
       ['mcpx: up · echo'],
@@ -159,13 +159,22 @@ describe('Call Tool… through a real gateway (the fixture upstream)', () => {
     assert.equal(granted.length, 1);
     const manage = fakeDeps({
       host: fakeHost({ gateway: gw.g }),
-      answers: [{ pick: 'Revoke' }, { pick: 'up/count' }],
+      answers: [{ pick: 'Revoke' }, { pick: 'tool up/count' }],
     });
     assert.equal(await run('mcpx.managePermissions', manage.d), 1);
-    assert.deepEqual(manage.ui.asked[1]!.labels, ['up/count']);
+    assert.deepEqual(manage.ui.asked[1]!.labels, ['tool up/count']);
     assert.deepEqual(gw.g.grants(), []);
     const asksAgain = await count([{ pick: 'Deny' }]);
     assert.equal(asksAgain.ui.asked.length, 1, 'revoked: asked again');
+    // A tool that says it is read-only asks too: the hint is the server's untrusted claim.
+    const { person } = fakePerson([{ action: 'accept', content: { text: 'claimed read-only' } }]);
+    const echo = fakeDeps({ host: fakeHost({ gateway: gw.g }), parts: { person }, answers: [{ pick: 'Deny' }] });
+    gw.g.setApprover(new EditorApprover({ window: echo.d.window, showJson: echo.d.results.showJson }));
+    await run('mcpx.callTool', echo.d, 'up', 'echo');
+    assert.equal(echo.ui.asked.length, 1, 'asked before the call');
+    assert.match(String(echo.ui.asked[0]!.title), /wants to call up\/echo from the palette/);
+    assert.match(String(echo.ui.asked[0]!.placeHolder), /The server says \(untrusted hints\): read-only/);
+    assert.match(textOf(echo.shown[0]!.result), /^mcpx refused the call of up\/echo/);
     gw.g.setApprover(undefined);
     gw.g.config.permissions = undefined;
   });

@@ -140,27 +140,27 @@ describe('"always allow" in workspaceState, and the palette rule', () => {
     const grants = new WorkspaceGrants(memento);
     assert.equal(await grants.migrate(5), 2);
     assert.deepEqual(
-      grants.list().map((g) => [g.server, g.tool, g.client, g.createdAt]),
+      grants.list().map((g) => [g.kind, g.server, g.tool, g.client, g.createdAt]),
       [
-        ['up', 'count', EDITOR_IDENTITY, 5],
-        ['web', 'fetch/deep', EDITOR_IDENTITY, 5],
+        ['tool', 'up', 'count', EDITOR_IDENTITY, 5],
+        ['tool', 'web', 'fetch/deep', EDITOR_IDENTITY, 5],
       ],
     );
     assert.equal(memento.values['mcpx.toolTrust.allowed'], undefined);
     assert.equal(await grants.migrate(), 0, 'once');
-    await grants.add({ id: 'x', server: 's', tool: 't', client: 'Claude', createdAt: 1 });
+    await grants.add({ id: 'x', kind: 'tool', server: 's', tool: 't', client: 'Claude', createdAt: 1 });
     assert.equal(new WorkspaceGrants(memento).list().length, 3, 'read back from the memento (a window reload)');
     assert.equal(await grants.remove('x'), true);
     assert.equal(await grants.remove('x'), false);
     assert.equal(grants.list().length, 2);
   });
 
-  test('the palette rule follows the person’s rules, asks only the editor about tools not marked read-only, and never widens a deny or ask default', () => {
+  test('the palette rule follows the person’s rules, asks only the editor — about every tool, a readOnlyHint being the server’s claim — and never widens a deny or ask default', () => {
     const p = withEditorRule({ default: 'allow', askTimeoutMs: 1, rules: [{ server: 'up', action: 'allow' }] });
     assert.deepEqual(p.rules, [{ server: 'up', action: 'allow' }, EDITOR_RULE]);
     const subject = { kind: 'tool' as const, server: 'web', target: 't', identity: EDITOR_IDENTITY };
     assert.equal(decide(p, subject).action, 'ask');
-    assert.equal(decide(p, { ...subject, annotations: { readOnlyHint: true } }).action, 'allow');
+    assert.equal(decide(p, { ...subject, annotations: { readOnlyHint: true } }).action, 'ask');
     assert.equal(decide(p, { ...subject, identity: 'client:abc' }).action, 'allow');
     assert.equal(decide(p, { ...subject, server: 'up' }).action, 'allow', 'the person’s rule first');
     for (const d of ['deny', 'ask'] as const)
@@ -268,8 +268,8 @@ describe('Manage Permissions’ rules, and a task’s calls', () => {
         { rule: 'permissions.rules[0]', says: 'deny when server=up', from: '/ws/.vscode/mcp.json' },
         {
           rule: 'permissions.rules[1]',
-          says: 'ask when kind=tool, readOnlyHint=false, identity=mcpx:editor',
-          from: 'built in: the palette asks before a tool not marked read-only (docs/gateway.md "Permissions")',
+          says: 'ask when kind=tool, identity=mcpx:editor',
+          from: 'built in: the palette asks before it calls a tool (docs/gateway.md "Permissions")',
         },
       ],
       grants: [],

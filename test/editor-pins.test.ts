@@ -76,7 +76,7 @@ describe('a changed tool held, reviewed and accepted in the editor', async () =>
     );
     await compareNow(g, changed);
     const held = await until('held', () => events.find((e) => e.type === 'pins.held'));
-    assert.deepEqual(held, { type: 'pins.held', server: 'a', tools: ['rug'], prompts: [], at: held.at });
+    assert.deepEqual(held, { type: 'pins.held', server: 'a', tools: ['rug'], prompts: [], apps: [], at: held.at });
     // The row: marked, with how to review, and Review in its context menu.
     const { n, t } = await rugRow();
     assert.equal(n.held, 'changed');
@@ -171,9 +171,16 @@ test('Review Held Tools… from the palette: the server picked, then the definit
   const g = new FakeGateway({
     pins: {
       views: [
-        { server: 'a', mode: 'hold', tools: ['x'], prompts: [], held: [held('tools', 'x')] },
-        { server: 'b', mode: 'hold', tools: ['y'], prompts: ['p'], held: [held('tools', 'y'), held('prompts', 'p')] },
-        { server: 'c', mode: 'hold', tools: ['z'], prompts: [], held: [] },
+        { server: 'a', mode: 'hold', tools: ['x'], prompts: [], apps: [], held: [held('tools', 'x')] },
+        {
+          server: 'b',
+          mode: 'hold',
+          tools: ['y'],
+          prompts: ['p'],
+          apps: [],
+          held: [held('tools', 'y'), held('prompts', 'p')],
+        },
+        { server: 'c', mode: 'hold', tools: ['z'], prompts: [], apps: [], held: [] },
       ],
       reviews: [review('a', 'x', 'tools'), review('b', 'y', 'tools'), review('b', 'p', 'prompts')],
     },

@@ -127,7 +127,7 @@ describe('gateway mode, real upstreams', () => {
     assert.ok(first, JSON.stringify(resources.resources.slice(0, 3)));
     const read = await c.readResource({ uri: first.uri });
     assert.equal(read.contents[0]!.uri, first.uri);
-    await assert.rejects(c.readResource({ uri: 'mcpx://nowhere/x' }), /no server named "nowhere"/);
+    await assert.rejects(c.readResource({ uri: 'mcpx://nowhere/x' }), /names no configured server/);
     await c.close();
   });
 

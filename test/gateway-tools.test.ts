@@ -8,6 +8,7 @@ import { GATEWAY_TOOLS, GatewayTools } from '../src/gateway/tools';
 import type { ToolDeps } from '../src/gateway/tools/tool';
 import { defaultView } from '../src/gateway/profiles/view';
 import { type TestGateway, fixtureCommand, gatewayFor, killAll } from './harness/upstreams';
+import { HttpClient } from './harness/wire';
 
 const ctx = (rev: CallContext['rev']): CallContext =>
   ({
@@ -100,5 +101,48 @@ describe('the gateway tools registry', () => {
       h!.call({ tool: 'x' }, ctx('2025-06-18')),
       (e: Error & { code?: number }) => e.code === -32602,
     );
+  });
+});
+
+describe("a tool result's structuredContent against its outputSchema", () => {
+  test('a mismatch is relayed with a warning in _meta["dev.mcpx/warnings"] and a log line; a match and an isError result are left as they are', async () => {
+    const { hostile, killHostiles } = await import('./harness/hostile');
+    const outputSchema = { type: 'object', properties: { n: { type: 'number' } }, required: ['n'] };
+    const tool = (name: string, structuredContent: JsonObject, isError = false) => ({
+      tool: { name, inputSchema: { type: 'object' }, outputSchema },
+      result: {
+        content: [{ type: 'text', text: JSON.stringify(structuredContent) }],
+        structuredContent,
+        ...(isError ? { isError } : {}),
+      },
+    });
+    const logs: string[] = [];
+    const gw = await gatewayFor(
+      {
+        h: hostile(
+          '--tool-json',
+          JSON.stringify([tool('bad', { n: 'seven' }), tool('good', { n: 7 }), tool('failed', { why: 1 }, true)]),
+        ),
+      },
+      {},
+      {},
+      { log: (l) => logs.push(l) },
+    );
+    try {
+      const c = new HttpClient(gw.url, '2025-11-25');
+      await c.initialize();
+      const call = async (t: string) =>
+        (await c.request('tools/call', { name: 'mcpx_call', arguments: { server: 'h', tool: t, arguments: {} } }))
+          .result!;
+      const bad = await call('bad');
+      assert.deepEqual(bad.structuredContent, { n: 'seven' }, 'relayed as the upstream sent it');
+      const warnings = ((bad._meta as JsonObject)['dev.mcpx/warnings'] as string[])[0]!;
+      assert.match(warnings, /^structuredContent of h\/bad does not match its outputSchema: .*\/n must be number/);
+      assert.ok(logs.some((l) => l.includes('[h] structuredContent of h/bad does not match its outputSchema')));
+      for (const t of ['good', 'failed']) assert.equal((await call(t))._meta, undefined, t);
+    } finally {
+      await gw.close();
+      killHostiles();
+    }
   });
 });

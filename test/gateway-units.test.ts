@@ -212,6 +212,53 @@ describe("setRoots: mcpx's own roots (the editor's workspace folders) change", (
   });
 });
 
+describe('headless without a roots entry (docs/protocol.md "Roots headless")', () => {
+  test('roots are declared, answered with none, and announced when a reload gives some', async () => {
+    const { mkdtempSync, readFileSync, rmSync } = await import('node:fs');
+    const { join } = await import('node:path');
+    const { tmpdir } = await import('node:os');
+    const { parseConfig } = await import('../src/config/file');
+    const dir = mkdtempSync(join(tmpdir(), 'mcpx-roots-none-'));
+    const record = join(dir, 'up.jsonl');
+    const up = fixtureCommand(['--rev', '2025-06-18', '--name', 'up', '--record', record]);
+    const gw = await gatewayFor({ up });
+    try {
+      const c = new HttpClient(gw.url, '2026-07-28');
+      const roots = async () =>
+        String(
+          (
+            (
+              await c.request('tools/call', {
+                name: 'mcpx_call',
+                arguments: { server: 'up', tool: 'roots', arguments: {} },
+              })
+            ).result!.content as Json[]
+          )[0]!.text,
+        );
+      const lines = () =>
+        readFileSync(record, 'utf8')
+          .split('\n')
+          .filter(Boolean)
+          .map((l) => JSON.parse(l) as { dir: string; frame: Json });
+      // Declared at initialize (fixed for the connection), so that roots given later can be announced.
+      assert.deepEqual(JSON.parse(await roots()), { roots: [] }, 'an honest answer: none');
+      const init = lines().find((l) => l.dir === 'in' && l.frame.method === 'initialize')!;
+      assert.deepEqual(((init.frame.params as Json).capabilities as Json).roots, { listChanged: true });
+      await gw.g.reload(
+        parseConfig({ servers: { up }, roots: ['/work/given'] }, 'test', { env: process.env }),
+        gw.g.settings,
+      );
+      const told = () => lines().some((l) => l.frame.method === 'notifications/roots/list_changed');
+      for (let i = 0; i < 100 && !told(); i++) await new Promise((r) => setTimeout(r, 20));
+      assert.ok(told(), 'the upstream was told');
+      assert.deepEqual(JSON.parse(await roots()), { roots: [{ uri: 'file:///work/given' }] });
+    } finally {
+      await gw.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
 describe('UpstreamListens: the listen stream mcpx keeps to a 2026-07-28 upstream', () => {
   /** A stand-in for UpstreamClient.listen: acknowledges what it is asked, then ends the stream at once
    *  (a server that never holds one). */

@@ -19,6 +19,7 @@ type Json = Record<string, unknown>;
 
 let gw: TestGateway;
 let web: ChildProcess;
+const logs: string[] = [];
 const record = join(tmpdir(), `mcpx-http-api-${process.pid}.jsonl`);
 const base = () => gw.bare.replace(/\/mcp$/, '');
 const auth = () => ({ Authorization: `Bearer ${gw.secret}` });
@@ -35,6 +36,7 @@ before(async () => {
       // A profile's API is the same paths under /v1/profiles/<name> (docs/gateway.md "The HTTP API").
       profiles: { narrow: { servers: { fx: { include: ['echo'] } }, mode: 'aggregated' } },
     },
+    { log: (l) => logs.push(l) },
   );
 });
 after(async () => {
@@ -230,12 +232,77 @@ describe('refusals', () => {
     assert.match(((await res.json()) as Json).error as string, /JSON object/);
   });
 
-  test('an unknown tool or server: 404', async () => {
-    for (const path of ['/v1/call/fx/nope', '/v1/call/nobody/echo']) {
-      const res = await post(path, '{}');
-      assert.equal(res.status, 404, path);
-      assert.match(((await res.json()) as Json).error as string, /^No tool /);
+  test('an unknown tool or server: 404, quoting only a configured name', async () => {
+    const tool = await post('/v1/call/fx/nope', '{}');
+    assert.equal(tool.status, 404);
+    assert.equal(
+      ((await tool.json()) as Json).error,
+      'No such tool of server "fx" is offered here (GET /v1/tools lists them)',
+    );
+    const server = await post('/v1/call/nobody/echo', '{}');
+    assert.equal(server.status, 404);
+    assert.equal(
+      ((await server.json()) as Json).error,
+      'No such server is offered here (GET /v1/tools lists the tools of those that are)',
+    );
+  });
+
+  test('no authenticated 404 and no log line quotes a path segment that names nothing configured', async () => {
+    // What a mistyped URL may hold: the endpoint secret in the wrong place.
+    const SEGMENT = 'Zq9-not-a-server-but-a-secret';
+    const before = logs.length;
+    const bodies: string[] = [];
+    for (const [method, path] of [
+      ['POST', `/v1/call/${SEGMENT}/echo`],
+      ['POST', `/v1/call/fx/${SEGMENT}`],
+      ['POST', `/v1/servers/${SEGMENT}/restart`],
+      ['GET', `/v1/pins/${SEGMENT}`],
+      ['GET', `/v1/pins/${SEGMENT}/diff`],
+      ['GET', `/v1/profiles/${SEGMENT.toLowerCase().slice(0, 30)}/v1/tools`],
+    ] as const) {
+      const r = await fetch(`${base()}${path}`, {
+        method,
+        headers: { ...auth(), 'Content-Type': 'application/json' },
+        ...(method === 'POST' ? { body: '{}' } : {}),
+      });
+      assert.equal(r.status, 404, path);
+      bodies.push(await r.text());
     }
+    // A watch of a URI naming no configured server: its stream says why, and nothing else hears the name.
+    const watch = await fetch(`${base()}/v1/events?uri=${encodeURIComponent(`mcpx://${SEGMENT}/x`)}`, {
+      headers: auth(),
+    });
+    const said = await watch.text();
+    assert.match(said, /"subscribed":false/);
+    assert.match(said, /names no configured server/);
+    for (const b of bodies) assert.ok(!b.includes(SEGMENT) && !b.includes(SEGMENT.toLowerCase().slice(0, 30)), b);
+    const logged = logs.slice(before).join('\n');
+    assert.match(logged, /no updates will be delivered for a watch/);
+    assert.ok(!logged.includes(SEGMENT), logged);
+  });
+
+  test('a POST whose body is not typed JSON: 415 on every route that reads one, as on /mcp; the upstream never hears it', async () => {
+    const before = upstreamCalls('echo').length;
+    const routes: Array<[string, string | undefined]> = [
+      ['/v1/call/fx/echo', '{"text":"blind"}'],
+      ['/v1/call/fx/echo', undefined],
+      [`/v1/questions/${crypto.randomUUID()}`, '{"action":"accept"}'],
+      ['/v1/pins/fx/accept', '{}'],
+      [`/v1/tasks/${crypto.randomUUID()}/cancel`, '{"reason":"blind"}'],
+    ];
+    for (const [path, body] of routes) {
+      for (const type of ['text/plain', 'application/x-www-form-urlencoded', undefined]) {
+        const r = await fetch(`${base()}${path}`, {
+          method: 'POST',
+          headers: { ...auth(), ...(type ? { 'Content-Type': type } : {}), 'Mcpx-Identity': 'blind' },
+          ...(body !== undefined ? { body } : {}),
+        });
+        // A route whose body may be left out takes an empty request without a type.
+        if (body === undefined && type === undefined && !path.startsWith('/v1/call')) continue;
+        assert.equal(r.status, 415, `${path} ${type ?? '(none)'}: ${await r.text()}`);
+      }
+    }
+    assert.equal(upstreamCalls('echo').length, before);
   });
 
   test('a body past transport.maxBodyBytes: 413', async () => {
@@ -289,7 +356,12 @@ describe('calls in flight', () => {
     const ctl = new AbortController();
     const first = await fetch(`${base()}/v1/call/fx/slow`, {
       method: 'POST',
-      headers: { ...auth(), 'Mcpx-Identity': 'busy', Accept: 'application/x-ndjson' },
+      headers: {
+        ...auth(),
+        'Content-Type': 'application/json',
+        'Mcpx-Identity': 'busy',
+        Accept: 'application/x-ndjson',
+      },
       body: JSON.stringify({ ms: 30_000, steps: 30 }),
       signal: ctl.signal,
     });
@@ -411,10 +483,10 @@ describe("a profile's API", () => {
     assert.equal(upstreamCalls('add').length, before);
   });
 
-  test('a profile nobody configured: 404 naming it; without the secret: 401', async () => {
+  test('a profile nobody configured: 404, not quoting it; without the secret: 401', async () => {
     const r = await fetch(`${base()}/v1/profiles/nope/v1/tools`, { headers: auth() });
     assert.equal(r.status, 404);
-    assert.match(((await r.json()) as Json).error as string, /no profile named "nope"/);
+    assert.equal(((await r.json()) as Json).error, 'no such profile is configured (mcpx profiles lists them)');
     const anon = await fetch(`${base()}/v1/profiles/narrow/openapi.json`);
     assert.equal(anon.status, 401);
   });

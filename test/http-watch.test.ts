@@ -45,9 +45,9 @@ const waitFor = async (cond: () => boolean, what: string) => {
 };
 
 /** A watch stream: its events as they come, and its close. */
-async function watch(uri: string) {
+async function watch(uri: string, query = `uri=${encodeURIComponent(uri)}`) {
   const ctl = new AbortController();
-  const res = await fetch(`${base()}/v1/events?uri=${encodeURIComponent(uri)}`, {
+  const res = await fetch(`${base()}/v1/events?${query}`, {
     headers: auth(),
     signal: ctl.signal,
   });
@@ -114,6 +114,21 @@ describe('GET /v1/events?uri=', () => {
     await waitFor(() => gw.g.watches().length === 0, 'released again');
   });
 
+  test('?server=NAME&uri=URI: the same watch, named by its server and the upstream’s own URI', async () => {
+    const w = await watch('', `server=up&uri=${encodeURIComponent('fixture://doc')}`);
+    const first = await w.next('resource.watching');
+    assert.equal(first.subscribed, true);
+    assert.equal(first.uri, 'mcpx://up/fixture://doc', 'named as the mcpx:// URI it is');
+    assert.deepEqual(
+      gw.g.watches().map((r) => [r.server, r.uri]),
+      [['up', 'fixture://doc']],
+    );
+    assert.equal((await touch('up', 'fixture://doc')).status, 200);
+    assert.equal((await w.next('resource.updated')).uri, 'mcpx://up/fixture://doc');
+    w.close();
+    await waitFor(() => gw.g.watches().length === 0, 'released');
+  });
+
   test('a 2026-07-28 upstream: held on its listen stream, updated', async () => {
     const uri = 'mcpx://modern/fixture://doc';
     const w = await watch(uri);
@@ -128,13 +143,13 @@ describe('GET /v1/events?uri=', () => {
     const w = await watch('mcpx://nowhere/x');
     const first = await w.next('resource.watching');
     assert.equal(first.subscribed, false);
-    assert.match(String(first.reason), /nowhere/);
+    assert.match(String(first.reason), /names no configured server/);
     assert.equal(await w.ended(), true);
     assert.equal(gw.g.watches().length, 0);
   });
 
   test('bad queries: 400', async () => {
-    for (const q of ['uri=', 'uri=a&uri=b', 'other=1']) {
+    for (const q of ['uri=', 'uri=a&uri=b', 'other=1', 'server=up', 'server=&uri=x', 'server=a&server=b&uri=x']) {
       const res = await fetch(`${base()}/v1/events?${q}`, { headers: auth() });
       assert.equal(res.status, 400, q);
       assert.ok(((await res.json()) as Json).error);

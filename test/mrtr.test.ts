@@ -100,6 +100,25 @@ describe('MRTR (2026-07-28)', () => {
     }
   });
 
+  test('an expired requestState (past proto.stateTTL) is -32602 naming the setting, and resumes nothing', async () => {
+    const short = await startTestServer({ 'proto.stateTTL': '300ms' });
+    try {
+      const c = new HttpClient(short.url, '2026-07-28', { capabilities: { elicitation: {} } });
+      const r1 = (await ask(c, 1)).result!;
+      const [key] = Object.keys(r1.inputRequests as Json);
+      await new Promise((r) => setTimeout(r, 450));
+      const late = await ask(c, 1, {
+        inputResponses: { [key!]: { action: 'accept', content: { answer: 'too late' } } },
+        requestState: r1.requestState,
+      });
+      assert.equal(late.error?.code, -32602);
+      assert.equal(late.reply.status, 400);
+      assert.match(late.error!.message, /requestState expired at .* \(proto\.stateTTL\)/);
+    } finally {
+      await short.close();
+    }
+  });
+
   test('a call still asking after proto.askRounds is abandoned with an error naming the bound', async () => {
     const c = asker();
     let r = (await ask(c, 10)).result!;

@@ -38,12 +38,14 @@ let l: Listening;
 before(async () => {
   const config = parseConfig(
     {
-      servers: { up: fixtureCommand(['--rev', '2025-11-25', '--name', 'up']) },
+      servers: { up: fixtureCommand(['--rev', '2025-11-25', '--name', 'up', '--tool-name', 'greet']) },
       permissions: {
         askTimeout: 300,
         rules: [
           { tool: 'add', action: 'deny' },
           { tool: ['echo', 'nested'], action: 'ask' },
+          // The prompt greet and the tool greet (an echo tool of that name): one rule, two kinds.
+          { tool: 'greet', action: 'ask' },
         ],
       },
     },
@@ -182,7 +184,7 @@ test('"always": a grant in the GrantStore lets the tool through for that client;
   assert.ok(grant);
   assert.deepEqual(
     { ...grant, id: '', createdAt: 0 },
-    { id: '', server: 'up', tool: 'nested', client: 'mcpx-tests', createdAt: 0 },
+    { id: '', kind: 'tool', server: 'up', tool: 'nested', client: 'mcpx-tests', createdAt: 0 },
   );
   next = 'deny';
   records.length = 0;
@@ -195,6 +197,32 @@ test('"always": a grant in the GrantStore lets the tool through for that client;
   const refused = await call('nested', { server: { host: 'c' } });
   assert.equal(refused.isError, true);
   assert.equal(asked.length, before + 2);
+});
+
+test('"always" for the prompt greet is a grant for that prompt: the tool greet still asks, and its own "always" is another grant', async () => {
+  const c = new HttpClient(l.endpoint, '2025-11-25');
+  await c.initialize();
+  next = 'always';
+  const before = asked.length;
+  const got = (await c.request('prompts/get', { name: 'greet', arguments: { who: 'ada' } })).result as Json;
+  assert.ok(Array.isArray(got.messages), 'the prompt, allowed always');
+  const grant = g.grants().find((x) => x.tool === 'greet');
+  assert.equal(grant?.kind, 'prompt');
+  next = 'deny';
+  const refused = await call('greet', { text: 'as a tool' });
+  assert.equal(refused.isError, true, "the prompt's grant does not let the tool through");
+  assert.equal(asked.length, before + 2, 'the tool was asked about');
+  assert.equal(asked.at(-1)!.kind, 'tool');
+  next = 'always';
+  assert.equal(textOf(await call('greet', { text: 'allowed' })), 'allowed');
+  const kinds = g
+    .grants()
+    .filter((x) => x.tool === 'greet')
+    .map((x) => x.kind)
+    .sort();
+  assert.deepEqual(kinds, ['prompt', 'tool']);
+  for (const x of g.grants()) await g.revokeGrant(x.id);
+  next = 'once';
 });
 
 test('without a host Approver the broker asks: an approval waits among the questions', async () => {

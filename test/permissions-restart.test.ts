@@ -90,7 +90,7 @@ test('"always" survives a restart of the daemon, and `mcpx permissions revoke` e
     assert.equal(textOf(await echo(d, 'after the restart')), 'after the restart');
     assert.deepEqual(await approvals(d), []);
     const grants = await run(['permissions', 'grants', '--endpoint', d.endpoint], d.env);
-    const gid = /^([0-9a-f-]{36}) {2}up\/echo {2}for mcpx-tests/m.exec(grants.stdout)?.[1];
+    const gid = /^([0-9a-f-]{36}) {2}tool up\/echo {2}for mcpx-tests/m.exec(grants.stdout)?.[1];
     assert.ok(gid, grants.stdout);
     const revoked = await run(['permissions', 'revoke', gid, '--endpoint', d.endpoint], d.env);
     assert.equal(revoked.stdout, `revoked ${gid}\n`);

@@ -6,15 +6,18 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
+import { answerProblem } from '../src/gateway/broker';
 import { HttpPeer } from './fixtures/upstream/client';
 import { repoRoot } from './harness/gateway';
 import type { Revision } from './harness/schema';
+import { hostile, killHostiles, until } from './harness/hostile';
 import { checkRecorded, fixtureCommand, gatewayFor, killAll } from './harness/upstreams';
 import { HttpClient, type Json, StdioClient } from './harness/wire';
 
 const dir = mkdtempSync(join(tmpdir(), 'mcpx-q-'));
 after(() => {
   killAll();
+  killHostiles();
   rmSync(dir, { recursive: true, force: true });
 });
 
@@ -322,6 +325,187 @@ describe('answers the client gets wrong, or never gives', () => {
         String((q2!.params as Json).message),
         /^Your answer was not accepted \(.*must have required property 'answer'\)/,
       );
+    } finally {
+      await gw.close();
+    }
+  });
+});
+
+describe('sampling answers are checked like any other answer (role, content, model, within maxTokens)', () => {
+  test('answerProblem: what a CreateMessageResult must hold', () => {
+    const ok = { role: 'assistant', content: { type: 'text', text: 'hi' }, model: 'm' };
+    const p = { messages: [], maxTokens: 4 };
+    assert.equal(answerProblem('sampling/createMessage', p, ok), undefined);
+    assert.equal(answerProblem('sampling/createMessage', p, { ...ok, content: [ok.content, ok.content] }), undefined);
+    assert.match(String(answerProblem('sampling/createMessage', p, { ...ok, role: undefined })), /role/);
+    assert.match(String(answerProblem('sampling/createMessage', p, { ...ok, role: 'system' })), /role/);
+    assert.match(String(answerProblem('sampling/createMessage', p, { ...ok, content: undefined })), /content/);
+    assert.match(String(answerProblem('sampling/createMessage', p, { ...ok, content: [] })), /content/);
+    assert.match(String(answerProblem('sampling/createMessage', p, { ...ok, content: [{ text: 'x' }] })), /content/);
+    assert.match(String(answerProblem('sampling/createMessage', p, { ...ok, model: undefined })), /model/);
+    const long = { ...ok, content: { type: 'text', text: 'x'.repeat(4 * 128 + 1) } };
+    assert.match(String(answerProblem('sampling/createMessage', p, long)), /cannot be within maxTokens \(4\)/);
+  });
+
+  for (const upstreamRev of ['2025-11-25', '2026-07-28'] as Revision[]) {
+    test(`${upstreamRev} upstream: a calling client's answer past maxTokens never reaches it; the broker refuses one without a role and takes a valid one`, async () => {
+      const gw = await gatewayFor(
+        { up: fixtureCommand(['--rev', upstreamRev, '--name', 'up']) },
+        {},
+        {},
+        { questionTtlMs: 60_000 },
+      );
+      try {
+        const peer = new HttpPeer('2025-11-25', gw.url);
+        // The fixture asks with maxTokens 64: 64 × 128 bytes cannot hold this.
+        peer.answer = () => ({ role: 'assistant', content: { type: 'text', text: 'flood '.repeat(2000) }, model: 'm' });
+        await peer.initialize({ sampling: {} });
+        const pending = peer.request('tools/call', {
+          name: 'mcpx_call',
+          arguments: { server: 'up', tool: 'sample', arguments: { text: 'Say hi' } },
+        });
+        const v1 = (path: string, init: RequestInit = {}) =>
+          fetch(new URL(path, gw.bare), {
+            ...init,
+            headers: { Authorization: `Bearer ${gw.secret}`, 'Content-Type': 'application/json' },
+          });
+        let q: Json | undefined;
+        for (let i = 0; !q && i < 250; i++) {
+          const { questions } = (await (await v1('/v1/questions')).json()) as { questions: Json[] };
+          q = questions.find((x) => x.method === 'sampling/createMessage');
+          if (!q) await new Promise((r) => setTimeout(r, 20));
+        }
+        assert.ok(q, 'the question went on to the broker');
+        assert.match(
+          String(q.reason),
+          /the calling client's answer was refused \(the answer's \d+ bytes of text cannot be within maxTokens \(64\)\)/,
+        );
+        const answer = (body: Json) => v1(`/v1/questions/${q!.id}`, { method: 'POST', body: JSON.stringify(body) });
+        const noRole = await answer({ content: { type: 'text', text: 'hi' }, model: 'm' });
+        assert.equal(noRole.status, 400);
+        assert.match(String(((await noRole.json()) as Json).error), /role must be/);
+        assert.equal(
+          (await answer({ role: 'assistant', content: { type: 'text', text: 'from the broker' }, model: 'm' })).status,
+          200,
+        );
+        const r = await pending;
+        assert.match(textOf(r), /from the broker/);
+        assert.doesNotMatch(textOf(r), /flood/);
+      } finally {
+        await gw.close();
+      }
+    });
+  }
+});
+
+describe('before initialized (docs/protocol.md "Before initialized")', () => {
+  test('a client that has not sent notifications/initialized is asked nothing (its question goes to the broker), but hears its call’s progress', async () => {
+    const gw = await gatewayFor(
+      { up: fixtureCommand(['--rev', '2025-11-25', '--name', 'up']) },
+      {},
+      {},
+      { questionTtlMs: 500 },
+    );
+    try {
+      const peer = new HttpPeer('2025-11-25', gw.url);
+      peer.answer = answers;
+      const init = await peer.raw('initialize', {
+        protocolVersion: '2025-11-25',
+        capabilities: ALL,
+        clientInfo: { name: 't', version: '1' },
+      });
+      assert.ok('result' in init);
+      const call = (tool: string, args: Json, meta: Json = {}) =>
+        peer.request('tools/call', { name: 'mcpx_call', arguments: { server: 'up', tool, arguments: args } }, meta);
+      // A request to the client (elicitation) is held back: the broker's expiry answers cancel.
+      const early = await call('elicit', { text: 'Too soon?' });
+      assert.match(textOf(early), /"action":"cancel"/);
+      assert.equal(peer.frames.filter((f) => f.method === 'elicitation/create').length, 0, 'not asked');
+      // Notifications are not requests: its own call's progress reaches it.
+      await call('slow', { ms: 50, steps: 2 }, { progressToken: 'early' });
+      assert.ok(
+        peer.frames.some((f) => f.method === 'notifications/progress'),
+        'progress before initialized',
+      );
+      await peer.notify('notifications/initialized');
+      const later = await call('elicit', { text: 'Now?' });
+      assert.match(textOf(later), /forty-two/);
+      assert.equal(peer.frames.filter((f) => f.method === 'elicitation/create').length, 1);
+      assert.deepEqual(peer.problems, []);
+    } finally {
+      await gw.close();
+    }
+  });
+});
+
+describe('who answers, and when nobody may', () => {
+  test('an upstream that withdraws its own question (notifications/cancelled): the client is told, with the upstream’s reason', async () => {
+    const logs: string[] = [];
+    const gw = await gatewayFor({ h: hostile() }, {}, {}, { log: (l) => logs.push(l) });
+    try {
+      const peer = new HttpPeer('2025-11-25', gw.url);
+      peer.answer = () => new Promise<Json>(() => undefined); // it never answers: the upstream withdraws first
+      await peer.initialize(ALL);
+      const r = await peer.request('tools/call', {
+        name: 'mcpx_call',
+        arguments: { server: 'h', tool: 'withdraw', arguments: { ms: 200, reason: 'the user closed the tab' } },
+      });
+      assert.match(textOf(r), /withdrawn/);
+      const asked = peer.frames.find((f) => f.method === 'elicitation/create')!;
+      const cancelled = peer.frames.find((f) => f.method === 'notifications/cancelled')!;
+      assert.equal((cancelled.params as Json).requestId, asked.id);
+      assert.equal((cancelled.params as Json).reason, 'withdrawn by mcpx: h withdrew it: the user closed the tab');
+      assert.ok(
+        logs.some((l) => /\[h\] withdrew request h-\d+: the user closed the tab/.test(l)),
+        logs.join('\n'),
+      );
+      assert.deepEqual(peer.problems, []);
+    } finally {
+      await gw.close();
+    }
+  });
+
+  test('proto.native off: a client that declared elicitation is not asked; the question waits at the broker, saying why', async () => {
+    const gw = await gatewayFor(
+      { up: fixtureCommand(['--rev', '2025-11-25', '--name', 'up']) },
+      { 'proto.native': false },
+    );
+    try {
+      const peer = new HttpPeer('2025-11-25', gw.url);
+      peer.answer = answers;
+      await peer.initialize(ALL);
+      const pending = peer.request('tools/call', {
+        name: 'mcpx_call',
+        arguments: { server: 'up', tool: 'elicit', arguments: { text: 'N?' } },
+      });
+      const q = await until('the question at the broker', () =>
+        gw.g.questions().find((x) => x.method === 'elicitation/create'),
+      );
+      assert.equal(q.reason, 'proto.native is off');
+      assert.equal(gw.g.answer(q.id, { action: 'accept', content: { answer: 'from the broker' } }), undefined);
+      assert.match(textOf(await pending), /from the broker/);
+      assert.equal(peer.frames.filter((f) => f.method === 'elicitation/create').length, 0, 'never asked');
+    } finally {
+      await gw.close();
+    }
+  });
+
+  test('a legacy POST outside any session cannot be asked: its question goes to the broker', async () => {
+    const gw = await gatewayFor({ up: fixtureCommand(['--rev', '2025-11-25', '--name', 'up']) });
+    try {
+      // 2025-03-26 headerless, no session: the request alone; it declares nothing it could be asked through.
+      const c = new HttpClient(gw.url, '2025-03-26');
+      const pending = c.request('tools/call', {
+        name: 'mcpx_call',
+        arguments: { server: 'up', tool: 'elicit', arguments: { text: 'Who?' } },
+      });
+      const q = await until('the question at the broker', () =>
+        gw.g.questions().find((x) => x.method === 'elicitation/create'),
+      );
+      assert.equal(gw.g.answer(q.id, { action: 'accept', content: { answer: 'nobody' } }), undefined);
+      const r = await pending;
+      assert.match(textOf(r.response!), /nobody/);
+      assert.equal(c.seen.filter((f) => f.method === 'elicitation/create').length, 0);
     } finally {
       await gw.close();
     }

@@ -82,6 +82,36 @@ for (const upstreamRev of ['2025-11-25', '2026-07-28'] as Revision[]) {
   });
 }
 
+describe('progress and log messages of prompts/get and resources/read are relayed as a call’s', () => {
+  for (const upstreamRev of ['2025-11-25', '2026-07-28'] as Revision[]) {
+    test(`a ${upstreamRev} upstream, a legacy host: under its own token, at the level it set`, async () => {
+      const gw = await gatewayFor({ up: fixtureCommand(['--rev', upstreamRev, '--name', 'up']) });
+      try {
+        const peer = new HttpPeer('2025-11-25', gw.url);
+        await peer.initialize({});
+        await peer.request('logging/setLevel', { level: 'info' });
+        await peer.request('prompts/get', { name: 'up_greet', arguments: { who: 'ada' } }, { progressToken: 'p-get' });
+        await peer.request('resources/read', { uri: 'mcpx://up/fixture://doc' }, { progressToken: 'r-read' });
+        const progress = peer.frames.filter((f) => f.method === 'notifications/progress').map((f) => f.params as Json);
+        assert.deepEqual(
+          progress.map((p) => [p.progressToken, p.progress]),
+          [
+            ['p-get', 1],
+            ['r-read', 1],
+          ],
+        );
+        const logs = peer.frames
+          .filter((f) => f.method === 'notifications/message')
+          .map((f) => (f.params as Json).data);
+        assert.deepEqual(logs, ['prompts/get greet', 'resources/read fixture://doc']);
+        assert.deepEqual(peer.problems, []);
+      } finally {
+        await gw.close();
+      }
+    });
+  }
+});
+
 describe('progress extends the call timeout', () => {
   test('a call reporting progress outlives pool.callTimeout; one that does not, does not', async () => {
     const gw = await gatewayFor(

@@ -280,6 +280,39 @@ describe('Gateway.reload in pass-through', () => {
   });
 });
 
+describe('Gateway.reload: the last pass-through server removed, and one added', () => {
+  test('the clients that listed its tools hear tools/list_changed both ways; listChanged.tools was declared for them', async () => {
+    // mcp.passthrough names p, which is not configured yet: a reload adds it, and a later one removes it.
+    const values = { 'pool.probeTimeout': '1s', 'pool.startTimeout': '5s', 'mcp.passthrough': ['p'] };
+    const P = fixtureCommand(['--rev', LEGACY, '--name', 'p']);
+    const gw = await gatewayFor({}, values);
+    try {
+      const peer = new HttpPeer(LEGACY, gw.url);
+      const init = await peer.initialize({});
+      const caps = (init.result as Json).capabilities as Json;
+      assert.deepEqual((caps.tools as Json).listChanged, true, 'declared: the setting names a server');
+      const stream = await peer.listen();
+      const modern = await modernListen(gw.url, { toolsListChanged: true });
+      const heard = () => peer.frames.filter((f) => f.method === 'notifications/tools/list_changed').length;
+      const heardModern = () => modern.frames().filter((f) => f.method === 'notifications/tools/list_changed').length;
+      const names = async () =>
+        (((await peer.request('tools/list')).result as Json).tools as Json[]).map((t) => String(t.name));
+      await gw.g.reload(parseConfig({ servers: { p: P } }, 'test', { env: process.env }), settings(values));
+      await until('tools/list_changed (added)', () => heard() === 1 && heardModern() === 1);
+      assert.ok((await names()).includes('echo'));
+      const d = await gw.g.reload(parseConfig({ servers: {} }, 'test', { env: process.env }), settings(values));
+      assert.deepEqual(d.removed, ['p']);
+      await until('tools/list_changed (removed)', () => heard() === 2 && heardModern() === 2);
+      assert.ok(!(await names()).includes('echo'), 'its tools are gone');
+      stream.close();
+      modern.close();
+      assert.deepEqual(peer.problems, []);
+    } finally {
+      await gw.close();
+    }
+  });
+});
+
 describe('Gateway.reload under load', () => {
   test('16 clients of both eras call A through 20 changes: none fails, every session stays, each hears every change', async () => {
     const A = fixtureCommand(['--rev', LEGACY, '--name', 'a']);

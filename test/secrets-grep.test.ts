@@ -6,7 +6,7 @@
 // them, kept with `activity.arguments: full` and given calls whose arguments quote the secrets. The endpoint secret may
 // appear only where the person looks for it (the listening line) and in its own 0600 file.
 import assert from 'node:assert/strict';
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -117,10 +117,25 @@ test('no configured secret, and the endpoint secret only where it belongs, in an
   for (const server of ['far', 'hdr', 'q']) await call('mcpx_call', { server, tool: 'x', arguments: {} });
   // An agent quoting every configured secret in its arguments: the activity log masks each.
   await call('mcpx_call', { server: 'leaky', tool: 'fail', arguments: { quoted: Object.values(SECRETS) } });
+  // An agent passing the gateway on: its URL and its Bearer header, as arguments.
+  await call('mcpx_call', {
+    server: 'leaky',
+    tool: 'fail',
+    arguments: { gateway: url, headers: { Authorization: `Bearer ${endpointSecret}` } },
+  });
   await call('mcpx_servers', {});
   await call('mcpx_tools', {});
   // Anything the upstream printed has reached the log by now.
   await new Promise((r) => setTimeout(r, 300));
+  // The log as a client reads it: GET /v1/activity and `mcpx activity`.
+  const api = await fetch(new URL('/v1/activity', url), { headers: { Authorization: `Bearer ${endpointSecret}` } });
+  const read = await api.text();
+  assert.match(read, /"gateway"/, 'the quoting call is in /v1/activity');
+  const cli = execFileSync(process.execPath, [join(repoRoot(), 'dist', 'cli.js'), 'activity', '--json'], {
+    env: { ...process.env, XDG_STATE_HOME: state, XDG_CONFIG_HOME: dir, MCPX_PORT: '' },
+    encoding: 'utf8',
+  });
+  assert.match(cli, /"gateway"/, 'the quoting call is in mcpx activity');
   daemon.kill('SIGTERM');
   await new Promise((r) => daemon!.once('exit', r));
 
@@ -131,6 +146,8 @@ test('no configured secret, and the endpoint secret only where it belongs, in an
     ['stdout', stdout.replace(first, '')],
     ['stderr', stderr],
     ...answers.map((a, i): [string, string] => [`answer ${i + 1}`, a]),
+    ['GET /v1/activity', read],
+    ['mcpx activity --json', cli],
     ...files(state)
       .filter((f) => !f.endsWith('endpoint-secret'))
       .map((f): [string, string] => [f, readFileSync(f, 'utf8')]),
@@ -147,4 +164,6 @@ test('no configured secret, and the endpoint secret only where it belongs, in an
   for (const f of activityFiles) assert.equal(statSync(f).mode & 0o777, 0o600, f);
   const logged = activityFiles.map((f) => readFileSync(f, 'utf8')).join('');
   assert.match(logged, /"quoted":\["\*\*\*","\*\*\*"/, logged);
+  assert.match(logged, /"gateway":"http:\/\/127\.0\.0\.1:\d+\/mcp\/\*\*\*"/, 'the endpoint secret masked in the URL');
+  assert.match(logged, /"Authorization":"Bearer \*\*\*"/, 'and in the header');
 });

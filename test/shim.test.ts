@@ -316,6 +316,38 @@ describe('the stdio shim onto a running gateway', () => {
     }
   });
 
+  test('a client that states no revision is answered in 2024-11-05 until it initializes, as --standalone answers it', async () => {
+    const config = join(dir, 'mcp.json');
+    for (const argv of [shimArgs(), [cli(), 'serve', '--transport', 'stdio', '--standalone', '--config', config]]) {
+      const c = new StdioClient(process.execPath, argv, '2024-11-05', {}, env);
+      try {
+        const listed = await c.request('tools/list', {});
+        const call = ((listed.result as Json).tools as Json[]).find((t) => t.name === 'mcpx_call');
+        assert.ok(call, JSON.stringify(listed));
+        assert.equal(
+          call.annotations,
+          undefined,
+          `${argv.includes('--standalone') ? 'standalone' : 'shim'}: no annotations in 2024-11-05`,
+        );
+        assert.equal(call.execution, undefined);
+        // Then it initializes at 2025-06-18: its session's revision spells what follows.
+        c.rev = '2025-06-18';
+        const init = await c.request('initialize', {
+          protocolVersion: '2025-06-18',
+          capabilities: {},
+          clientInfo: { name: 't', version: '1' },
+        });
+        assert.equal((init.result as Json).protocolVersion, '2025-06-18');
+        c.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+        const after = await c.request('tools/list', {});
+        const again = ((after.result as Json).tools as Json[]).find((t) => t.name === 'mcpx_call')!;
+        assert.deepEqual(again.annotations, { openWorldHint: true });
+      } finally {
+        await c.close();
+      }
+    }
+  });
+
   test('the shim exits when its client closes stdin', async () => {
     const c = new StdioClient(process.execPath, shimArgs(), '2025-11-25');
     await c.initialize();

@@ -592,3 +592,36 @@ describe('tasks: the store', () => {
     }
   });
 });
+
+describe('a tool whose task support is "forbidden"', () => {
+  test('never a task: inline to a 2026-07-28 client that declared the extension however slow it is; a 2025-11-25 task call is -32601', async () => {
+    const { hostile, killHostiles } = await import('./harness/hostile');
+    const slow = {
+      tool: { name: 'slowly', inputSchema: { type: 'object' }, execution: { taskSupport: 'forbidden' } },
+      result: { content: [{ type: 'text', text: 'inline' }] },
+      delayMs: 600,
+    };
+    const gw = await gatewayFor(
+      { h: hostile('--tool-json', JSON.stringify([slow])) },
+      { 'mcp.passthrough': ['h'], 'protoMessages.taskAfter': '100ms' },
+    );
+    try {
+      const modern = new HttpClient(gw.url, '2026-07-28', { capabilities: EXT });
+      const r = (await modern.request('tools/call', { name: 'slowly', arguments: {} })).result!;
+      assert.equal(r.resultType, 'complete', 'past the eager window and taskAfter, still answered inline');
+      assert.equal(((r.content as Json[])[0] as Json).text, 'inline');
+      const legacy = new HttpClient(gw.url, '2025-11-25');
+      await legacy.initialize();
+      const listed = ((await legacy.request('tools/list')).result!.tools as Json[]).find((t) => t.name === 'slowly')!;
+      assert.deepEqual(listed.execution, { taskSupport: 'forbidden' });
+      const asTask = await legacy.request('tools/call', { name: 'slowly', arguments: {}, task: { ttl: 60_000 } });
+      assert.equal(asTask.error?.code, -32601);
+      assert.match(String(asTask.error?.message), /does not support task-augmented calls/);
+      const inline = (await legacy.request('tools/call', { name: 'slowly', arguments: {} })).result!;
+      assert.equal(((inline.content as Json[])[0] as Json).text, 'inline');
+    } finally {
+      await gw.close();
+      killHostiles();
+    }
+  });
+});

@@ -70,7 +70,14 @@ async function until<T>(what: string, f: () => T | undefined | Promise<T | undef
 }
 
 const ctx = (identity: string) => ({ identity, transport: 'http' }) as unknown as CallContext;
-const grant = (id: string): Grant => ({ id, server: 'up', tool: 'add', client: 'agent', createdAt: Date.now() });
+const grant = (id: string): Grant => ({
+  id,
+  kind: 'tool',
+  server: 'up',
+  tool: 'add',
+  client: 'agent',
+  createdAt: Date.now(),
+});
 
 for (const [name, pair] of STORES) {
   describe(`team parts on ${name}`, () => {
@@ -234,6 +241,7 @@ for (const [name, pair] of STORES) {
         over: () => 100,
         maxBytes: () => 1_000_000,
         ttlMs: () => 60_000,
+        sharePercent: () => 100,
         log,
         shelf: new SharedArtifacts(s, log),
       });

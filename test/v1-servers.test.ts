@@ -87,7 +87,7 @@ describe('POST /v1/servers/{server}/restart', () => {
   test('refusals: 404 not configured, 405 another method, 401 without the secret', async () => {
     const nope = await restart('nope');
     assert.equal(nope.status, 404);
-    assert.equal(nope.body.error, 'no server named "nope" is configured');
+    assert.equal(nope.body.error, 'no such server is configured');
     const get = await restart('up', { method: 'GET' });
     assert.equal(get.status, 405);
     assert.equal(get.allow, 'POST');

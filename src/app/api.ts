@@ -2,13 +2,14 @@
 // OpenAPI 3.1 document of the tools the caller is offered (app/openapi.ts); GET /v1/tools, those tools;
 // POST /v1/call/{server}/{tool}, a call through mcpx_call's path (gateway/toolApi.ts) answered with the
 // tool's result as JSON, or — Accept: application/x-ndjson — its progress and log lines first, one JSON
-// object a line, then the result's. Behind the endpoint secret like every /v1 route (transport/http.ts).
+// object a line, then the result's; POST /v1/complete, completion/complete (the gateway's own, through the
+// same gate). Behind the endpoint secret like every /v1 route (transport/http.ts).
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Settings } from '../config/settings';
 import { VERSION } from '../config/version';
 import type { ToolApi } from '../gateway/toolApi';
-import { McpxError, ProtocolError } from '../protocol/errors';
+import { CODES, McpxError, ProtocolError } from '../protocol/errors';
 import { type JsonObject, isObject } from '../protocol/jsonrpc';
 import { type LogLevel, META, atLeastLevel, isLogLevel } from '../protocol/meta';
 import { principalIdentity } from '../protocol/principal';
@@ -17,17 +18,21 @@ import { PER_REQUEST, namedIdentity } from '../server/conn';
 import type { CallContext } from '../server/provider';
 import { principalOf } from '../transport/credentials';
 import type { Route } from '../transport/http';
-import { BodyTooLarge, readBody } from '../wire/body';
+import { BodyTooLarge, notJson, readBody } from '../wire/body';
 import { decodeHeaderValue } from '../wire/headers';
 import { sendJson } from '../wire/json';
 import { callPath, openApiDocument } from './openapi';
+import type { CallPath } from '../gateway/activity/record';
+import { METHODS, readParams } from '../protocol/methods';
 
 /** What the routes need of the gateway. */
 export interface ApiHost {
-  readonly api: Pick<ToolApi, 'offeredFor' | 'find' | 'mismatch' | 'call' | 'hasProfile'>;
+  readonly api: Pick<ToolApi, 'offeredFor' | 'find' | 'serves' | 'mismatch' | 'call' | 'hasProfile'>;
   readonly settings: Settings;
   /** A call's own identity ended with it (Provider.identityEnded). */
   identityEnded(identity: string): void;
+  /** completion/complete through the gate, recorded with this path (Gateway.complete). */
+  complete(params: JsonObject, ctx: CallContext, path?: CallPath): Promise<JsonObject>;
 }
 
 /** Bytes of progress and log lines a reader may leave unread: past it, such lines are skipped (the result's
@@ -170,16 +175,19 @@ function failure(e: unknown): JsonObject {
 /** The endpoint a path of the API is under: the default one (`/openapi.json`, `/v1/tools`, `/v1/call/…`),
  *  or a profile's — the same paths under `/v1/profiles/<name>` (docs/gateway.md "The HTTP API"). */
 function endpointOf(pathname: string): { profile?: string; root: string; path: string } {
-  const m = /^(\/v1\/profiles\/([a-z0-9-]{1,32}))(\/openapi\.json|\/v1\/tools|\/v1\/call\/.*)$/.exec(pathname);
+  const m = /^(\/v1\/profiles\/([a-z0-9-]{1,32}))(\/openapi\.json|\/v1\/tools|\/v1\/call\/.*|\/v1\/complete)$/.exec(
+    pathname,
+  );
   return m ? { profile: m[2]!, root: m[1]!, path: m[3]! } : { root: '', path: pathname };
 }
 
 export function apiRoutes(g: ApiHost): Route[] {
   const base = (req: IncomingMessage) => `http://${req.headers.host ?? '127.0.0.1'}`;
-  /** A path of the API under a profile nobody configured answers 404, naming it. */
+  /** A path of the API under a profile nobody configured answers 404. A refusal quotes a path segment only
+   *  where it is a configured name: any other may be anything, the endpoint secret mistyped included. */
   const unknown = (res: ServerResponse, profile: string | undefined): boolean => {
     if (profile === undefined || g.api.hasProfile(profile)) return false;
-    json(res, 404, { error: `no profile named ${JSON.stringify(profile)} is configured` });
+    json(res, 404, { error: 'no such profile is configured (mcpx profiles lists them)' });
     return true;
   };
   const openapi: Route = async (req, res, url) => {
@@ -228,6 +236,9 @@ export function apiRoutes(g: ApiHost): Route[] {
     if (!m) return false;
     if (!only(req, res, 'POST', 'POST calls the tool')) return true;
     if (unknown(res, at.profile)) return true;
+    // The body is the arguments, JSON, as on /mcp (415 before anything else reads the request).
+    const unsupported = notJson(req);
+    if (unsupported) return (req.resume(), json(res, 415, { error: unsupported }), true);
     const who = identityOf(req);
     if (typeof who === 'string') return (json(res, 400, { error: who }), true);
     // The call ends when its caller goes.
@@ -263,9 +274,15 @@ export function apiRoutes(g: ApiHost): Route[] {
         ...(timeoutMs !== undefined ? { timeoutMs } : {}),
       });
       const offered = await g.api.find(server, name, ctx);
-      // Quoted only as the JSON of the names: a path segment may hold anything.
+      // A path segment is quoted only where it is a configured name (a server offered here): it may hold
+      // anything, the endpoint secret mistyped included.
       if (!offered)
-        throw new Refused(404, `No tool ${JSON.stringify(name)} of server ${JSON.stringify(server)} is offered here`);
+        throw new Refused(
+          404,
+          g.api.serves(server, ctx)
+            ? `No such tool of server ${JSON.stringify(server)} is offered here (GET /v1/tools lists them)`
+            : 'No such server is offered here (GET /v1/tools lists the tools of those that are)',
+        );
       const args = await argumentsOf(req, g.settings.get<number>('transport.maxBodyBytes'));
       const bad = g.api.mismatch(offered, args);
       if (bad) throw new Refused(400, `Invalid arguments for ${server}/${name}: ${bad}`);
@@ -297,7 +314,49 @@ export function apiRoutes(g: ApiHost): Route[] {
     }
     return true;
   };
-  return [openapi, tools, call];
+  /** POST /v1/complete: completion/complete's params as the JSON body, its result as the answer. A request
+   *  that will not be served as sent (-32602 or -32601: a params mismatch, an unknown prompt, a permission
+   *  rule's refusal, the upstream's own -32602) is 400, any other failure 502; both `{error, code}`. */
+  const complete: Route = async (req, res, url) => {
+    const at = endpointOf(url.pathname);
+    if (at.path !== '/v1/complete') return false;
+    if (!only(req, res, 'POST', 'POST completes an argument')) return true;
+    if (unknown(res, at.profile)) return true;
+    const unsupported = notJson(req);
+    if (unsupported) return (req.resume(), json(res, 415, { error: unsupported }), true);
+    const who = identityOf(req);
+    if (typeof who === 'string') return (json(res, 400, { error: who }), true);
+    const stop = new AbortController();
+    res.on('close', () => {
+      if (!res.writableFinished) stop.abort(new Error('the caller closed the connection'));
+    });
+    try {
+      inFlight.admit(who.identity, res);
+      const body = await argumentsOf(req, g.settings.get<number>('transport.maxBodyBytes'));
+      let params: JsonObject;
+      try {
+        params = readParams(METHODS['completion/complete'].params, body) as JsonObject;
+      } catch (e) {
+        throw new Refused(400, (e as Error).message);
+      }
+      const ctx = contextOf(req, who.identity, stop.signal, at.profile !== undefined ? { profile: at.profile } : {});
+      try {
+        json(res, 200, await g.complete(params, ctx, 'http-api'));
+      } catch (e) {
+        if (stop.signal.aborted) return true;
+        const code = failure(e).code;
+        json(res, code === CODES.InvalidParams || code === CODES.MethodNotFound ? 400 : 502, failure(e));
+      }
+    } catch (e) {
+      if (!(e instanceof Refused)) throw e;
+      if (e.status === 429) req.resume();
+      json(res, e.status, { error: e.message }, e.status === 429);
+    } finally {
+      if (who.own) g.identityEnded(who.identity);
+    }
+    return true;
+  };
+  return [openapi, tools, call, complete];
 }
 
 function decode(segment: string): string {

@@ -70,6 +70,7 @@ export async function listen(opts: {
   });
   const team = opts.team;
   const secret = opts.settings.get<boolean>('transport.secret') ? (opts.secret ?? newSecret()) : undefined;
+  if (secret) opts.provider.endpointSecret?.(secret);
   if (!secret)
     opts.log?.(
       'WARNING: transport.secret is off: anything that can reach the port (other local users, any web page) runs tools as you.',
@@ -125,6 +126,13 @@ function whereIsTheSecret(stateDir: string | undefined): string {
 }
 
 /** Loopback addresses, for the warning about binding beyond them. */
-export function isLoopback(address: string): boolean {
+function isLoopback(address: string): boolean {
   return address === 'localhost' || address === '::1' || address.startsWith('127.');
+}
+
+/** What a gateway listening on `address` warns of, or undefined on loopback (docs/security.md "The threat
+ *  model": loopback is the boundary the endpoint secret guards; beyond it anyone on the network tries it). */
+export function beyondLoopback(address: string): string | undefined {
+  if (isLoopback(address)) return undefined;
+  return `WARNING: listening on ${address}, beyond loopback: anything that can reach this port can run tools as you.`;
 }

@@ -1,11 +1,13 @@
 // GET /v1/events (docs/gateway.md "Events and watches"): the gateway's events as an SSE stream held open
-// with keep-alive comments; with `?uri=mcpx://SERVER/URI`, a watch instead — the stream holds a
+// with keep-alive comments; with `?uri=mcpx://SERVER/URI` (or `?server=SERVER&uri=URI`, the same watch
+// named by its server and the upstream's own URI), a watch instead — the stream holds a
 // subscription to that resource for as long as it is open (the first event, `resource.watching`, says what
 // was subscribed or why nothing was), carries its `resource.updated` events, and releases it when it
 // closes; a reader reconnects to subscribe again. Either stream is bounded by what its reader leaves
 // unread: past the bound it is ended with an `end` event saying why, never buffered without limit.
 import type { ServerResponse } from 'node:http';
 import type { GatewayFacade } from '../gateway/facade';
+import { toGatewayUri } from '../gateway/uris';
 import type { Provider } from '../server/provider';
 import { principalOf } from '../transport/credentials';
 import type { Route } from '../transport/http';
@@ -53,11 +55,19 @@ export function eventsRoute(g: EventSource, o: EventsOptions): Route {
       json(405, { error: 'GET opens the event stream' });
       return true;
     }
-    const extra = [...url.searchParams.keys()].find((k) => k !== 'uri');
-    if (extra !== undefined) return (json(400, { error: `unknown parameter ${JSON.stringify(extra)}: uri` }), true);
+    const extra = [...url.searchParams.keys()].find((k) => k !== 'uri' && k !== 'server');
+    if (extra !== undefined)
+      return (json(400, { error: `unknown parameter ${JSON.stringify(extra)}: uri, server` }), true);
     const uris = url.searchParams.getAll('uri');
     if (uris.length > 1 || uris[0] === '')
-      return (json(400, { error: 'uri: name one resource to watch, mcpx://SERVER/URI' }), true);
+      return (
+        json(400, { error: 'uri: name one resource to watch, mcpx://SERVER/URI (or server=SERVER&uri=URI)' }), true
+      );
+    const servers = url.searchParams.getAll('server');
+    if (servers.length > 1 || servers[0] === '' || (servers.length === 1 && uris.length === 0))
+      return (json(400, { error: 'server: name one server, with the resource as uri=URI' }), true);
+    // The server's own URI is the mcpx:// one that names it.
+    if (servers.length === 1) uris[0] = toGatewayUri(servers[0]!, uris[0]!);
     const stream = new SseStream(res, o.keepAliveMs());
     let close = () => undefined as void;
     const send = writer(res, stream, maxUnread, () => close());

@@ -7,7 +7,7 @@ import type { ServerResponse } from 'node:http';
 import type { GatewayFacade } from '../gateway/facade';
 import { isObject } from '../protocol/jsonrpc';
 import type { Route } from '../transport/http';
-import { readBody } from '../wire/body';
+import { notJson, readBody } from '../wire/body';
 import { sendJson } from '../wire/json';
 
 /** The answer written; true: the route took the request. */
@@ -45,7 +45,8 @@ export function pinsRoute(g: PinsFacade): Route {
     }
     const configured = g.config.servers.some((s) => s.name === server);
     if (!configured && !g.pinViews().some((v) => v.server === server))
-      return json(res, 404, { error: `no server named ${JSON.stringify(server)} is configured or pinned` });
+      // Not quoted: a path segment that names nothing configured may be anything (the secret mistyped).
+      return json(res, 404, { error: 'no such server is configured or pinned (GET /v1/pins lists them)' });
     if (verb === '') return json(res, 200, { pins: g.pinViews(server) });
     if (verb === 'diff') {
       const name = url.searchParams.get('name') ?? undefined;
@@ -53,6 +54,9 @@ export function pinsRoute(g: PinsFacade): Route {
     }
     if (verb === 'reset') return json(res, 200, { reset: g.resetPins(server) });
     let name: string | undefined;
+    // `{"name"}`, JSON, as on /mcp (415); without it, everything held.
+    const unsupported = notJson(req, true);
+    if (unsupported) return (req.resume(), json(res, 415, { error: unsupported }));
     try {
       const text = await readBody(req, 16 * 1024);
       const b: unknown = text.trim() ? JSON.parse(text) : {};

@@ -17,7 +17,7 @@ import { principalIdentity } from '../protocol/principal';
 import { NEWEST_FIRST, revisionTable } from '../protocol/revisions';
 import { principalOf } from '../transport/credentials';
 import type { Route } from '../transport/http';
-import { readBody } from '../wire/body';
+import { notJson, readBody } from '../wire/body';
 import { decodeHeaderValue, encodeHeaderValue } from '../wire/headers';
 import { sendJson } from '../wire/json';
 import { namedIdentity } from '../server/conn';
@@ -33,9 +33,15 @@ import { serversRoute } from './servers';
 
 const json = (res: ServerResponse, status: number, body: unknown) => sendJson(res, status, body, { pretty: true });
 
-/** An answer to a question is small: a body past 1 MiB is refused (a cancel's reason, past 16 KiB).
- *  An empty body is `empty`. */
+/** A body that is JSON, as on /mcp (a Content-Type of application/json, else 415: `Unsupported`). An answer
+ *  to a question is small: a body past 1 MiB is refused (a cancel's reason, past 16 KiB). `empty`: the body
+ *  may be left out (with its type), and is this then. */
 async function body(req: IncomingMessage, max = 1024 * 1024, empty?: unknown): Promise<unknown> {
+  const unsupported = notJson(req, empty !== undefined);
+  if (unsupported) {
+    req.resume();
+    throw new Unsupported(unsupported);
+  }
   const text = await readBody(req, max);
   if (empty !== undefined && text.trim() === '') return empty;
   try {
@@ -44,6 +50,9 @@ async function body(req: IncomingMessage, max = 1024 * 1024, empty?: unknown): P
     throw new Error('the body is not JSON');
   }
 }
+
+/** A body whose Content-Type is not JSON: 415. */
+class Unsupported extends Error {}
 
 function questionsRoute(g: Pick<GatewayFacade, 'questions' | 'answer'>): Route {
   return async (req, res, url) => {
@@ -62,7 +71,7 @@ function questionsRoute(g: Pick<GatewayFacade, 'questions' | 'answer'>): Route {
     try {
       answer = await body(req);
     } catch (e) {
-      json(res, 400, { error: (e as Error).message });
+      json(res, e instanceof Unsupported ? 415 : 400, { error: (e as Error).message });
       return true;
     }
     if (!isObject(answer)) return (json(res, 400, { error: 'the answer must be a JSON object' }), true);
@@ -235,7 +244,7 @@ export function tasksRoute(
         if (b.reason !== undefined && typeof b.reason !== 'string') throw new Error('"reason" must be a string');
         if (b.reason) reason = b.reason;
       } catch (e) {
-        throw new Refusal(400, (e as Error).message);
+        throw new Refusal(e instanceof Unsupported ? 415 : 400, (e as Error).message);
       }
       const t = taskFor(id, caller);
       if (t instanceof BackgroundCall) {

@@ -33,7 +33,8 @@ export function serversRoute(g: ServersFacade): Route {
       return json(res, 400, { error: 'the server name is not percent-encoded UTF-8' });
     }
     const def = g.config.servers.find((s) => s.name === server);
-    if (!def) return json(res, 404, { error: `no server named ${JSON.stringify(server)} is configured` });
+    // Not quoted: a path segment that names nothing configured may be anything (the secret mistyped).
+    if (!def) return json(res, 404, { error: 'no such server is configured' });
     try {
       if (def.scope === 'identity') await g.stopServer(server);
       else await g.restartServer(server, RESTART_IDENTITY);

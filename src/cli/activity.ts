@@ -10,6 +10,7 @@ import type { ActivityRecord, Decision } from '../gateway/activity/record';
 import { runningDaemon } from '../shim/resolve';
 import { type Args, UsageError } from './args';
 import type { Command } from './command';
+import { printableJson } from '../kit/printable';
 import { out, table } from './output';
 import { v1 } from './v1';
 
@@ -68,7 +69,7 @@ async function run(a: Args): Promise<void> {
 function show(records: ActivityRecord[], json = false, header = true): void {
   const rows = [...records].reverse();
   if (json) {
-    for (const r of rows) out(JSON.stringify(r));
+    for (const r of rows) out(printableJson(r));
     return;
   }
   if (!rows.length) return header ? out('no activity recorded') : undefined;

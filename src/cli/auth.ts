@@ -13,6 +13,7 @@ import { describeSource } from '../upstream/auth/sources';
 import { type Args, SETTING_FLAGS, UsageError } from './args';
 import type { Command } from './command';
 import { configOf, reportIssues, settingsOf } from './config';
+import { printable } from '../kit/printable';
 import { out } from './output';
 import { whoami } from './whoami';
 
@@ -102,7 +103,7 @@ async function status(http: readonly ServerDef[], store: FileSecretStore): Promi
             ? `, ${g.expires_at > Date.now() ? `expires in ${ago(g.expires_at - Date.now())}` : `expired ${ago(Date.now() - g.expires_at)} ago`}`
             : ''
         }${g.token_type === 'dpop' ? ', DPoP-bound' : ''}${g.refresh_token ? ', renews itself' : ''}`;
-    out(`${s.name}\t${line}`);
+    out(`${printable(s.name)}\t${printable(line)}`);
   }
 }
 

@@ -4,6 +4,7 @@ import { isObject } from '../protocol/jsonrpc';
 import { type Args, UsageError } from './args';
 import { shown, textOf, timeoutMeta, withGateway } from './client';
 import type { Command } from './command';
+import { printableJson, printableLines } from '../kit/printable';
 import { out } from './output';
 
 export const call: Command = {
@@ -35,7 +36,7 @@ async function run(a: Args): Promise<void> {
   const r = await withGateway(a, (c) =>
     c.request('tools/call', { name: 'mcpx_call', arguments: { server, tool, arguments: args } }, { meta }),
   );
-  out(a.text ? textOf(r) : JSON.stringify(shown(r), null, 2));
+  out(a.text ? printableLines(textOf(r)) : printableJson(shown(r), 2));
   if (r.isError === true) process.exitCode = 1;
 }
 

@@ -17,7 +17,7 @@ import type { ClientHooks, UpstreamClient } from '../upstream/client';
 import { EraCache } from '../upstream/eras';
 import { connect } from '../upstream/probe';
 import { type Args, UsageError } from './args';
-import { printable } from './output';
+import { printable } from '../kit/printable';
 import { profileEndpoint, profileFlag } from './serveUsage';
 import { sshShim } from './ssh';
 
@@ -152,7 +152,7 @@ export function textOf(r: JsonObject): string {
   const lines: string[] = [];
   for (const c of Array.isArray(r.content) ? r.content.filter(isObject) : []) {
     if (c.type === 'text' && typeof c.text === 'string') lines.push(c.text);
-    else process.stderr.write(`mcpx: ${String(c.type)} content, not text\n`);
+    else process.stderr.write(`mcpx: ${printable(String(c.type))} content, not text\n`);
   }
   return lines.join('\n');
 }

@@ -18,7 +18,7 @@ import {
 import { herePlaces } from '../connect/here';
 import { type ShimFacts, runningShim } from '../connect/shim';
 import { ConfigFileStore } from '../connect/store';
-import { printable } from '../gateway/printable';
+import { printable } from '../kit/printable';
 import { launcherPath, ours } from '../vscode/install';
 import { type Args, UsageError } from './args';
 import type { Command } from './command';

@@ -1,5 +1,5 @@
 // `mcpx daemon`: the gateway on Streamable HTTP, headless (README.md "The command line").
-import { type Listening, isLoopback, listen } from '../app/app';
+import { type Listening, beyondLoopback, listen } from '../app/app';
 import { gatewayRoutes, reloadRoute } from '../app/routes';
 import { defaultConfigPath, defaultStateDir } from '../config/paths';
 import { endpointSecret } from '../config/secret';
@@ -71,11 +71,8 @@ async function run(a: Args): Promise<void> {
       : endpointSecret(stateDir)
     : undefined;
   const address = settings.get<string>('address');
-  if (!isLoopback(address)) {
-    process.stderr.write(
-      `mcpx: WARNING: listening on ${address}, beyond loopback: anything that can reach this port can run tools as you.\n`,
-    );
-  }
+  const warning = beyondLoopback(address);
+  if (warning) process.stderr.write(`mcpx: ${warning}\n`);
   let l: Listening;
   try {
     l = await listen({

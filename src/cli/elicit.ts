@@ -1,5 +1,6 @@
 // `mcpx elicit`: the questions upstreams asked that no calling client could take, waiting at a running
 // gateway's broker, and `mcpx elicit answer` (docs/questions.md), through its /v1 API.
+import { printable } from '../kit/printable';
 import { type Args, UsageError } from './args';
 import type { Command } from './command';
 import { v1 } from './v1';
@@ -43,7 +44,9 @@ async function run(a: Args): Promise<void> {
       const left = Math.max(0, Math.round((q.deadline - Date.now()) / 1000));
       // An approval shows the call's arguments: what the person is asked to allow.
       const args = q.params.arguments === undefined ? '' : `  arguments ${JSON.stringify(q.params.arguments)}`;
-      process.stdout.write(`${q.id}  ${q.server}  ${q.method}  ${q.params.message ?? ''}${args}  (${left} s left)\n`);
+      // Each part is the upstream's or the client's text: one printable line.
+      const text = `${q.id}  ${q.server}  ${q.method}  ${q.params.message ?? ''}${args}`;
+      process.stdout.write(`${printable(text)}  (${left} s left)\n`);
     }
     return;
   }

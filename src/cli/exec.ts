@@ -7,7 +7,8 @@ import { type Args, UsageError } from './args';
 import { readStdin } from './call';
 import { textOf, timeoutMeta, withGateway } from './client';
 import type { Command } from './command';
-import { out, printable } from './output';
+import { printableJson, printableLines } from '../kit/printable';
+import { out } from './output';
 
 export const exec: Command = {
   usage: [
@@ -37,14 +38,13 @@ async function run(a: Args): Promise<void> {
     c.request('tools/call', { name: 'mcpx_exec', arguments: { script } }, { meta }),
   );
   if (r.isError === true) {
-    process.stderr.write(`${textOf(r)}\n`);
+    process.stderr.write(`${printableLines(textOf(r))}\n`);
     process.exitCode = 1;
     return;
   }
   const s = isObject(r.structuredContent) ? r.structuredContent : {};
   // What it logged may quote an upstream: nothing a terminal would act on.
-  for (const line of Array.isArray(s.logs) ? s.logs : [])
-    process.stderr.write(`${String(line).split('\n').map(printable).join('\n')}\n`);
+  for (const line of Array.isArray(s.logs) ? s.logs : []) process.stderr.write(`${printableLines(String(line))}\n`);
   if (s.result === undefined) return;
-  out(a.text && typeof s.result === 'string' ? s.result : JSON.stringify(s.result, null, 2));
+  out(a.text && typeof s.result === 'string' ? printableLines(s.result) : printableJson(s.result, 2));
 }

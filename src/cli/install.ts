@@ -5,7 +5,8 @@ import { entries, putEntry } from '../registry/configFile';
 import { type InstallResult, install, localNameOf, parseNameAtVersion, pruneVersions } from '../registry/install';
 import { type Args, UsageError } from './args';
 import type { Command } from './command';
-import { out, printable } from './output';
+import { printable } from '../kit/printable';
+import { out } from './output';
 import { type RegistryContext, clientOf, installPorts, lines, registryContext, sayIfStale } from './registryParts';
 
 export const installCommand: Command = {

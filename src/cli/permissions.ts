@@ -5,6 +5,7 @@
 import { type Permissions, ALLOW_ALL } from '../config/permissions';
 import type { Grant } from '../gateway/permissions/approval';
 import { decide, describeRule } from '../gateway/permissions/rules';
+import { printable } from '../kit/printable';
 import { type Args, UsageError } from './args';
 import type { Command } from './command';
 import { configOf, reportIssues } from './config';
@@ -41,7 +42,7 @@ async function run(a: Args): Promise<void> {
       if (!grants.length) return void process.stdout.write('no grants ("always allow" answers) kept\n');
       for (const g of grants)
         process.stdout.write(
-          `${g.id}  ${g.server}/${g.tool}  for ${g.client}  since ${new Date(g.createdAt).toISOString()}\n`,
+          `${printable(`${g.id}  ${g.kind} ${g.server}/${g.tool}  for ${g.client}`)}  since ${new Date(g.createdAt).toISOString()}\n`,
         );
       return;
     }
@@ -69,7 +70,8 @@ async function run(a: Args): Promise<void> {
   }
   if (verb === undefined) {
     process.stdout.write(`permissions of ${source}${p === ALLOW_ALL ? ' (no permissions block)' : ''}:\n`);
-    for (const [i, r] of p.rules.entries()) process.stdout.write(`  permissions.rules[${i}]  ${describeRule(r)}\n`);
+    for (const [i, r] of p.rules.entries())
+      process.stdout.write(`  permissions.rules[${i}]  ${printable(describeRule(r))}\n`);
     process.stdout.write(`  default  ${p.default}\n  askTimeout  ${p.askTimeoutMs / 1000} s\n`);
     return;
   }

@@ -3,6 +3,8 @@
 // …/accept) and forgetting a server's pins (POST …/reset) — the daemon's, or with --endpoint URL another
 // gateway's.
 import type { PinReview, PinView } from '../gateway/facade';
+import { PIN_NOUN } from '../gateway/pins/store';
+import { printable, printableLines } from '../kit/printable';
 import { type Args, UsageError } from './args';
 import type { Command } from './command';
 import { gatewayV1 } from './v1';
@@ -50,10 +52,16 @@ async function run(a: Args): Promise<void> {
       reviews: PinReview[];
     };
     if (!reviews.length)
-      return void process.stdout.write(`nothing of ${server}${tool ? ` named ${JSON.stringify(tool)}` : ''} is held\n`);
+      return void process.stdout.write(
+        `${printable(`nothing of ${server}${tool ? ` named ${JSON.stringify(tool)}` : ''} is held`)}\n`,
+      );
+    // The diff's headers name the upstream's definitions, and its lines are their text: each line printable,
+    // so a name that conceals what follows it (an escape sequence) shows as the escape it is.
     for (const r of reviews)
       process.stdout.write(
-        r.reason === 'new' ? `${r.server}/${r.name} is new (pins.newTools hold):\n${r.current}` : r.diff,
+        printableLines(
+          r.reason === 'new' ? `${r.server}/${r.name} is new (pins.newTools hold):\n${r.current}` : r.diff,
+        ),
       );
     return;
   }
@@ -63,22 +71,25 @@ async function run(a: Args): Promise<void> {
       headers: { 'Content-Type': 'application/json' },
       body: JSON.stringify(tool ? { name: tool } : {}),
     })) as { accepted: string[] };
-    return void process.stdout.write(`accepted ${accepted.map((n) => `${server}/${n}`).join(', ')}\n`);
+    return void process.stdout.write(`${printable(`accepted ${accepted.map((n) => `${server}/${n}`).join(', ')}`)}\n`);
   }
   const { reset } = (await call(`${base}/reset`, { method: 'POST' })) as { reset: boolean };
   process.stdout.write(
-    reset ? `forgot the pins of ${server}; what it lists next is pinned\n` : `${server} had no pins\n`,
+    `${printable(reset ? `forgot the pins of ${server}; what it lists next is pinned` : `${server} had no pins`)}\n`,
   );
 }
 
 /** One server's pins as `mcpx pins` prints them. */
 function describe(v: PinView): string {
-  const lines = [`${v.server} (pins.mode ${v.mode}): ${v.tools.length} tool(s), ${v.prompts.length} prompt(s) pinned`];
+  const lines = [
+    `${v.server} (pins.mode ${v.mode}): ${v.tools.length} tool(s), ${v.prompts.length} prompt(s), ${v.apps.length} app(s) pinned`,
+  ];
   if (v.tools.length) lines.push(`  tools: ${v.tools.join(', ')}`);
   if (v.prompts.length) lines.push(`  prompts: ${v.prompts.join(', ')}`);
+  if (v.apps.length) lines.push(`  apps: ${v.apps.join(', ')}`);
   for (const h of v.held)
     lines.push(
-      `  held ${h.kind === 'tools' ? 'tool' : 'prompt'} ${h.name}: ${h.reason === 'new' ? 'new' : `changed (${h.changed.join(', ')})`}; ${h.listed ? 'listed in its pinned form' : 'withheld'}`,
+      `  held ${PIN_NOUN[h.kind]} ${h.name}: ${h.reason === 'new' ? 'new' : `changed (${h.changed.join(', ')})`}; ${h.listed ? 'listed in its pinned form' : 'withheld'}`,
     );
-  return `${lines.join('\n')}\n`;
+  return `${lines.map(printable).join('\n')}\n`;
 }

@@ -2,6 +2,7 @@
 // one's URL with the endpoint secret, the stdio shim command that reaches it, its mode and its counts of
 // servers and tools — the daemon's, or with --endpoint URL another gateway's.
 import type { ProfileSummary } from '../gateway/facade';
+import { printable, printableJson } from '../kit/printable';
 import { type Args, UsageError } from './args';
 import type { Command } from './command';
 import { gatewayV1 } from './v1';
@@ -22,7 +23,7 @@ async function run(a: Args): Promise<void> {
   const res = await fetch(at('/v1/profiles'), { headers: auth });
   if (!res.ok) throw await refusal(res);
   const { profiles: list } = (await res.json()) as { profiles: Shown[] };
-  if (a.json) return void process.stdout.write(`${JSON.stringify(list, null, 2)}\n`);
+  if (a.json) return void process.stdout.write(`${printableJson(list, 2)}\n`);
   if (!list.length) return void process.stdout.write('no profiles configured (docs/gateway.md "Profiles")\n');
   for (const p of list) {
     const lines = [
@@ -32,6 +33,6 @@ async function run(a: Args): Promise<void> {
       `  servers: ${p.servers.join(', ') || 'none'}`,
       ...(p.errors ?? []).map((e) => `  ${e.server} could not list its tools: ${e.error}`),
     ];
-    process.stdout.write(`${lines.join('\n')}\n`);
+    process.stdout.write(`${lines.map(printable).join('\n')}\n`);
   }
 }

@@ -3,6 +3,7 @@ import { isObject } from '../protocol/jsonrpc';
 import { type Args, UsageError } from './args';
 import { shown, timeoutMeta, withGateway } from './client';
 import type { Command } from './command';
+import { printable, printableJson, printableLines } from '../kit/printable';
 import { out } from './output';
 
 export const read: Command = {
@@ -23,10 +24,13 @@ async function run(a: Args): Promise<void> {
   if (extra.length) throw new UsageError(`mcpx read: unexpected argument ${JSON.stringify(extra[0])}`);
   const meta = timeoutMeta(a);
   const r = await withGateway(a, (c) => c.request('resources/read', { uri }, { meta }));
-  if (!a.text) return void out(JSON.stringify(shown(r), null, 2));
+  if (!a.text) return void out(printableJson(shown(r), 2));
   const contents = Array.isArray(r.contents) ? r.contents.filter(isObject) : [];
   for (const c of contents) {
-    if (typeof c.text === 'string') out(c.text);
-    else process.stderr.write(`mcpx: ${String(c.uri)}: ${String(c.mimeType ?? 'binary')} content, not text\n`);
+    if (typeof c.text === 'string') out(printableLines(c.text));
+    else
+      process.stderr.write(
+        `mcpx: ${printable(`${String(c.uri)}: ${String(c.mimeType ?? 'binary')}`)} content, not text\n`,
+      );
   }
 }

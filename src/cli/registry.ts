@@ -10,7 +10,8 @@ import type { RegistryEntry } from '../registry/types';
 import { provenanceOf } from '../registry/update';
 import { type Args, UsageError } from './args';
 import type { Command } from './command';
-import { out, printable, table } from './output';
+import { printable } from '../kit/printable';
+import { out, table } from './output';
 import { type RegistryContext, clientOf, lines, registryContext, sayIfStale } from './registryParts';
 
 export const registry: Command = {

@@ -11,7 +11,7 @@ import { FileSecretStore } from '../upstream/auth/store';
 import { sandboxAvailability } from '../upstream/sandbox';
 import type { Args } from './args';
 import { configOf, reportIssues, settingsOf } from './config';
-import { printable } from './output';
+import { printable } from '../kit/printable';
 
 export interface RegistryContext {
   settings: Settings;

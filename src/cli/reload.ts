@@ -6,6 +6,7 @@ import { runningDaemon } from '../shim/resolve';
 import { type Args, UsageError } from './args';
 import type { Command } from './command';
 import { type ConfigDiff, describeDiff } from '../gateway/reload';
+import { printable } from '../kit/printable';
 import { v1 } from './v1';
 
 export const reload: Command = {
@@ -24,7 +25,7 @@ async function run(a: Args): Promise<void> {
   const res = await fetch(at('/v1/reload'), { method: 'POST', headers: auth });
   if (res.status === 422) {
     const { problems } = (await res.json()) as { problems: string[] };
-    for (const p of problems) process.stderr.write(`mcpx reload: ${p}\n`);
+    for (const p of problems) process.stderr.write(`mcpx reload: ${printable(p)}\n`);
     process.stderr.write('mcpx reload: the configuration was not applied; the daemon runs the one it had\n');
     process.exitCode = 1;
     return;

@@ -3,7 +3,8 @@
 import { isObject } from '../protocol/jsonrpc';
 import { type Args, UsageError } from './args';
 import type { Command } from './command';
-import { out, printable } from './output';
+import { printable } from '../kit/printable';
+import { out } from './output';
 import { gatewayV1 } from './v1';
 
 export const restart: Command = {
@@ -19,6 +20,8 @@ async function run(a: Args): Promise<void> {
   if (extra.length) throw new UsageError(`mcpx restart: unexpected argument ${JSON.stringify(extra[0])}`);
   const { at, auth, refusal } = gatewayV1(a);
   const res = await fetch(at(`/v1/servers/${encodeURIComponent(server)}/restart`), { method: 'POST', headers: auth });
+  // The gateway's 404 quotes no path segment; the person's own argument is named here.
+  if (res.status === 404) throw new Error(`no server named ${JSON.stringify(server)} is configured`);
   if (!res.ok) throw await refusal(res);
   const body = (await res.json()) as { servers?: unknown[] };
   const rows = (body.servers ?? []).filter(isObject);

@@ -4,6 +4,7 @@
 import { identityHeader } from '../app/routes';
 import { type Args, UsageError } from './args';
 import type { Command } from './command';
+import { printable } from '../kit/printable';
 import { table } from './output';
 import { v1 } from './v1';
 
@@ -62,7 +63,7 @@ async function run(a: Args): Promise<void> {
   const res = await fetch(at(`/v1/tasks/${encodeURIComponent(id)}/cancel`), { method: 'POST', headers });
   if (!res.ok) throw await refusal(res);
   const { task } = (await res.json()) as { task: TaskRow };
-  process.stdout.write(`cancelled ${task.id}  ${task.label}\n`);
+  process.stdout.write(`cancelled ${printable(`${task.id}  ${task.label}`)}\n`);
 }
 
 /** Tasks as a table, oldest first: one line each, columns padded to their widest cell. */

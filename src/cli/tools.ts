@@ -4,7 +4,8 @@ import { type JsonObject, isObject } from '../protocol/jsonrpc';
 import { type Args, UsageError } from './args';
 import { textOf, withGateway } from './client';
 import type { Command } from './command';
-import { out, printable, table } from './output';
+import { printable } from '../kit/printable';
+import { out, table } from './output';
 
 export const tools: Command = {
   usage: [

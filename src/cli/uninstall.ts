@@ -6,7 +6,8 @@ import { pruneVersions } from '../registry/install';
 import { FileSecretStore } from '../upstream/auth/store';
 import { type Args, UsageError } from './args';
 import type { Command } from './command';
-import { out, printable } from './output';
+import { printable } from '../kit/printable';
+import { out } from './output';
 import { registryContext } from './registryParts';
 
 export const uninstall: Command = {

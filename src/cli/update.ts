@@ -8,7 +8,8 @@ import { plannedUpdate, provenanceOf, updateRequest } from '../registry/update';
 import { type Args, UsageError } from './args';
 import type { Command } from './command';
 import { report, valuesOf } from './install';
-import { out, printable } from './output';
+import { printable } from '../kit/printable';
+import { out } from './output';
 import { clientOf, installPorts, lines, registryContext, sayIfStale } from './registryParts';
 
 export const update: Command = {

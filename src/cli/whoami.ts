@@ -5,7 +5,8 @@
 // printed escaped: it is the issuer's text.
 import { readFileSync } from 'node:fs';
 import { type Args, UsageError } from './args';
-import { out, printable } from './output';
+import { printable } from '../kit/printable';
+import { out } from './output';
 
 export async function whoami(a: Args): Promise<void> {
   if (a.positional.length > 1)

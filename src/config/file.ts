@@ -1,11 +1,13 @@
 // The config file: servers, roots and settings. Headless reads --config FILE, else
 // $XDG_CONFIG_HOME/mcpx/mcp.json, else the embedded default; the extension feeds the same loader.
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { system } from '../platform';
 import { defaultConfigPath } from './paths';
 import { type Permissions, parsePermissions } from './permissions';
 import { type Profiles, parseProfiles } from './profiles';
+import { jsonSyntaxError } from './jsonSyntax';
+import { NotReadable, readRegularFileSync } from './regularFile';
 import { type ConfigIssue, type ServerDef, parseServers } from './servers';
 import { type SubstitutionContext, substitute } from './substitute';
 
@@ -82,6 +84,9 @@ export function parseConfig(value: unknown, source: string, ctx: SubstitutionCon
   };
 }
 
+/** A config file is written by a person: past this it is not one. */
+const MAX_BYTES = 4 * 1024 * 1024;
+
 /** The embedded default: no upstreams; the gateway's own tools only. */
 const DEFAULT_CONFIG = { servers: {} };
 
@@ -92,17 +97,32 @@ export function loadConfig(path: string | undefined, ctx: SubstitutionContext): 
     if (path !== undefined) throw new Error(`config file not found: ${path}`);
     return parseConfig(DEFAULT_CONFIG, 'embedded default', ctx);
   }
-  let value: unknown;
+  const read = readJsonFile(p);
+  if ('problem' in read)
+    return { servers: [], roots: [], settings: {}, issues: [{ path: '', message: read.problem }], source: p };
+  return parseConfig(read.value, p, ctx);
+}
+
+/** A config file's JSON, or why not: not a regular file (./regularFile.ts), unreadable, or not JSON at
+ *  a line and column. The problem never quotes the file's text: JSON.parse's own message does (a token
+ *  pasted without quotes, a line of another file the path is a link to), and the problem reaches an HTTP
+ *  body (/v1/reload), `mcpx reload` and the log. */
+export function readJsonFile(path: string): { value: unknown } | { problem: string } {
+  let text: string;
   try {
-    value = JSON.parse(readFileSync(p, 'utf8'));
+    text = readRegularFileSync(path, MAX_BYTES);
   } catch (e) {
+    if (e instanceof NotReadable) return { problem: e.message };
+    return { problem: `${path} could not be read (${(e as NodeJS.ErrnoException).code ?? 'error'})` };
+  }
+  // A byte order mark is not JSON, but editors write one.
+  if (text.startsWith('\ufeff')) text = text.slice(1);
+  try {
+    return { value: JSON.parse(text) };
+  } catch {
+    const at = jsonSyntaxError(text);
     return {
-      servers: [],
-      roots: [],
-      settings: {},
-      issues: [{ path: '', message: `${p} is not valid JSON: ${(e as Error).message}` }],
-      source: p,
+      problem: `${path} is not valid JSON${at ? ` at line ${at.line}, column ${at.column}: ${at.problem}` : ''}`,
     };
   }
-  return parseConfig(value, p, ctx);
 }

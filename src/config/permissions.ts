@@ -8,8 +8,10 @@ import { parseDuration } from './settings';
 
 const ACTIONS = ['allow', 'ask', 'deny'] as const;
 export type PermissionAction = (typeof ACTIONS)[number];
-const KINDS = ['tool', 'resource', 'prompt'] as const;
+const KINDS = ['tool', 'resource', 'prompt', 'completion'] as const;
 export type CallKind = (typeof KINDS)[number];
+/** Every kind of call the gate decides (docs/gateway.md "Permissions"). */
+export const CALL_KINDS: readonly CallKind[] = KINDS;
 /** The tool annotations a rule may test: the server's own hints, untrusted (2025-11-25 server/tools
  *  "Tool Annotations"). */
 const HINTS = ['destructiveHint', 'readOnlyHint', 'openWorldHint', 'idempotentHint'] as const;

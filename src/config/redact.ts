@@ -107,12 +107,15 @@ export function redactValue(value: unknown, def: ServerDef, depth = 32): unknown
 }
 
 /** redactText for the secrets of every definition at once: an agent's arguments may quote any server's
- *  credentials (docs/gateway.md "Activity"). */
-export function redactorOf(defs: Iterable<ServerDef>): (text: string) => string {
+ *  credentials (docs/gateway.md "Activity"), and `more` — the gateway's own, its endpoint secret (in a URL
+ *  of the gateway an agent passes on, or an `Authorization: Bearer` value). */
+export function redactorOf(defs: Iterable<ServerDef>, more: Iterable<string> = []): (text: string) => string {
   const all = [...defs];
+  const own = [...more].filter((s) => s.length >= 4);
   return (text) => {
     let out = text;
     for (const d of all) out = redactText(out, d);
+    for (const s of own) if (out.includes(s)) out = out.split(s).join(MASK);
     return out;
   };
 }

@@ -90,6 +90,9 @@ const common = {
   /** This server's pins.mode (docs/gateway.md "Pins"); absent: the setting's. */
   pins: z.enum(['hold', 'warn', 'off']).optional(),
   registry: registry.optional(),
+  /** Call tools this server does not list, by names it takes anyway (docs/gateway.md "Unlisted tool
+   *  names"); absent: a call names a tool exactly as listed, or it is refused. */
+  forwardUnlisted: z.boolean().optional(),
   /** VS Code's mcp.json fields mcpx does not use are accepted and ignored. */
   dev: z.unknown().optional(),
   gallery: z.unknown().optional(),

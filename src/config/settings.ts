@@ -180,13 +180,20 @@ export class Settings {
   }
 }
 
+/** The variable a setting's value comes from in `env`: its MCPX_<KEY>, or an alias (an alias set wins, as
+ *  the later name); undefined where none is set. */
+export function envSource(key: string, env: NodeJS.ProcessEnv): string | undefined {
+  const def = SETTINGS.find((d) => d.key === key);
+  if (!def) return undefined;
+  return [envName(key), ...(def.env ?? [])].filter((n) => env[n] !== undefined && env[n] !== '').at(-1);
+}
+
 /** The environment layer: every MCPX_<KEY> (and alias) that is set. */
 export function envLayer(env: NodeJS.ProcessEnv): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const def of SETTINGS) {
-    for (const name of [envName(def.key), ...(def.env ?? [])]) {
-      if (env[name] !== undefined && env[name] !== '') out[def.key] = env[name];
-    }
+    const name = envSource(def.key, env);
+    if (name !== undefined) out[def.key] = env[name];
   }
   return out;
 }

@@ -2,8 +2,10 @@
 // client as a short preview and a resource_link to mcpx://artifacts/<id>, which holds the whole result
 // for that client's identity alone (another identity gets the era's resource-not-found error, as for a
 // URI that never existed), is listed in that client's own resources/list, and expires after
-// proto.askTTL. Every artifact together is bounded by results.artifactBytes: a new one evicts the
-// oldest of its own identity, never another's; where that is not room enough the result goes whole.
+// proto.askTTL. Every artifact together is bounded by results.artifactBytes, and one identity's by its
+// share of it (results.artifactShare): a new one evicts the oldest of its own identity, never another's;
+// where that is not room enough the result goes whole. The share keeps room for everyone else: one
+// client's flood of large results cannot leave the next client's going whole into its model's context.
 import { randomUUID } from 'node:crypto';
 import type { JsonObject } from '../protocol/jsonrpc';
 import { isObject } from '../protocol/jsonrpc';
@@ -31,6 +33,8 @@ export interface ArtifactDeps {
   over(ctx: CallContext): number;
   /** results.artifactBytes. */
   maxBytes(): number;
+  /** results.artifactShare: the percentage of maxBytes one identity may hold. */
+  sharePercent(): number;
   /** proto.askTTL. */
   ttlMs(): number;
   log(line: string): void;
@@ -48,6 +52,8 @@ export class Artifacts {
   /** Oldest first (a Map keeps insertion order). */
   private readonly held = new Map<string, Artifact>();
   private total = 0;
+  /** Bytes held per identity. */
+  private readonly byIdentity = new Map<string, number>();
 
   constructor(private readonly d: ArtifactDeps) {}
 
@@ -129,13 +135,18 @@ export class Artifacts {
   private put(identity: string, text: string, bytes: number, tool: string): Artifact | undefined {
     this.expire();
     const max = this.d.maxBytes();
-    if (bytes > max) {
-      this.d.log(`a result of ${tool} (${bytes} bytes) is larger than results.artifactBytes (${max}): sent whole`);
+    const share = Math.floor((max * Math.min(100, this.d.sharePercent())) / 100);
+    if (bytes > share) {
+      this.d.log(
+        `a result of ${tool} (${bytes} bytes) is larger than one client's share of results.artifactBytes (${share}, results.artifactShare): sent whole`,
+      );
       return undefined;
     }
-    // Room is made from the identity's own oldest: one client's results never evict another's.
+    // Room is made from the identity's own oldest: one client's results never evict another's, and never
+    // hold more than its share.
+    const mine = () => this.byIdentity.get(identity) ?? 0;
     for (const a of this.held.values()) {
-      if (this.total + bytes <= max) break;
+      if (this.total + bytes <= max && mine() + bytes <= share) break;
       if (a.identity === identity) this.drop(a);
     }
     if (this.total + bytes > max) {
@@ -147,12 +158,17 @@ export class Artifacts {
     const a: Artifact = { id: randomUUID(), identity, text, bytes, tool, expiresAt: Date.now() + this.d.ttlMs() };
     this.held.set(a.id, a);
     this.total += bytes;
+    this.byIdentity.set(identity, mine() + bytes);
     this.d.shelf?.put(a);
     return a;
   }
 
   private drop(a: Artifact): void {
-    if (this.held.delete(a.id)) this.total -= a.bytes;
+    if (!this.held.delete(a.id)) return;
+    this.total -= a.bytes;
+    const left = (this.byIdentity.get(a.identity) ?? 0) - a.bytes;
+    if (left > 0) this.byIdentity.set(a.identity, left);
+    else this.byIdentity.delete(a.identity);
   }
 
   /** Expired artifacts leave on every use (proto.askTTL may change between two: all are looked at). */

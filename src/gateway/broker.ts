@@ -36,13 +36,43 @@ export const APPROVAL_METHOD = 'mcpx/approval';
 /** What an approval may be answered; `allow` is `once`. */
 const APPROVAL_ANSWERS = ['allow', 'once', 'session', 'always', 'deny'] as const;
 
+/** Bytes of text one token of a sampled answer may stand for, at most: mcpx counts no tokens, so it refuses
+ *  only an answer far past maxTokens (a token of the tokenizers in use is a few bytes, never this many). */
+const BYTES_PER_TOKEN = 128;
+
+/** Why a sampling answer cannot go upstream: the role and content every revision's CreateMessageResult
+ *  requires (2026-07-28 client/sampling: messages MUST contain a role and a content field), a model named,
+ *  and no more text than maxTokens could hold (the client MUST respect maxTokens). */
+function samplingProblem(params: JsonObject, result: JsonObject): string | undefined {
+  if (result.role !== 'assistant' && result.role !== 'user') return 'role must be "assistant" or "user"';
+  const blocks = Array.isArray(result.content) ? result.content : [result.content];
+  if (!blocks.length || !blocks.every((b) => isObject(b) && typeof b.type === 'string'))
+    return 'content must be a content block, or a non-empty array of them';
+  if (typeof result.model !== 'string') return 'model must name the model that sampled';
+  const max = typeof params.maxTokens === 'number' ? params.maxTokens : undefined;
+  const bytes = blocks.reduce<number>((n, b) => {
+    const o = b as JsonObject;
+    return (
+      n +
+      Buffer.byteLength(
+        typeof o.text === 'string' ? o.text : o.type === 'tool_use' ? JSON.stringify(o.input ?? {}) : '',
+      )
+    );
+  }, 0);
+  if (max !== undefined && bytes > max * BYTES_PER_TOKEN)
+    return `the answer's ${bytes} bytes of text cannot be within maxTokens (${max})`;
+  return undefined;
+}
+
 /** Why an answer cannot go upstream, or undefined when it can: an elicitation's action must be one of
- *  the three, and accepted content must match the requested schema; an approval's, one of its answers. */
+ *  the three, and accepted content must match the requested schema; a sampling's, a role, content and a
+ *  model within maxTokens; an approval's, one of its answers. */
 export function answerProblem(method: string, params: JsonObject, result: JsonObject): string | undefined {
   if (method === APPROVAL_METHOD)
     return (APPROVAL_ANSWERS as readonly unknown[]).includes(result.action)
       ? undefined
       : `action must be one of ${APPROVAL_ANSWERS.join(', ')}`;
+  if (method === 'sampling/createMessage') return samplingProblem(params, result);
   if (method !== 'elicitation/create') return undefined;
   const action = result.action;
   if (action !== 'accept' && action !== 'decline' && action !== 'cancel')

@@ -22,7 +22,7 @@ import { ActivityLog } from './activity/log';
 import { Broker } from './broker';
 import { Calls } from './calls';
 import { AppUris } from './apps';
-import { MCPX_CAPABILITIES, extensionSet, narrowed } from './capabilities';
+import { MCPX_CAPABILITIES, extensionSet } from './capabilities';
 import { ClientSignIns } from './signInClient';
 import { Catalogue } from './catalogue';
 import { EventBus } from './events';
@@ -37,7 +37,7 @@ import { Gate } from './permissions/gate';
 import { FileGrantStore, MemoryGrantStore } from './permissions/grants';
 import { type PinMode, Pins } from './pins/pins';
 import { FilePinStore, MemoryPinStore, type PinStore } from './pins/store';
-import { printable } from './printable';
+import { printable } from '../kit/printable';
 import { type Asked, type PersonPort, UrlQuestions, routeQuestion } from './questions';
 import { screenList } from './screen';
 import type { SharedParts } from './shared';
@@ -118,6 +118,9 @@ export interface GatewayParts {
   readonly approver: { current?: Approver };
   /** Every call's record (src/gateway/activity/): the call gate appends to it; the feed reads it. */
   readonly activity: ActivityLog;
+  /** The endpoint secrets of the listeners serving this gateway (Gateway.endpointSecret): masked in the
+   *  activity log like every configured secret. */
+  readonly secrets: Set<string>;
   /** Tool and prompt definitions pinned, and what is held (src/gateway/pins/). */
   readonly pins: Pins;
 }
@@ -132,7 +135,7 @@ export function composeGateway(
 ): GatewayParts {
   const { changed, unrelatedLog } = announce;
   // Every line logged may quote an upstream (its stderr, a name, an error): written printable, one line
-  // each (printable.ts).
+  // each (kit/printable.ts).
   const sink = opts.log;
   const log = sink ? (line: string) => sink(printable(line)) : () => undefined;
   const events = new EventBus();
@@ -155,9 +158,11 @@ export function composeGateway(
     if (!defs.has(p)) log(`mcp.passthrough names ${JSON.stringify(p)}, which is not a configured server; ignored`);
   const passthrough = named.filter((p) => defs.has(p));
   // Every call's record (activity/log.ts): the call gate appends to it.
+  const secrets = new Set<string>();
   const activity = new ActivityLog({
     settings,
     defs: () => defs.values(),
+    secrets: () => secrets,
     log,
     file: opts.activity,
     shared: opts.shared?.activity,
@@ -234,7 +239,6 @@ export function composeGateway(
     pool,
     log,
     upstream: (server, ctx, method, params) => calls.request(server, ctx, method, params),
-    narrowed,
     // Tools that cannot be listed (a name two servers offer) leave every ui:// URI as written.
     apps: (ctx) => {
       const { view, passthroughTools } = profiles.of(ctx);
@@ -307,6 +311,7 @@ export function composeGateway(
     gate,
     approver,
     activity,
+    secrets,
     pins,
   };
 }

@@ -88,6 +88,10 @@ export class Forwarder {
     path: CallPath = 'pass-through',
   ): Promise<JsonObject> {
     const held = this.d.pins.heldOf(server, 'tools', tool);
+    // Only a name the server lists now (screened: its filter, its pins, the caller's profile) is forwarded:
+    // an upstream may resolve `WIPE`, `wipе` (Cyrillic е) or ` wipe ` to its `wipe`, which the filter,
+    // the pins and the permission rules name exactly (docs/gateway.md "Unlisted tool names").
+    if (!listed && !held && !this.d.pool.def(server).forwardUnlisted) throw noSuchTool(server, tool);
     const annotations = isObject(listed?.annotations) ? listed.annotations : undefined;
     const app = listed && appResourceUri(listed);
     // Refused before its arguments are read: the refusal names the review, and the gate records it.

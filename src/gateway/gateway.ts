@@ -21,6 +21,7 @@ import type {
 import { stopTracing } from '../telemetry/trace';
 import type { SignInState } from '../upstream/auth/authorizer';
 import type { ActivityLog } from './activity/log';
+import type { CallPath } from './activity/record';
 import { extensionSet } from './capabilities';
 import { type GatewayOptions, type GatewayParts, composeGateway } from './compose';
 import type { RunView } from './exec/runs';
@@ -75,6 +76,7 @@ export class Gateway implements Provider, GatewayFacade {
         (ctx.profile === undefined ? undefined : this.config.profiles?.get(ctx.profile)?.artifactOver) ??
         settings.get<number>('results.artifactOver'),
       maxBytes: () => settings.get<number>('results.artifactBytes'),
+      sharePercent: () => settings.get<number>('results.artifactShare'),
       ttlMs: () => settings.duration('proto.askTTL'),
       log: this.p.log,
       shelf: opts.shared?.artifacts,
@@ -100,7 +102,9 @@ export class Gateway implements Provider, GatewayFacade {
       completions: true,
       logging: true,
       listChanged: {
-        tools: (view ?? this.p.profiles.default.view).listed().length > 0,
+        // The default endpoint: wherever mcp.passthrough names a server, configured now or by a later
+        // reload (the setting itself waits for the next start).
+        tools: view ? view.listed().length > 0 : this.settings.get<string[]>('mcp.passthrough').length > 0,
         prompts: true,
         resources: true,
       },
@@ -158,6 +162,12 @@ export class Gateway implements Provider, GatewayFacade {
    *  servers stop now rather than after pool.idleTimeout (docs/security.md "Bounds"). */
   identityEnded(identity: string): void {
     void this.p.pool.release(identity);
+  }
+
+  /** A listener's endpoint secret: masked in the activity log like every configured secret
+   *  (docs/security.md "Secrets in output and logs"). */
+  endpointSecret(secret: string): void {
+    this.p.secrets.add(secret);
   }
 
   async subscribe(
@@ -285,8 +295,9 @@ export class Gateway implements Provider, GatewayFacade {
   }
 
   private pinsChanged(server: string, kinds: PinKind[]): void {
-    if (!kinds.length) return;
-    this.p.catalogue.invalidate(server, kinds);
+    const lists = kinds.filter((k) => k !== 'apps');
+    if (!lists.length) return;
+    this.p.catalogue.invalidate(server, lists);
     if (kinds.includes('tools')) this.changed('tools', server);
     if (kinds.includes('prompts')) this.changed('prompts', server);
   }
@@ -314,8 +325,8 @@ export class Gateway implements Provider, GatewayFacade {
     if (!read) throw resourceNotFound(ctx.rev, uri);
     return read;
   }
-  complete(params: JsonObject, ctx: CallContext): Promise<JsonObject> {
-    return this.p.namespaces.complete(params, ctx);
+  complete(params: JsonObject, ctx: CallContext, path?: CallPath): Promise<JsonObject> {
+    return this.p.namespaces.complete(params, ctx, path);
   }
 
   // ---- the editor's operations (GatewayFacade, src/gateway/facade.ts) ----------------------------
@@ -398,7 +409,9 @@ export class Gateway implements Provider, GatewayFacade {
     for (const name of diff.kept) after.set(name, defs.get(name)!);
     defs.clear();
     for (const [name, def] of after) defs.set(name, def);
-    const toolsListed = passthrough.length > 0;
+    // Who listed upstream tools before the change: they hear that the list changed even when nothing is
+    // listed after it (the last pass-through server removed).
+    const toolsBefore = this.p.profiles.listingTools();
     const profilesBefore = this.config.profiles;
     const named = this.settings.get<string[]>('mcp.passthrough');
     passthrough.splice(0, passthrough.length, ...named.filter((n) => defs.has(n)));
@@ -437,7 +450,8 @@ export class Gateway implements Provider, GatewayFacade {
       // their tools too (docs/protocol.md "Changing the configuration").
       this.changed('prompts');
       this.changed('resources');
-      if (toolsListed || passthrough.length > 0) this.changed('tools');
+      const toolsAfter = this.p.profiles.listingTools();
+      if (toolsBefore.size || toolsAfter.size) this.announce('tools', (p) => toolsBefore.has(p) || toolsAfter.has(p));
     }
     if (profilesChanged) {
       // A profile's block changed: its clients' lists may all have (every profile endpoint is told).

@@ -13,12 +13,21 @@ import type { Pool } from '../upstream/pool';
 import type { AppUris } from './apps';
 import { extensionSet } from './capabilities';
 import type { Catalogue } from './catalogue';
+import type { CallPath } from './activity/record';
 import type { Gate } from './permissions/gate';
 import type { Pins } from './pins/pins';
 import { safeName } from './names';
 import type { ToolView } from './profiles/view';
 import { passedThrough } from './screen';
-import { parseGatewayUri, resolveInner, rewriteUris, templateMatches, toGatewayTemplate, toGatewayUri } from './uris';
+import {
+  normaliseUri,
+  parseGatewayUri,
+  resolveInner,
+  rewriteUris,
+  templateMatches,
+  toGatewayTemplate,
+  toGatewayUri,
+} from './uris';
 
 /** What the namespaces need of the Gateway. */
 export interface NamespaceDeps {
@@ -31,14 +40,12 @@ export interface NamespaceDeps {
   log(line: string): void;
   /** An upstream request on behalf of a call (registered as in flight, progress relayed). */
   upstream(server: string, ctx: CallContext, method: string, params: JsonObject): Promise<JsonObject>;
-  /** The client's capabilities narrowed to what mcpx has (pass-through servers). */
-  narrowed(ctx: CallContext): JsonObject;
   /** The ui:// URIs the pass-through tools name, as the calling client lists them (gateway/apps.ts). */
   apps(ctx: CallContext): Promise<AppUris>;
   /** Every read and prompt passes the permission check (gateway/permissions/gate.ts). */
   gate: Pick<Gate, 'run'>;
-  /** A prompt held by its pin is refused (gateway/pins/pins.ts). */
-  pins: Pick<Pins, 'heldOf' | 'refuse'>;
+  /** A prompt held by its pin is refused, and an app's changed content (gateway/pins/pins.ts). */
+  pins: Pick<Pins, 'heldOf' | 'refuse' | 'screenApp'>;
 }
 
 /** Which server a resource URI is read (or watched) at, and under which URI there. */
@@ -51,35 +58,39 @@ export interface Located {
 
 /** Where `uri` lives, or why nowhere: an mcpx:// URI names its server; a bare URI goes to the first
  *  pass-through server that lists it or has a template for it, else to the first (docs/gateway.md
- *  "Pass-through"). `has`: the servers the caller's endpoint offers (a profile's; default: all). `ext`: the
- *  pass-through servers' lists as a client with these extensions sees them. */
+ *  "Pass-through"). The URI found is the normalised one (uris.ts normaliseUri): what the permission rules
+ *  and the pins are matched against and what the upstream is sent, however the client spelled it
+ *  (docs/gateway.md "Resource URIs"). `has`: the servers the caller's endpoint offers (a profile's;
+ *  default: all). `ext`: the pass-through servers' lists as a client with these extensions sees them. */
 export async function locateResource(
   d: Pick<NamespaceDeps, 'defs' | 'passthrough' | 'catalogue'> & { has?: (server: string) => boolean },
   uri: string,
   identity: string,
   ext?: ExtensionSet,
-): Promise<Located | { reason: string }> {
+): Promise<Located | { reason: string; unknown?: true }> {
   const has = d.has ?? ((s: string) => d.defs.has(s));
   const passthrough = d.passthrough.filter(has);
   const parsed = parseGatewayUri(uri);
   if (parsed) {
     if (!parsed.server) return { reason: 'the mcpx:// URI names no server' };
-    if (!has(parsed.server)) return { reason: `no server named ${JSON.stringify(parsed.server)} is configured` };
+    // Not quoted: a name that is not configured may be anything the client wrote.
+    if (!has(parsed.server)) return { reason: 'the mcpx:// URI names no configured server', unknown: true };
     const known = new Set(
       (await d.catalogue.list(parsed.server, 'resources', identity).catch(() => [] as JsonObject[])).map((r) =>
-        String(r.uri),
+        normaliseUri(String(r.uri)),
       ),
     );
-    return { server: parsed.server, uri: resolveInner(parsed.inner, known), gateway: true };
+    return { server: parsed.server, uri: resolveInner(normaliseUri(parsed.inner), known), gateway: true };
   }
   if (passthrough.length === 0) return { reason: 'not an mcpx:// URI' };
+  const wanted = normaliseUri(uri);
   for (const server of passthrough) {
     const rs = await d.catalogue.list(server, 'resources', identity, ext).catch(() => [] as JsonObject[]);
-    if (rs.some((r) => r.uri === uri)) return { server, uri, gateway: false };
+    if (rs.some((r) => normaliseUri(String(r.uri)) === wanted)) return { server, uri: wanted, gateway: false };
     const ts = await d.catalogue.list(server, 'resourceTemplates', identity, ext).catch(() => [] as JsonObject[]);
-    if (ts.some((t) => templateMatches(String(t.uriTemplate), uri))) return { server, uri, gateway: false };
+    if (ts.some((t) => templateMatches(String(t.uriTemplate), wanted))) return { server, uri: wanted, gateway: false };
   }
-  return { server: passthrough[0]!, uri, gateway: false };
+  return { server: passthrough[0]!, uri: wanted, gateway: false };
 }
 
 export class Namespaces {
@@ -185,7 +196,12 @@ export class Namespaces {
       const result = await this.d.gate.run(
         { kind: 'resource', server: target.server, target: target.uri, args: {}, path: 'pass-through' },
         ctx,
-        () => this.d.upstream(target.server, ctx, 'resources/read', { uri: target.uri }),
+        async () => {
+          const read = await this.d.upstream(target.server, ctx, 'resources/read', { uri: target.uri });
+          // An app's content is what its pin says, or held (docs/gateway.md "Pins").
+          if (target.uri.startsWith(UI_SCHEME)) this.d.pins.screenApp(target.server, target.uri, read);
+          return read;
+        },
       );
       if (!target.gateway) {
         const checked = passedThrough(target.server, 'resources/read', result);
@@ -224,22 +240,39 @@ export class Namespaces {
 
   // ---- completion ----------------------------------------------------------------------------
 
-  async complete(params: JsonObject, ctx: CallContext): Promise<JsonObject> {
+  /** completion/complete, through the gate and recorded like a call (activity kind `completion`, its
+   *  target the prompt's name or the resource's normalised URI): a rule that refuses the server refuses
+   *  its completions too, before its upstream is asked (docs/gateway.md "Permissions"). */
+  async complete(params: JsonObject, ctx: CallContext, path: CallPath = 'pass-through'): Promise<JsonObject> {
     const ref = params.ref as JsonObject;
     let server: string | undefined;
     let upstreamRef: JsonObject = ref;
+    let target = '';
     if (ref.type === 'ref/prompt') {
       const hit = (await this.promptIndex(ctx)).get(String(ref.name));
       if (!hit) throw invalidParams(`no prompt named ${JSON.stringify(ref.name)}`);
       server = hit.server;
       upstreamRef = { ...ref, name: hit.name };
+      target = hit.name;
     } else if (ref.type === 'ref/resource') {
       const parsed = parseGatewayUri(String(ref.uri));
       server = parsed?.server || this.d.passthrough[0];
-      if (parsed) upstreamRef = { ...ref, uri: parsed.inner };
+      target = normaliseUri(parsed ? parsed.inner : String(ref.uri));
+      upstreamRef = { ...ref, uri: target };
     }
     if (!server || !this.d.profiles.of(ctx).view.has(server))
       throw invalidParams(`nothing to complete for ${JSON.stringify(ref)}`);
+    const { ref: _r, _meta: _m, ...rest } = params;
+    void _r;
+    void _m;
+    const at = server;
+    return this.d.gate.run({ kind: 'completion', server, target, args: rest, path }, ctx, () =>
+      this.completeAt(at, { ...rest, ref: upstreamRef }, ctx),
+    );
+  }
+
+  /** The upstream's completion, where it declared completions (or predates the capability). */
+  private async completeAt(server: string, params: JsonObject, ctx: CallContext): Promise<JsonObject> {
     // A pass-through server's instance as the client's extensions have it (docs/protocol.md "Extensions
     // across the gateway").
     const ext = this.d.passthrough.includes(server) ? extensionSet(ctx) : undefined;
@@ -254,19 +287,8 @@ export class Namespaces {
     });
     if (!declared && !askAnyway) return fromCache(`${server} does not declare completions`);
     try {
-      const { ref: _r, ...rest } = params;
-      void _r;
-      return await this.d.pool.request(
-        server,
-        ctx.identity,
-        'completion/complete',
-        { ...rest, ref: upstreamRef },
-        {
-          signal: ctx.abort ?? ctx.signal,
-          clientCapabilities: this.d.passthrough.includes(server) ? this.d.narrowed(ctx) : undefined,
-          ext,
-        },
-      );
+      // As a call's request: in flight on its server (its progress, its questions, ended with the server).
+      return await this.d.upstream(server, ctx, 'completion/complete', params);
     } catch (e) {
       if (askAnyway && e instanceof UpstreamError && e.code === CODES.MethodNotFound)
         return fromCache(`${server} (${rev}) has no completion/complete`);

@@ -86,6 +86,8 @@ export async function routeQuestion(a: Answerers, q: Asked): Promise<JsonObject>
     method === 'elicitation/create' && typeof params.message === 'string'
       ? { ...params, message: `${server} (via mcpx) asks: ${params.message}` }
       : params;
+  /** Why the calling client's answer was refused, where it was. */
+  let refused: string | undefined;
   if (owner?.ask && a.native && declares(owner.clientCapabilities, method, params, owner.rev)) {
     let prompt = asked;
     for (;;) {
@@ -108,6 +110,12 @@ export async function routeQuestion(a: Answerers, q: Asked): Promise<JsonObject>
         if (q.conn && prompt.mode === 'url' && typeof prompt.elicitationId === 'string')
           a.urls?.given(q.conn, prompt.elicitationId, owner);
         return answer;
+      }
+      // A sampling request has no message to say why in: it goes on to the next answerer instead.
+      if (method !== 'elicitation/create') {
+        refused = `the calling client's answer was refused (${bad})`;
+        a.log(`[${server}] ${method}: ${refused}`);
+        break;
       }
       prompt = { ...asked, message: `Your answer was not accepted (${bad}). ${String(asked.message)}` };
     }
@@ -146,11 +154,7 @@ export async function routeQuestion(a: Answerers, q: Asked): Promise<JsonObject>
   }
   const reason = dismissed
     ? 'dismissed in the editor: answer it from the Questions view'
-    : !owner
-      ? q.unowned
-      : !a.native
-        ? 'proto.native is off'
-        : 'the calling client cannot take it';
+    : (refused ?? (!owner ? q.unowned : !a.native ? 'proto.native is off' : 'the calling client cannot take it'));
   return a.broker.ask(server, method, asked, withdrawn, reason, owner?.identity);
 }
 

@@ -129,19 +129,21 @@ export class Subscriptions {
     deliver: (uri: string) => void,
   ): Promise<{ deliverable: boolean; reason?: string; release(): void }> {
     const { pool, events, log } = this.d;
-    const none = (reason: string) => {
-      log(`warning: no updates will be delivered for ${uri}: ${reason}`);
+    // `shown`: the URI as the log and the event stream quote it — not one naming no configured server,
+    // which may be anything its watcher wrote.
+    const none = (reason: string, shown = uri) => {
+      log(`warning: no updates will be delivered for ${shown}: ${reason}`);
       events.emit({
         type: 'server.log',
         server: 'mcpx',
         level: 'warning',
-        data: `no updates will be delivered for ${uri}: ${reason}`,
+        data: `no updates will be delivered for ${shown}: ${reason}`,
       });
       return { deliverable: false, reason, release: () => undefined };
     };
     // Watched where it would be read.
     const at = await locateResource(this.d, uri, WATCH_IDENTITY);
-    if ('reason' in at) return none(at.reason);
+    if ('reason' in at) return none(at.reason, at.unknown ? 'a watch' : uri);
     const { server, uri: upstreamUri } = at;
     let client: UpstreamClient;
     try {

@@ -73,6 +73,11 @@ export class ToolApi {
     return tool && { server, tool: tool as OfferedTool['tool'] };
   }
 
+  /** Whether `server` is one `ctx`'s caller is offered (a refusal may name it then). */
+  serves(server: string, ctx: CallContext): boolean {
+    return this.d.profiles.of(ctx).view.has(server);
+  }
+
   /** Why `args` do not match the tool's input schema; undefined when they do. */
   mismatch(offered: OfferedTool, args: JsonObject): string | undefined {
     return schemaMismatch(offered.tool.inputSchema, args);

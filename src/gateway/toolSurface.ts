@@ -28,7 +28,8 @@ export class ToolSurface {
   /** The tool a call names, looked up once: a pass-through server's as it listed it (its
    *  execution.taskSupport: 2025-11-25 upstreams list it, a 2026-07-28 upstream's is unknown until it
    *  answers a call with a task), else a gateway tool from the registry; in pass-through mode a name
-   *  nobody lists is still forwarded to the first pass-through server, which says whether it exists. */
+   *  nobody lists is refused by the server that holds it by its pin, else by the first pass-through
+   *  server — forwarded only where that server's definition says `forwardUnlisted` (forward.ts). */
   resolve(name: string, ctx: CallContext): ToolHandle | undefined | Promise<ToolHandle | undefined> {
     const { tools, forward } = this.p;
     const { view, passthroughTools } = this.p.profiles.of(ctx);

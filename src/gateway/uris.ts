@@ -43,7 +43,8 @@ export interface ParsedGatewayUri {
 
 /** Parse mcpx://<server>/<inner>; undefined for any other URI. `server` is empty when none is named. */
 export function parseGatewayUri(uri: string): ParsedGatewayUri | undefined {
-  if (!uri.startsWith(PREFIX)) return undefined;
+  // A scheme is case-insensitive (RFC 3986 3.1): MCPX:// is mcpx://.
+  if (uri.slice(0, PREFIX.length).toLowerCase() !== PREFIX) return undefined;
   const rest = uri.slice(PREFIX.length);
   const slash = rest.indexOf('/');
   const server = decodeURIComponent(slash < 0 ? rest : rest.slice(0, slash));
@@ -54,6 +55,56 @@ export function parseGatewayUri(uri: string): ParsedGatewayUri | undefined {
     // a stray % is kept as written
   }
   return { server, inner };
+}
+
+/** Characters RFC 3986 calls unreserved: a percent-escape of one means the character itself. */
+const UNRESERVED = /^[A-Za-z0-9\-._~]$/;
+/** scheme ":" ["//" authority] path ["?" query] ["#" fragment] (RFC 3986 Appendix B, a scheme required). */
+const PARTS = /^([A-Za-z][A-Za-z0-9+.-]*):(?:\/\/([^/?#]*))?([^?#]*)(\?[^#]*)?(#[\s\S]*)?$/;
+
+/** Each %xx of an unreserved character decoded, every other's hex upper-cased (RFC 3986 6.2.2.1, 6.2.2.2). */
+function escapes(s: string): string {
+  return s.replace(/%([0-9A-Fa-f]{2})/g, (_m, h: string) => {
+    const ch = String.fromCharCode(Number.parseInt(h, 16));
+    return UNRESERVED.test(ch) ? ch : `%${h.toUpperCase()}`;
+  });
+}
+
+/** A path's `.` and `..` segments removed (RFC 3986 5.2.4); `..` never climbs above the root. */
+function withoutDots(path: string): string {
+  const segments = path.split('/');
+  const out: string[] = [];
+  segments.forEach((s, i) => {
+    const last = i === segments.length - 1;
+    if (s === '.' || s === '..') {
+      if (s === '..' && out.length > 1) out.pop();
+      if (last) out.push('');
+    } else out.push(s);
+  });
+  return out.join('/');
+}
+
+/** One spelling of a resource URI, the one rules, pins and profiles are matched against and the one sent
+ *  upstream (docs/gateway.md "Resource URIs"): the scheme and host lower-cased, percent-escapes of
+ *  unreserved characters decoded and the others' hex upper-cased, dot segments removed (RFC 3986 6.2.2
+ *  syntax-based normalisation), and for `file` the two other spellings of a local path — `file://localhost/x`
+ *  and `file:/x` — written `file:///x` (RFC 8089 2, Appendix B). So `FILE:///home/u/%2Essh/../.ssh/key`
+ *  and `file://localhost/home/u/.ssh/key` are both `file:///home/u/.ssh/key`, the one spelling a rule's
+ *  glob is written against. Text that is not an absolute URI is left as it is. */
+export function normaliseUri(uri: string): string {
+  const m = PARTS.exec(uri);
+  if (!m) return uri;
+  const scheme = m[1]!.toLowerCase();
+  let authority = m[2];
+  if (authority !== undefined) {
+    const at = authority.lastIndexOf('@');
+    authority = escapes(authority.slice(0, at + 1)) + escapes(authority.slice(at + 1).toLowerCase());
+  }
+  let path = escapes(m[3]!);
+  if (scheme === 'file' && (authority === 'localhost' || (authority === undefined && path.startsWith('/'))))
+    authority = '';
+  if (authority !== undefined || path.startsWith('/')) path = withoutDots(path);
+  return `${scheme}:${authority === undefined ? '' : `//${authority}`}${path}${escapes(m[4] ?? '')}${escapes(m[5] ?? '')}`;
 }
 
 /** The upstream URI for `inner`: as written, or with its leading slash restored when the server lists

@@ -33,8 +33,8 @@ export function declares(caps: JsonObject, method: string, params: JsonObject, r
 
 /** A question a client's revision cannot carry: whoever routes it tries the next answerer. */
 export class UnsayableQuestion extends ProtocolError {
-  constructor(method: string, rev: Revision) {
-    super(CODES.InternalError, `${method} cannot be put to a ${rev} client as asked`);
+  constructor(method: string, rev: Revision, when = 'as asked') {
+    super(CODES.InternalError, `${method} cannot be put to a ${rev} client ${when}`);
     this.name = 'UnsayableQuestion';
   }
 }

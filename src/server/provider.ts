@@ -152,4 +152,7 @@ export interface Provider {
   /** A listen stream that asked for list changes is about to be acknowledged: whatever the provider
    *  needs to hear them is in place when this resolves. */
   listening?(): Promise<void>;
+  /** The endpoint secret of a listener serving it: kept out of what it records, as a configured secret is
+   *  (an agent may pass the gateway's URL or its Bearer header on as an argument). */
+  endpointSecret?(secret: string): void;
 }

@@ -8,7 +8,7 @@
 import { randomUUID } from 'node:crypto';
 import { McpxError, ProtocolError } from '../protocol/errors';
 import { type JsonObject, isObject, notificationMsg } from '../protocol/jsonrpc';
-import { spellQuestion } from '../protocol/questions';
+import { UnsayableQuestion, spellQuestion } from '../protocol/questions';
 import type { Revision } from '../protocol/revisions';
 import { deadlines } from '../kit/deadlines';
 import { Abort } from '../wire/abort';
@@ -47,6 +47,10 @@ export async function askOnChannel(
   const settings = channel.services.settings;
   const max = settings.get<number>('proto.askRounds');
   if (count >= max) throw new McpxError('bound.rounds', `the call asked more than ${max} questions (proto.askRounds)`);
+  // "The server SHOULD NOT send requests other than pings and logging before receiving the initialized
+  // notification" (2025-11-25 basic/lifecycle): a question then goes to the next answerer
+  // (docs/protocol.md "Before initialized").
+  if (!channel.conn.initialized) throw new UnsayableQuestion(method, rev, 'before it sent notifications/initialized');
   const spelled = spellQuestion(method, params, rev, () => randomUUID());
   if (meta) spelled._meta = { ...(isObject(spelled._meta) ? spelled._meta : {}), ...meta };
   const conn = channel.conn;
@@ -58,9 +62,17 @@ export async function askOnChannel(
   );
   const all = AbortSignal.any([signal, channel.request.signal, timeout.signal]);
   const answer = conn.asked.wait(id, all);
-  // A question withdrawn (upstream cancelled, call ended, timed out) is withdrawn from the client too.
-  const onAbort = () =>
-    channel.relay.emit(notificationMsg('notifications/cancelled', { requestId: id, reason: 'withdrawn by mcpx' }));
+  // A question withdrawn (upstream cancelled, call ended, timed out) is withdrawn from the client too,
+  // saying why (the upstream's own reason where it withdrew it).
+  const onAbort = () => {
+    const why = all.reason instanceof Error ? all.reason.message : undefined;
+    channel.relay.emit(
+      notificationMsg('notifications/cancelled', {
+        requestId: id,
+        reason: `withdrawn by mcpx${why ? `: ${why}` : ''}`,
+      }),
+    );
+  };
   all.addEventListener('abort', onAbort, { once: true });
   try {
     channel.relay.send!({ jsonrpc: '2.0', id, method, params: spelled });

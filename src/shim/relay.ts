@@ -23,7 +23,16 @@ import {
   isObject,
   parseJson,
 } from '../protocol/jsonrpc';
-import { BATCHES, HEADERLESS, MODERN, type Revision, VERSION_HEADER, inSpan, isRevision } from '../protocol/revisions';
+import {
+  BATCHES,
+  HEADERLESS,
+  MODERN,
+  OLDEST,
+  type Revision,
+  VERSION_HEADER,
+  inSpan,
+  isRevision,
+} from '../protocol/revisions';
 import { HttpStatusError, TransportClosed } from '../upstream/transport';
 import { SHIM_HEADER } from '../wire/headers';
 import { GatewayHttp, SessionExpired, StreamBroken } from './http';
@@ -64,6 +73,8 @@ export class Relay {
   private init?: { params: JsonObject; initialized: boolean };
   /** The revision the session negotiated (batches are read by it, as `--standalone` reads them). */
   private sessionRev?: Revision;
+  /** The requests of a batch: read, like the batch, as 2025-03-26 before initialize (headerless). */
+  private readonly batched = new WeakSet<Request>();
   /** The client's requests in flight, by id: an id in use is refused, as the gateway's runner refuses it
    *  on one connection (every revision's basic page: ids are unique among a requestor's requests). */
   private readonly ids = new Set<Id>();
@@ -164,6 +175,7 @@ export class Relay {
           c.msg.id,
           invalidRequest('Invalid request: initialize must not be part of a batch').toWire(),
         );
+      if (c.kind === 'request') this.batched.add(c.msg);
       return this.one(c);
     });
     this.track(
@@ -257,7 +269,7 @@ export class Relay {
    *  answered with an error saying so: it may have run (docs/gateway.md "The stdio shim"). */
   private async send(req: Request, signal: AbortSignal, modern: boolean, again = true): Promise<Response> {
     try {
-      return await this.up.request(req, { signal, headers: modern ? this.modernHttp.headers(req) : undefined });
+      return await this.up.request(req, { signal, headers: modern ? this.modernHttp.headers(req) : this.before(req) });
     } catch (e) {
       // Refused at the HTTP level (the secret, Origin, a size bound): the gateway's error, answered on this
       // request's id so the client can tell which request it ends.
@@ -271,6 +283,15 @@ export class Relay {
       await recovered;
       return this.send(req, signal, modern, false);
     }
+  }
+
+  /** A legacy request before the client initialized is spelled for the oldest revision, as `--standalone`
+   *  answers a stdio client that states none (docs/protocol.md "A client that states no revision"): over
+   *  HTTP without a header the gateway would read it as 2025-03-26 and send fields 2024-11-05 lacks (tool
+   *  `annotations`). A batch's requests stay 2025-03-26, the one revision of batches. */
+  private before(req: Request): Record<string, string> | undefined {
+    if (this.sessionRev || req.method === 'initialize' || this.batched.has(req)) return undefined;
+    return { 'MCP-Protocol-Version': OLDEST };
   }
 
   /** A 2026-07-28 cancellation of a request in flight here: closing its stream is the cancellation

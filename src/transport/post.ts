@@ -14,7 +14,7 @@ import { principalIdentity } from '../protocol/principal';
 import { Conn, PER_REQUEST } from '../server/conn';
 import { principalOf } from './credentials';
 import { Runner } from '../server/runner';
-import { BodyTooLarge, readBody } from '../wire/body';
+import { BodyTooLarge, notJson, readBody } from '../wire/body';
 import { SHIM_HEADER, decodeHeaderValue } from '../wire/headers';
 import type { HttpContext } from './context';
 import { forward, relayed } from './forward';
@@ -32,15 +32,8 @@ export async function post(
   // A POST is application/json (the messages of 2026-07-28 basic/transports/streamable-http), or 415
   // before anything reads it: a web page's blind cross-origin POST has no Content-Type or a "simple"
   // one (text/plain, a form) and never reaches a handler (docs/security.md "The endpoint secret").
-  const ct = header(req, 'content-type');
-  if (ct === undefined || !isJsonType(ct)) {
-    throw new HttpRefusal(
-      415,
-      invalidRequest(
-        `Unsupported Content-Type ${ct === undefined ? '(none)' : JSON.stringify(ct)}: send application/json`,
-      ),
-    );
-  }
+  const unsupported = notJson(req);
+  if (unsupported) throw new HttpRefusal(415, invalidRequest(unsupported));
   const body = await bodyOf(ctx, req);
   let value: unknown;
   try {
@@ -217,12 +210,6 @@ function sessionless(ctx: HttpContext, req: IncomingMessage, profile: string | u
   // Read only here, past the endpoint secret: a caller without it never reaches the request runner.
   conn.viaShim = header(req, SHIM_HEADER.toLowerCase()) !== undefined;
   return new Runner(ctx.server, conn);
-}
-
-/** `application/json`, parameters (charset) allowed. */
-function isJsonType(ct: string): boolean {
-  const semi = ct.indexOf(';');
-  return (semi < 0 ? ct : ct.slice(0, semi)).trim().toLowerCase() === 'application/json';
 }
 
 /** The per-request version a body names in `_meta`, if any. */

@@ -153,10 +153,10 @@ export class UpstreamConnection {
       const id = isObject(msg.params) ? (msg.params.requestId as Id) : undefined;
       const ctl = id === undefined ? undefined : this.answering.get(id);
       if (ctl) {
-        ctl.abort(new Error(String((msg.params as JsonObject).reason ?? 'withdrawn by the upstream')));
-        this.hooks.log(
-          `[${this.name}] withdrew request ${String(id)}: ${String((msg.params as JsonObject).reason ?? '')}`,
-        );
+        const reason = (msg.params as JsonObject).reason;
+        // The reason is the upstream's: whoever was asked hears it (the client, the editor, the broker).
+        ctl.abort(new Error(`${this.name} withdrew it${typeof reason === 'string' && reason ? `: ${reason}` : ''}`));
+        this.hooks.log(`[${this.name}] withdrew request ${String(id)}: ${String(reason ?? '')}`);
       }
       return;
     }

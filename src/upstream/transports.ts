@@ -1,6 +1,6 @@
 // A transport for a server definition, with its auth applied to every connection.
 import { homedir } from 'node:os';
-import { readEnvFile } from '../config/envFile';
+import { loadEnvFile } from '../config/envFile';
 import { type SandboxBlock, sandboxOf } from '../config/sandbox';
 import type { ServerDef } from '../config/servers';
 import { setEnv, system } from '../platform';
@@ -56,7 +56,7 @@ async function stdioTransport(
   const put = (k: string, v: string | undefined) => setEnv(env, k, v, system.envCaseless);
   // Paths as the system writes them: ~, %VAR% on Windows, relative to the gateway's directory.
   const path = (p: string) => system.expandPath(p, process.env, homedir(), process.cwd());
-  if (def.envFile) for (const [k, v] of Object.entries(readEnvFile(path(def.envFile)))) put(k, v);
+  if (def.envFile) for (const [k, v] of Object.entries(await loadEnvFile(path(def.envFile)))) put(k, v);
   for (const [k, v] of Object.entries(def.env)) put(k, v === null ? undefined : String(v));
   if (def.auth?.type === 'env') put(def.auth.name, def.auth.value);
   // A command with a directory in it is a path; a bare name is found on the PATH.

@@ -6,6 +6,7 @@
 // A question withdrawn or expired closes its widget with a notice.
 import * as vscode from 'vscode';
 import { type Field, flatFields, parseText, showValue } from '../forms/flat';
+import { printable } from '../kit/printable';
 import { type JsonObject, isObject } from '../protocol/jsonrpc';
 import type { PersonPort } from '../gateway/facade';
 import { choose } from './choose';
@@ -317,8 +318,10 @@ export function editorPerson(
         );
       } catch (e) {
         if (e instanceof Withdrawn || e instanceof FormWithdrawn) {
-          void vscode.window.showInformationMessage(`mcpx: ${q.server} withdrew its question (or it expired).`);
-          log(`[${q.server}] question withdrawn while shown`);
+          // Why, where the upstream said (its notifications/cancelled reason): the signal's reason names it.
+          const why = signal.reason instanceof Error ? ` (${printable(signal.reason.message)})` : '';
+          void vscode.window.showInformationMessage(`mcpx: the question of ${q.server} was withdrawn${why}.`);
+          log(`[${q.server}] question withdrawn while shown${why}`);
         }
         throw e;
       } finally {

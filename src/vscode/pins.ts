@@ -6,6 +6,7 @@
 // below, so this runs against the fakes in plain Node too.
 import type * as vscode from 'vscode';
 import type { GatewayEvent, GatewayFacade, PinReview } from '../gateway/facade';
+import { PIN_NOUN } from '../gateway/pins/store';
 import { EDITOR_IDENTITY } from './editorCall';
 import { type Disposable, type Lifetimes, disposable } from './lifetimes';
 import type { EditorCommands, EditorWindow, GatewayRun } from './ports';
@@ -27,11 +28,15 @@ export interface PinsPorts {
 }
 
 /** What was held, as one line: "2 tool definitions (a, b) and 1 prompt definition (greet)". */
-export function heldSummary(e: { tools: string[]; prompts: string[] }): { count: number; text: string } {
+export function heldSummary(e: { tools: string[]; prompts: string[]; apps?: string[] }): {
+  count: number;
+  text: string;
+} {
+  const apps = e.apps ?? [];
   const part = (names: string[], what: string) =>
     names.length ? `${names.length} ${what} definition${names.length === 1 ? '' : 's'} (${names.join(', ')})` : '';
-  const text = [part(e.tools, 'tool'), part(e.prompts, 'prompt')].filter(Boolean).join(' and ');
-  return { count: e.tools.length + e.prompts.length, text };
+  const text = [part(e.tools, 'tool'), part(e.prompts, 'prompt'), part(apps, 'app')].filter(Boolean).join(' and ');
+  return { count: e.tools.length + e.prompts.length + apps.length, text };
 }
 
 /** A shared server said its tools or prompts changed: listed now, so that the gateway compares them with
@@ -90,7 +95,7 @@ export class HeldPins implements vscode.TextDocumentContentProvider, Disposable 
     const r = reviews.length === 1 ? reviews[0] : await this.choose(reviews);
     if (!r) return [];
     await this.showDiff(r);
-    const what = `${r.kind === 'tools' ? 'tool' : 'prompt'} ${r.server}/${r.name}`;
+    const what = `${PIN_NOUN[r.kind]} ${r.server}/${r.name}`;
     const pick = await this.p.window.showInformationMessage(
       r.reason === 'new'
         ? `mcpx: accept the new ${what}? It is offered once accepted.`
@@ -111,7 +116,7 @@ export class HeldPins implements vscode.TextDocumentContentProvider, Disposable 
     const picked = await this.p.window.showQuickPick(
       reviews.map((r) => ({
         label: r.name,
-        description: `${r.kind === 'tools' ? 'tool' : 'prompt'} · ${r.reason === 'new' ? 'new' : 'changed since pinned'}`,
+        description: `${PIN_NOUN[r.kind]} · ${r.reason === 'new' ? 'new' : 'changed since pinned'}`,
         review: r,
       })),
       { title: `mcpx: the held definitions of ${reviews[0]!.server}` },

@@ -51,6 +51,8 @@ export interface DaemonOptions {
   settings?: Record<string, unknown>;
   /** More of the config file (a `permissions` block, say). */
   config?: Record<string, unknown>;
+  /** Servers besides (or instead of) servers()'s, by name. */
+  servers?: Record<string, unknown>;
 }
 
 /** `mcpx daemon` over servers(). */
@@ -61,7 +63,11 @@ export async function startDaemon(o: DaemonOptions = {}): Promise<Daemon> {
   const config = join(home, 'mcp.json');
   writeFileSync(
     config,
-    JSON.stringify({ servers: servers(record), settings: { ...SETTINGS, ...o.settings }, ...o.config }),
+    JSON.stringify({
+      servers: { ...servers(record), ...o.servers },
+      settings: { ...SETTINGS, ...o.settings },
+      ...o.config,
+    }),
   );
   const daemon = spawn(process.execPath, [cliJs(), 'daemon', '--port', port, '--config', config], {
     env,

@@ -68,6 +68,8 @@ export interface HttpClientOptions {
   headers?: Record<string, string>;
   /** Do not validate (for frames a test deliberately sends under a wrong revision). */
   noValidate?: boolean;
+  /** The clientInfo it declares (CLIENT_INFO by default). */
+  clientInfo?: Json;
 }
 
 export class HttpClient {
@@ -154,7 +156,7 @@ export class HttpClient {
   /** The params of a request, with this client's per-request _meta in 2026-07-28. */
   params(params: Json = {}, meta: Json = {}): Json {
     return withMeta(this.rev, params, meta, this.opts.capabilities ?? {}, {
-      'io.modelcontextprotocol/clientInfo': CLIENT_INFO,
+      'io.modelcontextprotocol/clientInfo': this.opts.clientInfo ?? CLIENT_INFO,
     });
   }
 
@@ -185,7 +187,7 @@ export class HttpClient {
     const ex = await this.request('initialize', {
       protocolVersion: version,
       capabilities: this.opts.capabilities ?? {},
-      clientInfo: CLIENT_INFO,
+      clientInfo: this.opts.clientInfo ?? CLIENT_INFO,
     });
     this.sessionId = ex.reply.headers.get('mcp-session-id') ?? undefined;
     if (ex.result) await this.notify('notifications/initialized');

@@ -34,7 +34,7 @@ export const appsInTheEditor = pageTest(
       await until('the apps server configured', () => x.host.gateway?.servers().find((s) => s.name === 'apps'));
       await vscode.commands.executeCommand('workbench.action.closeAllEditors');
 
-      // The palette: the argument through the form, then the approval (app_show is not marked read-only).
+      // The palette: the argument through the form, then the approval (every palette call asks).
       const called = vscode.commands.executeCommand('mcpx.callTool', 'apps', 'app_show');
       drive({ fill: 'from the palette' }, { pick: 'Accept' }, { pick: 'Allow once' });
       await called;
@@ -65,7 +65,12 @@ export const appsInTheEditor = pageTest(
           (f) => f.method === 'tools/call' && JSON.stringify(f.params).includes('called from the app'),
         ).length;
       assert.equal(echoes(), 0);
-      drive({ app: [{ click: '#call' }, { text: ['#called', 'called from the app'] }] });
+      // The person's call, so asked like the palette's (echo's read-only hint is the server's claim).
+      drive(
+        { app: [{ click: '#call' }] },
+        { pick: 'Allow once' },
+        { app: [{ text: ['#called', 'called from the app'] }] },
+      );
       await until('the upstream received the app’s call', () => echoes() === 1);
       const feed = (x.host.gateway as unknown as { activity: { recent(): Array<Json & { client: Json }> } }).activity;
       const byApp = feed.recent().find((r) => r.target === 'echo' && r.server === 'apps');
@@ -119,7 +124,7 @@ export const appsInTheEditor = pageTest(
       await shotTaken('app-show-from-activity', t0);
       assert.equal((await until('the app panel', appTab)).label, 'apps · app_show');
       // The app's later calls are the person's.
-      drive({ app: [{ click: '#call' }] });
+      drive({ app: [{ click: '#call' }] }, { pick: 'Allow once' });
       await until('the upstream received the app’s second call', () => echoes() === 2);
       const second = feed.recent().filter((r) => r.target === 'echo' && r.server === 'apps');
       assert.deepEqual(

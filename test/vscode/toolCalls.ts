@@ -1,5 +1,5 @@
-// Tool calls from the editor: the palette, a tool row's click and context menu, the approval of a tool
-// not marked read-only (the permission check's editor rule), results in read-only editors with their media; Get Prompt…, Read Resource…,
+// Tool calls from the editor: the palette, a tool row's click and context menu, the approval of each call
+// (the permission check's editor rule: a read-only hint is the server's claim), results in read-only editors with their media; Get Prompt…, Read Resource…,
 // Open Server Config….
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
@@ -9,7 +9,8 @@ export const paletteCall = pageTest(
   'a palette tool call end to end: server, tool, arguments through the form, the result in an editor',
   async () => {
     const done = vscode.commands.executeCommand('mcpx.callTool', 'up', 'echo');
-    drive({ fill: 'hello from the palette' }, { pick: 'Accept' });
+    // echo says it is read-only: the server's claim, so the palette asks all the same.
+    drive({ fill: 'hello from the palette' }, { pick: 'Accept' }, { pick: 'Allow once' });
     await done;
     const editor = await until('the result editor', () =>
       vscode.window.activeTextEditor?.document.getText().includes('hello from the palette')
@@ -74,7 +75,7 @@ export const contextMenuCall =
     );
     // The menu hands the command the row it was opened on.
     const done = vscode.commands.executeCommand('mcpx.callTool', echo);
-    drive({ fill: 'from the context menu' }, { pick: 'Accept' });
+    drive({ fill: 'from the context menu' }, { pick: 'Accept' }, { pick: 'Allow once' });
     await done;
     const editor = await until('the result editor', () =>
       vscode.window.activeTextEditor?.document.getText().includes('"text": "from the context menu"')
@@ -85,7 +86,7 @@ export const contextMenuCall =
   });
 
 export const toolTrust =
-  test("Editor polish: a tool's hints show as the server's own words; one not read-only asks first (the editor's palette rule, through the permission check): denied, allowed once, always allowed (a workspace grant), revoked in Manage Permissions", async (x) => {
+  test("Editor polish: a tool's hints show as the server's own words; a call asks first (the editor's palette rule, through the permission check): denied, allowed once, always allowed (a workspace grant), revoked in Manage Permissions", async (x) => {
     const tools = await toolNodes(x, 'up');
     const item = async (name: string) => x.upstreams.getTreeItem(tools.find((n) => n.item?.name === name)!);
     const echo = await item('echo');
@@ -123,7 +124,7 @@ export const toolTrust =
     await until('the remembered call', () => upCalls('count') === before + 3);
 
     const revoked = vscode.commands.executeCommand('mcpx.managePermissions');
-    drive({ pick: 'Revoke always-allow grants' }, { pick: 'up/count' }, { key: 'Enter' });
+    drive({ pick: 'Revoke always-allow grants' }, { pick: 'tool up/count' }, { key: 'Enter' });
     assert.equal(await revoked, 1);
     assert.equal(granted(), false);
     const asksAgain = vscode.commands.executeCommand('mcpx.callTool', 'up', 'count');

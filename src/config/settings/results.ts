@@ -16,4 +16,11 @@ export const RESULTS: readonly SettingDef[] = [
     "Most bytes of artifacts held at once, every client's together. A new artifact evicts the oldest of its own client's; where that is not enough, the result is sent whole instead.",
     { min: 1024 },
   ),
+  D(
+    'results.artifactShare',
+    'integer',
+    25,
+    "The percentage of results.artifactBytes one client's artifacts may hold (1-100): past it a new artifact evicts that client's own oldest, so one client's results never fill the room every other client's need.",
+    { min: 1 },
+  ),
 ];

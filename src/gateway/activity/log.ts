@@ -39,6 +39,8 @@ export interface ActivityLogOptions {
   readonly settings: Settings;
   /** The configured servers, whose secrets are masked (config/redact.ts); read at each record. */
   readonly defs: () => Iterable<ServerDef>;
+  /** Secrets of the gateway's own masked too: each listener's endpoint secret. */
+  readonly secrets?: () => Iterable<string>;
   readonly log: (line: string) => void;
   /** `<state>/activity` and this process's writer name (files.ts); none: the feed in memory only. */
   readonly file?: { readonly dir: string; readonly writer: string };
@@ -152,7 +154,7 @@ export class ActivityLog implements ActivitySink, ActivityFeed, ActivityHistory 
   }
 
   private redactor(): (s: string) => string {
-    return redactorOf(this.o.defs());
+    return redactorOf(this.o.defs(), this.o.secrets?.() ?? []);
   }
 
   /** A kept record as readers see it: its arguments redacted. */

@@ -1,6 +1,7 @@
-// One record of what an agent did: a tool call, a resource read or a prompt, from any client on any path
+// One record of what an agent did: a tool call, a resource read, a prompt or a completion, from any client on any path
 // (docs/gateway.md "Activity"). The call gate (gateway/permissions/gate.ts) makes it; the activity log
 // (activity/log.ts) writes it, redacting and cutting the arguments per `activity.arguments`.
+import type { CallKind } from '../../config/permissions';
 import type { JsonObject } from '../../protocol/jsonrpc';
 
 /** The path a call came by. */
@@ -19,7 +20,7 @@ export interface Decision {
 export interface ActivityRecord {
   /** When the request arrived (ISO 8601). */
   readonly time: string;
-  readonly kind: 'tool' | 'resource' | 'prompt';
+  readonly kind: CallKind;
   readonly client: {
     /** clientInfo.name and version as the client declared them (untrusted). */
     readonly name?: string;
@@ -34,7 +35,8 @@ export interface ActivityRecord {
   /** For a call inside an mcpx_exec script: the run's id. */
   readonly run?: string;
   readonly server: string;
-  /** The tool's or prompt's name, or the resource's URI (the upstream's own). */
+  /** The tool's or prompt's name, or the resource's URI (the upstream's own); for a completion, what it
+   *  completes (its prompt's name or its resource's URI). */
   readonly target: string;
   /** sha256 (hex) of the canonical arguments (kit/canonical.ts): the same arguments, the same digest. */
   readonly argsDigest: string;

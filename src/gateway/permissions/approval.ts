@@ -27,6 +27,14 @@ export interface ApprovalRequest {
   readonly pin?: ActivityRecord['pin'];
 }
 
+/** What the person is asked to let a client do, per kind of call: "… wants to <verb> server/target". */
+export const APPROVAL_VERBS: Readonly<Record<ActivityRecord['kind'], string>> = {
+  tool: 'call',
+  resource: 'read',
+  prompt: 'get the prompt',
+  completion: 'complete',
+};
+
 /** once: this call only; session: this tool for this client until the gateway stops; always: stored
  *  per workspace (headless: the state directory), listed and revocable. */
 export type ApprovalAnswer = 'once' | 'session' | 'always' | 'deny';
@@ -36,10 +44,14 @@ export interface Approver {
   ask(request: ApprovalRequest, signal: AbortSignal): Promise<ApprovalAnswer>;
 }
 
-/** An "always allow": this tool of this server, for this client (its declared name, or its identity). */
+/** An "always allow": this tool (or prompt, resource, completion: `kind`) of this server, for this client
+ *  (its declared name, or its identity). A grant lets through only calls of its own kind: the prompt
+ *  `s/x` allowed always is not the tool `s/x`. */
 export interface Grant {
   readonly id: string;
+  readonly kind: ActivityRecord['kind'];
   readonly server: string;
+  /** The tool's or prompt's name, or the resource's URI (the gate's target). */
   readonly tool: string;
   readonly client: string;
   readonly createdAt: number;

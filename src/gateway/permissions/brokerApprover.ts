@@ -8,14 +8,14 @@ import { type JsonObject, isObject } from '../../protocol/jsonrpc';
 import { declares } from '../../protocol/questions';
 import type { CallContext } from '../../server/provider';
 import { APPROVAL_METHOD, type Broker } from '../broker';
-import type { ApprovalAnswer, ApprovalRequest, Approver } from './approval';
+import { APPROVAL_VERBS, type ApprovalAnswer, type ApprovalRequest, type Approver } from './approval';
 
 /** The question's params: what the person needs to decide, nothing the broker does not show. */
 function approvalParams(r: ApprovalRequest): JsonObject {
   const who = r.client.name ?? r.client.identity;
   const via = r.path === 'mcpx_exec' ? ` from mcpx_exec run ${r.run}` : r.path === 'pass-through' ? '' : ` (${r.path})`;
   return {
-    message: `${who} wants to ${VERB[r.kind]} ${r.server}/${r.target}${via} (${r.rule})`,
+    message: `${who} wants to ${APPROVAL_VERBS[r.kind]} ${r.server}/${r.target}${via} (${r.rule})`,
     kind: r.kind,
     client: { ...r.client },
     path: r.path,
@@ -28,8 +28,6 @@ function approvalParams(r: ApprovalRequest): JsonObject {
     rule: r.rule,
   };
 }
-
-const VERB = { tool: 'call', resource: 'read', prompt: 'get the prompt' } as const;
 
 /** `allow` is `once`. */
 const answerOf = (action: unknown): ApprovalAnswer =>

@@ -235,6 +235,7 @@ export class Gate {
     if (answer === 'always')
       await this.d.grants.add({
         id: randomUUID(),
+        kind: c.kind,
         server: c.server,
         tool: c.target,
         client: grantee(ctx),
@@ -243,13 +244,14 @@ export class Gate {
     return { action: 'ask', rule: verdict.rule, approvedBy: `${asker}: ${APPROVED_BY[answer]}` };
   }
 
-  /** An "always allow" for this tool of this server and this client (its declared name or identity; a
-   *  token's caller by its identity alone: a name is anyone's to declare). */
+  /** An "always allow" for this call — its kind, server and target — and this client (its declared name or
+   *  identity; a token's caller by its identity alone: a name is anyone's to declare). */
   private grantFor(c: GateCall, ctx: CallContext): Grant | undefined {
     return this.d.grants
       .list()
       .find(
         (g) =>
+          g.kind === c.kind &&
           g.server === c.server &&
           g.tool === c.target &&
           (g.client === ctx.identity || (!ctx.principal && g.client === ctx.clientName)),
@@ -274,7 +276,12 @@ function denial(c: GateCall, rule: string, denied: string | undefined): string {
     : `mcpx refused ${what}: denied by ${rule} (docs/gateway.md "Permissions")`;
 }
 
-const WHAT = { tool: 'the call of', prompt: 'the prompt', resource: 'reading' } as const;
+const WHAT: Record<CallKind, string> = {
+  tool: 'the call of',
+  prompt: 'the prompt',
+  resource: 'reading',
+  completion: 'completing',
+};
 
 /** Whom an "always" answer grants: the client's declared name (it outlives the connection), but a token's
  *  caller by its identity (docs/security.md "Two ways in"). */

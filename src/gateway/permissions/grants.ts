@@ -5,16 +5,20 @@
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { privateDir, writePrivate } from '../../config/secret';
+import { CALL_KINDS } from '../../config/permissions';
 import type { Grant, GrantStore } from './approval';
 
-/** A stored grant as it must be (a hand-edited or older store may hold anything); the editor's store too. */
+/** A stored grant as it must be (a hand-edited or older store may hold anything); the editor's store too.
+ *  One without its kind (written before grants recorded it) is not read: it may have been given for a
+ *  prompt, and would let a tool of the same name through, so its call asks again. */
 export const isGrant = (g: unknown): g is Grant => {
   const x = g as Partial<Grant> | null;
   return (
     typeof x === 'object' &&
     x !== null &&
     [x.id, x.server, x.tool, x.client].every((v) => typeof v === 'string') &&
-    typeof x.createdAt === 'number'
+    typeof x.createdAt === 'number' &&
+    (CALL_KINDS as readonly unknown[]).includes(x.kind)
   );
 };
 

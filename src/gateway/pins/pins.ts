@@ -6,12 +6,16 @@
 // in its pinned form while its input schema (a prompt's arguments) is unchanged, so calls the client knows
 // still fit the upstream, else withheld — and a call to it is refused (forward.ts, namespaces.ts) until the
 // person accepts the new form (`mcpx pins accept`, the editor). `warn` logs and lets it through; `off`
-// pins nothing. A removed tool simply goes; its pin is kept.
+// pins nothing. A removed tool simply goes; its pin is kept. A tool's app is pinned with it (its
+// `_meta.ui.resourceUri`, and its `execution`), and the app's `ui://` resource by a digest of its content
+// where it has been read (`screenApp`): a changed app is held like a changed description.
+import { createHash } from 'node:crypto';
 import { canonicalDigest, canonicalJson } from '../../kit/canonical';
 import { McpxError } from '../../protocol/errors';
-import type { JsonObject } from '../../protocol/jsonrpc';
+import { appResourceUri, withAppUri } from '../../protocol/extensions';
+import { type JsonObject, isObject } from '../../protocol/jsonrpc';
 import type { ListKind } from '../catalogue';
-import type { Pin, PinKind, PinStore } from './store';
+import { PIN_NOUN, type Pin, type PinKind, type PinStore } from './store';
 import { unifiedDiff } from '../../kit/diff';
 import { reviewForm } from './review';
 
@@ -22,17 +26,35 @@ export type PinMode = 'hold' | 'warn' | 'off';
  *  or pins are off for its server. */
 export type PinState = 'pinned' | 'changed' | 'held' | 'off';
 
-/** The fields pinned, per kind: what a model reads of the definition. */
-const FIELDS: Record<PinKind, readonly string[]> = {
-  tools: ['name', 'title', 'description', 'inputSchema', 'outputSchema', 'annotations'],
+type ListPinKind = Exclude<PinKind, 'apps'>;
+
+/** The fields pinned, per kind: what a model reads of the definition, and for a tool how it runs — its
+ *  `execution` and its app (`app`: its `_meta.ui.resourceUri`, what the editor renders with the person's
+ *  authority). */
+const FIELDS: Record<ListPinKind, readonly string[]> = {
+  tools: ['name', 'title', 'description', 'inputSchema', 'outputSchema', 'annotations', 'execution'],
   prompts: ['name', 'title', 'description', 'arguments'],
 };
+/** Fields pinned since pins were first written: a pin without any of them is completed with them once
+ *  (what it did pin is unchanged), not held (a gateway that began pinning them holds nothing it had). */
+const LATER: readonly string[] = ['execution', 'app'];
 
 /** The field whose equality means the upstream still takes what its pinned form promises. */
-const INPUT: Record<PinKind, string> = { tools: 'inputSchema', prompts: 'arguments' };
+const INPUT: Record<ListPinKind, string> = { tools: 'inputSchema', prompts: 'arguments' };
 
-const pinned = (kind: PinKind, item: JsonObject): JsonObject =>
-  Object.fromEntries(FIELDS[kind].filter((f) => item[f] !== undefined).map((f) => [f, item[f]])) as JsonObject;
+function pinned(kind: ListPinKind, item: JsonObject): JsonObject {
+  const out = Object.fromEntries(FIELDS[kind].filter((f) => item[f] !== undefined).map((f) => [f, item[f]]));
+  const app = kind === 'tools' ? appResourceUri(item) : undefined;
+  return (app === undefined ? out : { ...out, app }) as JsonObject;
+}
+
+/** A pin written before LATER's fields were: its definition names none of them, and the item without them
+ *  is what it pinned. */
+function olderPin(was: Pin, mine: JsonObject): boolean {
+  if (LATER.some((f) => f in was.definition) || !LATER.some((f) => f in mine)) return false;
+  const before = Object.fromEntries(Object.entries(mine).filter(([f]) => !LATER.includes(f)));
+  return canonicalDigest(before) === was.digest;
+}
 
 /** One held definition: what is pinned (none for a held new one), what the upstream lists now. */
 export interface Held {
@@ -52,6 +74,8 @@ export interface PinView {
   readonly mode: PinMode;
   readonly tools: string[];
   readonly prompts: string[];
+  /** The `ui://` resources pinned by their content. */
+  readonly apps: string[];
   readonly held: Array<Pick<Held, 'kind' | 'name' | 'reason' | 'listed'> & { changed: string[] }>;
 }
 
@@ -74,10 +98,10 @@ export interface PinsDeps {
   newTools(): 'allow' | 'hold';
   log(line: string): void;
   /** Something became held on `server` (the editor's notification; GatewayEvent `pins.held`). */
-  held(server: string, names: { tools: string[]; prompts: string[] }): void;
+  held(server: string, names: { tools: string[]; prompts: string[]; apps: string[] }): void;
 }
 
-const isPinKind = (k: ListKind): k is PinKind => k === 'tools' || k === 'prompts';
+const isListPinKind = (k: ListKind): k is ListPinKind => k === 'tools' || k === 'prompts';
 
 export class Pins {
   /** What is held now, per server then `${kind}\0${name}`: set by each fetch of that server's list. */
@@ -91,7 +115,7 @@ export class Pins {
   /** A fetched list screened against the pins (the catalogue's screen): pins what is seen first, holds
    *  what changed. */
   apply(server: string, kind: ListKind, items: JsonObject[]): JsonObject[] {
-    if (!isPinKind(kind)) return items;
+    if (!isListPinKind(kind)) return items;
     const mode = this.d.mode(server);
     if (mode === 'off') return items;
     const pins = this.d.store.read(server)?.[kind];
@@ -117,6 +141,9 @@ export class Pins {
       const was = pins[name];
       if (was?.digest === mine.digest) {
         out.push(item);
+      } else if (was && olderPin(was, mine.definition)) {
+        fresh[name] = mine;
+        out.push(item);
       } else if (!was) {
         if (mode === 'hold' && this.d.newTools() === 'hold') {
           held.push({ server, kind, name, reason: 'new', current: mine.definition, listed: false });
@@ -126,7 +153,7 @@ export class Pins {
         out.push(item);
       } else if (mode === 'warn') {
         this.d.log(
-          `[${server}] ${kind === 'tools' ? 'tool' : 'prompt'} ${name} changed since it was pinned (${changedFields(was.definition, mine.definition).join(', ')}); let through (pins.mode warn)`,
+          `[${server}] ${PIN_NOUN[kind]} ${name} changed since it was pinned (${changedFields(was.definition, mine.definition).join(', ')}); let through (pins.mode warn)`,
         );
         warned.add(`${kind}\u0000${name}`);
         out.push(item);
@@ -169,7 +196,7 @@ export class Pins {
     this.d.log(
       `[${server}] ${kind} held until reviewed (changed since pinned): ${fresh.join(', ')}; see \`mcpx pins diff ${server}\``,
     );
-    this.d.held(server, kind === 'tools' ? { tools: fresh, prompts: [] } : { tools: [], prompts: fresh });
+    this.d.held(server, { tools: [], prompts: [], apps: [], [kind]: fresh });
   }
 
   /** The held definition a call names, if it is held. */
@@ -191,7 +218,7 @@ export class Pins {
 
   /** What a refused caller reads: the server, the tool, and how to review. */
   message(h: Held): string {
-    const what = `${h.kind === 'tools' ? 'tool' : 'prompt'} ${JSON.stringify(h.name)} of ${h.server}`;
+    const what = `${PIN_NOUN[h.kind]} ${JSON.stringify(h.name)} of ${h.server}`;
     const why =
       h.reason === 'new'
         ? 'is new since its definitions were pinned (pins.newTools is hold)'
@@ -202,6 +229,44 @@ export class Pins {
   /** A tools/call of a held tool: an isError result the model reads. */
   refusal(h: Held): JsonObject {
     return { content: [{ type: 'text', text: this.message(h) }], isError: true };
+  }
+
+  /** A read of an app's `ui://` resource: its content pinned by its digest at the first read, and a later
+   *  read whose content differs held (-32602 'pins.held' under `hold`, logged under `warn`) until the
+   *  person accepts it — the editor renders the app with the person's authority, so what it renders is
+   *  what was reviewed. */
+  screenApp(server: string, uri: string, result: JsonObject): void {
+    const mode = this.d.mode(server);
+    if (mode === 'off') return;
+    const definition = appForm(uri, result);
+    const mine: Pin = { digest: canonicalDigest(definition), definition, at: Date.now() };
+    const was = this.d.store.read(server)?.apps?.[uri];
+    const held = this.holding.get(server)?.get(`apps\u0000${uri}`);
+    if (!was || was.digest === mine.digest) {
+      if (!was) this.save(server, 'apps', { [uri]: mine });
+      if (held) this.setHeldApp(server, uri, undefined);
+      return;
+    }
+    if (mode === 'warn') {
+      this.d.log(`[${server}] app ${uri} changed since it was pinned; let through (pins.mode warn)`);
+      return;
+    }
+    const h: Held = {
+      server,
+      kind: 'apps',
+      name: uri,
+      reason: 'changed',
+      pinned: was.definition,
+      current: definition,
+      listed: false,
+    };
+    this.setHeldApp(server, uri, h);
+    this.refuse(h);
+  }
+
+  private setHeldApp(server: string, uri: string, h: Held | undefined): void {
+    const now = [...(this.holding.get(server)?.values() ?? [])].filter((x) => x.kind === 'apps' && x.name !== uri);
+    this.setHeld(server, 'apps', h ? [...now, h] : now);
   }
 
   /** A prompts/get of a held prompt: -32602 (LOCAL_CODES 'pins.held'). */
@@ -222,6 +287,7 @@ export class Pins {
       mode: this.d.mode(server),
       tools: Object.keys(p.tools ?? {}).sort(),
       prompts: Object.keys(p.prompts ?? {}).sort(),
+      apps: Object.keys(p.apps ?? {}).sort(),
       held: this.heldAt(server).map((h) => ({
         kind: h.kind,
         name: h.name,
@@ -245,7 +311,7 @@ export class Pins {
       .map((h) => {
         const pinnedText = reviewForm(h.pinned);
         const current = reviewForm(h.current);
-        const label = `${h.server}/${h.kind === 'tools' ? '' : 'prompts/'}${h.name}`;
+        const label = `${h.server}/${h.kind === 'tools' ? '' : `${h.kind}/`}${h.name}`;
         return {
           server,
           kind: h.kind,
@@ -291,9 +357,40 @@ function changedFields(a: JsonObject, b: JsonObject): string[] {
     .sort();
 }
 
-/** The item as listed, with the pinned fields in their pinned form (and those the pin lacks dropped). */
-function pinnedForm(kind: PinKind, item: JsonObject, pin: JsonObject): JsonObject {
+/** The item as listed, with the pinned fields in their pinned form (and those the pin lacks dropped): a
+ *  tool's app as pinned, or none. */
+function pinnedForm(kind: ListPinKind, item: JsonObject, pin: JsonObject): JsonObject {
   const out: JsonObject = { ...item };
   for (const f of FIELDS[kind]) delete out[f];
-  return { ...out, ...pin };
+  const { app, ...fields } = pin;
+  const form = { ...out, ...fields };
+  if (kind !== 'tools' || appResourceUri(form) === app) return form;
+  return typeof app === 'string' ? withAppUri(form, () => app) : withoutApp(form);
+}
+
+/** A tool without an app: its `_meta.ui.resourceUri` (and the older `_meta["ui/resourceUri"]`) gone. */
+function withoutApp(tool: JsonObject): JsonObject {
+  if (!isObject(tool._meta)) return tool;
+  const { 'ui/resourceUri': _flat, ...meta } = tool._meta;
+  void _flat;
+  if (isObject(meta.ui)) {
+    const { resourceUri: _uri, ...ui } = meta.ui;
+    void _uri;
+    meta.ui = ui;
+  }
+  return { ...tool, _meta: meta };
+}
+
+/** What an app's read pins: its URI, each content's type and the SHA-256 of its text or blob, and size. */
+function appForm(uri: string, result: JsonObject): JsonObject {
+  const contents = (Array.isArray(result.contents) ? result.contents : []).filter(isObject).map((c) => {
+    const body = typeof c.text === 'string' ? c.text : typeof c.blob === 'string' ? c.blob : '';
+    return {
+      ...(typeof c.mimeType === 'string' ? { mimeType: c.mimeType } : {}),
+      sha256: createHash('sha256').update(body).digest('hex'),
+      bytes: Buffer.byteLength(body),
+      ...(isObject(c._meta) ? { _meta: c._meta } : {}),
+    };
+  });
+  return { uri, contents };
 }

@@ -10,8 +10,12 @@ import { dirname, join } from 'node:path';
 import { privateDir, writePrivate } from '../../config/secret';
 import { type JsonObject, isObject } from '../../protocol/jsonrpc';
 
-/** What is pinned: tools and prompts (their descriptions are read by models). */
-export type PinKind = 'tools' | 'prompts';
+/** What is pinned: tools and prompts (their descriptions are read by models), and the apps tools render
+ *  (a `ui://` resource's content, the editor shows it with the person's authority). */
+export type PinKind = 'tools' | 'prompts' | 'apps';
+
+/** Each kind as a sentence names one. */
+export const PIN_NOUN: Readonly<Record<PinKind, string>> = { tools: 'tool', prompts: 'prompt', apps: 'app' };
 
 /** One pinned definition: its digest (kit/canonical.ts) and the definition itself, for the review. */
 export interface Pin {
@@ -45,7 +49,7 @@ export function clean(v: unknown): Record<string, ServerPins> {
   for (const [server, sp] of Object.entries(v.servers)) {
     if (!isObject(sp)) continue;
     const s: ServerPins = {};
-    for (const kind of ['tools', 'prompts'] as const) {
+    for (const kind of ['tools', 'prompts', 'apps'] as const) {
       const k = sp[kind];
       if (!isObject(k)) continue;
       s[kind] = Object.fromEntries(Object.entries(k).filter(([, p]) => isPin(p))) as Record<string, Pin>;

@@ -163,6 +163,16 @@ export class Profiles {
     return 'reason' in at ? at.reason : undefined;
   }
 
+  /** The endpoints whose tools/list shows upstream tools now (undefined: the default one): a reload
+   *  tells those that did before or do after (Gateway.apply), so the clients of a pass-through server
+   *  removed hear that its tools went. */
+  listingTools(): Set<string | undefined> {
+    const out = new Set<string | undefined>();
+    if (this.default.view.listed().length) out.add(undefined);
+    for (const name of this.configured.keys()) if (this.named(name).view.listed().length) out.add(name);
+    return out;
+  }
+
   /** Whose clients a change of `server`'s `kind` list concerns (undefined: the default endpoint's): the
    *  endpoints offering the server, and for tools only those that list its tools under their names. */
   reaches(kind: ListKind, server: string | undefined): (profile: string | undefined) => boolean {

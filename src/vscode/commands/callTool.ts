@@ -1,6 +1,6 @@
 // mcpx: Call Tool… — a server, one of its tools, its arguments (the form flow), then the call with its
 // progress notification. The call passes the permission check like every agent's (path `palette`): a
-// tool not marked read-only asks first by the editor's palette rule (permissions/editorRule.ts). Then
+// tool asks first by the editor's palette rule (permissions/editorRule.ts) unless a rule of the person allows it. Then
 // Cancel, or "Run in background" (the call runs on, the Tasks view lists it, its end is announced with Show Result).
 // The result opens in a read-only editor — or, for a tool with an MCP App, the app with its input and
 // result (src/vscode/apps/). From the palette nothing is given: the tool is picked among every server's

@@ -4,7 +4,7 @@
 // mcpx's entry again where it was changed or removed by hand (the status item's click). docs/connect.md.
 import type { Client } from '../../connect/client';
 import type { ClientRow, ConnectDeps, Outcome } from '../../connect/engine';
-import { printable } from '../../gateway/printable';
+import { printable } from '../../kit/printable';
 import { editorConnectDeps } from '../agents';
 import { type Command, type Deps, command } from './command';
 

@@ -4,7 +4,7 @@
 // kept in SecretStorage and referred to as ${secret:NAME}), the sandbox, the name and where to save it;
 // then the install (its package fetched now, as headless) and the server started.
 import type { GatewayFacade } from '../../gateway/facade';
-import { printable } from '../../gateway/printable';
+import { printable } from '../../kit/printable';
 import { RegistryCache } from '../../registry/cache';
 import { howItRuns } from '../../registry/choice';
 import { RegistryClient } from '../../registry/client';

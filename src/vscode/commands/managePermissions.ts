@@ -27,7 +27,7 @@ export const managePermissions = gatewayCommand(async (d, g) => {
   }
   const chosen = await d.window.showQuickPick(
     grants.map((grant) => ({
-      label: `${grant.server}/${grant.tool}`,
+      label: `${grant.kind} ${grant.server}/${grant.tool}`,
       description: `for ${grant.client}`,
       detail: `always allowed since ${new Date(grant.createdAt).toISOString()}`,
       grant,
@@ -51,9 +51,7 @@ function showRules(d: Deps, g: GatewayFacade): Promise<void> {
       rule: `permissions.rules[${i}]`,
       says: describeRule(r),
       from:
-        r === EDITOR_RULE
-          ? 'built in: the palette asks before a tool not marked read-only (docs/gateway.md "Permissions")'
-          : from,
+        r === EDITOR_RULE ? 'built in: the palette asks before it calls a tool (docs/gateway.md "Permissions")' : from,
     })),
     grants: g.grants(),
   });

@@ -2,10 +2,10 @@
 // .vscode/mcp.json (the workspace wins on a name both define; config/merge.ts). Credentials come from
 // SecretStorage through ${secret:NAME}; their values are never logged. Problems are reported as a
 // diagnostic on the file and a notification. The workspace folders are mcpx's roots.
-import { readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import * as vscode from 'vscode';
 import type { Config } from '../../config/file';
-import { secretNames } from '../../config/file';
+import { readJsonFile, secretNames } from '../../config/file';
 import { type Source, mergeSources } from '../../config/merge';
 import { isObject } from '../../protocol/jsonrpc';
 import type { Disposable } from '../lifetimes';
@@ -36,16 +36,9 @@ export class ConfigSources implements Disposable {
     ];
     const file = workspaceFile();
     if (file) {
-      try {
-        list.push({
-          label: file.fsPath,
-          value: JSON.parse(readFileSync(file.fsPath, 'utf8')) as unknown,
-          workspace: true,
-        });
-      } catch (e) {
-        if ((e as NodeJS.ErrnoException).code !== 'ENOENT')
-          list.push({ label: file.fsPath, value: `not JSON: ${(e as Error).message}`, workspace: true });
-      }
+      // Only a regular file, and a refusal that never quotes it (config/file.ts readJsonFile).
+      const read = existsSync(file.fsPath) ? readJsonFile(file.fsPath) : undefined;
+      if (read) list.push({ label: file.fsPath, value: 'value' in read ? read.value : read.problem, workspace: true });
     }
     return list;
   }

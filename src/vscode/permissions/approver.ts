@@ -6,7 +6,12 @@
 // (its cancellation, or permissions.askTimeout) closes the prompt, and a call waiting its turn whose
 // signal ends is never shown. Escape denies this call (nothing is remembered): an agent may ask again.
 import type { CancellationToken } from 'vscode';
-import type { ApprovalAnswer, ApprovalRequest, Approver } from '../../gateway/permissions/approval';
+import {
+  APPROVAL_VERBS,
+  type ApprovalAnswer,
+  type ApprovalRequest,
+  type Approver,
+} from '../../gateway/permissions/approval';
 import type { JsonObject } from '../../protocol/jsonrpc';
 import type { EditorWindow } from '../ports';
 import { trustCues } from '../toolTrust';
@@ -43,7 +48,6 @@ export function foldArguments(args: JsonObject): string {
   return text.length > SHOWN ? `${text.slice(0, SHOWN)}…` : text;
 }
 
-const VERB = { tool: 'call', resource: 'read', prompt: 'get the prompt' } as const;
 const VIA: Record<ApprovalRequest['path'], string> = {
   'pass-through': '',
   mcpx_call: ' through mcpx_call',
@@ -61,7 +65,7 @@ function clientLabel(c: ApprovalRequest['client']): string {
 /** What the prompt says: its title, its placeholder (the arguments and the hints), and the choices. */
 export function approvalPrompt(r: ApprovalRequest): { title: string; placeHolder: string; choices: Choice[] } {
   const via = r.path === 'mcpx_exec' && r.run ? ` in mcpx_exec run ${r.run}` : VIA[r.path];
-  const title = `mcpx: ${clientLabel(r.client)} wants to ${VERB[r.kind]} ${r.server}/${r.target}${via} (${r.rule})`;
+  const title = `mcpx: ${clientLabel(r.client)} wants to ${APPROVAL_VERBS[r.kind]} ${r.server}/${r.target}${via} (${r.rule})`;
   const [said = '', ...hints] = trustCues({ annotations: r.annotations ?? {} }).tooltip;
   const cues =
     r.kind === 'tool' ? `${said}${hints.length ? ` ${hints.map((l) => l.slice(2)).join(', ')}` : ''} · ` : '';

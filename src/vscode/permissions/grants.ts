@@ -38,8 +38,13 @@ export class WorkspaceGrants implements GrantStore {
     const have = this.list();
     const added = pairs
       .map((p) => ({ server: p.slice(0, p.indexOf('/')), tool: p.slice(p.indexOf('/') + 1) }))
-      .filter((p) => !have.some((g) => g.server === p.server && g.tool === p.tool && g.client === EDITOR_IDENTITY))
-      .map((p) => ({ id: randomUUID(), ...p, client: EDITOR_IDENTITY, createdAt: now }));
+      .filter(
+        (p) =>
+          !have.some(
+            (g) => g.kind === 'tool' && g.server === p.server && g.tool === p.tool && g.client === EDITOR_IDENTITY,
+          ),
+      )
+      .map((p) => ({ id: randomUUID(), kind: 'tool' as const, ...p, client: EDITOR_IDENTITY, createdAt: now }));
     await this.state.update(KEY, [...have, ...added]);
     await this.state.update(OLD_KEY, undefined);
     return pairs.length;

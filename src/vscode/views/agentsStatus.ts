@@ -6,7 +6,7 @@
 import { statSync } from 'node:fs';
 import type * as vscode from 'vscode';
 import type { ClientRow } from '../../connect/engine';
-import { printable } from '../../gateway/printable';
+import { printable } from '../../kit/printable';
 import type { Disposable } from '../lifetimes';
 import type { Kit } from '../ports';
 

@@ -4,7 +4,7 @@
 // "Show Log" on an Upstreams row opens that server's channel (commands/showUpstreamLog.ts).
 import type * as vscode from 'vscode';
 import type { GatewayEvent } from '../../gateway/facade';
-import { printable } from '../../gateway/printable';
+import { printable } from '../../kit/printable';
 import { type Disposable, type Event, type Lifetimes, disposable } from '../lifetimes';
 import type { GatewayRun } from '../ports';
 
@@ -49,7 +49,7 @@ export class UpstreamLogs implements Disposable {
   }
 
   private put(server: string, level: Level, text: string): void {
-    // What the upstream logged is its own text: one line, no escape sequences (gateway/printable.ts).
+    // What the upstream logged is its own text: one line, no escape sequences (kit/printable.ts).
     const line = printable(text);
     this.channel(server)[level](line);
     const kept = this.recent.get(server) ?? [];

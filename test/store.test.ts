@@ -11,6 +11,7 @@ import { after, before, describe, test } from 'node:test';
 import { openStore, storeUrlProblem } from '../src/store/open';
 import type { Store } from '../src/store/store';
 import { type RedisServer, startRedis } from './harness/redis';
+import { storePairs } from './harness/stores';
 
 const root = mkdtempSync(join(tmpdir(), 'mcpx-store-'));
 let redis: RedisServer;
@@ -24,26 +25,7 @@ after(async () => {
 
 const logs: string[] = [];
 const log = (l: string) => logs.push(l);
-let n = 0;
-
-/** Two stores on the same place: as two replicas (or two processes) see it. */
-type Pair = () => Promise<[Store, Store]>;
-const IMPLEMENTATIONS: Array<[string, Pair]> = [
-  [
-    'files',
-    async () => {
-      const url = `file://${join(root, `s${++n}`)}`;
-      return [await openStore({ url, prefix: '', log }), await openStore({ url, prefix: '', log })];
-    },
-  ],
-  [
-    'redis',
-    async () => {
-      const prefix = `{t${++n}}:`;
-      return [await openStore({ url: redis.url, prefix, log }), await openStore({ url: redis.url, prefix, log })];
-    },
-  ],
-];
+const IMPLEMENTATIONS = storePairs(root, () => redis.url, log);
 
 const until = async (what: string, ok: () => boolean | Promise<boolean>, ms = 5000) => {
   const end = Date.now() + ms;

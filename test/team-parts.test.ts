@@ -15,7 +15,6 @@ import type { Grant } from '../src/gateway/permissions/approval';
 import type { CallContext } from '../src/server/provider';
 import { BackgroundCall, BackgroundCalls } from '../src/server/mrtr';
 import { Tasks } from '../src/server/tasks';
-import { openStore } from '../src/store/open';
 import type { Store } from '../src/store/store';
 import { StoreActivity } from '../src/team/activity';
 import { SharedArtifacts } from '../src/team/board';
@@ -26,6 +25,7 @@ import { SealedSecretStore, Sealer, sharedSecret } from '../src/team/sealed';
 import { SharedTasks } from '../src/team/tasks';
 import { record } from './harness/activity';
 import { type RedisServer, startRedis } from './harness/redis';
+import { storePairs } from './harness/stores';
 
 const root = mkdtempSync(join(tmpdir(), 'mcpx-team-parts-'));
 let redis: RedisServer;
@@ -39,25 +39,8 @@ after(async () => {
 
 const logs: string[] = [];
 const log = (l: string) => logs.push(l);
-let n = 0;
 const KEY = 'a-key-of-at-least-32-characters-0001';
-
-const STORES: Array<[string, () => Promise<[Store, Store]>]> = [
-  [
-    'files',
-    async () => {
-      const url = `file://${join(root, `s${++n}`)}`;
-      return [await openStore({ url, prefix: '', log }), await openStore({ url, prefix: '', log })];
-    },
-  ],
-  [
-    'redis',
-    async () => {
-      const prefix = `{p${++n}}:`;
-      return [await openStore({ url: redis.url, prefix, log }), await openStore({ url: redis.url, prefix, log })];
-    },
-  ],
-];
+const STORES = storePairs(root, () => redis.url, log);
 
 async function until<T>(what: string, f: () => T | undefined | Promise<T | undefined>, ms = 5000): Promise<T> {
   const end = Date.now() + ms;

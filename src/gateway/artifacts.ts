@@ -11,21 +11,14 @@ import type { JsonObject } from '../protocol/jsonrpc';
 import { isObject } from '../protocol/jsonrpc';
 import { PER_REQUEST } from '../server/conn';
 import type { CallContext } from '../server/provider';
-import type { ArtifactShelf } from './shared';
+import type { ArtifactShelf, SharedArtifact } from './shared';
 
 export const ARTIFACT_PREFIX = 'mcpx://artifacts/';
 /** Characters of the result's text the preview keeps. */
 const PREVIEW_CHARS = 1000;
 
-interface Artifact {
-  readonly id: string;
-  readonly identity: string;
-  /** The whole result, as JSON. */
-  readonly text: string;
-  readonly bytes: number;
-  readonly tool: string;
-  readonly expiresAt: number;
-}
+/** One kept result: its identity's alone, until it expires (the store holds the same, gateway/shared.ts). */
+type Artifact = SharedArtifact;
 
 export interface ArtifactDeps {
   /** results.artifactOver for this call's caller (0: off), looked up per call: a per-caller setting

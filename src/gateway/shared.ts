@@ -17,6 +17,7 @@ export interface ActivityStream {
 export interface SharedArtifact {
   readonly id: string;
   readonly identity: string;
+  /** The whole result, as JSON. */
   readonly text: string;
   readonly bytes: number;
   readonly tool: string;

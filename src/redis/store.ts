@@ -38,6 +38,14 @@ function shown(url: string): string {
 const escapeGlob = (s: string): string => s.replace(/[*?[\]\\]/g, (c) => `\\${c}`);
 
 type Command = ReadonlyArray<string>;
+/** What both kinds of node-redis connection (a client, a cluster) are used for here. */
+interface Conn {
+  connect(): Promise<unknown>;
+  close(): Promise<unknown>;
+  on(event: 'error', fn: (e: Error) => void): unknown;
+  SUBSCRIBE(channel: string, fn: (m: string | Buffer) => void): Promise<void>;
+  UNSUBSCRIBE(channel: string, fn: (m: string | Buffer) => void): Promise<void>;
+}
 interface Client {
   sendCommand(key: string | undefined, args: Command): Promise<unknown>;
   scan(pattern: string): AsyncIterable<string>;
@@ -107,43 +115,44 @@ export class RedisStore implements Store {
       if (this.ready || !reported) this.o.log(`store: ${this.where}: ${e.message}`);
       reported = true;
     };
+    // One connection for commands, one for subscriptions (node-redis makes its subscriptions again on a
+    // reconnect); the state follows the first.
+    let parts: { main: Conn; sub: Conn; send: Client['sendCommand']; scan: Client['scan'] };
     if (this.o.cluster) {
       const cluster = createCluster({ rootNodes: [{ url: this.o.url }], defaults: common });
-      cluster.on('error', onError);
       cluster.on('node-ready', onReady);
       cluster.on('node-reconnecting', () => this.state(false));
-      const sub = cluster.duplicate();
-      sub.on('error', onError);
-      this.client = {
-        sendCommand: (key, args) => cluster.sendCommand(key, false, args as string[]),
+      parts = {
+        main: cluster as unknown as Conn,
+        sub: cluster.duplicate() as unknown as Conn,
+        send: (key, args) => cluster.sendCommand(key, false, args as string[]),
         scan: (pattern) => scanNode(cluster as unknown as SlotNodes, this.o.prefix, pattern),
-        subscribe: (ch, fn) => sub.SUBSCRIBE(ch, fn),
-        unsubscribe: (ch, fn) => sub.UNSUBSCRIBE(ch, fn),
-        close: async () => {
-          await Promise.allSettled([cluster.close(), sub.close()]);
-        },
       };
-      await this.within(Promise.all([cluster.connect(), sub.connect()]));
-      this.state(true);
-      return;
+    } else {
+      const c = createClient({ url: this.o.url, ...common });
+      c.on('ready', onReady);
+      c.on('reconnecting', () => this.state(false));
+      c.on('end', () => this.state(false));
+      parts = {
+        main: c as unknown as Conn,
+        sub: c.duplicate() as unknown as Conn,
+        send: (_key, args) => c.sendCommand(args),
+        scan: (pattern) => scanClient(c, pattern),
+      };
     }
-    const c = createClient({ url: this.o.url, ...common });
-    c.on('error', onError);
-    c.on('ready', onReady);
-    c.on('reconnecting', () => this.state(false));
-    c.on('end', () => this.state(false));
-    const sub = c.duplicate();
+    const { main, sub } = parts;
+    main.on('error', onError);
     sub.on('error', onError);
     this.client = {
-      sendCommand: (_key, args) => c.sendCommand(args),
-      scan: (pattern) => scanClient(c, pattern),
+      sendCommand: parts.send,
+      scan: parts.scan,
       subscribe: (ch, fn) => sub.SUBSCRIBE(ch, fn),
       unsubscribe: (ch, fn) => sub.UNSUBSCRIBE(ch, fn),
       close: async () => {
-        await Promise.allSettled([c.close(), sub.close()]);
+        await Promise.allSettled([main.close(), sub.close()]);
       },
     };
-    await this.within(Promise.all([c.connect(), sub.connect()]));
+    await this.within(Promise.all([main.connect(), sub.connect()]));
     this.state(true);
   }
 

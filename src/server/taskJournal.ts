@@ -20,7 +20,7 @@ const RESTARTED = 'the gateway restarted while this call was running: its result
 const TERMINAL = new Set<TaskStatus>(['completed', 'failed', 'cancelled']);
 
 /** An error as the journal keeps it: what the wire would carry. */
-export function errorRecord(e: unknown): JsonObject {
+function errorRecord(e: unknown): JsonObject {
   if (isTypedError(e)) return e.toWire() as unknown as JsonObject;
   return { code: CODES.InternalError, message: `Internal error: ${e instanceof Error ? e.message : String(e)}` };
 }
@@ -86,6 +86,45 @@ export function restoreRecord(
   return { kept: true, failed: { status, statusMessage: lost, updatedAt: now, error: errorRecord(outcome.error) } };
 }
 
+/** A task's fields as its record keeps them: all of them when it was made, its status since, its
+ *  outcome once it ended (the journal merges them; a team's store keeps the whole record). */
+export function taskFields(t: Task, created: boolean): Record<string, unknown> {
+  const fields: Record<string, unknown> = { status: t.status, updatedAt: t.updatedAt };
+  if (t.statusMessage !== undefined) fields.statusMessage = t.statusMessage;
+  if (created)
+    Object.assign(fields, {
+      kind: 'task',
+      method: t.call.method,
+      label: t.info.label,
+      client: t.info.client,
+      era: t.info.era,
+      identity: t.info.identity,
+      createdAt: t.createdAt,
+    });
+  const o = t.call.finished;
+  if (t.terminal && o) Object.assign(fields, outcomeFields(o));
+  return fields;
+}
+
+/** A background call's record, with its outcome once it finished. */
+export function callFields(c: BackgroundCall): Record<string, unknown> {
+  const fields: Record<string, unknown> = {
+    kind: 'call',
+    method: c.method,
+    label: c.label,
+    identity: c.identity,
+    rounds: c.rounds,
+    nonce: c.nonce,
+    updatedAt: Date.now(),
+  };
+  const o = c.finished;
+  if (o) Object.assign(fields, { finishedAt: c.finishedAt }, outcomeFields(o));
+  return fields;
+}
+
+const outcomeFields = (o: { result?: JsonObject; error?: unknown }): Record<string, unknown> =>
+  o.error !== undefined ? { error: errorRecord(o.error) } : o.result !== undefined ? { result: o.result } : {};
+
 /** What the server records its tasks and background calls through: the state directory's journal
  *  (below), or a team's store (src/team/tasks.ts). */
 export interface TaskRecords extends TaskRecorder {
@@ -140,45 +179,13 @@ export class TaskJournal implements TaskRecords {
 
   /** A task made, or changed: its record (an ended one with its outcome). */
   task(t: Task, created: boolean): void {
-    const fields: Record<string, unknown> = { status: t.status, updatedAt: t.updatedAt };
-    if (t.statusMessage !== undefined) fields.statusMessage = t.statusMessage;
-    if (created)
-      Object.assign(fields, {
-        kind: 'task',
-        method: t.call.method,
-        label: t.info.label,
-        client: t.info.client,
-        era: t.info.era,
-        identity: t.info.identity,
-        createdAt: t.createdAt,
-      });
-    const o = t.call.finished;
-    if (t.terminal && o) {
-      if (o.error !== undefined) fields.error = errorRecord(o.error);
-      else if (o.result !== undefined) fields.result = o.result;
-    }
-    this.journal.put(t.id, fields);
+    this.journal.put(t.id, taskFields(t, created));
   }
 
   /** A background call that issued a requestState (a retry may come for it): its record, and its
    *  outcome once it finishes. */
   call(c: BackgroundCall): void {
-    const fields: Record<string, unknown> = {
-      kind: 'call',
-      method: c.method,
-      label: c.label,
-      identity: c.identity,
-      rounds: c.rounds,
-      nonce: c.nonce,
-      updatedAt: Date.now(),
-    };
-    const o = c.finished;
-    if (o) {
-      fields.finishedAt = c.finishedAt;
-      if (o.error !== undefined) fields.error = errorRecord(o.error);
-      else if (o.result !== undefined) fields.result = o.result;
-    }
-    this.journal.put(c.id, fields);
+    this.journal.put(c.id, callFields(c));
   }
 
   gone(id: string): void {

@@ -7,7 +7,7 @@
 // back after a restart (server/taskJournal.ts).
 import type { JournalRecord } from '../kit/journal';
 import type { BackgroundCall, BackgroundCalls } from '../server/mrtr';
-import { type TaskRecords, errorRecord, restoreRecord } from '../server/taskJournal';
+import { type TaskRecords, callFields, restoreRecord, taskFields } from '../server/taskJournal';
 import type { Task, Tasks, TaskStatus } from '../server/tasks';
 import { type Store, parseJson } from '../store/store';
 
@@ -56,41 +56,11 @@ export class SharedTasks implements TaskRecords {
   }
 
   task(t: Task, created: boolean): void {
-    const fields: Record<string, unknown> = { status: t.status, updatedAt: t.updatedAt };
-    if (t.statusMessage !== undefined) fields.statusMessage = t.statusMessage;
-    if (created)
-      Object.assign(fields, {
-        method: t.call.method,
-        label: t.info.label,
-        client: t.info.client,
-        era: t.info.era,
-        identity: t.info.identity,
-        createdAt: t.createdAt,
-      });
-    const o = t.call.finished;
-    if (t.terminal && o) {
-      if (o.error !== undefined) fields.error = errorRecord(o.error);
-      else if (o.result !== undefined) fields.result = o.result;
-    }
-    this.put('task', t.id, fields);
+    this.put('task', t.id, taskFields(t, created));
   }
 
   call(c: BackgroundCall): void {
-    const fields: Record<string, unknown> = {
-      method: c.method,
-      label: c.label,
-      identity: c.identity,
-      rounds: c.rounds,
-      nonce: c.nonce,
-      updatedAt: Date.now(),
-    };
-    const o = c.finished;
-    if (o) {
-      fields.finishedAt = c.finishedAt;
-      if (o.error !== undefined) fields.error = errorRecord(o.error);
-      else if (o.result !== undefined) fields.result = o.result;
-    }
-    this.put('call', c.id, fields);
+    this.put('call', c.id, callFields(c));
   }
 
   gone(id: string): void {

@@ -1,6 +1,6 @@
 // The one store interface (src/store/store.ts), one suite run against both implementations: local files
 // (src/store/files.ts) and a real Redis (src/redis/store.ts through dist/store-redis.js, Debian's
-// redis-server started here). Key-value with expiry, compare-and-set under contention, keys by prefix,
+// redis-server started here) — a single server and a Redis Cluster of three masters. Key-value with expiry, compare-and-set under contention, keys by prefix,
 // streams (order, ranges both ways, trimming), publish/subscribe between two store instances (two
 // processes' worth), and the Redis client finding a restarted server again.
 import assert from 'node:assert/strict';
@@ -10,22 +10,30 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { openStore, storeUrlProblem } from '../src/store/open';
 import type { Store } from '../src/store/store';
-import { type RedisServer, startRedis } from './harness/redis';
+import { type RedisServer, startRedis, startRedisCluster } from './harness/redis';
 import { storePairs } from './harness/stores';
 
 const root = mkdtempSync(join(tmpdir(), 'mcpx-store-'));
 let redis: RedisServer;
+let cluster: Awaited<ReturnType<typeof startRedisCluster>>;
 before(async () => {
   redis = await startRedis();
+  cluster = await startRedisCluster();
 });
 after(async () => {
   await redis?.close();
+  await cluster?.close();
   rmSync(root, { recursive: true, force: true });
 });
 
 const logs: string[] = [];
 const log = (l: string) => logs.push(l);
-const IMPLEMENTATIONS = storePairs(root, () => redis.url, log);
+const IMPLEMENTATIONS = storePairs(
+  root,
+  () => redis.url,
+  log,
+  () => cluster.url,
+);
 
 const until = async (what: string, ok: () => boolean | Promise<boolean>, ms = 5000) => {
   const end = Date.now() + ms;

@@ -1,5 +1,5 @@
 // What a team's replicas share, part by part (src/team/), each run on both stores — local files and a
-// real Redis (Debian's redis-server started here) — with two instances standing for two replicas: sign-ins
+// real Redis (Debian's redis-server started here, alone and as a Cluster of three) — with two instances standing for two replicas: sign-ins
 // sealed (never in clear in the store, unreadable under another store.key), the shared secrets made once,
 // grants and pins held by every replica (changes from two at once both land; a pin change re-screens the
 // other's lists), a list change told once per replica, tasks of a stopped replica failed with the reason
@@ -24,23 +24,31 @@ import { SharedPinStore } from '../src/team/pins';
 import { SealedSecretStore, Sealer, sharedSecret } from '../src/team/sealed';
 import { SharedTasks } from '../src/team/tasks';
 import { record } from './harness/activity';
-import { type RedisServer, startRedis } from './harness/redis';
+import { type RedisServer, startRedis, startRedisCluster } from './harness/redis';
 import { storePairs } from './harness/stores';
 
 const root = mkdtempSync(join(tmpdir(), 'mcpx-team-parts-'));
 let redis: RedisServer;
+let cluster: Awaited<ReturnType<typeof startRedisCluster>>;
 before(async () => {
   redis = await startRedis();
+  cluster = await startRedisCluster();
 });
 after(async () => {
   await redis?.close();
+  await cluster?.close();
   rmSync(root, { recursive: true, force: true });
 });
 
 const logs: string[] = [];
 const log = (l: string) => logs.push(l);
 const KEY = 'a-key-of-at-least-32-characters-0001';
-const STORES = storePairs(root, () => redis.url, log);
+const STORES = storePairs(
+  root,
+  () => redis.url,
+  log,
+  () => cluster.url,
+);
 
 async function until<T>(what: string, f: () => T | undefined | Promise<T | undefined>, ms = 5000): Promise<T> {
   const end = Date.now() + ms;

@@ -1,12 +1,28 @@
 // A real Redis for the tests (Debian's redis-server, installed by scripts/redis/setup.sh): started on a
 // free loopback port with a temporary directory and an append-only file (so a restart keeps what was
 // written, as a team's Redis should), stopped after. restart() stops it and starts it again on the same
-// port and directory.
-import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+// port and directory. Each server runs under the platform's reaper wrapper: a test process killed
+// before its clean-up leaves none behind.
+import { type ChildProcess, execFile, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { system } from '../../src/platform';
+
+/** redis-server with `args`, under the reaper wrapper. */
+function server(args: string[]): ChildProcess {
+  const c = system.spawnGuarded({ command: 'redis-server', args, env: process.env });
+  c.stdout?.resume();
+  c.stderr?.resume();
+  return c;
+}
+
+/** Stopped, and gone. */
+async function stopServer(c: ChildProcess): Promise<void> {
+  if (c.exitCode !== null || c.signalCode !== null) return;
+  await system.killTree(c, 2000);
+}
 
 export interface RedisServer {
   readonly url: string;
@@ -54,37 +70,30 @@ export async function startRedis(): Promise<RedisServer> {
   const port = await freePort();
   let child: ChildProcess | undefined;
   const start = async () => {
-    child = spawn(
-      'redis-server',
-      [
-        '--port',
-        String(port),
-        '--bind',
-        '127.0.0.1',
-        '--dir',
-        dir,
-        '--save',
-        '',
-        '--appendonly',
-        'yes',
-        '--appendfsync',
-        'always',
-        '--daemonize',
-        'no',
-        '--logfile',
-        join(dir, 'redis.log'),
-      ],
-      { stdio: 'ignore' },
-    );
+    child = server([
+      '--port',
+      String(port),
+      '--bind',
+      '127.0.0.1',
+      '--dir',
+      dir,
+      '--save',
+      '',
+      '--appendonly',
+      'yes',
+      '--appendfsync',
+      'always',
+      '--daemonize',
+      'no',
+      '--logfile',
+      join(dir, 'redis.log'),
+    ]);
     await answering(port, Date.now() + 10_000);
   };
   const stop = async () => {
     const c = child;
     child = undefined;
-    if (!c || c.exitCode !== null) return;
-    const gone = new Promise((r) => c.once('exit', r));
-    c.kill('SIGTERM');
-    await gone;
+    if (c) await stopServer(c);
   };
   await start();
   return {
@@ -100,4 +109,56 @@ export async function startRedis(): Promise<RedisServer> {
       rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+/** A Redis Cluster of three masters on free loopback ports (cluster mode, `redis-cli --cluster create`),
+ *  its url one of its nodes as store.url names it; stopped and removed by close(). */
+export async function startRedisCluster(): Promise<{ url: string; close(): Promise<void> }> {
+  const dir = mkdtempSync(join(tmpdir(), 'mcpx-redis-cluster-'));
+  const ports = [await freePort(), await freePort(), await freePort()];
+  const nodes = ports.map((port) =>
+    server([
+      '--port',
+      String(port),
+      '--bind',
+      '127.0.0.1',
+      '--cluster-enabled',
+      'yes',
+      '--cluster-config-file',
+      join(dir, `nodes-${port}.conf`),
+      '--dir',
+      dir,
+      '--save',
+      '',
+      '--logfile',
+      join(dir, `redis-${port}.log`),
+    ]),
+  );
+  const close = async () => {
+    await Promise.all(nodes.map(stopServer));
+    rmSync(dir, { recursive: true, force: true });
+  };
+  try {
+    for (const p of ports) await answering(p, Date.now() + 10_000);
+    await new Promise<void>((resolve, reject) =>
+      execFile(
+        'redis-cli',
+        ['--cluster', 'create', ...ports.map((p) => `127.0.0.1:${p}`), '--cluster-yes'],
+        { timeout: 30_000 },
+        (e) => (e ? reject(e) : resolve()),
+      ),
+    );
+    // Every node agrees the cluster is whole before a client asks it for its slots.
+    for (const p of ports)
+      for (const end = Date.now() + 15_000; ; ) {
+        const info = spawnSync('redis-cli', ['-p', String(p), 'cluster', 'info'], { encoding: 'utf8' }).stdout;
+        if (info.includes('cluster_state:ok')) break;
+        if (Date.now() > end) throw new Error(`the cluster node on ${p} is not ok`);
+        await new Promise((r) => setTimeout(r, 100));
+      }
+  } catch (e) {
+    await close();
+    throw e;
+  }
+  return { url: `redis+cluster://127.0.0.1:${ports[0]}`, close };
 }

@@ -46,8 +46,9 @@ const HOP = new Set([
 /** Whether this request was relayed here by another replica (and so is served here, or refused). */
 export const relayed = (req: IncomingMessage): boolean => header(req, FORWARDED_BY) !== undefined;
 
-/** How long a relayed request may take to be answered at all (its answer's stream may then run on). */
-const ANSWER_WITHIN_MS = 10_000;
+/** How long the replica may take to accept the relayed request's connection (the answer itself may take
+ *  as long as the call does). */
+const CONNECT_WITHIN_MS = 5_000;
 
 /** Relays `req` to `peer` — its body as read (`body`), or streamed on when unread — and its answer
  *  back. A peer that cannot be reached (it may have just stopped: the others know it once
@@ -69,9 +70,13 @@ export function forward(
   if (body !== undefined) headers['content-length'] = String(Buffer.byteLength(body));
   return new Promise<void>((resolve) => {
     const out = request(target, { method: req.method, headers });
-    out.setTimeout(ANSWER_WITHIN_MS, () => out.destroy(new Error('no answer')));
+    const connecting = setTimeout(() => out.destroy(new Error('no connection')), CONNECT_WITHIN_MS);
+    out.on('socket', (sock) => {
+      if (!sock.connecting) clearTimeout(connecting);
+      else sock.once('connect', () => clearTimeout(connecting));
+    });
+    out.on('close', () => clearTimeout(connecting));
     out.on('response', (answer) => {
-      out.setTimeout(0);
       const kept: Record<string, string | string[]> = {};
       for (const [k, v] of Object.entries(answer.headers)) if (v !== undefined && !HOP.has(k)) kept[k] = v;
       res.writeHead(answer.statusCode ?? 502, kept);

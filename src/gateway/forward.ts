@@ -64,14 +64,19 @@ export class Forwarder {
     if (view.profile && !view.allows(server, tool)) throw noSuchTool(server, tool);
     if (!toolAllowed(tool, d.tools))
       throw invalidParams(`tool ${JSON.stringify(tool)} of ${server} is not allowed by its tools filter`);
+    const listed = await this.listed(server, tool, ctx);
+    const result = await this.call(server, tool, args, ctx, listed, timeoutMs, path);
+    return this.d.passthrough.includes(server) ? result : rewriteUris(server, result);
+  }
+
+  /** The tool `server` lists now under exactly this name, its list fetched first where it is not yet known:
+   *  listing may be what first needs a sign-in, given through the calling client where it can give one. */
+  async listed(server: string, tool: string, ctx: CallContext): Promise<JsonObject | undefined> {
     const ext = this.d.passthrough.includes(server) ? extensionSet(ctx) : undefined;
-    // Listing may be what first needs a sign-in: through the client, where it can give one.
     const tools = await this.d.calls.signedIn(server, ctx, () =>
       this.d.catalogue.list(server, 'tools', ctx.identity, ext),
     );
-    const listed = tools.find((t) => t.name === tool);
-    const result = await this.call(server, tool, args, ctx, listed, timeoutMs, path);
-    return this.d.passthrough.includes(server) ? result : rewriteUris(server, result);
+    return tools.find((t) => t.name === tool);
   }
 
   /** The upstream call: arguments checked against the input schema first, then the permission check

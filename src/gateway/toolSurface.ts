@@ -8,6 +8,7 @@ import { AppUris, listedTools } from './apps';
 import type { Artifacts, StructuredForm } from './artifacts';
 import { extensionSet } from './capabilities';
 import type { GatewayParts } from './compose';
+import { toolAllowed } from './names';
 import { passedThrough } from './screen';
 import { toolHandle } from './tools';
 
@@ -58,8 +59,14 @@ export class ToolSurface {
       return (
         own() ?? {
           name,
-          call: async (args, c) =>
-            passedThrough(server, 'tools/call', await forward.call(server, name, args, c, undefined)),
+          // Not in the index: the server's list may not be known yet (a sign-in it waits for), so it is
+          // fetched through this call; a name it does not list is still refused (forward.call).
+          call: async (args, c) => {
+            const listed = toolAllowed(name, this.p.pool.def(server).tools)
+              ? await forward.listed(server, name, c)
+              : undefined;
+            return passedThrough(server, 'tools/call', await forward.call(server, name, args, c, listed));
+          },
         }
       );
     });

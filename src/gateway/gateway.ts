@@ -279,8 +279,6 @@ export class Gateway implements Provider, GatewayFacade {
     this.pinsChanged(server, ['tools', 'prompts']);
     return had;
   }
-  /** The lists fetched again and announced (each era's list-change notification, as a reload's): a
-   *  server's tools are listed to clients in pass-through; its prompts in both modes. */
   /** Another replica of the team changed `server`'s pins (accepted, reset): its lists are screened again
    *  and every client told (docs/team.md "Pins and grants"). */
   pinsChangedElsewhere(server: string, kinds: PinKind[]): void {
@@ -294,6 +292,8 @@ export class Gateway implements Provider, GatewayFacade {
     this.changed(kind, server);
   }
 
+  /** The lists fetched again and announced (each era's list-change notification, as a reload's): a
+   *  server's tools are listed to clients in pass-through; its prompts in both modes. */
   private pinsChanged(server: string, kinds: PinKind[]): void {
     const lists = kinds.filter((k) => k !== 'apps');
     if (!lists.length) return;

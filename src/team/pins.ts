@@ -25,7 +25,7 @@ export class SharedPinStore implements PinStore {
       clean: (v) => ({ servers: clean(v) }),
       changed: (before, after) => {
         for (const server of new Set([...Object.keys(before.servers), ...Object.keys(after.servers)])) {
-          const kinds = (['tools', 'prompts'] as const).filter(
+          const kinds = (['tools', 'prompts', 'apps'] as const).filter(
             (k) =>
               canonicalJson(before.servers[server]?.[k] ?? null) !== canonicalJson(after.servers[server]?.[k] ?? null),
           );

@@ -40,6 +40,7 @@ import { FilePinStore, MemoryPinStore, type PinStore } from './pins/store';
 import { printable } from '../kit/printable';
 import { type Asked, type PersonPort, UrlQuestions, routeQuestion } from './questions';
 import { screenList } from './screen';
+import type { SharedParts } from './shared';
 import { Subscriptions } from './subscriptions';
 import { Profiles } from './profiles/profiles';
 import { GatewayTools } from './tools';
@@ -71,6 +72,9 @@ export interface GatewayOptions {
   /** Where tool pins are kept (docs/gateway.md "Pins"); default `<state>/tool-pins.json` (0600), memory
    *  without a state directory. */
   pins?: PinStore;
+  /** A team's replica: what it shares through the store besides pins, grants and sign-ins
+   *  (gateway/shared.ts; docs/team.md). */
+  shared?: SharedParts;
 }
 
 /** What fixes a missing sign-in headless. */
@@ -139,7 +143,10 @@ export function composeGateway(
   const broker = new Broker(
     opts.questionTtlMs,
     opts.stateDir ? join(opts.stateDir, 'questions') : undefined,
-    (state, q) => events.emit({ type: 'question', server: q.server, id: q.id, method: q.method, state }),
+    (state, q, identity) => {
+      events.emit({ type: 'question', server: q.server, id: q.id, method: q.method, state });
+      opts.shared?.questions?.(state, q, identity);
+    },
     () => ({
       perIdentity: settings.get<number>('limits.questionsPerIdentity'),
       total: settings.get<number>('limits.inflight'),
@@ -158,6 +165,7 @@ export function composeGateway(
     secrets: () => secrets,
     log,
     file: opts.activity,
+    shared: opts.shared?.activity,
   });
   const urls = new UrlQuestions(() => settings.duration('proto.askTTL'));
   const ask = (q: Asked) =>
@@ -267,7 +275,21 @@ export function composeGateway(
     // Read when a run starts: a test sets it on the gateway's options after construction.
     execStarted: (pid) => opts.execStarted?.(pid),
   });
-  const inbox = new UpstreamInbox({ events, catalogue, calls, subscriptions, ask, changed, unrelatedLog, urls, log });
+  // A list change an upstream announces is every replica's (docs/team.md "Lists").
+  const listChanged = (kind: ListKind, server?: string) => {
+    if (server === undefined || opts.shared?.lists?.heard(kind, server) !== false) changed(kind, server);
+  };
+  const inbox = new UpstreamInbox({
+    events,
+    catalogue,
+    calls,
+    subscriptions,
+    ask,
+    changed: listChanged,
+    unrelatedLog,
+    urls,
+    log,
+  });
   return {
     log,
     events,

@@ -79,6 +79,7 @@ export class Gateway implements Provider, GatewayFacade {
       sharePercent: () => settings.get<number>('results.artifactShare'),
       ttlMs: () => settings.duration('proto.askTTL'),
       log: this.p.log,
+      shelf: opts.shared?.artifacts,
     });
     this.surface = new ToolSurface(this.p, this.artifacts);
   }
@@ -278,6 +279,19 @@ export class Gateway implements Provider, GatewayFacade {
     this.pinsChanged(server, ['tools', 'prompts']);
     return had;
   }
+  /** Another replica of the team changed `server`'s pins (accepted, reset): its lists are screened again
+   *  and every client told (docs/team.md "Pins and grants"). */
+  pinsChangedElsewhere(server: string, kinds: PinKind[]): void {
+    this.pinsChanged(server, kinds);
+  }
+
+  /** Another replica heard `server`'s list change: dropped here too and this replica's clients told
+   *  (docs/team.md "Lists"). */
+  listChangedElsewhere(kind: ListKind, server: string): void {
+    this.p.catalogue.invalidate(server, kind === 'resources' ? ['resources', 'resourceTemplates'] : [kind]);
+    this.changed(kind, server);
+  }
+
   /** The lists fetched again and announced (each era's list-change notification, as a reload's): a
    *  server's tools are listed to clients in pass-through; its prompts in both modes. */
   private pinsChanged(server: string, kinds: PinKind[]): void {
@@ -307,7 +321,7 @@ export class Gateway implements Provider, GatewayFacade {
    *  one that never was (docs/gateway.md "Artifacts"). */
   async readResource(uri: string, ctx: CallContext): Promise<JsonObject> {
     if (!uri.startsWith(ARTIFACT_PREFIX)) return this.p.namespaces.readResource(uri, ctx);
-    const read = this.artifacts.read(uri, ctx.identity);
+    const read = this.artifacts.read(uri, ctx.identity) ?? (await this.artifacts.readShared(uri, ctx.identity));
     if (!read) throw resourceNotFound(ctx.rev, uri);
     return read;
   }

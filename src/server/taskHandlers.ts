@@ -13,12 +13,17 @@ import { paginate } from './paging';
 import { openChannel } from './taskChannels';
 import type { Task } from './tasks';
 
-/** The task named by params.taskId, as this caller may see it. */
-const taskOf = (call: ServerCall, taskId: string): Task => call.services.tasks.get(taskId, call.identity);
+/** The task named by params.taskId, as this caller may see it (one a stopped replica of the team left,
+ *  taken in first). */
+const taskOf = async (call: ServerCall, taskId: string): Promise<Task> => {
+  const tasks = call.services.tasks;
+  if (tasks.adopt && !tasks.find(taskId)) await tasks.adopt(taskId);
+  return tasks.get(taskId, call.identity);
+};
 
 export const TASK_HANDLERS: Handlers<Extract<ClientRequest, `tasks/${string}`>> = {
   async 'tasks/get'(call, { taskId }) {
-    const task = taskOf(call, taskId);
+    const task = await taskOf(call, taskId);
     return call.codec.tasks.get === 'detailed'
       ? task.detailedFor(call.clientCapabilities, call.rev, call.codec)
       : task.shape(call.codec);
@@ -40,7 +45,7 @@ export const TASK_HANDLERS: Handlers<Extract<ClientRequest, `tasks/${string}`>> 
    *  with the related-task key the result cannot otherwise carry. While it waits, the task's questions may
    *  ride this request's stream (2025-11-25 "Input Required Status"). */
   async 'tasks/result'(call, { taskId }) {
-    const task = taskOf(call, taskId);
+    const task = await taskOf(call, taskId);
     const leave = call.channel ? openChannel(task, call.channel) : undefined;
     try {
       await task.settled(call.signal);
@@ -57,7 +62,7 @@ export const TASK_HANDLERS: Handlers<Extract<ClientRequest, `tasks/${string}`>> 
    *  empty acknowledgement, on a finished task too (docs/protocol.md "Tasks": a cancelled task stays
    *  cancelled in both eras). */
   async 'tasks/cancel'(call, { taskId }) {
-    const task = taskOf(call, taskId);
+    const task = await taskOf(call, taskId);
     const done = task.cancel('cancelled by the client');
     if (call.codec.tasks.cancel === 'empty') return {};
     if (!done) throw invalidParams(`Invalid params: task ${task.id} has already ended (${task.status})`);
@@ -67,7 +72,7 @@ export const TASK_HANDLERS: Handlers<Extract<ClientRequest, `tasks/${string}`>> 
   /** Answers key by key: an answered key leaves inputRequests before the acknowledgement; a key not
    *  outstanding is ignored (tasks extension "Task Update Requests"). */
   async 'tasks/update'(call, { taskId, inputResponses }) {
-    taskOf(call, taskId).call.deliver(inputResponses, false);
+    (await taskOf(call, taskId)).call.deliver(inputResponses, false);
     return {};
   },
 };

@@ -17,6 +17,7 @@ import { Runner } from '../server/runner';
 import { BodyTooLarge, notJson, readBody } from '../wire/body';
 import { SHIM_HEADER, decodeHeaderValue } from '../wire/headers';
 import type { HttpContext } from './context';
+import { forward, relayed } from './forward';
 import { sessionOf } from './pushStream';
 import { HttpRefusal, header } from './refusal';
 import { answerBatch, answerRequest } from './respond';
@@ -50,7 +51,7 @@ export async function post(
   const bv = bodyVersion(value);
   const statedInHeader = hv !== undefined && isRevision(hv) && codecFor(hv).handshake === 'discover';
   const statedInBody = bv !== undefined && !(isRevision(bv) && codecFor(bv).handshake === 'initialize');
-  if (statedInHeader || statedInBody) return postPerRequest(ctx, req, res, value, hv, profile);
+  if (statedInHeader || statedInBody) return postPerRequest(ctx, req, res, { value, body }, hv, profile);
   return postInSession(ctx, req, res, value, hv, profile);
 }
 
@@ -71,10 +72,11 @@ async function postPerRequest(
   ctx: HttpContext,
   req: IncomingMessage,
   res: ServerResponse,
-  value: unknown,
+  read: { value: unknown; body: string },
   hv: string | undefined,
   profile: string | undefined,
 ): Promise<void> {
+  const { value } = read;
   if (Array.isArray(value))
     throw new HttpRefusal(400, invalidRequest(`Invalid request: batches are not accepted in ${MODERN}`));
   const c = classify(value);
@@ -90,6 +92,11 @@ async function postPerRequest(
   if (bv !== undefined && bv !== hv)
     throw mismatch(`MCP-Protocol-Version header ${JSON.stringify(hv)} does not match the body's ${JSON.stringify(bv)}`);
   if (c.kind === 'request') checkRequestHeaders(req, c.msg, mismatch);
+  // A task or a round's call another replica runs: served there (docs/team.md "What needs no affinity").
+  if (c.kind === 'request' && ctx.affinity && !relayed(req)) {
+    const owner = await ctx.affinity.ownerOf(c.msg);
+    if (owner) return forward(req, res, owner, ctx.affinity.replica, { body: read.body, id: c.msg.id });
+  }
   const runner = sessionless(ctx, req, profile);
   if (c.kind === 'notification') {
     runner.notification(c.msg);

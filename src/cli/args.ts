@@ -59,6 +59,7 @@ export const FLAGS = {
   yes: { kind: 'switch', into: 'yes' },
   'no-sandbox': { kind: 'switch', into: 'noSandbox' },
   registry: { kind: 'setting', key: 'registry.url' },
+  store: { kind: 'setting', key: 'store.url' },
   token: { kind: 'value', into: 'token' },
   follow: { kind: 'switch', into: 'follow' },
   json: { kind: 'switch', into: 'json' },

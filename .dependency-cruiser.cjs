@@ -132,6 +132,14 @@ module.exports = {
       to: { path: '^src/telemetry/otel\\.ts$' },
     },
     {
+      name: 'redis-only-in-its-bundle',
+      severity: 'error',
+      comment:
+        'Only src/redis/ (its own bundle, dist/store-redis.js, loaded only when store.url names Redis) imports @redis/ packages.',
+      from: { path: '^src/', pathNot: '^src/redis/' },
+      to: { path: '(^|/)node_modules/@redis/' },
+    },
+    {
       name: 'vscode-only-in-editor',
       severity: 'error',
       comment: 'Only src/vscode/ and src/extension.ts may import vscode (the gateway runs headless too).',

@@ -84,6 +84,16 @@ await Promise.all([
     minify: true,
     sourcemap: false,
   }),
+  // The Redis store (src/redis/store.ts; docs/team.md "The store"): its own bundle, required at run time by
+  // src/store/open.ts only when store.url names Redis, so dist/mcpx.js and dist/extension.js hold no Redis
+  // client; shipped beside them.
+  build({
+    ...common,
+    entryPoints: ['src/redis/store.ts'],
+    outfile: 'dist/store-redis.js',
+    minify: true,
+    sourcemap: false,
+  }),
   // The webview form's page (webview/form.js, @vscode-elements/elements bundled in) and its stylesheet:
   // what src/vscode/webviewForm.ts loads, from dist/webview/ only.
   build({

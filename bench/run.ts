@@ -10,6 +10,7 @@ import { sandboxBench, sandboxReport } from './sandbox';
 import { searchBench, searchReport } from './search';
 import { reloadBench, reloadReport } from './reload';
 import { shimBench, shimReport } from './shim';
+import { teamBench, teamReport } from './team';
 import { gatewayBench } from './gateway';
 import { governanceBench } from './governance';
 import { guardrailsBench } from './guardrails';
@@ -99,6 +100,7 @@ async function main(): Promise<void> {
   const search = await searchBench();
   const sandbox = await sandboxBench();
   const artifacts = await artifactsBench();
+  const team = await teamBench();
   // Memory per idle legacy session (bench/sessions.ts), in its own process.
   const { execFileSync } = await import('node:child_process');
   const sessions = execFileSync(process.execPath, [join(__dirname, 'sessions.js'), String(size(1000, 20))], {
@@ -146,6 +148,8 @@ async function main(): Promise<void> {
     '',
     ...sandboxReport(sandbox),
     ...artifactsReport(artifacts),
+    '',
+    ...teamReport(team),
   ];
   // The smoke's figures mean nothing: they are printed, never written over the measured ones.
   if (SMOKE) process.stdout.write(`${lines.join('\n')}\nbench: smoke run complete (BENCH_SMOKE=1)\n`);

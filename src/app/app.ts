@@ -7,6 +7,7 @@ import type { BackgroundTasks, TaskBoard } from '../gateway/editorPort';
 import type { Provider } from '../server/provider';
 import { McpServer, type ServerInfo } from '../server/server';
 import { healthRoute, protocolRoute, tasksRoute } from './routes';
+import { type TeamPorts, readyRoute, teamRoute } from './team';
 import { whoamiRoute } from './whoami';
 import { HttpTransport, type Route } from '../transport/http';
 
@@ -52,6 +53,9 @@ export async function listen(opts: {
   /** The journal's file within journalDir: the daemon's tasks.jsonl by default; an editor window claims
    *  its own (vscode/host/editorJournal.ts), one writer per file. */
   journalFile?: string;
+  /** A team's replica (docs/team.md): its tasks in the store, its sessions and work found across the
+   *  replicas. */
+  team?: TeamPorts;
 }): Promise<Listening> {
   const policy = policyFrom(opts.settings);
   const server = new McpServer({
@@ -61,8 +65,10 @@ export async function listen(opts: {
     serverInfo: SERVER_INFO,
     stateDir: opts.journalDir,
     journalFile: opts.journalFile,
+    records: opts.team?.records,
     log: opts.log,
   });
+  const team = opts.team;
   const secret = opts.settings.get<boolean>('transport.secret') ? (opts.secret ?? newSecret()) : undefined;
   if (secret) opts.provider.endpointSecret?.(secret);
   if (!secret)
@@ -72,11 +78,20 @@ export async function listen(opts: {
   const http: HttpTransport = new HttpTransport({
     server,
     settings: opts.settings,
+    affinity: team?.affinity,
     routes: [
       healthRoute(VERSION, () => http.sessionCount),
+      readyRoute(team ? team.ready : () => ({ ok: true })),
+      ...(team ? [teamRoute(team, (id) => !!(server.tasks.find(id) ?? server.rounds.background.get(id)))] : []),
       protocolRoute(policy),
       whoamiRoute(),
-      tasksRoute(server.tasks, opts.settings, (id) => http.sessionIdentity(id), server.rounds.background),
+      tasksRoute(
+        server.tasks,
+        opts.settings,
+        (id) => http.sessionIdentity(id),
+        server.rounds.background,
+        team?.tasksElsewhere,
+      ),
       ...(opts.routes ?? []),
     ],
     log: opts.log,

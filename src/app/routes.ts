@@ -189,6 +189,8 @@ export function tasksRoute(
   settings: Settings,
   sessionIdentity: (id: string) => string | undefined,
   background?: BackgroundBoard,
+  /** A team's replica: the other replicas' tasks of the caller (app/team.ts). */
+  elsewhere?: (identity: string | undefined) => Promise<JsonObject[]>,
 ): Route {
   /** The task `id` as `caller` may see it: a task started by a request alone is reached by its id; else
    *  its owner's abandoned background call of that id. */
@@ -216,7 +218,8 @@ export function tasksRoute(
         if (req.method !== 'GET') only(res, 'GET', 'GET lists tasks');
         const caller = callerOf(req, settings, sessionIdentity);
         const calls = background ? abandonedOf(background, caller).map(callRow) : [];
-        json(res, 200, { tasks: [...board.list(caller).map(rowOf), ...calls] });
+        const others = elsewhere ? await elsewhere(caller) : [];
+        json(res, 200, { tasks: [...board.list(caller).map(rowOf), ...calls, ...others] });
         return true;
       }
       const m = /^\/v1\/tasks\/([^/]+)(\/cancel)?$/.exec(path);

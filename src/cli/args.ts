@@ -61,6 +61,7 @@ export const FLAGS = {
   yes: { kind: 'switch', into: 'yes' },
   'no-sandbox': { kind: 'switch', into: 'noSandbox' },
   registry: { kind: 'setting', key: 'registry.url' },
+  store: { kind: 'setting', key: 'store.url' },
   token: { kind: 'value', into: 'token' },
   on: { kind: 'value', into: 'on' },
   tool: { kind: 'value', into: 'tool' },

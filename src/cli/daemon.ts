@@ -13,12 +13,15 @@ import type { Command } from './command';
 import { system } from '../platform';
 import { configOf, reportIssues, settingsOf } from './config';
 import { followConfig, serversLine } from './follow';
+import { type Team, openTeam } from '../team/team';
 
 export const daemon: Command = {
   usage: [
-    ['daemon [--port N] [--address ADDR] [--config FILE] [--passthrough a,b] [--mcp-spec REV] [--set key=value]'],
+    [
+      'daemon [--port N] [--address ADDR] [--config FILE] [--passthrough a,b] [--mcp-spec REV] [--store URL] [--set key=value]',
+    ],
   ],
-  flags: ['config', ...SETTING_FLAGS],
+  flags: ['config', 'store', ...SETTING_FLAGS],
   run,
 };
 
@@ -27,10 +30,18 @@ async function run(a: Args): Promise<void> {
   reportIssues(config);
   const settings = settingsOf(config, a);
   const stateDir = defaultStateDir(process.env);
+  const log = (l: string) => process.stderr.write(`${l}\n`);
+  // A team's replica (docs/team.md): its state in the store store.url names, shared with the others.
+  let team: Team | undefined;
+  try {
+    team = await openTeam({ settings, log });
+  } catch (e) {
+    throw new Error(`cannot join the team's store: ${(e as Error).message}`);
+  }
   const gateway = new Gateway(config, settings, {
-    log: (l) => process.stderr.write(`${l}\n`),
+    log,
     stateDir,
-    activity: { dir: activityDir(stateDir), writer: 'daemon' },
+    ...(team ? team.gatewayOptions() : { activity: { dir: activityDir(stateDir), writer: 'daemon' } }),
   });
   // The config file read again and applied in place (docs/gateway.md "Changing the configuration"):
   // on a change on disk, SIGHUP (where there is one: not Windows), or POST /v1/reload (`mcpx reload`). A file that cannot be read or
@@ -54,7 +65,11 @@ async function run(a: Args): Promise<void> {
     }
   };
   // The install's endpoint secret (docs/security.md "The endpoint secret"), shared with the editor.
-  const secret = settings.get<boolean>('transport.secret') ? endpointSecret(stateDir) : undefined;
+  const secret = settings.get<boolean>('transport.secret')
+    ? team
+      ? await team.endpointSecret()
+      : endpointSecret(stateDir)
+    : undefined;
   const address = settings.get<string>('address');
   const warning = beyondLoopback(address);
   if (warning) process.stderr.write(`mcpx: ${warning}\n`);
@@ -68,8 +83,10 @@ async function run(a: Args): Promise<void> {
       secret,
       stateDir,
       journalDir: stateDir,
+      team: team?.ports(gateway),
     });
   } catch (e) {
+    await team?.stop();
     const err = e as NodeJS.ErrnoException;
     const why =
       err.code === 'EADDRINUSE' ? `port ${settings.get('port')} is in use (use --port 0 for a free one)` : err.message;
@@ -77,6 +94,7 @@ async function run(a: Args): Promise<void> {
   }
   // The URL that works, secret included: on the user's own stdout, where they look for it (never a log).
   // <state>/daemon.json: how a stdio shim or `mcpx call` finds this daemon (src/shim/resolve.ts).
+  await team?.start(l);
   publishDaemon(stateDir, l.endpoint);
   process.stdout.write(`mcpx listening on ${l.endpoint}\n`);
   const file = a.config ?? defaultConfigPath(process.env);
@@ -89,6 +107,7 @@ async function run(a: Args): Promise<void> {
     for (const s of system.signals.reload) process.off(s, onHup);
     unpublishDaemon(stateDir);
     await l.close();
+    await team?.stop();
     await gateway.close();
     process.exit(0);
   };

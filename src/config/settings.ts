@@ -12,6 +12,7 @@ import { PROTO } from './settings/proto';
 import { REGISTRY } from './settings/registry';
 import { RESULTS } from './settings/results';
 import { SERVE } from './settings/serve';
+import { STORE } from './settings/store';
 import { TELEMETRY } from './settings/telemetry';
 import { UPSTREAMS } from './settings/upstreams';
 
@@ -33,6 +34,7 @@ export const SETTINGS: readonly SettingDef[] = [
   ...PINS,
   ...RESULTS,
   ...REGISTRY,
+  ...STORE,
 ];
 
 const SETTING_KEYS = SETTINGS.map((s) => s.key);

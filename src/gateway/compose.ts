@@ -10,12 +10,10 @@ import { rootPaths } from '../config/sandbox';
 import type { ServerDef } from '../config/servers';
 import type { Settings } from '../config/settings';
 import { VERSION } from '../config/version';
-import type { JsonObject } from '../protocol/jsonrpc';
 import type { CallContext, ListKind, UnrelatedLog } from '../server/provider';
 import { type Tracer, startTracing } from '../telemetry/trace';
-import type { SignInPort } from '../upstream/auth/authorizer';
 import { Authorizers } from '../upstream/auth/registry';
-import { FileSecretStore, MemorySecretStore, type SecretStore } from '../upstream/auth/store';
+import { FileSecretStore, MemorySecretStore } from '../upstream/auth/store';
 import { EraCache } from '../upstream/eras';
 import { Pool } from '../upstream/pool';
 import { ActivityLog } from './activity/log';
@@ -29,58 +27,27 @@ import { EventBus } from './events';
 import { Exec } from './exec/exec';
 import { UpstreamInbox } from './inbox/inbox';
 import { type ChainParts, buildChain } from './call/build';
-import type { Step } from './call/chain';
 import type { Entries } from './call/entries';
 import { Lists } from './surface/lists';
 import { Prompts } from './surface/prompts';
 import { Resources } from './surface/resources';
-import type { ActivitySink } from './activity/record';
-import type { Approver, GrantStore } from './permissions/approval';
+import type { Approver } from './permissions/approval';
 import { askerOf } from './permissions/brokerApprover';
 import { Gate } from './permissions/gate';
 import { FileGrantStore, MemoryGrantStore } from './permissions/grants';
 import { type PinMode, Pins } from './pins/pins';
-import { FilePinStore, MemoryPinStore, type PinStore } from './pins/store';
+import { FilePinStore, MemoryPinStore } from './pins/store';
 import { printable } from '../kit/printable';
-import { type Asked, type PersonPort, UrlQuestions, routeQuestion } from './inbox/questions';
+import { type Asked, UrlQuestions, routeQuestion } from './inbox/questions';
 import { screenList } from './catalogue/screen';
 import { Subscriptions } from './inbox/subscriptions';
 import { Profiles } from './profiles/profiles';
+import type { GatewayOptions } from './options';
 import { GatewayTools } from './tools';
 import { Guards } from './guardrails/guards';
 import { screenedQuestion } from './guardrails/sampling';
 
-export interface GatewayOptions {
-  log?: (line: string) => void;
-  /** Where <state>/upstream-eras.json lives; none keeps the era cache in memory only. */
-  stateDir?: string;
-  clientInfo?: JsonObject;
-  /** A question's deadline at the broker (elicit.ttl, 120 s; tests shorten it). */
-  questionTtlMs?: number;
-  /** The person, through the host (VS Code implements it; headless has none). */
-  person?: PersonPort;
-  /** Signing in to upstreams (docs/gateway.md "Signing in to upstreams"): where sign-ins are kept and who
-   *  signs in. Headless default: `<state>/oauth-tokens.json` and nobody (a call that needs a sign-in
-   *  fails at once, naming `mcpx auth login`). */
-  auth?: { store?: SecretStore; person?: SignInPort; fixHint?: string };
-  /** Told the pid of each mcpx_exec child once its sandbox is up (tests check it is gone after). */
-  execStarted?: (pid: number) => void;
-  /** Permissions (docs/gateway.md "Permissions"): who asks the person (headless default: the broker,
-   *  `mcpx elicit`; the host may also set one later with Gateway.setApprover), and where "always allow"
-   *  is kept (headless default: `<state>/permission-grants.json`, 0600; memory without a state
-   *  directory). */
-  permissions?: { approver?: Approver; grants?: GrantStore; activity?: ActivitySink };
-  /** Where this gateway writes its activity log: `<state>/activity` (activity/files.ts activityDir) and
-   *  its writer name — `daemon`, `editor-<hash>` (editorWriter), `standalone-<pid>` — one writer per
-   *  file. None: the records are kept in memory only (docs/gateway.md "Activity"). */
-  activity?: { dir: string; writer: string };
-  /** Where tool pins are kept (docs/gateway.md "Pins"); default `<state>/tool-pins.json` (0600), memory
-   *  without a state directory. */
-  pins?: PinStore;
-  /** The call chain's steps as built, given to the host to add to (a guardrail, a test's recorder): what
-   *  it returns is the chain (docs/gateway.md "The call chain"). */
-  steps?: (steps: readonly Step[]) => readonly Step[];
-}
+export type { GatewayOptions } from './options';
 
 /** What fixes a missing sign-in headless. */
 const HEADLESS_FIX = 'run `mcpx auth login {server}` and try again';
@@ -192,6 +159,10 @@ export function composeGateway(
     subscriptions,
     ask,
     ...announce,
+    // A list change an upstream announces is every replica's (docs/team.md "Lists").
+    changed: (kind, server) => {
+      if (server === undefined || opts.shared?.lists?.heard(kind, server) !== false) announce.changed(kind, server);
+    },
     urls: questions.urls,
     log,
   });
@@ -228,7 +199,10 @@ function questionsOf({ config, settings, opts, log, events }: Base) {
   const broker = new Broker(
     opts.questionTtlMs,
     opts.stateDir ? join(opts.stateDir, 'questions') : undefined,
-    (state, q) => events.emit({ type: 'question', server: q.server, id: q.id, method: q.method, state }),
+    (state, q, identity) => {
+      events.emit({ type: 'question', server: q.server, id: q.id, method: q.method, state });
+      opts.shared?.questions?.(state, q, identity);
+    },
     () => ({
       perIdentity: settings.get<number>('limits.questionsPerIdentity'),
       total: settings.get<number>('limits.inflight'),
@@ -319,6 +293,7 @@ function callingOf(
     secrets: () => secrets,
     log,
     file: opts.activity,
+    shared: opts.shared?.activity,
   });
   const gate = new Gate({
     // Read per call: a reload replaces config.permissions (Gateway.apply).

@@ -33,7 +33,7 @@ import { type GatewayOptions, type GatewayParts, composeGateway } from './compos
 import type { RunView } from './exec/runs';
 import type { GatewayEvent, GatewayFacade, Question, ServerListKind, UpstreamStatus, WatchRow } from './editorPort';
 import type { ConfigDiff } from './reload';
-import { applyConfig } from './applyConfig';
+import { type Running, applyConfig } from './applyConfig';
 import type { Approver, Grant } from './permissions/approval';
 import type { PinKind } from './pins/store';
 import type { PinReview, PinView } from './pins/pins';
@@ -80,7 +80,7 @@ export class Gateway implements Provider, GatewayFacade {
       changed: (kind, server) => this.changed(kind, server),
       unrelatedLog: (entry) => this.unrelatedLog(entry),
     });
-    this.artifacts = artifactsOf(config, settings, this.p.log);
+    this.artifacts = artifactsOf(config, settings, this.p.log, opts.shared?.artifacts);
     this.surface = new ToolSurface(this.p, this.artifacts);
   }
 
@@ -258,6 +258,17 @@ export class Gateway implements Provider, GatewayFacade {
     this.pinsChanged(server, ['tools', 'prompts']);
     return had;
   }
+  /** Another replica of the team changed `server`'s pins (accepted, reset): its lists are screened again
+   *  and every client told (docs/team.md "Pins and grants"). */
+  readonly pinsChangedElsewhere = (server: string, kinds: PinKind[]): void => this.pinsChanged(server, kinds);
+
+  /** Another replica heard `server`'s list change: dropped here too and this replica's clients told
+   *  (docs/team.md "Lists"). */
+  listChangedElsewhere(kind: ListKind, server: string): void {
+    this.p.catalogue.invalidate(server, kind === 'resources' ? ['resources', 'resourceTemplates'] : [kind]);
+    this.changed(kind, server);
+  }
+
   /** The lists fetched again and announced (each era's list-change notification, as a reload's): a
    *  server's tools are listed to clients in pass-through; its prompts in both modes. */
   private pinsChanged(server: string, kinds: PinKind[]): void {
@@ -287,7 +298,7 @@ export class Gateway implements Provider, GatewayFacade {
    *  one that never was (docs/gateway.md "Artifacts"). */
   async readResource(uri: string, ctx: CallContext): Promise<ReadResourceResult> {
     if (!uri.startsWith(ARTIFACT_PREFIX)) return this.p.entries.read(uri, ctx);
-    const read = this.artifacts.read(uri, ctx.identity);
+    const read = this.artifacts.read(uri, ctx.identity) ?? (await this.artifacts.readShared(uri, ctx.identity));
     if (!read) throw resourceNotFound(uri);
     return read;
   }
@@ -360,20 +371,15 @@ export class Gateway implements Provider, GatewayFacade {
    *  what it runs; kept servers, the listener, every session, stream, task and question are untouched.
    *  Settings apply live, but those of AT_NEXT_START. Clients are told of list changes (listChanged). */
   reload(config: Config, settings: Settings): Promise<ConfigDiff> {
-    const next = this.reloading.then(() =>
-      applyConfig(
-        {
-          config: this.config,
-          settings: this.settings,
-          parts: this.p,
-          changed: (kind) => this.changed(kind),
-          announce: (kind, reaches) => this.announce(kind, reaches),
-          setRoots: (roots) => this.setRoots(roots),
-        },
-        config,
-        settings,
-      ),
-    );
+    const running: Running = {
+      config: this.config,
+      settings: this.settings,
+      parts: this.p,
+      changed: (kind) => this.changed(kind),
+      announce: (kind, reaches) => this.announce(kind, reaches),
+      setRoots: (roots) => this.setRoots(roots),
+    };
+    const next = this.reloading.then(() => applyConfig(running, config, settings));
     this.reloading = next.catch(() => undefined);
     return next;
   }

@@ -11,7 +11,7 @@ import { listen } from '../wire/abort';
 import type { ServerCall } from './call';
 import { BackgroundCall, BackgroundCalls, labelOf } from './mrtr';
 import { RequestStates, bindingOf } from './states';
-import type { TaskJournal } from './taskJournal';
+import type { TaskRecords } from './taskJournal';
 
 /** How a round ended: the call's result or its questions (a result either way), or its eager window ran
  *  out — or its upstream made it a task — and it becomes a task now (docs/protocol.md "Tasks"). */
@@ -25,8 +25,9 @@ export class Rounds {
   constructor(
     private readonly settings: Settings,
     /** With a state directory: the journal that lets a call outlive a restart, and the key that lets its
-     *  requestState verify after one. */
-    private readonly journal?: { recorder: TaskJournal; key: Buffer },
+     *  requestState verify after one; in a team, the store's records and key, and this replica's id
+     *  (a state names the replica its call runs on: docs/team.md "What needs no affinity"). */
+    private readonly journal?: { recorder: TaskRecords; key: Buffer; replica?: string },
   ) {
     this.states = new RequestStates(journal?.key);
     this.background = new BackgroundCalls(
@@ -59,7 +60,9 @@ export class Rounds {
     const bg = this.background.get(state.c);
     if (!bg)
       throw invalidParams(
-        'Invalid params: the call behind this requestState is gone (collected, or abandoned after proto.askTTL)',
+        state.r !== undefined && state.r !== this.journal?.replica
+          ? 'Invalid params: the replica that ran the call behind this requestState has stopped: its result is lost (call the tool again)'
+          : 'Invalid params: the call behind this requestState is gone (collected, or abandoned after proto.askTTL)',
       );
     // Single-use: only the call's latest state, and only once (docs/security.md "requestState").
     if (bg.nonce !== state.n)
@@ -166,6 +169,7 @@ export class Rounds {
       e: Date.now() + this.settings.duration('proto.stateTTL'),
       n: bg.nonce,
       i: bg.identity,
+      ...(this.journal?.replica ? { r: this.journal.replica } : {}),
     });
     return { resultType: 'input_required', inputRequests, requestState };
   }

@@ -26,7 +26,7 @@ import { background } from './strategies/background';
 import { direct } from './strategies/direct';
 import { task, wantsTask } from './strategies/task';
 import { hasHandler } from './strategies/work';
-import { TaskJournal, stateKey } from './taskJournal';
+import { TaskJournal, type TaskRecords, stateKey } from './taskJournal';
 import { Tasks, extensionRequired } from './tasks';
 
 export type { Outcome, ServerInfo };
@@ -41,6 +41,9 @@ export interface ServerOptions {
   stateDir?: string;
   /** The journal's file within stateDir (default tasks.jsonl: the daemon's). */
   journalFile?: string;
+  /** A team's replica (docs/team.md): its tasks and background calls recorded in the store, the
+   *  requestState key the replicas share, and its id; instead of the state directory's journal. */
+  records?: { journal: TaskRecords; key: Buffer; replica: string };
   log?: (line: string) => void;
 }
 
@@ -56,16 +59,22 @@ export class McpServer {
   /** Requests in flight per identity and in total (docs/security.md "Bounds"). */
   private readonly admission: Admission;
   /** Tasks and background calls in the state directory, so they outlive a restart. */
-  private readonly journal?: TaskJournal;
+  private readonly journal?: TaskRecords;
 
   constructor(readonly opts: ServerOptions) {
     const { settings } = opts;
     this.listens = new Listens(opts.provider);
     const keepMs = () => settings.duration('proto.askTTL');
-    this.journal = opts.stateDir ? new TaskJournal(opts.stateDir, keepMs, opts.log, opts.journalFile) : undefined;
+    const local = opts.records ? undefined : opts.stateDir;
+    this.journal =
+      opts.records?.journal ?? (local ? new TaskJournal(local, keepMs, opts.log, opts.journalFile) : undefined);
     this.rounds = new Rounds(
       settings,
-      this.journal && opts.stateDir ? { recorder: this.journal, key: stateKey(opts.stateDir) } : undefined,
+      opts.records
+        ? { recorder: opts.records.journal, key: opts.records.key, replica: opts.records.replica }
+        : this.journal && local
+          ? { recorder: this.journal, key: stateKey(local) }
+          : undefined,
     );
     this.tasks = new Tasks(
       keepMs,

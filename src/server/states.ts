@@ -36,6 +36,19 @@ interface StatePayload {
   e: number; // expiry (ms since epoch)
   n: string; // nonce: the call accepts only its latest, once
   i: string; // the identity the call is for: only it may present the state
+  r?: string; // the replica the call runs on, in a team (docs/team.md)
+}
+
+/** The replica a state says its call runs on, read without verifying it: only where to send the request
+ *  is decided by it; the replica that holds the call verifies the state. */
+export function stateReplica(state: unknown): string | undefined {
+  if (typeof state !== 'string') return undefined;
+  try {
+    const p = JSON.parse(Buffer.from(state.split('.')[0] ?? '', 'base64url').toString('utf8')) as { r?: unknown };
+    return typeof p.r === 'string' ? p.r : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** base64url(payload).HMAC-SHA256 under a key made per process — or, with a state directory, kept there

@@ -13,12 +13,17 @@ import { paginate } from './paging';
 import { openChannel } from './taskChannels';
 import type { Task } from './tasks';
 
-/** The task named by params.taskId, as this caller may see it. */
-const taskOf = (call: ServerCall, taskId: string): Task => call.services.tasks.get(taskId, call.identity);
+/** The task named by params.taskId, as this caller may see it (one a stopped replica of the team left,
+ *  taken in first). */
+const taskOf = async (call: ServerCall, taskId: string): Promise<Task> => {
+  const tasks = call.services.tasks;
+  if (tasks.adopt && !tasks.find(taskId)) await tasks.adopt(taskId);
+  return tasks.get(taskId, call.identity);
+};
 
 export const TASK_HANDLERS: Handlers<Extract<ClientRequest, `tasks/${string}`>> = {
   async 'tasks/get'(call, { taskId }) {
-    return call.codec.tasks.get(taskOf(call, taskId).view(), call.rev, (m, p) => callerDeclares(call, m, p));
+    return call.codec.tasks.get((await taskOf(call, taskId)).view(), call.rev, (m, p) => callerDeclares(call, m, p));
   },
 
   /** Only the caller's own tasks, oldest first, a page at a time (2025-11-25 "Listing Tasks"). */
@@ -37,7 +42,7 @@ export const TASK_HANDLERS: Handlers<Extract<ClientRequest, `tasks/${string}`>> 
    *  with the related-task key the result cannot otherwise carry. While it waits, the task's questions may
    *  ride this request's stream (2025-11-25 "Input Required Status"). */
   async 'tasks/result'(call, { taskId }) {
-    const task = taskOf(call, taskId);
+    const task = await taskOf(call, taskId);
     const leave = call.channel ? openChannel(task, call.channel) : undefined;
     try {
       await task.settled(call.signal);
@@ -54,7 +59,7 @@ export const TASK_HANDLERS: Handlers<Extract<ClientRequest, `tasks/${string}`>> 
    *  empty acknowledgement, on a finished task too (docs/protocol.md "Tasks": a cancelled task stays
    *  cancelled in both eras). */
   async 'tasks/cancel'(call, { taskId }) {
-    const task = taskOf(call, taskId);
+    const task = await taskOf(call, taskId);
     const done = task.cancel('cancelled by the client');
     return call.codec.tasks.cancel(task.view(), done);
   },
@@ -62,7 +67,7 @@ export const TASK_HANDLERS: Handlers<Extract<ClientRequest, `tasks/${string}`>> 
   /** Answers key by key: an answered key leaves inputRequests before the acknowledgement; a key not
    *  outstanding is ignored (tasks extension "Task Update Requests"). */
   async 'tasks/update'(call, { taskId, inputResponses }) {
-    taskOf(call, taskId).call.deliver(inputResponses, false);
+    (await taskOf(call, taskId)).call.deliver(inputResponses, false);
     return {};
   },
 };

@@ -25,11 +25,11 @@ function errorRecord(e: unknown): JsonObject {
   return { code: CODES.InternalError, message: `Internal error: ${e instanceof Error ? e.message : String(e)}` };
 }
 
-function errorOf(r: unknown): ProtocolError {
+function errorOf(r: unknown, lost: string): ProtocolError {
   const e = (typeof r === 'object' && r !== null ? r : {}) as { code?: unknown; message?: unknown; data?: unknown };
   return new ProtocolError(
     typeof e.code === 'number' ? e.code : CODES.InternalError,
-    typeof e.message === 'string' ? e.message : RESTARTED,
+    typeof e.message === 'string' ? e.message : lost,
     e.data,
   );
 }
@@ -37,7 +37,105 @@ function errorOf(r: unknown): ProtocolError {
 const num = (v: unknown, d: number): number => (typeof v === 'number' && Number.isFinite(v) ? v : d);
 const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
 
-export class TaskJournal implements TaskRecorder {
+/** An outcome is a result object or an error; anything else (a hand-edited line) reads as lost. */
+const isEnded = (r: JournalRecord): boolean => isObject(r.result) || r.error !== undefined;
+
+/** One record read back into `tasks` or `background`: what had ended as it ended, what was running as
+ *  failed with `lost` (why its result is gone). `failed`: the fields that now say so, for the record. */
+export function restoreRecord(
+  r: JournalRecord,
+  tasks: Tasks,
+  background: BackgroundCalls,
+  lost: string,
+): { kept: boolean; failed?: Record<string, unknown> } {
+  const now = Date.now();
+  const identity = str(r.identity) ?? '';
+  const method = str(r.method) ?? 'tools/call';
+  const label = str(r.label) ?? method;
+  const call = new BackgroundCall(method, label, identity, r.kind === 'call' ? r.id : undefined);
+  const ended = isEnded(r);
+  const outcome = ended
+    ? r.error !== undefined
+      ? { error: errorOf(r.error, lost) }
+      : { result: r.result as JsonObject }
+    : { error: new ProtocolError(CODES.InternalError, lost) };
+  call.restoreOutcome(outcome, ended ? num(r.finishedAt ?? r.updatedAt, now) : now);
+  if (r.kind === 'call') {
+    call.rounds = num(r.rounds, 1);
+    call.nonce = str(r.nonce);
+    try {
+      background.add(call);
+    } catch {
+      return { kept: false };
+    }
+    return { kept: true };
+  }
+  // Running at the end — or said to have ended with no outcome recorded: either way, lost.
+  const restarted = !TERMINAL.has(r.status as TaskStatus) || (r.status !== 'cancelled' && !ended);
+  const status = restarted ? 'failed' : (r.status as 'completed' | 'failed' | 'cancelled');
+  const restored = {
+    id: r.id,
+    createdAt: num(r.createdAt, now),
+    updatedAt: restarted ? now : num(r.updatedAt, now),
+    status,
+    statusMessage: restarted ? lost : str(r.statusMessage),
+  };
+  const info = { label, client: str(r.client), era: (str(r.era) ?? 'modern') as Era, identity };
+  if (!tasks.restore(call, info, restored)) return { kept: false };
+  if (!restarted) return { kept: true };
+  return { kept: true, failed: { status, statusMessage: lost, updatedAt: now, error: errorRecord(outcome.error) } };
+}
+
+/** A task's fields as its record keeps them: all of them when it was made, its status since, its
+ *  outcome once it ended (the journal merges them; a team's store keeps the whole record). */
+export function taskFields(t: Task, created: boolean): Record<string, unknown> {
+  const fields: Record<string, unknown> = { status: t.status, updatedAt: t.updatedAt };
+  if (t.statusMessage !== undefined) fields.statusMessage = t.statusMessage;
+  if (created)
+    Object.assign(fields, {
+      kind: 'task',
+      method: t.call.method,
+      label: t.info.label,
+      client: t.info.client,
+      era: t.info.era,
+      identity: t.info.identity,
+      createdAt: t.createdAt,
+    });
+  const o = t.call.finished;
+  if (t.terminal && o) Object.assign(fields, outcomeFields(o));
+  return fields;
+}
+
+/** A background call's record, with its outcome once it finished. */
+export function callFields(c: BackgroundCall): Record<string, unknown> {
+  const fields: Record<string, unknown> = {
+    kind: 'call',
+    method: c.method,
+    label: c.label,
+    identity: c.identity,
+    rounds: c.rounds,
+    nonce: c.nonce,
+    updatedAt: Date.now(),
+  };
+  const o = c.finished;
+  if (o) Object.assign(fields, { finishedAt: c.finishedAt }, outcomeFields(o));
+  return fields;
+}
+
+const outcomeFields = (o: { result?: JsonObject; error?: unknown }): Record<string, unknown> =>
+  o.error !== undefined ? { error: errorRecord(o.error) } : o.result !== undefined ? { result: o.result } : {};
+
+/** What the server records its tasks and background calls through: the state directory's journal
+ *  (below), or a team's store (src/team/tasks.ts). */
+export interface TaskRecords extends TaskRecorder {
+  /** Holds again what there is to hold, and records `tasks` and `background` from now on. */
+  attach(tasks: Tasks, background: BackgroundCalls): void;
+  call(c: BackgroundCall): void;
+  /** Nothing more is recorded. */
+  close(): void;
+}
+
+export class TaskJournal implements TaskRecords {
   private readonly journal: Journal;
 
   constructor(
@@ -71,96 +169,23 @@ export class TaskJournal implements TaskRecorder {
   }
 
   private restore(tasks: Tasks, background: BackgroundCalls): void {
-    const now = Date.now();
     for (const r of this.journal.records()) {
-      const identity = str(r.identity) ?? '';
-      const method = str(r.method) ?? 'tools/call';
-      const label = str(r.label) ?? method;
-      const call = new BackgroundCall(method, label, identity, r.kind === 'call' ? r.id : undefined);
-      // An outcome is a result object or an error; anything else (a hand-edited line) reads as lost.
-      const ended = isObject(r.result) || r.error !== undefined;
-      const outcome = ended
-        ? r.error !== undefined
-          ? { error: errorOf(r.error) }
-          : { result: r.result as JsonObject }
-        : { error: new ProtocolError(CODES.InternalError, RESTARTED) };
-      call.restoreOutcome(outcome, ended ? num(r.finishedAt ?? r.updatedAt, now) : now);
-      let kept = true;
-      if (r.kind === 'call') {
-        call.rounds = num(r.rounds, 1);
-        call.nonce = str(r.nonce);
-        try {
-          background.add(call);
-        } catch {
-          kept = false;
-        }
-        if (kept && !ended) this.call(call);
-      } else {
-        // Running at the end — or said to have ended with no outcome recorded: either way, lost.
-        const restarted = !TERMINAL.has(r.status as TaskStatus) || (r.status !== 'cancelled' && !ended);
-        const status = restarted ? 'failed' : (r.status as 'completed' | 'failed' | 'cancelled');
-        const restored = {
-          id: r.id,
-          createdAt: num(r.createdAt, now),
-          updatedAt: restarted ? now : num(r.updatedAt, now),
-          status,
-          statusMessage: restarted ? RESTARTED : str(r.statusMessage),
-        };
-        const info = { label, client: str(r.client), era: (str(r.era) ?? 'modern') as Era, identity };
-        kept = tasks.restore(call, info, restored);
-        if (kept && restarted)
-          this.journal.put(r.id, {
-            status,
-            statusMessage: RESTARTED,
-            updatedAt: now,
-            error: errorRecord(outcome.error),
-          });
-      }
+      const { kept, failed } = restoreRecord(r, tasks, background, RESTARTED);
+      if (kept && failed) this.journal.put(r.id, failed);
+      else if (kept && r.kind === 'call' && !isEnded(r)) this.call(background.get(r.id)!);
       if (!kept) this.journal.drop(r.id);
     }
   }
 
   /** A task made, or changed: its record (an ended one with its outcome). */
   task(t: Task, created: boolean): void {
-    const fields: Record<string, unknown> = { status: t.status, updatedAt: t.updatedAt };
-    if (t.statusMessage !== undefined) fields.statusMessage = t.statusMessage;
-    if (created)
-      Object.assign(fields, {
-        kind: 'task',
-        method: t.call.method,
-        label: t.info.label,
-        client: t.info.client,
-        era: t.info.era,
-        identity: t.info.identity,
-        createdAt: t.createdAt,
-      });
-    const o = t.call.finished;
-    if (t.terminal && o) {
-      if (o.error !== undefined) fields.error = errorRecord(o.error);
-      else if (o.result !== undefined) fields.result = o.result;
-    }
-    this.journal.put(t.id, fields);
+    this.journal.put(t.id, taskFields(t, created));
   }
 
   /** A background call that issued a requestState (a retry may come for it): its record, and its
    *  outcome once it finishes. */
   call(c: BackgroundCall): void {
-    const fields: Record<string, unknown> = {
-      kind: 'call',
-      method: c.method,
-      label: c.label,
-      identity: c.identity,
-      rounds: c.rounds,
-      nonce: c.nonce,
-      updatedAt: Date.now(),
-    };
-    const o = c.finished;
-    if (o) {
-      fields.finishedAt = c.finishedAt;
-      if (o.error !== undefined) fields.error = errorRecord(o.error);
-      else if (o.result !== undefined) fields.result = o.result;
-    }
-    this.journal.put(c.id, fields);
+    this.journal.put(c.id, callFields(c));
   }
 
   gone(id: string): void {

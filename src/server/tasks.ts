@@ -222,6 +222,9 @@ export class Tasks {
   private readonly watchers = new Set<(t: Task) => void>();
   /** Set once, before any task is made, when the server has a state directory. */
   recorder?: TaskRecorder;
+  /** A team's replica takes in a task another replica left when it stopped (src/team/tasks.ts): asked
+   *  before a task not held here is looked up. */
+  adopt?: (id: string) => Promise<void>;
 
   constructor(
     private readonly keepMs: () => number,

@@ -12,6 +12,7 @@ import { HttpAdmission } from './admission';
 import { ConnectionCap, serverOptions } from './connections';
 import type { HttpContext } from './context';
 import { Credentials, type Surface } from './credentials';
+import { type Affinity, forward, relayed } from './forward';
 import { NOT_NORMAL, readHead, urlOf } from './head';
 import { checkOrigin } from './origin';
 import { post } from './post';
@@ -35,6 +36,8 @@ export interface HttpOptions {
   secret?: string;
   /** Said in a 401: where the URL with the secret is. Never the secret itself. */
   whereIsTheSecret?: string;
+  /** In a team: where sessions and work live (docs/team.md "Sessions and forwarding"). */
+  affinity?: Affinity;
 }
 
 export class HttpTransport {
@@ -92,8 +95,8 @@ export class HttpTransport {
     });
     const a = http.address() as AddressInfo;
     this.port = a.port;
-    const { server, settings, log } = this.opts;
-    this.ctx = { server, settings, log, sessions: new Sessions(server, settings) };
+    const { server, settings, log, affinity } = this.opts;
+    this.ctx = { server, settings, log, affinity, sessions: new Sessions(server, settings, affinity?.replica) };
     const host = a.family === 'IPv6' ? `[${a.address}]` : a.address;
     return { url: `http://${host}:${a.port}${MCP_PATH}`, port: a.port, address: a.address };
   }
@@ -112,7 +115,7 @@ export class HttpTransport {
 
   private async route(req: IncomingMessage, res: ServerResponse): Promise<void> {
     // A health probe is not use: it keeps no idle daemon alive.
-    if (req.url !== '/health') {
+    if (req.url !== '/health' && req.url !== '/ready') {
       this.lastActivity = Date.now();
       this.inflight++;
       res.once('close', () => {
@@ -226,6 +229,16 @@ export class HttpTransport {
     // "Client identity"); an unknown id is the method's 404 to give.
     const sessionId = header(req, 'mcp-session-id');
     this.admission.admit(req, res, sessionId === undefined ? undefined : ctx.sessions.identityOf(sessionId));
+    // Another replica's session is served there, never here as another session (docs/team.md).
+    if (sessionId !== undefined && ctx.affinity && !relayed(req) && !ctx.sessions.identityOf(sessionId)) {
+      const owner = await ctx.affinity.sessionOwner(sessionId);
+      if (owner === 'gone')
+        throw new HttpRefusal(
+          404,
+          invalidRequest('Session not found: the replica that held this session has stopped; initialize again'),
+        );
+      if (owner) return forward(req, res, owner, ctx.affinity.replica);
+    }
     switch (req.method) {
       case 'POST':
         return post(ctx, req, res, profile);

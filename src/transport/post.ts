@@ -17,6 +17,7 @@ import { Runner } from '../server/runner';
 import { BodyTooLarge, notJson, readBody } from '../wire/body';
 import { SHIM_HEADER, decodeHeaderValue } from '../wire/headers';
 import type { HttpContext } from './context';
+import { forward, relayed } from './forward';
 import { sessionOf } from './pushStream';
 import { HttpRefusal, header } from './refusal';
 import { answerBatch, answerRequest } from './respond';
@@ -50,7 +51,7 @@ export async function post(
   const bv = bodyVersion(value);
   const statedInHeader = statedPerRequest(hv);
   const statedInBody = bv !== undefined && !negotiatedAtInitialize(bv);
-  const read = { value, hv, profile };
+  const read = { value, body, hv, profile };
   if (statedInHeader || statedInBody) return postPerRequest(ctx, req, res, read);
   return postInSession(ctx, req, res, read);
 }
@@ -67,9 +68,11 @@ async function bodyOf(ctx: HttpContext, req: IncomingMessage): Promise<string> {
   }
 }
 
-/** A POST's body as read, its MCP-Protocol-Version header, and the profile whose endpoint it came to. */
+/** A POST's body as read (its text, for a replica it is forwarded to), its MCP-Protocol-Version header, and
+ *  the profile whose endpoint it came to. */
 interface Posted {
   readonly value: unknown;
+  readonly body: string;
   readonly hv: string | undefined;
   readonly profile: string | undefined;
 }
@@ -79,7 +82,7 @@ async function postPerRequest(
   ctx: HttpContext,
   req: IncomingMessage,
   res: ServerResponse,
-  { value, hv, profile }: Posted,
+  { value, body, hv, profile }: Posted,
 ): Promise<void> {
   if (Array.isArray(value))
     throw new HttpRefusal(400, invalidRequest(`Invalid request: batches are not accepted in ${MODERN}`));
@@ -96,6 +99,11 @@ async function postPerRequest(
   if (bv !== undefined && bv !== hv)
     throw mismatch(`MCP-Protocol-Version header ${JSON.stringify(hv)} does not match the body's ${JSON.stringify(bv)}`);
   if (c.kind === 'request') checkRequestHeaders(req, c.msg, mismatch);
+  // A task or a round's call another replica runs: served there (docs/team.md "What needs no affinity").
+  if (c.kind === 'request' && ctx.affinity && !relayed(req)) {
+    const owner = await ctx.affinity.ownerOf(c.msg);
+    if (owner) return forward(req, res, owner, ctx.affinity.replica, { body, id: c.msg.id });
+  }
   const runner = sessionless(ctx, req, profile);
   if (c.kind === 'notification') {
     runner.notification(c.msg);

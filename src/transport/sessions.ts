@@ -36,6 +36,9 @@ export class Sessions {
   constructor(
     private readonly server: McpServer,
     private readonly settings: Settings,
+    /** In a team, this replica's id: the start of every id minted here, so any replica knows whose a
+     *  session is (docs/team.md "Sessions and forwarding"). */
+    private readonly replica?: string,
   ) {
     this.sweeper = setInterval(() => this.sweep(), sweepEvery(settings));
     this.sweeper.unref();
@@ -67,7 +70,7 @@ export class Sessions {
   /** A new session for the sessionless connection `runner` initialized; its identity becomes the
    *  session's, no longer the request's (docs/protocol.md "Client identity"). */
   mint(runner: Runner): string {
-    const id = randomUUID();
+    const id = this.replica ? `${this.replica}.${randomUUID()}` : randomUUID();
     const p = runner.conn.principal;
     runner.conn.becomeSession(p ? principalIdentity(p) : `http:${randomUUID()}`, id);
     this.table.set(id, { id, conn: runner.conn, runner, lastSeen: Date.now(), used: false });

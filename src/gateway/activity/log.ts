@@ -10,6 +10,7 @@ import type { ServerDef } from '../../config/servers';
 import type { Settings } from '../../config/settings';
 import { redactorOf } from '../../config/redact';
 import { ROTATIONS, fileOf, matchesFilter, newestFirst, prune, readActivity } from './files';
+import type { ActivityStream } from '../shared';
 import type { ActivityFeed, ActivityFilter, ActivityRecord, ActivitySink } from './record';
 import { type ArgumentsMode, inMemory, lineOf, redactedArguments, stored } from './shape';
 
@@ -43,6 +44,9 @@ export interface ActivityLogOptions {
   readonly log: (line: string) => void;
   /** `<state>/activity` and this process's writer name (files.ts); none: the feed in memory only. */
   readonly file?: { readonly dir: string; readonly writer: string };
+  /** A team's replica: the records go to the stream every replica appends to, and are read from it,
+   *  instead of a file (gateway/shared.ts; docs/team.md "Activity"). */
+  readonly shared?: ActivityStream;
 }
 
 export class ActivityLog implements ActivitySink, ActivityFeed, ActivityHistory {
@@ -114,6 +118,7 @@ export class ActivityLog implements ActivitySink, ActivityFeed, ActivityHistory 
   }
 
   async history(filter: ActivityFilter, limit: number): Promise<ActivityRecord[]> {
+    if (this.o.shared) return this.o.shared.read(filter, limit, this.oldest);
     const f = this.o.file;
     if (!f) return this.recent(filter, limit).map((r) => this.shown(r));
     await this.flushed();
@@ -185,6 +190,7 @@ export class ActivityLog implements ActivitySink, ActivityFeed, ActivityHistory 
           this.o.log(`activity: a reader failed: ${(e as Error).message}`);
         }
       }
+      if (this.o.shared) this.o.shared.append(stored(r, mode, redact) as unknown as ActivityRecord);
       if (!this.o.file) continue;
       const line = lineOf(stored(r, mode, redact), max);
       // The queue for the disk holds at most one file's worth (a quarter of activity.maxBytes).

@@ -101,7 +101,7 @@ export class Broker {
     readonly ttlMs: number = ELICIT_TTL_MS,
     /** <state>/questions: each pending question stored owner-only, removed when it settles. */
     private readonly dir: string | undefined,
-    private readonly onChange: ((event: 'asked' | 'settled', q: Question) => void) | undefined,
+    private readonly onChange: ((event: 'asked' | 'settled', q: Question, identity: string) => void) | undefined,
     /** limits.questionsPerIdentity and, for the broker as a whole, limits.inflight (docs/security.md "Bounds"). */
     private readonly limits: () => BrokerLimits,
   ) {
@@ -166,7 +166,7 @@ export class Broker {
         this.prune(q);
         clearTimeout(timer);
         signal.removeEventListener('abort', onAbort);
-        this.onChange?.('settled', q);
+        this.onChange?.('settled', q, identity);
         fn();
       };
       try {
@@ -196,7 +196,7 @@ export class Broker {
       timer.unref();
       signal.addEventListener('abort', onAbort, { once: true });
       this.store(q);
-      this.onChange?.('asked', q);
+      this.onChange?.('asked', q, identity);
     });
   }
 

@@ -41,8 +41,9 @@ export interface PinStore {
 const isPin = (p: unknown): p is Pin =>
   isObject(p) && typeof p.digest === 'string' && isObject(p.definition) && typeof p.at === 'number';
 
-/** Only well-formed entries are read: a hand-edited or torn file pins nothing it cannot read. */
-function clean(v: unknown): Record<string, ServerPins> {
+/** Only well-formed entries are read: a hand-edited or torn file pins nothing it cannot read (a team's
+ *  store reads its document so too: src/team/pins.ts). */
+export function clean(v: unknown): Record<string, ServerPins> {
   const out: Record<string, ServerPins> = {};
   if (!isObject(v) || !isObject(v.servers)) return out;
   for (const [server, sp] of Object.entries(v.servers)) {

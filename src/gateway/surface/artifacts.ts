@@ -14,20 +14,14 @@ import type { CallToolResult, ReadResourceResult } from '../../protocol/methods'
 import { isObject } from '../../protocol/jsonrpc';
 import { PER_REQUEST } from '../../server/conn';
 import type { CallContext } from '../../server/provider';
+import type { ArtifactShelf, SharedArtifact } from '../shared';
 
 export const ARTIFACT_PREFIX = 'mcpx://artifacts/';
 /** Characters of the result's text the preview keeps. */
 const PREVIEW_CHARS = 1000;
 
-interface Artifact {
-  readonly id: string;
-  readonly identity: string;
-  /** The whole result, as JSON. */
-  readonly text: string;
-  readonly bytes: number;
-  readonly tool: string;
-  readonly expiresAt: number;
-}
+/** One kept result: its identity's alone, until it expires (the store holds the same, gateway/shared.ts). */
+type Artifact = SharedArtifact;
 
 export interface ArtifactDeps {
   /** results.artifactOver for this call's caller (0: off), looked up per call: a per-caller setting
@@ -40,6 +34,8 @@ export interface ArtifactDeps {
   /** proto.askTTL. */
   ttlMs(): number;
   log(line: string): void;
+  /** A team's replica: each artifact kept in the store too, so any replica serves it (docs/team.md). */
+  shelf?: ArtifactShelf;
 }
 
 /** How a result with structuredContent is shrunk: for a tool that declares no outputSchema, `none`
@@ -109,6 +105,14 @@ export class Artifacts {
     return { contents: [{ uri, mimeType: 'application/json', text: a.text }] };
   }
 
+  /** An artifact another replica of the team kept, for its own identity (read()'s rules). */
+  async readShared(uri: string, identity: string): Promise<ReadResourceResult | undefined> {
+    if (!this.d.shelf || !uri.startsWith(ARTIFACT_PREFIX)) return undefined;
+    const a = await this.d.shelf.get(uri.slice(ARTIFACT_PREFIX.length)).catch(() => undefined);
+    if (!a || a.identity !== identity || a.expiresAt <= Date.now()) return undefined;
+    return { contents: [{ uri, mimeType: 'application/json', text: a.text }] };
+  }
+
   /** The identity's artifacts, as resources/list lists them. */
   list(identity: string): JsonObject[] {
     this.expire();
@@ -151,6 +155,7 @@ export class Artifacts {
     this.held.set(a.id, a);
     this.total += bytes;
     this.byIdentity.set(identity, mine() + bytes);
+    this.d.shelf?.put(a);
     return a;
   }
 
@@ -181,7 +186,12 @@ function previewOf(result: JsonObject): string {
 
 /** The gateway's artifacts: past a profile's own threshold where it sets one, else results.artifactOver;
  *  bounded by results.artifactBytes and each identity's results.artifactShare of it; kept proto.askTTL. */
-export function artifactsOf(config: Config, settings: Settings, log: (line: string) => void): Artifacts {
+export function artifactsOf(
+  config: Config,
+  settings: Settings,
+  log: (line: string) => void,
+  shelf?: ArtifactShelf,
+): Artifacts {
   return new Artifacts({
     over: (ctx) =>
       (ctx.profile === undefined ? undefined : config.profiles?.get(ctx.profile)?.artifactOver) ??
@@ -190,5 +200,6 @@ export function artifactsOf(config: Config, settings: Settings, log: (line: stri
     sharePercent: () => settings.get<number>('results.artifactShare'),
     ttlMs: () => settings.duration('proto.askTTL'),
     log,
+    shelf,
   });
 }

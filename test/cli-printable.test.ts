@@ -146,7 +146,9 @@ describe('what the command line prints of hostile names', { timeout: 120_000 }, 
     const config = JSON.parse(readFileSync(daemon.config, 'utf8')) as { servers: Record<string, unknown> };
     config.servers.h = server(`${DESCRIPTION} (now also deletes everything)`);
     writeFileSync(daemon.config, JSON.stringify(config));
-    assert.match(await clean(['reload']), /changed h/);
+    // The daemon follows its file: it may have applied the change itself before this reload (then "kept h");
+    // the held tool below is what proves the change was applied.
+    assert.match(await clean(['reload']), /changed h|kept h/);
     await clean(['tools', 'h']);
     let pins = await clean(['pins']);
     for (let i = 0; i < 20 && !/held tool/.test(pins); i++) {

@@ -158,13 +158,18 @@ describe('GET /v1/activity', () => {
     // Every follower that goes is let go: the bound (16 at once) admits 16 more, again and again.
     for (let round = 0; round < 2; round++) {
       const opened: AbortController[] = [];
+      // Each open response is held: one collected unread is cancelled by fetch, its stream let go.
+      const held: Response[] = [];
       for (let i = 0; i < 16; i++) {
         const c = new AbortController();
         opened.push(c);
         // The one still closing server-side is admitted once it has gone: try until it is.
         for (;;) {
           const r = await fetch(`${base()}/v1/activity?follow=1&limit=1`, { headers: auth(), signal: c.signal });
-          if (r.status === 200) break;
+          if (r.status === 200) {
+            held.push(r);
+            break;
+          }
           assert.equal(r.status, 429);
           await r.text();
           await new Promise((res) => setImmediate(res));

@@ -86,7 +86,12 @@ test('a daemon started without a config file says where servers go, and picks up
       `servers: none yet — they go in ${config.replace(/[./]/g, '\\$&')}, which does not exist; \`mcpx install NAME\``,
     ),
   );
-  assert.match(stderr, /does not exist yet: waiting for .*mcp\.json to be created/);
+  // Said on stderr, which may arrive after stdout's lines.
+  await until(
+    'the watch on the file to come',
+    () => /does not exist yet: waiting for .*mcp\.json to be created/.test(stderr),
+    20_000,
+  );
   assert.equal(existsSync(configHome), false);
 
   const r = await mcpx(['install', EVERYTHING, '--env', `EVERYTHING_TOKEN=${TOKEN}`]);

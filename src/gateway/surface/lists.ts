@@ -18,7 +18,7 @@ export class Lists {
 
   /** Each offered server with its list; a server that cannot be reached is logged and left out. */
   async all(
-    kind: 'prompts' | 'resources' | 'resourceTemplates',
+    kind: 'prompts' | 'resources' | 'resourceTemplates' | 'skills',
     ctx: CallContext,
   ): Promise<Array<[string, JsonObject[]]>> {
     const servers = this.d.profiles.of(ctx).view.servers();

@@ -17,7 +17,7 @@ import { rewriteUris, toGatewayUri } from '../catalogue/uris';
 import type { Call, ChainKind } from './call';
 import type { Catalogue } from '../catalogue/catalogue';
 import type { Skills } from '../surface/skills';
-import { verifySkillRead } from '../surface/skillFiles';
+import { verifySkillRead } from '../../upstream/skillFiles';
 import { refreshedSkill } from './skill';
 import { type Step, step } from './chain';
 

@@ -1,13 +1,13 @@
-// A skill's file checked as mcpx reads it (SEP-2640 "Integrity and verification"; docs/gateway.md
+// A skill's file checked as mcpx reads it from its server (SEP-2640 "Integrity and verification"; docs/gateway.md
 // "Skills"): its raw bytes against the size and SHA-256 the skill's entry lists, and a SKILL.md's YAML
 // frontmatter against the entry's `frontmatter`, field by field. Content that fails is not passed on: the
 // read fails naming the skill and what differs. A "dynamic" skill lists no digests and is not checked.
 import { createHash } from 'node:crypto';
 import { parse as parseYaml } from 'yaml';
-import { canonicalJson } from '../../kit/canonical';
-import { McpxError } from '../../protocol/errors';
-import { type JsonObject, isObject } from '../../protocol/jsonrpc';
-import { skillFiles, skillName } from '../../protocol/skills';
+import { canonicalJson } from '../kit/canonical';
+import { McpxError } from '../protocol/errors';
+import { type JsonObject, isObject } from '../protocol/jsonrpc';
+import { skillFiles, skillName } from '../protocol/skills';
 
 /** The raw bytes of the read's content at `uri` (text as UTF-8, a blob decoded), or undefined. */
 function bytesOf(result: JsonObject, uri: string): Buffer | undefined {

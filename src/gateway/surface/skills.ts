@@ -118,10 +118,13 @@ export class Skills {
     return withSkillUris(entry, (u) => uris.shown(server, u));
   }
 
-  /** The offered skills of `server` that list the file at `uri` (the server's own URI). */
+  /** The offered skills of `server` that list the file at `uri` (the server's own URI): that server's
+   *  listing only, so a read starts no other server. */
   async listing(server: string, uri: string, ctx: CallContext): Promise<JsonObject[]> {
-    return (await this.offered(ctx))
-      .filter((s) => s.server === server && skillFiles(s.entry).some((f) => f.uri === uri))
-      .map((s) => s.entry);
+    const { view } = this.d.profiles.of(ctx);
+    if (!view.has(server)) return [];
+    return (await this.d.lists.of('skills', server, ctx)).filter(
+      (e) => view.offersSkill(server, skillName(e)) && skillFiles(e).some((f) => f.uri === uri),
+    );
   }
 }

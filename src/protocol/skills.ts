@@ -4,6 +4,7 @@
 // resources/read. Pure data and functions: the shapes, the names, the URIs.
 import { z } from 'zod';
 import { type JsonObject, isObject } from './jsonrpc';
+import { obj } from './shapes';
 
 export const SKILLS_EXTENSION = 'io.modelcontextprotocol/skills';
 
@@ -28,8 +29,10 @@ const skillEntry = z
   })
   .passthrough();
 
+/** What mcpx requires of an upstream's answers: a listing's entries are screened one by one
+ *  (gateway/catalogue/screen.ts), so one malformed entry leaves out that skill, not the server's list. */
 export const SKILL_RESULTS = {
-  list: z.object({ skills: z.array(skillEntry), nextCursor: z.string().optional() }).passthrough(),
+  list: z.object({ skills: z.array(obj), nextCursor: z.string().optional() }).passthrough(),
   get: z.object({ skill: skillEntry }).passthrough(),
 };
 

@@ -116,8 +116,11 @@ describe('skills reach clients that declare the extension', { timeout: 120_000 }
     assert.equal(((await plain.initialize()).result!.capabilities as Json).extensions, undefined);
   });
 
-  test('aggregated: every skill qualified by its server, its files read there', async () => {
-    const { gw } = await gateway(LEGACY, false);
+  test('aggregated: every skill qualified by its server, its files read there; an entry that breaks the SEP left out alone', async () => {
+    const { gw, a } = await gateway(LEGACY, false);
+    // A folder whose name is not its frontmatter's: its URI's last segment is not the skill's name.
+    mkdirSync(join(a, 'misnamed'));
+    writeFileSync(join(a, 'misnamed', 'SKILL.md'), skillMd('other-name', 'misplaced', 'from alpha'));
     const c = await client(gw.url, MODERN);
     assert.deepEqual(uris((await c.request('skills/list')).result), [
       'skill://mcpx/a/notes/SKILL.md',
@@ -207,6 +210,8 @@ describe('profiles, permissions, pins and the activity log cover skills', { time
   for (const up of ERAS) {
     test(`a ${up} upstream: a skill whose files changed is held by the pins until accepted`, async () => {
       const { gw, b } = await gateway(up, true);
+      const told: unknown[] = [];
+      gw.g.onEvent((e) => e.type === 'pins.held' && told.push({ ...e, at: 0 }));
       const c = await client(gw.url, LEGACY);
       const shown = 'skill://mcpx/b/pdf-processing/SKILL.md';
       assert.ok(uris((await c.request('skills/list')).result).includes(shown), 'pinned at first sight');
@@ -220,6 +225,18 @@ describe('profiles, permissions, pins and the activity log cover skills', { time
         view.held.map((h) => [h.kind, h.name, h.changed]),
         [['skills', 'skill://pdf-processing/SKILL.md', ['resources']]],
       );
+      // The editor's notification and /v1/events hear of it as of a held tool.
+      assert.deepEqual(told, [
+        {
+          type: 'pins.held',
+          server: 'b',
+          tools: [],
+          prompts: [],
+          apps: [],
+          skills: ['skill://pdf-processing/SKILL.md'],
+          at: 0,
+        },
+      ]);
       assert.deepEqual(gw.g.acceptPins('b'), ['skill://pdf-processing/SKILL.md']);
       const got = await c.request('skills/get', { uri: shown });
       assert.equal(((got.result!.skill as Json).resources as Json[]).length, 3, 'the accepted skill, three files');

@@ -8,9 +8,10 @@ import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
+import { cliJs } from '../harness/gateway';
 import type { Revision } from '../harness/schema';
 import { type TestGateway, fixtureCommand, gatewayFor, killAll } from '../harness/upstreams';
-import { HttpClient, type Json } from '../harness/wire';
+import { HttpClient, type Json, StdioClient } from '../harness/wire';
 
 const root = mkdtempSync(join(tmpdir(), 'mcpx-skills-'));
 const gateways: TestGateway[] = [];
@@ -242,4 +243,46 @@ describe('profiles, permissions, pins and the activity log cover skills', { time
       assert.equal(((got.result!.skill as Json).resources as Json[]).length, 3, 'the accepted skill, three files');
     });
   }
+});
+
+describe('through the stdio shim', { timeout: 60_000 }, () => {
+  test("an agent on the shim, both eras: each server's skills listed, a shared one read at its own, a skills/get recorded", async () => {
+    const { gw } = await gateway(MODERN, true);
+    const env = { ...process.env, XDG_CONFIG_HOME: root, XDG_STATE_HOME: root, MCPX_PORT: '' };
+    const open: StdioClient[] = [];
+    try {
+      for (const rev of ERAS) {
+        const c = new StdioClient(
+          process.execPath,
+          [cliJs(), 'serve', '--transport', 'stdio', '--connect', gw.url],
+          rev,
+          HOST,
+          env,
+        );
+        open.push(c);
+        if (rev !== MODERN) {
+          const init = await c.request('initialize', {
+            protocolVersion: rev,
+            capabilities: HOST,
+            clientInfo: { name: 'agent', version: '1' },
+          });
+          assert.deepEqual(((init.result as Json).capabilities as Json).extensions, { [SKILLS]: {} });
+          c.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+        }
+        assert.deepEqual(uris((await c.request('skills/list')).result as Json), [
+          'skill://mcpx/a/pdf-processing/SKILL.md',
+          'skill://mcpx/b/pdf-processing/SKILL.md',
+          'skill://notes/SKILL.md',
+        ]);
+        const forms = await c.request('resources/read', { uri: 'skill://mcpx/a/pdf-processing/references/FORMS.md' });
+        assert.equal(text(forms.result as Json), 'forms of alpha\n');
+        assert.ok((await c.request('skills/get', { uri: 'skill://notes/SKILL.md' })).result);
+      }
+      await gw.g.activity.flushed();
+      const shimmed = gw.g.activity.recent({}).filter((r) => r.kind === 'skill' && r.client.transport === 'shim');
+      assert.equal(shimmed.length, 2);
+    } finally {
+      await Promise.all(open.map((c) => c.close()));
+    }
+  });
 });

@@ -2,7 +2,6 @@
 // pass-through server — a calling client's own declarations narrowed to those.
 import { canonicalDigest } from '../../kit/canonical';
 import { carriedExtensions } from '../../protocol/extensions';
-import { SKILLS_EXTENSION } from '../../protocol/skills';
 import type { JsonObject } from '../../protocol/jsonrpc';
 import type { CallContext } from '../../server/provider';
 import type { ExtensionSet } from '../../upstream/instances';
@@ -13,14 +12,12 @@ import type { ExtensionSet } from '../../upstream/instances';
  *  capability, else the broker, which any answerer can reach until the question's deadline; sampling with
  *  tools too (2025-11-25 client/sampling "Tools in Sampling"), which the editor answers through the
  *  language model API's tool calling (docs/questions.md "Sampling in the editor"). Spelled per revision
- *  by the edge (downgradeClientCapabilities). And the Skills extension (SEP-2640): mcpx lists, verifies
- *  and pins skills itself, so its own instances declare it (an extension set's instance declares what its
- *  clients did: docs/protocol.md "Skills"). */
+ *  by the edge (downgradeClientCapabilities). No extension: an extension set's instance declares what its
+ *  clients did (docs/protocol.md "Extensions across the gateway", "Skills"). */
 export const MCPX_CAPABILITIES: JsonObject = {
   roots: { listChanged: true },
   elicitation: { form: {}, url: {} },
   sampling: { tools: {} },
-  extensions: { [SKILLS_EXTENSION]: {} },
 };
 
 /** A client's capabilities narrowed to what mcpx itself has: never declare upstream what the client
@@ -31,7 +28,7 @@ export function narrowed(ctx: CallContext): JsonObject {
   const ext = carriedExtensions(ctx.clientCapabilities);
   if (ext) out.extensions = ext;
   for (const k of Object.keys(MCPX_CAPABILITIES)) {
-    if (!(k in ctx.clientCapabilities) || k === 'extensions') continue;
+    if (!(k in ctx.clientCapabilities)) continue;
     // roots: mcpx answers them itself (its own listChanged); elicitation and sampling: exactly what
     // the client declared (form vs url, tools, context), since the question may go to it.
     out[k] = k === 'roots' ? MCPX_CAPABILITIES[k] : ctx.clientCapabilities[k];

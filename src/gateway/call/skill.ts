@@ -13,6 +13,7 @@ import type { Catalogue } from '../catalogue/catalogue';
 import type { Pins } from '../pins/pins';
 import type { Skills } from '../surface/skills';
 import type { Call } from './call';
+import { extensionSet } from './capabilities';
 import type { Calls } from './inFlight';
 
 export interface SkillDeps {
@@ -45,10 +46,12 @@ async function asked(call: Call, d: SkillDeps): Promise<JsonObject> {
   return result.skill;
 }
 
-/** The listing fetched again for the caller, its pins applied. */
+/** The listing fetched again as the caller sees it (a pass-through server's per extension set), its pins
+ *  applied. */
 async function relist(server: string, ctx: CallContext, d: SkillDeps): Promise<void> {
   d.catalogue.invalidate(server, ['skills']);
-  await d.catalogue.list(server, 'skills', ctx.identity).catch(() => []);
+  const ext = d.passthrough.includes(server) ? extensionSet(ctx) : undefined;
+  await d.catalogue.list(server, 'skills', ctx.identity, ext).catch(() => []);
 }
 
 export async function refreshedSkill(call: Call, d: SkillDeps): Promise<JsonObject> {

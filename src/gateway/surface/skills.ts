@@ -63,11 +63,6 @@ export class Skills {
     },
   ) {}
 
-  /** Every skill the caller's endpoint offers, by server: the profile's `skills` globs applied. */
-  async offered(ctx: CallContext): Promise<SkillAt[]> {
-    return (await this.all(ctx)).filter((s) => s.offered);
-  }
-
   /** Every skill of the endpoint's servers, and whether the endpoint offers it. */
   private async all(ctx: CallContext): Promise<Array<SkillAt & { offered: boolean }>> {
     const { view } = this.d.profiles.of(ctx);
@@ -76,6 +71,8 @@ export class Skills {
     );
   }
 
+  /** The skills the endpoint offers (the profile's `skills` globs applied), their URIs as shown, and the
+   *  URIs of those it does not offer. */
   private async known(ctx: CallContext): Promise<{ skills: SkillAt[]; uris: SkillUris; hidden: Set<string> }> {
     const all = await this.all(ctx);
     const skills = all.filter((s) => s.offered);

@@ -91,6 +91,7 @@ describe('extensions reach the upstream that serves the client', () => {
         assert.deepEqual((discover.result!.capabilities as Json).extensions, {
           'io.modelcontextprotocol/tasks': {},
           [UI]: {},
+          'io.modelcontextprotocol/skills': {},
         });
       } finally {
         await gw.close();

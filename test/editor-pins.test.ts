@@ -33,6 +33,10 @@ test('the held summary counts tools and prompts and names them', () => {
     count: 3,
     text: '2 tool definitions (a, b) and 1 prompt definition (greet)',
   });
+  assert.deepEqual(heldSummary({ tools: [], prompts: [], skills: ['skill://notes/SKILL.md'] }), {
+    count: 1,
+    text: '1 skill definition (skill://notes/SKILL.md)',
+  });
 });
 
 describe('a changed tool held, reviewed and accepted in the editor', async () => {

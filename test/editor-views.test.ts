@@ -57,6 +57,24 @@ describe('the Upstreams view', () => {
         ],
         prompts: [],
         resources: 'the server is gone',
+        skills: [
+          {
+            uri: 'skill://pdf-processing/SKILL.md',
+            frontmatter: { name: 'pdf-processing', description: 'Fill PDF forms' },
+            resources: [
+              {
+                uri: 'skill://pdf-processing/SKILL.md',
+                digest: 'sha256:abababababababababababababababababababababababababababababababab',
+                size: 100,
+              },
+              {
+                uri: 'skill://pdf-processing/FORMS.md',
+                digest: 'sha256:abababababababababababababababababababababababababababababababab',
+                size: 20,
+              },
+            ],
+          },
+        ],
       },
     },
   });
@@ -99,7 +117,7 @@ describe('the Upstreams view', () => {
     const groups = await tree.getChildren(live);
     assert.deepEqual(
       groups.map((n) => item(tree.getTreeItem(n)).label),
-      ['tools', 'prompts', 'resources'],
+      ['tools', 'prompts', 'resources', 'skills'],
     );
     const tools = (await tree.getChildren(groups[0])).map((n) => item(tree.getTreeItem(n)));
     assert.deepEqual(
@@ -124,9 +142,19 @@ describe('the Upstreams view', () => {
       (await tree.getChildren(groups[2])).map((n) => item(tree.getTreeItem(n)).label),
       ['the server is gone'],
     );
+    // A skill by its name, its URI beside it; its description and files in the tooltip.
+    const skills = (await tree.getChildren(groups[3])).map((n) => item(tree.getTreeItem(n)));
+    assert.deepEqual(
+      skills.map((s) => [s.label, s.description, s.iconPath?.id, s.contextValue]),
+      [['pdf-processing', 'skill://pdf-processing/SKILL.md', 'book', 'mcpx.skills']],
+    );
+    assert.equal(
+      skills[0]!.tooltip,
+      'Fill PDF forms\n2 file(s), 120 bytes, each checked against its SHA-256 when read.',
+    );
     assert.deepEqual(
       g.calls.filter((c) => c[0] === 'serverList').map((c) => c[3]),
-      [EDITOR_IDENTITY, EDITOR_IDENTITY, EDITOR_IDENTITY],
+      [EDITOR_IDENTITY, EDITOR_IDENTITY, EDITOR_IDENTITY, EDITOR_IDENTITY],
       'listed as the editor',
     );
   });

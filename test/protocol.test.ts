@@ -44,6 +44,8 @@ describe('revision table', () => {
       'resources/read',
       'resources/templates/list',
       'server/discover',
+      'skills/get',
+      'skills/list',
       'tools/list',
     ]);
     assert.deepEqual(methodOf('tools/call')?.mcpName, { field: 'name' });

@@ -283,6 +283,13 @@ async function runSuite(name: string, o: { installVsix?: string; suite?: 'smoke'
   const dir = mkdtempSync(join(tmpdir(), 'mcpx-vsc-'));
   const ws = join(dir, 'ws');
   mkdirSync(join(ws, '.vscode'), { recursive: true });
+  // The skills `up` serves (SEP-2640; the Upstreams view lists them: test/vscode/upstreams.ts).
+  const skills = join(dir, 'skills', 'release-notes');
+  mkdirSync(skills, { recursive: true });
+  writeFileSync(
+    join(skills, 'SKILL.md'),
+    '---\nname: release-notes\ndescription: Write release notes from the changelog\n---\n\nRead CHANGELOG.md.\n',
+  );
   writeFileSync(
     join(ws, '.vscode', 'mcp.json'),
     JSON.stringify({
@@ -290,7 +297,17 @@ async function runSuite(name: string, o: { installVsix?: string; suite?: 'smoke'
         up: {
           type: 'stdio',
           command: process.execPath,
-          args: [SERVER_JS(), '--rev', '2025-11-25', '--name', 'up', '--record', join(ws, 'up.jsonl')],
+          args: [
+            SERVER_JS(),
+            '--rev',
+            '2025-11-25',
+            '--name',
+            'up',
+            '--record',
+            join(ws, 'up.jsonl'),
+            '--skills-dir',
+            join(dir, 'skills'),
+          ],
         },
       },
     }),
@@ -371,7 +388,7 @@ test('the extension in a real VS Code extension host (code-server), from the dev
   timeout: 700_000,
 }, async () => {
   const results = await runSuite('dev', {});
-  assert.equal(results.length, 43, results.join('\n'));
+  assert.equal(results.length, 44, results.join('\n'));
 });
 
 test("the packaged .vsix: under 2 MB, exactly the files a user needs, installed offline, the smoke test passes against the installed package (its 'mcpx' launcher runs the packaged CLI)", {

@@ -8,7 +8,7 @@ import { parseDuration } from './settings';
 
 const ACTIONS = ['allow', 'ask', 'deny'] as const;
 export type PermissionAction = (typeof ACTIONS)[number];
-const KINDS = ['tool', 'resource', 'prompt', 'completion'] as const;
+const KINDS = ['tool', 'resource', 'prompt', 'completion', 'skill'] as const;
 export type CallKind = (typeof KINDS)[number];
 /** Every kind of call the gate decides (docs/gateway.md "Permissions"). */
 export const CALL_KINDS: readonly CallKind[] = KINDS;

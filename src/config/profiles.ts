@@ -24,6 +24,8 @@ const serverEntry = z
   .object({
     include: globs.optional(),
     exclude: globs.optional(),
+    /** The server's skills offered, by name (globs; SEP-2640 skills); absent: all of them. */
+    skills: globs.optional(),
     rename: z.record(z.string().regex(TOOL_NAME, 'expected a tool name of A-Z a-z 0-9 _ . - (at most 64)')).optional(),
     describe: z.record(z.string().min(1)).optional(),
     prefix: z
@@ -59,6 +61,8 @@ const profile = z
 interface ProfileServer {
   readonly include?: readonly string[];
   readonly exclude?: readonly string[];
+  /** Its skills offered, by name (globs); absent: every skill it serves. */
+  readonly skills?: readonly string[];
   /** Upstream tool name -> the name the profile shows (as is: no prefix is added to it). */
   readonly rename: Readonly<Record<string, string>>;
   /** Upstream tool name -> the description the profile shows. */
@@ -163,6 +167,7 @@ export function parseProfiles(
           {
             ...(e.include ? { include: e.include } : {}),
             ...(e.exclude ? { exclude: e.exclude } : {}),
+            ...(e.skills ? { skills: e.skills } : {}),
             rename: e.rename ?? {},
             describe: e.describe ?? {},
             ...(e.prefix !== undefined ? { prefix: e.prefix } : {}),

@@ -16,6 +16,8 @@ import { VERSION } from '../config/version';
 import { CODES, ProtocolError } from '../protocol/errors';
 import { type JsonObject, isObject } from '../protocol/jsonrpc';
 import { NEWEST_FIRST, isRevision } from '../protocol/revisions';
+import { SKILLS_EXTENSION, declaresSkills, skillFiles } from '../protocol/skills';
+import { verifySkillRead } from '../upstream/skillFiles';
 import type { ClientHooks, UpstreamClient } from '../upstream/client';
 import { EraCache } from '../upstream/eras';
 import { Authorizer, type SignInPort } from '../upstream/auth/authorizer';
@@ -25,7 +27,12 @@ import { connect, toldEra } from '../upstream/probe';
 
 const CLIENT_INFO = { name: 'mcpx-conformance-client', version: VERSION };
 /** What the client can answer: everything the gateway can, spelled per revision by connect(). */
-const CAPABILITIES: JsonObject = { roots: { listChanged: true }, elicitation: { form: {} }, sampling: {} };
+const CAPABILITIES: JsonObject = {
+  roots: { listChanged: true },
+  elicitation: { form: {} },
+  sampling: {},
+  extensions: { [SKILLS_EXTENSION]: {} },
+};
 
 function log(line: string): void {
   process.stderr.write(`[mcpx-conformance-client] ${line}\n`);
@@ -118,8 +125,32 @@ function plan(tools: JsonObject[], context: JsonObject): Call[] {
   });
 }
 
-async function exercise(client: UpstreamClient, context: JsonObject): Promise<void> {
+/** Skills (SEP-2640) as a host has them: listed, and nothing of a skill read ahead of need ("Integrity and
+ *  verification"); where the scenario has the person load one (the sep-2640-client-verify-* ones), its
+ *  SKILL.md is read and checked against its entry — size, SHA-256, frontmatter (upstream/skillFiles.ts) —
+ *  and its other files are read, each checked, only once it passed. */
+async function skills(client: UpstreamClient, scenario: string): Promise<void> {
+  if (!declaresSkills(client.negotiated.capabilities)) return;
+  const listed = await client.listAll('skills/list', 'skills');
+  log(`${listed.length} skill(s): ${listed.map((s) => String(s.uri)).join(', ')}`);
+  const entry = listed[0];
+  if (!entry || !scenario.startsWith('sep-2640-client-verify')) return;
+  const read = async (uri: string) => {
+    const r = await client.request('resources/read', { uri });
+    verifySkillRead('the server', uri, [entry], r);
+  };
+  try {
+    await read(String(entry.uri));
+    for (const f of skillFiles(entry)) if (f.uri !== entry.uri) await read(f.uri);
+    log(`skill ${String(entry.uri)} loaded`);
+  } catch (e) {
+    log(`skill not loaded: ${(e as Error).message}`);
+  }
+}
+
+async function exercise(client: UpstreamClient, context: JsonObject, scenario: string): Promise<void> {
   const caps = client.negotiated.capabilities;
+  await skills(client, scenario);
   const tools = client.codec.client.listsTools(caps) ? await client.listAll('tools/list', 'tools') : [];
   log(`${tools.length} tool(s): ${tools.map((t) => String(t.name)).join(', ')}`);
   for (const call of plan(tools, context)) {
@@ -260,7 +291,7 @@ async function main(): Promise<number> {
   });
   log(`connected: ${client.era} ${client.negotiated.revision}`);
   try {
-    await exercise(client, context);
+    await exercise(client, context, scenario);
   } finally {
     await client.close();
   }

@@ -20,6 +20,7 @@ import { ActivityLog } from './activity/log';
 import { Broker } from './inbox/broker';
 import { Calls } from './call/inFlight';
 import { AppUris } from './surface/apps';
+import { Skills } from './surface/skills';
 import { MCPX_CAPABILITIES, extensionSet } from './call/capabilities';
 import { ClientSignIns } from './call/signIn';
 import { Catalogue } from './catalogue/catalogue';
@@ -73,6 +74,8 @@ export interface GatewayParts {
   /** The prompts and resources each endpoint's client sees (src/gateway/surface/). */
   readonly prompts: Prompts;
   readonly resources: Resources;
+  /** The skills each endpoint's client sees (src/gateway/surface/skills.ts; SEP-2640). */
+  readonly skills: Skills;
   /** What each endpoint offers: the default one and each profile's (src/gateway/profiles/). */
   readonly profiles: Profiles;
   /** Every call to an upstream, from every entry (src/gateway/call/). */
@@ -277,7 +280,7 @@ function listingOf(
  *  call chain every entry calls through. */
 function callingOf(
   { config, settings, opts, log }: Base,
-  d: Omit<ChainParts, 'prompts' | 'apps' | 'gate' | 'records' | 'log'> & {
+  d: Omit<ChainParts, 'prompts' | 'apps' | 'skills' | 'gate' | 'records' | 'log'> & {
     defs: Map<string, ServerDef>;
     asker: () => Approver;
   },
@@ -316,9 +319,10 @@ function callingOf(
     );
   };
   const resources = new Resources({ lists, passthrough, apps });
+  const skills = new Skills({ lists, profiles, passthrough });
   const records = opts.permissions?.activity ?? activity;
-  const entries = buildChain({ ...d, prompts, apps, gate, records, log, steps: opts.steps });
-  return { activity, secrets, gate, prompts, resources, entries };
+  const entries = buildChain({ ...d, prompts, apps, skills, gate, records, log, steps: opts.steps });
+  return { activity, secrets, gate, prompts, resources, skills, entries };
 }
 
 /** The gateway's own tools, mcpx_exec's runs among them. */

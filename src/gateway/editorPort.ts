@@ -45,7 +45,7 @@ export type {
 export type { PersonPort } from './inbox/questions';
 
 /** A list a server offers, as the server itself lists it. */
-export type ServerListKind = 'tools' | 'prompts' | 'resources';
+export type ServerListKind = 'tools' | 'prompts' | 'resources' | 'skills';
 
 export interface GatewayFacade {
   /** What it was built from: its server definitions and roots. */

@@ -10,7 +10,7 @@ export type GatewayEvent =
   | { type: 'question'; server: string; id: string; method: string; state: 'asked' | 'settled' }
   | { type: 'elicitation.complete'; server: string; elicitationId: string }
   /** Tools or prompts of a server became held by their pins (docs/gateway.md "Pins"). */
-  | { type: 'pins.held'; server: string; tools: string[]; prompts: string[]; apps: string[] };
+  | { type: 'pins.held'; server: string; tools: string[]; prompts: string[]; apps: string[]; skills?: string[] };
 
 export class EventBus {
   private readonly listeners = new Set<(e: GatewayEvent & { at: number }) => void>();

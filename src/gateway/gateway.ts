@@ -181,14 +181,12 @@ export class Gateway implements Provider, GatewayFacade {
   }
 
   // ---- tools ---------------------------------------------------------------------------------
-
   listTools(ctx: CallContext): Promise<JsonObject[]> {
     return this.surface.list(ctx);
   }
 
-  /** A list holds what an identity-scoped server lists (each identity its own instance): tools only in
-   *  pass-through (gateway mode's tools are its own), prompts and templates in either mode
-   *  (docs/protocol.md "Cache hints on lists"). */
+  /** A list holds what an identity-scoped server lists: tools only in pass-through (gateway mode's are its
+   *  own), the others in either mode (docs/protocol.md "Cache hints on lists"). */
   listsPerCaller(method: string): boolean {
     const servers = method === 'tools/list' ? this.p.passthrough : [...this.p.defs.keys()];
     return servers.some((s) => this.p.defs.get(s)?.scope === 'identity');
@@ -218,7 +216,6 @@ export class Gateway implements Provider, GatewayFacade {
   }
 
   // ---- permissions (src/gateway/permissions/; GatewayFacade) -----------------------------------
-
   /** The host's Approver (the editor's prompt); undefined: the broker again (`mcpx elicit`). */
   setApprover(approver: Approver | undefined): void {
     this.p.approver.current = approver;
@@ -236,7 +233,6 @@ export class Gateway implements Provider, GatewayFacade {
   }
 
   // ---- pins (src/gateway/pins/; GatewayFacade, /v1/pins) ------------------------------------------
-
   /** Every configured or pinned server's pins and what is held. */
   pinViews(server?: string): PinView[] {
     const { pins, defs } = this.p;
@@ -255,7 +251,7 @@ export class Gateway implements Provider, GatewayFacade {
   /** Forget a server's pins: what it lists next is pinned afresh, and every client told. */
   resetPins(server: string): boolean {
     const had = this.p.pins.reset(server);
-    this.pinsChanged(server, ['tools', 'prompts']);
+    this.pinsChanged(server, ['tools', 'prompts', 'skills']);
     return had;
   }
   /** Another replica of the team changed `server`'s pins (accepted, reset): its lists are screened again
@@ -279,8 +275,7 @@ export class Gateway implements Provider, GatewayFacade {
     if (kinds.includes('prompts')) this.changed('prompts', server);
   }
 
-  // ---- prompts, resources, completion (src/gateway/surface/, through the call chain) -------------
-
+  // ---- prompts, resources, skills, completion (src/gateway/surface/, through the call chain) -----
   listPrompts(ctx: CallContext): Promise<JsonObject[]> {
     return this.p.prompts.list(ctx);
   }
@@ -302,12 +297,18 @@ export class Gateway implements Provider, GatewayFacade {
     if (!read) throw resourceNotFound(uri);
     return read;
   }
+  /** Skills (SEP-2640; docs/gateway.md "Skills"): skills/get through the call chain. */
+  listSkills(ctx: CallContext): Promise<JsonObject[]> {
+    return this.p.skills.list(ctx);
+  }
+  getSkill(uri: string, ctx: CallContext): Promise<JsonObject> {
+    return this.p.entries.skill(uri, ctx);
+  }
   complete(params: ParamsOf<'completion/complete'>, ctx: CallContext, path?: CallPath): Promise<CompleteResult> {
     return this.p.entries.complete(params, ctx, path);
   }
 
   // ---- the editor's operations (GatewayFacade, src/gateway/editorPort.ts) ----------------------------
-
   servers(): UpstreamStatus[] {
     return this.p.pool.statuses();
   }

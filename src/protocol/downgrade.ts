@@ -3,7 +3,15 @@
 // an upstream may be passed on as the bytes it arrived as (wire/raw.ts). What needs a change is copied;
 // what needs none is returned as it is, so an unchanged upstream result keeps its bytes.
 import { type JsonObject, isObject } from './jsonrpc';
-import { type Revision, CONTENT_TYPES, META_KEYS, STRUCTURED_ANY_VALUE, hasField, inSpan } from './revisions';
+import {
+  type Revision,
+  CONTENT_TYPES,
+  LEGACY_DECLARED_EXTENSIONS,
+  META_KEYS,
+  STRUCTURED_ANY_VALUE,
+  hasField,
+  inSpan,
+} from './revisions';
 
 /** Nested positions of each shape: field -> shape of its value (`[]` marks an array). */
 const TREE: Readonly<Record<string, Readonly<Record<string, string>>>> = {
@@ -55,6 +63,18 @@ function stripMeta(meta: unknown, rev: Revision): JsonObject | undefined {
   return kept === 0 ? undefined : kept === all ? meta : out;
 }
 
+/** The extensions a revision without `extensions` is declared anyway, their own specification saying so
+ *  (the revision table's LEGACY_DECLARED_EXTENSIONS); undefined where none is. `declared`: only those the
+ *  client declared itself (its initialize capabilities' `extensions`), where given. */
+function legacyDeclared(extensions: unknown, rev: Revision, declared?: JsonObject): JsonObject | undefined {
+  if (!isObject(extensions)) return undefined;
+  const kept = Object.entries(extensions).filter(([id]) => {
+    const span = Object.hasOwn(LEGACY_DECLARED_EXTENSIONS, id) ? LEGACY_DECLARED_EXTENSIONS[id] : undefined;
+    return span !== undefined && inSpan(rev, span) && (!declared || isObject(declared[id]));
+  });
+  return kept.length ? Object.fromEntries(kept) : undefined;
+}
+
 /** `items` spelled one by one: the same array when no item changed. */
 function spellAll(shape: string, items: unknown[], rev: Revision): unknown[] {
   let out: unknown[] | undefined;
@@ -75,6 +95,8 @@ function spell(shape: string, obj: JsonObject, rev: Revision): JsonObject {
   for (const [k, v] of Object.entries(src)) {
     if (!hasField(shape, k, rev) || (shape.endsWith('Result') && !hasField('Result', k, rev))) {
       same = false;
+      const kept = shape === 'ServerCapabilities' && k === 'extensions' ? legacyDeclared(v, rev) : undefined;
+      if (kept) out[k] = kept;
       continue;
     }
     const child = TREE[shape]?.[k];
@@ -148,9 +170,15 @@ export function downgradeResult(method: string, result: JsonObject, rev: Revisio
 }
 
 /** Server capabilities spelled for `rev` (extensions only to 2026-07-28, core tasks only to 2025-11-25,
- *  completions from 2025-03-26). */
-export function downgradeCapabilities(caps: JsonObject, rev: Revision): JsonObject {
-  return spell('ServerCapabilities', caps, rev);
+ *  completions from 2025-03-26) — but an extension whose own specification declares it in a legacy
+ *  initialize (the revision table's LEGACY_DECLARED_EXTENSIONS) to a client that declared it there itself
+ *  (`declared`: its initialize capabilities), which knows the field. */
+export function downgradeCapabilities(caps: JsonObject, rev: Revision, declared?: JsonObject): JsonObject {
+  const out = spell('ServerCapabilities', caps, rev);
+  if (hasField('ServerCapabilities', 'extensions', rev) || !('extensions' in out)) return out;
+  const { extensions, ...rest } = out;
+  const kept = legacyDeclared(extensions, rev, isObject(declared?.extensions) ? declared.extensions : {});
+  return kept ? { ...rest, extensions: kept } : rest;
 }
 
 /** Client capabilities spelled for the revision of the server they are declared to (mcpx as a client). */

@@ -13,6 +13,10 @@ export const CACHE_SCOPE: Readonly<Record<string, 'public' | 'private'>> = {
   'resources/templates/list': 'public',
   'resources/list': 'private',
   'resources/read': 'private',
+  // SEP-2640: skills/list carries the list-caching attributes; skills/get is read-like (docs/protocol.md
+  // "Skills": its cache attributes, which the SEP leaves open, are given as the suite checks them).
+  'skills/list': 'public',
+  'skills/get': 'private',
 };
 
 /** A list's cacheScope: the method's own (CACHE_SCOPE), but `private` where the list depends on who asks

@@ -125,6 +125,10 @@ export const LOCAL_CODES = {
   /** A tool's arguments do not match its input schema: -32602, or — a tools/call from 2025-11-25 on — an
    *  isError result the edge makes of it (server/handlers.ts; 2025-11-25 server/tools "Error Handling"). */
   'arguments.invalid': CODES.InvalidParams,
+  /** A skill's file whose content is not what its server's listing promised (its size, its SHA-256, a
+   *  SKILL.md's frontmatter: SEP-2640 "Integrity and verification"): the upstream's failure, -32603, the
+   *  message naming the skill (docs/gateway.md "Skills"). */
+  'skills.unverified': CODES.InternalError,
   /** A resource that is not there: -32002 to legacy, -32602 to 2026-07-28 (basic/index "Error Codes"),
    *  with data.uri (docs/protocol.md "Resource not found"). */
   'resource.notFound': [CODES.ResourceNotFoundLegacy, CODES.InvalidParams],

@@ -9,6 +9,7 @@ import type { JsonObject } from './jsonrpc';
 import { RESULT, described, obj } from './shapes';
 import { OLDEST, type Revision, type Span, inSpan } from './revisions';
 import { MCP_NAME, type McpName } from './eras/names';
+import { SKILL_RESULTS, skillGetParams } from './skills';
 
 const all: Span = { since: '2024-11-05' };
 const legacyOnly: Span = { since: '2024-11-05', removedIn: '2026-07-28' };
@@ -112,6 +113,17 @@ export const METHODS = {
     idempotent: true,
   },
   'resources/templates/list': list(RESULT.listResourceTemplates),
+  // The Skills extension's methods (SEP-2640), answered in every revision: the extension declares itself
+  // through a legacy initialize as well (docs/protocol.md "Skills").
+  'skills/list': list(SKILL_RESULTS.list),
+  'skills/get': {
+    kind: 'request',
+    from: 'client',
+    span: all,
+    params: skillGetParams,
+    result: SKILL_RESULTS.get,
+    idempotent: true,
+  },
   'completion/complete': {
     kind: 'request',
     from: 'client',

@@ -94,6 +94,14 @@ export const FIELDS: Readonly<Record<string, Readonly<Record<string, Span>>>> = 
   ProgressParams: { message: from('2025-03-26') },
 };
 
+/** Extensions whose own specification has them declared in a legacy `initialize` result as well (SEP-2640
+ *  "Capability Declaration": `capabilities.extensions` of the initialize response): kept in a legacy
+ *  ServerCapabilities, which otherwise has no `extensions`, for a client that declared the extension in
+ *  its own initialize (docs/protocol.md "Skills"). */
+export const LEGACY_DECLARED_EXTENSIONS: Readonly<Record<string, Span>> = {
+  'io.modelcontextprotocol/skills': all,
+};
+
 /** Reserved `_meta` keys that only a revision's own envelope may carry. Not `subscriptionId`: it belongs
  *  to subscriptions/listen, which mcpx serves to clients of every revision (docs/protocol.md "Accept liberally"), and a legacy client
  *  with two streams on one stdio pipe needs it as much as a modern one (every revision's _meta is open). */

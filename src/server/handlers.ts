@@ -57,7 +57,7 @@ function serverCapabilities(p: Provider, profile: string | undefined): JsonObjec
 
 /** A list method: the provider's whole list, one page of it per request. The four list methods read the
  *  same params (a cursor): one handler serves any of them. */
-type ListMethod = 'tools/list' | 'prompts/list' | 'resources/list' | 'resources/templates/list';
+type ListMethod = 'tools/list' | 'prompts/list' | 'resources/list' | 'resources/templates/list' | 'skills/list';
 
 function list<M extends ListMethod>(
   key: string,
@@ -100,7 +100,7 @@ export const HANDLERS: Handlers<Exclude<ClientRequest, `tasks/${string}`>> = {
     call.conn.clientInfo = p.clientInfo;
     const result: JsonObject = {
       protocolVersion: rev,
-      capabilities: downgradeCapabilities(serverCapabilities(provider(call), call.profile), rev),
+      capabilities: downgradeCapabilities(serverCapabilities(provider(call), call.profile), rev, p.capabilities),
       serverInfo: downgradeImplementation({ ...call.services.serverInfo }, rev),
     };
     const instructions = provider(call).instructions?.();
@@ -132,6 +132,13 @@ export const HANDLERS: Handlers<Exclude<ClientRequest, `tasks/${string}`>> = {
   'prompts/list': list('prompts', (p) => p.listPrompts, 'prompts/list'),
   'resources/list': list('resources', (p) => p.listResources, 'resources/list'),
   'resources/templates/list': list('resourceTemplates', (p) => p.listResourceTemplates, 'resources/templates/list'),
+  'skills/list': list('skills', (p) => p.listSkills, 'skills/list'),
+
+  async 'skills/get'(call, p) {
+    return {
+      skill: await need(call, 'getSkill', 'skills/get').call(provider(call), p.uri, call),
+    } as ResultOf<'skills/get'>;
+  },
 
   /** The tool was looked up once, by the pipeline (call.tool). Arguments its input schema refuses are a
    *  -32602 up to 2025-06-18 and an isError result from 2025-11-25 (server/tools "Error Handling"):

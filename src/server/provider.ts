@@ -142,6 +142,10 @@ export interface Provider {
   /** Whether the list `method` answers depends on the caller (an identity's own upstream instance): its
    *  cacheScope is then `private`, never `public` (docs/protocol.md "Cache hints on lists"). */
   listsPerCaller?(method: string, ctx: CallContext): boolean;
+  /** The skills its offered servers serve (the Skills extension, SEP-2640 skills/list), as entries. */
+  listSkills?(ctx: CallContext): Promise<JsonObject[]>;
+  /** One skill's entry by its SKILL.md URI (SEP-2640 skills/get): -32602 for one it does not serve. */
+  getSkill?(uri: string, ctx: CallContext): Promise<JsonObject>;
   /** Throws the resource-not-found error (errors.resourceNotFound) for an unknown URI. */
   readResource?(uri: string, ctx: CallContext): Promise<ReadResourceResult>;
   /** The params as the method's descriptor read them (protocol/methods.ts: ref and argument checked). */

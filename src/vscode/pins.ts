@@ -28,15 +28,18 @@ export interface PinsPorts {
 }
 
 /** What was held, as one line: "2 tool definitions (a, b) and 1 prompt definition (greet)". */
-export function heldSummary(e: { tools: string[]; prompts: string[]; apps?: string[] }): {
+export function heldSummary(e: { tools: string[]; prompts: string[]; apps?: string[]; skills?: string[] }): {
   count: number;
   text: string;
 } {
   const apps = e.apps ?? [];
+  const skills = e.skills ?? [];
   const part = (names: string[], what: string) =>
     names.length ? `${names.length} ${what} definition${names.length === 1 ? '' : 's'} (${names.join(', ')})` : '';
-  const text = [part(e.tools, 'tool'), part(e.prompts, 'prompt'), part(apps, 'app')].filter(Boolean).join(' and ');
-  return { count: e.tools.length + e.prompts.length + apps.length, text };
+  const text = [part(e.tools, 'tool'), part(e.prompts, 'prompt'), part(apps, 'app'), part(skills, 'skill')]
+    .filter(Boolean)
+    .join(' and ');
+  return { count: e.tools.length + e.prompts.length + apps.length + skills.length, text };
 }
 
 /** A shared server said its tools or prompts changed: listed now, so that the gateway compares them with

@@ -312,11 +312,22 @@ interface RevState {
   tables?: MethodTables;
 }
 
-const states = new Map<Revision | typeof EXT_TASKS, RevState>();
+const states = new Map<Revision | Extension, RevState>();
 
 /** The tasks extension's own schema (test/schemas/ext-tasks): its messages travel under 2026-07-28 but the
  *  revision's schema does not define them (tasks extension "Reservations"). */
 const EXT_TASKS = 'ext-tasks';
+/** The Skills extension's results (test/schemas/ext-skills, written from SEP-2640's text: no official
+ *  schema exists): skills/list and skills/get travel in every revision, their shape per era there. */
+const EXT_SKILLS = 'ext-skills';
+type Extension = typeof EXT_TASKS | typeof EXT_SKILLS;
+const SKILLS_RESULTS: Readonly<Record<string, string>> = {
+  'skills/list': 'ListSkillsResult',
+  'skills/get': 'GetSkillResult',
+};
+/** SEP-2640 "Capability Declaration": the extension declares itself in a legacy initialize too, where the
+ *  revision's closed ServerCapabilities has no `extensions`; the harness lets exactly it through. */
+const LEGACY_DECLARED = 'io.modelcontextprotocol/skills';
 /** 2026-07-28 results the extension defines, by the method they answer. */
 const EXT_RESULTS: Readonly<Record<string, string>> = {
   'tasks/get': 'GetTaskResult',
@@ -328,15 +339,15 @@ function isRevision(rev: unknown): rev is Revision {
   return typeof rev === 'string' && (REVISIONS as readonly string[]).includes(rev);
 }
 
-function state(rev: Revision | typeof EXT_TASKS): RevState {
-  if (rev !== EXT_TASKS && !isRevision(rev))
+function state(rev: Revision | Extension): RevState {
+  if (rev !== EXT_TASKS && rev !== EXT_SKILLS && !isRevision(rev))
     throw new Error(`unknown MCP revision ${JSON.stringify(rev)}; expected one of ${REVISIONS.join(', ')}`);
   const cached = states.get(rev);
   if (cached) return cached;
   const file = join(repoRoot(), 'test', 'schemas', rev, 'schema.json');
   const raw: unknown = JSON.parse(readFileSync(file, 'utf8'));
   if (!isObject(raw)) throw new Error(`${file}: not a JSON object`);
-  const draft07 = rev !== EXT_TASKS && DRAFT07.has(rev);
+  const draft07 = isRevision(rev) && DRAFT07.has(rev);
   const defsKeyword = draft07 ? 'definitions' : '$defs';
   const rawDefs = raw[defsKeyword];
   if (!isObject(rawDefs)) throw new Error(`${file}: no ${defsKeyword}`);
@@ -583,6 +594,16 @@ function frameErrors(rev: Revision, dir: Direction, frame: unknown, answered: Me
   return singleFrameErrors(st, dir, frame, answered, '');
 }
 
+/** A legacy initialize result without the `extensions` SEP-2640 has it declare there (only that one). */
+function legacyDeclared(rev: Revision, method: string, result: unknown): unknown {
+  if (rev === '2026-07-28' || method !== 'initialize' || !isObject(result) || !isObject(result.capabilities))
+    return result;
+  const ext = result.capabilities.extensions;
+  if (!isObject(ext) || Object.keys(ext).some((k) => k !== LEGACY_DECLARED || !isObject(ext[k]))) return result;
+  const { extensions: _, ...capabilities } = result.capabilities;
+  return { ...result, capabilities };
+}
+
 function singleFrameErrors(
   st: RevState,
   dir: Direction,
@@ -626,6 +647,11 @@ function singleFrameErrors(
       out.push(`${at} cannot validate a result without the method of the request it answers (pass requestMethod)`);
       return out;
     }
+    const skills = dir === 'server' ? SKILLS_RESULTS[answered] : undefined;
+    if (skills) {
+      const def = rev === '2026-07-28' ? skills : `Legacy${skills}`;
+      return [...out, ...run(state(EXT_SKILLS), def, frame.result, `${prefix}/result`)];
+    }
     // The tasks extension's messages under 2026-07-28: checked against the extension's schema.
     if (rev === '2026-07-28' && dir === 'server') {
       const r = frame.result;
@@ -645,7 +671,7 @@ function singleFrameErrors(
       );
       return out;
     }
-    const result = frame.result;
+    const result = legacyDeclared(rev, answered, frame.result);
     let def = resultDef;
     if (isObject(result)) {
       // 2026-07-28 multi round-trip: a result with resultType "input_required" is an InputRequiredResult.

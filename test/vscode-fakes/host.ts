@@ -29,7 +29,7 @@ type Listener = (e: GatewayEvent & { at: number }) => void;
 export interface FakeGatewayOptions {
   servers?: UpstreamStatus[];
   /** A server's tools, prompts or resources; a string: listing them fails with it. */
-  lists?: Record<string, Partial<Record<'tools' | 'prompts' | 'resources', JsonObject[] | string>>>;
+  lists?: Record<string, Partial<Record<'tools' | 'prompts' | 'resources' | 'skills', JsonObject[] | string>>>;
   signIn?: Record<string, SignInState>;
   questions?: Question[];
   runs?: RunView[];
@@ -80,7 +80,11 @@ export class FakeGateway implements GatewayFacade {
     const why = this.o.failsToStart?.[server];
     if (why) throw new Error(why);
   }
-  async serverList(server: string, kind: 'tools' | 'prompts' | 'resources', identity: string): Promise<JsonObject[]> {
+  async serverList(
+    server: string,
+    kind: 'tools' | 'prompts' | 'resources' | 'skills',
+    identity: string,
+  ): Promise<JsonObject[]> {
     this.calls.push(['serverList', server, kind, identity]);
     const list = this.o.lists?.[server]?.[kind] ?? [];
     if (typeof list === 'string') throw new Error(list);

@@ -34,6 +34,7 @@ const ORDER: readonly EditorTest[] = [
   questions.elicitationInQuickPick,
   questions.dismissedAndWithdrawn,
   upstreams.upstreamsTree,
+  upstreams.upstreamsSkills,
   toolCalls.paletteCall,
   forms.webviewForm,
   sampling.sampling,

@@ -15,13 +15,28 @@ export const upstreamsTree = test('the upstreams tree shows the server with its 
   const groups = (await x.upstreams.getChildren(up)) as TreeNode[];
   assert.deepEqual(
     groups.map((g) => g.list),
-    ['tools', 'prompts', 'resources'],
+    ['tools', 'prompts', 'resources', 'skills'],
   );
   const tools = ((await x.upstreams.getChildren(groups[0])) as TreeNode[]).map((n) => String(n.item?.name));
   for (const t of ['echo', 'elicit', 'roots']) assert.ok(tools.includes(t), t);
   await vscode.commands.executeCommand('mcpx.upstreams.focus');
   drive({ shot: 'upstreams-tree' });
   await new Promise((r) => setTimeout(r, 1500));
+});
+
+export const upstreamsSkills = test("the upstreams tree lists a server's skills, each by its name", async (x) => {
+  const up = ((await x.upstreams.getChildren()) as TreeNode[]).find((n) => n.name === 'up')!;
+  const group = ((await x.upstreams.getChildren(up)) as TreeNode[]).find((g) => g.list === 'skills')!;
+  const rows = (await x.upstreams.getChildren(group)) as TreeNode[];
+  assert.deepEqual(
+    rows.map((r) => r.item?.uri),
+    ['skill://release-notes/SKILL.md'],
+  );
+  const row = await x.upstreams.getTreeItem(rows[0]!);
+  assert.equal(row.label, 'release-notes');
+  assert.equal(row.description, 'skill://release-notes/SKILL.md');
+  assert.match(String(row.tooltip), /^Write release notes from the changelog\n1 file\(s\), \d+ bytes/);
+  assert.equal((row.iconPath as vscode.ThemeIcon).id, 'book');
 });
 
 export const failedUpstream =

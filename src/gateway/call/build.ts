@@ -11,6 +11,7 @@ import type { Pins } from '../pins/pins';
 import type { Profiles } from '../profiles/profiles';
 import type { AppUris } from '../surface/apps';
 import type { Prompts } from '../surface/prompts';
+import type { Skills } from '../surface/skills';
 import { Chain, type Step } from './chain';
 import { Entries } from './entries';
 import type { Calls } from './inFlight';
@@ -30,6 +31,8 @@ export interface ChainParts {
   passthrough: readonly string[];
   prompts: Prompts;
   apps(ctx: CallContext): Promise<AppUris>;
+  /** The skills each endpoint offers (surface/skills.ts). */
+  skills: Skills;
   pins: Pins;
   gate: Gate;
   /** The guardrails of each endpoint (docs/gateway.md "Guardrails"). */

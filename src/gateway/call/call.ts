@@ -22,13 +22,14 @@ export type UriForm = 'kept' | 'rewritten';
 /** What the caller named. A tool by its server and name (mcpx_call, a script, the HTTP API, an app), or
  *  one the surface already found under the name a client sees (pass-through: `listed` set, offered);
  *  a prompt by the name a client sees; a resource (read or watched) by its URI; a completion by its
- *  ref. */
+ *  ref; a skill (skills/get) by its SKILL.md URI as a client sees it. */
 export type Named =
   | { readonly kind: 'tool'; readonly server: string; readonly tool: string }
   | { readonly kind: 'prompt'; readonly name: string }
   | { readonly kind: 'resource'; readonly uri: string }
   | { readonly kind: 'watch'; readonly uri: string; readonly deliver: (uri: string) => void }
-  | { readonly kind: 'completion'; readonly ref: JsonObject };
+  | { readonly kind: 'completion'; readonly ref: JsonObject }
+  | { readonly kind: 'skill'; readonly uri: string };
 
 /** The step that refused a call and why: answered and recorded by the `recorded` step. */
 export interface Refusal {

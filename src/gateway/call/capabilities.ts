@@ -12,7 +12,8 @@ import type { ExtensionSet } from '../../upstream/instances';
  *  capability, else the broker, which any answerer can reach until the question's deadline; sampling with
  *  tools too (2025-11-25 client/sampling "Tools in Sampling"), which the editor answers through the
  *  language model API's tool calling (docs/questions.md "Sampling in the editor"). Spelled per revision
- *  by the edge (downgradeClientCapabilities). */
+ *  by the edge (downgradeClientCapabilities). No extension: an extension set's instance declares what its
+ *  clients did (docs/protocol.md "Extensions across the gateway", "Skills"). */
 export const MCPX_CAPABILITIES: JsonObject = {
   roots: { listChanged: true },
   elicitation: { form: {}, url: {} },

@@ -70,6 +70,11 @@ export class Entries {
     return this.run(call);
   }
 
+  /** skills/get: a skill by its SKILL.md URI as the client sees it (SEP-2640). */
+  skill(uri: string, ctx: CallContext): Promise<JsonObject> {
+    return this.run(new Call({ kind: 'skill', uri }, ctx, {}, { path: 'pass-through' }));
+  }
+
   watch(uri: string, deliver: (uri: string) => void, ctx: CallContext): Promise<Watch> {
     return this.run(new Call({ kind: 'watch', uri, deliver }, ctx, {}, { path: 'pass-through' }));
   }

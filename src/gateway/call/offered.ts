@@ -17,6 +17,9 @@ import type { Pins } from '../pins/pins';
 import type { Profiles } from '../profiles/profiles';
 import { noSuchTool, offeredServer } from '../profiles/view';
 import type { Prompts } from '../surface/prompts';
+import type { Skills } from '../surface/skills';
+import { parseQualifiedSkillUri } from '../catalogue/skillUris';
+import { skillNameOf } from '../../protocol/skills';
 import { WATCH_IDENTITY } from '../inbox/subscriptions';
 import { type Located, locateResource } from '../surface/resources';
 import { normaliseUri, parseGatewayUri } from '../catalogue/uris';
@@ -34,6 +37,8 @@ export interface OfferedDeps {
   prompts: Pick<Prompts, 'find'>;
   /** The ui:// URIs the pass-through tools name (gateway/surface/apps.ts). */
   apps(ctx: CallContext): Promise<AppUris>;
+  /** The skills each endpoint offers and where their URIs are read (gateway/surface/skills.ts). */
+  skills: Pick<Skills, 'find' | 'locate'>;
 }
 
 /** Not offered to this caller: refused as an unknown tool or server (-32602). `unnamed`: what it names is
@@ -82,6 +87,16 @@ const FIND: {
     located(call, at);
   },
 
+  /** A skill the endpoint offers, by its SKILL.md URI as the client sees it: else -32602 (SEP-2640
+   *  "Retrieval via skills/get"), the same for one outside the caller's profile. */
+  async skill(call, { uri }, d) {
+    const hit = (await d.skills.find(uri, call.ctx)) ?? heldSkill(call.ctx, uri, d);
+    if (!hit) throw invalidParams(`no skill at ${JSON.stringify(uri)}`);
+    call.server = hit.server;
+    call.target = hit.uri;
+    call.listed = hit.entry;
+  },
+
   async watch(call, { uri }, d) {
     // Watched where it would be read, under the identity watches are held by.
     const { view } = d.profiles.of(call.ctx);
@@ -115,10 +130,29 @@ const FIND: {
 /** Where a URI a client reads is read: an app's ui:// URI at the server whose tools name it
  *  (gateway/surface/apps.ts), else where `locateResource` finds it among the servers the endpoint offers. */
 async function locate(ctx: CallContext, uri: string, d: OfferedDeps): Promise<Located | { reason: string }> {
+  const skill = await d.skills.locate(uri, ctx);
+  if (skill === 'hidden') return { reason: 'no skill this endpoint offers lists it' };
+  if (skill) return { ...skill, gateway: false };
   const app = uri.startsWith(UI_SCHEME) && d.passthrough.length ? (await d.apps(ctx)).locate(uri) : undefined;
   if (app) return { ...app, gateway: false };
   const { view } = d.profiles.of(ctx);
   return locateResource({ ...d, has: (s) => view.has(s) }, uri, ctx.identity, extensionSet(ctx));
+}
+
+/** A skill the listing withholds because its pin holds it (its files changed): its holder's to refuse,
+ *  where the endpoint would offer it. */
+function heldSkill(
+  ctx: CallContext,
+  uri: string,
+  d: OfferedDeps,
+): { server: string; uri: string; entry?: undefined } | undefined {
+  const { view } = d.profiles.of(ctx);
+  const q = parseQualifiedSkillUri(uri);
+  const at = (q ? [q] : d.passthrough.map((server) => ({ server, uri }))).find(
+    (c) => view.has(c.server) && d.pins.heldOf(c.server, 'skills', c.uri),
+  );
+  const name = skillNameOf(uri);
+  return at && name !== undefined && view.offersSkill(at.server, name) ? at : undefined;
 }
 
 /** The tool `server` lists now under exactly this name, its list fetched first where it is not yet known:

@@ -8,7 +8,7 @@ import type { ChainKind } from './call';
 import { type Step, step } from './chain';
 
 /** The kinds whose definitions are pinned. */
-const PINNED: Partial<Record<ChainKind, PinKind>> = { tool: 'tools', prompt: 'prompts' };
+const PINNED: Partial<Record<ChainKind, PinKind>> = { tool: 'tools', prompt: 'prompts', skill: 'skills' };
 
 export const pinned = (pins: Pick<Pins, 'heldOf' | 'stateOf' | 'message'>): Step =>
   step('pinned', (call, next) => {

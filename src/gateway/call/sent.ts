@@ -15,13 +15,20 @@ import type { Pins } from '../pins/pins';
 import type { Subscriptions, Watch } from '../inbox/subscriptions';
 import { rewriteUris, toGatewayUri } from '../catalogue/uris';
 import type { Call, ChainKind } from './call';
+import type { Catalogue } from '../catalogue/catalogue';
+import type { Skills } from '../surface/skills';
+import { verifySkillRead } from '../../upstream/skillFiles';
+import { refreshedSkill } from './skill';
 import { type Step, step } from './chain';
 
 export interface SentDeps {
   calls: Pick<Calls, 'request'>;
   pool: Pick<Pool, 'client'>;
   /** An app's content is what its pin says, or held (docs/gateway.md "Pins"). */
-  pins: Pick<Pins, 'screenApp'>;
+  pins: Pick<Pins, 'screenApp' | 'heldOf' | 'refuse' | 'heldSkillFile'>;
+  /** A skill's files checked as they are read; skills/get shown as the caller sees it. */
+  skills: Pick<Skills, 'listing' | 'show'>;
+  catalogue: Pick<Catalogue, 'invalidate' | 'list'>;
   passthrough: readonly string[];
   subscriptions: Pick<Subscriptions, 'watch'>;
 }
@@ -54,10 +61,16 @@ const SEND: { readonly [K in ChainKind]: (call: Call, d: SentDeps) => Promise<un
   async resource(call, d) {
     const { server, ctx, target } = call;
     const uri = call.named.kind === 'resource' ? call.named.uri : target;
+    // A skill's file: checked against the listing mcpx holds now (fetched first), not read while its skill
+    // is held by its pin (docs/gateway.md "Skills").
+    const skills = await d.skills.listing(server, target, ctx);
+    const held = d.pins.heldSkillFile(server, target);
+    if (held) d.pins.refuse(held);
     let result: JsonObject;
     try {
       result = await d.calls.request({ server, ctx, method: 'resources/read', params: { uri: target } });
       if (target.startsWith(UI_SCHEME)) d.pins.screenApp(server, target, result);
+      verifySkillRead(server, target, skills, result);
     } catch (e) {
       if (e instanceof UpstreamError && (e.code === CODES.ResourceNotFoundLegacy || e.code === CODES.InvalidParams))
         throw resourceNotFound(uri, `Resource not found (${server} said: ${e.message})`);
@@ -102,6 +115,8 @@ const SEND: { readonly [K in ChainKind]: (call: Call, d: SentDeps) => Promise<un
       throw e;
     }
   },
+
+  skill: (call, d) => refreshedSkill(call, d),
 
   watch(call, d): Promise<Watch> {
     if (call.named.kind !== 'watch') throw new Error('not a watch');

@@ -1,31 +1,36 @@
 // What each upstream offers, fetched lazily and kept until it says its list changed: tools, prompts,
-// resources and templates, per server.
+// resources and templates, and the skills of a server that declares the Skills extension (SEP-2640).
 import type { JsonObject } from '../../protocol/jsonrpc';
+import { declaresSkills } from '../../protocol/skills';
 import type { ExtensionSet } from '../../upstream/instances';
 import type { Pool } from '../../upstream/pool';
 
-export type ListKind = 'tools' | 'prompts' | 'resources' | 'resourceTemplates';
+export type ListKind = 'tools' | 'prompts' | 'resources' | 'resourceTemplates' | 'skills';
 
 const METHOD: Record<ListKind, string> = {
   tools: 'tools/list',
   prompts: 'prompts/list',
   resources: 'resources/list',
   resourceTemplates: 'resources/templates/list',
+  skills: 'skills/list',
 };
 
+const has = (capability: string) => (caps: JsonObject) => capability in caps;
 /** The capability a server must declare for each list. */
-const CAPABILITY: Record<ListKind, string> = {
-  tools: 'tools',
-  prompts: 'prompts',
-  resources: 'resources',
-  resourceTemplates: 'resources',
+const DECLARES: Record<ListKind, (caps: JsonObject) => boolean> = {
+  tools: has('tools'),
+  prompts: has('prompts'),
+  resources: has('resources'),
+  resourceTemplates: has('resources'),
+  skills: declaresSkills,
 };
 
 /** list_changed notification -> the lists it invalidates. */
 export const INVALIDATES: Readonly<Record<string, ListKind[]>> = {
   'notifications/tools/list_changed': ['tools'],
   'notifications/prompts/list_changed': ['prompts'],
-  'notifications/resources/list_changed': ['resources', 'resourceTemplates'],
+  // A skill's files are resources; the extension has no list_changed of its own (SEP-2640).
+  'notifications/resources/list_changed': ['resources', 'resourceTemplates', 'skills'],
 };
 
 export class Catalogue {
@@ -57,7 +62,7 @@ export class Catalogue {
     if (!p) {
       p = (async () => {
         const client = await this.pool.client(server, identity, ext);
-        if (!(CAPABILITY[kind] in client.negotiated.capabilities)) return [];
+        if (!DECLARES[kind](client.negotiated.capabilities)) return [];
         // Declared per request where the upstream reads them so (else its instance declared them).
         const clientCapabilities = ext && { ...client.defaultCapabilities, extensions: ext.extensions };
         return await this.screen(

@@ -12,6 +12,8 @@ import type { JsonObject } from '../../protocol/jsonrpc';
 import type { ListKind } from './catalogue';
 import { parseGatewayUri, toGatewayTemplate } from './uris';
 import { validUri, validUriTemplate } from '../../kit/schema';
+import { SKILL_RESULTS, skillFiles, skillNameOf } from '../../protocol/skills';
+import { isQualifiedSkillUri } from './skillUris';
 
 /** Lines logged per list fetched, at most; the rest is a count. */
 const LOGGED = 5;
@@ -53,6 +55,7 @@ function problem(
     seen.add(name);
     return undefined;
   }
+  if (kind === 'skills') return skillProblem(item, seen);
   if (kind === 'resources') {
     if (!passthrough) return undefined;
     const uri = String(item.uri);
@@ -63,6 +66,24 @@ function problem(
   return validUriTemplate(passthrough ? template : toGatewayTemplate(server, template))
     ? undefined
     : `resource template ${shown(template)} is not a URI template`;
+}
+
+/** A skill entry mcpx can relay and verify (SEP-2640 "Enumeration via skills/list"): its shape (the
+ *  digests' form included; an entry with no `resources` is invalid), one entry per URI, URIs that are
+ *  URIs, the URI's last segment its name, and none in mcpx's own qualified form (which names another
+ *  server). */
+function skillProblem(item: JsonObject, seen: Set<string>): string | undefined {
+  const uri = String(item.uri);
+  const parsed = SKILL_RESULTS.get.shape.skill.safeParse(item);
+  if (!parsed.success) return `skill ${shown(uri)} is not a skill entry (${parsed.error.issues[0]!.path.join('.')})`;
+  if (seen.has(uri)) return `skill ${shown(uri)} is listed twice`;
+  seen.add(uri);
+  const uris = [uri, ...skillFiles(item).map((f) => f.uri)];
+  const bad = uris.find((u) => !validUri(u) || parseGatewayUri(u) || isQualifiedSkillUri(u));
+  if (bad !== undefined) return `skill ${shown(uri)} names ${shown(bad)}, which is not a URI of its own`;
+  if (skillNameOf(uri) !== (item.frontmatter as JsonObject).name)
+    return `skill ${shown(uri)}: the URI's last segment is not its frontmatter name`;
+  return undefined;
 }
 
 /** A pass-through server's result is relayed as it is, its URIs included (a resource link, an embedded

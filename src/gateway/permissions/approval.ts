@@ -45,6 +45,7 @@ export const APPROVAL_VERBS: Readonly<Record<ActivityRecord['kind'], string>> = 
   resource: 'read',
   prompt: 'get the prompt',
   completion: 'complete',
+  skill: 'load the skill',
 };
 
 /** once: this call only; session: this tool for this client until the gateway stops; always: stored

@@ -45,6 +45,7 @@ const RULED: Record<ChainKind, CallKind> = {
   prompt: 'prompt',
   resource: 'resource',
   completion: 'completion',
+  skill: 'skill',
   watch: 'resource',
 };
 
@@ -223,6 +224,7 @@ const WHAT: Record<CallKind, string> = {
   prompt: 'the prompt',
   resource: 'reading',
   completion: 'completing',
+  skill: 'the skill',
 };
 
 /** The tool's app (its `_meta.ui.resourceUri` as listed), for the record. */

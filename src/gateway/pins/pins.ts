@@ -8,16 +8,18 @@
 // person accepts the new form (`mcpx pins accept`, the editor). `warn` logs and lets it through; `off`
 // pins nothing. A removed tool simply goes; its pin is kept. A tool's app is pinned with it (its
 // `_meta.ui.resourceUri`, and its `execution`), and the app's `ui://` resource by a digest of its content
-// where it has been read (`screenApp`): a changed app is held like a changed description.
-import { createHash } from 'node:crypto';
+// where it has been read (`screenApp`): a changed app is held like a changed description. A skill (SEP-2640)
+// is pinned by its URI with its frontmatter and every file's digest and size: a changed file is a changed skill.
 import { canonicalDigest, canonicalJson } from '../../kit/canonical';
 import { McpxError } from '../../protocol/errors';
 import { appResourceUri, withAppUri } from '../../protocol/extensions';
-import { type JsonObject, isObject } from '../../protocol/jsonrpc';
+import type { JsonObject } from '../../protocol/jsonrpc';
 import type { ListKind } from '../catalogue/catalogue';
 import { PIN_NOUN, type Pin, type PinKind, type PinStore } from './store';
 import { unifiedDiff } from '../../kit/diff';
 import { reviewForm } from './review';
+import { skillFiles } from '../../protocol/skills';
+import { appForm, withoutApp } from './forms';
 
 export type PinMode = 'hold' | 'warn' | 'off';
 
@@ -34,13 +36,16 @@ type ListPinKind = Exclude<PinKind, 'apps'>;
 const FIELDS: Record<ListPinKind, readonly string[]> = {
   tools: ['name', 'title', 'description', 'inputSchema', 'outputSchema', 'annotations', 'execution'],
   prompts: ['name', 'title', 'description', 'arguments'],
+  skills: ['uri', 'frontmatter', 'resources'],
 };
+/** What a list item is pinned under: a skill's URI (a name is not unique: SEP-2640 "Names"), else its name. */
+const keyOf = (kind: ListPinKind, item: JsonObject) => String(kind === 'skills' ? item.uri : item.name);
 /** Fields pinned since pins were first written: a pin without any of them is completed with them once
  *  (what it did pin is unchanged), not held (a gateway that began pinning them holds nothing it had). */
 const LATER: readonly string[] = ['execution', 'app'];
 
 /** The field whose equality means the upstream still takes what its pinned form promises. */
-const INPUT: Record<ListPinKind, string> = { tools: 'inputSchema', prompts: 'arguments' };
+const INPUT: Record<ListPinKind, string> = { tools: 'inputSchema', prompts: 'arguments', skills: 'resources' };
 
 function pinned(kind: ListPinKind, item: JsonObject): JsonObject {
   const out = Object.fromEntries(FIELDS[kind].filter((f) => item[f] !== undefined).map((f) => [f, item[f]]));
@@ -76,6 +81,8 @@ export interface PinView {
   readonly prompts: string[];
   /** The `ui://` resources pinned by their content. */
   readonly apps: string[];
+  /** The skills pinned, by their SKILL.md URIs. */
+  readonly skills?: string[];
   readonly held: Array<Pick<Held, 'kind' | 'name' | 'reason' | 'listed'> & { changed: string[] }>;
 }
 
@@ -98,10 +105,10 @@ export interface PinsDeps {
   newTools(): 'allow' | 'hold';
   log(line: string): void;
   /** Something became held on `server` (the editor's notification; GatewayEvent `pins.held`). */
-  held(server: string, names: { tools: string[]; prompts: string[]; apps: string[] }): void;
+  held(server: string, names: { tools: string[]; prompts: string[]; apps: string[]; skills?: string[] }): void;
 }
 
-const isListPinKind = (k: ListKind): k is ListPinKind => k === 'tools' || k === 'prompts';
+const isListPinKind = (k: ListKind): k is ListPinKind => k === 'tools' || k === 'prompts' || k === 'skills';
 
 export class Pins {
   /** What is held now, per server then `${kind}\0${name}`: set by each fetch of that server's list. */
@@ -126,7 +133,7 @@ export class Pins {
     };
     if (!pins) {
       // First sight: everything listed is pinned as it is.
-      this.save(server, kind, Object.fromEntries(items.map((i) => [String(i.name), pin(i)])));
+      this.save(server, kind, Object.fromEntries(items.map((i) => [keyOf(kind, i), pin(i)])));
       this.setHeld(server, kind, []);
       return items;
     }
@@ -136,7 +143,7 @@ export class Pins {
     for (const k of [...warned]) if (k.startsWith(`${kind}\u0000`)) warned.delete(k);
     const out: JsonObject[] = [];
     for (const item of items) {
-      const name = String(item.name);
+      const name = keyOf(kind, item);
       const mine = pin(item);
       const was = pins[name];
       if (was?.digest === mine.digest) {
@@ -202,6 +209,14 @@ export class Pins {
   /** The held definition a call names, if it is held. */
   heldOf(server: string, kind: PinKind, name: string): Held | undefined {
     return this.holding.get(server)?.get(`${kind}\u0000${name}`);
+  }
+
+  /** The held skill of `server` that lists the file at `uri`, as pinned or as now: a file of a held skill
+   *  is not read until the change is reviewed (docs/gateway.md "Skills"). */
+  heldSkillFile(server: string, uri: string): Held | undefined {
+    return [...(this.holding.get(server)?.values() ?? [])].find(
+      (h) => h.kind === 'skills' && [h.pinned, h.current].some((e) => e && skillFiles(e).some((f) => f.uri === uri)),
+    );
   }
 
   /** The pass-through server that holds a tool of this name, for a call no list shows. */
@@ -288,6 +303,7 @@ export class Pins {
       tools: Object.keys(p.tools ?? {}).sort(),
       prompts: Object.keys(p.prompts ?? {}).sort(),
       apps: Object.keys(p.apps ?? {}).sort(),
+      skills: Object.keys(p.skills ?? {}).sort(),
       held: this.heldAt(server).map((h) => ({
         kind: h.kind,
         name: h.name,
@@ -366,31 +382,4 @@ function pinnedForm(kind: ListPinKind, item: JsonObject, pin: JsonObject): JsonO
   const form = { ...out, ...fields };
   if (kind !== 'tools' || appResourceUri(form) === app) return form;
   return typeof app === 'string' ? withAppUri(form, () => app) : withoutApp(form);
-}
-
-/** A tool without an app: its `_meta.ui.resourceUri` (and the older `_meta["ui/resourceUri"]`) gone. */
-function withoutApp(tool: JsonObject): JsonObject {
-  if (!isObject(tool._meta)) return tool;
-  const { 'ui/resourceUri': _flat, ...meta } = tool._meta;
-  void _flat;
-  if (isObject(meta.ui)) {
-    const { resourceUri: _uri, ...ui } = meta.ui;
-    void _uri;
-    meta.ui = ui;
-  }
-  return { ...tool, _meta: meta };
-}
-
-/** What an app's read pins: its URI, each content's type and the SHA-256 of its text or blob, and size. */
-function appForm(uri: string, result: JsonObject): JsonObject {
-  const contents = (Array.isArray(result.contents) ? result.contents : []).filter(isObject).map((c) => {
-    const body = typeof c.text === 'string' ? c.text : typeof c.blob === 'string' ? c.blob : '';
-    return {
-      ...(typeof c.mimeType === 'string' ? { mimeType: c.mimeType } : {}),
-      sha256: createHash('sha256').update(body).digest('hex'),
-      bytes: Buffer.byteLength(body),
-      ...(isObject(c._meta) ? { _meta: c._meta } : {}),
-    };
-  });
-  return { uri, contents };
 }

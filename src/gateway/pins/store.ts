@@ -11,11 +11,17 @@ import { privateDir, writePrivate } from '../../config/secret';
 import { type JsonObject, isObject } from '../../protocol/jsonrpc';
 
 /** What is pinned: tools and prompts (their descriptions are read by models), and the apps tools render
- *  (a `ui://` resource's content, the editor shows it with the person's authority). */
-export type PinKind = 'tools' | 'prompts' | 'apps';
+ *  (a `ui://` resource's content, the editor shows it with the person's authority), and skills (their files'
+ *  digests: SEP-2640). */
+export type PinKind = 'tools' | 'prompts' | 'apps' | 'skills';
 
 /** Each kind as a sentence names one. */
-export const PIN_NOUN: Readonly<Record<PinKind, string>> = { tools: 'tool', prompts: 'prompt', apps: 'app' };
+export const PIN_NOUN: Readonly<Record<PinKind, string>> = {
+  tools: 'tool',
+  prompts: 'prompt',
+  apps: 'app',
+  skills: 'skill',
+};
 
 /** One pinned definition: its digest (kit/canonical.ts) and the definition itself, for the review. */
 export interface Pin {
@@ -49,7 +55,7 @@ export function clean(v: unknown): Record<string, ServerPins> {
   for (const [server, sp] of Object.entries(v.servers)) {
     if (!isObject(sp)) continue;
     const s: ServerPins = {};
-    for (const kind of ['tools', 'prompts', 'apps'] as const) {
+    for (const kind of ['tools', 'prompts', 'apps', 'skills'] as const) {
       const k = sp[kind];
       if (!isObject(k)) continue;
       s[kind] = Object.fromEntries(Object.entries(k).filter(([, p]) => isPin(p))) as Record<string, Pin>;

@@ -21,6 +21,9 @@ export interface ToolView {
   has(server: string): boolean;
   /** Whether the upstream tool `name` of `server` is offered (its server's filter and the profile's). */
   allows(server: string, name: string): boolean;
+  /** Whether the skill `name` of `server` is offered (SEP-2640 skills: the server offered, and the
+   *  profile's `skills` globs where it has them). */
+  offersSkill(server: string, name: string): boolean;
   /** The servers whose tools tools/list shows under their own (shown) names. */
   listed(): readonly string[];
   /** Whether tools/list shows this offered tool (search mode: only the pinned ones). */
@@ -43,6 +46,7 @@ export function defaultView(defs: ReadonlyMap<string, ServerDef>, passthrough: r
       const def = defs.get(server);
       return def !== undefined && toolAllowed(name, def.tools);
     },
+    offersSkill: (server) => defs.has(server),
     listed: () => passthrough,
     lists: () => true,
     shown: (server, name) => (passthrough.includes(server) ? safeName(name) : safeName(`${server}_${name}`)),
@@ -76,6 +80,10 @@ export function profileView(p: Profile, defs: ReadonlyMap<string, ServerDef>): T
       if (!e || !def || !toolAllowed(name, def.tools)) return false;
       if (e.exclude?.some((g) => globMatches(g, name))) return false;
       return !e.include || e.include.some((g) => globMatches(g, name));
+    },
+    offersSkill: (server, name) => {
+      const skills = p.servers.get(server)?.skills;
+      return has(server) && (!skills || skills.some((g) => globMatches(g, name)));
     },
     listed: () => (listsTools ? servers() : p.mode === 'search' ? [...new Set(p.pinned.map((x) => x.server))] : []),
     lists: (server, name) => listsTools || pinned.has(`${server}\u0000${name}`),

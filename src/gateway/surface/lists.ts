@@ -6,6 +6,8 @@ import { extensionSet } from '../call/capabilities';
 import type { Catalogue } from '../catalogue/catalogue';
 import type { Profiles } from '../profiles/profiles';
 
+type Kind = 'prompts' | 'resources' | 'resourceTemplates' | 'skills';
+
 export class Lists {
   constructor(
     private readonly d: {
@@ -17,22 +19,18 @@ export class Lists {
   ) {}
 
   /** Each offered server with its list; a server that cannot be reached is logged and left out. */
-  async all(
-    kind: 'prompts' | 'resources' | 'resourceTemplates',
-    ctx: CallContext,
-  ): Promise<Array<[string, JsonObject[]]>> {
+  async all(kind: Kind, ctx: CallContext): Promise<Array<[string, JsonObject[]]>> {
     const servers = this.d.profiles.of(ctx).view.servers();
-    const ext = extensionSet(ctx);
-    const lists = await Promise.all(
-      servers.map((s) =>
-        this.d.catalogue
-          .list(s, kind, ctx.identity, this.d.passthrough.includes(s) ? ext : undefined)
-          .catch((e: Error) => {
-            this.d.log(`[${s}] ${kind} unavailable: ${e.message}`);
-            return [] as JsonObject[];
-          }),
-      ),
-    );
+    const lists = await Promise.all(servers.map((s) => this.of(kind, s, ctx)));
     return servers.map((s, i) => [s, lists[i]!]);
+  }
+
+  /** One server's list as the caller sees it; empty, logged, where it cannot be had. */
+  of(kind: Kind, server: string, ctx: CallContext): Promise<JsonObject[]> {
+    const ext = this.d.passthrough.includes(server) ? extensionSet(ctx) : undefined;
+    return this.d.catalogue.list(server, kind, ctx.identity, ext).catch((e: Error) => {
+      this.d.log(`[${server}] ${kind} unavailable: ${e.message}`);
+      return [] as JsonObject[];
+    });
   }
 }

@@ -1,11 +1,12 @@
-// The Upstreams view: each server with its state, sign-in, revision and transport; its tools, prompts and
-// resources as children, a tool with the hints it gives about itself (toolTrust.ts) and Call Tool… on a
-// click. The row's context value keys the menus (package.json "menus": Restart, Stop, Sign In/Out, …).
+// The Upstreams view: each server with its state, sign-in, revision and transport; its tools, prompts,
+// resources and skills (SEP-2640) as children, a tool with the hints it gives about itself (toolTrust.ts)
+// and Call Tool… on a click, a skill by its name with its URI and files. The row's context value keys the menus (package.json "menus": Restart, Stop, Sign In/Out, …).
 import type * as vscode from 'vscode';
 import type { GatewayFacade, SignInState, UpstreamStatus } from '../../gateway/editorPort';
 import { describeSandbox } from '../../config/sandbox';
 import { system } from '../../platform';
 import type { JsonObject } from '../../protocol/jsonrpc';
+import { skillFiles, skillName } from '../../protocol/skills';
 import { EDITOR_IDENTITY } from '../editorCall';
 import { type Disposable, Emitter } from '../lifetimes';
 import type { GatewayState, Kit } from '../ports';
@@ -15,7 +16,10 @@ import { trustCues } from '../toolTrust';
 /** The mechanism a row's tooltip names (docs/platforms.md). */
 const SANDBOX_NAME = { bubblewrap: 'bubblewrap', seatbelt: 'Seatbelt', none: 'none on this system' } as const;
 
-type List = 'tools' | 'prompts' | 'resources';
+type List = 'tools' | 'prompts' | 'resources' | 'skills';
+const LISTS: readonly List[] = ['tools', 'prompts', 'resources', 'skills'];
+/** What a row is known by: a skill by its URI (its name is not unique: SEP-2640 "Names"), else its name. */
+const keyOf = (list: List, item: JsonObject) => String(list === 'skills' ? item.uri : item.name);
 export type UpstreamNode =
   | {
       kind: 'server';
@@ -107,8 +111,9 @@ export class UpstreamsTree implements vscode.TreeDataProvider<UpstreamNode>, Dis
     }
   }
 
-  /** A tool, prompt or resource; a tool with its hints, called on a click. */
+  /** A tool, prompt, resource or skill; a tool with its hints, called on a click. */
   private itemOf(server: string, list: List, item: JsonObject): vscode.TreeItem {
+    if (list === 'skills') return this.skillOf(item);
     const name = String(item.name ?? item.uri);
     const t = new this.kit.TreeItem(name, this.kit.TreeItemCollapsibleState.None);
     t.description = typeof item.title === 'string' ? item.title : undefined;
@@ -124,10 +129,27 @@ export class UpstreamsTree implements vscode.TreeDataProvider<UpstreamNode>, Dis
     return t;
   }
 
-  /** A held tool or prompt: marked, its tooltip saying how to review; Review in its context menu. */
+  /** A skill: its name, its SKILL.md URI, its description and files (as its server lists them). */
+  private skillOf(item: JsonObject): vscode.TreeItem {
+    const t = new this.kit.TreeItem(skillName(item), this.kit.TreeItemCollapsibleState.None);
+    const front = (item.frontmatter ?? {}) as JsonObject;
+    const files = skillFiles(item);
+    t.description = String(item.uri);
+    t.tooltip = [
+      typeof front.description === 'string' ? front.description : String(item.uri),
+      item.resources === 'dynamic'
+        ? 'Its files are generated (no digests to check).'
+        : `${files.length} file(s), ${files.reduce((n, f) => n + f.size, 0)} bytes, each checked against its SHA-256 when read.`,
+    ].join('\n');
+    t.iconPath = new this.kit.ThemeIcon('book');
+    t.contextValue = 'mcpx.skills';
+    return t;
+  }
+
+  /** A held tool, prompt or skill: marked, its tooltip saying how to review; Review in its context menu. */
   private heldOf(server: string, list: List, item: JsonObject, held: 'changed' | 'new'): vscode.TreeItem {
     const t = this.itemOf(server, list, item);
-    const name = String(item.name);
+    const name = keyOf(list, item);
     t.description = held === 'new' ? 'held: new since pinned' : 'held: changed since pinned';
     t.tooltip = [
       `${server}/${name} is held: ${held === 'new' ? 'a new definition' : 'its definition changed since it was pinned'}; clients are not offered the new form, and a call of it is refused.`,
@@ -147,22 +169,21 @@ export class UpstreamsTree implements vscode.TreeDataProvider<UpstreamNode>, Dis
       this.updates?.refresh(g);
       return g.servers().map((s) => serverNode(s, g.signInState(s.name), registryOf(g, s.name, this.updates)));
     }
-    if (n.kind === 'server')
-      return (['tools', 'prompts', 'resources'] as const).map((list) => ({ kind: 'group', server: n.name, list }));
+    if (n.kind === 'server') return LISTS.map((list) => ({ kind: 'group', server: n.name, list }));
     if (n.kind === 'group') {
       try {
         const items = await g.serverList(n.server, n.list, EDITOR_IDENTITY);
         const held = heldIn(g, n.server, n.list);
         // A held definition whose input changed is withheld from the list: its row is shown all the same.
-        const withheld = [...held.keys()].filter((name) => !items.some((i) => i.name === name));
-        const all = [...items, ...withheld.map((name) => ({ name }))];
+        const withheld = [...held.keys()].filter((name) => !items.some((i) => keyOf(n.list, i) === name));
+        const all = [...items, ...withheld.map((name) => ({ [n.list === 'skills' ? 'uri' : 'name']: name }))];
         return all.length
           ? all.map((item) => ({
               kind: 'item',
               server: n.server,
               list: n.list,
               item,
-              held: held.get(String(item.name)),
+              held: held.get(keyOf(n.list, item)),
             }))
           : [{ kind: 'note', text: `no ${n.list}` }];
       } catch (e) {
@@ -173,7 +194,7 @@ export class UpstreamsTree implements vscode.TreeDataProvider<UpstreamNode>, Dis
   }
 }
 
-/** The held definitions of a server's list, by name (tools and prompts have pins; resources none). */
+/** The held definitions of a server's list, by name (tools, prompts and skills have pins; resources none). */
 function heldIn(g: GatewayFacade, server: string, list: List): Map<string, 'changed' | 'new'> {
   if (list === 'resources') return new Map();
   const view = g.pinViews(server).find((v) => v.server === server);

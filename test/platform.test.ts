@@ -2,7 +2,7 @@
 // places, environment names, paths and file URIs, signals, the launcher and how another program starts
 // it, the browser command, Windows owner-only (icacls: what is run, what its answer means, what follows),
 // kill semantics (process groups on Linux and macOS, the watchdog's taskkill on Windows) and the
-// Seatbelt profile of three sandbox blocks. What runs for real on Windows is test/windows.test.ts.
+// Seatbelt profile of three sandbox blocks. What runs for real on Windows is test/e2e/windows.test.ts.
 import assert from 'node:assert/strict';
 import type { ChildProcess } from 'node:child_process';
 import { EventEmitter } from 'node:events';

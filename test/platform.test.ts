@@ -14,6 +14,7 @@ import { killGroup } from '../src/platform/posix';
 import { killWatched, taskkillArgs, taskkillPath, watchdogLaunch } from '../src/platform/watched';
 import { mountsOf } from '../src/upstream/sandbox/plan';
 import { seatbeltProfile } from '../src/upstream/sandbox/seatbelt';
+import { until } from './harness/wait';
 
 const linux = platformFor('linux');
 const darwin = platformFor('darwin');
@@ -251,7 +252,7 @@ describe('ending a process and what it started', () => {
     const sent: string[] = [];
     const c = fakeChild(42);
     const done = killGroup(c, 30, (pid, s) => void sent.push(`${pid} ${s}`));
-    await new Promise((r) => setTimeout(r, 60));
+    await until(() => sent.length === 2, { what: 'KILL after the grace', every: 5 });
     c.exit();
     await done;
     assert.deepEqual(sent, ['-42 SIGTERM', '-42 SIGKILL', '-42 SIGKILL']);

@@ -12,6 +12,7 @@ import { after, before, describe, test } from 'node:test';
 import { NEWEST_FIRST } from '../../src/protocol/revisions';
 import { cliJs } from '../harness/gateway';
 import { fixtureCommand } from '../harness/upstreams';
+import { until } from '../harness/wait';
 
 const cli = cliJs();
 const dir = mkdtempSync(join(tmpdir(), 'mcpx-cli-call-'));
@@ -135,12 +136,15 @@ describe('mcpx tools / call / read', () => {
     assert.equal(r.code, 2, r.stderr);
     assert.match(r.stderr, /did not answer resources\/read within 300 ms/);
     assert.ok(Date.now() - t0 < 4000);
-    await new Promise((res) => setTimeout(res, 100));
-    const cancelled = readFileSync(hungRecord, 'utf8')
-      .split('\n')
-      .filter(Boolean)
-      .map((l) => JSON.parse(l) as { dir: string; frame: { method?: string } })
-      .filter((l) => l.dir === 'in' && l.frame.method === 'notifications/cancelled');
+    const cancelledUpstream = () =>
+      readFileSync(hungRecord, 'utf8')
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l) as { dir: string; frame: { method?: string } })
+        .filter((l) => l.dir === 'in' && l.frame.method === 'notifications/cancelled');
+    const cancelled = await until(() => (cancelledUpstream().length >= 2 ? cancelledUpstream() : undefined), {
+      what: 'both cancellations upstream',
+    });
     assert.equal(cancelled.length, 2);
     for (const bad of ['30', 'soon', '0ms']) {
       const b = await run(['call', 'up', 'echo', '{"text":"x"}', '--timeout', bad]);

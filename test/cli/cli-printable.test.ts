@@ -8,11 +8,11 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { cliJs } from '../harness/gateway';
 import { hostile, killHostiles } from '../harness/hostile';
 import { type Daemon, startDaemon } from '../harness/paths';
 import { HttpClient, type Json } from '../harness/wire';
+import { until } from '../harness/wait';
 
 const TOOL = 'notes\u001b[8m_hidden';
 const CLIENT = 'agentE\u001b[2K\r\u001b[1A\u2026trusted-ci\u202e';
@@ -95,12 +95,13 @@ describe('what the command line prints of hostile names', { timeout: 120_000 }, 
       name: 'mcpx_call',
       arguments: { server: 'h', tool: TOOL, arguments: { note: 'x\u001b[31m\u202e' } },
     });
-    let id: string | undefined;
-    while (!id) {
-      const { questions } = (await v1('/v1/questions')) as { questions: Array<{ id: string; method: string }> };
-      id = questions.find((q) => q.method === 'mcpx/approval')?.id;
-      if (!id) await sleep(25);
-    }
+    const id = await until(
+      async () => {
+        const { questions } = (await v1('/v1/questions')) as { questions: Array<{ id: string; method: string }> };
+        return questions.find((q) => q.method === 'mcpx/approval')?.id;
+      },
+      { what: 'the approval at the broker', every: 25 },
+    );
     const listed = await clean(['elicit']);
     assert.match(listed, /agentE\\u\{1b\}\[2K\\u\{d\}\\u\{1b\}\[1A/, 'the client name shown, escaped');
     assert.match(listed, /notes\\u\{1b\}\[8m_hidden/);
@@ -151,11 +152,15 @@ describe('what the command line prints of hostile names', { timeout: 120_000 }, 
     assert.match(await clean(['reload']), /changed h|kept h/);
     await clean(['tools', 'h']);
     let pins = await clean(['pins']);
-    for (let i = 0; i < 20 && !/held tool/.test(pins); i++) {
-      await sleep(50);
-      await clean(['tools', 'h']);
-      pins = await clean(['pins']);
-    }
+    if (!/held tool/.test(pins))
+      pins = await until(
+        async () => {
+          await clean(['tools', 'h']);
+          const out = await clean(['pins']);
+          return /held tool/.test(out) ? out : undefined;
+        },
+        { what: 'the held tool in mcpx pins', every: 50 },
+      );
     assert.match(pins, /held tool notes\\u\{1b\}\[8m_hidden: changed \(description\)/);
     await clean(['pins', 'h']);
     const diff = await clean(['pins', 'diff', 'h']);

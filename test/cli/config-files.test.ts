@@ -14,9 +14,9 @@ import { jsonSyntaxError } from '../../src/config/jsonSyntax';
 import { readEnvFile } from '../../src/config/envFile';
 import { loadConfig } from '../../src/config/file';
 import { cliJs } from '../harness/gateway';
-import { until } from '../harness/hostile';
 import { fixtureCommand } from '../harness/upstreams';
 import { HttpClient, type Json } from '../harness/wire';
+import { until } from '../harness/wait';
 
 const dir = mkdtempSync(join(tmpdir(), 'mcpx-config-files-'));
 const env = { ...process.env, XDG_CONFIG_HOME: dir, XDG_STATE_HOME: dir, MCPX_PORT: '' };
@@ -105,11 +105,13 @@ describe('a named pipe where a file is read', { timeout: 60_000 }, () => {
     const pipe = join(dir, 'one', 'pipe');
     fifo(pipe);
     renameSync(pipe, config);
-    await until('the change refused', () => /the config file changed: .*named pipe \(FIFO\)/.test(d.stderr()));
+    await until(() => /the config file changed: .*named pipe \(FIFO\)/.test(d.stderr()), {
+      what: 'the change refused',
+    });
     await healthy(d);
     assert.equal(await call(), 'x', 'the running configuration is kept');
     d.child.kill('SIGHUP');
-    await until('SIGHUP refused', () => /SIGHUP: .*named pipe \(FIFO\)/.test(d.stderr()));
+    await until(() => /SIGHUP: .*named pipe \(FIFO\)/.test(d.stderr()), { what: 'SIGHUP refused' });
     await healthy(d);
     const res = await reload(d.endpoint, secret);
     assert.equal(res.status, 422);
@@ -178,7 +180,7 @@ describe('a config file that is not JSON', { timeout: 60_000 }, () => {
     symlinkSync(other, config);
     const linked = await (await reload(d.endpoint, secret)).text();
     assert.match(linked, /line 1, column 1/);
-    await until('the log says it too', () => /line 1, column 1/.test(d.stderr()));
+    await until(() => /line 1, column 1/.test(d.stderr()), { what: 'the log says it too' });
     for (const seen of [body, cli.out, linked, d.stderr()]) {
       assert.doesNotMatch(seen, /ghp_s3cret|root-secret-line/, 'the file is never quoted');
     }

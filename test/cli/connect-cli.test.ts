@@ -13,6 +13,7 @@ import type { Places } from '../../src/connect/places';
 import { shimCommand } from '../../src/connect/shim';
 import { cliJs } from '../harness/gateway';
 import { StdioClient } from '../harness/wire';
+import { until } from '../harness/wait';
 
 const cli = cliJs();
 const home = mkdtempSync(join(tmpdir(), 'mcpx-connect-cli-'));
@@ -35,7 +36,7 @@ after(async () => {
   const pid = daemonPid();
   if (pid !== undefined) {
     process.kill(pid, 'SIGTERM');
-    for (let i = 0; i < 100 && isAlive(pid); i++) await new Promise((r) => setTimeout(r, 50));
+    await until(() => !isAlive(pid), { what: 'the daemon gone', timeout: 5000, every: 50 }).catch(() => undefined);
   }
   rmSync(home, { recursive: true, force: true });
 });

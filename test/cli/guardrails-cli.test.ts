@@ -10,12 +10,12 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { cliJs } from '../harness/gateway';
 import { startDaemon } from '../harness/paths';
 import { fixtureCommand } from '../harness/upstreams';
 import { HttpClient, type Json } from '../harness/wire';
 import { MUST_NOT_LEAK, PII_TEXT, SECRETS, SECRETS_TEXT, TAINTED_DESCRIPTION } from '../fixtures/upstream/tainted';
+import { until } from '../harness/wait';
 
 const dir = mkdtempSync(join(tmpdir(), 'mcpx-guardrails-cli-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
@@ -129,11 +129,11 @@ describe('ask, headless', { timeout: 90_000 }, () => {
       await c.initialize();
       const call = () => c.request('tools/call', { name: 'leak_secrets', arguments: {} }).then((x) => x.result as Json);
       const asked = async (): Promise<string> => {
-        for (;;) {
-          const m = /^(\S+) {2}up {2}mcpx\/approval {2}(.*)$/m.exec((await elicit([])).out);
-          if (m) return m[0]!;
-          await sleep(25);
-        }
+        const m = await until(async () => /^(\S+) {2}up {2}mcpx\/approval {2}(.*)$/m.exec((await elicit([])).out), {
+          what: 'the approval listed',
+          every: 25,
+        });
+        return m[0]!;
       };
       const pending = call();
       const line = await asked();

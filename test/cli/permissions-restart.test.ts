@@ -8,11 +8,11 @@ import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { cliJs } from '../harness/gateway';
 import { type Daemon, startDaemon } from '../harness/paths';
 import { fixtureCommand } from '../harness/upstreams';
 import { HttpClient, type Json, StdioClient } from '../harness/wire';
+import { until } from '../harness/wait';
 
 const dir = mkdtempSync(join(tmpdir(), 'mcpx-perms-restart-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
@@ -56,11 +56,8 @@ async function approvals(d: Daemon): Promise<Array<{ id: string; method: string 
 }
 
 async function firstApproval(d: Daemon): Promise<string> {
-  for (;;) {
-    const [q] = await approvals(d);
-    if (q) return q.id;
-    await sleep(25);
-  }
+  const q = await until(async () => (await approvals(d))[0], { what: 'an approval', every: 25 });
+  return q.id;
 }
 
 test('"always" survives a restart of the daemon, and `mcpx permissions revoke` ends it', {

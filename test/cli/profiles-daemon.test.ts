@@ -12,6 +12,7 @@ import { cliJs } from '../harness/gateway';
 import { type Daemon, startDaemon } from '../harness/paths';
 import { killAll } from '../harness/upstreams';
 import { HttpClient, type Json, StdioClient } from '../harness/wire';
+import { until } from '../harness/wait';
 
 after(() => killAll());
 
@@ -196,14 +197,17 @@ describe('profiles through mcpx daemon, mcpx profiles and the shim', () => {
     writeFileSync(d.config, JSON.stringify(file));
     const r = await mcpx(['reload'], d.env);
     assert.equal(r.code, 0, r.stderr);
-    const deadline = Date.now() + 5000;
-    while (!c.frames.some((f) => f.method === 'notifications/tools/list_changed') && Date.now() < deadline)
-      await new Promise((res) => setTimeout(res, 20));
+    await until(() => c.frames.some((f) => f.method === 'notifications/tools/list_changed'), {
+      what: 'tools/list_changed',
+      timeout: 5000,
+    });
     assert.ok(c.frames.some((f) => f.method === 'notifications/tools/list_changed'));
     assert.deepEqual(names(await c.request('tools/list')), ['add', 'echo']);
     // agg's client hears its prompts may have changed, never of tools it does not list.
-    while (!agg.frames.some((f) => f.method === 'notifications/prompts/list_changed') && Date.now() < deadline)
-      await new Promise((res) => setTimeout(res, 20));
+    await until(() => agg.frames.some((f) => f.method === 'notifications/prompts/list_changed'), {
+      what: 'prompts/list_changed',
+      timeout: 5000,
+    });
     assert.ok(agg.frames.some((f) => f.method === 'notifications/prompts/list_changed'));
     assert.ok(!agg.frames.some((f) => f.method === 'notifications/tools/list_changed'));
   });

@@ -15,7 +15,7 @@ import { RUGGED, ruggedBundle, ruggedServer } from '../fixtures/registry/bundle'
 import { EVERYTHING, EVERYTHING_VERSION, held, registryEntries } from '../fixtures/registry/entries';
 import { type LocalRegistry, startRegistry } from '../fixtures/registry/server';
 import { cliJs } from '../harness/gateway';
-import { until } from '../harness/hostile';
+import { until } from '../harness/wait';
 
 const cli = cliJs();
 const dir = mkdtempSync(join(tmpdir(), 'mcpx-registry-daemon-'));
@@ -45,7 +45,7 @@ before(async () => {
   daemon.stderr!.on('data', (d) => (stderr += d));
   const lines = createInterface({ input: daemon.stdout! });
   lines.on('line', (l) => (stdout += `${l}\n`));
-  await until('the daemon listening', () => /mcpx listening on (\S+)/.exec(stdout)?.[1], 20_000);
+  await until(() => /mcpx listening on (\S+)/.exec(stdout)?.[1], { what: 'the daemon listening', timeout: 20_000 });
   endpoint = /mcpx listening on (\S+)/.exec(stdout)![1]!;
 });
 
@@ -121,11 +121,10 @@ test('a daemon started without a config file says where servers go, and picks up
   assert.equal(lock.packages['node_modules/@modelcontextprotocol/server-everything']!.version, EVERYTHING_VERSION);
   assert.match(lock.packages['node_modules/@modelcontextprotocol/server-everything']!.integrity, /^sha512-/);
 
-  await until(
-    'the daemon picked the new file up',
-    () => stderr.includes('the config file changed: added server-everything'),
-    20_000,
-  );
+  await until(() => stderr.includes('the config file changed: added server-everything'), {
+    what: 'the daemon picked the new file up',
+    timeout: 20_000,
+  });
 });
 
 test("the installed server's tools are listed and called through mcpx, sandboxed; its secret reaches its environment and no file under the config directory", async () => {
@@ -166,7 +165,7 @@ test('an mcpb bundle installed, found outdated, updated with the server.json dif
   const r = await mcpx(['install', RUGGED]);
   assert.equal(r.code, 0, r.stderr);
   assert.match(r.stdout, /rugged: io\.github\.mcpx-tests\/rugged@1\.0\.0: mcpb http:.*#sha256=[0-9a-f]{64}, sandboxed/);
-  await until('the daemon added rugged', () => stderr.includes('added rugged'), 20_000);
+  await until(() => stderr.includes('added rugged'), { what: 'the daemon added rugged', timeout: 20_000 });
   const first = await mcpx(['call', 'rugged', 'rug', '{"text":"hi"}', '--text', '--connect', endpoint]);
   assert.equal(first.stdout.trim(), 'rug 1.0.0: hi', first.stderr);
   assert.match((await mcpx(['registry', 'outdated'])).stdout, /every installed server is at its latest version/);
@@ -182,7 +181,7 @@ test('an mcpb bundle installed, found outdated, updated with the server.json dif
   assert.match(u.stdout, /--- server\.json 1\.0\.0\n\+\+\+ server\.json 1\.1\.0\n/);
   assert.match(u.stdout, /-\s+"version": "1\.0\.0"\n\+\s+"version": "1\.1\.0"/);
   assert.ok(!existsSync(join(state, 'servers', 'rugged', '1.0.0')), 'the old version removed');
-  await until('the daemon changed rugged', () => stderr.includes('changed rugged'), 20_000);
+  await until(() => stderr.includes('changed rugged'), { what: 'the daemon changed rugged', timeout: 20_000 });
   const held2 = await mcpx(['call', 'rugged', 'rug', '{"text":"hi"}', '--text', '--connect', endpoint]);
   assert.notEqual(held2.code, 0, 'a call of the changed tool is refused');
   assert.match(held2.stdout + held2.stderr, /held|pins accept/i);
@@ -191,5 +190,5 @@ test('an mcpb bundle installed, found outdated, updated with the server.json dif
   const un = await mcpx(['uninstall', 'rugged']);
   assert.equal(un.code, 0, un.stderr);
   assert.ok(!existsSync(join(state, 'servers', 'rugged')));
-  await until('the daemon removed rugged', () => stderr.includes('removed rugged'), 20_000);
+  await until(() => stderr.includes('removed rugged'), { what: 'the daemon removed rugged', timeout: 20_000 });
 });

@@ -9,9 +9,9 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { after, test } from 'node:test';
 import { cliJs } from '../harness/gateway';
-import { until } from '../harness/hostile';
 import { fixtureCommand } from '../harness/upstreams';
 import { CLIENT_INFO, HttpClient, type Json, StdioClient } from '../harness/wire';
+import { until } from '../harness/wait';
 
 const cli = cliJs();
 const dir = mkdtempSync(join(tmpdir(), 'mcpx-reload-daemon-'));
@@ -97,22 +97,24 @@ test('an edit on disk, SIGHUP and mcpx reload apply the config in place; an inva
 
   // An edit on disk, saved by rename.
   save({ servers: { a: A, b: B } });
-  await until('the edit applied', () =>
-    stderr.includes('the config file changed: added b; removed none; changed none; kept a'),
-  );
+  await until(() => stderr.includes('the config file changed: added b; removed none; changed none; kept a'), {
+    what: 'the edit applied',
+  });
   assert.equal(text((await call('b', 'two')).result), 'two', 'the same session reaches the added server');
-  await until('the stdio client told prompts/list_changed', () => shimChanges() === 1);
+  await until(() => shimChanges() === 1, { what: 'the stdio client told prompts/list_changed' });
   assert.equal(await shimCall('b', 'shim b'), 'shim b');
 
   // SIGHUP: read again; nothing changed.
   child.kill('SIGHUP');
-  await until('SIGHUP applied', () => stderr.includes('SIGHUP: added none; removed none; changed none; kept a, b'));
+  await until(() => stderr.includes('SIGHUP: added none; removed none; changed none; kept a, b'), {
+    what: 'SIGHUP applied',
+  });
 
   // An invalid edit: the problem named, the old servers kept.
   save({ servers: { a: A, b: B, c: { type: 'stdio' } } });
-  await until('the invalid edit refused', () =>
-    /the config file changed: the configuration .* was not applied/.test(stderr),
-  );
+  await until(() => /the config file changed: the configuration .* was not applied/.test(stderr), {
+    what: 'the invalid edit refused',
+  });
   assert.match(stderr, /servers\.c/);
   assert.equal(text((await call('b', 'three')).result), 'three', 'b still runs');
   const refused = await run(['reload']);
@@ -122,16 +124,16 @@ test('an edit on disk, SIGHUP and mcpx reload apply the config in place; an inva
 
   // A setting with a bad value is refused the same way, naming the setting.
   save({ servers: { a: A, b: B }, settings: { 'pool.callTimeout': 'soon' } });
-  await until('the bad setting refused', () => /the config file changed: .*pool\.callTimeout/.test(stderr));
+  await until(() => /the config file changed: .*pool\.callTimeout/.test(stderr), { what: 'the bad setting refused' });
   // /v1/reload only with the endpoint secret, like all of /v1.
   const bare = endpoint.replace(/\/mcp\/[^/]+$/, '/v1/reload');
   assert.equal((await fetch(bare, { method: 'POST' })).status, 401);
 
   // Fixed, with b removed: the watcher applies it; `mcpx reload` says what it finds then.
   save({ servers: { a: A }, settings: { 'pool.callTimeout': '40s' } });
-  await until('the fix applied', () =>
-    stderr.includes('the config file changed: added none; removed b; changed none; kept a'),
-  );
+  await until(() => stderr.includes('the config file changed: added none; removed b; changed none; kept a'), {
+    what: 'the fix applied',
+  });
   const ok = await run(['reload']);
   assert.equal(ok.code, 0, ok.stderr);
   assert.equal(ok.stdout, 'added none\nremoved none\nchanged none\nkept a\n');
@@ -139,7 +141,7 @@ test('an edit on disk, SIGHUP and mcpx reload apply the config in place; an inva
   assert.match(String(gone.error?.message), /no server named "b"/);
 
   assert.equal(text((await call('a', 'five')).result), 'five', 'the same session, all along');
-  await until('the stdio client told of the removal', () => shimChanges() === 2);
+  await until(() => shimChanges() === 2, { what: 'the stdio client told of the removal' });
   assert.equal(await shimCall('a', 'shim after'), 'shim after', 'the shim kept its session');
   shim.child.stdin.end();
   await shim.exited;

@@ -12,6 +12,7 @@ import { after, test } from 'node:test';
 import { repoRoot } from '../harness/gateway';
 import { alive } from '../harness/process';
 import { HttpClient } from '../harness/wire';
+import { until } from '../harness/wait';
 
 const dir = mkdtempSync(join(tmpdir(), 'mcpx-exec-reaper-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
@@ -54,14 +55,15 @@ test('SIGKILL the daemon while a script loops forever: the script process is gon
   const url = /listening on (\S+)/.exec(line)![1]!;
   const c = new HttpClient(url, '2026-07-28');
   void c.request('tools/call', { name: 'mcpx_exec', arguments: { script: 'for (;;) {}' } }).catch(() => undefined);
-  let mine: number[] = [];
-  for (let i = 0; i < 200 && mine.length === 0; i++) {
-    mine = execChildrenOf(daemon.pid!).filter(alive);
-    if (!mine.length) await new Promise((r) => setTimeout(r, 25));
-  }
+  const mine = await until(
+    () => {
+      const now = execChildrenOf(daemon.pid!).filter(alive);
+      return now.length ? now : undefined;
+    },
+    { what: 'the script process', every: 25 },
+  );
   assert.equal(mine.length, 1, 'the script runs in its own process');
   daemon.kill('SIGKILL');
-  const deadline = Date.now() + 5000;
-  while (mine.some(alive) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+  await until(() => !mine.some(alive), { what: 'the script process gone', timeout: 5000, every: 50 });
   assert.deepEqual(mine.filter(alive), [], 'the script process did not survive the gateway');
 });

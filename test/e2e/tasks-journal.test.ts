@@ -16,6 +16,7 @@ import { after, before, describe, test } from 'node:test';
 import { cliJs, repoRoot } from '../harness/gateway';
 import { fixtureCommand } from '../harness/upstreams';
 import { HttpClient, type Json } from '../harness/wire';
+import { until } from '../harness/wait';
 
 const EXT = { extensions: { 'io.modelcontextprotocol/tasks': {} } };
 const cli = cliJs();
@@ -68,17 +69,16 @@ async function stop(d: Daemon | undefined, signal: NodeJS.Signals): Promise<void
   await exited;
 }
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const text = (r: Json | undefined) => ((r?.content as Json[] | undefined)?.[0]?.text as string | undefined) ?? '';
 const terminal = (t: Json) => ['completed', 'failed', 'cancelled'].includes(String(t.status));
-async function pollUntil(get: () => Promise<Json>, done: (t: Json) => boolean): Promise<Json> {
-  const until = Date.now() + 15_000;
-  for (;;) {
-    const t = await get();
-    if (done(t)) return t;
-    if (Date.now() > until) throw new Error(`still ${String(t.status)} after 15 s`);
-    await sleep(100);
-  }
+function pollUntil(get: () => Promise<Json>, done: (t: Json) => boolean): Promise<Json> {
+  return until(
+    async () => {
+      const t = await get();
+      return done(t) ? t : undefined;
+    },
+    { what: 'the task to reach the state asked for', timeout: 15_000, every: 100 },
+  );
 }
 
 const modern = (url: string, caps: Json = { elicitation: {}, ...EXT }) =>

@@ -20,12 +20,12 @@ import { cliJs } from '../harness/gateway';
 import { type RedisServer, startRedis } from '../harness/redis';
 import { startHttpFixture } from '../harness/upstreams';
 import { HttpClient, type Json } from '../harness/wire';
+import { until } from '../harness/wait';
 
 const EXT = { extensions: { 'io.modelcontextprotocol/tasks': {} } };
 const KEY = 'team-test-key-0123456789abcdefghijklmnop';
 const root = mkdtempSync(join(tmpdir(), 'mcpx-team-'));
 const config = join(root, 'mcp.json');
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 interface Replica {
   name: string;
@@ -92,16 +92,6 @@ const mark = () => lb.served.length;
 const servedSince = (from: number, rpc?: string) =>
   lb.served.slice(from).filter((s) => rpc === undefined || s.rpc === rpc);
 
-async function until<T>(what: string, f: () => Promise<T | undefined>, ms = 15_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await f();
-    if (v !== undefined) return v;
-    if (Date.now() > end) throw new Error(`not within ${ms} ms: ${what}`);
-    await sleep(50);
-  }
-}
-
 before(
   async () => {
     redis = await startRedis();
@@ -164,10 +154,13 @@ describe('two replicas on one Redis, behind a round-robin balancer', { timeout: 
           { meta: alice, headers: { 'Mcp-Name': String(created.taskId) } },
         )
       ).result!;
-    const done = await until('completed', async () => {
-      const t = await get();
-      return t.status === 'completed' ? t : undefined;
-    });
+    const done = await until(
+      async () => {
+        const t = await get();
+        return t.status === 'completed' ? t : undefined;
+      },
+      { what: 'completed' },
+    );
     assert.equal(text(done.result as Json), 'slept 1500ms');
     // Collected through both: the one that did not start it relayed it, the same answer on each.
     const again = [await get(), await get()];
@@ -206,13 +199,18 @@ describe('two replicas on one Redis, behind a round-robin balancer', { timeout: 
     const c = modern({});
     const from = mark();
     const pending = c.request('tools/call', { name: 'add', arguments: { a: 2, b: 3 } });
-    const asker = await until('the call reached a replica', async () => servedSince(from, 'tools/call')[0]?.backend);
+    const asker = await until(async () => servedSince(from, 'tools/call')[0]?.backend, {
+      what: 'the call reached a replica',
+    });
     const other = asker === 'A' ? B : A;
     // The other replica lists it (from the store) and takes the answer, relaying it to the asker.
-    const q = await until('the approval is listed by the other replica', async () => {
-      const list = (await v1(other.base, '/v1/questions')).body.questions as Json[];
-      return list.find((x) => x.method === 'mcpx/approval');
-    });
+    const q = await until(
+      async () => {
+        const list = (await v1(other.base, '/v1/questions')).body.questions as Json[];
+        return list.find((x) => x.method === 'mcpx/approval');
+      },
+      { what: 'the approval is listed by the other replica' },
+    );
     const answered = await v1(other.base, `/v1/questions/${String(q.id)}`, {
       method: 'POST',
       headers: { 'Content-Type': 'application/json' },
@@ -222,8 +220,9 @@ describe('two replicas on one Redis, behind a round-robin balancer', { timeout: 
     const r = (await pending).result!;
     assert.equal(text(r), JSON.stringify({ sum: 5 }));
     // Settled: gone from every replica's list.
-    await until('gone from the store', async () =>
-      ((await v1(other.base, '/v1/questions')).body.questions as Json[]).length === 0 ? true : undefined,
+    await until(
+      async () => (((await v1(other.base, '/v1/questions')).body.questions as Json[]).length === 0 ? true : undefined),
+      { what: 'gone from the store' },
     );
     // "always" is a grant in force on both replicas: neither asks again.
     for (const r of [A, B]) {
@@ -243,10 +242,13 @@ describe('two replicas on one Redis, behind a round-robin balancer', { timeout: 
     assert.equal(text((await onB.request('tools/call', { name: 'rug', arguments: { text: 'x' } })).result), 'x');
     assert.equal(text((await onA.request('tools/call', { name: 'pull', arguments: {} })).result), 'pulled');
     const heldOn = async (c: HttpClient) =>
-      until('held', async () => {
-        const r = (await c.request('tools/call', { name: 'rug', arguments: { text: 'y' } })).result!;
-        return r.isError === true && /mcpx holds the tool "rug"/.test(text(r)) ? r : undefined;
-      });
+      until(
+        async () => {
+          const r = (await c.request('tools/call', { name: 'rug', arguments: { text: 'y' } })).result!;
+          return r.isError === true && /mcpx holds the tool "rug"/.test(text(r)) ? r : undefined;
+        },
+        { what: 'held' },
+      );
     await heldOn(onA);
     await heldOn(onB);
     const accepted = await v1(A.base, '/v1/pins/up/accept', {
@@ -256,10 +258,13 @@ describe('two replicas on one Redis, behind a round-robin balancer', { timeout: 
     });
     assert.equal(accepted.status, 200, JSON.stringify(accepted.body));
     // Accepted once, in force on B: its call goes through.
-    const through = await until('B lets rug through', async () => {
-      const r = (await onB.request('tools/call', { name: 'rug', arguments: { text: 'z' } })).result!;
-      return r.isError ? undefined : r;
-    });
+    const through = await until(
+      async () => {
+        const r = (await onB.request('tools/call', { name: 'rug', arguments: { text: 'z' } })).result!;
+        return r.isError ? undefined : r;
+      },
+      { what: 'B lets rug through' },
+    );
     assert.equal(text(through), 'z');
     const views = (await v1(B.base, '/v1/pins/up')).body;
     assert.equal(JSON.stringify(views).includes('"held":[]'), true, JSON.stringify(views));
@@ -269,10 +274,13 @@ describe('two replicas on one Redis, behind a round-robin balancer', { timeout: 
     const onA = new HttpClient(A.endpoint, '2026-07-28', { capabilities: {} });
     const zoe = { 'dev.mcpx/session': 'zoe-activity' };
     await onA.request('tools/call', { name: 'echo', arguments: { text: 'on A' } }, { meta: zoe });
-    const rec = await until('in B’s activity', async () => {
-      const r = (await v1(B.base, '/v1/activity?client=client:zoe-activity')).body.records as Json[];
-      return r.find((x) => x.target === 'echo');
-    });
+    const rec = await until(
+      async () => {
+        const r = (await v1(B.base, '/v1/activity?client=client:zoe-activity')).body.records as Json[];
+        return r.find((x) => x.target === 'echo');
+      },
+      { what: 'in B’s activity' },
+    );
     assert.equal(rec.server, 'up');
     assert.equal((rec.outcome as Json).status, 'ok');
   });
@@ -298,10 +306,14 @@ describe('two replicas on one Redis, behind a round-robin balancer', { timeout: 
 
   test('Redis restarted: each replica is not ready while it is away, then both serve again', async () => {
     await redis.stop();
-    await until('B not ready', async () => ((await fetch(`${B.base}/ready`)).status === 503 ? true : undefined));
+    await until(async () => ((await fetch(`${B.base}/ready`)).status === 503 ? true : undefined), {
+      what: 'B not ready',
+    });
     await redis.restart();
     for (const r of [A, B])
-      await until(`${r.name} ready`, async () => ((await fetch(`${r.base}/ready`)).status === 200 ? true : undefined));
+      await until(async () => ((await fetch(`${r.base}/ready`)).status === 200 ? true : undefined), {
+        what: `${r.name} ready`,
+      });
     // Subscriptions and announcements are back: a round across the two replicas works again.
     const c = modern({ elicitation: {} });
     const asked = (await c.request('tools/call', { name: 'elicit', arguments: { text: 'again?' } })).result!;
@@ -329,14 +341,17 @@ describe('two replicas on one Redis, behind a round-robin balancer', { timeout: 
     await stop(A, 'SIGKILL');
     // Through the balancer (now B alone): 503 while A may still be alive to the store, then failed.
     const viaB = new HttpClient(B.endpoint, '2026-07-28', { capabilities: EXT });
-    const failed = await until('failed', async () => {
-      const ex = await viaB.request(
-        'tasks/get',
-        { taskId: created.taskId },
-        { meta: bob, headers: { 'Mcp-Name': String(created.taskId) } },
-      );
-      return ex.result?.status === 'failed' ? ex.result : undefined;
-    });
+    const failed = await until(
+      async () => {
+        const ex = await viaB.request(
+          'tasks/get',
+          { taskId: created.taskId },
+          { meta: bob, headers: { 'Mcp-Name': String(created.taskId) } },
+        );
+        return ex.result?.status === 'failed' ? ex.result : undefined;
+      },
+      { what: 'failed' },
+    );
     assert.match(String(failed.statusMessage), new RegExp(`replica ${A.id} that ran this call stopped`));
     // A's legacy session, through B: 404, initialize again.
     const stale = new HttpClient(B.endpoint, '2025-11-25');

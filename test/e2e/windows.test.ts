@@ -20,6 +20,7 @@ import { platformFor } from '../../src/platform';
 import { repoRoot } from '../harness/gateway';
 import { assertServerFrame } from '../harness/schema';
 import { HttpClient, type Json } from '../harness/wire';
+import { until } from '../harness/wait';
 
 const root = repoRoot();
 const setup = spawnSync('bash', [join(root, 'scripts', 'windows', 'setup.sh')], { encoding: 'utf8' });
@@ -30,7 +31,6 @@ const skip =
 
 /** A Linux path as Wine's Windows processes see it (the Linux file system is drive Z:). */
 const win = (p: string) => `Z:${p.replaceAll('/', '\\')}`;
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const text = (r: Json | undefined) =>
   ((r?.content as Array<{ text?: string }> | undefined) ?? []).map((b) => b.text ?? '').join('');
 
@@ -134,10 +134,11 @@ describe('the Windows leg: mcpx under Node for Windows (Wine)', { skip }, () => 
       stdio: ['ignore', fds[0]!, fds[1]!],
     });
     fds.forEach(closeSync);
-    for (let i = 0; i < 1200 && !url; i++) {
-      url = /mcpx listening on (\S+)/.exec(readFileSync(out, 'utf8'))?.[1] ?? '';
-      if (!url) await sleep(50);
-    }
+    url = await until(() => /mcpx listening on (\S+)/.exec(readFileSync(out, 'utf8'))?.[1], {
+      what: 'the Windows daemon listening',
+      timeout: 60_000,
+      every: 50,
+    });
     assert.ok(url, `the Windows daemon did not listen: ${readFileSync(join(dir, 'daemon.err'), 'utf8')}`);
   });
 
@@ -251,11 +252,13 @@ describe('the Windows leg: mcpx under Node for Windows (Wine)', { skip }, () => 
   test('the daemon killed hard (taskkill /F) leaves no upstream, watchdog or script running', async () => {
     const c = new HttpClient(url, '2026-07-28');
     void c.request('tools/call', { name: 'mcpx_exec', arguments: { script: 'for (;;) {}' } }).catch(() => undefined);
-    let running: string[] = [];
-    for (let i = 0; i < 200 && !running.some((l) => l.includes('exec-child.js')); i++) {
-      running = leftovers();
-      await sleep(50);
-    }
+    const running = await until(
+      () => {
+        const now = leftovers();
+        return now.some((l) => l.includes('exec-child.js')) ? now : undefined;
+      },
+      { what: 'the script running', timeout: 10_000, every: 50 },
+    );
     for (const p of ['server.js', 'linger.js', 'watchdog.js', 'exec-child.js'])
       assert.ok(
         running.some((l) => l.includes(p)),
@@ -266,7 +269,7 @@ describe('the Windows leg: mcpx under Node for Windows (Wine)', { skip }, () => 
     const kill = spawnSync('wine', ['taskkill.exe', '/F', '/PID', String(pid)], { env, stdio: 'ignore' });
     assert.equal(kill.status, 0);
     await exited;
-    for (let i = 0; i < 300 && leftovers().length; i++) await sleep(50);
+    await until(() => leftovers().length === 0, { what: 'nothing left running', timeout: 15_000, every: 50 });
     assert.deepEqual(leftovers(), [], 'nothing outlived the daemon');
   });
 });

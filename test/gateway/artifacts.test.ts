@@ -8,9 +8,9 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { type TestGateway, fixtureCommand, gatewayFor } from '../harness/upstreams';
 import { HttpClient, type Json } from '../harness/wire';
+import { until } from '../harness/wait';
 
 const LEGACY = '2025-11-25';
 const MODERN = '2026-07-28';
@@ -222,7 +222,9 @@ describe('results.artifactBytes and proto.askTTL', () => {
       await a.initialize();
       const { link } = linkOf((await a.request('tools/call', { name: 'big', arguments: {} })).result);
       assert.equal(firstText(await readWhole(a, link.uri)).length, 1_000_000);
-      await sleep(500);
+      await until(async () => (await a.request('resources/read', { uri: link.uri })).error?.code === -32002, {
+        what: 'the artifact expired',
+      });
       assert.equal((await a.request('resources/read', { uri: link.uri })).error?.code, -32002);
       const listed = (await a.request('resources/list')).result!.resources as Json[];
       assert.equal(listed.filter((r) => String(r.uri).startsWith('mcpx://artifacts/')).length, 0);

@@ -22,9 +22,9 @@ import { MemoryGrantStore } from '../../src/gateway/permissions/grants';
 import { MemoryPinStore, type PinStore } from '../../src/gateway/pins/store';
 import { MODERN } from '../../src/protocol/revisions';
 import { editorContext } from '../../src/vscode/editorCall';
-import { until } from '../harness/hostile';
 import { fixtureCommand } from '../harness/upstreams';
 import { HttpClient, type Json } from '../harness/wire';
+import { until } from '../harness/wait';
 
 const LEGACY = '2025-11-25';
 const STEPS = ['offered', 'pinned', 'validated', 'permitted', 'recorded', 'screened', 'sent'];
@@ -111,7 +111,7 @@ describe('every entry passes the same steps, in order', () => {
   async function entry(kind: ChainKind, path: string, act: () => Promise<unknown>): Promise<Seen> {
     const from = u.seen.length;
     await act();
-    await until(`the ${kind} call answered`, () => u.seen.slice(from).some((s) => s.kind === kind));
+    await until(() => u.seen.slice(from).some((s) => s.kind === kind), { what: `the ${kind} call answered` });
     const s = only(u, from, kind);
     assert.equal(s.path, path);
     assert.deepEqual(s.passed, STEPS);

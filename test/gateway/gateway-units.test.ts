@@ -14,6 +14,7 @@ import { ProgressRelay } from '../../src/gateway/call/progress';
 import type { CallContext } from '../../src/server/provider';
 import { fixtureCommand, gatewayFor, killAll } from '../harness/upstreams';
 import { HttpClient, type Json } from '../harness/wire';
+import { stays, until } from '../harness/wait';
 
 after(() => killAll());
 
@@ -197,7 +198,7 @@ describe("setRoots: mcpx's own roots (the editor's workspace folders) change", (
         { uri: 'file:///work/b', name: 'b' },
       ]);
       const told = () => readFileSync(record, 'utf8').includes('"notifications/roots/list_changed"');
-      for (let i = 0; i < 100 && !told(); i++) await new Promise((r) => setTimeout(r, 20));
+      await until(told, { what: 'roots/list_changed upstream' });
       assert.ok(told(), 'the legacy upstream was told');
       assert.deepEqual(await roots(), {
         roots: [
@@ -249,7 +250,7 @@ describe('headless without a roots entry (docs/protocol.md "Roots headless")', (
         gw.g.settings,
       );
       const told = () => lines().some((l) => l.frame.method === 'notifications/roots/list_changed');
-      for (let i = 0; i < 100 && !told(); i++) await new Promise((r) => setTimeout(r, 20));
+      await until(told, { what: 'roots/list_changed upstream' });
       assert.ok(told(), 'the upstream was told');
       assert.deepEqual(JSON.parse(await roots()), { roots: [{ uri: 'file:///work/given' }] });
     } finally {
@@ -299,15 +300,14 @@ describe('UpstreamListens: the listen stream mcpx keeps to a 2026-07-28 upstream
       { toolsListChanged: true, resourceSubscriptions: ['a://x'] },
       'what the server declares, and the wanted URIs',
     );
-    for (let i = 0; i < 100 && !lines.some((x) => /not reopened/.test(x)); i++)
-      await new Promise((r) => setTimeout(r, 10));
+    await until(() => lines.some((x) => /not reopened/.test(x)), { what: 'the give-up log line', every: 10 });
     assert.ok(
       lines.some((x) => /6 times in a row; not reopened/.test(x)),
       lines.join('\n'),
     );
     const count = opened.length;
     assert.equal(count, 6);
-    await new Promise((r) => setTimeout(r, 100));
+    await stays(() => opened.length === count, { for: 100, what: 'nothing reopened after giving up' });
     assert.equal(opened.length, count, 'nothing more after giving up');
     l.close();
   });

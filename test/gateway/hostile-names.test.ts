@@ -11,10 +11,11 @@ import { Broker } from '../../src/gateway/inbox/broker';
 import { globMatches } from '../../src/kit/globs';
 import { type PersonPort, routeQuestion } from '../../src/gateway/inbox/questions';
 import type { JsonObject } from '../../src/protocol/jsonrpc';
-import { hostile, killHostiles, until } from '../harness/hostile';
+import { hostile, killHostiles } from '../harness/hostile';
 import { repoRoot } from '../harness/gateway';
 import { gatewayFor, killAll } from '../harness/upstreams';
 import { HttpClient, type Json, StdioClient } from '../harness/wire';
+import { until } from '../harness/wait';
 
 const dir = mkdtempSync(join(tmpdir(), 'mcpx-hostile-names-'));
 after(() => {
@@ -123,7 +124,7 @@ describe('names built to escape', () => {
           name: 'mcpx_call',
           arguments: { server: 'up', tool: 'say', arguments: { text: forged } },
         });
-        const line = await until('the stderr line', () => logs.find((l) => l.includes('forged line')));
+        const line = await until(() => logs.find((l) => l.includes('forged line')), { what: 'the stderr line' });
         assert.equal(
           line,
           '[up] \\u{1b}]0;owned\\u{7}\\u{1b}[2J\\u{d}[mcpx] forged line\\u{2028}also forged',
@@ -336,7 +337,7 @@ describe('questions asked all at once', () => {
         },
       ).catch((e: Error) => e.message),
     );
-    await until('the questions to settle where they go', () => shown === 3 && broker.list().length === 3);
+    await until(() => shown === 3 && broker.list().length === 3, { what: 'the questions to settle where they go' });
     ctl.abort();
     const outcomes = await Promise.all(asked);
     assert.equal(shown, 3, 'three at the person');

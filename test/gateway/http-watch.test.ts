@@ -14,6 +14,7 @@ import { eventsRoute } from '../../src/app/events';
 import { EventBus } from '../../src/gateway/events';
 import { parseSse } from '../harness/wire';
 import { type TestGateway, fixtureCommand, gatewayFor } from '../harness/upstreams';
+import { turn, until } from '../harness/wait';
 
 type Json = Record<string, unknown>;
 
@@ -39,10 +40,6 @@ const received = (method: string) =>
     .filter(Boolean)
     .map((l) => JSON.parse(l) as { dir: string; frame: Json })
     .filter((l) => l.dir === 'in' && l.frame.method === method).length;
-const waitFor = async (cond: () => boolean, what: string) => {
-  for (let i = 0; i < 250 && !cond(); i++) await new Promise((r) => setTimeout(r, 20));
-  assert.ok(cond(), what);
-};
 
 /** A watch stream: its events as they come, and its close. */
 async function watch(uri: string, query = `uri=${encodeURIComponent(uri)}`) {
@@ -105,13 +102,13 @@ describe('GET /v1/events?uri=', () => {
     const update = await w.next('resource.updated');
     assert.equal(update.uri, uri, 'in the form it was asked for');
     w.close();
-    await waitFor(() => gw.g.watches().length === 0, 'released when the stream closed');
-    await waitFor(() => received('resources/unsubscribe') === 1, 'unsubscribed upstream');
+    await until(() => gw.g.watches().length === 0, { what: 'released when the stream closed' });
+    await until(() => received('resources/unsubscribe') === 1, { what: 'unsubscribed upstream' });
     const again = await watch(uri);
     assert.equal((await again.next('resource.watching')).subscribed, true);
     assert.equal(received('resources/subscribe'), 2, 'subscribed again on reconnecting');
     again.close();
-    await waitFor(() => gw.g.watches().length === 0, 'released again');
+    await until(() => gw.g.watches().length === 0, { what: 'released again' });
   });
 
   test('?server=NAME&uri=URI: the same watch, named by its server and the upstream’s own URI', async () => {
@@ -126,7 +123,7 @@ describe('GET /v1/events?uri=', () => {
     assert.equal((await touch('up', 'fixture://doc')).status, 200);
     assert.equal((await w.next('resource.updated')).uri, 'mcpx://up/fixture://doc');
     w.close();
-    await waitFor(() => gw.g.watches().length === 0, 'released');
+    await until(() => gw.g.watches().length === 0, { what: 'released' });
   });
 
   test('a 2026-07-28 upstream: held on its listen stream, updated', async () => {
@@ -136,7 +133,7 @@ describe('GET /v1/events?uri=', () => {
     assert.equal((await touch('modern', 'fixture://doc')).status, 200);
     assert.equal((await w.next('resource.updated')).uri, uri);
     w.close();
-    await waitFor(() => gw.g.watches().length === 0, 'released');
+    await until(() => gw.g.watches().length === 0, { what: 'released' });
   });
 
   test('a URI nothing serves: resource.watching says why, and the stream ends', async () => {
@@ -181,12 +178,12 @@ describe('the bound on unread events', () => {
     try {
       socket.pause();
       socket.write('GET /v1/events HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n');
-      await waitFor(() => listeners === 1, 'the stream is open');
+      await until(() => listeners === 1, { what: 'the stream is open' });
       // The reader reads nothing: events pile up until the bound ends the stream (at most 64 MiB sent).
       const data = 'x'.repeat(64 * 1024);
       for (let i = 0; i < 1024 && listeners === 1; i++) {
         bus.emit({ type: 'server.log', server: 's', level: 'info', data });
-        await new Promise((r) => setImmediate(r));
+        await turn();
       }
       assert.equal(listeners, 0, 'the stream ended and stopped listening');
       let text = '';

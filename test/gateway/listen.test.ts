@@ -9,6 +9,7 @@ import { startTestServer } from '../harness/gateway';
 import { fixtureCommand, gatewayFor, killAll } from '../harness/upstreams';
 import { type Json, parseSse } from '../harness/wire';
 import { assertServerFrame } from '../harness/schema';
+import { until } from '../harness/wait';
 
 after(() => killAll());
 
@@ -27,8 +28,9 @@ describe('list_changed through the gateway', () => {
       const stream = await peer.listen();
       const before = ((await peer.request('tools/list')).result as Json).tools as Json[];
       await peer.request('tools/call', { name: 'mutate', arguments: {} });
-      for (let i = 0; i < 100 && !peer.frames.some((f) => f.method === 'notifications/tools/list_changed'); i++)
-        await new Promise((r) => setTimeout(r, 20));
+      await until(() => peer.frames.some((f) => f.method === 'notifications/tools/list_changed'), {
+        what: 'the list change',
+      });
       assert.ok(peer.frames.some((f) => f.method === 'notifications/tools/list_changed'));
       const afterList = ((await peer.request('tools/list')).result as Json).tools as Json[];
       assert.equal(afterList.length, before.length + 1, 'the cached list was dropped');
@@ -67,7 +69,7 @@ describe('list_changed through the gateway', () => {
     assert.equal(res.headers.get('content-type'), 'text/event-stream');
     const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
     let text = '';
-    const until = async (pred: () => boolean) => {
+    const readUntil = async (pred: () => boolean) => {
       while (!pred()) {
         const { value, done } = await reader.read();
         if (done) break;
@@ -75,7 +77,7 @@ describe('list_changed through the gateway', () => {
       }
     };
     try {
-      await until(() => parseSse(text).length >= 1);
+      await readUntil(() => parseSse(text).length >= 1);
       const ack = parseSse(text)[0] as Json;
       assert.equal(ack.method, 'notifications/subscriptions/acknowledged');
       assert.deepEqual(
@@ -87,13 +89,13 @@ describe('list_changed through the gateway', () => {
       // A change: call mutate from another client.
       const other = new HttpPeer('2026-07-28', gw.url);
       await other.request('tools/call', { name: 'mutate', arguments: {} }, {}, {});
-      await until(() => parseSse(text).some((f) => (f as Json).method === 'notifications/tools/list_changed'));
+      await readUntil(() => parseSse(text).some((f) => (f as Json).method === 'notifications/tools/list_changed'));
       const change = parseSse(text).find((f) => (f as Json).method === 'notifications/tools/list_changed') as Json;
       assert.equal(((change.params as Json)._meta as Json)[SID], 'L1');
       assert.match(text, /^:\n\n/m, 'keep-alive comments on the held stream');
     } finally {
       const closing = gw.close();
-      await until(() => false);
+      await readUntil(() => false);
       await closing;
     }
     const frames = parseSse(text) as Json[];
@@ -116,12 +118,10 @@ describe('listen on stdio', () => {
     const c = new StdioClient(process.execPath, [fixture('serve')], '2026-07-28');
     const first = c.request('subscriptions/listen', { notifications: { toolsListChanged: true } }, {}, 'A');
     const second = c.request('subscriptions/listen', { notifications: {} }, {}, 'B');
-    for (
-      let i = 0;
-      i < 100 && c.frames.filter((f) => f.method === 'notifications/subscriptions/acknowledged').length < 2;
-      i++
-    )
-      await new Promise((r) => setTimeout(r, 10));
+    await until(() => c.frames.filter((f) => f.method === 'notifications/subscriptions/acknowledged').length >= 2, {
+      what: 'both acknowledgements',
+      every: 10,
+    });
     const acks = c.frames.filter((f) => f.method === 'notifications/subscriptions/acknowledged');
     assert.deepEqual(
       acks.map((f) => ((f.params as Json)._meta as Json)[SID]).sort(),
@@ -157,9 +157,13 @@ describe('a 2026-07-28 upstream with scope "identity"', () => {
       const count = async () => (((await peer.request('tools/list')).result as Json).tools as Json[]).length;
       const before = await count();
       await peer.request('tools/call', { name: 'mutate', arguments: {} });
-      let after = before;
-      for (let i = 0; i < 100 && after === before; i++, await new Promise((r) => setTimeout(r, 20)))
-        after = await count();
+      const after = await until(
+        async () => {
+          const n = await count();
+          return n !== before ? n : undefined;
+        },
+        { what: 'tools/list to change' },
+      );
       assert.equal(
         after,
         before + 1,
@@ -207,8 +211,9 @@ describe('listen streams and the server', () => {
         assert.equal(getEventListeners(closing, 'abort').length, before + 1, 'the open stream waits on it');
         ctl.abort();
         await reader.read().catch(() => undefined);
-        for (let t = 0; t < 100 && getEventListeners(closing, 'abort').length > before; t++)
-          await new Promise((r) => setTimeout(r, 20));
+        await until(() => getEventListeners(closing, 'abort').length <= before, {
+          what: `stream ${i}: its listener gone`,
+        });
         assert.equal(getEventListeners(closing, 'abort').length, before, `stream ${i}: its listener is gone with it`);
       }
     } finally {

@@ -17,6 +17,7 @@ import { canonicalDigest } from '../../src/kit/canonical';
 import { MODERN } from '../../src/protocol/revisions';
 import { fixtureCommand } from '../harness/upstreams';
 import { HttpClient, type Json } from '../harness/wire';
+import { until } from '../harness/wait';
 
 const records: ActivityRecord[] = [];
 const asked: ApprovalRequest[] = [];
@@ -229,11 +230,10 @@ test('without a host Approver the broker asks: an approval waits among the quest
   g.setApprover(undefined);
   try {
     const pending = call('echo', { text: 'to the broker' });
-    let q = g.questions().find((x) => x.method === 'mcpx/approval');
-    while (!q) {
-      await new Promise((r) => setTimeout(r, 10));
-      q = g.questions().find((x) => x.method === 'mcpx/approval');
-    }
+    const q = await until(() => g.questions().find((x) => x.method === 'mcpx/approval'), {
+      what: 'the approval at the broker',
+      every: 10,
+    });
     assert.deepEqual((q.params as Json).arguments, { text: 'to the broker' });
     assert.match(String((q.params as Json).message), /mcpx-tests wants to call up\/echo \(permissions\.rules\[1\]\)/);
     assert.match(
@@ -261,11 +261,11 @@ test('a call cancelled while the person is asked: recorded as cancelled', { time
       { name: 'echo', arguments: { text: 'abandoned' } },
       { signal: stop.signal },
     );
-    while (asked.length === n) await new Promise((r) => setTimeout(r, 10));
+    await until(() => asked.length !== n, { what: 'the approval asked', every: 10 });
     // A 2026-07-28 request's closed stream is its cancellation.
     stop.abort();
     await pending.catch(() => undefined);
-    while (records.length === 0) await new Promise((r) => setTimeout(r, 10));
+    await until(() => records.length > 0, { what: 'the activity record', every: 10 });
     assert.equal(records[0]!.outcome.status, 'cancelled');
     assert.deepEqual(records[0]!.decision, { action: 'ask', rule: 'permissions.rules[1]' });
   } finally {

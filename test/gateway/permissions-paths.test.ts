@@ -11,10 +11,10 @@ import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { cliJs } from '../harness/gateway';
 import { type Daemon, LEGACY, MODERN, servers, startDaemon } from '../harness/paths';
 import { type Json, HttpClient, StdioClient } from '../harness/wire';
+import { stays, until } from '../harness/wait';
 
 const PERMISSIONS = {
   rules: [
@@ -65,18 +65,19 @@ interface Question {
 }
 
 /** The approval waiting for `target` with these arguments (waits until it is asked). */
-async function approval(target: string, args: Json): Promise<Question> {
-  for (;;) {
-    const { questions } = (await (await v1('/v1/questions')).json()) as { questions: Question[] };
-    const q = questions.find(
-      (x) =>
-        x.method === 'mcpx/approval' &&
-        x.params.target === target &&
-        JSON.stringify(x.params.arguments) === JSON.stringify(args),
-    );
-    if (q) return q;
-    await sleep(25);
-  }
+function approval(target: string, args: Json): Promise<Question> {
+  return until(
+    async () => {
+      const { questions } = (await (await v1('/v1/questions')).json()) as { questions: Question[] };
+      return questions.find(
+        (x) =>
+          x.method === 'mcpx/approval' &&
+          x.params.target === target &&
+          JSON.stringify(x.params.arguments) === JSON.stringify(args),
+      );
+    },
+    { what: `the approval of ${target}`, every: 25 },
+  );
 }
 
 async function answer(q: Question, action: string): Promise<void> {
@@ -148,7 +149,12 @@ async function denyAndAsk(c: Caller, tag: string, via: (tool: string, args: Json
   assert.equal(q.params.rule, 'permissions.rules[1]');
   assert.equal(calledWith('echo', allowed), false, 'not called before the person answers');
   // Longer than pool.callTimeout (1 s): the upstream's clock has not started while the person decides.
-  await sleep(1500);
+  let settled = false;
+  pending.then(
+    () => (settled = true),
+    () => (settled = true),
+  );
+  await stays(() => !settled, { for: 1500, what: 'the call waiting on the person' });
   await answer(q, 'once');
   const ok = (await pending).result as Json;
   assert.equal(ok.isError, undefined, JSON.stringify(ok));

@@ -19,9 +19,9 @@ import type { ApprovalRequest } from '../../src/gateway/permissions/approval';
 import { MemoryGrantStore } from '../../src/gateway/permissions/grants';
 import { editorContext } from '../../src/vscode/editorCall';
 import { RUG, RUG_PULLED } from '../fixtures/upstream/surface';
-import { until } from '../harness/hostile';
 import { fixtureCommand } from '../harness/upstreams';
 import { HttpClient, type Json } from '../harness/wire';
+import { until } from '../harness/wait';
 
 const LEGACY = '2025-11-25';
 const dirs: string[] = [];
@@ -110,7 +110,7 @@ async function pull(u: Up): Promise<void> {
     if (e.type === 'list.changed' && e.server === 'a') heard = true;
   });
   assert.equal(textOf(await u.call('a', 'pull', {})), 'pulled');
-  await until("the upstream's tools/list_changed", () => heard);
+  await until(() => heard, { what: "the upstream's tools/list_changed" });
   off();
 }
 

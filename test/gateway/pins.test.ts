@@ -15,9 +15,9 @@ import { after, describe, test } from 'node:test';
 import { RUG, RUG_PULLED } from '../fixtures/upstream/surface';
 import { HttpPeer } from '../fixtures/upstream/client';
 import { cliJs } from '../harness/gateway';
-import { until } from '../harness/hostile';
 import { fixtureCommand } from '../harness/upstreams';
 import { CLIENT_INFO, HttpClient, type Json, StdioClient, modernListen } from '../harness/wire';
+import { until } from '../harness/wait';
 
 const cli = cliJs();
 const MODERN = '2026-07-28';
@@ -119,7 +119,7 @@ async function clientsOf(endpoint: string, env: NodeJS.ProcessEnv): Promise<Clie
   };
   const modernClient = new HttpClient(endpoint, MODERN);
   const listen = await modernListen(endpoint, { toolsListChanged: true });
-  await until('the listen acknowledgement', () => listen.frames().length >= 1);
+  await until(() => listen.frames().length >= 1, { what: 'the listen acknowledgement' });
   const modern: Client = {
     era: `${MODERN} listen stream`,
     list: async () => (await modernClient.request('tools/list')).result!.tools as Json[],
@@ -232,7 +232,7 @@ async function heldThenAccepted(s: Setup, clients: Client[], change: Change, hea
   assert.equal(accepted.code, 0, accepted.stderr);
   assert.equal(accepted.stdout, 'accepted a/rug\n');
   for (const [i, c] of clients.entries())
-    await until(`${c.era}: told the tools changed after accept`, () => c.changes() > heardBefore[i]!);
+    await until(() => c.changes() > heardBefore[i]!, { what: `${c.era}: told the tools changed after accept` });
   for (const c of clients) {
     const rug = rugOf(await c.list());
     if (change === 'description') assert.equal(rug?.description, `${RUG} ${RUG_PULLED}`, c.era);
@@ -259,7 +259,7 @@ describe('a tool changed by its upstream is held until accepted', () => {
         assert.equal(textOf(await clients[0]!.call('pull', {})), 'pulled');
         // The upstream's list_changed is relayed (the list did change: its pinned form, or without rug).
         for (const [i, c] of clients.entries())
-          await until(`${c.era}: the upstream's list_changed relayed`, () => c.changes() > before[i]!);
+          await until(() => c.changes() > before[i]!, { what: `${c.era}: the upstream's list_changed relayed` });
         await heldThenAccepted(
           s,
           clients,
@@ -290,7 +290,7 @@ describe('a tool changed by its upstream is held until accepted', () => {
       const reload = await s.mcpx(['reload']);
       assert.equal(reload.code, 0, reload.stderr);
       for (const [i, c] of clients.entries())
-        await until(`${c.era}: the reload announced`, () => c.changes() > before[i]!);
+        await until(() => c.changes() > before[i]!, { what: `${c.era}: the reload announced` });
       await heldThenAccepted(
         s,
         clients,

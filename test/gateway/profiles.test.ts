@@ -12,6 +12,7 @@ import { safeName } from '../../src/gateway/catalogue/names';
 import { assertServerFrame } from '../harness/schema';
 import { type TestGateway, fixtureCommand, gatewayFor, killAll } from '../harness/upstreams';
 import { HttpClient, type Json, modernListen } from '../harness/wire';
+import { stays, until } from '../harness/wait';
 
 after(() => killAll());
 
@@ -270,7 +271,7 @@ describe('profiles: one gateway, several tool sets', () => {
     const atReview = await modernListen(`${gw.url}/review`, { toolsListChanged: true, promptsListChanged: true });
     const atFinder = await modernListen(`${gw.url}/finder`, { toolsListChanged: true });
     try {
-      await waitFor(() => [atCoder, atReview, atFinder].every((l) => l.frames().length >= 1));
+      await until(() => [atCoder, atReview, atFinder].every((l) => l.frames().length >= 1));
       const ackCoder = atCoder.frames()[0]!;
       assert.deepEqual((ackCoder.params as Json).notifications, { toolsListChanged: true, promptsListChanged: true });
       const ackReview = atReview.frames()[0]!;
@@ -281,10 +282,13 @@ describe('profiles: one gateway, several tool sets', () => {
       );
       assert.match(textOf(await call(coder.modern, 'a_mutate')), /^added /);
       // a is in coder and in finder (its pinned echo): both hear of it; review (c only) does not.
-      await waitFor(() =>
+      await until(() =>
         [atCoder, atFinder].every((l) => l.frames().some((f) => f.method === 'notifications/tools/list_changed')),
       );
-      await new Promise((r) => setTimeout(r, 300));
+      await stays(() => !atReview.frames().some((f) => String(f.method).endsWith('/list_changed')), {
+        for: 300,
+        what: 'review hears nothing',
+      });
       assert.ok(!atReview.frames().some((f) => String(f.method).endsWith('/list_changed')));
       for (const l of [atCoder, atReview, atFinder]) for (const f of l.frames()) assertServerFrame('2026-07-28', f);
     } finally {
@@ -298,7 +302,7 @@ describe('profiles: one gateway, several tool sets', () => {
     const other = uri.replace('mcpx://a/', 'mcpx://c/');
     const l = await modernListen(`${gw.url}/coder`, { resourceSubscriptions: [uri, other] });
     try {
-      await waitFor(() => l.frames().length >= 1);
+      await until(() => l.frames().length >= 1);
       const ack = l.frames()[0]!;
       assertServerFrame('2026-07-28', ack);
       assert.deepEqual((ack.params as Json).notifications, { resourceSubscriptions: [uri] }, "c is not coder's");
@@ -337,11 +341,3 @@ describe('profiles: one gateway, several tool sets', () => {
     assert.equal(cfg.profiles, undefined);
   });
 });
-
-async function waitFor(pred: () => boolean, ms = 5000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!pred()) {
-    if (Date.now() > end) throw new Error('timed out');
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}

@@ -8,6 +8,7 @@ import type { Revision } from '../harness/schema';
 import { assertServerFrame } from '../harness/schema';
 import { fixtureCommand, gatewayFor, killAll, startHttpFixture } from '../harness/upstreams';
 import { HttpClient, type Json, parseSse } from '../harness/wire';
+import { until } from '../harness/wait';
 
 after(() => killAll());
 
@@ -199,8 +200,7 @@ describe('log messages go to the call they relate to (docs/protocol.md "Log mess
         (parseSse(text) as Json[])
           .filter((f) => f.method === 'notifications/message')
           .map((f) => String((f.params as Json).data));
-      const deadline = Date.now() + 2000;
-      while (pushed().length < 5 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+      await until(() => pushed().length >= 5, { what: 'five log messages pushed', timeout: 2000 });
       for (const f of parseSse(text)) assertServerFrame('2025-11-25', f);
       assert.deepEqual(pushed().sort(), [...steps(3, 3), ...steps(2, 5)].sort());
       ctl.abort();

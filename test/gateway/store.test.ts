@@ -12,6 +12,7 @@ import { openStore, storeUrlProblem } from '../../src/store/open';
 import type { Store } from '../../src/store/store';
 import { type RedisServer, startRedis, startRedisCluster } from '../harness/redis';
 import { storePairs } from '../harness/stores';
+import { stays, until } from '../harness/wait';
 
 const root = mkdtempSync(join(tmpdir(), 'mcpx-store-'));
 let redis: RedisServer;
@@ -34,14 +35,6 @@ const IMPLEMENTATIONS = storePairs(
   log,
   () => cluster.url,
 );
-
-const until = async (what: string, ok: () => boolean | Promise<boolean>, ms = 5000) => {
-  const end = Date.now() + ms;
-  while (!(await ok())) {
-    if (Date.now() > end) throw new Error(`not within ${ms} ms: ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
-};
 
 for (const [name, pair] of IMPLEMENTATIONS) {
   describe(`store: ${name}`, () => {
@@ -74,12 +67,12 @@ for (const [name, pair] of IMPLEMENTATIONS) {
       await a.set('ttl/long', 'y');
       assert.equal(await b.get('ttl/short'), 'x');
       assert.deepEqual((await b.keys('ttl/')).sort(), ['ttl/long', 'ttl/short']);
-      await new Promise((r) => setTimeout(r, 300));
+      await until(async () => (await b.get('ttl/short')) === undefined, { what: 'ttl/short expired' });
       assert.equal(await b.get('ttl/short'), undefined);
       assert.deepEqual(await b.keys('ttl/'), ['ttl/long']);
       // An expired key is absent for ifAbsent and compare-and-set alike.
       await a.set('ttl/gone', 'z', { ttlMs: 50 });
-      await new Promise((r) => setTimeout(r, 120));
+      await until(async () => (await b.get('ttl/gone')) === undefined, { what: 'ttl/gone expired' });
       assert.equal(await b.cas('ttl/gone', undefined, 'new'), true);
       assert.equal(await a.get('ttl/gone'), 'new');
     });
@@ -162,13 +155,13 @@ for (const [name, pair] of IMPLEMENTATIONS) {
       await a.publish('ch', 'from a');
       await b.publish('ch', 'from b');
       await b.publish('other', 'not on ch');
-      await until('both heard both', () => heardA.length === 2 && heardB.length === 2);
+      await until(() => heardA.length === 2 && heardB.length === 2, { what: 'both heard both' });
       assert.deepEqual(heardA.sort(), ['from a', 'from b']);
       assert.deepEqual(heardB.sort(), ['from a', 'from b']);
       await offB();
       await a.publish('ch', 'after');
-      await until('a heard it', () => heardA.length === 3);
-      await new Promise((r) => setTimeout(r, 200));
+      await until(() => heardA.length === 3, { what: 'a heard it' });
+      await stays(() => heardB.length === 2, { for: 200, what: 'a stopped subscriber hears nothing' });
       assert.equal(heardB.length, 2, 'a stopped subscriber hears nothing');
       await offA();
     });
@@ -210,21 +203,20 @@ describe('store: opening', () => {
     await s.subscribe('ch', (m) => heard.push(m));
     await s.set('kept', 'yes');
     await redis.stop();
-    await until('s sees it down', () => !s.up);
+    await until(() => !s.up, { what: 's sees it down' });
     await assert.rejects(s.get('kept'), /store .*refused/);
     await redis.restart();
-    await until('s is back', () => s.up, 10_000);
-    await until('other is back', () => other.up, 10_000);
+    await until(() => s.up, { what: 's is back', timeout: 10_000 });
+    await until(() => other.up, { what: 'other is back', timeout: 10_000 });
     assert.deepEqual(ups, [false, true]);
     assert.equal(await s.get('kept'), 'yes', 'the append-only file kept it');
     // The subscription is made again by the client: a message published now is heard.
     await until(
-      'heard after restart',
       async () => {
         await other.publish('ch', 'again');
         return heard.includes('again');
       },
-      10_000,
+      { what: 'heard after restart', timeout: 10_000 },
     );
     await s.close();
     await other.close();

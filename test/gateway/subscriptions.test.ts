@@ -10,6 +10,7 @@ import { HttpPeer } from '../fixtures/upstream/client';
 import { fixtureCommand, gatewayFor, killAll } from '../harness/upstreams';
 import { HttpClient, type Json, parseSse } from '../harness/wire';
 import { assertServerFrame } from '../harness/schema';
+import { until } from '../harness/wait';
 
 const dir = mkdtempSync(join(tmpdir(), 'mcpx-sub-'));
 after(() => {
@@ -24,10 +25,6 @@ const received = (record: string, method: string) =>
     .filter(Boolean)
     .map((l) => JSON.parse(l) as { dir: string; frame: Json })
     .filter((l) => l.dir === 'in' && l.frame.method === method);
-const waitFor = async (cond: () => boolean) => {
-  for (let i = 0; i < 200 && !cond(); i++) await new Promise((r) => setTimeout(r, 20));
-  assert.ok(cond());
-};
 
 describe('legacy resources/subscribe through the gateway', () => {
   test('two watchers of one URI: one upstream subscription; updates to both; the last to leave unsubscribes; a restart resubscribes', async () => {
@@ -50,16 +47,16 @@ describe('legacy resources/subscribe through the gateway', () => {
       });
       const updates = (p: HttpPeer) =>
         p.frames.filter((f) => f.method === 'notifications/resources/updated').map((f) => (f.params as Json).uri);
-      await waitFor(() => updates(a).length === 1 && updates(b).length === 1);
+      await until(() => updates(a).length === 1 && updates(b).length === 1);
       assert.deepEqual(updates(a), [DOC], "in the client's own form");
       // The upstream crashes while the subscription is wanted: restarted at once and subscribed again.
       await a.request('tools/call', { name: 'mcpx_call', arguments: { server: 'up', tool: 'crash', arguments: {} } });
-      await waitFor(() => received(record, 'resources/subscribe').length === 2);
+      await until(() => received(record, 'resources/subscribe').length === 2);
       await a.request('resources/unsubscribe', { uri: DOC });
       assert.equal(received(record, 'resources/unsubscribe').length, 0, 'one watcher left');
       streamB.close();
       await b.request('resources/unsubscribe', { uri: DOC });
-      await waitFor(() => received(record, 'resources/unsubscribe').length === 1);
+      await until(() => received(record, 'resources/unsubscribe').length === 1);
       streamA.close();
       assert.deepEqual([...a.problems, ...b.problems], []);
     } finally {
@@ -78,7 +75,7 @@ describe('legacy resources/subscribe through the gateway', () => {
         (await fetch(gw.url, { method: 'DELETE', headers: { 'Mcp-Session-Id': a.sessionId! } })).status,
         204,
       );
-      await waitFor(() => received(record, 'resources/unsubscribe').length === 1);
+      await until(() => received(record, 'resources/unsubscribe').length === 1);
     } finally {
       await gw.close();
     }
@@ -118,14 +115,14 @@ describe('2026-07-28 listen with resourceSubscriptions', () => {
       const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
       let text = '';
       const frames = () => parseSse(text) as Json[];
-      const until = async (pred: () => boolean) => {
+      const readUntil = async (pred: () => boolean) => {
         while (!pred()) {
           const { value, done } = await reader.read();
           if (done) break;
           text += value;
         }
       };
-      await until(() => frames().length >= 1);
+      await readUntil(() => frames().length >= 1);
       const ack = frames()[0]!;
       assert.deepEqual(
         (ack.params as Json).notifications,
@@ -137,12 +134,12 @@ describe('2026-07-28 listen with resourceSubscriptions', () => {
         name: 'mcpx_call',
         arguments: { server: 'up', tool: 'touch', arguments: { uri: 'fixture://doc' } },
       });
-      await until(() => frames().some((f) => f.method === 'notifications/resources/updated'));
+      await readUntil(() => frames().some((f) => f.method === 'notifications/resources/updated'));
       const upd = frames().find((f) => f.method === 'notifications/resources/updated')!;
       assert.deepEqual(upd.params, { uri: DOC, _meta: { 'io.modelcontextprotocol/subscriptionId': 7 } });
       for (const f of frames()) assertServerFrame('2026-07-28', f);
       ctl.abort();
-      await waitFor(() => gw.g.watches().length === 0);
+      await until(() => gw.g.watches().length === 0);
     } finally {
       await gw.close();
     }

@@ -18,8 +18,8 @@ import { repoRoot } from '../harness/gateway';
 import { validating } from '../harness/sdk';
 import { type TestGateway, fixtureCommand, gatewayFor } from '../harness/upstreams';
 import { HttpClient, type Json, StdioClient } from '../harness/wire';
+import { until } from '../harness/wait';
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const EXT = { extensions: { 'io.modelcontextprotocol/tasks': {} } };
 const TERMINAL = new Set(['completed', 'failed', 'cancelled']);
 
@@ -112,24 +112,26 @@ function modernDriver(url: string): Driver {
       }
       if (r.resultType !== 'task') return { task: false, statuses: [...statuses, 'completed'], text: textOf(r) };
       const answered = new Set<string>();
-      const until = Date.now() + 15_000;
-      for (;;) {
-        const t = (await c.request('tasks/get', { taskId: r.taskId }, named(r.taskId))).result!;
-        if (statuses.at(-1) !== t.status) statuses.push(String(t.status));
-        if (TERMINAL.has(String(t.status))) return { task: true, statuses, text: textOf(t.result as Json) };
-        if (t.status === 'input_required') {
-          const open = Object.entries(t.inputRequests as Record<string, Json>).filter(([k]) => !answered.has(k));
-          for (const [k] of open) answered.add(k);
-          if (open.length)
-            await c.request(
-              'tasks/update',
-              { taskId: r.taskId, inputResponses: Object.fromEntries(open.map(([k, q]) => [k, answer(q)])) },
-              named(r.taskId),
-            );
-        }
-        if (Date.now() > until) throw new Error(`task still ${String(t.status)}`);
-        await sleep(100);
-      }
+      const ended = await until(
+        async () => {
+          const t = (await c.request('tasks/get', { taskId: r.taskId }, named(r.taskId))).result!;
+          if (statuses.at(-1) !== t.status) statuses.push(String(t.status));
+          if (TERMINAL.has(String(t.status))) return t;
+          if (t.status === 'input_required') {
+            const open = Object.entries(t.inputRequests as Record<string, Json>).filter(([k]) => !answered.has(k));
+            for (const [k] of open) answered.add(k);
+            if (open.length)
+              await c.request(
+                'tasks/update',
+                { taskId: r.taskId, inputResponses: Object.fromEntries(open.map(([k, q]) => [k, answer(q)])) },
+                named(r.taskId),
+              );
+          }
+          return undefined;
+        },
+        { what: 'the task to end', timeout: 15_000, every: 100 },
+      );
+      return { task: true, statuses, text: textOf(ended.result as Json) };
     },
     async close() {},
   };
@@ -152,14 +154,14 @@ async function stdioDriver(config: string): Promise<Driver> {
       const created = (await c.request('tools/call', { ...call(server, tool, args), task: {} })).result as Json;
       const taskId = (created.task as Json).taskId;
       const statuses = [String((created.task as Json).status)];
-      const until = Date.now() + 15_000;
-      for (;;) {
-        const t = (await c.request('tasks/get', { taskId })).result as Json;
-        if (statuses.at(-1) !== t.status) statuses.push(String(t.status));
-        if (TERMINAL.has(String(t.status))) break;
-        if (Date.now() > until) throw new Error(`task still ${String(t.status)}`);
-        await sleep(50);
-      }
+      await until(
+        async () => {
+          const t = (await c.request('tasks/get', { taskId })).result as Json;
+          if (statuses.at(-1) !== t.status) statuses.push(String(t.status));
+          return TERMINAL.has(String(t.status));
+        },
+        { what: 'the task to end', timeout: 15_000, every: 50 },
+      );
       // Every status change was also pushed (notifications/tasks/status), input_required included.
       const pushed = c.frames
         .slice(seen)

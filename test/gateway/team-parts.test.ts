@@ -26,6 +26,7 @@ import { SharedTasks } from '../../src/team/tasks';
 import { record } from '../harness/activity';
 import { type RedisServer, startRedis, startRedisCluster } from '../harness/redis';
 import { storePairs } from '../harness/stores';
+import { stays, until } from '../harness/wait';
 
 const root = mkdtempSync(join(tmpdir(), 'mcpx-team-parts-'));
 let redis: RedisServer;
@@ -49,16 +50,6 @@ const STORES = storePairs(
   log,
   () => cluster.url,
 );
-
-async function until<T>(what: string, f: () => T | undefined | Promise<T | undefined>, ms = 5000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await f();
-    if (v !== undefined && v !== false) return v;
-    if (Date.now() > end) throw new Error(`not within ${ms} ms: ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
 
 const ctx = (identity: string) => ({ identity, transport: 'http' }) as unknown as CallContext;
 const grant = (id: string): Grant => ({
@@ -120,17 +111,19 @@ for (const [name, pair] of STORES) {
       const gb = await new SharedGrantStore(b, log).open();
       await Promise.all([ga.add(grant('g-1')), gb.add(grant('g-2'))]);
       for (const g of [ga, gb])
-        await until('both grants', () =>
-          g
-            .list()
-            .map((x) => x.id)
-            .sort()
-            .join() === 'g-1,g-2'
-            ? true
-            : undefined,
+        await until(
+          () =>
+            g
+              .list()
+              .map((x) => x.id)
+              .sort()
+              .join() === 'g-1,g-2'
+              ? true
+              : undefined,
+          { what: 'both grants' },
         );
       assert.equal(await gb.remove('g-1'), true);
-      await until('revoked on a', () => (ga.list().length === 1 ? true : undefined));
+      await until(() => (ga.list().length === 1 ? true : undefined), { what: 'revoked on a' });
       assert.equal(await ga.remove('g-1'), false);
       await ga.close();
       await gb.close();
@@ -144,13 +137,13 @@ for (const [name, pair] of STORES) {
       const pin = { digest: 'd1', definition: { name: 'rug' }, at: 1 };
       pa.put('up', 'tools', { rug: pin });
       assert.deepEqual(pa.read('up'), { tools: { rug: pin } }, 'held on the writer at once');
-      await until('on b', () => pb.read('up')?.tools?.rug);
+      await until(() => pb.read('up')?.tools?.rug, { what: 'on b' });
       assert.deepEqual(told, ['up:tools']);
       pa.put('up', 'tools', { rug: { ...pin, digest: 'd2' } });
-      await until('accepted on b', () => (pb.read('up')?.tools?.rug?.digest === 'd2' ? true : undefined));
+      await until(() => (pb.read('up')?.tools?.rug?.digest === 'd2' ? true : undefined), { what: 'accepted on b' });
       assert.deepEqual(told, ['up:tools', 'up:tools']);
       assert.equal(pb.remove('up'), true);
-      await until('reset on a', () => (pa.read('up') === undefined ? true : undefined));
+      await until(() => (pa.read('up') === undefined ? true : undefined), { what: 'reset on a' });
       assert.deepEqual(pb.servers(), []);
       await pa.close();
       await pb.close();
@@ -163,12 +156,12 @@ for (const [name, pair] of STORES) {
       lb.changed = (kind, server) => toldB.push(`${kind}:${server}`);
       la.changed = () => assert.fail('a heard its own change back');
       assert.equal(la.heard('tools', 'up'), true);
-      await until('b told', () => (toldB.length === 1 ? true : undefined));
+      await until(() => (toldB.length === 1 ? true : undefined), { what: 'b told' });
       // b hears the same change from its own connection a moment later: its clients were told already.
       assert.equal(lb.heard('tools', 'up'), false);
       assert.equal(la.heard('prompts', 'up'), true);
-      await until('b told prompts', () => (toldB.length === 2 ? true : undefined));
-      await new Promise((r) => setTimeout(r, 150));
+      await until(() => (toldB.length === 2 ? true : undefined), { what: 'b told prompts' });
+      await stays(() => toldB.length === 2, { for: 150, what: 'b told nothing more' });
       assert.deepEqual(toldB, ['tools:up', 'prompts:up']);
       await la.close();
       await lb.close();
@@ -192,7 +185,7 @@ for (const [name, pair] of STORES) {
       const call = new BackgroundCall('tools/call', 'tools/call done', 'client:bob');
       const done = tasksA.create(call, { label: 'tools/call done', era: 'modern', identity: 'client:bob' });
       call.run(Promise.resolve({ content: [{ type: 'text', text: 'kept' }] }));
-      await until('done', () => (done.status === 'completed' ? true : undefined));
+      await until(() => (done.status === 'completed' ? true : undefined), { what: 'done' });
       await ta.flushed();
       assert.equal(await ta.ownerOf(running.id), 'replicaaaa');
       // replicaaaa stops without a word; replicabbb reaps it (once: a second reap changes nothing).
@@ -242,7 +235,7 @@ for (const [name, pair] of STORES) {
       const shrunk = onA.shrink(result, ctx('client:ann'), 'big');
       const link = (shrunk.content as Array<{ type: string; uri?: string }>).find((c) => c.type === 'resource_link');
       assert.ok(link?.uri);
-      const read = await until('on b', () => onB.readShared(link.uri!, 'client:ann'));
+      const read = await until(() => onB.readShared(link.uri!, 'client:ann'), { what: 'on b' });
       assert.deepEqual(JSON.parse(String((read.contents as Array<{ text: string }>)[0]!.text)), result);
       assert.equal(await onB.readShared(link.uri!, 'client:eve'), undefined);
     });
@@ -251,10 +244,13 @@ for (const [name, pair] of STORES) {
       const sa = new StoreActivity(a, () => 32 * 1024 * 1024, log);
       const sb = new StoreActivity(b, () => 32 * 1024 * 1024, log);
       for (let i = 0; i < 6; i++) (i % 2 ? sa : sb).append(record(i, { time: new Date(Date.now() + i).toISOString() }));
-      const all = await until('all six', async () => {
-        const r = await sb.read({}, 100, 0);
-        return r.length === 6 ? r : undefined;
-      });
+      const all = await until(
+        async () => {
+          const r = await sb.read({}, 100, 0);
+          return r.length === 6 ? r : undefined;
+        },
+        { what: 'all six' },
+      );
       assert.deepEqual(
         all.map((r) => r.target),
         ['tool-5', 'tool-4', 'tool-3', 'tool-2', 'tool-1', 'tool-0'],

@@ -13,6 +13,7 @@ import { after, before, describe, test } from 'node:test';
 import { MODERN } from '../../src/protocol/revisions';
 import { type TestGateway, fixtureCommand, gatewayFor, killAll } from '../harness/upstreams';
 import { HttpClient, type Json } from '../harness/wire';
+import { until } from '../harness/wait';
 
 const dir = mkdtempSync(join(tmpdir(), 'mcpx-timeouts-'));
 const hungRecord = join(dir, 'hung.jsonl');
@@ -82,7 +83,7 @@ describe('_meta["dev.mcpx/timeoutMs"]', () => {
       assert.equal(r.error?.code, -32603);
       assert.match(r.error!.message, /upstream pt did not answer tools\/call/);
     }
-    await new Promise((res) => setTimeout(res, 100));
+    await until(() => cancelled(ptRecord).length >= before + 2, { what: 'both cancellations upstream' });
     assert.deepEqual(cancelled(ptRecord).slice(before), ['tools/call', 'tools/call']);
   });
 
@@ -111,7 +112,7 @@ describe('_meta["dev.mcpx/timeoutMs"]', () => {
       m.request('resources/read', { uri: 'mcpx://up/fixture://doc' }, { meta: { [TIMEOUT]: 250 } }),
     );
     assert.match(r.error!.message, /upstream up did not answer resources\/read/);
-    await new Promise((res) => setTimeout(res, 100));
+    await until(() => cancelled(hungRecord).length >= before + 2, { what: 'both cancellations upstream' });
     assert.deepEqual(cancelled(hungRecord).slice(before), ['prompts/get', 'resources/read']);
   });
 
@@ -196,7 +197,7 @@ describe('the gateway tools', () => {
     assert.match(String(out.message), /within 300 ms \(the timeout the call asked for\)/);
     assert.ok(Number(out.ms) >= 290 && Number(out.ms) < 2800, `after ${out.ms} ms`);
     assert.ok(Date.now() - t0 < 4000);
-    await new Promise((res) => setTimeout(res, 100));
+    await until(() => cancelled(hungRecord).length >= before + 1, { what: 'the cancellation upstream' });
     assert.deepEqual(cancelled(hungRecord).slice(before), ['tools/call']);
     const bad = await c.request('tools/call', {
       name: 'mcpx_exec',

@@ -10,9 +10,9 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { until } from '../harness/hostile';
 import { type TestGateway, fixtureCommand, gatewayFor, killAll } from '../harness/upstreams';
 import { HttpClient, type Json } from '../harness/wire';
+import { until } from '../harness/wait';
 
 const dir = mkdtempSync(join(tmpdir(), 'mcpx-unlisted-'));
 const record = join(dir, 'up.jsonl');
@@ -54,9 +54,9 @@ before(async () => {
     if (e.type === 'list.changed' && e.server === 'up') heard = true;
   });
   await c.request('tools/call', { name: 'pull', arguments: {} });
-  await until("up's tools/list_changed", () => heard);
+  await until(() => heard, { what: "up's tools/list_changed" });
   await c.request('tools/list');
-  await until('rug held', () => gw.g.pinViews('up')[0]?.held.some((h) => h.name === 'rug'));
+  await until(() => gw.g.pinViews('up')[0]?.held.some((h) => h.name === 'rug'), { what: 'rug held' });
 });
 after(async () => {
   await gw?.close();

@@ -14,7 +14,7 @@ import { MODERN } from '../../src/protocol/revisions';
 import { cliJs } from '../harness/gateway';
 import { type TestGateway, fixtureCommand, gatewayFor, killAll } from '../harness/upstreams';
 import { HttpClient, type Json } from '../harness/wire';
-import { until } from '../harness/hostile';
+import { until } from '../harness/wait';
 
 const SESSION = 'dev.mcpx/session';
 let gw: TestGateway;
@@ -134,12 +134,11 @@ describe('/v1/tasks: abandoned 2026-07-28 background calls', () => {
     assert.ok((await retry) instanceof Error, 'the retry went away before the answer');
 
     const done = await until(
-      'the call to finish',
       async () => {
         const t = (await rows('carol')).find((x) => x.id === id);
         return t?.status === 'completed' ? t : undefined;
       },
-      5_000,
+      { what: 'the call to finish', timeout: 5_000 },
     );
     assert.equal(done.kind, 'background');
     const shown = (await v1(`/v1/tasks/${id}`, 'carol')).body.task as Json;

@@ -11,7 +11,7 @@ import { after, describe, test } from 'node:test';
 import { repoRoot } from '../harness/gateway';
 import { type TestGateway, fixtureCommand, gatewayFor, killAll } from '../harness/upstreams';
 import { HttpClient, type Json } from '../harness/wire';
-import { until } from '../harness/hostile';
+import { until } from '../harness/wait';
 
 after(() => killAll());
 
@@ -92,12 +92,11 @@ describe('/v1/tasks', () => {
       assert.ok(!JSON.stringify(mine.body).includes('client:alice'), 'no identity in a row: a name is a credential');
       // Progress the upstream reports shows on the row.
       const progressed = await until(
-        'progress',
         async () => {
           const r = await v1(gw, `/v1/tasks/${id}`, { identity: 'alice' });
           return (r.body.task as Json).progress ? (r.body.task as Json) : undefined;
         },
-        5_000,
+        { what: 'progress', timeout: 5_000 },
       );
       assert.equal((progressed.progress as Json).total, 6000);
 
@@ -136,12 +135,11 @@ describe('/v1/tasks', () => {
       const meta = { [SESSION]: 'alice' };
       const ended = (id: string) =>
         until(
-          `task ${id} to end`,
           async () => {
             const t = (await v1(gw, `/v1/tasks/${id}`, { identity: 'alice' })).body.task as Json;
             return t.status === 'working' ? undefined : t;
           },
-          5_000,
+          { what: `task ${id} to end`, timeout: 5_000 },
         );
       const echoed = await ended(await startTask(c, 'echo', { text: 'hi' }, meta));
       assert.equal(echoed.status, 'completed');

@@ -15,6 +15,7 @@ import { Rounds } from '../../src/server/rounds';
 import { Abort } from '../../src/wire/abort';
 import { startTestServer } from '../harness/gateway';
 import { HttpClient, type Json } from '../harness/wire';
+import { turn } from '../harness/wait';
 
 let gw: Listening;
 before(async () => {
@@ -223,7 +224,7 @@ describe('cancelled retries and the sweeper', () => {
         inputResponses: { [key]: { action: 'decline' } },
       });
       const pending = round(rounds, retry);
-      await new Promise((r) => setImmediate(r));
+      await turn();
       assert.equal(call.waiting, 1, 'the retry waits for the running call');
       retry.request.abort(new Error('client closed the stream'));
       await assert.rejects(pending, /Request cancelled/);
@@ -261,7 +262,7 @@ describe('cancelled retries and the sweeper', () => {
       waited.rounds = 1;
       waited.attached = 1;
       done.run(Promise.resolve({}));
-      await new Promise<void>((r) => setImmediate(r));
+      await turn();
       const later = Date.now() + 60_000;
       store.sweep(later);
       assert.equal(running.abort.aborted, false, 'a long call the client still waits for runs on');

@@ -5,6 +5,7 @@ import { describe, test } from 'node:test';
 import type { ErrorResponse, Id, JsonObject, Request, Response, ResultResponse } from '../../src/protocol/jsonrpc';
 import { deferred, heldProvider, memoryServer } from '../harness/memory';
 import { CLIENT_INFO } from '../harness/wire';
+import { turn } from '../harness/wait';
 
 const LEGACY = '2025-11-25';
 const BATCH_REV = '2025-03-26';
@@ -14,7 +15,6 @@ const req = (id: Id, method: string, params?: JsonObject): Request =>
 const hold = (id: Id, key: string) => req(id, 'tools/call', { name: 'hold', arguments: { key } });
 const isError = (r: Response | undefined): r is ErrorResponse => r !== undefined && 'error' in r;
 const textOf = (r: Response | undefined) => ((r as ResultResponse).result.content as Array<{ text: string }>)[0]!.text;
-const tick = () => new Promise<void>((r) => setImmediate(r));
 
 function setup() {
   const provider = heldProvider();
@@ -85,7 +85,7 @@ describe('Runner: ids in flight', () => {
     runner.notification({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 99 } });
     runner.notification({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { reason: 'no id' } });
     runner.notification({ jsonrpc: '2.0', method: 'notifications/cancelled' });
-    await tick();
+    await turn();
     assert.deepEqual(provider.aborted, []);
     provider.release('a');
     assert.equal(textOf((await a).response), 'hold a');
@@ -228,7 +228,7 @@ describe('Runner: initialize as a barrier', () => {
     const p3 = runner.schedule(false, async () => {
       events.push('after:start');
     });
-    await tick();
+    await turn();
     assert.deepEqual(
       events,
       ['before:start', 'init:start'],
@@ -255,7 +255,7 @@ describe('Runner: initialize as a barrier', () => {
       ran = true;
       return 'after';
     });
-    await tick();
+    await turn();
     assert.equal(ran, false);
     init.reject(new Error('bad initialize'));
     await assert.rejects(p, /bad initialize/);
@@ -273,7 +273,7 @@ describe('Runner: initialize as a barrier', () => {
     const second = runner.schedule(true, async () => {
       events.push('second');
     });
-    await tick();
+    await turn();
     assert.deepEqual(events, []);
     first.resolve();
     await second;

@@ -12,6 +12,7 @@ import { cliJs } from '../harness/gateway';
 import { type Daemon, startDaemon } from '../harness/paths';
 import type { Revision } from '../harness/schema';
 import { type Json, StdioClient } from '../harness/wire';
+import { until } from '../harness/wait';
 
 const MAX_LINE = 65_536;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -53,12 +54,13 @@ function standalone(rev: Revision): StdioClient {
 
 /** Responses received with `id` (in order), once `count` of them came. */
 async function framesWith(c: StdioClient, id: unknown, count: number): Promise<Json[]> {
-  const end = Date.now() + 20_000;
-  for (;;) {
-    const got = c.frames.filter((f) => f.id === id && !('method' in f));
-    if (got.length >= count || Date.now() > end) return got;
-    await sleep(20);
-  }
+  return until(
+    () => {
+      const got = c.frames.filter((f) => f.id === id && !('method' in f));
+      return got.length >= count ? got : undefined;
+    },
+    { what: `${count} responses with id ${String(id)}` },
+  );
 }
 
 /** Responses received with `id` once what was in flight had its chance to be answered: a ping's round
@@ -83,16 +85,14 @@ const callOf = (ms: number): unknown =>
     ?.id;
 /** The same, once it arrived. */
 async function upstreamCall(ms: number): Promise<unknown> {
-  const end = Date.now() + 20_000;
-  while (callOf(ms) === undefined && Date.now() < end) await sleep(20);
+  await until(() => callOf(ms) !== undefined, { what: `the slow call of ${ms} ms upstream` });
   return callOf(ms);
 }
 const cancelledUpstream = (id: unknown) =>
   received().some((f) => f.method === 'notifications/cancelled' && (f.params as Json).requestId === id);
-/** Until the upstream received the cancellation of its call `id` (or 10 s passed). */
+/** Until the upstream received the cancellation of its call `id` (10 s at most). */
 async function cancelled(id: unknown): Promise<boolean> {
-  const end = Date.now() + 10_000;
-  while (!cancelledUpstream(id) && Date.now() < end) await sleep(50);
+  await until(() => cancelledUpstream(id), { what: `the cancellation of ${String(id)} upstream`, timeout: 10_000 });
   return cancelledUpstream(id);
 }
 const slow = (ms: number) => ({ name: 'slow', arguments: { ms, steps: 2 } });

@@ -16,13 +16,13 @@ import { fixture, repoRoot } from '../harness/gateway';
 import { assertServerFrame, REVISIONS, type Revision } from '../harness/schema';
 import { fixtureCommand } from '../harness/upstreams';
 import { alive } from '../harness/process';
+import { until } from '../harness/wait';
 
 type Json = Record<string, unknown>;
 
 // The package's bin (package.json "bin": build/cli.js), found through its package.json.
 const inspectorPkg = require.resolve('@modelcontextprotocol/inspector-cli/package.json');
 const inspectorBin = join(dirname(inspectorPkg), 'build', 'cli.js');
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const lines = (file: string) =>
   readFileSync(file, 'utf8')
     .split('\n')
@@ -99,7 +99,7 @@ describe('the stdio shim under the MCP Inspector CLI', () => {
     // Nothing left behind: the tee and the shim exit once the Inspector closed the shim's stdin, and
     // the Inspector's second stage with them.
     const pids = JSON.parse(readFileSync(`${record}.pid`, 'utf8')) as { tee: number; shim: number };
-    for (let i = 0; i < 100 && alive(group); i++) await sleep(50);
+    await until(() => !alive(group), { what: "the Inspector's group gone", timeout: 5000, every: 50 });
     assert.ok(!alive(pids.shim), 'the shim exited');
     assert.ok(!alive(pids.tee), 'the tee exited');
     assert.ok(!alive(group), "no process of the Inspector's group is left");

@@ -12,8 +12,8 @@ import { cliJs } from '../harness/gateway';
 import { type Daemon, startDaemon } from '../harness/paths';
 import type { Revision } from '../harness/schema';
 import { type Json, StdioClient } from '../harness/wire';
+import { until } from '../harness/wait';
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const textOf = (r: unknown) =>
   (((r as Json | undefined)?.content as Json[] | undefined) ?? []).map((b) => String(b.text ?? '')).join('');
 
@@ -58,11 +58,6 @@ const received = (): Json[] =>
     .map((l) => JSON.parse(l) as { dir: string; frame: Json })
     .filter((l) => l.dir === 'in')
     .map((l) => l.frame);
-async function until(what: string, ok: () => boolean, ms = 15_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!ok() && Date.now() < end) await sleep(50);
-  assert.ok(ok(), what);
-}
 /** The upstream's id for the slow call of `ms` (each test sleeps its own). */
 const callOf = (ms: number): unknown =>
   received().find((f) => f.method === 'tools/call' && ((f.params as Json).arguments as Json | undefined)?.ms === ms)
@@ -78,7 +73,7 @@ describe('the stdio shim and a client that does not wait', () => {
     const c = shim('2025-11-25');
     let stopped = false;
     try {
-      await until('the shim started', () => /serving stdio/.test(c.stderr));
+      await until(() => /serving stdio/.test(c.stderr), { what: 'the shim started' });
       const base = rssKb(c.child.pid!);
       // initialize, then a million notifications (they are never answered: only initialize is).
       process.kill(daemon.pid, 'SIGSTOP');
@@ -93,12 +88,15 @@ describe('the stdio shim and a client that does not wait', () => {
       // shim spend CPU time, for half a second.
       let last = '';
       let still = 0;
-      await until('the shim went idle', () => {
-        const now = `${c.child.stdin.writableLength} ${cpuTicks(c.child.pid!)}`;
-        still = now === last ? still + 1 : 0;
-        last = now;
-        return still >= 10;
-      });
+      await until(
+        () => {
+          const now = `${c.child.stdin.writableLength} ${cpuTicks(c.child.pid!)}`;
+          still = now === last ? still + 1 : 0;
+          last = now;
+          return still >= 10;
+        },
+        { what: 'the shim went idle' },
+      );
       const unread = c.child.stdin.writableLength;
       const grew = rssKb(c.child.pid!) - base;
       t.diagnostic(`the shim grew by ${grew} kB; the client still holds ${unread} of ${bytes} bytes`);
@@ -137,10 +135,10 @@ describe('the stdio shim and a client that does not wait', () => {
     test(`a shim killed with SIGKILL mid-call, ${what}: the call is cancelled upstream`, async () => {
       const c = shim(rev);
       await start(c, ms);
-      await until('the call reached the upstream', () => callOf(ms) !== undefined);
+      await until(() => callOf(ms) !== undefined, { what: 'the call reached the upstream' });
       c.child.kill('SIGKILL');
       await c.exited;
-      await until('the call was cancelled upstream', () => cancelledUpstream(callOf(ms)));
+      await until(() => cancelledUpstream(callOf(ms)), { what: 'the call was cancelled upstream' });
     });
 });
 
@@ -169,7 +167,7 @@ describe('the shim and a gateway that restarts, with a client that does not wait
       // The first call finds the gateway gone; what the client writes then waits for the session opened
       // again, and goes in it.
       const echo = c.request('tools/call', { name: 'echo', arguments: { text: 'after' } });
-      await until('the shim lost the gateway', () => /lost the gateway/.test(c.stderr));
+      await until(() => /lost the gateway/.test(c.stderr), { what: 'the shim lost the gateway' });
       const answers = c.pipeline([
         c.frame('tools/list'),
         c.frame('tools/call', { name: 'mcpx_call', arguments: { server: 'mine', tool: 'whoami' } }),

@@ -10,6 +10,7 @@ import { after, describe, test } from 'node:test';
 import { resolveGateway } from '../../src/shim/resolve';
 import { cliJs } from '../harness/gateway';
 import { alive } from '../harness/process';
+import { stays, until } from '../harness/wait';
 
 const cli = cliJs();
 const root = mkdtempSync(join(tmpdir(), 'mcpx-resolve-'));
@@ -37,14 +38,6 @@ function home(name: string, extra: NodeJS.ProcessEnv = {}) {
     resolveGateway({ connect, cwd, env, cli, log: (l) => logs.push(l) });
   return { dir, state: join(dir, 'mcpx'), env, logs, resolve };
 }
-
-const until = async (what: string, ok: () => boolean, ms = 10_000) => {
-  const end = Date.now() + ms;
-  while (!ok()) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-};
 
 describe('resolveGateway', () => {
   test('the editor window whose folder holds cwd wins, the longest folder first; a dead pid is passed over', async () => {
@@ -127,7 +120,7 @@ describe('resolveGateway', () => {
     // A third shim finds it running.
     assert.equal((await h.resolve(root)).via, `the running daemon (pid ${pid})`);
     // daemon.idleExit (from shim.daemonIdleExit): it exits by itself and takes daemon.json with it.
-    await until('the idle daemon to exit', () => !alive(pid));
+    await until(() => !alive(pid), { what: 'the idle daemon to exit' });
     assert.ok(!existsSync(join(h.state, 'daemon.json')));
   });
 
@@ -148,7 +141,7 @@ describe('resolveGateway', () => {
       signal: stream.signal,
     });
     assert.equal(res.status, 200);
-    await new Promise((r) => setTimeout(r, 2_000));
+    await stays(() => alive(child.pid!), { for: 2000, what: 'the daemon held by the open stream' });
     assert.ok(alive(child.pid!), 'held by the open stream');
     stream.abort();
     assert.equal(await exited, 0);
@@ -179,6 +172,6 @@ describe('resolveGateway', () => {
       runs.map((r) => r.stderr).join('\n'),
     );
     assert.equal(runs.filter((r) => /starting a daemon/.test(r.stderr)).length, 1, 'one of them started it');
-    await until('the idle daemon to exit', () => !alive(pid), 30_000);
+    await until(() => !alive(pid), { what: 'the idle daemon to exit', timeout: 30_000 });
   });
 });

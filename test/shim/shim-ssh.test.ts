@@ -27,10 +27,10 @@ import { after, before, describe, test } from 'node:test';
 import { cliJs, repoRoot } from '../harness/gateway';
 import { fixtureCommand } from '../harness/upstreams';
 import { type Json, StdioClient } from '../harness/wire';
+import { until } from '../harness/wait';
 
 const SSHD = '/usr/sbin/sshd';
 const cli = cliJs;
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const textOf = (r: unknown) =>
   (((r as { content?: unknown }).content as Array<{ text?: string }> | undefined) ?? [])
     .map((b) => b.text ?? '')
@@ -73,14 +73,6 @@ function childrenOf(pid: number): number[] {
     }
   }
   return out;
-}
-
-async function until(what: string, ok: () => boolean, ms = 5000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!ok()) {
-    if (Date.now() > end) assert.fail(`timed out waiting for ${what}`);
-    await sleep(20);
-  }
 }
 
 function exited(child: ChildProcess): Promise<void> {
@@ -257,7 +249,7 @@ describe('the stdio shim over ssh (a real sshd on loopback)', { skip }, () => {
     const t0 = Date.now();
     assert.equal(await c.close(), 0, `exit code; stderr:\n${c.stderr}`);
     assert.ok(Date.now() - t0 < 3000, 'exited on its own, not killed');
-    await until("sshd's child for the session to go", () => childrenOf(sshd.pid!).length === 0);
+    await until(() => childrenOf(sshd.pid!).length === 0, { what: "sshd's child for the session to go" });
     assert.equal(sshd.exitCode, null, 'sshd itself still runs');
   });
 
@@ -278,6 +270,6 @@ describe('the stdio shim over ssh (a real sshd on loopback)', { skip }, () => {
     assert.equal(code, 255, "ssh's own exit code passed on");
     assert.match(c.stderr, /Permission denied \(publickey\)/);
     assert.ok(Date.now() - t0 < 10_000);
-    await until('no session left at sshd', () => childrenOf(sshd.pid!).length === 0);
+    await until(() => childrenOf(sshd.pid!).length === 0, { what: 'no session left at sshd' });
   });
 });

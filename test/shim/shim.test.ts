@@ -19,9 +19,9 @@ import { validating } from '../harness/sdk';
 import type { Revision } from '../harness/schema';
 import { fixtureCommand } from '../harness/upstreams';
 import { type Json, StdioClient } from '../harness/wire';
+import { until } from '../harness/wait';
 
 const cli = cliJs;
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const textOf = (r: unknown) =>
   (((r as { content?: unknown }).content as Array<{ text?: string }> | undefined) ?? [])
     .map((b) => b.text ?? '')
@@ -140,12 +140,13 @@ describe('the stdio shim onto a running gateway', () => {
           p.stdout.on('data', (d: Buffer) => (out += d.toString()));
           p.on('exit', () => resolve(out));
         });
-      let listed = '';
-      const until = Date.now() + 10_000;
-      while (!/Broker\?/.test(listed) && Date.now() < until) {
-        listed = await elicit([]);
-        await sleep(100);
-      }
+      const listed = await until(
+        async () => {
+          const out = await elicit([]);
+          return /Broker\?/.test(out) ? out : undefined;
+        },
+        { what: 'the question listed at the broker', timeout: 10_000, every: 100 },
+      );
       const id = /([0-9a-f]{8}-[0-9a-f-]{27})/.exec(listed)?.[1];
       assert.ok(id, `the question is listed at the broker: ${listed}`);
       await elicit(['answer', id, JSON.stringify({ action: 'accept', content: { answer: 'from the broker' } })]);
@@ -198,18 +199,13 @@ describe('the stdio shim onto a running gateway', () => {
     const l = new StdioClient(process.execPath, shimArgs(), '2025-11-25');
     try {
       const listen = m.request('subscriptions/listen', { notifications: { toolsListChanged: true } });
-      const until = async (what: string, f: () => boolean) => {
-        const end = Date.now() + 10_000;
-        while (!f() && Date.now() < end) await sleep(50);
-        assert.ok(f(), what);
-      };
-      await until('the acknowledgement', () =>
-        m.frames.some((f) => f.method === 'notifications/subscriptions/acknowledged'),
-      );
+      await until(() => m.frames.some((f) => f.method === 'notifications/subscriptions/acknowledged'), {
+        what: 'the acknowledgement',
+      });
       await m.request('tools/call', { name: 'test_trigger_tool_change', arguments: {} });
-      await until('the list change on the listen stream', () =>
-        m.frames.some((f) => f.method === 'notifications/tools/list_changed'),
-      );
+      await until(() => m.frames.some((f) => f.method === 'notifications/tools/list_changed'), {
+        what: 'the list change on the listen stream',
+      });
       await l.initialize();
       const slow = await l.request(
         'tools/call',
@@ -230,9 +226,9 @@ describe('the stdio shim onto a running gateway', () => {
         {},
         id,
       );
-      await sleep(500);
+      await until(() => readFileSync(record, 'utf8').includes('"ms":30000'), { what: 'the slow call upstream' });
       l.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: id, reason: 'test' } });
-      await until('the cancellation reached the upstream', () => cancels() > before);
+      await until(() => cancels() > before, { what: 'the cancellation reached the upstream' });
       const echo = await l.request('tools/call', {
         name: 'mcpx_call',
         arguments: { server: 'up', tool: 'echo', arguments: { text: 'still here' } },
@@ -277,7 +273,6 @@ describe('the stdio shim onto a running gateway', () => {
       arguments: { server: 'up', tool: 'slow', arguments: { ms: 60_000, steps: 60 } },
     });
     void pending.catch(() => undefined);
-    const started = Date.now();
     const received = () =>
       readFileSync(record, 'utf8')
         .split('\n')
@@ -287,12 +282,11 @@ describe('the stdio shim onto a running gateway', () => {
         .map((l) => l.frame);
     const cancelledUpstream = () => received().some((f) => f.method === 'notifications/cancelled');
     const callArrived = () => received().some((f) => f.method === 'tools/call' && (f.params as Json).name === 'slow');
-    while (!callArrived() && Date.now() - started < 10_000) await sleep(50);
+    await until(callArrived, { what: 'the call upstream', timeout: 10_000 });
     assert.ok(callArrived(), 'the call reached the upstream');
     c.child.kill('SIGKILL');
     await c.exited;
-    const until = Date.now() + 10_000;
-    while (!cancelledUpstream() && Date.now() < until) await sleep(100);
+    await until(cancelledUpstream, { what: 'the cancellation upstream', timeout: 10_000 });
     assert.ok(cancelledUpstream(), "the shim's call was cancelled upstream when its session ended");
   });
 

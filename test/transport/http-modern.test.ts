@@ -6,6 +6,7 @@ import type { Listening } from '../../src/app/app';
 import { VERSION } from '../../src/config/version';
 import { startTestServer } from '../harness/gateway';
 import { HttpClient, type Json } from '../harness/wire';
+import { until } from '../harness/wait';
 
 const M = '2026-07-28';
 const PV = 'io.modelcontextprotocol/protocolVersion';
@@ -241,7 +242,7 @@ describe('2026-07-28 over HTTP', () => {
     );
     setTimeout(() => ctl.abort(), 150);
     await assert.rejects(pending);
-    await waitFor(() => cancelled.length > before);
+    await until(() => cancelled.length > before);
   });
 
   test('a slow call becomes an SSE stream with keep-alive comments', async () => {
@@ -251,11 +252,3 @@ describe('2026-07-28 over HTTP', () => {
     assert.equal(ex.result?.resultType, 'complete');
   });
 });
-
-export async function waitFor(cond: () => boolean, ms = 3000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!cond()) {
-    if (Date.now() > end) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}

@@ -6,7 +6,7 @@ import { after, before, describe, test } from 'node:test';
 import type { Listening } from '../../src/app/app';
 import { startTestServer } from '../harness/gateway';
 import { HttpClient, type Json } from '../harness/wire';
-import { waitFor } from './http-modern.test';
+import { stays, until } from '../harness/wait';
 
 let gw: Listening;
 const cancelled: string[] = [];
@@ -99,7 +99,7 @@ describe('sessions', () => {
     const p = c.request('tools/call', { name: 'slow', arguments: { ms: 200, steps: 2 } }, { signal: ctl.signal });
     setTimeout(() => ctl.abort(), 50);
     await assert.rejects(p);
-    await new Promise((r) => setTimeout(r, 300));
+    await stays(() => cancelled.length === n, { for: 300, what: 'the session call not cancelled' });
     assert.equal(cancelled.length, n, 'the session call ran to its end');
     // A notifications/cancelled inside the session does cancel.
     const id = c.id();
@@ -114,14 +114,14 @@ describe('sessions', () => {
     assert.equal((await c.notify('notifications/cancelled', { requestId: id, reason: 'test' })).status, 202);
     const reply = await running;
     assert.deepEqual(reply.frames, [], 'a cancelled request is not answered: its POST gets an empty stream');
-    await waitFor(() => cancelled.length === n + 1);
+    await until(() => cancelled.length === n + 1);
     // Sessionless: the disconnect is the only cancellation there can be.
     const s = new HttpClient(gw.url, '2025-03-26');
     const ctl2 = new AbortController();
     const p2 = s.request('tools/call', { name: 'slow', arguments: { ms: 2000, steps: 20 } }, { signal: ctl2.signal });
     setTimeout(() => ctl2.abort(), 50);
     await assert.rejects(p2);
-    await waitFor(() => cancelled.length === n + 2);
+    await until(() => cancelled.length === n + 2);
   });
 });
 

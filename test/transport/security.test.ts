@@ -6,6 +6,7 @@ import { HttpPeer, startHttpFixture } from '../fixtures/upstream/client';
 import { startTestServer } from '../harness/gateway';
 import { fixtureCommand, gatewayFor, killAll } from '../harness/upstreams';
 import { HttpClient, type Json } from '../harness/wire';
+import { until } from '../harness/wait';
 
 after(() => killAll());
 
@@ -14,10 +15,6 @@ const JSON_TYPE = { 'Content-Type': 'application/json', Accept: 'application/jso
 const bearer = (s: string) => ({ Authorization: `Bearer ${s}` });
 const textOf = (r: Json) =>
   String(((((r.result as Json)?.content as Json[]) ?? [])[0] as Json)?.text ?? JSON.stringify(r.error));
-const until = async (cond: () => boolean, ms = 3000) => {
-  for (let t = 0; !cond() && t < ms; t += 20) await new Promise((r) => setTimeout(r, 20));
-  return cond();
-};
 
 describe('the endpoint secret', () => {
   test('without the secret: 401 with WWW-Authenticate and where the URL is, never the secret', async () => {
@@ -165,7 +162,7 @@ describe('questions belong to their owner', () => {
         name: 'mcpx_call',
         arguments: { server: 'up', tool: 'elicit', arguments: { text: 'Owner only?' } },
       });
-      assert.ok(await until(() => gw.g.questions().length === 1));
+      await until(() => gw.g.questions().length === 1);
       const id = gw.g.questions()[0]!.id;
       const base = new URL(gw.url);
       // Another local client, without the secret: nothing listed, nothing answered.
@@ -222,10 +219,10 @@ describe('questions belong to their owner', () => {
       const peer = new HttpPeer('2025-11-25', gw.url);
       await peer.initialize({});
       void peer.raw('tools/call', elicit, 7).catch(() => undefined);
-      assert.ok(await until(() => gw.g.questions().length === 1));
+      await until(() => gw.g.questions().length === 1);
       assert.equal((await listed()).length, 1);
       await peer.notify('notifications/cancelled', { requestId: 7, reason: 'the user gave up' });
-      assert.ok(await until(() => gw.g.questions().length === 0), 'withdrawn with its call');
+      await until(() => gw.g.questions().length === 0, { what: 'withdrawn with its call' });
       // Unowned: another client's call shares the connection, so the question has no owner; once every
       // call it could belong to has ended (one cancelled, the other done), it leaves the broker too.
       const other = new HttpPeer('2025-11-25', gw.url);
@@ -236,11 +233,11 @@ describe('questions belong to their owner', () => {
       });
       await new Promise((r) => setTimeout(r, 200));
       void peer.raw('tools/call', elicit, 8).catch(() => undefined);
-      assert.ok(await until(() => gw.g.questions().length === 1));
+      await until(() => gw.g.questions().length === 1);
       assert.equal(gw.g.questions()[0]!.reason, 'calls of several clients share the connection');
       await peer.notify('notifications/cancelled', { requestId: 8, reason: 'the user gave up' });
       assert.match(textOf(await slow), /slept/);
-      assert.ok(await until(() => gw.g.questions().length === 0), 'withdrawn once every candidate call ended');
+      await until(() => gw.g.questions().length === 0, { what: 'withdrawn once every candidate call ended' });
       assert.deepEqual(await listed(), []);
       assert.deepEqual([...peer.problems, ...other.problems], []);
     } finally {

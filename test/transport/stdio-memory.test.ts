@@ -7,6 +7,7 @@ import { testProvider } from '../fixtures/provider';
 import { heldProvider, memoryServer, memoryStdio } from '../harness/memory';
 import { assertServerFrame } from '../harness/schema';
 import { CLIENT_INFO } from '../harness/wire';
+import { turn } from '../harness/wait';
 
 type Msg = JsonObject & { id?: unknown; result?: JsonObject; error?: JsonObject; method?: string };
 const byId = (id: unknown) => (m: unknown) => (m as Msg).id === id;
@@ -91,7 +92,7 @@ describe('StdioTransport in memory', () => {
     io.write(hold(2, 'b'));
     await Promise.all([provider.whenStarted('a'), provider.whenStarted('b')]);
     io.write({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 1 } });
-    await new Promise((r) => setImmediate(r));
+    await turn();
     provider.release('b');
     const b = (await io.next(byId(2))) as Msg;
     assert.ok(b.result);

@@ -5,6 +5,7 @@ import { describe, test } from 'node:test';
 import { fixture } from '../harness/gateway';
 import type { Revision } from '../harness/schema';
 import { type Json, StdioClient } from '../harness/wire';
+import { until } from '../harness/wait';
 
 const spawnServer = (rev: Revision, args: string[] = []) =>
   new StdioClient(process.execPath, [fixture('serve'), ...args], rev);
@@ -73,7 +74,7 @@ describe('stdio', () => {
     assert.equal(((fast.result as Json).content as Json[])[0]!.text, 'first', 'answered while the slow call runs');
     c.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 'slow-1', reason: 'test' } });
     void slow;
-    for (let i = 0; i < 100 && !/cancelled slow/.test(c.stderr); i++) await new Promise((r) => setTimeout(r, 10));
+    await until(() => /cancelled slow/.test(c.stderr), { what: 'the cancellation at the running call', every: 10 });
     assert.match(c.stderr, /cancelled slow/, 'the cancellation reached the running call');
     assert.deepEqual((await c.request('ping')).result, {});
     assert.equal(c.frames.filter((f) => f.id === 'slow-1').length, 0, 'a cancelled request is not answered');

@@ -13,6 +13,7 @@ import type { SendOptions, UpstreamTransport } from '../../src/upstream/transpor
 import { listen } from '../../src/wire/abort';
 import { TransportClosed } from '../../src/wire/correlator';
 import { deferred } from '../harness/memory';
+import { turn } from '../harness/wait';
 
 /** An upstream on the other end of nothing: requests wait until the test answers them (or their signal
  *  aborts); notifications and answers to the upstream's own questions are recorded. */
@@ -72,7 +73,6 @@ const NEGOTIATED: Negotiated = {
   serverInfo: { name: 'up', version: '1' },
 };
 const pending = Symbol('pending');
-const flush = () => new Promise<void>((r) => setImmediate(r));
 
 function setup(t: TestContext) {
   t.mock.timers.enable({ apis: ['setTimeout', 'Date'], now: 1_000_000 });
@@ -112,7 +112,7 @@ function watch<T>(p: Promise<T>): () => T | Error | typeof pending {
 async function tick(t: TestContext, ms: number): Promise<void> {
   if (ms > 60_000) t.mock.timers.tick(ms);
   else for (let i = 0; i < ms; i++) t.mock.timers.tick(1);
-  await flush();
+  await turn();
 }
 const cancelNotices = (up: MemoryUpstream) => up.notified.filter((n) => n.method === 'notifications/cancelled');
 
@@ -139,7 +139,7 @@ describe('upstream call clock', () => {
     const call = watch(client.request('tools/call', { name: 'x' }, { timeoutMs: 1000 }));
     await tick(t, 500);
     up.answer({ content: [] });
-    await flush();
+    await turn();
     assert.deepEqual(call(), { content: [] });
     await tick(t, 10_000);
     assert.deepEqual(cancelNotices(up), [], 'no cancellation after the answer');
@@ -155,12 +155,12 @@ describe('upstream call clock', () => {
       method: 'elicitation/create',
       params: { message: 'sure?', requestedSchema: { type: 'object', properties: {} } },
     });
-    await flush();
+    await turn();
     assert.equal(questions.length, 1);
     await tick(t, 5000);
     assert.equal(call(), pending, 'a question open past the deadline holds the clock');
     questions[0]!.answer.resolve({ action: 'accept', content: {} });
-    await flush();
+    await turn();
     assert.deepEqual(
       up.responded.map((r) => r.id),
       ['q1'],
@@ -179,13 +179,13 @@ describe('upstream call clock', () => {
     up.incoming({ jsonrpc: '2.0', id: 'a', method: 'roots/list' });
     await tick(t, 100);
     up.incoming({ jsonrpc: '2.0', id: 'b', method: 'roots/list' });
-    await flush();
+    await turn();
     await tick(t, 300);
     questions[0]!.answer.resolve({ roots: [] });
     await tick(t, 2000);
     assert.equal(call(), pending, 'one question is still open');
     questions[1]!.answer.resolve({ roots: [] });
-    await flush();
+    await turn();
     await tick(t, 899);
     assert.equal(call(), pending, '100 ms were used before the first question');
     await tick(t, 1);
@@ -232,7 +232,7 @@ describe('upstream call clock', () => {
     const { up, client } = setup(t);
     const first = watch(client.request('tools/call', { name: 'x' }, { timeoutMs: 1000, meta: { progressToken: 'p' } }));
     up.answer();
-    await flush();
+    await turn();
     assert.deepEqual(first(), { content: [] });
     const second = watch(client.request('tools/call', { name: 'y' }, { timeoutMs: 1000 }));
     await tick(t, 900);
@@ -247,7 +247,7 @@ describe('upstream call clock', () => {
     await tick(t, 24 * 3600_000);
     assert.equal(call(), pending);
     up.answer({ content: [], ok: true });
-    await flush();
+    await turn();
     assert.deepEqual(call(), { content: [], ok: true });
   });
 
@@ -257,7 +257,7 @@ describe('upstream call clock', () => {
     const call = watch(client.request('tools/call', { name: 'x' }, { timeoutMs: 1000, signal: ctl.signal }));
     await tick(t, 10);
     ctl.abort(new Error('the client cancelled'));
-    await flush();
+    await turn();
     const e = call();
     assert.ok(e instanceof Error);
     assert.match(e.message, /cancelled/);

@@ -10,6 +10,7 @@ import { type OAuthFixture, consent, startOAuthFixture } from '../harness/oauth'
 import { type Revision, assertServerFrame } from '../harness/schema';
 import { type TestGateway, gatewayFor, killAll } from '../harness/upstreams';
 import { HttpClient, type Json, parseSse } from '../harness/wire';
+import { until } from '../harness/wait';
 
 let fx: OAuthFixture;
 before(async () => {
@@ -202,10 +203,9 @@ describe('a client that declared URL elicitation gets the sign-in URL', () => {
       assert.equal(e!.mode, 'url');
       assert.match(String(e!.elicitationId), /^mcpx-signin-/);
       await followInBrowser(String(e!.url));
-      const deadline = Date.now() + 5000;
       const completes = () =>
         (parseSse(pushed) as Json[]).filter((f) => f.method === 'notifications/elicitation/complete');
-      while (completes().length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+      await until(() => completes().length > 0, { what: 'notifications/elicitation/complete', timeout: 5000 });
       for (const f of parseSse(pushed)) assertServerFrame('2025-11-25', f);
       assert.deepEqual(
         completes().map((f) => (f.params as Json).elicitationId),

@@ -15,6 +15,7 @@ import { repoRoot } from '../harness/gateway';
 import { assertServerFrame } from '../harness/schema';
 import { checkRecorded, gatewayFor } from '../harness/upstreams';
 import { HttpClient, type Json, StdioClient } from '../harness/wire';
+import { until } from '../harness/wait';
 
 const RELATED = 'io.modelcontextprotocol/related-task';
 const NAME = 'sdk-tasks';
@@ -86,16 +87,6 @@ function upstreamCall(record: string, tool: string, must = true): { call?: Json;
 /** The taskId of the upstream's CreateTaskResult, if that is what it answered. */
 const upstreamTask = (answer?: Json) => ((answer?.result as Json)?.task as Json)?.taskId;
 
-async function until<T>(what: string, fn: () => T | undefined | Promise<T | undefined>, ms = 5000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await fn();
-    if (v !== undefined && v !== false) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
-
 /** One request over HTTP, its response validated against the client's revision with its method. */
 async function ask(c: HttpClient, method: string, params: Json): Promise<Json> {
   const ex = await c.request(method, params);
@@ -153,14 +144,13 @@ describe('a 2025-11-25 core-tasks upstream (the official SDK), driven by mcpx', 
         assert.equal(created.content, undefined, 'no result yet: a task');
         const seen: string[] = [];
         const done = await until(
-          'the task to complete',
           async () => {
             const g = await ask(c, 'tasks/get', { taskId: task.taskId });
             assert.equal(g.taskId, task.taskId);
             seen.push(String(g.status));
             return g.status === 'completed' ? g : undefined;
           },
-          10_000,
+          { what: 'the task to complete', timeout: 10_000 },
         );
         assert.equal(done.status, 'completed');
         assert.ok(seen[0] === 'working', `working first (400 ms): ${seen.join(',')}`);
@@ -281,19 +271,21 @@ describe('a 2025-11-25 core-tasks upstream (the official SDK), driven by mcpx', 
       const taskId = (created.task as Json)?.taskId;
       assert.equal(typeof taskId, 'string', JSON.stringify(created));
       // The upstream's task exists (mcpx's tools/call was answered with one) before it is cancelled.
-      const upId = await until('the upstream task', () => {
-        if (!existsSync(f.record)) return undefined;
-        const id = upstreamTask(upstreamCall(f.record, 'long', false).answer);
-        return typeof id === 'string' ? id : undefined;
-      });
+      const upId = await until(
+        () => {
+          if (!existsSync(f.record)) return undefined;
+          const id = upstreamTask(upstreamCall(f.record, 'long', false).answer);
+          return typeof id === 'string' ? id : undefined;
+        },
+        { what: 'the upstream task' },
+      );
       const cancelled = await ask(c, 'tasks/cancel', { taskId });
       assert.equal(cancelled.taskId, taskId);
       assert.equal(cancelled.status, 'cancelled');
       const line = `cancelled ${upId}`;
-      await until(
-        `"${line}" in FIXTURE_LOG`,
-        () => existsSync(f.log) && readFileSync(f.log, 'utf8').split('\n').includes(line),
-      );
+      await until(() => existsSync(f.log) && readFileSync(f.log, 'utf8').split('\n').includes(line), {
+        what: `"${line}" in FIXTURE_LOG`,
+      });
       const { received } = upstreamFrames(f.record);
       assert.ok(
         received.some((x) => x.method === 'tasks/cancel' && (x.params as Json).taskId === upId),
@@ -389,7 +381,7 @@ describe('the task driver (src/upstream/tasks.ts) against an upstream that keeps
       driveTask(port, created, new AbortController().signal),
       /more than 3 questions \(proto\.askRounds\)/,
     );
-    await new Promise((r) => setTimeout(r, 20));
+    await until(() => sent.at(-1) === 'tasks/cancel', { what: 'tasks/cancel sent' });
     assert.equal(sent.at(-1), 'tasks/cancel', 'the upstream was told to stop');
   });
 });

@@ -14,6 +14,7 @@ import { StdioUpstream } from '../../src/upstream/stdio';
 import { memoryServer, memoryStdio } from '../harness/memory';
 import { fixtureCommand, gatewayFor, killAll } from '../harness/upstreams';
 import { HttpClient, type Json } from '../harness/wire';
+import { stays } from '../harness/wait';
 
 after(() => killAll());
 
@@ -106,7 +107,8 @@ describe("an upstream's stderr", () => {
     await new Promise<void>((resolve) => {
       up.onClose = () => resolve();
     });
-    await new Promise((r) => setTimeout(r, 50)); // stderr's last chunk may follow the exit
+    // stderr's last chunk may follow the exit: none carries the long line through a moment after it.
+    await stays(() => lines.every((l) => l.length < 500), { for: 50, what: 'no log line carries the long line' });
     assert.ok(
       lines.every((l) => l.length < 500),
       'no log line carries the long line',

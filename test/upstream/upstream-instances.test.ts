@@ -13,6 +13,7 @@ import { SERVER_JS } from '../fixtures/upstream/client';
 import { alive } from '../harness/process';
 import { gatewayFor, killAll } from '../harness/upstreams';
 import { HttpClient, type Json } from '../harness/wire';
+import { until } from '../harness/wait';
 
 const dir = mkdtempSync(join(tmpdir(), 'mcpx-instances-'));
 after(() => {
@@ -87,8 +88,7 @@ describe('limits.instancesPerServer: the cap before the spawn, the evicted proce
     try {
       const c = new HttpClient(gw.url, '2026-07-28');
       const busy = callAs(c, 'a', 'slow', { ms: 60_000 }, ctl.signal).catch(() => undefined);
-      for (let i = 0; i < 200 && gw.g.servers().filter((s) => s.state === 'running').length < 1; i++)
-        await new Promise((r) => setTimeout(r, 50));
+      await until(() => gw.g.servers().some((s) => s.state === 'running'), { what: 'a running instance', every: 50 });
       assert.equal(spawns(log).length, 1);
       const refused = await callAs(c, 'b', 'echo', { text: 'b' });
       assert.equal(refused.error?.code, -32603);

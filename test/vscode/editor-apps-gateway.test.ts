@@ -12,6 +12,7 @@ import { type TestGateway, fixtureCommand, gatewayFor, killAll } from '../harnes
 import { HttpClient } from '../harness/wire';
 import { fakeDeps, fakePerson } from '../vscode-fakes/editor';
 import { fakeHost } from '../vscode-fakes/host';
+import { stays } from '../harness/wait';
 
 after(() => killAll());
 
@@ -169,7 +170,7 @@ test('drawing a view never starts an upstream: a stopped server is not listed fo
     const state = () => gw.g.servers().find((s) => s.name === 'idle')?.state;
     assert.equal(state(), 'stopped');
     assert.equal(d.apps.has('idle', 'app_show'), false);
-    await new Promise((r) => setTimeout(r, 300));
+    await stays(() => state() === 'stopped', { for: 300, what: 'the server not started' });
     assert.equal(state(), 'stopped', 'still not started');
     // Show App (a person's explicit ask) lists it, starting it.
     assert.deepEqual((await d.apps.definition('idle', 'app_show'))?._meta, {

@@ -12,10 +12,10 @@ import { COMMANDS } from '../../src/vscode/commands/table';
 import { invoke } from '../../src/vscode/commands/command';
 import { type UpstreamNode, UpstreamsTree } from '../../src/vscode/views/upstreams';
 import { RUG_PULLED } from '../fixtures/upstream/surface';
-import { until } from '../harness/hostile';
 import { fixtureCommand, gatewayFor, killAll } from '../harness/upstreams';
 import { fakeDeps, fakeKit } from '../vscode-fakes/editor';
 import { FakeGateway, fakeHost } from '../vscode-fakes/host';
+import { until } from '../harness/wait';
 
 after(() => killAll());
 
@@ -71,11 +71,11 @@ describe('a changed tool held, reviewed and accepted in the editor', async () =>
     const r = await g.callTool('mcpx_call', { server: 'a', tool: 'pull', arguments: {} }, editorContext());
     assert.notEqual(r.isError, true, JSON.stringify(r));
     // The upstream's list_changed: the editor lists the tools at once, and the gateway compares them.
-    const changed = await until('list_changed', () =>
-      events.find((e) => e.type === 'list.changed' && e.list === 'tools'),
-    );
+    const changed = await until(() => events.find((e) => e.type === 'list.changed' && e.list === 'tools'), {
+      what: 'list_changed',
+    });
     await compareNow(g, changed);
-    const held = await until('held', () => events.find((e) => e.type === 'pins.held'));
+    const held = await until(() => events.find((e) => e.type === 'pins.held'), { what: 'held' });
     assert.deepEqual(held, { type: 'pins.held', server: 'a', tools: ['rug'], prompts: [], apps: [], at: held.at });
     // The row: marked, with how to review, and Review in its context menu.
     const { n, t } = await rugRow();
@@ -133,10 +133,13 @@ describe('a changed tool held, reviewed and accepted in the editor', async () =>
     const accepted = await invoke(COMMANDS['mcpx.reviewHeldTools']!, d, [n]);
     assert.deepEqual(accepted, ['rug']);
     assert.deepEqual(ui.said('info').at(-1), 'mcpx: accepted rug of a; its clients are told.');
-    const accepted2 = await until('the new form listed', async () => {
-      const r = await rugRow();
-      return String(r.n.item.description).includes(RUG_PULLED) ? r : undefined;
-    });
+    const accepted2 = await until(
+      async () => {
+        const r = await rugRow();
+        return String(r.n.item.description).includes(RUG_PULLED) ? r : undefined;
+      },
+      { what: 'the new form listed' },
+    );
     assert.ok(accepted2);
     assert.equal(accepted2.n.held, undefined);
     assert.equal(accepted2.t.contextValue, 'mcpx.tools');

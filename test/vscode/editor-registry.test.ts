@@ -16,9 +16,9 @@ import { UpstreamsTree } from '../../src/vscode/views/upstreams';
 import { RUGGED, ruggedBundle, ruggedServer } from '../fixtures/registry/bundle';
 import { held, registryEntries } from '../fixtures/registry/entries';
 import { type LocalRegistry, startRegistry } from '../fixtures/registry/server';
-import { until } from '../harness/hostile';
 import { fakeDeps, fakeKit, fakeMcpJson } from '../vscode-fakes/editor';
 import { FakeGateway, fakeHost } from '../vscode-fakes/host';
+import { until } from '../harness/wait';
 
 const dir = mkdtempSync(join(tmpdir(), 'mcpx-editor-registry-'));
 let reg: LocalRegistry;
@@ -192,7 +192,7 @@ test('the Upstreams view marks a registry-installed server with its version and 
   const tree = new UpstreamsTree(host, fakeKit, updates);
   try {
     let rows = await tree.getChildren();
-    await until('the check done', () => updates.newer('rug'));
+    await until(() => updates.newer('rug'), { what: 'the check done' });
     rows = await tree.getChildren();
     const item = tree.getTreeItem(rows[0]!);
     assert.match(String(item.description), /v2\.0\.0 \(update: 2\.1\.0\)/);

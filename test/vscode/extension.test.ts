@@ -13,6 +13,7 @@ import { repoRoot } from '../harness/gateway';
 import { fixtureCommand, killAll } from '../harness/upstreams';
 import { HttpClient } from '../harness/wire';
 import { fakeMemento } from '../vscode-fakes/editor';
+import { until } from '../harness/wait';
 
 after(() => killAll());
 
@@ -205,16 +206,20 @@ test('activate: gateway on the next free port, endpoint in the status bar and cl
         return false;
       }
     };
-    for (let i = 0; i < 100 && alive(); i++) await new Promise((r) => setTimeout(r, 20));
+    await until(() => !alive(), { what: 'the upstream process gone' });
     assert.equal(alive(), false, 'deactivation stops every upstream process');
     assert.deepEqual(handle.life.counts(), { extension: 0, run: 0 }, 'every disposable of both lifetimes disposed');
-    await new Promise((r) => setTimeout(r, 50));
+    const entries = () => JSON.parse(readFileSync(join(stateHome, 'mcpx', 'endpoints.json'), 'utf8')) as object;
+    const closed = () =>
+      fetch(url, { method: 'POST' }).then(
+        () => false,
+        () => true,
+      );
+    await until(async () => Object.keys(entries()).length === 0 && (await closed()), {
+      what: 'the server closed and its entry removed',
+    });
     await assert.rejects(fetch(url, { method: 'POST' }), 'the server is closed on dispose');
-    assert.deepEqual(
-      JSON.parse(readFileSync(join(stateHome, 'mcpx', 'endpoints.json'), 'utf8')),
-      {},
-      'and its entry removed',
-    );
+    assert.deepEqual(entries(), {}, 'and its entry removed');
   } finally {
     (Module as unknown as { _load: unknown })._load = load;
     blocker.close();

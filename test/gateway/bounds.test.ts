@@ -2,8 +2,6 @@
 // what happens at the bound by counts and errors, never by durations.
 import assert from 'node:assert/strict';
 import { after, describe, test } from 'node:test';
-import { Broker } from '../../src/gateway/inbox/broker';
-import { routeQuestion } from '../../src/gateway/inbox/questions';
 import type { ProtocolError } from '../../src/protocol/errors';
 import {
   type ErrorResponse,
@@ -13,14 +11,14 @@ import {
   type ResultResponse,
   parseJson,
 } from '../../src/protocol/jsonrpc';
-import type { CallContext, Provider } from '../../src/server/provider';
+import type { Provider } from '../../src/server/provider';
 import { toolsOf } from '../fixtures/provider';
 import { LineSplitter } from '../../src/wire/lines';
 import { startTestServer } from '../harness/gateway';
 import { heldProvider, memoryServer, memoryStdio } from '../harness/memory';
 import { fixtureCommand, gatewayFor, killAll } from '../harness/upstreams';
 import { HttpClient, type Json } from '../harness/wire';
-import { alive } from '../harness/process';
+import { turn } from '../harness/wait';
 
 after(() => killAll());
 
@@ -29,7 +27,6 @@ const req = (id: number, method: string, params?: JsonObject): Request =>
   params ? { jsonrpc: '2.0', id, method, params } : { jsonrpc: '2.0', id, method };
 const hold = (id: number, key: string) => req(id, 'tools/call', { name: 'hold', arguments: { key } });
 const isError = (r: Response | undefined): r is ErrorResponse => r !== undefined && 'error' in r;
-const tick = () => new Promise<void>((r) => setImmediate(r));
 const text = (r: Json | undefined) => String(((r?.content as Json[]) ?? [])[0]?.text ?? '');
 
 /** A provider whose one tool, `blob`, answers `n` characters. */
@@ -105,7 +102,7 @@ describe('limits.batchLength and limits.responseBytes', () => {
     assert.ok('refused' in out);
     assert.equal(out.refused.code, -32600);
     assert.match(out.refused.message, /limits\.batchLength \(2\)/);
-    await tick();
+    await turn();
     assert.deepEqual(provider.started, [], 'no item ran');
     mem.close();
   });
@@ -131,7 +128,7 @@ describe('limits.batchLength and limits.responseBytes', () => {
       assert.equal(refused.error.code, -32600);
       assert.match(refused.error.message, /limits\.batchLength \(64\)/);
       await io.next((m) => (m as Json).id === 0);
-      await tick();
+      await turn();
       assert.deepEqual(provider.started, [], 'no item ran');
     } finally {
       io.end();
@@ -187,7 +184,7 @@ describe('limits.inflightPerIdentity and limits.inflight', () => {
     const b = mem.runner();
     const calls = ['a1', 'a2', 'a3'].map((k, i) => a.runner.request(hold(i + 1, k), LEGACY, a.channel));
     await Promise.all([provider.whenStarted('a1'), provider.whenStarted('a2')]);
-    for (let i = 0; i < 5; i++) await tick();
+    for (let i = 0; i < 5; i++) await turn();
     assert.deepEqual(provider.started, ['a1', 'a2'], 'the third waits');
     const pong = await b.runner.request(req(1, 'ping'), LEGACY, b.channel);
     assert.deepEqual((pong.response as ResultResponse).result, {});
@@ -242,233 +239,5 @@ describe('limits.identitiesPerConnection', () => {
     );
     assert.ok(!isError(fresh.response), 'the bound is per connection');
     mem.close();
-  });
-});
-
-describe('limits.backgroundPerIdentity (2026-07-28 background calls)', () => {
-  const asker = (url: string) => new HttpClient(url, '2026-07-28', { capabilities: { elicitation: {} } });
-  const ask = (c: HttpClient, who?: string, extra: Json = {}) =>
-    c.request(
-      'tools/call',
-      { name: 'ask', arguments: { times: 1 }, ...extra },
-      { meta: who ? { 'dev.mcpx/session': who } : {} },
-    );
-  const answer = async (c: HttpClient, first: Json, who?: string) => {
-    const [k] = Object.keys(first.inputRequests as Json);
-    return (
-      await ask(c, who, {
-        inputResponses: { [k!]: { action: 'accept', content: { n: 7 } } },
-        requestState: first.requestState,
-      })
-    ).result!;
-  };
-
-  test("one identity's flood is refused beyond its bound; another identity's requestState still resumes", async () => {
-    const l = await startTestServer({ 'limits.backgroundPerIdentity': 5 });
-    try {
-      const c = asker(l.url);
-      const victim = (await ask(c, 'victim')).result!;
-      assert.equal(victim.resultType, 'input_required');
-      const flood = await Promise.all(Array.from({ length: 8 }, () => ask(c, 'flood')));
-      const held = flood.filter((f) => f.result?.resultType === 'input_required').length;
-      const refused = flood.filter((f) => /limits\.backgroundPerIdentity/.test(f.error?.message ?? ''));
-      assert.equal(held, 5);
-      assert.equal(refused.length, 3);
-      const done = await answer(c, victim, 'victim');
-      assert.equal(done.resultType, 'complete');
-      assert.match(text(done), /"n":7/);
-    } finally {
-      await l.close();
-    }
-  });
-
-  test('in total (limits.inflight) new calls are refused, never an older one evicted', async () => {
-    const l = await startTestServer({ 'limits.inflight': 16 });
-    try {
-      const c = asker(l.url);
-      const victim = (await ask(c)).result!;
-      const outcomes: string[] = [];
-      for (let i = 0; i < 20; i++) {
-        const r = await ask(c);
-        outcomes.push(r.result ? String(r.result.resultType) : String(r.error?.message));
-      }
-      assert.equal(outcomes.filter((o) => o === 'input_required').length, 15);
-      assert.equal(outcomes.filter((o) => /limits\.inflight/.test(o)).length, 5);
-      assert.equal((await answer(c, victim)).resultType, 'complete');
-    } finally {
-      await l.close();
-    }
-  });
-});
-
-describe('limits.questionsPerIdentity (the broker)', () => {
-  const owner = (identity: string) =>
-    ({ identity, signal: new AbortController().signal, clientCapabilities: {}, rev: LEGACY }) as unknown as CallContext;
-  const elicit = { mode: 'form', message: 'q', requestedSchema: { type: 'object', properties: {} } };
-
-  test("beyond the bound a new question is refused naming the setting; another identity's still waits", async () => {
-    const broker = new Broker(60_000, undefined, undefined, () => ({ perIdentity: 2, total: 16 }));
-    const answerers = { native: false, broker, roots: [], log: () => undefined };
-    const ctl = new AbortController();
-    const put = (who: string) =>
-      routeQuestion(answerers, {
-        server: 'up',
-        method: 'elicitation/create',
-        params: elicit,
-        signal: ctl.signal,
-        owner: owner(who),
-        unowned: '',
-      });
-    const waiting = [put('client:a'), put('client:a')];
-    await assert.rejects(put('client:a'), /limits\.questionsPerIdentity/);
-    waiting.push(put('client:b'));
-    assert.equal(broker.list().length, 3, 'nothing waiting was dropped');
-    ctl.abort(new Error('done'));
-    await Promise.allSettled(waiting);
-    assert.equal(broker.list().length, 0);
-  });
-
-  test('the broker as a whole is bounded by limits.inflight', async () => {
-    const broker = new Broker(60_000, undefined, undefined, () => ({ perIdentity: 100, total: 3 }));
-    const ctl = new AbortController();
-    const ask = (identity: string) =>
-      broker.ask({
-        server: 'up',
-        method: 'elicitation/create',
-        params: elicit,
-        signal: ctl.signal,
-        reason: 'test',
-        identity,
-      });
-    const waiting = [1, 2, 3].map((i) => ask(`c${i}`));
-    await assert.rejects(ask('c4'), /limits\.inflight/);
-    ctl.abort(new Error('done'));
-    await Promise.allSettled(waiting);
-  });
-});
-
-describe('limits.instancesPerServer (scope "identity")', () => {
-  const up = (...extra: string[]) => ({
-    ...fixtureCommand(['--rev', LEGACY, '--name', 'up', ...extra]),
-    scope: 'identity',
-  });
-  const modernCall = (c: HttpClient, tool: string, args: Json = {}, who?: string, signal?: AbortSignal) =>
-    c.request(
-      'tools/call',
-      { name: 'mcpx_call', arguments: { server: 'up', tool, arguments: args } },
-      { meta: who ? { 'dev.mcpx/session': who } : {}, signal },
-    );
-
-  test('20 sessionless 2026-07-28 calls leave no instance behind once they finish', async () => {
-    const gw = await gatewayFor({ up: up() });
-    try {
-      const c = new HttpClient(gw.url, '2026-07-28');
-      const pids = new Set<number>();
-      for (let round = 0; round < 4; round++) {
-        const rs = await Promise.all(Array.from({ length: 5 }, () => modernCall(c, 'whoami')));
-        for (const r of rs) pids.add(Number(text(r.result).split(':')[1]));
-      }
-      assert.equal(pids.size, 20, 'each request had its own instance');
-      for (let i = 0; i < 200 && [...pids].some(alive); i++) await new Promise((r) => setTimeout(r, 50));
-      assert.deepEqual(
-        [...pids].filter(alive),
-        [],
-        'every instance ended with its request, not after pool.idleTimeout',
-      );
-      assert.equal(gw.g.servers().filter((s) => s.state === 'running').length, 0);
-    } finally {
-      await gw.close();
-    }
-  });
-
-  test('sessionless legacy HTTP calls leave no instance behind once they finish', async () => {
-    const gw = await gatewayFor({ up: up() });
-    try {
-      // No initialize, so no Mcp-Session-Id: each POST is a request of its own.
-      const c = new HttpClient(gw.url, LEGACY);
-      const pids = new Set<number>();
-      for (let i = 0; i < 5; i++) pids.add(Number(text((await modernCall(c, 'whoami')).result).split(':')[1]));
-      assert.equal(pids.size, 5, 'each request had its own instance');
-      for (let i = 0; i < 200 && [...pids].some(alive); i++) await new Promise((r) => setTimeout(r, 50));
-      assert.deepEqual([...pids].filter(alive), [], 'every instance ended with its request');
-      assert.equal(gw.g.servers().filter((s) => s.name === 'up' && s.scope !== 'shared').length, 0);
-    } finally {
-      await gw.close();
-    }
-  });
-
-  test('evictions at the cap are logged once a minute with a count, not once each', async () => {
-    const lines: string[] = [];
-    const gw = await gatewayFor({ up: up() }, { 'limits.instancesPerServer': 1 }, {}, { log: (l) => lines.push(l) });
-    try {
-      const c = new HttpClient(gw.url, '2026-07-28');
-      // Six identities one after another: each call's instance makes room by stopping the last one.
-      for (const who of ['a', 'b', 'c', 'd', 'e', 'f'])
-        assert.equal(text((await modernCall(c, 'echo', { text: who }, who)).result), who);
-      const notices = lines.filter((l) => l.includes('limits.instancesPerServer'));
-      assert.equal(notices.length, 1, notices.join('\n'));
-    } finally {
-      await gw.close();
-    }
-  });
-
-  test('at the cap a call is refused naming the server and the setting; an idle instance makes room', async () => {
-    const gw = await gatewayFor({ up: up() }, { 'limits.instancesPerServer': 2 });
-    const ctl = new AbortController();
-    try {
-      const c = new HttpClient(gw.url, '2026-07-28');
-      const busy = ['a', 'b'].map((who) =>
-        modernCall(c, 'slow', { ms: 60_000 }, who, ctl.signal).catch(() => undefined),
-      );
-      for (let i = 0; i < 200; i++) {
-        if (gw.g.servers().filter((s) => s.state === 'running').length === 2) break;
-        await new Promise((r) => setTimeout(r, 50));
-      }
-      const refused = await modernCall(c, 'echo', { text: 'c' }, 'c');
-      assert.equal(refused.error?.code, -32603);
-      assert.match(refused.error!.message, /upstream up: .*limits\.instancesPerServer/);
-      ctl.abort();
-      await Promise.all(busy);
-      // a and b are idle now (their calls were cancelled): the least recently used one gives way.
-      let ok: Json | undefined;
-      for (let i = 0; i < 100 && !ok; i++) {
-        const r = await modernCall(c, 'echo', { text: 'c' }, 'c');
-        ok = r.result;
-        if (!ok) await new Promise((res) => setTimeout(res, 50));
-      }
-      assert.equal(text(ok), 'c');
-      assert.ok(gw.g.servers().filter((s) => s.state === 'running').length <= 2);
-    } finally {
-      ctl.abort();
-      await gw.close();
-    }
-  });
-});
-
-describe('limits.sessions', () => {
-  test('beyond limits.sessions a new initialize is refused naming the setting; an ended session makes room', async () => {
-    const gw = await startTestServer({ 'limits.sessions': 2 });
-    try {
-      const a = new HttpClient(gw.url, LEGACY);
-      const b = new HttpClient(gw.url, LEGACY);
-      assert.ok((await a.initialize()).result);
-      assert.ok((await b.initialize()).result);
-      assert.equal(gw.server.listens.pushableCount, 2);
-      const c = new HttpClient(gw.url, LEGACY);
-      const refused = await c.initialize();
-      assert.equal(refused.error?.code, -32603);
-      assert.match(refused.error!.message, /limits\.sessions/);
-      assert.equal(c.sessionId, undefined);
-      // The sessions already held still work.
-      assert.ok((await a.request('ping')).result);
-      const del = await fetch(gw.url, { method: 'DELETE', headers: { 'Mcp-Session-Id': b.sessionId! } });
-      assert.ok(del.ok);
-      // An ended session is no longer a connection to push to.
-      assert.equal(gw.server.listens.pushableCount, 1);
-      assert.ok((await c.initialize()).result);
-      assert.ok(c.sessionId);
-    } finally {
-      await gw.close();
-    }
   });
 });

@@ -11,23 +11,18 @@ import { existsSync } from 'node:fs';
 import { after, describe, test } from 'node:test';
 import { HttpPeer } from '../fixtures/upstream/client';
 import { alive } from '../harness/process';
-import { type TestGateway, fixtureCommand, gatewayFor, killAll } from '../harness/upstreams';
+import { fixtureCommand, killAll } from '../harness/upstreams';
 import type { Json } from '../harness/wire';
+import { until } from '../harness/wait';
+import { type ExecGateway, execGateway } from '../harness/exec';
 
 after(() => killAll());
 
 const SERVERS = { a: fixtureCommand(['--rev', '2025-11-25', '--name', 'a']) };
 const MiB = 1024 * 1024;
 
-async function gateway(values: Record<string, unknown> = {}): Promise<TestGateway & { pids: number[] }> {
-  const pids: number[] = [];
-  const gw = await gatewayFor(SERVERS, values);
-  (gw.g.opts as { execStarted?: (pid: number) => void }).execStarted = (pid) => pids.push(pid);
-  return Object.assign(gw, { pids });
-}
-
 /** One client, one script, the result's text; the run's process is gone by the time the result is. */
-async function run(gw: TestGateway & { pids: number[] }, script: string): Promise<{ r: Json; text: string }> {
+async function run(gw: ExecGateway, script: string): Promise<{ r: Json; text: string }> {
   const peer = new HttpPeer('2025-11-25', gw.url);
   await peer.initialize({});
   const before = gw.pids.length;
@@ -72,7 +67,7 @@ function assertKeptUpTo(logs: string[], expected: (i: number) => string, cap: nu
 
 describe('mcpx_exec: exec.maxOutputBytes, counted as the output is produced', () => {
   test('a script that logs 3 MB is stopped at the bound, its logs kept up to it', async () => {
-    const gw = await gateway();
+    const gw = await execGateway(SERVERS);
     try {
       const line = (i: number) => `line ${i} ${'x'.repeat(94)}`;
       const { r, text } = await run(
@@ -89,7 +84,7 @@ describe('mcpx_exec: exec.maxOutputBytes, counted as the output is produced', ()
   });
 
   test('a script that logs without end is stopped at the bound, even one that catches what console.log throws', async () => {
-    const gw = await gateway({ 'exec.timeout': '60s' });
+    const gw = await execGateway(SERVERS, { 'exec.timeout': '60s' });
     try {
       const line = (i: number) => `${i} ${'w'.repeat(1000)}`;
       for (const script of [
@@ -107,7 +102,7 @@ describe('mcpx_exec: exec.maxOutputBytes, counted as the output is produced', ()
   });
 
   test('a script that logs one 10 MB string keeps its start, up to the bound', async () => {
-    const gw = await gateway();
+    const gw = await execGateway(SERVERS);
     try {
       const { text } = await run(gw, "console.log('first'); console.log('z'.repeat(10 * 1024 * 1024)); return 1;");
       const { head, logs } = parts(text);
@@ -120,7 +115,7 @@ describe('mcpx_exec: exec.maxOutputBytes, counted as the output is produced', ()
   });
 
   test('a script that returns 2 MB is stopped, its logs kept; one that fits returns', async () => {
-    const gw = await gateway();
+    const gw = await execGateway(SERVERS);
     try {
       const { r, text } = await run(gw, "console.log('before'); return 'y'.repeat(2 * 1024 * 1024);");
       assert.equal(r.isError, true);
@@ -135,7 +130,7 @@ describe('mcpx_exec: exec.maxOutputBytes, counted as the output is produced', ()
   });
 
   test('a thrown error counts too: one past the bound stops the run', async () => {
-    const gw = await gateway();
+    const gw = await execGateway(SERVERS);
     try {
       const { text } = await run(gw, "throw new Error('e'.repeat(2 * 1024 * 1024));");
       assert.equal(text, OUTPUT(MiB));
@@ -147,7 +142,7 @@ describe('mcpx_exec: exec.maxOutputBytes, counted as the output is produced', ()
 
 describe('mcpx_exec: exec.maxHeapMB', () => {
   test('a script that allocates past the heap limit ends with the message naming exec.maxHeapMB, no V8 dump', async () => {
-    const gw = await gateway({ 'exec.maxHeapMB': 32 });
+    const gw = await execGateway(SERVERS, { 'exec.maxHeapMB': 32 });
     try {
       const { r, text } = await run(
         gw,
@@ -165,7 +160,7 @@ describe('mcpx_exec: exec.maxHeapMB', () => {
   }, async () => {
     // Holds some 512 MB of filled typed arrays for ever (older ones freed): stopped only by the bound
     // (before it, by exec.timeout).
-    const gw = await gateway({ 'exec.maxHeapMB': 16, 'exec.timeout': '20s' });
+    const gw = await execGateway(SERVERS, { 'exec.maxHeapMB': 16, 'exec.timeout': '20s' });
     try {
       const { text } = await run(
         gw,
@@ -180,7 +175,7 @@ describe('mcpx_exec: exec.maxHeapMB', () => {
 
 describe('mcpx_exec: the exec path as an attacker tries it', () => {
   test('requests flooded without awaiting: refused past exec.maxConcurrent in the child, none buffered', async () => {
-    const gw = await gateway({ 'exec.maxConcurrent': 4, 'exec.maxHeapMB': 64 });
+    const gw = await execGateway(SERVERS, { 'exec.maxConcurrent': 4, 'exec.maxHeapMB': 64 });
     try {
       const { r } = await run(
         gw,
@@ -201,7 +196,7 @@ describe('mcpx_exec: the exec path as an attacker tries it', () => {
   });
 
   test('a request larger than a line of the channel is refused to the script, which goes on', async () => {
-    const gw = await gateway();
+    const gw = await execGateway(SERVERS);
     try {
       const { r } = await run(
         gw,
@@ -218,7 +213,7 @@ describe('mcpx_exec: the exec path as an attacker tries it', () => {
   });
 
   test('values that are not JSON: each an isError result saying why', async () => {
-    const gw = await gateway();
+    const gw = await execGateway(SERVERS);
     try {
       const cases: Array<[string, string]> = [
         ['const a = {}; a.self = a; return a;', /^Converting circular structure to JSON/.source],
@@ -245,7 +240,7 @@ describe('mcpx_exec: the exec path as an attacker tries it', () => {
   });
 
   test('thrown values that are not Errors, or cannot be described, end the run at once with what can be said', async () => {
-    const gw = await gateway({ 'exec.timeout': '20s' });
+    const gw = await execGateway(SERVERS, { 'exec.timeout': '20s' });
     try {
       const cases: Array<[string, string]> = [
         ['throw 5;', 'Uncaught 5'],
@@ -278,7 +273,7 @@ describe('mcpx_exec: the exec path as an attacker tries it', () => {
   });
 
   test('the stack outside the script gives nothing to hold: no receiver, no function, only the script frames', async () => {
-    const gw = await gateway();
+    const gw = await execGateway(SERVERS);
     try {
       const { r } = await run(
         gw,
@@ -302,7 +297,7 @@ const esc = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 describe('runs at once', () => {
   test('a client past exec.maxRunsPerIdentity is refused naming it; another client still runs', async () => {
-    const gw = await gateway({ 'exec.maxRunsPerIdentity': 1 });
+    const gw = await execGateway(SERVERS, { 'exec.maxRunsPerIdentity': 1 });
     try {
       const slow = 'const t = Date.now(); while (Date.now() - t < 1500) {} return "slow done";';
       const quick = 'return 1 + 1;';
@@ -314,7 +309,7 @@ describe('runs at once', () => {
         p.request('tools/call', { name: 'mcpx_exec', arguments: { script } }).then((x) => x.result as Json);
       const first = call(mine, slow);
       // The first run holds the client's one slot until it ends.
-      while (gw.pids.length === 0) await new Promise((r) => setTimeout(r, 20));
+      await until(() => gw.pids.length > 0, { what: 'the first run started' });
       const second = await call(mine, quick);
       assert.equal(second.isError, true);
       assert.equal(

@@ -5,55 +5,19 @@
 // output cap, proto.askRounds, and no child left behind, on shutdown too.
 import assert from 'node:assert/strict';
 import { after, describe, test } from 'node:test';
-import { HttpPeer } from '../fixtures/upstream/client';
 import { alive } from '../harness/process';
-import { type TestGateway, fixtureCommand, gatewayFor, killAll } from '../harness/upstreams';
-import { HttpClient, type Json } from '../harness/wire';
+import { killAll } from '../harness/upstreams';
+import type { Json } from '../harness/wire';
+import { until } from '../harness/wait';
+import { exec, EXEC_SERVERS, execClient, execGateway, structured, textOf } from '../harness/exec';
 
 after(() => killAll());
 
-const SERVERS = {
-  a: fixtureCommand(['--rev', '2025-11-25', '--name', 'a']),
-  'b-2': fixtureCommand(['--rev', '2026-07-28', '--name', 'b']),
-};
-
-const textOf = (r: Json): string =>
-  String(((((r.result as Json)?.content as Json[]) ?? [])[0] as Json)?.text ?? JSON.stringify(r.error));
-const structured = (r: Json): Json => (r.result as Json).structuredContent as Json;
-
-/** A gateway whose exec children's pids are recorded. */
-async function gateway(
-  values: Record<string, unknown> = {},
-  o: { questionTtlMs?: number } = {},
-): Promise<TestGateway & { pids: number[] }> {
-  const pids: number[] = [];
-  const gw = await gatewayFor(SERVERS, values, {}, o);
-  (gw.g.opts as { execStarted?: (pid: number) => void }).execStarted = (pid) => pids.push(pid);
-  return Object.assign(gw, { pids });
-}
-
-async function client(gw: TestGateway, capabilities: Json = {}, rev: '2025-06-18' | '2025-11-25' = '2025-11-25') {
-  const peer = new HttpPeer(rev, gw.url);
-  await peer.initialize(capabilities);
-  return peer;
-}
-
-const exec = (peer: HttpPeer, script: string, extra: Json = {}) =>
-  peer.request('tools/call', { name: 'mcpx_exec', arguments: { script, ...extra } });
-
-async function waitFor<T>(f: () => T | undefined, what: string, ms = 5000): Promise<T> {
-  for (const end = Date.now() + ms; Date.now() < end; await new Promise((r) => setTimeout(r, 20))) {
-    const v = f();
-    if (v !== undefined) return v;
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
-
 describe('mcpx_exec: scripts that call several upstreams', () => {
   test('listed second, task support "optional"; mcpx_describe gives the typed declaration', async () => {
-    const gw = await gateway();
+    const gw = await execGateway(EXEC_SERVERS);
     try {
-      const peer = await client(gw);
+      const peer = await execClient(gw);
       const tools = ((await peer.request('tools/list')).result as Json).tools as Json[];
       assert.deepEqual(
         tools.map((t) => t.name),
@@ -71,9 +35,9 @@ describe('mcpx_exec: scripts that call several upstreams', () => {
   });
 
   test('in sequence and in parallel, typed functions, read and prompt; value and logs come back', async () => {
-    const gw = await gateway();
+    const gw = await execGateway(EXEC_SERVERS);
     try {
-      const peer = await client(gw);
+      const peer = await execClient(gw);
       const script = `
         const one = await mcpx.call('a', 'echo', { text: 'first' });
         console.log('after one', one.content.length);
@@ -97,7 +61,7 @@ describe('mcpx_exec: scripts that call several upstreams', () => {
       assert.equal(v.prompt, 1);
       assert.deepEqual(JSON.parse(textOf(r)), s, 'the same JSON as text');
       // A revision without structuredContent gets the text alone.
-      const old = await client(gw, {}, '2025-06-18');
+      const old = await execClient(gw, {}, '2025-06-18');
       const r2 = await exec(old, 'return 1 + 1;');
       assert.deepEqual(JSON.parse(textOf(r2)), { result: 2, logs: [] });
       assert.deepEqual([...peer.problems, ...old.problems], []);
@@ -109,9 +73,9 @@ describe('mcpx_exec: scripts that call several upstreams', () => {
   });
 
   test("a call's protocol error rejects in the script with its message; an unknown typed name says so", async () => {
-    const gw = await gateway();
+    const gw = await execGateway(EXEC_SERVERS);
     try {
-      const peer = await client(gw);
+      const peer = await execClient(gw);
       const r = await exec(
         peer,
         `const out = [];
@@ -133,9 +97,9 @@ describe('mcpx_exec: scripts that call several upstreams', () => {
 
 describe('mcpx_exec: errors, bounds and the process', () => {
   test('a throw is an isError result with the message and a stack into the script', async () => {
-    const gw = await gateway();
+    const gw = await execGateway(EXEC_SERVERS);
     try {
-      const peer = await client(gw);
+      const peer = await execClient(gw);
       const r = await exec(peer, "console.log('before');\nconst x = 1;\nthrow new Error('boom ' + x);");
       assert.equal((r.result as Json).isError, true);
       const text = textOf(r);
@@ -148,9 +112,9 @@ describe('mcpx_exec: errors, bounds and the process', () => {
   });
 
   test('a script that does not compile: the line, the caret and the SyntaxError, as V8 reports them', async () => {
-    const gw = await gateway();
+    const gw = await execGateway(EXEC_SERVERS);
     try {
-      const peer = await client(gw);
+      const peer = await execClient(gw);
       const r = await exec(peer, 'const a = 1;\nfoo bar;');
       assert.equal((r.result as Json).isError, true);
       const text = textOf(r);
@@ -163,9 +127,9 @@ describe('mcpx_exec: errors, bounds and the process', () => {
   });
 
   test('a script that loops forever is stopped at its timeout, and its process is gone', async () => {
-    const gw = await gateway({ 'exec.timeout': '1s' });
+    const gw = await execGateway(EXEC_SERVERS, { 'exec.timeout': '1s' });
     try {
-      const peer = await client(gw);
+      const peer = await execClient(gw);
       const t0 = Date.now();
       const r = await exec(peer, 'for (;;) {}');
       assert.ok(Date.now() - t0 < 5000);
@@ -184,9 +148,9 @@ describe('mcpx_exec: errors, bounds and the process', () => {
   });
 
   test('the tighter of exec.timeout and the per-call timeout fires', async () => {
-    const gw = await gateway({ 'pool.callTimeout': '300ms' });
+    const gw = await execGateway(EXEC_SERVERS, { 'pool.callTimeout': '300ms' });
     try {
-      const peer = await client(gw);
+      const peer = await execClient(gw);
       const r = await exec(
         peer,
         "try { await mcpx.call('a', 'slow', { ms: 2000 }); return 'finished'; } catch (e) { return 'call: ' + e.message; }",
@@ -202,9 +166,9 @@ describe('mcpx_exec: errors, bounds and the process', () => {
   });
 
   test('requests in flight past exec.maxConcurrent are refused to the script, the others run', async () => {
-    const gw = await gateway({ 'exec.maxConcurrent': 3 });
+    const gw = await execGateway(EXEC_SERVERS, { 'exec.maxConcurrent': 3 });
     try {
-      const peer = await client(gw);
+      const peer = await execClient(gw);
       const r = await exec(
         peer,
         `const all = await Promise.allSettled([1, 2, 3, 4, 5].map((i) => mcpx.call('a', 'echo', { text: 'n' + i })));
@@ -220,9 +184,9 @@ describe('mcpx_exec: errors, bounds and the process', () => {
   });
 
   test('output past exec.maxOutputBytes stops the script with a clear message', async () => {
-    const gw = await gateway({ 'exec.maxOutputBytes': 2048 });
+    const gw = await execGateway(EXEC_SERVERS, { 'exec.maxOutputBytes': 2048 });
     try {
-      const peer = await client(gw);
+      const peer = await execClient(gw);
       const r = await exec(peer, "for (let i = 0; ; i++) console.log('line ' + i + ' ' + 'x'.repeat(100));");
       assert.equal((r.result as Json).isError, true);
       assert.match(textOf(r), /output passed 2048 bytes \(exec\.maxOutputBytes\)/);
@@ -235,10 +199,10 @@ describe('mcpx_exec: errors, bounds and the process', () => {
   });
 
   test('closing the gateway stops a running script; its process is gone', async () => {
-    const gw = await gateway();
-    const peer = await client(gw);
+    const gw = await execGateway(EXEC_SERVERS);
+    const peer = await execClient(gw);
     const pending = exec(peer, 'for (;;) {}').catch(() => undefined);
-    const pid = await waitFor(() => gw.pids[0], 'the child');
+    const pid = await until(() => gw.pids[0], { what: 'the child' });
     assert.equal(gw.g.runs().length, 1);
     await gw.close();
     assert.equal(alive(pid), false);
@@ -261,208 +225,15 @@ describe('mcpx_exec: what the sandbox refuses, as the script sees it', () => {
     ['generate code', "return eval('1 + 1')", /EvalError: Code generation from strings disallowed/],
   ];
   test('each attempt is refused with the error the script sees', async () => {
-    const gw = await gateway();
+    const gw = await execGateway(EXEC_SERVERS);
     try {
-      const peer = await client(gw);
+      const peer = await execClient(gw);
       for (const [what, script, expected] of cases) {
         const r = await exec(peer, script);
         assert.equal((r.result as Json).isError, true, what);
         assert.match(textOf(r), expected, what);
         assert.match(textOf(r), /mcpx-script\.js:1:/, `${what}: the stack points into the script`);
       }
-      assert.deepEqual(peer.problems, []);
-    } finally {
-      await gw.close();
-    }
-  });
-});
-
-describe('mcpx_exec: a run is one unit for questions', () => {
-  test('elicitations of parallel calls go to the calling client', async () => {
-    const gw = await gateway();
-    try {
-      const peer = await client(gw, { elicitation: {} });
-      let n = 0;
-      peer.answer = () => ({ action: 'accept', content: { answer: `answer ${++n}` } });
-      const r = await exec(
-        peer,
-        `const [x, y] = await Promise.all([mcpx.call('a', 'elicit', { text: 'one?' }), mcpx.call('a', 'elicit', { text: 'two?' })]);
-         return [x.content[0].text, y.content[0].text];`,
-      );
-      const [x, y] = structured(r).result as string[];
-      assert.match(`${x} ${y}`, /answer 1/);
-      assert.match(`${x} ${y}`, /answer 2/);
-      assert.equal(peer.frames.filter((f) => f.method === 'elicitation/create').length, 2);
-      assert.deepEqual(gw.g.questions(), []);
-      assert.deepEqual(peer.problems, []);
-    } finally {
-      await gw.close();
-    }
-  });
-
-  test('a 2026-07-28 caller: the question comes back as input_required; the retry resumes the same run', async () => {
-    const gw = await gateway();
-    try {
-      const c = new HttpClient(gw.url, '2026-07-28', { capabilities: { elicitation: {} } });
-      const args = {
-        name: 'mcpx_exec',
-        arguments: {
-          script: "const r = await mcpx.call('a', 'elicit', { text: 'colour?' }); return r.content[0].text;",
-        },
-      };
-      const r1 = (await c.request('tools/call', args)).result!;
-      assert.equal(r1.resultType, 'input_required');
-      const [key, q] = Object.entries(r1.inputRequests as Record<string, Json>)[0]!;
-      assert.equal((q.params as Json).message, 'a (via mcpx) asks: colour?');
-      const r2 = (
-        await c.request('tools/call', {
-          ...args,
-          inputResponses: { [key]: { action: 'accept', content: { answer: 'teal' } } },
-          requestState: r1.requestState,
-        })
-      ).result!;
-      assert.equal(r2.resultType, 'complete');
-      assert.match(String((r2.structuredContent as Json).result), /teal/);
-      assert.equal(gw.pids.length, 1, 'one run, resumed, not restarted');
-    } finally {
-      await gw.close();
-    }
-  });
-
-  test('a caller that cannot answer: the question waits at the broker, answered there', async () => {
-    const gw = await gateway({}, { questionTtlMs: 5000 });
-    try {
-      const peer = await client(gw);
-      const pending = exec(
-        peer,
-        "const r = await mcpx.call('a', 'elicit', { text: 'name?' }); return r.content[0].text;",
-      );
-      const q = await waitFor(() => gw.g.questions()[0], 'the question at the broker');
-      assert.equal(q.reason, 'the calling client cannot take it');
-      assert.equal(gw.g.answer(q.id, { action: 'accept', content: { answer: 'Grace' } }), undefined);
-      assert.match(String(structured(await pending).result), /Grace/);
-    } finally {
-      await gw.close();
-    }
-  });
-
-  test('two runs on one connection: the question goes to the broker', async () => {
-    const gw = await gateway({}, { questionTtlMs: 5000 });
-    try {
-      const peer = await client(gw, { elicitation: {} });
-      peer.answer = () => ({ action: 'accept', content: { answer: 'from the client' } });
-      const first = exec(peer, "await mcpx.call('a', 'slow', { ms: 1500 }); return 'slow done';");
-      await waitFor(() => (gw.g.runs()[0]?.calls.length ? true : undefined), 'the first run to call');
-      await new Promise((r) => setTimeout(r, 200));
-      const second = exec(
-        peer,
-        "const r = await mcpx.call('a', 'elicit', { text: 'who?' }); return r.content[0].text;",
-      );
-      const q = await waitFor(() => gw.g.questions()[0], 'the question at the broker');
-      assert.equal(q.reason, 'a script run shares the connection with other calls');
-      gw.g.answer(q.id, { action: 'accept', content: { answer: 'from the broker' } });
-      assert.match(String(structured(await second).result), /from the broker/);
-      assert.equal(structured(await first).result, 'slow done');
-      assert.equal(peer.frames.filter((f) => f.method === 'elicitation/create').length, 0);
-    } finally {
-      await gw.close();
-    }
-  });
-
-  test('a script asking more than proto.askRounds questions is abandoned', async () => {
-    const gw = await gateway({ 'proto.askRounds': 2 });
-    try {
-      const peer = await client(gw, { elicitation: {} });
-      peer.answer = () => ({ action: 'accept', content: { answer: 'again' } });
-      const r = await exec(
-        peer,
-        "for (let i = 0; i < 5; i++) await mcpx.call('a', 'elicit', { text: 'q' + i }); return 'all';",
-      );
-      assert.equal((r.result as Json).isError, true);
-      assert.match(textOf(r), /more than 2 questions \(proto\.askRounds\); abandoned/);
-      assert.equal(peer.frames.filter((f) => f.method === 'elicitation/create').length, 2);
-      for (const pid of gw.pids) assert.equal(alive(pid), false);
-    } finally {
-      await gw.close();
-    }
-  });
-});
-
-describe('mcpx_exec: as a task', () => {
-  test("a 2025-11-25 task's question reaches its client on tasks/result, with the related-task key", async () => {
-    const gw = await gateway();
-    try {
-      const peer = await client(gw, { elicitation: {} });
-      peer.answer = () => ({ action: 'accept', content: { answer: 'from the task' } });
-      const created = await peer.request('tools/call', {
-        name: 'mcpx_exec',
-        arguments: { script: "const r = await mcpx.call('a', 'elicit', { text: 'task?' }); return r.content[0].text;" },
-        task: { ttl: 60000 },
-      });
-      const taskId = ((created.result as Json).task as Json).taskId;
-      const result = (await peer.request('tasks/result', { taskId })).result as Json;
-      assert.match(String((result.structuredContent as Json).result), /from the task/);
-      const asked = peer.frames.find((f) => f.method === 'elicitation/create')!;
-      assert.deepEqual(((asked.params as Json)._meta as Json)['io.modelcontextprotocol/related-task'], { taskId });
-      assert.deepEqual(peer.problems, []);
-    } finally {
-      await gw.close();
-    }
-  });
-
-  test('a 2026-07-28 client with the tasks extension: a run past the eager window becomes a task; tasks/get inlines its result', async () => {
-    const gw = await gateway();
-    try {
-      const c = new HttpClient(gw.url, '2026-07-28', {
-        capabilities: { extensions: { 'io.modelcontextprotocol/tasks': {} } },
-      });
-      const created = (
-        await c.request('tools/call', {
-          name: 'mcpx_exec',
-          arguments: { script: "await mcpx.call('a', 'slow', { ms: 800 }); return 'modern task done';" },
-        })
-      ).result!;
-      assert.equal(created.resultType, 'task');
-      const taskId = created.taskId;
-      let done: Json | undefined;
-      for (let i = 0; i < 100 && !done; i++) {
-        const t = (await c.request('tasks/get', { taskId }, { headers: { 'Mcp-Name': String(taskId) } })).result!;
-        if (t.status === 'completed') done = t;
-        else await new Promise((r) => setTimeout(r, 50));
-      }
-      assert.ok(done, 'completed');
-      assert.equal(((done.result as Json).structuredContent as Json).result, 'modern task done');
-      for (const pid of gw.pids) assert.equal(alive(pid), false);
-    } finally {
-      await gw.close();
-    }
-  });
-
-  test('a 2025-11-25 task: CreateTaskResult at once, the running script on the board with its calls, then the result', async () => {
-    const gw = await gateway();
-    try {
-      const peer = await client(gw);
-      const created = await peer.request('tools/call', {
-        name: 'mcpx_exec',
-        arguments: {
-          script:
-            "await mcpx.call('a', 'echo', { text: 'e' }); await mcpx.call('a', 'slow', { ms: 600 }); return 'task done';",
-        },
-        task: { ttl: 60000 },
-      });
-      const task = (created.result as Json).task as Json;
-      assert.equal(task.status, 'working');
-      const run = await waitFor(() => (gw.g.runs()[0]?.calls.length === 2 ? gw.g.runs()[0] : undefined), 'two calls');
-      assert.deepEqual(
-        run.calls.map((c) => [c.label, c.state]),
-        [
-          ['a/echo', 'completed'],
-          ['a/slow', 'running'],
-        ],
-      );
-      const result = (await peer.request('tasks/result', { taskId: task.taskId })).result as Json;
-      assert.equal((result.structuredContent as Json).result, 'task done');
-      assert.deepEqual(gw.g.runs(), []);
       assert.deepEqual(peer.problems, []);
     } finally {
       await gw.close();

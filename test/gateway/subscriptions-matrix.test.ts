@@ -5,7 +5,7 @@
 // resources.subscribe. Upstream side: what mcpx sent is read from the fixture's own record, validated
 // against the upstream's revision. Client side: every frame is validated against the client's revision.
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
@@ -14,7 +14,7 @@ import { repoRoot } from '../harness/gateway';
 import type { Revision } from '../harness/schema';
 import { checkRecorded, fixtureCommand, gatewayFor, killAll, startHttpFixture } from '../harness/upstreams';
 import { HttpClient, type Json, StdioClient } from '../harness/wire';
-import { editorContext } from '../../src/vscode/editorCall';
+import { stays, until } from '../harness/wait';
 
 const dir = mkdtempSync(join(tmpdir(), 'mcpx-submatrix-'));
 after(() => {
@@ -27,10 +27,6 @@ const DOC = 'mcpx://up/fixture://doc';
 const NOSUB = 'mcpx://nosub/fixture://doc';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-async function waitFor(what: string, cond: () => boolean): Promise<void> {
-  for (let i = 0; i < 250 && !cond(); i++) await sleep(20);
-  assert.ok(cond(), `timed out waiting for: ${what}`);
-}
 
 // ---- the upstream side, read from the fixture's record ----------------------------------------
 
@@ -237,9 +233,9 @@ const modernHttp: ClientKind = {
         void peer.raw('subscriptions/listen', peer.params({ notifications: { resourceSubscriptions: [uri] } }), id);
         const mine = () =>
           peer.frames.filter((f) => ((f.params as Json | undefined)?._meta as Json | undefined)?.[SID] === id);
-        await waitFor('the acknowledgement', () =>
-          mine().some((f) => f.method === 'notifications/subscriptions/acknowledged'),
-        );
+        await until(() => mine().some((f) => f.method === 'notifications/subscriptions/acknowledged'), {
+          what: 'the acknowledgement',
+        });
         const ack = mine()[0]!;
         assert.equal(ack.method, 'notifications/subscriptions/acknowledged', 'the acknowledgement comes first');
         return {
@@ -276,39 +272,39 @@ for (const kind of [legacyStdio, legacyHttp, modernHttp]) {
           // The first watcher subscribes upstream, in the upstream's era mechanism.
           const a = await client.watch(DOC);
           assert.deepEqual(a.acked, [DOC]);
-          await waitFor('the upstream subscription', () => view().wants.includes('fixture://doc'));
+          await until(() => view().wants.includes('fixture://doc'), { what: 'the upstream subscription' });
           const established = view().established;
           // A second watcher of the same URI: counted, nothing more upstream.
           const b = await client.watch(DOC);
           assert.deepEqual(b.acked, [DOC]);
           await client.call('up', 'touch', { uri: 'fixture://doc' });
-          await waitFor('the update at both watchers', () => a.updates().length === 1 && b.updates().length === 1);
+          await until(() => a.updates().length === 1 && b.updates().length === 1, {
+            what: 'the update at both watchers',
+          });
           assert.deepEqual([...a.updates(), ...b.updates()], [DOC, DOC], "in the client's own form");
           assert.equal(view().established, established, 'counted per URI: one upstream subscription for two watchers');
 
           // The upstream's side ends while the subscription is wanted: subscribed again at once.
           await client.call('up', up.interrupt).catch(() => undefined);
-          await waitFor(
-            'the subscription re-established',
-            () => view().established > established && view().wants.includes('fixture://doc'),
-          );
+          await until(() => view().established > established && view().wants.includes('fixture://doc'), {
+            what: 'the subscription re-established',
+          });
           await client.call('up', 'touch', { uri: 'fixture://doc' });
-          await waitFor(
-            'the update after the interruption',
-            () => a.updates().length === 2 && b.updates().length === 2,
-          );
+          await until(() => a.updates().length === 2 && b.updates().length === 2, {
+            what: 'the update after the interruption',
+          });
 
           // One watcher leaves: the other still gets updates, the upstream keeps the subscription.
           await b.leave();
           await sleep(100);
           await client.call('up', 'touch', { uri: 'fixture://doc' });
-          await waitFor('the remaining watcher updated', () => a.updates().length === 3);
+          await until(() => a.updates().length === 3, { what: 'the remaining watcher updated' });
           assert.equal(b.updates().length, 2, 'nothing after leaving');
           assert.ok(view().wants.includes('fixture://doc'));
 
           // The last one leaves: unsubscribed upstream.
           await a.leave();
-          await waitFor('the upstream subscription released', () => !view().wants.includes('fixture://doc'));
+          await until(() => !view().wants.includes('fixture://doc'), { what: 'the upstream subscription released' });
 
           // An upstream that declares no resources.subscribe is never subscribed; a listen says so in its
           // acknowledgement, a legacy subscribe succeeds and delivers nothing.
@@ -316,7 +312,7 @@ for (const kind of [legacyStdio, legacyHttp, modernHttp]) {
           if (client.rev === '2026-07-28')
             assert.deepEqual(n.acked, [], 'the acknowledgement lists only URIs whose updates will arrive');
           await client.call('nosub', 'touch', { uri: 'fixture://doc' });
-          await sleep(150);
+          await stays(() => n.updates().length === 0, { for: 150, what: 'no update where not subscribed' });
           assert.deepEqual(n.updates(), []);
           assert.deepEqual(upstreamView(nosubRecord, up.rev).wants, [], 'never subscribed where not declared');
           assert.deepEqual(client.problems(), []);
@@ -327,72 +323,3 @@ for (const kind of [legacyStdio, legacyHttp, modernHttp]) {
     });
   }
 }
-
-describe('a 2026-07-28 upstream: the listen stream mcpx keeps', () => {
-  test('list changes arrive on it (the cached list dropped and relayed); it is cancelled on stdio when no longer wanted', async () => {
-    const record = join(dir, 'lc.jsonl');
-    const gw = await gatewayFor(
-      { up: fixtureCommand(['--rev', '2026-07-28', '--name', 'up', '--record', record]) },
-      { 'mcp.passthrough': ['up'] },
-    );
-    try {
-      const c = new HttpClient(gw.url, '2026-07-28');
-      const before = ((await c.request('tools/list')).result!.tools as Json[]).length;
-      await waitFor('the upstream listen stream', () => readFileSync(record, 'utf8').includes('subscriptions/listen'));
-      const listen = checkRecorded(record, '2026-07-28').find((f) => f.method === 'subscriptions/listen')!;
-      assert.deepEqual(
-        (listen.params as Json).notifications,
-        { toolsListChanged: true },
-        'what the upstream declares, and no URI nobody wants',
-      );
-      await c.request('tools/call', { name: 'mutate', arguments: {} });
-      let after = before;
-      for (let i = 0; i < 50 && after === before; i++, await sleep(20))
-        after = ((await c.request('tools/list')).result!.tools as Json[]).length;
-      assert.equal(after, before + 1, 'the list_changed on the listen stream dropped the cached list');
-      // Watching a URI reopens the stream with it; the old one is cancelled on stdio after the new one is acknowledged.
-      const w = await gw.g.subscribe('mcpx://up/fixture://doc', () => undefined, editorContext());
-      assert.equal(w.deliverable, true);
-      const frames = checkRecorded(record, '2026-07-28');
-      const listens = frames.filter((f) => f.method === 'subscriptions/listen');
-      assert.equal(listens.length, 2);
-      assert.deepEqual(((listens[1]!.params as Json).notifications as Json).resourceSubscriptions, ['fixture://doc']);
-      await waitFor('the first stream cancelled', () =>
-        checkRecorded(record, '2026-07-28').some(
-          (f) => f.method === 'notifications/cancelled' && (f.params as Json).requestId === listens[0]!.id,
-        ),
-      );
-      w.release();
-    } finally {
-      await gw.close();
-    }
-  });
-});
-
-describe('a bare URI offered by two pass-through servers', () => {
-  test('is watched where it is read: at the first that lists it', async () => {
-    const ra = join(dir, 'first.jsonl');
-    const rb = join(dir, 'second.jsonl');
-    const gw = await gatewayFor(
-      {
-        a: fixtureCommand(['--rev', '2025-11-25', '--name', 'a', '--record', ra]),
-        b: fixtureCommand(['--rev', '2025-11-25', '--name', 'b', '--record', rb]),
-      },
-      { 'mcp.passthrough': ['a', 'b'] },
-    );
-    try {
-      const w = await gw.g.subscribe('fixture://doc', () => undefined, editorContext());
-      assert.equal(w.deliverable, true, w.reason);
-      // b may never even start: a lists the URI.
-      const subscribed = (record: string) =>
-        (existsSync(record) ? checkRecorded(record, '2025-11-25') : [])
-          .filter((f) => f.method === 'resources/subscribe')
-          .map((f) => (f.params as Json).uri);
-      assert.deepEqual(subscribed(ra), ['fixture://doc']);
-      assert.deepEqual(subscribed(rb), []);
-      w.release();
-    } finally {
-      await gw.close();
-    }
-  });
-});

@@ -3,76 +3,24 @@
 // refresh and rotation, the strict refusals, step-up, expiry and revocation, legacy mode, CIMD.
 import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
-import { describe, type TestContext, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { alive } from '../harness/process';
-import { authorizeRequest, consent, type OAuthFixture, pkce, startOAuthFixture } from '../harness/oauth';
+import {
+  authorizeRequest,
+  consent,
+  fixtureFor,
+  type OAuthFixture,
+  pkce,
+  postForm,
+  REDIRECT,
+  registerClient,
+} from '../harness/oauth';
 
 type Json = Record<string, unknown>;
-const REDIRECT = 'http://127.0.0.1:7777/callback';
-const STEP_UP = 'admin_tool';
-
-async function start(t: TestContext, options: Json = {}): Promise<OAuthFixture> {
-  const fx = await startOAuthFixture(options);
-  t.after(() => fx.stop());
-  return fx;
-}
-
 const getJson = async (url: string): Promise<{ status: number; body: Json }> => {
   const r = await fetch(url);
   return { status: r.status, body: (await r.json()) as Json };
 };
-
-async function post(url: string, form: Record<string, string>, headers: Record<string, string> = {}) {
-  const r = await fetch(url, {
-    method: 'POST',
-    headers: { 'Content-Type': 'application/x-www-form-urlencoded', ...headers },
-    body: new URLSearchParams(form),
-  });
-  const text = await r.text();
-  return { status: r.status, headers: r.headers, body: (text ? JSON.parse(text) : {}) as Json };
-}
-
-async function register(fx: OAuthFixture, metadata: Json = {}): Promise<Json> {
-  const r = await fetch(`${fx.issuer}/register`, {
-    method: 'POST',
-    headers: { 'Content-Type': 'application/json' },
-    body: JSON.stringify({
-      client_name: 'Test Client',
-      redirect_uris: [REDIRECT],
-      token_endpoint_auth_method: 'none',
-      grant_types: ['authorization_code', 'refresh_token'],
-      ...metadata,
-    }),
-  });
-  assert.equal(r.status, 201);
-  return (await r.json()) as Json;
-}
-
-/** The whole flow through the consent page: tokens for `scope`. */
-async function tokensFor(fx: OAuthFixture, clientId: string, scope = 'mcp:read'): Promise<Json> {
-  const { verifier, challenge } = pkce();
-  const page = await authorizeRequest(fx.issuer, {
-    response_type: 'code',
-    client_id: clientId,
-    redirect_uri: REDIRECT,
-    code_challenge: challenge,
-    code_challenge_method: 'S256',
-    resource: fx.mcp,
-    scope,
-    state: 's1',
-  });
-  const back = await consent(page);
-  const r = await post(`${fx.issuer}/token`, {
-    grant_type: 'authorization_code',
-    code: back.searchParams.get('code')!,
-    redirect_uri: REDIRECT,
-    client_id: clientId,
-    code_verifier: verifier,
-    resource: fx.mcp,
-  });
-  assert.equal(r.status, 200, JSON.stringify(r.body));
-  return r.body;
-}
 
 /** One JSON-RPC POST to the MCP server (2025-06-18 Streamable HTTP). */
 async function rpc(fx: OAuthFixture, token: string | undefined, body: Json, session?: string): Promise<Response> {
@@ -112,7 +60,7 @@ async function toolNames(fx: OAuthFixture, token: string, sid: string): Promise<
 
 describe('OAuth fixture', () => {
   test('discovery: 401 with resource_metadata and scope, protected resource metadata, AS metadata', async (t) => {
-    const fx = await start(t);
+    const fx = await fixtureFor(t);
     const mcpOrigin = new URL(fx.mcp).origin;
     const r = await rpc(fx, undefined, { id: 1, method: 'ping' });
     assert.equal(r.status, 401);
@@ -140,8 +88,8 @@ describe('OAuth fixture', () => {
   });
 
   test('DCR, PKCE through the consent page, tokens at the MCP server, refresh with rotation', async (t) => {
-    const fx = await start(t);
-    const client = await register(fx);
+    const fx = await fixtureFor(t);
+    const client = await registerClient(fx);
     assert.equal(client.client_secret, undefined, 'a public client gets no secret');
     const clientId = client.client_id as string;
     const { verifier, challenge } = pkce();
@@ -171,7 +119,7 @@ describe('OAuth fixture', () => {
       code_verifier: verifier,
       resource: fx.mcp,
     };
-    const tok = await post(`${fx.issuer}/token`, exchange);
+    const tok = await postForm(`${fx.issuer}/token`, exchange);
     assert.equal(tok.status, 200, JSON.stringify(tok.body));
     assert.equal(tok.body.token_type, 'Bearer');
     assert.equal(tok.body.expires_in, 3600);
@@ -188,7 +136,7 @@ describe('OAuth fixture', () => {
     assert.match(wrong.headers.get('www-authenticate')!, /error="invalid_token"/);
 
     // Refresh: narrower scope allowed, wider refused; the refresh token rotates.
-    const wider = await post(`${fx.issuer}/token`, {
+    const wider = await postForm(`${fx.issuer}/token`, {
       grant_type: 'refresh_token',
       refresh_token: refresh,
       client_id: clientId,
@@ -196,7 +144,7 @@ describe('OAuth fixture', () => {
       scope: 'mcp:read mcp:admin',
     });
     assert.equal(wider.body.error, 'invalid_scope');
-    const r2 = await post(`${fx.issuer}/token`, {
+    const r2 = await postForm(`${fx.issuer}/token`, {
       grant_type: 'refresh_token',
       refresh_token: refresh,
       client_id: clientId,
@@ -207,7 +155,7 @@ describe('OAuth fixture', () => {
     assert.equal(r2.body.scope, 'mcp:read');
     assert.notEqual(r2.body.refresh_token, refresh);
     assert.ok((await toolNames(fx, r2.body.access_token as string, sid)).includes('echo'));
-    const again = await post(`${fx.issuer}/token`, {
+    const again = await postForm(`${fx.issuer}/token`, {
       grant_type: 'refresh_token',
       refresh_token: refresh,
       client_id: clientId,
@@ -230,7 +178,7 @@ describe('OAuth fixture', () => {
   });
 
   test('discovery toggles: prmViaHeaderOnly, prmWellKnownOnly, asMetadata', async (t) => {
-    const header = await start(t, { prmViaHeaderOnly: true, asMetadata: 'openid' });
+    const header = await fixtureFor(t, { prmViaHeaderOnly: true, asMetadata: 'openid' });
     const origin = new URL(header.mcp).origin;
     const challenge = (await rpc(header, undefined, { id: 1, method: 'ping' })).headers.get('www-authenticate')!;
     assert.match(challenge, new RegExp(`resource_metadata="${origin}/prm/mcp"`));
@@ -239,7 +187,7 @@ describe('OAuth fixture', () => {
     assert.equal((await fetch(`${origin}/.well-known/oauth-protected-resource`)).status, 404);
     assert.equal((await fetch(`${header.issuer}/.well-known/oauth-authorization-server`)).status, 404);
     assert.equal((await getJson(`${header.issuer}/.well-known/openid-configuration`)).body.issuer, header.issuer);
-    const wellKnown = await start(t, { prmWellKnownOnly: true, wwwAuthenticateScope: '' });
+    const wellKnown = await fixtureFor(t, { prmWellKnownOnly: true, wwwAuthenticateScope: '' });
     const r = await rpc(wellKnown, undefined, { id: 1, method: 'ping' });
     assert.equal(r.status, 401);
     assert.equal(r.headers.get('www-authenticate'), 'Bearer');
@@ -247,219 +195,8 @@ describe('OAuth fixture', () => {
     assert.deepEqual(prm.body.authorization_servers, [wellKnown.issuer]);
   });
 
-  test('strict refusals: plain PKCE, wrong resource, unregistered redirect, client authentication', async (t) => {
-    const fx = await start(t, {
-      preRegistered: [
-        { client_id: 'conf', client_secret: 's3cret', token_endpoint_auth_method: 'client_secret_basic' },
-        { client_id: 'post', client_secret: 'p0st', token_endpoint_auth_method: 'client_secret_post' },
-      ],
-      consent: 'auto',
-      otherResources: ['http://127.0.0.1:2/other'],
-    });
-    const clientId = (await register(fx)).client_id as string;
-    const { verifier, challenge } = pkce();
-    const base = {
-      response_type: 'code',
-      client_id: clientId,
-      redirect_uri: REDIRECT,
-      code_challenge: challenge,
-      code_challenge_method: 'S256',
-      resource: fx.mcp,
-      state: 'st',
-    };
-    const redirected = async (params: Record<string, string>): Promise<URL> => {
-      const r = await authorizeRequest(fx.issuer, params);
-      assert.equal(r.status, 302);
-      return new URL(r.headers.get('location')!);
-    };
-    const plain = await redirected({ ...base, code_challenge: verifier, code_challenge_method: 'plain' });
-    assert.equal(plain.searchParams.get('error'), 'invalid_request');
-    assert.equal(plain.searchParams.get('state'), 'st');
-    assert.equal(plain.searchParams.get('iss'), fx.issuer);
-    const noMethod = await redirected({ ...base, code_challenge_method: '' });
-    assert.equal(noMethod.searchParams.get('error'), 'invalid_request');
-    const { code_challenge: _c, ...noChallenge } = base;
-    assert.equal((await redirected(noChallenge)).searchParams.get('error'), 'invalid_request');
-    const other = await redirected({ ...base, resource: 'http://127.0.0.1:1/elsewhere' });
-    assert.equal(other.searchParams.get('error'), 'invalid_target');
-    const { resource: _r, ...noResource } = base;
-    assert.equal((await redirected(noResource)).searchParams.get('error'), 'invalid_target');
-    assert.equal((await redirected({ ...base, scope: 'root' })).searchParams.get('error'), 'invalid_scope');
-    assert.equal(
-      (await redirected({ ...base, response_type: 'token' })).searchParams.get('error'),
-      'unsupported_response_type',
-    );
-    // No redirect to a URI that is not registered, nor for an unknown client.
-    const unregistered = await authorizeRequest(fx.issuer, { ...base, redirect_uri: 'http://127.0.0.1:7777/other' });
-    assert.equal(unregistered.status, 400);
-    assert.equal(((await unregistered.json()) as Json).error, 'invalid_request');
-    const evil = await authorizeRequest(fx.issuer, { ...base, redirect_uri: 'https://evil.example/callback' });
-    assert.equal(evil.status, 400);
-    assert.equal((await authorizeRequest(fx.issuer, { ...base, client_id: 'nobody' })).status, 400);
-
-    // Token endpoint: wrong resource, wrong verifier, unknown grant type.
-    const codeOf = async (): Promise<string> => (await redirected(base)).searchParams.get('code')!;
-    const exchange = (code: string, extra: Record<string, string> = {}) =>
-      post(`${fx.issuer}/token`, {
-        grant_type: 'authorization_code',
-        code,
-        redirect_uri: REDIRECT,
-        client_id: clientId,
-        code_verifier: verifier,
-        resource: fx.mcp,
-        ...extra,
-      });
-    assert.equal(
-      (await exchange(await codeOf(), { resource: 'http://127.0.0.1:1/elsewhere' })).body.error,
-      'invalid_target',
-    );
-    assert.equal((await exchange(await codeOf(), { code_verifier: pkce().verifier })).body.error, 'invalid_grant');
-    assert.equal(
-      (await exchange(await codeOf(), { redirect_uri: 'http://127.0.0.1:7777/x' })).body.error,
-      'invalid_grant',
-    );
-    // A code is single-use; its second use revokes what the first got.
-    const once = await codeOf();
-    const first = await exchange(once);
-    assert.equal(first.status, 200);
-    const second = await exchange(once);
-    assert.equal(second.body.error, 'invalid_grant');
-    assert.equal((await rpc(fx, first.body.access_token as string, { id: 1, method: 'ping' })).status, 401);
-    // A token for another resource (the AS issues it) is refused by the MCP server.
-    const otherCode = (await redirected({ ...base, resource: 'http://127.0.0.1:2/other' })).searchParams.get('code')!;
-    const otherToken = await exchange(otherCode, { resource: 'http://127.0.0.1:2/other' });
-    assert.equal(otherToken.status, 200, JSON.stringify(otherToken.body));
-    const refused = await rpc(fx, otherToken.body.access_token as string, { id: 1, method: 'ping' });
-    assert.equal(refused.status, 401);
-    assert.match(
-      refused.headers.get('www-authenticate')!,
-      /error="invalid_token", error_description="token issued for another resource/,
-    );
-    const malformed = await fetch(fx.mcp, {
-      method: 'POST',
-      headers: { Authorization: 'Basic Zm9vOmJhcg==' },
-      body: '{}',
-    });
-    assert.equal(malformed.status, 400);
-    const password = await post(`${fx.issuer}/token`, { grant_type: 'password', client_id: clientId });
-    assert.equal(password.body.error, 'unsupported_grant_type');
-    const json = await fetch(`${fx.issuer}/token`, {
-      method: 'POST',
-      headers: { 'Content-Type': 'application/json' },
-      body: '{}',
-    });
-    assert.equal(((await json.json()) as Json).error, 'invalid_request');
-
-    // Confidential clients: as registered, and only so.
-    const confCode = async (id: string): Promise<string> =>
-      (await redirected({ ...base, client_id: id, redirect_uri: 'http://127.0.0.1:9/callback' })).searchParams.get(
-        'code',
-      )!;
-    const confExchange = (code: string, form: Record<string, string>, headers: Record<string, string> = {}) =>
-      post(
-        `${fx.issuer}/token`,
-        {
-          grant_type: 'authorization_code',
-          code,
-          redirect_uri: 'http://127.0.0.1:9/callback',
-          code_verifier: verifier,
-          resource: fx.mcp,
-          ...form,
-        },
-        headers,
-      );
-    const basic = (id: string, secret: string) => ({
-      Authorization: `Basic ${Buffer.from(`${id}:${secret}`).toString('base64')}`,
-    });
-    const noSecret = await confExchange(await confCode('conf'), { client_id: 'conf' });
-    assert.equal(noSecret.status, 401);
-    assert.equal(noSecret.body.error, 'invalid_client');
-    assert.equal((await confExchange(await confCode('conf'), {}, basic('conf', 'wrong'))).body.error, 'invalid_client');
-    assert.equal(
-      (await confExchange(await confCode('conf'), { client_id: 'conf', client_secret: 's3cret' })).body.error,
-      'invalid_client',
-      'registered for client_secret_basic, not post',
-    );
-    const good = await confExchange(await confCode('conf'), {}, basic('conf', 's3cret'));
-    assert.equal(good.status, 200, JSON.stringify(good.body));
-    const viaPost = await confExchange(await confCode('post'), { client_id: 'post', client_secret: 'p0st' });
-    assert.equal(viaPost.status, 200, JSON.stringify(viaPost.body));
-  });
-
-  test('step-up: a tool needing mcp:admin answers 403 insufficient_scope until the token has it', async (t) => {
-    const fx = await start(t, { stepUpTool: STEP_UP });
-    const clientId = (await register(fx)).client_id as string;
-    const read = (await tokensFor(fx, clientId)).access_token as string;
-    const sid = await session(fx, read);
-    assert.ok((await toolNames(fx, read, sid)).includes(STEP_UP));
-    const call = (token: string, name: string) =>
-      rpc(fx, token, { id: 5, method: 'tools/call', params: { name, arguments: { text: 'hi' } } }, sid);
-    const denied = await call(read, STEP_UP);
-    assert.equal(denied.status, 403);
-    const challenge = denied.headers.get('www-authenticate')!;
-    assert.ok(
-      challenge.startsWith(
-        `Bearer error="insufficient_scope", scope="mcp:read mcp:admin", resource_metadata="${new URL(fx.mcp).origin}/.well-known/oauth-protected-resource/mcp"`,
-      ),
-      challenge,
-    );
-    assert.equal((await call(read, 'echo')).status, 200);
-    const admin = (await tokensFor(fx, clientId, 'mcp:read mcp:admin')).access_token as string;
-    const ok = await call(admin, STEP_UP);
-    assert.equal(ok.status, 200);
-    assert.match(await ok.text(), /"text":"hi"/);
-    // A required scope set at run time: every request needs it.
-    const set = await fetch(`${fx.admin}/options`, {
-      method: 'POST',
-      headers: { 'Content-Type': 'application/json' },
-      body: JSON.stringify({ requiredScope: 'mcp:write' }),
-    });
-    assert.equal(set.status, 200);
-    const need = await call(admin, 'echo');
-    assert.equal(need.status, 403);
-    assert.match(need.headers.get('www-authenticate')!, /scope="mcp:write"/);
-  });
-
-  test('expiry and revocation: admin expire-access, RFC 7009 revocation, admin revoke-refresh', async (t) => {
-    const fx = await start(t, { tokenTtlSec: 600 });
-    const clientId = (await register(fx)).client_id as string;
-    const tok = await tokensFor(fx, clientId);
-    assert.equal(tok.expires_in, 600);
-    const sid = await session(fx, tok.access_token as string);
-    assert.deepEqual((await (await fetch(`${fx.admin}/expire-access`, { method: 'POST' })).json()) as Json, {
-      expired: 1,
-    });
-    const expired = await rpc(fx, tok.access_token as string, { id: 6, method: 'tools/list' }, sid);
-    assert.equal(expired.status, 401);
-    assert.match(expired.headers.get('www-authenticate')!, /error="invalid_token", error_description="token expired"/);
-    const refresh = (rt: string) =>
-      post(`${fx.issuer}/token`, {
-        grant_type: 'refresh_token',
-        refresh_token: rt,
-        client_id: clientId,
-        resource: fx.mcp,
-      });
-    const fresh = await refresh(tok.refresh_token as string);
-    assert.equal(fresh.status, 200);
-    const access = fresh.body.access_token as string;
-    assert.ok((await toolNames(fx, access, sid)).includes('echo'));
-    // Revoking the access token.
-    assert.equal((await post(`${fx.issuer}/revoke`, { token: access, client_id: clientId })).status, 200);
-    assert.equal((await rpc(fx, access, { id: 7, method: 'tools/list' }, sid)).status, 401);
-    // Revoking the refresh token: refresh fails.
-    const rt = fresh.body.refresh_token as string;
-    assert.equal((await post(`${fx.issuer}/revoke`, { token: rt, client_id: clientId })).status, 200);
-    assert.equal((await refresh(rt)).body.error, 'invalid_grant');
-    // Admin: every refresh token at once.
-    const rt2 = (await tokensFor(fx, clientId)).refresh_token as string;
-    assert.deepEqual((await (await fetch(`${fx.admin}/revoke-refresh`, { method: 'POST' })).json()) as Json, {
-      revoked: 1,
-    });
-    assert.equal((await refresh(rt2)).body.error, 'invalid_grant');
-  });
-
   test('legacy mode (2025-03-26): the AS at the MCP origin, no protected resource metadata', async (t) => {
-    const fx = await start(t, { mode: 'legacy', consent: 'auto' });
+    const fx = await fixtureFor(t, { mode: 'legacy', consent: 'auto' });
     const origin = new URL(fx.mcp).origin;
     assert.equal(fx.issuer, origin);
     const m = (await getJson(`${origin}/.well-known/oauth-authorization-server`)).body;
@@ -469,7 +206,7 @@ describe('OAuth fixture', () => {
     const r = await rpc(fx, undefined, { id: 1, method: 'ping' });
     assert.equal(r.status, 401);
     assert.doesNotMatch(r.headers.get('www-authenticate')!, /resource_metadata/);
-    const clientId = (await register(fx)).client_id as string;
+    const clientId = (await registerClient(fx)).client_id as string;
     const { verifier, challenge } = pkce();
     const a = await authorizeRequest(origin, {
       response_type: 'code',
@@ -480,7 +217,7 @@ describe('OAuth fixture', () => {
     });
     assert.equal(a.status, 302);
     const code = new URL(a.headers.get('location')!).searchParams.get('code')!;
-    const tok = await post(`${origin}/token`, {
+    const tok = await postForm(`${origin}/token`, {
       grant_type: 'authorization_code',
       code,
       redirect_uri: REDIRECT,
@@ -513,7 +250,7 @@ describe('OAuth fixture', () => {
     await new Promise<void>((r) => docs.listen(0, '127.0.0.1', r));
     t.after(() => docs.close());
     const port = (docs.address() as { port: number }).port;
-    const fx = await start(t, { cimd: true, dcr: false });
+    const fx = await fixtureFor(t, { cimd: true, dcr: false });
     const m = (await getJson(`${fx.issuer}/.well-known/oauth-authorization-server`)).body;
     assert.equal(m.client_id_metadata_document_supported, true);
     assert.equal(m.registration_endpoint, undefined);
@@ -530,7 +267,7 @@ describe('OAuth fixture', () => {
     const page = await authorizeRequest(fx.issuer, params);
     assert.match(await page.clone().text(), /Metadata Client/);
     const code = (await consent(page)).searchParams.get('code')!;
-    const tok = await post(`${fx.issuer}/token`, {
+    const tok = await postForm(`${fx.issuer}/token`, {
       grant_type: 'authorization_code',
       code,
       redirect_uri: REDIRECT,
@@ -546,7 +283,7 @@ describe('OAuth fixture', () => {
 
   test('the process exits when stdin closes and on SIGTERM', async (t) => {
     for (const how of ['stdin', 'SIGTERM'] as const) {
-      const fx = await start(t);
+      const fx = await fixtureFor(t);
       const exited = new Promise<number | null>((r) => fx.child.once('exit', (code) => r(code)));
       if (how === 'stdin') fx.child.stdin!.end();
       else fx.child.kill('SIGTERM');

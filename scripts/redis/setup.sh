@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Make sure redis-server is installed (and redis-cli, which makes a Redis Cluster of three): the shared
-# store of a team's replicas (docs/team.md), which test/team*.test.ts and test/store.test.ts start for
-# real on loopback ports with a temporary directory. Idempotent and quick when installed; installs from apt only (Debian), as root or through
-# sudo -n. Nothing is downloaded at run time.
+# store of a team's replicas (docs/team.md), which test/e2e/team.test.ts, test/gateway/team-parts.test.ts
+# and test/gateway/store.test.ts start for real on loopback ports with a temporary directory. Idempotent
+# and quick when installed; installs from apt only (Debian), as root or through sudo -n. Nothing is
+# downloaded at run time.
 set -euo pipefail
 
 APT_PACKAGES=(redis-server redis-tools)

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Make sure bubblewrap is installed: the mechanism of the upstream sandbox (docs/security.md "The
-# upstream sandbox"), which test/sandbox.test.ts runs for real. Idempotent and quick when installed;
+# upstream sandbox"), which test/upstream/sandbox.test.ts runs for real. Idempotent and quick when installed;
 # installs from apt only (Debian), as root or through sudo -n. Nothing is downloaded at run time.
 set -euo pipefail
 

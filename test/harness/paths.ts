@@ -1,4 +1,4 @@
-// The client paths into mcpx and one exchange run over each (test/paths-matrix*.test.ts): Streamable
+// The client paths into mcpx and one exchange run over each (test/e2e/paths-matrix*.test.ts): Streamable
 // HTTP straight to a headless daemon; the stdio shim finding that daemon (`--connect auto`) or told its
 // URL; `--standalone` stdio (a whole gateway in the process); the shim over ssh. A client either writes
 // everything at once (pipelining, as scripts and some hosts do on a pipe) or waits for each answer. Every

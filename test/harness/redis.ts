@@ -9,6 +9,7 @@ import { createServer, connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { system } from '../../src/platform';
+import { until } from './wait';
 
 /** redis-server with `args`, under the reaper wrapper. */
 function server(args: string[]): ChildProcess {
@@ -46,9 +47,9 @@ async function freePort(): Promise<number> {
   return port;
 }
 
-async function answering(port: number, until: number): Promise<void> {
-  for (;;) {
-    const ok = await new Promise<boolean>((resolve) => {
+function answering(port: number): Promise<boolean> {
+  const ping = () =>
+    new Promise<boolean>((resolve) => {
       const sock = connect(port, '127.0.0.1');
       sock.once('connect', () => {
         sock.write('PING\r\n');
@@ -59,10 +60,7 @@ async function answering(port: number, until: number): Promise<void> {
       });
       sock.once('error', () => resolve(false));
     });
-    if (ok) return;
-    if (Date.now() > until) throw new Error(`redis-server did not answer on port ${port}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
+  return until(ping, { what: `redis-server answering on port ${port}`, timeout: 10_000, every: 50 });
 }
 
 export async function startRedis(): Promise<RedisServer> {
@@ -88,7 +86,7 @@ export async function startRedis(): Promise<RedisServer> {
       '--logfile',
       join(dir, 'redis.log'),
     ]);
-    await answering(port, Date.now() + 10_000);
+    await answering(port);
   };
   const stop = async () => {
     const c = child;
@@ -139,7 +137,7 @@ export async function startRedisCluster(): Promise<{ url: string; close(): Promi
     rmSync(dir, { recursive: true, force: true });
   };
   try {
-    for (const p of ports) await answering(p, Date.now() + 10_000);
+    for (const p of ports) await answering(p);
     await new Promise<void>((resolve, reject) =>
       execFile(
         'redis-cli',
@@ -150,12 +148,13 @@ export async function startRedisCluster(): Promise<{ url: string; close(): Promi
     );
     // Every node agrees the cluster is whole before a client asks it for its slots.
     for (const p of ports)
-      for (const end = Date.now() + 15_000; ; ) {
-        const info = spawnSync('redis-cli', ['-p', String(p), 'cluster', 'info'], { encoding: 'utf8' }).stdout;
-        if (info.includes('cluster_state:ok')) break;
-        if (Date.now() > end) throw new Error(`the cluster node on ${p} is not ok`);
-        await new Promise((r) => setTimeout(r, 100));
-      }
+      await until(
+        () =>
+          spawnSync('redis-cli', ['-p', String(p), 'cluster', 'info'], { encoding: 'utf8' }).stdout.includes(
+            'cluster_state:ok',
+          ),
+        { what: `the cluster node on ${p} ok`, timeout: 15_000, every: 100 },
+      );
   } catch (e) {
     await close();
     throw e;

@@ -1,5 +1,5 @@
 // A real OpenSSH server on loopback for `mcpx serve --transport stdio --connect ssh://…` (as in
-// test/shim-ssh.test.ts): its own host key, authorized_keys and config, run as the current user; the far
+// test/shim/shim-ssh.test.ts): its own host key, authorized_keys and config, run as the current user; the far
 // command a wrapper that runs this checkout's shim onto a given gateway. mcpx runs plain `ssh`, and ssh
 // reads ~/.ssh/config from the passwd entry's home, never $HOME: so the client's config reaches it through
 // an `ssh` first on PATH that adds `-F <config>`. scripts/ssh-test/setup.sh installs openssh (apt);

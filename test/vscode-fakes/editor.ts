@@ -11,6 +11,7 @@ import type { AppCall, Kit, McpJsonFile, Memento } from '../../src/vscode/ports'
 import type { JsonObject } from '../../src/protocol/jsonrpc';
 import type { PersonPort } from '../../src/gateway/editorPort';
 import { type FakeHost, fakeHost } from './host';
+import { until } from '../harness/wait';
 
 /** One answer to the next QuickPick or InputBox. */
 export type Answer =
@@ -194,7 +195,8 @@ function fakeQuickPick(next: () => Answer, asked: Asked[]) {
     show: () => void drive(),
   };
   const settled = async (since: number) => {
-    for (let i = 0; i < 500 && (qp.busy || sets === since); i++) await new Promise((r) => setTimeout(r, 10));
+    // At most 5 s: a list that never settles is recorded as it is, and the script's assertions judge it.
+    await until(() => !qp.busy && sets !== since, { timeout: 5000, every: 10 }).catch(() => undefined);
   };
   const record = (value?: string) =>
     asked.push({
@@ -219,11 +221,10 @@ function fakeQuickPick(next: () => Answer, asked: Asked[]) {
         // The person types, waits until what they look for is listed (at most 10 s), then takes it.
         qp.value = a.search;
         for (const l of on.value) l(a.search);
-        let found: { label: string } | undefined;
-        for (let i = 0; i < 1000 && !found; i++) {
-          await new Promise((r) => setTimeout(r, 10));
-          found = items.find((x) => x.label.includes(a.pick));
-        }
+        const found = await until(() => items.find((x) => x.label.includes(a.pick)), {
+          timeout: 10_000,
+          every: 10,
+        }).catch(() => undefined);
         record(a.search);
         if (!found) {
           qp.hide();

@@ -7,6 +7,7 @@ import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
 import type { Action } from './actions';
+import { until as waitUntil } from '../harness/wait';
 
 export type Json = Record<string, unknown>;
 export interface TreeNode {
@@ -86,15 +87,9 @@ export const recorded = (file = RECORD()): Json[] => {
   }
 };
 
-export async function until<T>(what: string, f: () => T | undefined | Promise<T | undefined>, ms = 20_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await f();
-    if (v) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
+/** The shared wait (test/harness/wait.ts) in the suite's order of arguments, checking every 100 ms. */
+export const until = <T>(what: string, f: () => T | undefined | Promise<T | undefined>, ms = 20_000): Promise<T> =>
+  waitUntil(f, { what, timeout: ms, every: 100 });
 
 let nextId = 1;
 /** A fresh JSON-RPC id for a request of the suite's own clients. */

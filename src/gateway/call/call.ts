@@ -66,7 +66,7 @@ export class Call {
   refusal?: Refusal;
   /** What the guardrails found in its arguments and its result (the `screened` step): the record's. */
   readonly findings: ActivityFinding[] = [];
-  /** The steps it passed, in order (docs/gateway.md "The call chain"; test/call-chain.test.ts reads them
+  /** The steps it passed, in order (docs/gateway.md "The call chain"; test/gateway/call-chain.test.ts reads them
    *  for every entry). */
   readonly passed: string[] = [];
   /** When the chain took it (the activity record's time and duration). */

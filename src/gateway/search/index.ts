@@ -94,7 +94,7 @@ export interface Hit {
 /** The strength from which a first hit "matches well" (docs/gateway.md "Tool search"). A hit's strength
  *  is its score per word of the query, over ln(1 + the tools indexed) (a word only one tool has weighs
  *  about that much: so an index ten times larger does not raise every strength). Chosen on the tuning
- *  half of the evaluation (test/search-terms.test.ts holds it): the highest multiple of 0.05 at which
+ *  half of the evaluation (test/gateway/search-terms.test.ts holds it): the highest multiple of 0.05 at which
  *  none of its tasks loses its answer from the first five (the weakest such first hit: 0.89); what
  *  nothing offered fits and matches next to nothing is told so. Higher (2) also told tasks that match a
  *  wrong tool's words, but withheld right answers of weak strength, which held-out tasks have far more

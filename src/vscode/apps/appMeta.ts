@@ -1,7 +1,7 @@
 // What the editor reads of an MCP App (the `io.modelcontextprotocol/ui` extension, MCP Apps 2026-01-26,
 // the types of @modelcontextprotocol/ext-apps `spec.types`): a tool's app resource URI, whether the app
 // may call a tool, the HTML of the `ui://` resource, and the Content Security Policy its document gets.
-// Pure data, no `vscode`: the unit tests run it in plain Node (test/apps.test.ts).
+// Pure data, no `vscode`: the unit tests run it in plain Node (test/gateway/apps.test.ts).
 import { APP_MIME } from '../../protocol/extensions';
 import { type JsonObject, isObject } from '../../protocol/jsonrpc';
 /** An app's HTML past this many bytes is refused (a page, not a data dump). */

@@ -2,7 +2,7 @@
 // mcpx.* setting, a credential, the workspace's trust): the change applied in place (Gateway.reload;
 // docs/gateway.md "Changing the configuration") — sessions, streams, tasks and unchanged servers kept —
 // or, where the listener itself must change (port, address…), a restart. Free of `vscode`, so the
-// choice is tested in plain Node (test/editor-reload.test.ts).
+// choice is tested in plain Node (test/vscode/editor-reload.test.ts).
 import type { Config } from '../../config/file';
 import type { Settings } from '../../config/settings';
 import { AT_NEXT_START, type ConfigDiff, ReloadError, describeDiff } from '../../gateway/reload';

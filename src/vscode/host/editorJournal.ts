@@ -4,7 +4,7 @@
 // workspace named by its .code-workspace file, or else by its folders as in endpoints.json, so a window
 // reload of the same workspace finds its file again and windows of different folders never share one. A second live window of the same folder does not journal
 // (its tasks live in memory only, as before): the lock beside the file names the window that does.
-// Free of `vscode`, so it is tested in plain Node (test/editor-journal.test.ts).
+// Free of `vscode`, so it is tested in plain Node (test/vscode/editor-journal.test.ts).
 import { createHash } from 'node:crypto';
 import { dirname, join } from 'node:path';
 import { privateDir } from '../../config/secret';

@@ -68,6 +68,50 @@ const STREAM_LINE = {
   required: ['type'],
 };
 
+/** POST /v1/complete (app/api.ts): completion/complete's params as the body, its result as the answer
+ *  (2025-11-25 schema, "CompleteRequest" and "CompleteResult"). */
+const COMPLETE_BODY: JsonObject = {
+  type: 'object',
+  properties: {
+    ref: {
+      oneOf: [
+        {
+          type: 'object',
+          properties: { type: { const: 'ref/prompt' }, name: { type: 'string' } },
+          required: ['type', 'name'],
+        },
+        {
+          type: 'object',
+          properties: { type: { const: 'ref/resource' }, uri: { type: 'string' } },
+          required: ['type', 'uri'],
+        },
+      ],
+    },
+    argument: {
+      type: 'object',
+      properties: { name: { type: 'string' }, value: { type: 'string' } },
+      required: ['name', 'value'],
+    },
+    context: { type: 'object', properties: { arguments: { type: 'object' } } },
+  },
+  required: ['ref', 'argument'],
+};
+const COMPLETE_RESULT: JsonObject = {
+  type: 'object',
+  properties: {
+    completion: {
+      type: 'object',
+      properties: {
+        values: { type: 'array', items: { type: 'string' }, maxItems: 100 },
+        total: { type: 'integer' },
+        hasMore: { type: 'boolean' },
+      },
+      required: ['values'],
+    },
+  },
+  required: ['completion'],
+};
+
 const errors = (statuses: Record<string, string>): JsonObject =>
   Object.fromEntries(
     Object.entries(statuses).map(([status, description]) => [
@@ -81,6 +125,8 @@ export function openApiDocument(tools: readonly OfferedTool[], opts: { version: 
     Error: ERROR_BODY,
     CallToolResult: callToolResult(),
     StreamLine: STREAM_LINE,
+    CompleteParams: COMPLETE_BODY,
+    CompleteResult: COMPLETE_RESULT,
   };
   const taken = new Set(Object.keys(schemas));
   const ids = new Set<string>();
@@ -106,6 +152,29 @@ export function openApiDocument(tools: readonly OfferedTool[], opts: { version: 
             },
           },
           ...errors({ '401': 'Without the endpoint secret' }),
+        },
+      },
+    },
+    '/v1/complete': {
+      post: {
+        operationId: 'complete',
+        summary: "Completes a prompt's or a resource template's argument, as completion/complete does",
+        requestBody: {
+          required: true,
+          content: { 'application/json': { schema: { $ref: '#/components/schemas/CompleteParams' } } },
+        },
+        responses: {
+          '200': {
+            description: 'The values offered',
+            content: { 'application/json': { schema: { $ref: '#/components/schemas/CompleteResult' } } },
+          },
+          ...errors({
+            '400': 'Not served as sent: the body does not match, an unknown prompt, or a permission rule refused it',
+            '401': 'Without the endpoint secret',
+            '415': 'The body is not application/json',
+            '429': 'Too many calls in flight',
+            '502': 'The upstream failed',
+          }),
         },
       },
     },

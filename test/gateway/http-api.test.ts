@@ -102,6 +102,11 @@ describe('the OpenAPI document', () => {
     const sc = (result.properties as Json).structuredContent as Json;
     assert.ok(schemas[String(sc.$ref).split('/').pop()!]!.properties, 'the output schema is a component');
     assert.ok(doc.paths['/v1/tools']);
+    // The HTTP API's completion is in the document beside the calls.
+    const complete = doc.paths['/v1/complete']!.post as Json;
+    assert.equal(complete.operationId, 'complete');
+    assert.deepEqual(schemas.CompleteParams!.required, ['ref', 'argument']);
+    assert.deepEqual(Object.keys(complete.responses as Json).sort(), ['200', '400', '401', '415', '429', '502']);
   });
 
   test("a tool's own references are rebased into the document, and resolve", async () => {

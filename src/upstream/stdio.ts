@@ -8,6 +8,7 @@
 import type { ChildProcess } from 'node:child_process';
 import type { Socket } from 'node:net';
 import { type Notification, type Request, type Response, classify } from '../protocol/jsonrpc';
+import { CoalescedWriter } from '../wire/coalesce';
 import { Correlator } from '../wire/correlator';
 import { readLines } from '../wire/lines';
 import { type SpawnSpec, system } from '../platform';
@@ -25,6 +26,8 @@ import {
 export class StdioUpstream implements UpstreamTransport {
   readonly kind = 'stdio' as const;
   private readonly child: ChildProcess;
+  /** What is written to the child's stdin: a turn's frames in one write (wire/coalesce.ts). */
+  private readonly stdin: CoalescedWriter;
   private readonly pending = new Correlator();
   private readonly maxDepth: number;
   private readonly maxLineBytes: number;
@@ -52,6 +55,7 @@ export class StdioUpstream implements UpstreamTransport {
     this.maxLineBytes = maxLineBytes;
     this.noise = new LogBudget(log, name);
     this.child = system.spawnGuarded(spec);
+    this.stdin = new CoalescedWriter(this.child.stdin!);
     let released: Promise<void> | undefined;
     this.released = () =>
       (released ??= release?.().catch((e: Error) => log(`[${name}] ${e.message}`)) ?? Promise.resolve());
@@ -123,15 +127,14 @@ export class StdioUpstream implements UpstreamTransport {
    *  requests are its callers', bounded where they come in.) */
   private write(msg: unknown, answer = false): void {
     if (this.ended) throw new TransportClosed(`upstream ${this.name} is closed`);
-    const stdin = this.child.stdin!;
-    if (answer && stdin.writableLength > this.maxLineBytes) {
+    if (answer && this.child.stdin!.writableLength + this.stdin.pending > this.maxLineBytes) {
       const why = `upstream ${this.name} is not reading what mcpx sends it (more than ${this.maxLineBytes} bytes unread, transport.maxLineBytes); its connection was closed`;
       this.log(`[${this.name}] ${why}`);
       this.end(new TransportClosed(why));
       void this.close();
       throw new TransportClosed(why);
     }
-    stdin.write(JSON.stringify(msg) + '\n');
+    this.stdin.write(JSON.stringify(msg) + '\n');
   }
 
   request(req: Request, opts: SendOptions = {}): Promise<Response> {
@@ -140,6 +143,7 @@ export class StdioUpstream implements UpstreamTransport {
       this.write(req);
     } catch (e) {
       this.pending.forget(req.id);
+      p.catch(() => undefined); // already rejected when the connection had ended: `e` says why
       return Promise.reject(e);
     }
     return p;
@@ -156,6 +160,7 @@ export class StdioUpstream implements UpstreamTransport {
   private end(reason: Error): void {
     if (this.ended) return;
     this.ended = true;
+    this.stdin.discard();
     this.noise.close();
     this.pending.close(reason);
     this.onClose?.(reason);
@@ -166,6 +171,7 @@ export class StdioUpstream implements UpstreamTransport {
       this.ended = true;
       this.noise.close();
       this.pending.close(new TransportClosed(`upstream ${this.name} is stopping`));
+      this.stdin.flush(); // a notification sent just before (cancelled) still reaches it
       this.child.stdin!.end();
     }
     // stdio transport, shutdown: close stdin, give the server a moment to exit, then signal its group.

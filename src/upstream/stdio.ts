@@ -23,6 +23,9 @@ import {
   unreadableResponse,
 } from './transport';
 
+/** A line of nothing but JSON's whitespace. */
+const isBlank = (b: Buffer): boolean => b.every((c) => c === 0x20 || c === 0x09 || c === 0x0d || c === 0x0a);
+
 export class StdioUpstream implements UpstreamTransport {
   readonly kind = 'stdio' as const;
   private readonly child: ChildProcess;
@@ -61,7 +64,7 @@ export class StdioUpstream implements UpstreamTransport {
       (released ??= release?.().catch((e: Error) => log(`[${name}] ${e.message}`)) ?? Promise.resolve());
     (this.child.stdio[3] as Socket | null)?.unref?.();
     readLines(this.child.stdout!, maxLineBytes, {
-      line: (l, bytes) => this.line(l, bytes),
+      bytes: (b) => this.line(b),
       overlong: (bytes) => {
         // Its content is not logged. Which call it answered is unknown, so every call on it fails now
         // rather than waiting out pool.callTimeout; the next call starts it again.
@@ -97,14 +100,14 @@ export class StdioUpstream implements UpstreamTransport {
     return this.child.pid;
   }
 
-  private line(line: string, bytes: Buffer): void {
+  private line(bytes: Buffer): void {
     // Lines already read when the connection ended (closed for a bound, or the process gone) are nobody's.
-    if (this.ended || line.trim() === '') return;
+    if (this.ended || isBlank(bytes)) return;
     let value: unknown;
     try {
-      value = readUpstreamMessage(this.name, line, this.maxDepth, this.log, bytes);
+      value = readUpstreamMessage(this.name, bytes, this.maxDepth, this.log);
     } catch {
-      this.noise.line(`[${this.name}] not JSON-RPC, skipped: ${line.slice(0, 200)}`);
+      this.noise.line(`[${this.name}] not JSON-RPC, skipped: ${bytes.toString('utf8', 0, 800).slice(0, 200)}`);
       return;
     }
     if (value === undefined) return;

@@ -5,58 +5,24 @@
 // the result whole. The gateway runs in this process; the client reads raw bytes and decodes them only
 // after the spy is off, then validates the frame for its revision.
 import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { request } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { StringDecoder } from 'node:string_decoder';
 import { downgradeResult } from '../../src/protocol/downgrade';
 import { parseJson } from '../../src/protocol/jsonrpc';
 import { isLazy, lazyText } from '../../src/wire/lazy';
 import { encodeResponse, keepBytes } from '../../src/wire/raw';
+import { decodeSpy } from '../fixtures/decode-spy';
+import { cliJs } from '../harness/gateway';
 import { assertServerFrame } from '../harness/schema';
 import { type TestGateway, fixtureCommand, gatewayFor, killAll } from '../harness/upstreams';
-import { HttpClient, type Json } from '../harness/wire';
+import { HttpClient, type Json, StdioClient } from '../harness/wire';
 
 const BIG = 1_000_000;
 /** A decode of at least this many bytes is the result decoded whole (or most of it). */
 const WHOLE = BIG / 2;
-
-/** Sizes of the decodes of at least WHOLE bytes while on, with where each came from. */
-function decodeSpy(): { seen: Array<{ bytes: number; stack: string }>; off(): void } {
-  const seen: Array<{ bytes: number; stack: string }> = [];
-  const note = (n: number) => {
-    if (n >= WHOLE) seen.push({ bytes: n, stack: new Error().stack ?? '' });
-  };
-  const proto = Buffer.prototype as unknown as Record<string, (...a: unknown[]) => unknown>;
-  const saved = { toString: proto.toString!, utf8Slice: proto.utf8Slice! };
-  proto.toString = function (this: Buffer, ...a: unknown[]) {
-    note(((a[2] as number | undefined) ?? this.length) - ((a[1] as number | undefined) ?? 0));
-    return saved.toString.apply(this, a as []);
-  };
-  proto.utf8Slice = function (this: Buffer, ...a: unknown[]) {
-    note(((a[1] as number | undefined) ?? this.length) - ((a[0] as number | undefined) ?? 0));
-    return saved.utf8Slice.apply(this, a);
-  };
-  const decoder = TextDecoder.prototype as unknown as { decode(input?: ArrayBufferView, o?: object): string };
-  const decode = decoder.decode;
-  decoder.decode = function (this: unknown, input?: ArrayBufferView, o?: object) {
-    note(input ? input.byteLength : 0);
-    return decode.call(this, input, o);
-  };
-  const write = StringDecoder.prototype.write;
-  StringDecoder.prototype.write = function (this: StringDecoder, b: Buffer) {
-    note(b.length);
-    return write.call(this, b);
-  };
-  return {
-    seen,
-    off() {
-      proto.toString = saved.toString;
-      proto.utf8Slice = saved.utf8Slice;
-      decoder.decode = decode;
-      StringDecoder.prototype.write = write;
-    },
-  };
-}
 
 /** POST `body`; the answer's bytes, read whole before `done` runs. */
 function post(url: string, headers: Record<string, string>, body: string, done: () => void): Promise<Buffer> {
@@ -107,7 +73,7 @@ describe('a 1 MB result, passed through', () => {
       const warm = call(1);
       await post(gw.url, headers(warm), JSON.stringify(warm), () => undefined);
       const body = call(2);
-      const spy = decodeSpy();
+      const spy = decodeSpy(WHOLE);
       const bytes = await post(gw.url, headers(body), JSON.stringify(body), () => spy.off());
       assert.deepEqual(
         spy.seen.map((s) => s.bytes),
@@ -121,6 +87,63 @@ describe('a 1 MB result, passed through', () => {
       assert.ok(bytes.length > BIG);
     });
   }
+
+  test('reaches a stdio client through the shim as bytes: neither mcpx nor the shim decodes it whole', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'mcpx-nodecode-'));
+    const out = join(dir, 'decoded.json');
+    const spy = decodeSpy(WHOLE); // the gateway, in this process
+    const shim = new StdioClient(
+      process.execPath,
+      [
+        '--require',
+        join(__dirname, '..', 'fixtures', 'decode-spy.js'),
+        cliJs(),
+        'serve',
+        '--transport',
+        'stdio',
+        '--connect',
+        gw.url,
+      ],
+      '2025-11-25',
+      {},
+      {
+        ...process.env,
+        XDG_CONFIG_HOME: dir,
+        XDG_STATE_HOME: dir,
+        MCPX_PORT: '',
+        DECODE_SPY_OUT: out,
+        MCPX_CHECK_SPLICE: '0',
+      },
+    );
+    try {
+      const init = await shim.request('initialize', {
+        protocolVersion: '2025-11-25',
+        capabilities: {},
+        clientInfo: { name: 't', version: '1' },
+      });
+      assert.ok(init.result);
+      shim.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+      const r = await shim.request('tools/call', { name: 'big', arguments: {} }); // validated by the client
+      const content = (r.result as { content: Array<{ text: string }> }).content;
+      assert.equal(content[0]!.text, 'x'.repeat(BIG));
+    } finally {
+      spy.off();
+      shim.child.stdin.end();
+      await shim.exited;
+    }
+    const inShim = JSON.parse(readFileSync(out, 'utf8')) as Array<{ bytes: number; stack: string }>;
+    rmSync(dir, { recursive: true, force: true });
+    assert.deepEqual(
+      spy.seen.map((s) => s.bytes),
+      [],
+      `decoded whole by the gateway:\n${spy.seen.map((s) => s.stack).join('\n\n')}`,
+    );
+    assert.deepEqual(
+      inShim.map((s) => s.bytes),
+      [],
+      `decoded whole by the shim:\n${inShim.map((s) => s.stack).join('\n\n')}`,
+    );
+  });
 });
 
 describe('a message read with its long strings undecoded', () => {

@@ -516,7 +516,6 @@ async function profileAtOne(
   env: NodeJS.ProcessEnv,
   dir: string,
 ): Promise<NonNullable<Results['profile']>> {
-  const spawned = performance.now();
   const mcpx = await launch(
     'mcpx daemon (profiled)',
     ['--cpu-prof', `--cpu-prof-dir=${dir}`, cli, 'daemon', '--port', '0', '--config', passCfg],
@@ -525,12 +524,13 @@ async function profileAtOne(
   );
   const p = await httpPath('mcpx', mcpx.match, 1, echoCall);
   await p.run(Math.min(JIT_MAX_MS, 2000));
-  const fromMs = performance.now() - spawned;
+  const from = performance.now();
   await p.run(ms);
-  const toMs = performance.now() - spawned;
+  const to = performance.now();
   await p.close();
   await stopProc(mcpx);
-  const { top, busyMs } = selfTimes(dir, { fromMs, toMs });
+  const exited = performance.now();
+  const { top, busyMs } = selfTimes(dir, { fromMs: exited - from, toMs: exited - to });
   return { top, busyMs, ms };
 }
 

@@ -9,6 +9,8 @@ interface ProfileNode {
   callFrame: { functionName: string; url: string; lineNumber: number };
 }
 interface CpuProfile {
+  startTime: number;
+  endTime: number;
   nodes: ProfileNode[];
   samples: number[];
   timeDeltas: number[];
@@ -22,8 +24,9 @@ export interface SelfTime {
 }
 
 /** The top `n` functions by self time in the one profile written under `dir`, and the busy total: of the
- *  samples between `fromMs` and `toMs` after the profile's start (the measured window, without start-up's
- *  compilation and the shutdown). */
+ *  samples between `fromMs` and `toMs` before the profile's end, the process's exit (the measured window,
+ *  without start-up's compilation and the shutdown; counted from the end, which the caller sees closely,
+ *  unlike the profiler's start). */
 export function selfTimes(
   dir: string,
   window: { fromMs: number; toMs: number },
@@ -34,10 +37,12 @@ export function selfTimes(
   const p = JSON.parse(readFileSync(join(dir, file), 'utf8')) as CpuProfile;
   const byNode = new Map(p.nodes.map((x) => [x.id, x.callFrame]));
   const self = new Map<string, number>();
+  const lengthMs = (p.endTime - p.startTime) / 1000;
   let at = 0;
   for (let i = 0; i < p.samples.length; i++) {
     at += (p.timeDeltas[i] ?? 0) / 1000;
-    if (at < window.fromMs || at > window.toMs) continue;
+    const beforeEnd = lengthMs - at;
+    if (beforeEnd > window.fromMs || beforeEnd < window.toMs) continue;
     const f = byNode.get(p.samples[i]!);
     if (!f) continue;
     const where = f.url ? ` ${basename(f.url)}:${f.lineNumber + 1}` : '';

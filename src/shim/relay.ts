@@ -35,7 +35,7 @@ import {
 } from '../protocol/revisions';
 import { HttpStatusError, TransportClosed } from '../upstream/transport';
 import { SHIM_HEADER } from '../wire/headers';
-import { encodeResponse } from '../wire/raw';
+import { jsonLine } from '../wire/raw';
 import { GatewayHttp, SessionExpired, StreamBroken } from './nodeHttp';
 import { Intake } from './intake';
 import { HEADER_SAFE_METHOD, ModernHttp, isModern } from './modern';
@@ -63,10 +63,6 @@ export interface RelayOptions {
   /** How long requests in flight may take to answer once stdin ended. */
   drainMs?: number;
 }
-
-const NEWLINE = Buffer.from('\n');
-const isResponse = (m: unknown): m is Response =>
-  typeof m === 'object' && m !== null && !Array.isArray(m) && 'id' in m && !('method' in m);
 
 export class Relay {
   /** Resolves when stdin ended and the relay closed (the session ended), or when the gateway could not be
@@ -133,11 +129,8 @@ export class Relay {
   }
 
   private write(msg: unknown): void {
-    if (this.ended && !this.inflight.size) return;
-    // A response whose result arrived as bytes goes on as those bytes (wire/raw.ts): a large result is
-    // never decoded or serialized again on its way through.
-    const json = isResponse(msg) ? encodeResponse(msg) : JSON.stringify(msg);
-    this.o.output.write(typeof json === 'string' ? `${json}\n` : Buffer.concat([json, NEWLINE]));
+    // A result that arrived as bytes goes on as them, never decoded or serialized again (wire/raw.ts).
+    if (!this.ended || this.inflight.size) this.o.output.write(jsonLine(msg));
   }
 
   /** One line, read as `--standalone` reads it (parseJson, classify). A legacy initialize holds the lines

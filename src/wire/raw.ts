@@ -116,6 +116,14 @@ export function encodeResponse(response: Response): Json {
   return bytes;
 }
 
+const NEWLINE = Buffer.from('\n');
+
+/** A message as one stdio line: a response's result spliced where it can be, anything else serialized. */
+export function jsonLine(msg: unknown): string | Uint8Array {
+  const json = isObject(msg) ? encodeResponse(msg as unknown as Response) : JSON.stringify(msg);
+  return typeof json === 'string' ? `${json}\n` : Buffer.concat([json, NEWLINE]);
+}
+
 /** A spliced response against a fresh serialization of the same value (`npm test` sets the variable). */
 function check(response: Response, bytes: Uint8Array): void {
   const fresh = JSON.stringify(response);

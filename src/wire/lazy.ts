@@ -13,6 +13,7 @@ const LAZY_STRING_BYTES = 4096;
 
 const QUOTE = 0x22;
 const COLON = 0x3a;
+const BACKSLASH = 0x5c;
 /** Placeholders carry this per-process prefix and their index; no message can guess it. */
 const MARK = `\u0000mcpx-lazy-${randomUUID()}:`;
 
@@ -35,10 +36,8 @@ const isHex = (c: number | undefined): boolean =>
  *  whole. (Its UTF-8 is checked where its bytes are passed on, wire/raw.ts; decoded, bad bytes read as
  *  U+FFFD, as JSON.parse of the decoded text would.) */
 function validString(b: Uint8Array, start: number, end: number): boolean {
-  for (let i = start + 1; i < end - 1; i++) {
-    const c = b[i]!;
-    if (c < 0x20) return false;
-    if (c !== 0x5c) continue;
+  if (hasControl(b, start + 1, end - 1)) return false;
+  for (let i = b.indexOf(BACKSLASH, start + 1); i >= 0 && i < end - 1; i = b.indexOf(BACKSLASH, i + 1)) {
     const e = b[++i]!;
     if (e === 0x75) {
       if (!(isHex(b[i + 1]) && isHex(b[i + 2]) && isHex(b[i + 3]) && isHex(b[i + 4]))) return false;
@@ -46,6 +45,21 @@ function validString(b: Uint8Array, start: number, end: number): boolean {
     } else if (!ESCAPES.has(e)) return false;
   }
   return true;
+}
+
+/** Whether a byte in [start, end) is below 0x20, four bytes at a time: a word has one exactly when
+ *  (x - 0x20202020) & ~x & 0x80808080 is not zero (every byte of the bound is below 0x80). */
+function hasControl(b: Uint8Array, start: number, end: number): boolean {
+  let i = start;
+  while (i < end && (b.byteOffset + i) % 4 !== 0) if (b[i++]! < 0x20) return true;
+  const words = Math.floor((end - i) / 4);
+  const w = new Uint32Array(b.buffer, b.byteOffset + i, words);
+  for (let k = 0; k < words; k++) {
+    const x = w[k]!;
+    if (((x - 0x20202020) & ~x & 0x80808080) !== 0) return true;
+  }
+  for (i += words * 4; i < end; i++) if (b[i]! < 0x20) return true;
+  return false;
 }
 
 /** The text of `b` with each long string value replaced by a placeholder, and those strings' spans;

@@ -169,7 +169,9 @@ describe('a message read with its long strings undecoded', () => {
 
   test('what JSON.parse refuses is refused as it is: a raw control character, a broken escape', () => {
     const z = 'z'.repeat(5000);
-    for (const bad of [`${z}\u0001`, `${z}\\q`, `${z}\\u00G1`, `${z}\\`]) {
+    // A control character at every alignment of a word, at the start, in the middle and at the end.
+    const controls = [0, 1, 2, 3, 4, 5, 2500, 4997, 4998, 4999].map((at) => `${z.slice(0, at)}\u001f${z.slice(at)}`);
+    for (const bad of [...controls, `${z}\u0001`, `${z}\\q`, `${z}\\u00G1`, `${z}\\`]) {
       const text = `{"jsonrpc":"2.0","id":1,"result":{"v":"${bad}"}}`;
       assert.throws(() => JSON.parse(text));
       assert.throws(() => read(text), /Parse error/);

@@ -92,7 +92,7 @@ function spell(shape: string, obj: JsonObject, rev: Revision): JsonObject {
   const src = shape === 'Content' ? rewriteContent(obj, rev) : obj;
   const out: JsonObject = {};
   let same = src === obj;
-  for (const [k, v] of Object.entries(src)) {
+  for (const k of Object.keys(src)) {
     if (!hasField(shape, k, rev) || (shape.endsWith('Result') && !hasField('Result', k, rev))) {
       same = false;
       const kept = shape === 'ServerCapabilities' && k === 'extensions' ? legacyDeclared(v, rev) : undefined;
@@ -100,6 +100,14 @@ function spell(shape: string, obj: JsonObject, rev: Revision): JsonObject {
       continue;
     }
     const child = TREE[shape]?.[k];
+    // A member with nothing to spell is not read: a long string an upstream sent may still be undecoded
+    // (an accessor, wire/lazy.ts), and a copy takes it as it is.
+    const d = Object.getOwnPropertyDescriptor(src, k)!;
+    if (d.get && !child && k !== '_meta') {
+      Object.defineProperty(out, k, d);
+      continue;
+    }
+    const v = d.get ? src[k] : d.value;
     let w: unknown = v;
     if (k === '_meta') w = stripMeta(v, rev);
     else if (child?.endsWith('[]') && Array.isArray(v)) w = spellAll(child.slice(0, -2), v, rev);

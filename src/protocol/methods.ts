@@ -6,6 +6,7 @@
 import { z } from 'zod';
 import { invalidParams } from './errors';
 import type { JsonObject } from './jsonrpc';
+import { callToolParamsOk, callToolResultOk } from './fastShapes';
 import { RESULT, described, obj } from './shapes';
 import { OLDEST, type Revision, type Span, inSpan } from './revisions';
 import { MCP_NAME, type McpName } from './eras/names';
@@ -227,8 +228,14 @@ export function questionOf(method: string): MethodDescriptor | undefined {
   return d?.from === 'server' && d.kind === 'request' ? d : undefined;
 }
 
+/** The checks written once for the schemas read on every call (fastShapes.ts): a value they pass is used
+ *  as it is; any other goes to the schema. */
+const FAST_PARAMS = new Map<z.ZodTypeAny, (v: unknown) => boolean>([[METHODS['tools/call'].params, callToolParamsOk]]);
+const FAST_RESULTS: Readonly<Record<string, (v: unknown) => boolean>> = { 'tools/call': callToolResultOk };
+
 /** Parse params with a schema; a mismatch is -32602 naming the first bad path. */
 export function readParams<T extends z.ZodTypeAny>(schema: T, params: unknown): z.infer<T> {
+  if (FAST_PARAMS.get(schema)?.(params ?? {})) return (params ?? {}) as z.infer<T>;
   const r = schema.safeParse(params ?? {});
   if (r.success) return r.data;
   const i = r.error.issues[0]!;
@@ -237,10 +244,16 @@ export function readParams<T extends z.ZodTypeAny>(schema: T, params: unknown): 
 
 /** What is wrong with an upstream's result to `method` ("content must be an array"), or undefined when it
  *  has the shape every revision requires (or the method has no shape checked). One safeParse. */
-export function resultProblem(method: string, result: unknown): string | undefined {
+export function resultProblem(
+  method: string,
+  result: unknown,
+  /** What the schema reads instead of `result`, when the quick check does not settle it. */
+  forSchema: () => unknown = () => result,
+): string | undefined {
+  if (Object.hasOwn(FAST_RESULTS, method) && FAST_RESULTS[method]!(result)) return undefined;
   const schema = methodOf(method)?.result;
   if (!schema) return undefined;
-  const r = schema.safeParse(result);
+  const r = schema.safeParse(forSchema());
   return r.success ? undefined : described(r.error.issues[0]!, result);
 }
 

@@ -35,6 +35,7 @@ import {
 } from '../protocol/revisions';
 import { HttpStatusError, TransportClosed } from '../upstream/transport';
 import { SHIM_HEADER } from '../wire/headers';
+import { jsonLine } from '../wire/raw';
 import { GatewayHttp, SessionExpired, StreamBroken } from './nodeHttp';
 import { Intake } from './intake';
 import { HEADER_SAFE_METHOD, ModernHttp, isModern } from './modern';
@@ -128,7 +129,8 @@ export class Relay {
   }
 
   private write(msg: unknown): void {
-    if (!this.ended || this.inflight.size) this.o.output.write(`${JSON.stringify(msg)}\n`);
+    // A result that arrived as bytes goes on as them, never decoded or serialized again (wire/raw.ts).
+    if (!this.ended || this.inflight.size) this.o.output.write(jsonLine(msg));
   }
 
   /** One line, read as `--standalone` reads it (parseJson, classify). A legacy initialize holds the lines

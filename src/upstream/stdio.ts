@@ -8,6 +8,7 @@
 import type { ChildProcess } from 'node:child_process';
 import type { Socket } from 'node:net';
 import { type Notification, type Request, type Response, classify } from '../protocol/jsonrpc';
+import { CoalescedWriter } from '../wire/coalesce';
 import { Correlator } from '../wire/correlator';
 import { readLines } from '../wire/lines';
 import { type SpawnSpec, system } from '../platform';
@@ -22,9 +23,14 @@ import {
   unreadableResponse,
 } from './transport';
 
+/** A line of nothing but JSON's whitespace. */
+const isBlank = (b: Buffer): boolean => b.every((c) => c === 0x20 || c === 0x09 || c === 0x0d || c === 0x0a);
+
 export class StdioUpstream implements UpstreamTransport {
   readonly kind = 'stdio' as const;
   private readonly child: ChildProcess;
+  /** What is written to the child's stdin: a turn's frames in one write (wire/coalesce.ts). */
+  private readonly stdin: CoalescedWriter;
   private readonly pending = new Correlator();
   private readonly maxDepth: number;
   private readonly maxLineBytes: number;
@@ -52,12 +58,13 @@ export class StdioUpstream implements UpstreamTransport {
     this.maxLineBytes = maxLineBytes;
     this.noise = new LogBudget(log, name);
     this.child = system.spawnGuarded(spec);
+    this.stdin = new CoalescedWriter(this.child.stdin!);
     let released: Promise<void> | undefined;
     this.released = () =>
       (released ??= release?.().catch((e: Error) => log(`[${name}] ${e.message}`)) ?? Promise.resolve());
     (this.child.stdio[3] as Socket | null)?.unref?.();
     readLines(this.child.stdout!, maxLineBytes, {
-      line: (l, bytes) => this.line(l, bytes),
+      bytes: (b) => this.line(b),
       overlong: (bytes) => {
         // Its content is not logged. Which call it answered is unknown, so every call on it fails now
         // rather than waiting out pool.callTimeout; the next call starts it again.
@@ -93,14 +100,14 @@ export class StdioUpstream implements UpstreamTransport {
     return this.child.pid;
   }
 
-  private line(line: string, bytes: Buffer): void {
+  private line(bytes: Buffer): void {
     // Lines already read when the connection ended (closed for a bound, or the process gone) are nobody's.
-    if (this.ended || line.trim() === '') return;
+    if (this.ended || isBlank(bytes)) return;
     let value: unknown;
     try {
-      value = readUpstreamMessage(this.name, line, this.maxDepth, this.log, bytes);
+      value = readUpstreamMessage(this.name, bytes, this.maxDepth, this.log);
     } catch {
-      this.noise.line(`[${this.name}] not JSON-RPC, skipped: ${line.slice(0, 200)}`);
+      this.noise.line(`[${this.name}] not JSON-RPC, skipped: ${bytes.toString('utf8', 0, 800).slice(0, 200)}`);
       return;
     }
     if (value === undefined) return;
@@ -123,15 +130,14 @@ export class StdioUpstream implements UpstreamTransport {
    *  requests are its callers', bounded where they come in.) */
   private write(msg: unknown, answer = false): void {
     if (this.ended) throw new TransportClosed(`upstream ${this.name} is closed`);
-    const stdin = this.child.stdin!;
-    if (answer && stdin.writableLength > this.maxLineBytes) {
+    if (answer && this.child.stdin!.writableLength + this.stdin.pending > this.maxLineBytes) {
       const why = `upstream ${this.name} is not reading what mcpx sends it (more than ${this.maxLineBytes} bytes unread, transport.maxLineBytes); its connection was closed`;
       this.log(`[${this.name}] ${why}`);
       this.end(new TransportClosed(why));
       void this.close();
       throw new TransportClosed(why);
     }
-    stdin.write(JSON.stringify(msg) + '\n');
+    this.stdin.write(JSON.stringify(msg) + '\n');
   }
 
   request(req: Request, opts: SendOptions = {}): Promise<Response> {
@@ -140,6 +146,7 @@ export class StdioUpstream implements UpstreamTransport {
       this.write(req);
     } catch (e) {
       this.pending.forget(req.id);
+      p.catch(() => undefined); // already rejected when the connection had ended: `e` says why
       return Promise.reject(e);
     }
     return p;
@@ -156,6 +163,7 @@ export class StdioUpstream implements UpstreamTransport {
   private end(reason: Error): void {
     if (this.ended) return;
     this.ended = true;
+    this.stdin.discard();
     this.noise.close();
     this.pending.close(reason);
     this.onClose?.(reason);
@@ -166,6 +174,7 @@ export class StdioUpstream implements UpstreamTransport {
       this.ended = true;
       this.noise.close();
       this.pending.close(new TransportClosed(`upstream ${this.name} is stopping`));
+      this.stdin.flush(); // a notification sent just before (cancelled) still reaches it
       this.child.stdin!.end();
     }
     // stdio transport, shutdown: close stdin, give the server a moment to exit, then signal its group.

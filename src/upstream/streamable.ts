@@ -202,12 +202,11 @@ export class StreamableHttp {
     if (!typeOf(res).includes('text/event-stream')) {
       const bytes = await this.bytes(res);
       if (bytes.length === 0) return;
-      const text = bytes.toString('utf8');
       let v: unknown;
       try {
-        v = readUpstreamMessage(name, text, maxDepth, log, bytes);
+        v = readUpstreamMessage(name, bytes, maxDepth, log);
       } catch {
-        throw new HttpStatusError(res.status, text);
+        throw new HttpStatusError(res.status, bytes.toString('utf8'));
       }
       if (v !== undefined) yield v;
       return;

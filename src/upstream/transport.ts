@@ -37,6 +37,7 @@ export interface UpstreamTransport {
 
 import { TransportClosed } from '../wire/correlator';
 import { eventBound } from '../wire/eventBound';
+import { lazyText } from '../wire/lazy';
 import { keepBytes } from '../wire/raw';
 export { TransportClosed };
 
@@ -73,15 +74,18 @@ export const boundsWithDefaults = (b: Partial<UpstreamBounds> = {}): UpstreamBou
  *  (its content is never logged), else nothing (`log` says so). Not JSON: the parse error. */
 export function readUpstreamMessage(
   name: string,
-  text: string,
+  /** The message's text, or its bytes: those are kept for a large result, to be passed on as they are, and
+   *  its long strings are decoded only when read (wire/lazy.ts). */
+  from: string | Uint8Array,
   maxDepth: number,
   log: (line: string) => void,
-  /** The bytes `text` was decoded from: kept for a large result, to be passed on as they are. */
-  bytes?: Uint8Array,
 ): unknown {
   try {
-    const message = parseJson(text, { maxDepth, exactIds: false });
-    if (bytes) keepBytes(message, bytes);
+    if (typeof from === 'string') return parseJson(from, { maxDepth, exactIds: false });
+    const lazy = lazyText(from);
+    const message = parseJson(lazy.text, { maxDepth, exactIds: false });
+    lazy.finish(message);
+    keepBytes(message, from);
     return message;
   } catch (e) {
     if (!(e instanceof RefusedMessage)) throw e;

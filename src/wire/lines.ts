@@ -5,12 +5,20 @@
 // MUST NOT contain embedded newlines, so a trailing "\r" is the only other byte a line may end with.
 import type { Readable } from 'node:stream';
 
-export interface LineHandlers {
-  /** `bytes`: the line as it arrived (without its newline), for a reader that keeps them (wire/raw.ts). */
-  line(line: string, bytes: Buffer): void;
+export type LineHandlers = (
+  | {
+      /** `bytes`: the line as it arrived (without its newline). */
+      line(line: string, bytes: Buffer): void;
+    }
+  | {
+      /** The line as it arrived (without its newline), not decoded: for a reader that keeps the bytes
+       *  or decodes only part of them (wire/raw.ts, wire/lazy.ts). */
+      bytes(bytes: Buffer): void;
+    }
+) & {
   /** A line longer than the bound: `bytes` is how much of it was seen before it was dropped. */
   overlong(bytes: number): void;
-}
+};
 
 export class LineSplitter {
   private parts: Buffer[] = [];
@@ -62,7 +70,8 @@ export class LineSplitter {
     this.parts = [];
     this.size = 0;
     if (buf[buf.length - 1] === 0x0d) buf = buf.subarray(0, buf.length - 1);
-    this.on.line(buf.toString('utf8'), buf);
+    if ('bytes' in this.on) this.on.bytes(buf);
+    else this.on.line(buf.toString('utf8'), buf);
   }
 }
 

@@ -8,6 +8,7 @@
 // against a fresh serialization and fails the response on a difference.
 import { isUtf8 } from 'node:buffer';
 import { type Response, isObject } from '../protocol/jsonrpc';
+import { lazySpan } from './lazy';
 import { type Span, memberSpans } from './spans';
 
 /** Below this a response is serialized as usual: splicing pays off only on large results. */
@@ -30,8 +31,11 @@ export function keepBytes(message: unknown, bytes: Uint8Array): void {
   if (bytes.length < SPLICE_MIN_BYTES || !isObject(message) || !isObject(message.result)) return;
   const source: Source = { bytes };
   sources.set(message.result, { source });
-  for (const [member, v] of Object.entries(message.result))
+  // Values read by descriptor: a long string left undecoded (wire/lazy.ts) stays so.
+  for (const member of Object.keys(message.result)) {
+    const v = Object.getOwnPropertyDescriptor(message.result, member)?.value;
     if (typeof v === 'object' && v !== null) sources.set(v, { source, member });
+  }
 }
 
 function indexOf(source: Source): Source['index'] {
@@ -64,9 +68,23 @@ function spliced(result: Record<string, unknown>): Array<string | Uint8Array> | 
   const whole = bytesOf(result);
   if (whole) return [whole];
   // Members' bytes looked up first: a result with none kept (nearly every response) is left to one
-  // JSON.stringify of the whole response, not serialized member by member as well.
-  const members = Object.entries(result).filter(([, v]) => v !== undefined && typeof v !== 'function'); // as JSON.stringify leaves them out
-  const kept = members.map(([, v]) => bytesOf(v));
+  // JSON.stringify of the whole response, not serialized member by member as well. A long string left
+  // undecoded (wire/lazy.ts) is its own bytes, and stays undecoded.
+  const members: Array<[string, unknown]> = [];
+  const kept: Array<Uint8Array | undefined> = [];
+  for (const k of Object.keys(result)) {
+    const lazy = lazySpan(result, k);
+    const b = lazy?.bytes.subarray(lazy.span.start, lazy.span.end);
+    if (b && isUtf8(b)) {
+      members.push([k, undefined]);
+      kept.push(b);
+      continue;
+    }
+    const v = result[k];
+    if (v === undefined || typeof v === 'function') continue; // as JSON.stringify leaves them out
+    members.push([k, v]);
+    kept.push(bytesOf(v));
+  }
   if (!kept.some((b) => b !== undefined)) return undefined;
   const parts: Array<string | Uint8Array> = [];
   let text = '{';
@@ -98,6 +116,14 @@ export function encodeResponse(response: Response): Json {
   return bytes;
 }
 
+const NEWLINE = Buffer.from('\n');
+
+/** A message as one stdio line: a response's result spliced where it can be, anything else serialized. */
+export function jsonLine(msg: unknown): string | Uint8Array {
+  const json = isObject(msg) ? encodeResponse(msg as unknown as Response) : JSON.stringify(msg);
+  return typeof json === 'string' ? `${json}\n` : Buffer.concat([json, NEWLINE]);
+}
+
 /** A spliced response against a fresh serialization of the same value (`npm test` sets the variable). */
 function check(response: Response, bytes: Uint8Array): void {
   const fresh = JSON.stringify(response);
@@ -106,11 +132,13 @@ function check(response: Response, bytes: Uint8Array): void {
     throw new Error('a spliced result differs from its value: a value read from an upstream was edited in place');
 }
 
-/** The byte length of serialized JSON. */
 /** The length in bytes of `value` as JSON: the bytes it arrived as when it is a kept result (nothing is
  *  serialized for it), else its serialization's. */
-export const byteLengthOf = (value: unknown): number =>
-  bytesOf(value)?.length ?? Buffer.byteLength(JSON.stringify(value) ?? '');
+export function byteLengthOf(value: unknown): number {
+  const parts = isObject(value) ? spliced(value) : undefined;
+  if (!parts) return Buffer.byteLength(JSON.stringify(value) ?? '');
+  return parts.reduce((n, p) => n + (typeof p === 'string' ? Buffer.byteLength(p) : p.length), 0);
+}
 
 export const jsonLength = (j: Json): number => (typeof j === 'string' ? Buffer.byteLength(j) : j.length);
 

@@ -21,13 +21,13 @@ class Malformed extends Error {}
 
 const isSpace = (c: number | undefined): boolean => c === 0x20 || c === 0x09 || c === 0x0a || c === 0x0d;
 
-function skipSpace(b: Uint8Array, i: number): number {
+export function skipSpace(b: Uint8Array, i: number): number {
   while (isSpace(b[i])) i++;
   return i;
 }
 
 /** Just past the string whose opening quote is at `i`. */
-function endOfString(b: Uint8Array, i: number): number {
+export function endOfString(b: Uint8Array, i: number): number {
   let from = i + 1;
   for (;;) {
     const q = b.indexOf(QUOTE, from);

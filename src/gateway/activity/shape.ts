@@ -3,6 +3,7 @@
 // and in memory, for the editor's view, with its arguments and result cut to a bound.
 import { mapStrings } from '../../config/redact';
 import type { JsonObject } from '../../protocol/jsonrpc';
+import { lazyPrefix, withoutLazy } from '../../wire/lazy';
 import type { ActivityRecord } from './record';
 
 /** A string value past this many characters is cut on disk, with a marker saying how long it was. */
@@ -77,7 +78,12 @@ export const redactedArguments = (r: ActivityRecord, redact: (s: string) => stri
 
 function kept(v: JsonObject, bytes: number, redact?: (s: string) => string): { value: JsonObject; bytes: number } {
   if (bytes <= MEMORY_KEEP_BYTES) return { value: redact ? (mapStrings(v, redact) as JsonObject) : v, bytes };
-  const value = mapStrings(v, (s) => cut(redact ? redact(s) : s, MEMORY_CUT_CHARS)) as JsonObject;
+  // A long string an upstream sent, still undecoded (wire/lazy.ts), is cut from its first bytes.
+  const shown = withoutLazy(
+    v,
+    (b, span) => `${lazyPrefix(b, span, MEMORY_CUT_CHARS - 40)}…[cut: ${span.end - span.start - 2} bytes]`,
+  );
+  const value = mapStrings(shown, (s) => cut(redact ? redact(s) : s, MEMORY_CUT_CHARS)) as JsonObject;
   const size = JSON.stringify(value).length;
   if (size <= MEMORY_KEEP_BYTES * 4) return { value, bytes: size };
   return { value: { '…': `cut: ${bytes} bytes` }, bytes: 64 };

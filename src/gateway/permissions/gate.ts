@@ -117,6 +117,11 @@ export class Gate {
       return;
     }
     const { ctx } = call;
+    // No rules for this caller (a profile without its own included): the default decides, with nothing built.
+    if (this.off(ctx)) {
+      call.decision = { action: ALLOW_ALL.default, rule: 'default' };
+      return;
+    }
     const { perms, verdict } = this.verdict(call);
     const decided = (d: Decision, denied?: string) => {
       call.decision = d;

@@ -95,7 +95,7 @@ function spell(shape: string, obj: JsonObject, rev: Revision): JsonObject {
   for (const k of Object.keys(src)) {
     if (!hasField(shape, k, rev) || (shape.endsWith('Result') && !hasField('Result', k, rev))) {
       same = false;
-      const kept = shape === 'ServerCapabilities' && k === 'extensions' ? legacyDeclared(v, rev) : undefined;
+      const kept = shape === 'ServerCapabilities' && k === 'extensions' ? legacyDeclared(src[k], rev) : undefined;
       if (kept) out[k] = kept;
       continue;
     }

@@ -9,7 +9,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { HttpClient, median, size } from './lib';
+import { median, size } from './lib';
+import { HttpClient } from './clients';
 
 const root = join(__dirname, '..', '..');
 const cli = join(root, 'dist', 'cli.js');

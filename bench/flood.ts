@@ -10,7 +10,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { HttpClient, descendants, figures, procStatusKb, size, stopTree } from './lib';
+import { descendants, figures, procStatusKb, size, stopTree } from './lib';
+import { HttpClient } from './clients';
 
 const root = join(__dirname, '..', '..');
 const cli = join(root, 'dist', 'cli.js');

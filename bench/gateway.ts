@@ -9,7 +9,8 @@ import { mkdirSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { selfTimes } from './profile';
-import { HttpClient, fmt, freePort, probeGet, procStatusKb, size } from './lib';
+import { fmt, freePort, probeGet, procStatusKb, size } from './lib';
+import { HttpClient } from './clients';
 import { catalogue, coldStart } from './gatewayCold';
 import {
   REV,
@@ -280,7 +281,7 @@ async function profileAtOne(
 // so the check is on the script's name, not on require.main).
 if (/gateway\.js$/.test(process.argv[1] ?? '')) {
   gatewayBench(size(3000, 200, 'BENCH_MS'))
-    .then((lines) => process.stdout.write(lines.join('\n') + '\n'))
+    .then((lines) => process.stdout.write(`${lines.join('\n')}\n`))
     .catch((e) => {
       process.stderr.write(`bench: ${(e as Error).stack}\n`);
       process.exit(1);

@@ -2,17 +2,8 @@
 // through mcpx and directly, and spawn to the first answer for mcpx, its upstream alone and mcp-proxy.
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
-import {
-  type Figures,
-  type HttpAnswer,
-  HttpClient,
-  clientsLoad,
-  figures,
-  fmt,
-  freePort,
-  median,
-  probeGet,
-} from './lib';
+import { type Figures, figures, fmt, freePort, median, probeGet } from './lib';
+import { type HttpAnswer, HttpClient, clientsLoad } from './clients';
 import {
   PROXY_VERSION,
   REV,

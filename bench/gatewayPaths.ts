@@ -2,18 +2,8 @@
 // paths a call takes (each kind of gateway with N clients) and their turns, and the results' shapes.
 import type { SelfTime } from './profile';
 import { ALTERNATIONS } from './verdict';
-import {
-  type Figures,
-  type HttpAnswer,
-  FetchClient,
-  HttpClient,
-  type Poster,
-  type Run,
-  Samples,
-  clientsRun,
-  shown,
-  size,
-} from './lib';
+import { type Figures, shown, size } from './lib';
+import { type HttpAnswer, FetchClient, HttpClient, type Poster, type Run, Samples, clientsRun } from './clients';
 import { PROXY_VERSION } from './gatewayProcs';
 
 export const CLIENT_REV = '2025-03-26'; // what the benchmark clients speak: headerless, sessionless on mcpx

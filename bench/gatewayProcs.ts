@@ -5,7 +5,8 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { StdioRpc, stopTree } from './lib';
+import { stopTree } from './lib';
+import { StdioRpc } from './clients';
 
 export const root = join(__dirname, '..', '..');
 /** The bundles this part runs, copied once at its start (see snapshot): paths set there. */
@@ -54,7 +55,7 @@ export function launch(
     const t = setTimeout(() => reject(new Error(`${name} printed no ready line within 20 s; output: ${tail}`)), 20_000);
     const rl = createInterface({ input: child.stdout! });
     rl.on('line', (line) => {
-      keep(line + '\n');
+      keep(`${line}\n`);
       const m = ready.exec(line);
       if (m && !p.match) {
         clearTimeout(t);

@@ -8,7 +8,8 @@ import { mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } 
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { type HttpAnswer, HttpClient, Samples, clientsRun, size, stopTree } from './lib';
+import { size, stopTree } from './lib';
+import { type HttpAnswer, HttpClient, Samples, clientsRun } from './clients';
 import { ALTERNATIONS, shown, spread, verdict } from './verdict';
 
 const root = join(__dirname, '..', '..');

@@ -13,7 +13,8 @@ import { createInterface } from 'node:readline';
 import { parseGuardrails } from '../src/config/guardrails';
 import { Screen } from '../src/guardrails/screen';
 import { PII_TEXT, SECRETS_TEXT, TAGGED_TEXT } from '../test/fixtures/upstream/tainted';
-import { type HttpAnswer, HttpClient, Samples, clientsRun, size, stopTree } from './lib';
+import { size, stopTree } from './lib';
+import { type HttpAnswer, HttpClient, Samples, clientsRun } from './clients';
 
 const root = join(__dirname, '..', '..');
 const cli = join(root, 'dist', 'cli.js');

@@ -18,7 +18,8 @@ import { parseConfig } from '../src/config/file';
 import { Settings } from '../src/config/settings';
 import { Gateway } from '../src/gateway/gateway';
 import { editorContext } from '../src/vscode/editorCall';
-import { StdioRpc, median, runAlone, size, stop } from './lib';
+import { median, runAlone, size, stop } from './lib';
+import { StdioRpc } from './clients';
 
 const root = join(__dirname, '..', '..');
 const fixture = join(root, 'build', 'test', 'fixtures', 'upstream', 'server.js');

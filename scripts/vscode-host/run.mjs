@@ -1,25 +1,30 @@
 #!/usr/bin/env node
 // Run a real VS Code extension host headless: code-server (VS Code 1.139.1, on Node 24) serves the
 // workbench, Debian's Chromium renders it, playwright-core drives it. Set-up: setup.sh beside this
-// file. No dependencies beyond playwright-core, resolved from the host dir.
+// file. No dependencies beyond playwright-core, resolved from the host dir. Its processes: processes.mjs.
 //
 //   import { runHost } from './scripts/vscode-host/run.mjs';
 //   const code = await runHost({ extensionPath, testsPath, workspace, timeoutMs: 180_000 });
 //
 //   node scripts/vscode-host/run.mjs --extension DIR --tests FILE [--workspace DIR] [--vsix FILE]
 //        [--extensions-dir DIR] [--timeout MS] [--log FILE] [--logs-dir DIR]
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
-import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
+import {
+  CODE_SERVER,
+  HOST_DIR,
+  MARKER_VAR,
+  NODE24,
+  formatLog,
+  groupAlive,
+  killAll,
+  markedPids,
+  spawnServer,
+} from './processes.mjs';
 
-export const HOST_DIR = path.resolve(
-  process.env.MCPX_VSCODE_HOST || path.join(os.homedir(), '.cache', 'mcpx-vscode-host'),
-);
-const NODE24 = path.join(HOST_DIR, 'node', 'bin', 'node');
-const CODE_SERVER = path.join(HOST_DIR, 'node_modules', 'code-server', 'out', 'node', 'entry.js');
+export { HOST_DIR };
 const CHROMIUM = process.env.MCPX_CHROMIUM || '/usr/bin/chromium';
 
 const SERVER_FLAGS = [
@@ -44,7 +49,6 @@ const CHROMIUM_ARGS = [
   '--disable-sync',
   '--disable-dev-shm-usage',
 ];
-const MARKER_VAR = 'MCPX_VSCODE_HOST_RUN';
 // User settings of every run (merged with `settings`): keep the offline workbench quiet.
 const DEFAULT_SETTINGS = {
   'chat.disableAIFeatures': true,
@@ -71,82 +75,6 @@ function loadPlaywright() {
 const remoteUri = (port, abs) => `vscode-remote://127.0.0.1:${port}` + abs.split('/').map(encodeURIComponent).join('/');
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-
-/** codeAutomationLog gets console arguments as a JSON array string: print them as console would. */
-function formatLog(message) {
-  let args = message;
-  if (typeof message === 'string' && message.startsWith('[')) {
-    try {
-      args = JSON.parse(message);
-    } catch {
-      return message;
-    }
-  }
-  if (!Array.isArray(args)) return typeof args === 'string' ? args : JSON.stringify(args);
-  return args.map((a) => (typeof a === 'string' ? a : JSON.stringify(a))).join(' ');
-}
-
-function groupAlive(pgid) {
-  try {
-    process.kill(-pgid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-/** Pids (other than ours) whose environment carries MARKER_VAR=runDir: everything a run started,
- *  including processes that left the process group (node-pty terminals call setsid). */
-function markedPids(runDir) {
-  const needle = `${MARKER_VAR}=${runDir}\0`;
-  const pids = [];
-  for (const d of fs.readdirSync('/proc')) {
-    if (!/^\d+$/.test(d) || +d === process.pid) continue;
-    try {
-      if ((fs.readFileSync(`/proc/${d}/environ`, 'latin1') + '\0').includes(needle)) pids.push(+d);
-    } catch {
-      /* gone or not ours */
-    }
-  }
-  return pids;
-}
-
-function killAll(pgid, runDir, signal) {
-  if (pgid)
-    try {
-      process.kill(-pgid, signal);
-    } catch {
-      /* already gone */
-    }
-  for (const pid of markedPids(runDir))
-    try {
-      process.kill(pid, signal);
-    } catch {
-      /* gone */
-    }
-}
-
-/** Spawn Node 24 on code-server's entry in its own process group; lines go to onLine. */
-function spawnServer(args, env, onLine) {
-  const child = spawn(NODE24, [CODE_SERVER, ...args], { env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
-  for (const stream of [child.stdout, child.stderr]) {
-    let buf = '';
-    stream.setEncoding('utf8');
-    stream.on('data', (s) => {
-      buf += s;
-      let i;
-      while ((i = buf.indexOf('\n')) >= 0) {
-        onLine(buf.slice(0, i));
-        buf = buf.slice(i + 1);
-      }
-    });
-    stream.on('end', () => {
-      if (buf) onLine(buf);
-    });
-  }
-  child.exited = new Promise((resolve) => child.on('exit', (code, sig) => resolve(code ?? sig)));
-  return child;
-}
 
 /**
  * Run an extension in a fresh headless VS Code (code-server workbench in Chromium).

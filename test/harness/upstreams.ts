@@ -3,6 +3,7 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { after } from 'node:test';
 import { type Listening, listen } from '../../src/app/app';
 import { gatewayRoutes } from '../../src/app/routes';
 import { parseConfig } from '../../src/config/file';
@@ -60,6 +61,20 @@ export async function gatewayFor(
       await g.close();
       rmSync(dir, { recursive: true, force: true });
     },
+  };
+}
+
+/** `gatewayFor` for a file that starts several gateways: each is closed after the file's tests (this
+ *  registers that `after`; call it before the file's own). */
+export function gatewayPool(): (...args: Parameters<typeof gatewayFor>) => Promise<TestGateway> {
+  const open: TestGateway[] = [];
+  after(async () => {
+    for (const g of open) await g.close();
+  });
+  return async (...args) => {
+    const gw = await gatewayFor(...args);
+    open.push(gw);
+    return gw;
   };
 }
 

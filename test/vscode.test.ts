@@ -83,7 +83,8 @@ async function runSuite(name: string, o: { installVsix?: string; suite?: 'smoke'
   const { runHost } = (await import(pathToFileURL(join(repoRoot(), 'scripts', 'vscode-host', 'run.mjs')).href)) as {
     runHost(o: Record<string, unknown>): Promise<number>;
   };
-  const d = driver();
+  const acks = join(dir, 'acks');
+  const d = driver(acks);
   const lines: string[] = [];
   try {
     const code = await runHost({
@@ -97,6 +98,7 @@ async function runSuite(name: string, o: { installVsix?: string; suite?: 'smoke'
       timeoutMs: 600_000,
       echo: false,
       env: {
+        MCPX_DRIVE_ACKS: acks,
         ...(o.suite ? { MCPX_SUITE: o.suite } : {}),
         ...(process.env.MCPX_SUITE_GREP ? { MCPX_SUITE_GREP: process.env.MCPX_SUITE_GREP } : {}),
       },

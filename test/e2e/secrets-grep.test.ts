@@ -14,6 +14,7 @@ import { createInterface } from 'node:readline';
 import { after, test } from 'node:test';
 import { repoRoot } from '../harness/gateway';
 import { fixtureCommand } from '../harness/upstreams';
+import { until } from '../harness/wait';
 
 const dir = mkdtempSync(join(tmpdir(), 'mcpx-grep-'));
 let daemon: ChildProcess | undefined;
@@ -125,8 +126,8 @@ test('no configured secret, and the endpoint secret only where it belongs, in an
   });
   await call('mcpx_servers', {});
   await call('mcpx_tools', {});
-  // Anything the upstream printed has reached the log by now.
-  await new Promise((r) => setTimeout(r, 300));
+  // What the upstream printed reaches the log asynchronously: its env line.
+  await until(() => /API_KEY=\S+ FILE_TOKEN=/.test(stderr), { what: "the upstream's env line in the daemon's log" });
   // The log as a client reads it: GET /v1/activity and `mcpx activity`.
   const api = await fetch(new URL('/v1/activity', url), { headers: { Authorization: `Bearer ${endpointSecret}` } });
   const read = await api.text();

@@ -2,14 +2,21 @@
 // the broker, two runs on one connection, proto.askRounds — and a run as a task; a real gateway over real
 // fixture upstreams, every frame checked against its revision's schema, the script in its sandboxed child.
 import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { alive } from '../harness/process';
-import { killAll } from '../harness/upstreams';
+import { fixtureCommand, killAll, untilCalled } from '../harness/upstreams';
 import { HttpClient, type Json } from '../harness/wire';
 import { until } from '../harness/wait';
 import { exec, EXEC_SERVERS, execClient, execGateway, structured, textOf } from '../harness/exec';
 
-after(() => killAll());
+const dir = mkdtempSync(join(tmpdir(), 'mcpx-exec-questions-'));
+after(() => {
+  killAll();
+  rmSync(dir, { recursive: true, force: true });
+});
 
 describe('mcpx_exec: a run is one unit for questions', () => {
   test('elicitations of parallel calls go to the calling client', async () => {
@@ -81,13 +88,15 @@ describe('mcpx_exec: a run is one unit for questions', () => {
   });
 
   test('two runs on one connection: the question goes to the broker', async () => {
-    const gw = await execGateway(EXEC_SERVERS, {}, { questionTtlMs: 5000 });
+    const record = join(dir, 'two-runs.jsonl');
+    const servers = { ...EXEC_SERVERS, a: fixtureCommand(['--rev', '2025-11-25', '--name', 'a', '--record', record]) };
+    const gw = await execGateway(servers, {}, { questionTtlMs: 5000 });
     try {
       const peer = await execClient(gw, { elicitation: {} });
       peer.answer = () => ({ action: 'accept', content: { answer: 'from the client' } });
       const first = exec(peer, "await mcpx.call('a', 'slow', { ms: 1500 }); return 'slow done';");
       await until(() => (gw.g.runs()[0]?.calls.length ? true : undefined), { what: 'the first run to call' });
-      await new Promise((r) => setTimeout(r, 200));
+      await untilCalled(record, 'slow');
       const second = exec(
         peer,
         "const r = await mcpx.call('a', 'elicit', { text: 'who?' }); return r.content[0].text;",

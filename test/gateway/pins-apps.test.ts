@@ -11,13 +11,12 @@ import { Pins } from '../../src/gateway/pins/pins';
 import { MemoryPinStore } from '../../src/gateway/pins/store';
 import { canonicalDigest } from '../../src/kit/canonical';
 import { hostile, killHostiles } from '../harness/hostile';
-import { type TestGateway, fixtureCommand, gatewayFor, killAll } from '../harness/upstreams';
+import { type TestGateway, fixtureCommand, gatewayPool, killAll } from '../harness/upstreams';
 import { HttpClient, type Json } from '../harness/wire';
 
 const REV = '2025-11-25';
-const gateways: TestGateway[] = [];
+const gatewayOf = gatewayPool();
 after(async () => {
-  for (const g of gateways) await g.close();
   killAll();
   killHostiles();
 });
@@ -37,8 +36,7 @@ const server = (app: string, taskSupport = 'optional') =>
   hostile('--tool-json', JSON.stringify([tool(app, taskSupport)]));
 
 async function start(servers: Record<string, unknown>): Promise<{ gw: TestGateway; c: HttpClient }> {
-  const gw = await gatewayFor(servers, { 'mcp.passthrough': ['p'] });
-  gateways.push(gw);
+  const gw = await gatewayOf(servers, { 'mcp.passthrough': ['p'] });
   const c = new HttpClient(gw.url, REV);
   await c.initialize();
   return { gw, c };

@@ -10,13 +10,12 @@ import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { cliJs } from '../harness/gateway';
 import type { Revision } from '../harness/schema';
-import { type TestGateway, fixtureCommand, gatewayFor, killAll } from '../harness/upstreams';
+import { fixtureCommand, gatewayPool, killAll } from '../harness/upstreams';
 import { HttpClient, type Json, StdioClient } from '../harness/wire';
 
 const root = mkdtempSync(join(tmpdir(), 'mcpx-skills-'));
-const gateways: TestGateway[] = [];
+const gatewayOf = gatewayPool();
 after(async () => {
-  for (const g of gateways) await g.close();
   killAll();
   rmSync(root, { recursive: true, force: true });
 });
@@ -56,7 +55,7 @@ const text = (r: Json | undefined) => String(((r?.contents ?? []) as Json[])[0]?
 async function gateway(up: Revision, passthrough: boolean, extra: Record<string, unknown> = {}) {
   const a = skillsDir('alpha', ['notes']);
   const b = skillsDir('beta');
-  const gw = await gatewayFor(
+  const gw = await gatewayOf(
     {
       a: fixtureCommand(['--rev', up, '--name', 'a', '--skills-dir', a]),
       b: fixtureCommand(['--rev', up, '--name', 'b', '--skills-dir', b]),
@@ -64,7 +63,6 @@ async function gateway(up: Revision, passthrough: boolean, extra: Record<string,
     passthrough ? { 'mcp.passthrough': ['a', 'b'] } : {},
     extra,
   );
-  gateways.push(gw);
   return { gw, a, b };
 }
 

@@ -26,8 +26,6 @@ const SID = 'io.modelcontextprotocol/subscriptionId';
 const DOC = 'mcpx://up/fixture://doc';
 const NOSUB = 'mcpx://nosub/fixture://doc';
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
 // ---- the upstream side, read from the fixture's record ----------------------------------------
 
 interface UpstreamKind {
@@ -166,11 +164,15 @@ const legacyStdio: ClientKind = {
         // A legacy client gets no acknowledgement notification; the stream is in place once the gateway
         // has it — a ping answered after it says the request was read.
         await c.request('ping');
-        await sleep(100);
+        await new Promise((r) => setTimeout(r, 100));
         return {
           acked: [uri],
           updates: () => tagged().map((f) => String((f.params as Json).uri)),
-          leave: async () => c.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: id } }),
+          // stdio is read in order: a ping answered after the cancellation says the stream has ended.
+          leave: async () => {
+            c.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: id } });
+            await c.request('ping');
+          },
         };
       },
       async call(server, tool, args) {
@@ -244,7 +246,13 @@ const modernHttp: ClientKind = {
             mine()
               .filter((f) => f.method === 'notifications/resources/updated')
               .map((f) => String((f.params as Json).uri)),
-          leave: async () => peer.abort(id),
+          // Left once the gateway counts one watcher fewer.
+          leave: async () => {
+            const watching = () => gw.g.watches().reduce((n, w) => n + w.watchers, 0);
+            const before = watching();
+            peer.abort(id);
+            await until(() => watching() < before, { what: 'the closed stream no longer watching' });
+          },
         };
       },
       async call(server, tool, args) {
@@ -296,7 +304,6 @@ for (const kind of [legacyStdio, legacyHttp, modernHttp]) {
 
           // One watcher leaves: the other still gets updates, the upstream keeps the subscription.
           await b.leave();
-          await sleep(100);
           await client.call('up', 'touch', { uri: 'fixture://doc' });
           await until(() => a.updates().length === 3, { what: 'the remaining watcher updated' });
           assert.equal(b.updates().length, 2, 'nothing after leaving');

@@ -12,16 +12,17 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { MODERN } from '../../src/protocol/revisions';
 import { cliJs } from '../harness/gateway';
-import { type TestGateway, fixtureCommand, gatewayFor, killAll } from '../harness/upstreams';
+import { type TestGateway, fixtureCommand, gatewayFor, killAll, untilCalled } from '../harness/upstreams';
 import { HttpClient, type Json } from '../harness/wire';
 import { until } from '../harness/wait';
 
 const SESSION = 'dev.mcpx/session';
 let gw: TestGateway;
-before(async () => {
-  gw = await gatewayFor({ up: fixtureCommand(['--rev', '2025-11-25', '--name', 'up']) });
-});
 const home = mkdtempSync(join(tmpdir(), 'mcpx-v1-background-'));
+const record = join(home, 'up.jsonl');
+before(async () => {
+  gw = await gatewayFor({ up: fixtureCommand(['--rev', '2025-11-25', '--name', 'up', '--record', record]) });
+});
 after(async () => {
   await gw?.close();
   killAll();
@@ -129,7 +130,8 @@ describe('/v1/tasks: abandoned 2026-07-28 background calls', () => {
         { meta: { [SESSION]: 'carol' }, signal: ctl.signal },
       )
       .catch((e: Error) => e);
-    await new Promise((res) => setTimeout(res, 200));
+    // The answer reached the script: its next call is at the upstream.
+    await untilCalled(record, 'slow');
     ctl.abort();
     assert.ok((await retry) instanceof Error, 'the retry went away before the answer');
 

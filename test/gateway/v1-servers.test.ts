@@ -5,14 +5,19 @@
 // over real loopback HTTP.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { type TestGateway, fixtureCommand, gatewayFor, killAll } from '../harness/upstreams';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { type TestGateway, fixtureCommand, gatewayFor, killAll, untilCalled } from '../harness/upstreams';
 import { HttpClient, type Json } from '../harness/wire';
 
 let gw: TestGateway;
+const dir = mkdtempSync(join(tmpdir(), 'mcpx-v1-servers-'));
+const record = join(dir, 'up.jsonl');
 before(async () => {
   gw = await gatewayFor(
     {
-      up: fixtureCommand(['--rev', '2025-11-25', '--name', 'up']),
+      up: fixtureCommand(['--rev', '2025-11-25', '--name', 'up', '--record', record]),
       mine: { ...fixtureCommand(['--rev', '2025-11-25', '--name', 'mine']), scope: 'identity' },
       broken: fixtureCommand(['--rev', '2025-11-25', '--name', 'broken', '--fail', 'exit-at-once']),
     },
@@ -22,6 +27,7 @@ before(async () => {
 after(async () => {
   await gw?.close();
   killAll();
+  rmSync(dir, { recursive: true, force: true });
 });
 
 async function restart(server: string, o: { method?: string; noSecret?: boolean } = {}) {
@@ -51,7 +57,7 @@ describe('POST /v1/servers/{server}/restart', () => {
       name: 'mcpx_call',
       arguments: { server: 'up', tool: 'slow', arguments: { ms: 60_000, steps: 1 } },
     });
-    await new Promise((res) => setTimeout(res, 200));
+    await untilCalled(record, 'slow');
     const r = await restart('up');
     assert.equal(r.status, 200, JSON.stringify(r.body));
     assert.equal(r.body.restarted, 'up');

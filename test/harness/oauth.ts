@@ -1,5 +1,6 @@
-// The OAuth fixture (test/fixtures/oauth) as a process a test starts, and the client side of a PKCE flow
-// through its consent page, done by hand with fetch.
+// The OAuth fixture (test/fixtures/oauth) as a process a test starts, its admin endpoint, the client side
+// of a PKCE flow through its consent page, done by hand with fetch, and `mcpx` run as a user runs it with
+// everything it printed kept for a test's grep for secrets.
 import assert from 'node:assert/strict';
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
@@ -130,4 +131,63 @@ export async function tokensFor(fx: OAuthFixture, clientId: string, scope = 'mcp
   });
   assert.equal(r.status, 200, JSON.stringify(r.body));
   return r.body;
+}
+
+/** One request the fixture logged (its admin log), with the headers it came with. */
+export interface Logged {
+  seq: number;
+  server: string;
+  method: string;
+  path: string;
+  headers: Record<string, string>;
+  params: Record<string, unknown>;
+  status: number;
+}
+/** The fixture's admin log: every secret it issued, every request, every token. */
+export interface AdminLog {
+  secrets: string[];
+  requests: Logged[];
+  tokens: Array<{
+    kind: string;
+    grant: string;
+    value: string;
+    clientId: string;
+    jkt?: string;
+    revoked: boolean;
+    scope: string[];
+  }>;
+}
+
+/** A call of the fixture's admin endpoint (`log`, `mint`, `expire-access`, …): its JSON answer. */
+export async function admin<T = unknown>(fx: OAuthFixture, path: string, method = 'GET', body?: unknown): Promise<T> {
+  const res = await fetch(`${fx.admin}/${path}`, {
+    method,
+    headers: body ? { 'Content-Type': 'application/json' } : {},
+    body: body ? JSON.stringify(body) : undefined,
+  });
+  return (await res.json()) as T;
+}
+
+/** `mcpx ARGS` (dist/cli.js) in `env`; what every run printed is kept in `printed`, for the grep at the end. */
+export function cliRunner(
+  cli: string,
+  env: NodeJS.ProcessEnv,
+): {
+  run(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }>;
+  printed: string[];
+} {
+  const printed: string[] = [];
+  const run = (args: string[]) =>
+    new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
+      const child = spawn(process.execPath, [cli, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+      let stdout = '';
+      let stderr = '';
+      child.stdout.on('data', (d) => (stdout += d));
+      child.stderr.on('data', (d) => (stderr += d));
+      child.on('close', (code) => {
+        printed.push(stdout, stderr);
+        resolve({ code, stdout, stderr });
+      });
+    });
+  return { run, printed };
 }

@@ -1,8 +1,9 @@
 // Gateways over fixture upstreams (real processes, real pipes and loopback HTTP), and the check that
 // every frame mcpx sent an upstream was valid for that upstream's revision.
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { after } from 'node:test';
 import { type Listening, listen } from '../../src/app/app';
 import { gatewayRoutes } from '../../src/app/routes';
 import { parseConfig } from '../../src/config/file';
@@ -10,6 +11,7 @@ import { Settings } from '../../src/config/settings';
 import { Gateway, type GatewayOptions } from '../../src/gateway/gateway';
 import { SERVER_JS } from '../fixtures/upstream/client';
 import { assertClientFrame, type Revision } from './schema';
+import { until } from './wait';
 
 export { startHttpFixture, killAll } from '../fixtures/upstream/client';
 
@@ -62,6 +64,20 @@ export async function gatewayFor(
   };
 }
 
+/** `gatewayFor` for a file that starts several gateways: each is closed after the file's tests (this
+ *  registers that `after`; call it before the file's own). */
+export function gatewayPool(): (...args: Parameters<typeof gatewayFor>) => Promise<TestGateway> {
+  const open: TestGateway[] = [];
+  after(async () => {
+    for (const g of open) await g.close();
+  });
+  return async (...args) => {
+    const gw = await gatewayFor(...args);
+    open.push(gw);
+    return gw;
+  };
+}
+
 interface RecordLine {
   dir: 'in' | 'out';
   frame: Record<string, unknown>;
@@ -89,4 +105,20 @@ export function checkRecorded(file: string, rev: Revision): Array<Record<string,
     assertClientFrame(as, f, 'id' in f && !('method' in f) ? asked.get(f.id) : undefined);
   }
   return received;
+}
+
+/** The frames a fixture started with `--record file` has received so far: none before the file exists, and
+ *  a line still being written is not read. */
+export function receivedBy(file: string): Array<Record<string, unknown>> {
+  if (!existsSync(file)) return [];
+  const lines = readFileSync(file, 'utf8').split('\n').slice(0, -1);
+  return lines.map((l) => JSON.parse(l) as RecordLine).flatMap((l) => (l.dir === 'in' ? [l.frame] : []));
+}
+
+/** Waits until the fixture recording to `file` has received its `nth` (default first) `tools/call` of `tool`:
+ *  the call is in flight there, which is what a test about a call in flight waits for. */
+export function untilCalled(file: string, tool: string, nth = 1): Promise<true> {
+  const calls = () =>
+    receivedBy(file).filter((f) => f.method === 'tools/call' && (f.params as { name?: unknown })?.name === tool);
+  return until(() => calls().length >= nth, { what: `the upstream to receive tools/call ${tool} (#${nth})` });
 }

@@ -1,7 +1,7 @@
 // The page driver of the editor suite (test/vscode.test.ts): it reads the actions build/vscode/suite.js asks
 // for on the extension host's log (test/vscode/actions.ts), and performs each on the code-server page once
 // its widget is there — picks, fills, clicks, screenshots into build/screenshots.
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Action } from '../vscode/actions';
 import { repoRoot } from './gateway';
@@ -45,8 +45,9 @@ export interface Page {
 
 export const SHOTS = join(repoRoot(), 'build', 'screenshots');
 
-/** Performs the actions the suite asks for, in order, each once its widget is there. */
-export function driver(): {
+/** Performs the actions the suite asks for, in order, each once its widget is there; says it has done a
+ *  batch with a file in `acks`, named as the batch's `ack` (what the suite's `driven` waits for). */
+export function driver(acks: string): {
   onLog(text: string): void;
   onPage(page: Page): Promise<void>;
   stop(): void;
@@ -55,15 +56,22 @@ export function driver(): {
   const queue: Action[] = [];
   const errors: string[] = [];
   let stopped = false;
+  // The loop sleeps until an action comes (or the run ends).
+  let wake: (() => void) | undefined;
   return {
     errors,
     onLog(text) {
       const m = /^mcpx-drive: (.*)$/.exec(text);
       if (m) queue.push(...(JSON.parse(m[1]!) as Action[]));
+      wake?.();
     },
-    stop: () => void (stopped = true),
+    stop: () => {
+      stopped = true;
+      wake?.();
+    },
     async onPage(page) {
       mkdirSync(SHOTS, { recursive: true });
+      mkdirSync(acks, { recursive: true });
       // code-server sends a loopback URL opened with openExternal through its port proxy (/proxy/PORT/…),
       // which folds the "//" of URL-valued query parameters (redirect_uri, resource) on the way; a desktop
       // VS Code opens the URL as it is. The browser is sent straight to the address the extension asked for.
@@ -75,7 +83,12 @@ export function driver(): {
       while (!stopped) {
         const a = queue.shift();
         if (!a) {
-          await new Promise((r) => setTimeout(r, 50));
+          await new Promise<void>((r) => (wake = r));
+          wake = undefined;
+          continue;
+        }
+        if ('ack' in a) {
+          writeFileSync(join(acks, a.ack), '');
           continue;
         }
         try {

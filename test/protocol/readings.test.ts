@@ -12,23 +12,16 @@ import { HttpPeer } from '../fixtures/upstream/client';
 import { answerProblem } from '../../src/gateway/inbox/broker';
 import { spellQuestion } from '../../src/protocol/questions';
 import { hostile, killHostiles } from '../harness/hostile';
-import { type TestGateway, fixtureCommand, gatewayFor, killAll } from '../harness/upstreams';
+import { fixtureCommand, gatewayPool, killAll } from '../harness/upstreams';
 import { HttpClient, type Json } from '../harness/wire';
 
 const dir = mkdtempSync(join(tmpdir(), 'mcpx-readings-'));
-const gateways: TestGateway[] = [];
+const gateway = gatewayPool();
 after(async () => {
-  for (const g of gateways) await g.close();
   killAll();
   killHostiles();
   rmSync(dir, { recursive: true, force: true });
 });
-
-async function gateway(...args: Parameters<typeof gatewayFor>): Promise<TestGateway> {
-  const gw = await gatewayFor(...args);
-  gateways.push(gw);
-  return gw;
-}
 
 const frames = (file: string): Json[] =>
   readFileSync(file, 'utf8')

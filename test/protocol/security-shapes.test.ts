@@ -20,6 +20,7 @@ import { fixtureCommand, gatewayFor } from '../harness/upstreams';
 import { memoryServer, memoryStdio } from '../harness/memory';
 import { assertServerFrame } from '../harness/schema';
 import { HttpClient, type Json } from '../harness/wire';
+import { until } from '../harness/wait';
 
 const MODERN = '2026-07-28';
 const PV = 'io.modelcontextprotocol/protocolVersion';
@@ -312,8 +313,8 @@ describe('Secrets in output and logs', () => {
         assert.ok(r.error ?? r.result?.isError, `${server} failed`);
         seen.push(JSON.stringify(r.response));
       }
-      // Logs of the stdio upstream's stderr arrive asynchronously.
-      await new Promise((r) => setTimeout(r, 200));
+      // Logs of the stdio upstream's stderr arrive asynchronously: its one line.
+      await until(() => logs.some((l) => l.includes('my secret is')), { what: "the stdio upstream's stderr logged" });
       const st = await c.request('tools/call', { name: 'mcpx_servers', arguments: {} });
       seen.push(JSON.stringify(st.response));
       const t = await c.request('tools/call', { name: 'mcpx_tools', arguments: {} });

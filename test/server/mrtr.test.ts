@@ -15,7 +15,7 @@ import { Rounds } from '../../src/server/rounds';
 import { Abort } from '../../src/wire/abort';
 import { startTestServer } from '../harness/gateway';
 import { HttpClient, type Json } from '../harness/wire';
-import { turn } from '../harness/wait';
+import { turn, until } from '../harness/wait';
 
 let gw: Listening;
 before(async () => {
@@ -107,7 +107,12 @@ describe('MRTR (2026-07-28)', () => {
       const c = new HttpClient(short.url, '2026-07-28', { capabilities: { elicitation: {} } });
       const r1 = (await ask(c, 1)).result!;
       const [key] = Object.keys(r1.inputRequests as Json);
-      await new Promise((r) => setTimeout(r, 450));
+      // The state carries its expiry (`e`), at most proto.stateTTL away; the retry comes once it has passed.
+      const issued = Date.now();
+      const body = String(r1.requestState).split('.')[0]!;
+      const { e } = JSON.parse(Buffer.from(body, 'base64url').toString()) as { e: number };
+      assert.ok(e <= issued + 300, `expires within proto.stateTTL (${e - issued} ms)`);
+      await until(() => Date.now() > e, { what: 'the requestState to expire' });
       const late = await ask(c, 1, {
         inputResponses: { [key!]: { action: 'accept', content: { answer: 'too late' } } },
         requestState: r1.requestState,

@@ -12,10 +12,9 @@ import { cliJs } from '../harness/gateway';
 import { type Daemon, startDaemon } from '../harness/paths';
 import type { Revision } from '../harness/schema';
 import { type Json, StdioClient } from '../harness/wire';
-import { until } from '../harness/wait';
+import { stays, until } from '../harness/wait';
 
 const MAX_LINE = 65_536;
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const textOf = (r: unknown) =>
   (((r as Json | undefined)?.content as Json[] | undefined) ?? []).map((b) => String(b.text ?? '')).join('');
 const MODERN_META = {
@@ -64,11 +63,13 @@ async function framesWith(c: StdioClient, id: unknown, count: number): Promise<J
 }
 
 /** Responses received with `id` once what was in flight had its chance to be answered: a ping's round
- *  trip through the shim, and a moment for a response already on its way. */
+ *  trip through the shim, then a window in which no further one comes. */
 async function settledFrames(c: StdioClient, id: unknown): Promise<Json[]> {
   await c.request('ping');
-  await sleep(300);
-  return c.frames.filter((f) => f.id === id && !('method' in f));
+  const withId = () => c.frames.filter((f) => f.id === id && !('method' in f));
+  const n = withId().length;
+  await stays(() => withId().length === n, { for: 300, what: `no further response with id ${String(id)}` });
+  return withId();
 }
 
 /** Upstream `up` received frames (what the gateway sent it). */
@@ -236,7 +237,10 @@ describe('the stdio shim and a hostile client', { concurrency: 2 }, () => {
       // B answers A's question first, by its id: it must not reach A's call.
       b.send({ jsonrpc: '2.0', id: q.id, result: { action: 'accept', content: { answer: 'from B' } } });
       await b.request('ping');
-      await sleep(200);
+      await stays(() => !a.frames.some((f) => JSON.stringify(f).includes('from B')), {
+        for: 200,
+        what: "B's answer reaches nothing of A's",
+      });
       return { action: 'accept', content: { answer: 'from A' } };
     };
     // On the identity's own instance, so no other test's call on a shared upstream makes the question's

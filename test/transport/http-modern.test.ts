@@ -13,10 +13,11 @@ const PV = 'io.modelcontextprotocol/protocolVersion';
 const CAPS = 'io.modelcontextprotocol/clientCapabilities';
 let gw: Listening;
 const cancelled: string[] = [];
+const called: string[] = [];
 before(async () => {
   gw = await startTestServer(
     { 'mcp.pageSize': 4, 'transport.sseKeepAlive': '40ms' },
-    { onCancelled: (n) => cancelled.push(n) },
+    { onCancelled: (n) => cancelled.push(n), onCalled: (n) => called.push(n) },
   );
 });
 after(() => gw.close());
@@ -234,13 +235,15 @@ describe('2026-07-28 over HTTP', () => {
   test('closing the stream cancels the request', async () => {
     const c = client();
     const before = cancelled.length;
+    const calls = called.length;
     const ctl = new AbortController();
     const pending = c.request(
       'tools/call',
       { name: 'slow', arguments: { ms: 2000, steps: 20 } },
       { signal: ctl.signal, meta: { progressToken: 1 } },
     );
-    setTimeout(() => ctl.abort(), 150);
+    await until(() => called.length > calls, { what: 'the call at the provider' });
+    ctl.abort();
     await assert.rejects(pending);
     await until(() => cancelled.length > before);
   });

@@ -10,6 +10,7 @@ import { stays, until } from '../harness/wait';
 
 let gw: Listening;
 const cancelled: string[] = [];
+const called: string[] = [];
 before(async () => {
   gw = await startTestServer(
     {
@@ -17,7 +18,7 @@ before(async () => {
       'transport.allowedOrigins': ['https://trusted.example'],
       'transport.maxBodyBytes': 1024 * 1024,
     },
-    { onCancelled: (n) => cancelled.push(n) },
+    { onCancelled: (n) => cancelled.push(n), onCalled: (n) => called.push(n) },
   );
 });
 after(() => gw.close());
@@ -95,9 +96,14 @@ describe('sessions', () => {
     const c = new HttpClient(gw.url, '2025-11-25');
     await c.initialize();
     const n = cancelled.length;
+    /** Aborts `ctl` once the next call has reached the provider: the call is in flight when its client goes. */
+    const abortOnceCalled = (ctl: AbortController) => {
+      const k = called.length;
+      void until(() => called.length > k, { what: 'the call at the provider' }).then(() => ctl.abort());
+    };
     const ctl = new AbortController();
+    abortOnceCalled(ctl);
     const p = c.request('tools/call', { name: 'slow', arguments: { ms: 200, steps: 2 } }, { signal: ctl.signal });
-    setTimeout(() => ctl.abort(), 50);
     await assert.rejects(p);
     await stays(() => cancelled.length === n, { for: 300, what: 'the session call not cancelled' });
     assert.equal(cancelled.length, n, 'the session call ran to its end');
@@ -109,8 +115,9 @@ describe('sessions', () => {
       method: 'tools/call',
       params: { name: 'slow', arguments: { ms: 2000, steps: 20 } },
     };
+    const k = called.length;
     const running = c.post(body);
-    await new Promise((r) => setTimeout(r, 60));
+    await until(() => called.length > k, { what: 'the call at the provider' });
     assert.equal((await c.notify('notifications/cancelled', { requestId: id, reason: 'test' })).status, 202);
     const reply = await running;
     assert.deepEqual(reply.frames, [], 'a cancelled request is not answered: its POST gets an empty stream');
@@ -118,8 +125,8 @@ describe('sessions', () => {
     // Sessionless: the disconnect is the only cancellation there can be.
     const s = new HttpClient(gw.url, '2025-03-26');
     const ctl2 = new AbortController();
+    abortOnceCalled(ctl2);
     const p2 = s.request('tools/call', { name: 'slow', arguments: { ms: 2000, steps: 20 } }, { signal: ctl2.signal });
-    setTimeout(() => ctl2.abort(), 50);
     await assert.rejects(p2);
     await until(() => cancelled.length === n + 2);
   });

@@ -1,14 +1,21 @@
 // Loopback is not a boundary (docs/security.md): the endpoint secret on /mcp and /v1, 415 for a POST that
 // is not application/json, and questions that belong to their owner.
 import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { HttpPeer, startHttpFixture } from '../fixtures/upstream/client';
 import { startTestServer } from '../harness/gateway';
-import { fixtureCommand, gatewayFor, killAll } from '../harness/upstreams';
+import { fixtureCommand, gatewayFor, killAll, untilCalled } from '../harness/upstreams';
 import { HttpClient, type Json } from '../harness/wire';
 import { until } from '../harness/wait';
 
-after(() => killAll());
+const dir = mkdtempSync(join(tmpdir(), 'mcpx-security-'));
+after(() => {
+  killAll();
+  rmSync(dir, { recursive: true, force: true });
+});
 
 const PING = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' });
 const JSON_TYPE = { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' };
@@ -200,8 +207,9 @@ describe('questions belong to their owner', () => {
   });
 
   test('the questions of a withdrawn call leave /v1/questions, owned or not', async () => {
+    const record = join(dir, 'withdrawn.jsonl');
     const gw = await gatewayFor(
-      { up: fixtureCommand(['--rev', '2025-11-25', '--name', 'up']) },
+      { up: fixtureCommand(['--rev', '2025-11-25', '--name', 'up', '--record', record]) },
       {},
       {},
       { questionTtlMs: 30_000 },
@@ -231,7 +239,7 @@ describe('questions belong to their owner', () => {
         name: 'mcpx_call',
         arguments: { server: 'up', tool: 'slow', arguments: { ms: 800 } },
       });
-      await new Promise((r) => setTimeout(r, 200));
+      await untilCalled(record, 'slow');
       void peer.raw('tools/call', elicit, 8).catch(() => undefined);
       await until(() => gw.g.questions().length === 1);
       assert.equal(gw.g.questions()[0]!.reason, 'calls of several clients share the connection');
@@ -246,8 +254,9 @@ describe('questions belong to their owner', () => {
   });
 
   test('two calls of one client on one upstream connection: the question goes to that client', async () => {
+    const record = join(dir, 'one-client.jsonl');
     const gw = await gatewayFor(
-      { up: fixtureCommand(['--rev', '2025-11-25', '--name', 'up']) },
+      { up: fixtureCommand(['--rev', '2025-11-25', '--name', 'up', '--record', record]) },
       {},
       {},
       { questionTtlMs: 10_000 },
@@ -261,7 +270,7 @@ describe('questions belong to their owner', () => {
         arguments: { server: 'up', tool: 'slow', arguments: { ms: 1500 } },
       });
       // The slow call is in flight on the connection before the question is asked.
-      await new Promise((r) => setTimeout(r, 300));
+      await untilCalled(record, 'slow');
       const asked = await peer.request('tools/call', {
         name: 'mcpx_call',
         arguments: { server: 'up', tool: 'elicit', arguments: { text: 'Whose?' } },
@@ -277,7 +286,9 @@ describe('questions belong to their owner', () => {
   });
 
   test("Streamable HTTP upstream: a question on a call's own response stream belongs to that call", async () => {
-    const { url } = await startHttpFixture(['--rev', '2025-11-25', '--transport', 'http', '--name', 'web']);
+    const record = join(dir, 'web.jsonl');
+    const web = ['--rev', '2025-11-25', '--transport', 'http', '--name', 'web', '--record', record];
+    const { url } = await startHttpFixture(web);
     const gw = await gatewayFor({ web: { type: 'http', url } }, {}, {}, { questionTtlMs: 10_000 });
     try {
       // Another client's call shares the upstream connection.
@@ -287,7 +298,7 @@ describe('questions belong to their owner', () => {
         name: 'mcpx_call',
         arguments: { server: 'web', tool: 'slow', arguments: { ms: 1500 } },
       });
-      await new Promise((r) => setTimeout(r, 300));
+      await untilCalled(record, 'slow');
       const peer = new HttpPeer('2025-11-25', gw.url);
       peer.answer = () => ({ action: 'accept', content: { answer: 'on my stream' } });
       await peer.initialize({ elicitation: {} });

@@ -27,7 +27,6 @@ const error = (f: Obj): { code: number; message: string; data?: unknown } => {
 };
 const firstText = (f: Obj): string => ((result(f).content as Obj[])[0] as { text: string }).text;
 const noProblems = (p: { problems: string[] }): void => assert.deepEqual(p.problems, []);
-const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 const CAPS = { roots: {}, sampling: {}, elicitation: {} };
 
 /** Drives the whole surface of one fixture (already past initialize / for 2026-07-28 no handshake). */
@@ -165,8 +164,10 @@ describe('every frame is valid: stdio', { concurrency: true }, () => {
       // cancellation: no answer for a cancelled request
       // (A call long enough that the cancellation arrives first on a loaded machine.)
       const late = p.request('tools/call', { name: 'slow', arguments: { ms: 800 } });
-      await sleep(20);
-      await p.notify('notifications/cancelled', { requestId: p['nextId'] - 1, reason: 'test' });
+      const lateId = p['nextId'] - 1;
+      // stdio is read in order: a ping answered after the call says the call is running.
+      result(await p.raw('ping', undefined));
+      await p.notify('notifications/cancelled', { requestId: lateId, reason: 'test' });
       let answered = false;
       void late.then(
         () => (answered = true),

@@ -8,12 +8,9 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { type Listening, listen } from '../../src/app/app';
-import { parseConfig } from '../../src/config/file';
-import { Settings } from '../../src/config/settings';
-import { Gateway } from '../../src/gateway/gateway';
 import { repoRoot } from '../harness/gateway';
 import { validating } from '../harness/sdk';
+import { type TestGateway, gatewayFor } from '../harness/upstreams';
 
 const root = repoRoot();
 const dir = mkdtempSync(join(tmpdir(), 'mcpx-3p-'));
@@ -29,13 +26,9 @@ const servers = {
   },
 };
 
-async function start(passthrough: string[]): Promise<{ l: Listening; g: Gateway }> {
-  const config = parseConfig({ servers }, 'test', { env: process.env });
-  const settings = new Settings([{ source: 'flag', values: { 'mcp.passthrough': passthrough } }]);
-  const g = new Gateway(config, settings, { stateDir: dir });
-  const l = await listen({ provider: g, settings, port: 0, address: '127.0.0.1' });
-  return { l, g };
-}
+// The harness's start-up bounds are for the fixture upstreams: these keep mcpx's defaults.
+const start = (passthrough: string[]) =>
+  gatewayFor(servers, { 'mcp.passthrough': passthrough, 'pool.probeTimeout': '3s', 'pool.startTimeout': '10s' });
 
 async function connect(url: string): Promise<Client> {
   const client = new Client({ name: 'sdk-test', version: '1.0.0' });
@@ -46,17 +39,16 @@ async function connect(url: string): Promise<Client> {
 after(() => rmSync(dir, { recursive: true, force: true }));
 
 describe('gateway mode, real upstreams', () => {
-  let s: { l: Listening; g: Gateway };
+  let s: TestGateway;
   before(async () => {
     s = await start([]);
   });
   after(async () => {
-    await s.l.close();
-    await s.g.close();
+    await s.close();
   });
 
   test('fixed tools in their order; discovery; mcpx_call returns the upstream result verbatim', async () => {
-    const c = await connect(s.l.endpoint);
+    const c = await connect(s.url);
     const tools = await c.listTools();
     assert.deepEqual(
       tools.tools.map((t) => t.name),
@@ -104,7 +96,7 @@ describe('gateway mode, real upstreams', () => {
   });
 
   test('arguments are checked against the input schema before the upstream is called', async () => {
-    const c = await connect(s.l.endpoint);
+    const c = await connect(s.url);
     const bad = await c.callTool({
       name: 'mcpx_call',
       arguments: { server: 'everything', tool: 'echo', arguments: { message: 42 } },
@@ -119,7 +111,7 @@ describe('gateway mode, real upstreams', () => {
   });
 
   test('prompts are <server>_<prompt>, resources mcpx://<server>/<uri>, and read back', async () => {
-    const c = await connect(s.l.endpoint);
+    const c = await connect(s.url);
     const prompts = await c.listPrompts();
     assert.ok(prompts.prompts.some((p) => p.name.startsWith('everything_')));
     const resources = await c.listResources();
@@ -132,7 +124,7 @@ describe('gateway mode, real upstreams', () => {
   });
 
   test('the era of each upstream is cached in <state>/upstream-eras.json', () => {
-    const file = join(dir, 'upstream-eras.json');
+    const file = join(s.dir, 'upstream-eras.json');
     assert.ok(existsSync(file));
     const eras = Object.values(JSON.parse(readFileSync(file, 'utf8')) as Record<string, { era: string }>);
     assert.deepEqual(
@@ -143,17 +135,16 @@ describe('gateway mode, real upstreams', () => {
 });
 
 describe('pass-through mode, real upstreams', () => {
-  let s: { l: Listening; g: Gateway };
+  let s: TestGateway;
   before(async () => {
     s = await start(['everything']);
   });
   after(async () => {
-    await s.l.close();
-    await s.g.close();
+    await s.close();
   });
 
   test("the upstream's tools under their own names, ahead of the gateway's, results verbatim", async () => {
-    const c = await connect(s.l.endpoint);
+    const c = await connect(s.url);
     const names = (await c.listTools()).tools.map((t) => t.name);
     const at = names.indexOf('mcpx_call');
     assert.ok(at > 0);

@@ -14,11 +14,17 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { after, before, describe, test } from 'node:test';
 import { type JWK, calculateJwkThumbprint, decodeJwt, decodeProtectedHeader } from 'jose';
-import { readToken } from '../../src/upstream/auth/sources';
-import { Authorizer, type SignInPort } from '../../src/upstream/auth/authorizer';
-import { MemorySecretStore } from '../../src/upstream/auth/store';
+import type { SignInPort } from '../../src/upstream/auth/authorizer';
 import { cliJs } from '../harness/gateway';
-import { type OAuthFixture, consent, startOAuthFixture } from '../harness/oauth';
+import {
+  type AdminLog,
+  type Logged,
+  type OAuthFixture,
+  admin,
+  cliRunner,
+  consent,
+  startOAuthFixture,
+} from '../harness/oauth';
 import { checkRecorded, gatewayFor } from '../harness/upstreams';
 import { HttpClient } from '../harness/wire';
 
@@ -39,53 +45,18 @@ const fxDir = mkdtempSync(join(tmpdir(), 'mcpx-oauthx-fx-'));
 const idTokenFile = join(fxDir, 'id-token');
 const record = join(fxDir, 'frames.jsonl');
 const ENTERPRISE_SECRET = 'enterprise-client-secret-0123456789';
-const printed: string[] = [];
-
-interface Logged {
-  seq: number;
-  server: string;
-  method: string;
-  path: string;
-  headers: Record<string, string>;
-  params: Record<string, unknown>;
-  status: number;
-}
-interface AdminLog {
-  secrets: string[];
-  requests: Logged[];
-  tokens: Array<{ kind: string; value: string; clientId: string; jkt?: string; revoked: boolean }>;
-}
+/** Every mcpx run of this file, with what it printed (the daemon's log and the sign-ins' added). */
+const { run, printed } = cliRunner(cli, env);
 
 let fx: OAuthFixture;
 let daemon: ChildProcess | undefined;
 let configText = '';
 
-async function admin<T = unknown>(path: string, method = 'GET', body?: unknown): Promise<T> {
-  const res = await fetch(`${fx.admin}/${path}`, {
-    method,
-    headers: body ? { 'Content-Type': 'application/json' } : {},
-    body: body ? JSON.stringify(body) : undefined,
-  });
-  return (await res.json()) as T;
-}
-const log = () => admin<AdminLog>('log');
-const mint = async (body: Record<string, unknown>) => (await admin<{ token: string }>('mint', 'POST', body)).token;
+const log = () => admin<AdminLog>(fx, 'log');
+const mint = async (body: Record<string, unknown>) => (await admin<{ token: string }>(fx, 'mint', 'POST', body)).token;
 const since = async (seq: number) => (await log()).requests.filter((r) => r.seq > seq);
 const lastSeq = async () => (await log()).requests.at(-1)?.seq ?? 0;
 
-function run(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [cli, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
-    child.on('close', (code) => {
-      printed.push(stdout, stderr);
-      resolve({ code, stdout, stderr });
-    });
-  });
-}
 const call = (server: string, text: string) => run(['call', server, 'echo', JSON.stringify({ text }), '--text']);
 
 const b64sha256 = (s: string) => createHash('sha256').update(s).digest('base64url');
@@ -198,7 +169,7 @@ describe('DPoP-bound tokens (RFC 9449)', () => {
     );
     const [first, second] = token.map(proofOf);
     assert.equal(first!.claims.nonce, undefined);
-    assert.equal(second!.claims.nonce, (await admin<{ as: string }>('nonces')).as);
+    assert.equal(second!.claims.nonce, (await admin<{ as: string }>(fx, 'nonces')).as);
     assert.equal(second!.claims.htm, 'POST');
     assert.equal(second!.claims.htu, `${fx.issuer}/token`);
     assert.equal(second!.header.typ, 'dpop+jwt');
@@ -246,7 +217,7 @@ describe('DPoP-bound tokens (RFC 9449)', () => {
     assert.equal(mcp[0]!.status, 401);
     assert.equal(proofOf(mcp[0]!).claims.nonce, undefined);
     const nonce = proofOf(mcp[1]!).claims.nonce;
-    assert.equal(nonce, (await admin<{ rs: string }>('nonces')).rs);
+    assert.equal(nonce, (await admin<{ rs: string }>(fx, 'nonces')).rs);
     // (A 400 is the era probe's server/discover, which a 2025-06-18 server does not know.)
     assert.deepEqual(
       mcp.slice(1).filter((x) => x.status === 401 || proofOf(x).claims.nonce !== nonce),
@@ -257,8 +228,8 @@ describe('DPoP-bound tokens (RFC 9449)', () => {
   test('an expired DPoP-bound token is refreshed with a proof of the same key, the rotated nonce retried once', async () => {
     const kept = JSON.parse(JSON.parse(readFileSync(store, 'utf8'))['mcpx.oauth/dp']);
     const jkt = await calculateJwkThumbprint(kept.dpop_key);
-    await admin('rotate-nonces', 'POST');
-    await admin('expire-access', 'POST');
+    await admin(fx, 'rotate-nonces', 'POST');
+    await admin(fx, 'expire-access', 'POST');
     const from = await lastSeq();
     const r = await call('dp', 'refreshed');
     assert.equal(r.code, 0, r.stderr);
@@ -299,7 +270,7 @@ describe('workload identity: the JWT bearer grant (SEP-1933)', () => {
   test('the file is read afresh: after expiry the next grant presents the rotated JWT', async () => {
     const rotated = await mint({ sub: 'system:serviceaccount:ci:agent' });
     writeFileSync(workloadFile, rotated);
-    await admin('expire-access', 'POST');
+    await admin(fx, 'expire-access', 'POST');
     const from = await lastSeq();
     const r = await call('wl', 'rotated');
     assert.equal(r.code, 0, r.stderr);
@@ -312,7 +283,7 @@ describe('workload identity: the JWT bearer grant (SEP-1933)', () => {
 
   test('a refused JWT fails the call with the server error, once: no retry, no other grant', async () => {
     writeFileSync(workloadFile, await mint({ ttlSec: -120 }));
-    await admin('expire-access', 'POST');
+    await admin(fx, 'expire-access', 'POST');
     const from = await lastSeq();
     const r = await call('wl', 'expired');
     assert.notEqual(r.code, 0);
@@ -398,71 +369,6 @@ describe('enterprise-managed authorization: the ID-JAG (SEP-990)', () => {
     } finally {
       await gw.close();
     }
-  });
-});
-
-describe('auth.dpop', () => {
-  test('dpop: true where the authorization server offers no DPoP is refused before anything is asked', async () => {
-    const plain = await startOAuthFixture({ consent: 'auto' });
-    try {
-      const opened: string[] = [];
-      const a = new Authorizer({
-        server: 'plain',
-        url: plain.mcp,
-        config: { dpop: true },
-        store: new MemorySecretStore(),
-        person: { available: () => true, open: async (r) => void opened.push(r.url.href) },
-        log: (l) => printed.push(l),
-        signInTimeoutMs: 5000,
-        stepUpRetries: 1,
-        fixHint: 'sign in',
-      });
-      await assert.rejects(
-        a.signIn(),
-        /auth\.dpop is set, but the authorization server 127\.0\.0\.1:\d+ offers no DPoP with ES256 \(dpop_signing_alg_values_supported: absent\)/,
-      );
-      assert.deepEqual(opened, []);
-    } finally {
-      await plain.stop();
-    }
-  });
-});
-
-describe('identity token sources', () => {
-  const node = (code: string) => ({ command: process.execPath, args: ['-e', code] });
-  const refused = (source: Parameters<typeof readToken>[0]) =>
-    readToken(source, 'the token').then(
-      () => assert.fail('read'),
-      (e: Error) => e.message,
-    );
-
-  test('a file, a variable and a command each give their token, trimmed', async () => {
-    const f = join(fxDir, 'token');
-    writeFileSync(f, 'eyJ.file.token\n');
-    assert.equal(await readToken({ file: f }, 'the token'), 'eyJ.file.token');
-    process.env.MCPX_TEST_TOKEN = ' eyJ.env.token ';
-    assert.equal(await readToken({ env: 'MCPX_TEST_TOKEN' }, 'the token'), 'eyJ.env.token');
-    assert.equal(await readToken(node('console.log("eyJ.cmd.token")'), 'the token'), 'eyJ.cmd.token');
-  });
-
-  test('each failure names the source and never what it printed', async () => {
-    assert.match(
-      await refused({ file: join(fxDir, 'absent') }),
-      /^the token could not be read from the file .*absent: ENOENT/,
-    );
-    assert.equal(
-      await refused({ env: 'MCPX_TEST_UNSET' }),
-      'the token: the environment variable MCPX_TEST_UNSET is empty or unset',
-    );
-    const failed = await refused(node('console.log("eyJ.secret.printed"); process.exit(3)'));
-    assert.equal(failed, `the token could not be read from the command ${process.execPath}: it exited with status 3`);
-    const two = await refused(node('console.log("eyJ.one\\neyJ.two")'));
-    assert.match(two, /does not hold one token/);
-    assert.doesNotMatch(two, /eyJ/);
-    assert.match(
-      await refused({ command: 'mcpx-no-such-command' }),
-      /the command mcpx-no-such-command: not found on PATH/,
-    );
   });
 });
 

@@ -12,7 +12,7 @@ import { createInterface } from 'node:readline';
 import { after, before, describe, test } from 'node:test';
 import type { SignInPort } from '../../src/upstream/auth/authorizer';
 import { cliJs } from '../harness/gateway';
-import { type OAuthFixture, consent, startOAuthFixture } from '../harness/oauth';
+import { type AdminLog, type OAuthFixture, admin, cliRunner, consent, startOAuthFixture } from '../harness/oauth';
 import { checkRecorded, gatewayFor } from '../harness/upstreams';
 import { HttpClient } from '../harness/wire';
 
@@ -31,42 +31,14 @@ const config = join(dir, 'mcp.json');
 // the server's file, so outside the directory the grep reads.
 const fxDir = mkdtempSync(join(tmpdir(), 'mcpx-oauth-fx-'));
 const record = join(fxDir, 'frames.jsonl');
-/** Everything the processes of this file printed, for the grep at the end. */
-const printed: string[] = [];
-
-interface AdminLog {
-  secrets: string[];
-  requests: Array<{ server: string; method: string; path: string; params: Record<string, unknown>; status: number }>;
-  tokens: Array<{ kind: string; grant: string; revoked: boolean; scope: string[] }>;
-}
+/** Every mcpx run of this file; everything the processes printed, for the grep at the end. */
+const { run, printed } = cliRunner(cli, env);
 
 let fx: OAuthFixture;
 let daemon: ChildProcess | undefined;
 
-async function admin<T = unknown>(path: string, method = 'GET', body?: unknown): Promise<T> {
-  const res = await fetch(`${fx.admin}/${path}`, {
-    method,
-    headers: body ? { 'Content-Type': 'application/json' } : {},
-    body: body ? JSON.stringify(body) : undefined,
-  });
-  return (await res.json()) as T;
-}
-const asLog = () => admin<AdminLog>('log');
+const asLog = () => admin<AdminLog>(fx, 'log');
 const asRequests = async (path: string) => (await asLog()).requests.filter((r) => r.server === 'as' && r.path === path);
-
-function run(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [cli, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
-    child.on('close', (code) => {
-      printed.push(stdout, stderr);
-      resolve({ code, stdout, stderr });
-    });
-  });
-}
 
 /** What a browser does with the authorization URL: the consent page, Approve, back to the redirect. */
 async function followInBrowser(url: string): Promise<string> {
@@ -166,7 +138,7 @@ describe('headless: mcpx auth and the daemon', () => {
 
   test('an expired access token is refreshed on the 401, and the call succeeds', async () => {
     const before = (await asRequests('/token')).length;
-    await admin('expire-access', 'POST');
+    await admin(fx, 'expire-access', 'POST');
     const r = await call('after expiry');
     assert.equal(r.code, 0, r.stderr);
     assert.match(r.stdout, /after expiry/);
@@ -177,8 +149,8 @@ describe('headless: mcpx auth and the daemon', () => {
   });
 
   test('a revoked refresh token: the call fails at once with "sign in again"', async () => {
-    await admin('revoke-refresh', 'POST');
-    await admin('expire-access', 'POST');
+    await admin(fx, 'revoke-refresh', 'POST');
+    await admin(fx, 'expire-access', 'POST');
     const r = await call('after revocation');
     assert.equal(r.code, 2, r.stdout);
     assert.match(

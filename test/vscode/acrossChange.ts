@@ -18,9 +18,9 @@ import {
   type TaskRow,
   test,
   textOf,
-  until,
   WORKSPACE,
 } from './harness';
+import { until } from '../harness/wait';
 
 const RESTARTED = /the gateway restarted while this call was running/;
 const rowsOf = async (x: { tasks: vscode.TreeDataProvider<TaskRow> }) =>
@@ -47,9 +47,10 @@ export const windowReload =
     const result = await client('tasks/result', { taskId: done, _meta: ME });
     assert.match(textOf(result), /slept 10ms/);
     const running = await start(120_000);
-    await until('the running task in the Tasks view', async () =>
-      (await rowsOf(x)).find((r) => r.id === running && r.state === 'working'),
-    );
+    await until(async () => (await rowsOf(x)).find((r) => r.id === running && r.state === 'working'), {
+      what: 'the running task in the Tasks view',
+      every: 100,
+    });
 
     const host = x.host as unknown as { stop(): Promise<void>; start(): Promise<string> };
     await host.stop();
@@ -121,7 +122,10 @@ export const shimAcrossAddServer = pageTest(
     // setting: the gateway restarts for it, before the agent connects.)
     const before = life.run;
     await cfg().update('mcp.passthrough', ['later'], vscode.ConfigurationTarget.Global);
-    await until('the gateway restarted in pass-through', () => (life.run && life.run !== before ? true : undefined));
+    await until(() => (life.run && life.run !== before ? true : undefined), {
+      what: 'the gateway restarted in pass-through',
+      every: 100,
+    });
     const agent = shimAgent();
     try {
       const init = await agent.rpc('initialize', {
@@ -140,9 +144,10 @@ export const shimAcrossAddServer = pageTest(
         task: {},
       });
       const taskId = String(((made.result as Json).task as Json).taskId);
-      const row = await until('the shim agent’s task working in the Tasks view', async () =>
-        (await rowsOf(x)).find((r) => r.id === taskId && r.state === 'working'),
-      );
+      const row = await until(async () => (await rowsOf(x)).find((r) => r.id === taskId && r.state === 'working'), {
+        what: 'the shim agent’s task working in the Tasks view',
+        every: 100,
+      });
       assert.match(row.description, /^working · shim-agent · /);
       const runBefore = life.run;
 
@@ -156,14 +161,15 @@ export const shimAcrossAddServer = pageTest(
         { pick: 'This workspace' },
       );
       await adding;
-      await until(
-        'the added server running',
-        () => x.host.gateway?.servers().find((s) => s.name === 'later' && s.state === 'running'),
-        40_000,
-      );
-      await until('the agent told tools/list_changed', () =>
-        agent.frames.some((f) => f.method === 'notifications/tools/list_changed'),
-      );
+      await until(() => x.host.gateway?.servers().find((s) => s.name === 'later' && s.state === 'running'), {
+        what: 'the added server running',
+        every: 100,
+        timeout: 40_000,
+      });
+      await until(() => agent.frames.some((f) => f.method === 'notifications/tools/list_changed'), {
+        what: 'the agent told tools/list_changed',
+        every: 100,
+      });
       assert.equal(life.run, runBefore, 'applied in place: the same run, listener and sessions');
       assert.ok((await names()).includes('echo'), 'the added server’s tools, listed on the same session');
       assert.equal(
@@ -194,18 +200,23 @@ export const shimAcrossAddServer = pageTest(
       const result = (await agent.rpc('tasks/result', { taskId })).result as Json;
       assert.match(textOf(result), /slept 25000ms/);
       assert.equal(((await agent.rpc('tasks/get', { taskId })).result as Json).status, 'completed');
-      await until('the task completed in the Tasks view', async () =>
-        (await rowsOf(x)).find((r) => r.id === taskId && r.state === 'completed'),
-      );
+      await until(async () => (await rowsOf(x)).find((r) => r.id === taskId && r.state === 'completed'), {
+        what: 'the task completed in the Tasks view',
+        every: 100,
+      });
     } finally {
       await agent.end();
       await vscode.workspace.fs.writeFile(file, original);
-      await until('the added server gone', () =>
-        x.host.gateway?.servers().some((s) => s.name === 'later') ? undefined : true,
-      );
+      await until(() => (x.host.gateway?.servers().some((s) => s.name === 'later') ? undefined : true), {
+        what: 'the added server gone',
+        every: 100,
+      });
       const run = life.run;
       await cfg().update('mcp.passthrough', undefined, vscode.ConfigurationTarget.Global);
-      await until('the gateway restarted out of pass-through', () => (life.run && life.run !== run ? true : undefined));
+      await until(() => (life.run && life.run !== run ? true : undefined), {
+        what: 'the gateway restarted out of pass-through',
+        every: 100,
+      });
     }
   },
 );

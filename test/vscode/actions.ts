@@ -30,4 +30,6 @@ export type Action =
   | { toast: string; has?: string; shot?: string }
   | { browser: string; shot?: string }
   | { see: [string, string]; shot?: string }
-  | { button: [string, string] };
+  | { button: [string, string] }
+  /** Not an action: the driver says it has done what came before (a file of this name in its acks folder). */
+  | { ack: string };

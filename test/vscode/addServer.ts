@@ -6,7 +6,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import * as vscode from 'vscode';
-import { drive, fixtureArgs, fixtureCommandLine, type Json, shotTaken, test, toolNodes, until } from './harness';
+import { drive, fixtureArgs, fixtureCommandLine, type Json, shotTaken, test, toolNodes } from './harness';
+import { until } from '../harness/wait';
 
 export const welcomeAddServer =
   test("Editor polish: every empty view explains itself; the empty Upstreams view's Add Server button adds a server end to end (it starts, its tools show)", async (x) => {
@@ -31,7 +32,7 @@ export const welcomeAddServer =
     const commandLine = fixtureCommandLine('added');
     try {
       await vscode.workspace.fs.writeFile(file, Buffer.from(JSON.stringify({ servers: {} })));
-      await until('no servers', () => x.host.gateway?.servers().length === 0);
+      await until(() => x.host.gateway?.servers().length === 0, { what: 'no servers', every: 100 });
       await vscode.commands.executeCommand('mcpx.upstreams.focus');
       drive(
         { see: ['.welcome-view-content', 'None is configured yet'], shot: 'welcome-upstreams' },
@@ -45,15 +46,18 @@ export const welcomeAddServer =
         { pick: 'Without a sandbox' },
         { pick: 'This workspace' },
       );
-      await until(
-        'the added server running',
-        () => x.host.gateway?.servers().find((s) => s.name === 'added' && s.state === 'running'),
-        40_000,
-      );
-      const tools = await until('its tools in the Upstreams view', async () => {
-        const t = await toolNodes(x, 'added');
-        return t.length ? t : undefined;
+      await until(() => x.host.gateway?.servers().find((s) => s.name === 'added' && s.state === 'running'), {
+        what: 'the added server running',
+        every: 100,
+        timeout: 40_000,
       });
+      const tools = await until(
+        async () => {
+          const t = await toolNodes(x, 'added');
+          return t.length ? t : undefined;
+        },
+        { what: 'its tools in the Upstreams view', every: 100 },
+      );
       assert.ok(tools.some((n) => n.item?.name === 'echo'));
       const saved = JSON.parse(readFileSync(file.fsPath, 'utf8')) as { servers: Record<string, Json> };
       assert.equal(saved.servers.added!.type, 'stdio');
@@ -64,13 +68,15 @@ export const welcomeAddServer =
       await shotTaken('add-server-done', t1);
     } finally {
       await vscode.workspace.fs.writeFile(file, Buffer.from(original));
-      await until('back to the workspace servers', () =>
-        x.host.gateway
-          ?.servers()
-          .map((s) => s.name)
-          .join() === 'up'
-          ? true
-          : undefined,
+      await until(
+        () =>
+          x.host.gateway
+            ?.servers()
+            .map((s) => s.name)
+            .join() === 'up'
+            ? true
+            : undefined,
+        { what: 'back to the workspace servers', every: 100 },
       );
     }
   });
@@ -94,9 +100,10 @@ export const addServerSettings =
       assert.deepEqual(await adding, ['withsecret']);
       const stored = cfg().get<Record<string, { env: Json }>>('servers')!;
       assert.equal(stored.withsecret!.env.TOKEN, '${secret:withsecret-token}', 'the setting holds the reference');
-      await until('the server running with its secret', () =>
-        x.host.gateway?.servers().find((s) => s.name === 'withsecret' && s.state === 'running'),
-      );
+      await until(() => x.host.gateway?.servers().find((s) => s.name === 'withsecret' && s.state === 'running'), {
+        what: 'the server running with its secret',
+        every: 100,
+      });
 
       // VS Code's own definitions (its user setting mcp.servers).
       let wrote = true;
@@ -115,9 +122,10 @@ export const addServerSettings =
         const importing = vscode.commands.executeCommand<string[]>('mcpx.addServer');
         drive({ pick: "Import VS Code's servers" }, { shot: 'add-server-import', when: 'quick' }, { key: 'Enter' });
         assert.deepEqual(await importing, ['theirs']);
-        await until('the imported server running', () =>
-          x.host.gateway?.servers().find((s) => s.name === 'theirs' && s.state === 'running'),
-        );
+        await until(() => x.host.gateway?.servers().find((s) => s.name === 'theirs' && s.state === 'running'), {
+          what: 'the imported server running',
+          every: 100,
+        });
       }
     } finally {
       await cfg().update('servers', undefined, vscode.ConfigurationTarget.Global);
@@ -125,7 +133,10 @@ export const addServerSettings =
         .getConfiguration('mcp')
         .update('servers', undefined, vscode.ConfigurationTarget.Global)
         .then(undefined, () => undefined);
-      await until('back to the workspace servers', () => (x.host.gateway?.servers().length === 1 ? true : undefined));
+      await until(() => (x.host.gateway?.servers().length === 1 ? true : undefined), {
+        what: 'back to the workspace servers',
+        every: 100,
+      });
     }
   });
 
@@ -156,9 +167,10 @@ export const addServerUrl =
       assert.deepEqual(await adding, ['web']);
       const stored = cfg().get<Record<string, Json>>('servers')!.web!;
       assert.deepEqual(stored, { type: 'http', url, headers: { Authorization: 'Bearer ${secret:web-token}' } });
-      await until('the server running with its token', () =>
-        x.host.gateway?.servers().find((s) => s.name === 'web' && s.state === 'running'),
-      );
+      await until(() => x.host.gateway?.servers().find((s) => s.name === 'web' && s.state === 'running'), {
+        what: 'the server running with its token',
+        every: 100,
+      });
       assert.ok(
         (await toolNodes(x, 'web')).some((n) => n.item?.name === 'echo'),
         'its tools listed',
@@ -167,6 +179,9 @@ export const addServerUrl =
       await cfg().update('servers', undefined, vscode.ConfigurationTarget.Global);
       fx.stdin!.end();
       fx.kill();
-      await until('back to the workspace servers', () => (x.host.gateway?.servers().length === 1 ? true : undefined));
+      await until(() => (x.host.gateway?.servers().length === 1 ? true : undefined), {
+        what: 'back to the workspace servers',
+        every: 100,
+      });
     }
   });

@@ -7,7 +7,8 @@ import * as assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import * as vscode from 'vscode';
 import { shimAgent } from './acrossChange';
-import { drive, type Json, mcp, pageTest, RECORD, recorded, textOf, until } from './harness';
+import { drive, driven, type Json, mcp, pageTest, RECORD, recorded, textOf } from './harness';
+import { until } from '../harness/wait';
 
 const AGENT = 'approval-agent';
 
@@ -26,10 +27,12 @@ export const approvalThroughShim = pageTest(
       { rules: [{ client: AGENT, server: 'up', action: 'ask' }] },
       vscode.ConfigurationTarget.Global,
     );
-    await until('the rule in force', () =>
-      (x.host.gateway as unknown as typeof gateway | undefined)?.permissions().rules[0]?.client === AGENT
-        ? true
-        : undefined,
+    await until(
+      () =>
+        (x.host.gateway as unknown as typeof gateway | undefined)?.permissions().rules[0]?.client === AGENT
+          ? true
+          : undefined,
+      { what: 'the rule in force', every: 100 },
     );
     const agent = shimAgent();
     try {
@@ -77,8 +80,9 @@ export const approvalThroughShim = pageTest(
       assert.ok(!recorded().some((f) => JSON.stringify(f).includes('deny me')), 'the upstream never saw it');
 
       const activity = (x as unknown as { activity: ActivityRows }).activity;
-      const group = await until('both calls in the Activity view', () =>
-        activity.rows().find((r) => r.label === AGENT && (r.children?.length ?? 0) >= 2),
+      const group = await until(
+        () => activity.rows().find((r) => r.label === AGENT && (r.children?.length ?? 0) >= 2),
+        { what: 'both calls in the Activity view', every: 100 },
       );
       const [last, first] = group.children!;
       assert.match(last!.description, /^denied · mcpx_call · /);
@@ -86,13 +90,12 @@ export const approvalThroughShim = pageTest(
       assert.match(first!.tooltip, /decision: ask by permissions\.rules\[0\] \(the person: allow once\)/);
       assert.match(first!.tooltip, /\(shim, 2025-11-25\)/);
       await vscode.commands.executeCommand('mcpx.activity.focus');
-      drive(
+      // The driver's screenshot is taken before the next test changes the view.
+      await driven(
         { row: [AGENT, '2 calls'] },
         { row: ['up/echo', 'denied · mcpx_call'] },
         { see: ['.monaco-list-row', 'ok · mcpx_call'], shot: 'activity-view' },
       );
-      // The driver's screenshot has its moment before the next test changes the view.
-      await new Promise((r) => setTimeout(r, 2500));
     } finally {
       await agent.end();
       await cfg().update('permissions', undefined, vscode.ConfigurationTarget.Global);
@@ -131,12 +134,14 @@ export const approvalInChat = pageTest(
       vscode.ConfigurationTarget.Global,
     );
     try {
-      await until('the server and the rule in force', () =>
-        main()
-          ?.servers()
-          .some((s) => s.name === 'mine') && main()?.permissions().rules[0]?.server === 'mine'
-          ? true
-          : undefined,
+      await until(
+        () =>
+          main()
+            ?.servers()
+            .some((s) => s.name === 'mine') && main()?.permissions().rules[0]?.server === 'mine'
+            ? true
+            : undefined,
+        { what: 'the server and the rule in force', every: 100 },
       );
       const token = new vscode.CancellationTokenSource().token;
       const defs = (await x.mcpDefinitions.provideMcpServerDefinitions(token)) as vscode.McpHttpServerDefinition[];
@@ -150,10 +155,12 @@ export const approvalInChat = pageTest(
         { pick: 'Always allow' },
       );
       assert.equal(textOf(await first), 'from the chat');
-      const grant = await until('the grant, listed by the main gateway', () =>
-        main()
-          ?.grants()
-          .find((g) => g.server === 'mine' && g.tool === 'echo'),
+      const grant = await until(
+        () =>
+          main()
+            ?.grants()
+            .find((g) => g.server === 'mine' && g.tool === 'echo'),
+        { what: 'the grant, listed by the main gateway', every: 100 },
       );
       assert.equal(grant.client, 'test-agent');
       assert.ok(
@@ -166,7 +173,10 @@ export const approvalInChat = pageTest(
     } finally {
       await cfg().update('permissions', undefined, vscode.ConfigurationTarget.Global);
       await cfg().update('servers', undefined, vscode.ConfigurationTarget.Global);
-      await until('back to the workspace servers', () => (main()?.servers().length === 1 ? true : undefined));
+      await until(() => (main()?.servers().length === 1 ? true : undefined), {
+        what: 'back to the workspace servers',
+        every: 100,
+      });
     }
   },
 );

@@ -8,7 +8,8 @@ import * as assert from 'node:assert/strict';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
 import { shimAgent } from './acrossChange';
-import { drive, fixtureArgs, type Json, pageTest, recorded, shotTaken, textOf, until, WORKSPACE } from './harness';
+import { drive, fixtureArgs, type Json, pageTest, recorded, shotTaken, textOf, WORKSPACE } from './harness';
+import { until } from '../harness/wait';
 
 const appTab = () =>
   vscode.window.tabGroups.all
@@ -31,14 +32,17 @@ export const appsInTheEditor = pageTest(
     try {
       await vscode.workspace.fs.writeFile(file, Buffer.from(JSON.stringify(config)));
       // Configured: started by its first use (the palette lists its tools).
-      await until('the apps server configured', () => x.host.gateway?.servers().find((s) => s.name === 'apps'));
+      await until(() => x.host.gateway?.servers().find((s) => s.name === 'apps'), {
+        what: 'the apps server configured',
+        every: 100,
+      });
       await vscode.commands.executeCommand('workbench.action.closeAllEditors');
 
       // The palette: the argument through the form, then the approval (every palette call asks).
       const called = vscode.commands.executeCommand('mcpx.callTool', 'apps', 'app_show');
       drive({ fill: 'from the palette' }, { pick: 'Accept' }, { pick: 'Allow once' });
       await called;
-      const tab = await until('the app panel', appTab);
+      const tab = await until(appTab, { what: 'the app panel', every: 100 });
       assert.equal(tab.label, 'apps · app_show');
       const theme = [vscode.ColorThemeKind.Light, vscode.ColorThemeKind.HighContrastLight].includes(
         vscode.window.activeColorTheme.kind,
@@ -71,7 +75,7 @@ export const appsInTheEditor = pageTest(
         { pick: 'Allow once' },
         { app: [{ text: ['#called', 'called from the app'] }] },
       );
-      await until('the upstream received the app’s call', () => echoes() === 1);
+      await until(() => echoes() === 1, { what: 'the upstream received the app’s call', every: 100 });
       const feed = (x.host.gateway as unknown as { activity: { recent(): Array<Json & { client: Json }> } }).activity;
       const byApp = feed.recent().find((r) => r.target === 'echo' && r.server === 'apps');
       assert.equal(byApp?.client.identity, 'mcpx:editor', 'the app’s call is the person’s');
@@ -122,10 +126,10 @@ export const appsInTheEditor = pageTest(
         { shot: 'app-show-from-activity' },
       );
       await shotTaken('app-show-from-activity', t0);
-      assert.equal((await until('the app panel', appTab)).label, 'apps · app_show');
+      assert.equal((await until(appTab, { what: 'the app panel', every: 100 })).label, 'apps · app_show');
       // The app's later calls are the person's.
       drive({ app: [{ click: '#call' }] }, { pick: 'Allow once' });
-      await until('the upstream received the app’s second call', () => echoes() === 2);
+      await until(() => echoes() === 2, { what: 'the upstream received the app’s second call', every: 100 });
       const second = feed.recent().filter((r) => r.target === 'echo' && r.server === 'apps');
       assert.deepEqual(
         second.map((r) => r.client.identity),
@@ -136,9 +140,10 @@ export const appsInTheEditor = pageTest(
       await agent.end();
       await vscode.commands.executeCommand('workbench.action.closeAllEditors');
       await vscode.workspace.fs.writeFile(file, original);
-      await until('the apps server gone', () =>
-        x.host.gateway?.servers().some((s) => s.name === 'apps') ? undefined : true,
-      );
+      await until(() => (x.host.gateway?.servers().some((s) => s.name === 'apps') ? undefined : true), {
+        what: 'the apps server gone',
+        every: 100,
+      });
     }
   },
 );
@@ -165,28 +170,32 @@ export const realExampleApp = pageTest(
     const calls = () => feed().filter((r) => r.server === 'basic' && r.target === 'get-time').length;
     try {
       await vscode.workspace.fs.writeFile(file, Buffer.from(JSON.stringify(config)));
-      await until('the example server configured', () => x.host.gateway?.servers().find((s) => s.name === 'basic'));
+      await until(() => x.host.gateway?.servers().find((s) => s.name === 'basic'), {
+        what: 'the example server configured',
+        every: 100,
+      });
       await vscode.commands.executeCommand('workbench.action.closeAllEditors');
       // get-time takes no arguments; it is not marked read-only, so the person allows it.
       const called = vscode.commands.executeCommand('mcpx.callTool', 'basic', 'get-time');
       drive({ pick: 'Allow once' });
       await called;
-      assert.equal((await until('the app panel', appTab)).label, 'basic · get-time');
+      assert.equal((await until(appTab, { what: 'the app panel', every: 100 })).label, 'basic · get-time');
       assert.equal(calls(), 1);
       const t0 = Date.now();
       drive({ app: [{ text: ['#server-time', '20'] }] }, { shot: 'app-basic-vanillajs' });
       await shotTaken('app-basic-vanillajs', t0);
       // The permission check applies to the app's calls as to the palette's: the person allows it again.
       drive({ app: [{ click: '#get-time-btn' }] }, { pick: 'Allow once' });
-      await until('the app’s own get-time call', () => calls() === 2);
+      await until(() => calls() === 2, { what: 'the app’s own get-time call', every: 100 });
       const mine = feed().find((r) => r.server === 'basic' && r.target === 'get-time');
       assert.equal(mine?.client.identity, 'mcpx:editor', 'the app’s call is the person’s');
     } finally {
       await vscode.commands.executeCommand('workbench.action.closeAllEditors');
       await vscode.workspace.fs.writeFile(file, original);
-      await until('the example server gone', () =>
-        x.host.gateway?.servers().some((s) => s.name === 'basic') ? undefined : true,
-      );
+      await until(() => (x.host.gateway?.servers().some((s) => s.name === 'basic') ? undefined : true), {
+        what: 'the example server gone',
+        every: 100,
+      });
     }
   },
 );

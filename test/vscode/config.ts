@@ -4,7 +4,8 @@ import * as assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
-import { call, drive, type Json, mcp, pageTest, RECORD, recorded, test, textOf, until, WORKSPACE } from './harness';
+import { call, drive, type Json, mcp, pageTest, RECORD, recorded, test, textOf, WORKSPACE } from './harness';
+import { until } from '../harness/wait';
 
 export const roots =
   test('roots are the workspace folders; a folder added reaches the legacy upstream as list_changed', async (x) => {
@@ -22,9 +23,10 @@ export const roots =
         name: 'second',
       }),
     );
-    await until('notifications/roots/list_changed upstream', () =>
-      recorded().some((f) => f.method === 'notifications/roots/list_changed'),
-    );
+    await until(() => recorded().some((f) => f.method === 'notifications/roots/list_changed'), {
+      what: 'notifications/roots/list_changed upstream',
+      every: 100,
+    });
     const second = JSON.parse(textOf(await call(url, 'roots'))) as { roots: Array<{ uri: string }> };
     assert.equal(second.roots.length, first.roots.length + 1);
     assert.ok(second.roots.some((r) => r.uri === extra.toString()));
@@ -57,10 +59,10 @@ export const configChanges =
       vscode.ConfigurationTarget.Global,
     );
     await until(
-      'the user server loaded',
       () =>
         x.host.gateway?.servers().some((s) => s.name === 'mine') &&
         x.host.gateway.servers().some((s) => s.name === 'up'),
+      { what: 'the user server loaded', every: 100 },
     );
     assert.equal(life.run, run, 'a server added in place: the same run, no restart');
     assert.equal(x.endpoint(), endpoint);
@@ -80,19 +82,25 @@ export const configChanges =
       file,
       Buffer.from(JSON.stringify({ servers: { ...original.servers, bad: { type: 'stdio', command: 7 } } })),
     );
-    const diags = await until('a diagnostic on mcp.json', () => {
-      const d = vscode.languages.getDiagnostics(file);
-      return d.length ? d : undefined;
-    });
+    const diags = await until(
+      () => {
+        const d = vscode.languages.getDiagnostics(file);
+        return d.length ? d : undefined;
+      },
+      { what: 'a diagnostic on mcp.json', every: 100 },
+    );
     assert.match(diags[0]!.message, /^servers\.bad\.command: /);
     // The diagnostic is published while the new gateway is still being made: wait for it, not a moment.
-    await until('the rest still loads', () => x.host.gateway?.servers().some((s) => s.name === 'up'));
+    await until(() => x.host.gateway?.servers().some((s) => s.name === 'up'), {
+      what: 'the rest still loads',
+      every: 100,
+    });
     await vscode.workspace.fs.writeFile(file, Buffer.from(JSON.stringify(original)));
     await vscode.workspace.getConfiguration('mcpx').update('servers', undefined, vscode.ConfigurationTarget.Global);
-    await until(
-      'back to the workspace servers',
-      () => x.host.gateway?.servers().length === 1 && vscode.languages.getDiagnostics(file).length === 0,
-    );
+    await until(() => x.host.gateway?.servers().length === 1 && vscode.languages.getDiagnostics(file).length === 0, {
+      what: 'back to the workspace servers',
+      every: 100,
+    });
     assert.equal(life.run, run, 'every change applied in place');
   });
 
@@ -124,12 +132,12 @@ export const chatProfile =
         }),
       ),
     );
-    await until('the profile loaded', () => x.host.gateway?.config.profiles?.has('chatset'));
+    await until(() => x.host.gateway?.config.profiles?.has('chatset'), { what: 'the profile loaded', every: 100 });
     let changed = 0;
     const heard = x.mcpDefinitions.onDidChangeMcpServerDefinitions?.(() => changed++);
     try {
       await mcpx().update('chatProfile', 'chatset', vscode.ConfigurationTarget.Global);
-      await until('VS Code told the definitions changed', () => changed > 0 || undefined);
+      await until(() => changed > 0 || undefined, { what: 'VS Code told the definitions changed', every: 100 });
       const defs = (await x.mcpDefinitions.provideMcpServerDefinitions(token)) as vscode.McpHttpServerDefinition[];
       assert.equal(defs.length, 1);
       const url = defs[0]!.uri.toString();
@@ -141,10 +149,10 @@ export const chatProfile =
       await mcpx().update('chatProfile', undefined, vscode.ConfigurationTarget.Global);
       await vscode.workspace.fs.writeFile(file, Buffer.from(JSON.stringify(original)));
       await mcpx().update('servers', undefined, vscode.ConfigurationTarget.Global);
-      await until(
-        'back to the workspace servers',
-        () => x.host.gateway?.servers().length === 1 && !x.host.gateway.config.profiles,
-      );
+      await until(() => x.host.gateway?.servers().length === 1 && !x.host.gateway.config.profiles, {
+        what: 'back to the workspace servers',
+        every: 100,
+      });
     }
   });
 
@@ -166,18 +174,24 @@ export const setSecret = pageTest(
         { vault: { ...up, args, env: { TOKEN: '${secret:vault-token}' } } },
         vscode.ConfigurationTarget.Global,
       );
-    await until('the vault server configured', () => x.host.gateway?.servers().some((s) => s.name === 'vault'));
+    await until(() => x.host.gateway?.servers().some((s) => s.name === 'vault'), {
+      what: 'the vault server configured',
+      every: 100,
+    });
     const setting = vscode.commands.executeCommand('mcpx.setSecret');
     drive({ pick: 'vault-token' }, { fill: 's3cret-value' });
     await setting;
-    const url = await until('the gateway reloaded', () => x.endpoint());
-    const r = await until('the vault server answering', async () => {
-      const res = await mcp(url, 'tools/call', {
-        name: 'mcpx_call',
-        arguments: { server: 'vault', tool: 'echo', arguments: { text: 'unlocked' } },
-      }).catch(() => undefined);
-      return res && !res.isError ? res : undefined;
-    });
+    const url = await until(() => x.endpoint(), { what: 'the gateway reloaded', every: 100 });
+    const r = await until(
+      async () => {
+        const res = await mcp(url, 'tools/call', {
+          name: 'mcpx_call',
+          arguments: { server: 'vault', tool: 'echo', arguments: { text: 'unlocked' } },
+        }).catch(() => undefined);
+        return res && !res.isError ? res : undefined;
+      },
+      { what: 'the vault server answering', every: 100 },
+    );
     assert.equal(textOf(r), 'unlocked');
     const stored = vscode.workspace.getConfiguration('mcpx').get<Record<string, { env: Json }>>('servers')!;
     assert.equal(stored.vault!.env.TOKEN, '${secret:vault-token}', 'the setting holds the reference, not the value');

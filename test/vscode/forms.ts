@@ -2,18 +2,24 @@
 // and a high-contrast theme, by keyboard only), the QuickPick flow going back a step.
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
-import { drive, pageTest, until } from './harness';
+import { drive, pageTest } from './harness';
+import { until } from '../harness/wait';
 
 /** Switches the workbench's colour theme (the `workbench.colorTheme` setting) and waits until it is on. */
 async function theme(name: string | undefined, kind: vscode.ColorThemeKind): Promise<void> {
   await vscode.workspace.getConfiguration('workbench').update('colorTheme', name, vscode.ConfigurationTarget.Global);
-  await until(`the ${name ?? 'default'} theme`, () => vscode.window.activeColorTheme.kind === kind);
+  await until(() => vscode.window.activeColorTheme.kind === kind, {
+    what: `the ${name ?? 'default'} theme`,
+    every: 100,
+  });
   await new Promise((r) => setTimeout(r, 500)); // the webview's --vscode-* variables follow
 }
 
 const resultHas = (text: string) =>
-  until('the result editor', () =>
-    vscode.window.activeTextEditor?.document.getText().includes(text) ? vscode.window.activeTextEditor : undefined,
+  until(
+    () =>
+      vscode.window.activeTextEditor?.document.getText().includes(text) ? vscode.window.activeTextEditor : undefined,
+    { what: 'the result editor', every: 100 },
   );
 
 export const webviewForm = pageTest(
@@ -36,10 +42,12 @@ export const webviewForm = pageTest(
       { pick: 'Allow once' },
     );
     await done;
-    const editor = await until('the result editor', () =>
-      vscode.window.activeTextEditor?.document.getText().includes('example.org')
-        ? vscode.window.activeTextEditor
-        : undefined,
+    const editor = await until(
+      () =>
+        vscode.window.activeTextEditor?.document.getText().includes('example.org')
+          ? vscode.window.activeTextEditor
+          : undefined,
+      { what: 'the result editor', every: 100 },
     );
     assert.match(editor.document.getText(), /\{"server":\{"host":"example.org","port":8080\},"tags":\["a","b"\]\}/);
   },
@@ -118,8 +126,12 @@ export const formFlowBack = pageTest(
       { pick: 'Allow once' },
     );
     await done;
-    const editor = await until('the sum', () =>
-      vscode.window.activeTextEditor?.document.getText().includes('"sum"') ? vscode.window.activeTextEditor : undefined,
+    const editor = await until(
+      () =>
+        vscode.window.activeTextEditor?.document.getText().includes('"sum"')
+          ? vscode.window.activeTextEditor
+          : undefined,
+      { what: 'the sum', every: 100 },
     );
     assert.match(editor.document.getText(), /\{"sum":5\}/);
   },

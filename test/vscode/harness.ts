@@ -7,7 +7,7 @@ import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
 import type { Action } from './actions';
-import { until as waitUntil } from '../harness/wait';
+import { until } from '../harness/wait';
 
 export type Json = Record<string, unknown>;
 export interface TreeNode {
@@ -71,6 +71,22 @@ export function drive(...actions: Action[]): void {
   console.log(`mcpx-drive: ${JSON.stringify(actions)}`);
 }
 
+let batches = 0;
+/** `drive`, then waits until the driver says it has done these actions (a screenshot taken, a widget
+ *  answered): the test goes on once the page is as the actions left it. */
+export async function driven(...actions: Action[]): Promise<void> {
+  drive(...actions);
+  if (DESKTOP) return;
+  const ack = String(++batches);
+  console.log(`mcpx-drive: ${JSON.stringify([{ ack }])}`);
+  const acks = process.env.MCPX_DRIVE_ACKS!;
+  await until(() => existsSync(join(acks, ack)) || undefined, {
+    what: `the driver to have done ${JSON.stringify(actions)}`,
+    every: 100,
+    timeout: 60_000,
+  });
+}
+
 export const WORKSPACE = () => vscode.workspace.workspaceFolders![0]!.uri.fsPath;
 export const RECORD = () => join(WORKSPACE(), 'up.jsonl');
 /** The frames a fixture upstream received: the workspace's `up`, or the one recording to `file`. */
@@ -86,10 +102,6 @@ export const recorded = (file = RECORD()): Json[] => {
     return [];
   }
 };
-
-/** The shared wait (test/harness/wait.ts) in the suite's order of arguments, checking every 100 ms. */
-export const until = <T>(what: string, f: () => T | undefined | Promise<T | undefined>, ms = 20_000): Promise<T> =>
-  waitUntil(f, { what, timeout: ms, every: 100 });
 
 let nextId = 1;
 /** A fresh JSON-RPC id for a request of the suite's own clients. */
@@ -177,7 +189,11 @@ export const textOf = (r: Json) => String((r.content as Json[])[0]!.text);
  *  changes nothing on screen before it is taken. */
 export async function shotTaken(name: string, since: number): Promise<void> {
   const file = join(vscode.extensions.getExtension('mcpx.mcpx')!.extensionPath, 'build', 'screenshots', `${name}.png`);
-  await until(`the screenshot ${name}`, () => existsSync(file) && statSync(file).mtimeMs >= since, 40_000);
+  await until(() => existsSync(file) && statSync(file).mtimeMs >= since, {
+    what: `the screenshot ${name}`,
+    every: 100,
+    timeout: 40_000,
+  });
 }
 
 /** The fixture upstream's arguments for a server of this name. */

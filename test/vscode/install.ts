@@ -7,7 +7,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import * as vscode from 'vscode';
-import { answerOf, drive, type Json, newId, pageTest, test, until } from './harness';
+import { answerOf, drive, type Json, newId, pageTest, test } from './harness';
+import { until } from '../harness/wait';
 
 /** The `mcpx` launcher goes to MCPX_INSTALL_DIR while `fn` runs (a fresh folder, not yet made), never to
  *  the real ~/.local/bin. */
@@ -62,7 +63,7 @@ export const installCli = test(
 export const copyClientConfig = pageTest(
   'mcpx: Copy Client Config: VS Code, Cursor and a plain URL; the stdio shim (the launcher when installed) and Streamable HTTP with the secret; the JSON is on the clipboard',
   async (x) => {
-    const endpoint = await until('the endpoint', () => x.endpoint());
+    const endpoint = await until(() => x.endpoint(), { what: 'the endpoint', every: 100 });
     const secret = x.host.secret!;
     assert.ok(secret && endpoint.endsWith(`/${secret}`), 'the secret is in the endpoint');
     const copy = async (format: string, form: string): Promise<Json> => {

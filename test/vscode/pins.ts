@@ -5,7 +5,8 @@
 // description is listed.
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
-import { type Exports, drive, fixtureArgs, mcp, pageTest, shotTaken, textOf, toolNodes, until } from './harness';
+import { type Exports, drive, fixtureArgs, mcp, pageTest, shotTaken, textOf, toolNodes } from './harness';
+import { until } from '../harness/wait';
 
 const rugNode = async (x: Exports) => (await toolNodes(x, 'rug')).find((n) => n.item?.name === 'rug');
 
@@ -19,9 +20,12 @@ export const heldTool = pageTest(
         { rug: { type: 'stdio', command: process.execPath, args: fixtureArgs('rug', '--rug', 'description') } },
         vscode.ConfigurationTarget.Global,
       );
-      await until('rug configured', () => x.host.gateway?.servers().some((s) => s.name === 'rug'));
+      await until(() => x.host.gateway?.servers().some((s) => s.name === 'rug'), {
+        what: 'rug configured',
+        every: 100,
+      });
       // First listed (which starts it): pinned, nothing marked.
-      const first = await until('rug listed', () => rugNode(x));
+      const first = await until(() => rugNode(x), { what: 'rug listed', every: 100 });
       assert.equal(first.held, undefined);
       assert.doesNotMatch(JSON.stringify(first.item), /id_rsa/);
 
@@ -31,15 +35,21 @@ export const heldTool = pageTest(
         arguments: { server: 'rug', tool: 'pull', arguments: {} },
       });
       assert.equal(textOf(pulled), 'pulled');
-      const said = await until('the notification', () => x.pins.announced.find((m) => m.includes('rug')));
+      const said = await until(() => x.pins.announced.find((m) => m.includes('rug')), {
+        what: 'the notification',
+        every: 100,
+      });
       assert.equal(
         said,
         'mcpx: rug has 1 tool definition (rug) changed since pinned; held (not offered in the new form) until you review.',
       );
-      const held = await until('the held mark', async () => {
-        const n = await rugNode(x);
-        return n?.held ? n : undefined;
-      });
+      const held = await until(
+        async () => {
+          const n = await rugNode(x);
+          return n?.held ? n : undefined;
+        },
+        { what: 'the held mark', every: 100 },
+      );
       assert.equal(held.held, 'changed');
       const row = await x.upstreams.getTreeItem(held);
       assert.equal(row.description, 'held: changed since pinned');
@@ -52,12 +62,11 @@ export const heldTool = pageTest(
       await vscode.commands.executeCommand('notifications.showList');
       drive({ toast: 'Review', has: 'rug has 1 tool definition' });
       const diff = await until(
-        'the diff editor',
         () => {
           const input = vscode.window.tabGroups.activeTabGroup.activeTab?.input;
           return input instanceof vscode.TabInputTextDiff && input.original.scheme === 'mcpx-pins' ? input : undefined;
         },
-        40_000,
+        { what: 'the diff editor', every: 100, timeout: 40_000 },
       );
       assert.equal(vscode.window.tabGroups.activeTabGroup.activeTab?.label, 'rug/rug: pinned ↔ new (held)');
       const pinned = (await vscode.workspace.openTextDocument(diff.original)).getText();
@@ -78,10 +87,13 @@ export const heldTool = pageTest(
       // Accept: the mark goes, the new description is listed.
       await vscode.commands.executeCommand('notifications.showList');
       drive({ toast: 'Accept', has: 'accept the changed tool rug/rug' });
-      const accepted = await until('accepted', async () => {
-        const n = await rugNode(x);
-        return n && !n.held && String(n.item?.description).includes('id_rsa') ? n : undefined;
-      });
+      const accepted = await until(
+        async () => {
+          const n = await rugNode(x);
+          return n && !n.held && String(n.item?.description).includes('id_rsa') ? n : undefined;
+        },
+        { what: 'accepted', every: 100 },
+      );
       assert.equal((await x.upstreams.getTreeItem(accepted)).contextValue, 'mcpx.tools');
     } finally {
       await vscode.commands.executeCommand('notifications.hideList');

@@ -2,7 +2,8 @@
 // Questions view and answered from there, withdrawn; URL elicitation; the view's badge and announcement.
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
-import { call, drive, type Json, pageTest, recorded, shotTaken, test, textOf, until } from './harness';
+import { call, drive, driven, type Json, pageTest, recorded, shotTaken, test, textOf } from './harness';
+import { until } from '../harness/wait';
 
 export const elicitationInQuickPick = pageTest(
   'an upstream elicits: the QuickPick flow appears, the person answers, the answer reaches the upstream',
@@ -40,9 +41,10 @@ export const dismissedAndWithdrawn = pageTest(
     // Escape: not an answer. The question waits (Questions view) until its deadline, answerable later.
     const later = call(url, 'elicit', { text: 'Later?' });
     drive({ key: 'Escape' });
-    const q = await until('the question in the Questions view', () =>
-      x.host.gateway?.questions().find((p) => p.server === 'up'),
-    );
+    const q = await until(() => x.host.gateway?.questions().find((p) => p.server === 'up'), {
+      what: 'the question in the Questions view',
+      every: 100,
+    });
     assert.match(q.reason, /dismissed in the editor/);
     assert.ok(q.deadline > Date.now());
     const rows = (await x.questions.getChildren()) as Array<{ label: string; description: string }>;
@@ -50,8 +52,7 @@ export const dismissedAndWithdrawn = pageTest(
     assert.equal(rows[0]!.label, 'up (via mcpx) asks: Later?');
     assert.match(rows[0]!.description, /^elicitation\/create · \d+ s left$/);
     await vscode.commands.executeCommand('mcpx.questions.focus');
-    drive({ shot: 'questions-view' });
-    await new Promise((r) => setTimeout(r, 1200));
+    await driven({ shot: 'questions-view' });
     const answering = vscode.commands.executeCommand('mcpx.answerQuestion', q.id);
     drive({ fill: 'answered later' }, { pick: 'Accept' });
     await answering;
@@ -59,14 +60,12 @@ export const dismissedAndWithdrawn = pageTest(
     // The calling client goes away while the QuickPick is shown: the question is withdrawn and closes.
     const ctl = new AbortController();
     const gone = call(url, 'elicit', { text: 'Going away?' }, ctl.signal).catch(() => 'aborted');
-    await until('the question shown', () => (x.person.open() === 1 ? true : undefined));
-    drive({ shot: 'withdrawn-before', when: 'quick' });
-    await new Promise((r) => setTimeout(r, 800));
+    await until(() => (x.person.open() === 1 ? true : undefined), { what: 'the question shown', every: 100 });
+    await driven({ shot: 'withdrawn-before', when: 'quick' });
     ctl.abort();
     assert.equal(await gone, 'aborted');
-    await until('the question closed', () => (x.person.open() === 0 ? true : undefined));
-    drive({ gone: 'quick' });
-    await new Promise((r) => setTimeout(r, 1000));
+    await until(() => (x.person.open() === 0 ? true : undefined), { what: 'the question closed', every: 100 });
+    await driven({ gone: 'quick' });
     assert.equal(x.host.gateway?.questions().length, 0, 'nothing left waiting');
   },
 );
@@ -83,9 +82,10 @@ export const urlElicitation = pageTest(
     const acceptedText = textOf(await accepted);
     assert.ok(acceptedText.startsWith('{'), acceptedText);
     assert.deepEqual(JSON.parse(acceptedText), { action: 'accept' });
-    await until('the completion seen in the editor', () =>
-      x.person.completed.some((id) => id.startsWith('fx-')) ? true : undefined,
-    );
+    await until(() => (x.person.completed.some((id) => id.startsWith('fx-')) ? true : undefined), {
+      what: 'the completion seen in the editor',
+      every: 100,
+    });
   },
 );
 
@@ -97,8 +97,11 @@ export const questionsBadge =
     const pending = call(url, 'elicit', { text: 'Badge?' });
     // Escape: not an answer; the question waits in the Questions view.
     drive({ title: 'asks: Badge?' }, { key: 'Escape' });
-    const q = await until('the question waiting', () => x.host.gateway?.questions().find((p) => p.server === 'up'));
-    await until('the badge', () => (x.questionsView.view.badge?.value === 1 ? true : undefined));
+    const q = await until(() => x.host.gateway?.questions().find((p) => p.server === 'up'), {
+      what: 'the question waiting',
+      every: 100,
+    });
+    await until(() => (x.questionsView.view.badge?.value === 1 ? true : undefined), { what: 'the badge', every: 100 });
     assert.match(String(x.questionsView.view.badge?.tooltip), /1 question waiting/);
     assert.equal(x.questionsView.announced, announced + 1, 'announced: the view was hidden');
     await vscode.commands.executeCommand('notifications.hideList');
@@ -109,5 +112,5 @@ export const questionsBadge =
     drive({ fill: 'badge answered' }, { pick: 'Accept' });
     await answering;
     assert.deepEqual(JSON.parse(textOf(await pending)), { action: 'accept', content: { answer: 'badge answered' } });
-    await until('no badge', () => (x.questionsView.view.badge === undefined ? true : undefined));
+    await until(() => (x.questionsView.view.badge === undefined ? true : undefined), { what: 'no badge', every: 100 });
   });

@@ -8,7 +8,8 @@ import { createInterface } from 'node:readline';
 import * as vscode from 'vscode';
 import { held } from '../fixtures/registry/entries';
 import { startRegistry } from '../fixtures/registry/server';
-import { drive, fixtureArgs, type Json, pageTest, shotTaken, toolNodes, until } from './harness';
+import { drive, fixtureArgs, type Json, pageTest, shotTaken, toolNodes } from './harness';
+import { until } from '../harness/wait';
 
 const NAME = 'io.github.mcpx-tests/web-remote';
 
@@ -66,9 +67,10 @@ export const fromRegistry = pageTest(
       assert.deepEqual(stored.headers, { 'X-Api-Key': '${secret:web-remote.X-Api-Key}' });
       assert.deepEqual((stored.registry as Json).name, NAME);
       assert.ok(!JSON.stringify(cfg().inspect('servers')).includes('r3g-k3y'), 'the key is not in the settings');
-      await until('the server running with its key', () =>
-        x.host.gateway?.servers().find((s) => s.name === 'web-remote' && s.state === 'running'),
-      );
+      await until(() => x.host.gateway?.servers().find((s) => s.name === 'web-remote' && s.state === 'running'), {
+        what: 'the server running with its key',
+        every: 100,
+      });
       assert.ok(
         (await toolNodes(x, 'web-remote')).some((n) => n.item?.name === 'echo'),
         'its tools listed',
@@ -79,7 +81,10 @@ export const fromRegistry = pageTest(
       fx.stdin!.end();
       fx.kill();
       await reg.close();
-      await until('back to the workspace servers', () => (x.host.gateway?.servers().length === 1 ? true : undefined));
+      await until(() => (x.host.gateway?.servers().length === 1 ? true : undefined), {
+        what: 'back to the workspace servers',
+        every: 100,
+      });
     }
   },
 );

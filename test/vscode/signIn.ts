@@ -6,7 +6,8 @@ import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import * as vscode from 'vscode';
-import { drive, type Json, mcp, pageTest, textOf, type TreeNode, until } from './harness';
+import { drive, type Json, mcp, pageTest, textOf, type TreeNode } from './harness';
+import { until } from '../harness/wait';
 
 export const oauth = pageTest(
   'OAuth: a call needs a sign-in; the notification names the server and its authorization server; Sign In opens the consent page in the browser; the view shows signed in; the call succeeds; Sign Out revokes',
@@ -24,20 +25,25 @@ export const oauth = pageTest(
       await vscode.workspace
         .getConfiguration('mcpx')
         .update('servers', { secure: { type: 'http', url: ready.mcp } }, vscode.ConfigurationTarget.Global);
-      await until('the secure server configured', () => x.host.gateway?.servers().some((s) => s.name === 'secure'));
+      await until(() => x.host.gateway?.servers().some((s) => s.name === 'secure'), {
+        what: 'the secure server configured',
+        every: 100,
+      });
       await vscode.commands.executeCommand('mcpx.upstreams.focus');
       const url = x.endpoint()!;
       const call = mcp(url, 'tools/call', {
         name: 'mcpx_call',
         arguments: { server: 'secure', tool: 'echo', arguments: { text: 'signed in and called' } },
       });
-      await until('the sign-in asked for', () => x.host.gateway!.signInState('secure') === 'signing-in', 10_000).catch(
-        (e: Error) => {
-          throw new Error(
-            `${e.message}: ${x.host.gateway!.signInState('secure')} ${JSON.stringify(x.host.gateway!.servers())}`,
-          );
-        },
-      );
+      await until(() => x.host.gateway!.signInState('secure') === 'signing-in', {
+        what: 'the sign-in asked for',
+        every: 100,
+        timeout: 10_000,
+      }).catch((e: Error) => {
+        throw new Error(
+          `${e.message}: ${x.host.gateway!.signInState('secure')} ${JSON.stringify(x.host.gateway!.servers())}`,
+        );
+      });
       // The notifications center, where the toast is whether or not it is still shown as one.
       await new Promise((r) => setTimeout(r, 1000));
       await vscode.commands.executeCommand('notifications.showList');
@@ -62,7 +68,7 @@ export const oauth = pageTest(
       const shot = join(dirname(dirname(dirname(dirname(script)))), 'screenshots', 'oauth-signed-in.png');
       rmSync(shot, { force: true });
       drive({ row: ['secure', 'signed in'] }, { shot: 'oauth-signed-in' });
-      await until('the signed-in row photographed', () => existsSync(shot), 40_000);
+      await until(() => existsSync(shot), { what: 'the signed-in row photographed', every: 100, timeout: 40_000 });
       // No token went to a setting.
       const log = (await (await fetch(`${ready.admin}/log`)).json()) as { secrets: string[] };
       const settings = JSON.stringify(vscode.workspace.getConfiguration('mcpx'));
@@ -82,7 +88,11 @@ export const oauth = pageTest(
       // Signing in again from the row's inline Sign In action (a click: the browser opens a page only on
       // a person's gesture): no second question, straight to the browser.
       drive({ rowAction: [['secure', 'needs sign-in'], 'Sign In to Server…'] }, { browser: 'Approve' });
-      await until('signed in again', () => x.host.gateway!.signInState('secure') === 'signed-in', 60_000);
+      await until(() => x.host.gateway!.signInState('secure') === 'signed-in', {
+        what: 'signed in again',
+        every: 100,
+        timeout: 60_000,
+      });
       const r2 = await mcp(url, 'tools/call', {
         name: 'mcpx_call',
         arguments: { server: 'secure', tool: 'echo', arguments: { text: 'signed in again' } },

@@ -1,7 +1,8 @@
 // The Subscriptions view: a resource an agent subscribes to, its upstream, watchers and last update.
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
-import { call, drive, test, until } from './harness';
+import { call, driven, test } from './harness';
+import { until } from '../harness/wait';
 
 export const subscriptionsView =
   test('the Subscriptions view: the subscribed URI, its upstream, watchers and last update', async (x) => {
@@ -38,12 +39,15 @@ export const subscriptionsView =
       [['fixture://doc', 'up · 1 watcher']],
     );
     await call(url, 'touch', { uri: 'fixture://doc' });
-    await until('the last update shown', async () =>
-      (await rows())[0]?.description.includes('updated') ? true : undefined,
-    );
+    await until(async () => ((await rows())[0]?.description.includes('updated') ? true : undefined), {
+      what: 'the last update shown',
+      every: 100,
+    });
     await vscode.commands.executeCommand('mcpx.subscriptions.focus');
-    drive({ shot: 'subscriptions-view' });
-    await new Promise((r) => setTimeout(r, 1200));
+    await driven({ shot: 'subscriptions-view' });
     ctl.abort();
-    await until('the watch released', async () => ((await rows()).length === 0 ? true : undefined));
+    await until(async () => ((await rows()).length === 0 ? true : undefined), {
+      what: 'the watch released',
+      every: 100,
+    });
   });

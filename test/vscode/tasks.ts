@@ -2,7 +2,8 @@
 // the background, an mcpx_exec script with its calls.
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
-import { drive, type Json, legacyClient, newId, pageTest, recorded, type TaskRow, test, until } from './harness';
+import { drive, driven, type Json, legacyClient, newId, pageTest, recorded, type TaskRow, test } from './harness';
+import { until } from '../harness/wait';
 
 export const backgroundCall = pageTest(
   "the Tasks view: a 2026-07-28 client's background call waiting for input, cancelled from the view",
@@ -78,33 +79,36 @@ export const legacyTasks = pageTest(
     const short = await start('slow', { ms: 300 });
     const broken = await start('error', {});
     const kept = await start('slow', { ms: 120_000, steps: 60 }, other);
-    const working = await until('the long task working', rowOf(long, 'working'));
+    const working = await until(rowOf(long, 'working'), { what: 'the long task working', every: 100 });
     assert.equal(working.kind, 'task');
     assert.equal(working.label, 'tools/call mcpx_call up/slow');
     assert.match(working.description, /^working · legacy-agent · (\d+\/60 · )?started \d+ s ago$/);
     assert.equal(working.contextValue, 'mcpx.task.working');
     assert.equal(await icon(working), 'sync~spin');
-    const completed = await until('the short task completed', rowOf(short, 'completed'));
+    const completed = await until(rowOf(short, 'completed'), { what: 'the short task completed', every: 100 });
     assert.match(completed.description, /^completed · legacy-agent · ended \d+ s ago$/);
     assert.equal(completed.contextValue, 'mcpx.task.completed');
     assert.equal(await icon(completed), 'check');
-    const failed = await until('the failing task failed', rowOf(broken, 'failed'));
+    const failed = await until(rowOf(broken, 'failed'), { what: 'the failing task failed', every: 100 });
     assert.equal(await icon(failed), 'error');
 
     // A palette call sent to the background from its progress notification's "Run in background".
     const palette = vscode.commands.executeCommand('mcpx.callTool', 'up', 'slow');
     drive({ fill: '15000' }, { fill: '' }, { pick: 'Accept' }, { pick: 'Allow once' });
-    await until('the palette call upstream', () =>
-      recorded().some(
-        (f) => f.method === 'tools/call' && ((f.params as Json).arguments as Json | undefined)?.ms === 15000,
-      ),
+    await until(
+      () =>
+        recorded().some(
+          (f) => f.method === 'tools/call' && ((f.params as Json).arguments as Json | undefined)?.ms === 15000,
+        ),
+      { what: 'the palette call upstream', every: 100 },
     );
     await vscode.commands.executeCommand('notifications.showList');
     drive({ link: 'Run in background' });
     await palette; // the command ends once the call is detached
     await vscode.commands.executeCommand('notifications.hideList');
-    const detached = await until('the palette call in the Tasks view', async () =>
-      (await rows()).find((r) => r.kind === 'palette' && r.state === 'working'),
+    const detached = await until(
+      async () => (await rows()).find((r) => r.kind === 'palette' && r.state === 'working'),
+      { what: 'the palette call in the Tasks view', every: 100 },
     );
     assert.equal(detached.label, 'tools/call slow');
     assert.match(detached.description, /^up · working · palette · (\d+\/2 · )?started \d+ s ago$/);
@@ -112,7 +116,7 @@ export const legacyTasks = pageTest(
     // Cancel from the view: the row's inline action (shown only on rows still running).
     await vscode.commands.executeCommand('mcpx.tasks.focus');
     drive({ rowAction: [['legacy-agent', 'working'], 'Cancel Task'] });
-    const cancelled = await until('the long task cancelled', rowOf(long, 'cancelled'));
+    const cancelled = await until(rowOf(long, 'cancelled'), { what: 'the long task cancelled', every: 100 });
     assert.equal(x.host.tasks?.find(long)?.status, 'cancelled');
     assert.match(cancelled.description, /^cancelled · legacy-agent · ended \d+ s ago$/);
     assert.equal(cancelled.contextValue, 'mcpx.task.cancelled');
@@ -125,32 +129,41 @@ export const legacyTasks = pageTest(
     await vscode.commands.executeCommand('workbench.action.closeAllEditors');
     await vscode.commands.executeCommand('mcpx.tasks.focus');
     for (let i = 0; i < 3; i++) await vscode.commands.executeCommand('workbench.action.increaseViewSize');
-    drive(
+    await driven(
       { row: ['palette', 'working'] },
       { row: ['other-agent', 'working'] },
       { row: ['legacy-agent', 'cancelled'] },
       { shot: 'tasks-view' },
     );
-    await new Promise((r) => setTimeout(r, 3000));
     for (let i = 0; i < 3; i++) await vscode.commands.executeCommand('workbench.action.decreaseViewSize');
 
     // Show Task Result on the completed task: the result in a read-only editor, as from the palette.
     await vscode.commands.executeCommand('mcpx.showTaskResult', completed);
-    const editor = await until('the task result editor', () =>
-      vscode.window.activeTextEditor?.document.getText().includes('slept 300ms')
-        ? vscode.window.activeTextEditor
-        : undefined,
+    const editor = await until(
+      () =>
+        vscode.window.activeTextEditor?.document.getText().includes('slept 300ms')
+          ? vscode.window.activeTextEditor
+          : undefined,
+      { what: 'the task result editor', every: 100 },
     );
     assert.equal(editor.document.uri.scheme, 'mcpx-result');
     // The palette call finishes on its own; its result is shown the same way.
-    const done = await until('the palette call completed', rowOf(detached.id, 'completed'), 30_000);
+    const done = await until(rowOf(detached.id, 'completed'), {
+      what: 'the palette call completed',
+      every: 100,
+      timeout: 30_000,
+    });
     await vscode.commands.executeCommand('mcpx.showTaskResult', done);
-    await until('the palette call result', () =>
-      vscode.window.activeTextEditor?.document.getText().includes('slept 15000ms') ? true : undefined,
+    await until(
+      () => (vscode.window.activeTextEditor?.document.getText().includes('slept 15000ms') ? true : undefined),
+      { what: 'the palette call result', every: 100 },
     );
     // The contributed command on a row, as its context menu runs it.
-    await vscode.commands.executeCommand('mcpx.cancelTask', await until('the kept task', rowOf(kept, 'working')));
-    await until('the kept task cancelled', rowOf(kept, 'cancelled'));
+    await vscode.commands.executeCommand(
+      'mcpx.cancelTask',
+      await until(rowOf(kept, 'working'), { what: 'the kept task', every: 100 }),
+    );
+    await until(rowOf(kept, 'cancelled'), { what: 'the kept task cancelled', every: 100 });
   },
 );
 
@@ -163,10 +176,13 @@ export const execScript = test(
     const pending = client('tools/call', { name: 'mcpx_exec', arguments: { script } });
     const rows = async () => (await x.tasks.getChildren()) as TaskRow[];
     const callsOf = async (r: TaskRow) => ((await x.tasks.getChildren(r)) ?? []) as TaskRow[];
-    const run = await until('the script in the Tasks view with its two calls', async () => {
-      const r = (await rows()).find((row) => row.kind === 'exec');
-      return r && (await callsOf(r)).length === 2 ? r : undefined;
-    });
+    const run = await until(
+      async () => {
+        const r = (await rows()).find((row) => row.kind === 'exec');
+        return r && (await callsOf(r)).length === 2 ? r : undefined;
+      },
+      { what: 'the script in the Tasks view with its two calls', every: 100 },
+    );
     assert.equal(run.label, 'mcpx_exec script');
     assert.match(run.description, /^working · exec-agent · 2 calls · started \d+ s ago$/);
     assert.equal((await x.tasks.getTreeItem(run)).collapsibleState, vscode.TreeItemCollapsibleState.Expanded);
@@ -179,9 +195,10 @@ export const execScript = test(
     );
     const result = await pending;
     assert.equal((result.structuredContent as Json).result, 'script done', JSON.stringify(result));
-    await until('the script gone from the view', async () =>
-      (await rows()).some((r) => r.kind === 'exec') ? undefined : true,
-    );
+    await until(async () => ((await rows()).some((r) => r.kind === 'exec') ? undefined : true), {
+      what: 'the script gone from the view',
+      every: 100,
+    });
   },
   { smoke: true },
 );

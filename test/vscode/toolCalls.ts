@@ -3,7 +3,8 @@
 // Open Server Config….
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
-import { drive, pageTest, test, toolNodes, until, upCalls } from './harness';
+import { drive, driven, pageTest, test, toolNodes, upCalls } from './harness';
+import { stays, until } from '../harness/wait';
 
 export const paletteCall = pageTest(
   'a palette tool call end to end: server, tool, arguments through the form, the result in an editor',
@@ -12,15 +13,16 @@ export const paletteCall = pageTest(
     // echo says it is read-only: the server's claim, so the palette asks all the same.
     drive({ fill: 'hello from the palette' }, { pick: 'Accept' }, { pick: 'Allow once' });
     await done;
-    const editor = await until('the result editor', () =>
-      vscode.window.activeTextEditor?.document.getText().includes('hello from the palette')
-        ? vscode.window.activeTextEditor
-        : undefined,
+    const editor = await until(
+      () =>
+        vscode.window.activeTextEditor?.document.getText().includes('hello from the palette')
+          ? vscode.window.activeTextEditor
+          : undefined,
+      { what: 'the result editor', every: 100 },
     );
     assert.match(editor.document.getText(), /"text": "hello from the palette"/);
     assert.equal(editor.document.uri.scheme, 'mcpx-result', 'a read-only document, not an untitled one');
-    drive({ shot: 'tool-result' });
-    await new Promise((r) => setTimeout(r, 1500));
+    await driven({ shot: 'tool-result' });
   },
 );
 
@@ -29,19 +31,22 @@ export const mediaAndOpenConfig =
     const rich = vscode.commands.executeCommand('mcpx.callTool', 'up', 'rich');
     drive({ pick: 'Allow once' });
     await rich;
-    const tab = await until('the media panel', () =>
-      vscode.window.tabGroups.all
-        .flatMap((g) => g.tabs)
-        .find((t) => t.input instanceof vscode.TabInputWebview && t.input.viewType.endsWith('mcpx.result')),
+    const tab = await until(
+      () =>
+        vscode.window.tabGroups.all
+          .flatMap((g) => g.tabs)
+          .find((t) => t.input instanceof vscode.TabInputWebview && t.input.viewType.endsWith('mcpx.result')),
+      { what: 'the media panel', every: 100 },
     );
     assert.match(tab.label, /up · rich: media/);
-    drive({ shot: 'tool-result-media' });
-    await new Promise((r) => setTimeout(r, 1200));
+    await driven({ shot: 'tool-result-media' });
     await vscode.commands.executeCommand('mcpx.openConfig', 'up');
-    const editor = await until('mcp.json open at the entry', () =>
-      vscode.window.activeTextEditor?.document.uri.path.endsWith('.vscode/mcp.json')
-        ? vscode.window.activeTextEditor
-        : undefined,
+    const editor = await until(
+      () =>
+        vscode.window.activeTextEditor?.document.uri.path.endsWith('.vscode/mcp.json')
+          ? vscode.window.activeTextEditor
+          : undefined,
+      { what: 'mcp.json open at the entry', every: 100 },
     );
     assert.match(editor.document.lineAt(editor.selection.active.line).text, /"up"/);
   });
@@ -52,16 +57,19 @@ export const promptAndResource = pageTest(
     const prompt = vscode.commands.executeCommand('mcpx.getPrompt');
     drive({ pick: 'greet' }, { fill: 'Ada' }, { pick: 'Accept' });
     await prompt;
-    await until('the prompt in an editor', () =>
-      vscode.window.activeTextEditor?.document.getText().includes('Hello, Ada!') ? true : undefined,
-    );
+    await until(() => (vscode.window.activeTextEditor?.document.getText().includes('Hello, Ada!') ? true : undefined), {
+      what: 'the prompt in an editor',
+      every: 100,
+    });
     const read = vscode.commands.executeCommand('mcpx.readResource');
     drive({ pick: 'fixture://doc' });
     await read;
-    const editor = await until('the resource in an editor', () =>
-      vscode.window.activeTextEditor?.document.getText().startsWith('doc body')
-        ? vscode.window.activeTextEditor
-        : undefined,
+    const editor = await until(
+      () =>
+        vscode.window.activeTextEditor?.document.getText().startsWith('doc body')
+          ? vscode.window.activeTextEditor
+          : undefined,
+      { what: 'the resource in an editor', every: 100 },
     );
     assert.equal(editor.document.uri.scheme, 'mcpx-result');
   },
@@ -70,17 +78,20 @@ export const promptAndResource = pageTest(
 export const contextMenuCall =
   test("Editor polish: Call Tool from a tool's context menu (the row itself as the argument) calls that tool", async (x) => {
     // Listing its tools starts the server if nothing has yet.
-    const echo = await until('the echo row', async () =>
-      (await toolNodes(x, 'up')).find((n) => n.item?.name === 'echo'),
-    );
+    const echo = await until(async () => (await toolNodes(x, 'up')).find((n) => n.item?.name === 'echo'), {
+      what: 'the echo row',
+      every: 100,
+    });
     // The menu hands the command the row it was opened on.
     const done = vscode.commands.executeCommand('mcpx.callTool', echo);
     drive({ fill: 'from the context menu' }, { pick: 'Accept' }, { pick: 'Allow once' });
     await done;
-    const editor = await until('the result editor', () =>
-      vscode.window.activeTextEditor?.document.getText().includes('"text": "from the context menu"')
-        ? vscode.window.activeTextEditor
-        : undefined,
+    const editor = await until(
+      () =>
+        vscode.window.activeTextEditor?.document.getText().includes('"text": "from the context menu"')
+          ? vscode.window.activeTextEditor
+          : undefined,
+      { what: 'the result editor', every: 100 },
     );
     assert.equal(editor.document.uri.scheme, 'mcpx-result');
   });
@@ -105,23 +116,22 @@ export const toolTrust =
       { pick: 'Deny' },
     );
     await denied;
-    await new Promise((r) => setTimeout(r, 500));
-    assert.equal(upCalls('count'), before, 'denied: nothing reached the upstream');
+    await stays(() => upCalls('count') === before, { for: 500, what: 'denied: nothing reached the upstream' });
 
     const once = vscode.commands.executeCommand('mcpx.callTool', 'up', 'count');
     drive({ pick: 'Allow once' });
     await once;
-    await until('the call allowed once', () => upCalls('count') === before + 1);
+    await until(() => upCalls('count') === before + 1, { what: 'the call allowed once', every: 100 });
     assert.equal(granted(), false);
 
     const always = vscode.commands.executeCommand('mcpx.callTool', 'up', 'count');
     drive({ pick: 'Always allow' });
     await always;
-    await until('the call always allowed', () => upCalls('count') === before + 2);
+    await until(() => upCalls('count') === before + 2, { what: 'the call always allowed', every: 100 });
     assert.equal(granted(), true, 'a grant in workspaceState');
     // Remembered: no question this time.
     await vscode.commands.executeCommand('mcpx.callTool', 'up', 'count');
-    await until('the remembered call', () => upCalls('count') === before + 3);
+    await until(() => upCalls('count') === before + 3, { what: 'the remembered call', every: 100 });
 
     const revoked = vscode.commands.executeCommand('mcpx.managePermissions');
     drive({ pick: 'Revoke always-allow grants' }, { pick: 'tool up/count' }, { key: 'Enter' });

@@ -2,12 +2,14 @@
 // its icon and its own log.
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
-import { drive, shotTaken, test, type TreeNode, until } from './harness';
+import { drive, driven, shotTaken, test, type TreeNode } from './harness';
+import { until } from '../harness/wait';
 
 export const upstreamsTree = test('the upstreams tree shows the server with its state', async (x) => {
-  await until('the upstream running', () =>
-    x.host.gateway?.servers().find((s) => s.name === 'up' && s.state === 'running'),
-  );
+  await until(() => x.host.gateway?.servers().find((s) => s.name === 'up' && s.state === 'running'), {
+    what: 'the upstream running',
+    every: 100,
+  });
   const roots = (await x.upstreams.getChildren()) as TreeNode[];
   const up = roots.find((n) => n.name === 'up')!;
   const item = await x.upstreams.getTreeItem(up);
@@ -20,8 +22,7 @@ export const upstreamsTree = test('the upstreams tree shows the server with its 
   const tools = ((await x.upstreams.getChildren(groups[0])) as TreeNode[]).map((n) => String(n.item?.name));
   for (const t of ['echo', 'elicit', 'roots']) assert.ok(tools.includes(t), t);
   await vscode.commands.executeCommand('mcpx.upstreams.focus');
-  drive({ shot: 'upstreams-tree' });
-  await new Promise((r) => setTimeout(r, 1500));
+  await driven({ shot: 'upstreams-tree' });
 });
 
 export const upstreamsSkills = test("the upstreams tree lists a server's skills, each by its name", async (x) => {
@@ -54,22 +55,32 @@ export const failedUpstream =
         },
         vscode.ConfigurationTarget.Global,
       );
-      await until('the broken server configured', () => x.host.gateway?.servers().some((s) => s.name === 'broken'));
+      await until(() => x.host.gateway?.servers().some((s) => s.name === 'broken'), {
+        what: 'the broken server configured',
+        every: 100,
+      });
       // Not awaited: the command ends when its error notification is dismissed.
       void vscode.commands.executeCommand('mcpx.restartUpstream', 'broken');
-      await until('the warning', () =>
-        x.status.backgroundColor instanceof vscode.ThemeColor &&
-        x.status.backgroundColor.id === 'statusBarItem.warningBackground'
-          ? true
-          : undefined,
+      await until(
+        () =>
+          x.status.backgroundColor instanceof vscode.ThemeColor &&
+          x.status.backgroundColor.id === 'statusBarItem.warningBackground'
+            ? true
+            : undefined,
+        { what: 'the warning', every: 100 },
       );
       assert.match(String(x.status.tooltip), /broken failed/);
       const node = ((await x.upstreams.getChildren()) as TreeNode[]).find((n) => n.name === 'broken')!;
       assert.equal(((await x.upstreams.getTreeItem(node)).iconPath as vscode.ThemeIcon).id, 'error');
-      const own = await until('its own log', () => {
-        const lines = x.upstreamLogs.recent.get('broken') ?? [];
-        return lines.includes('boom on stderr') && lines.some((l) => l.startsWith('state: failed')) ? lines : undefined;
-      });
+      const own = await until(
+        () => {
+          const lines = x.upstreamLogs.recent.get('broken') ?? [];
+          return lines.includes('boom on stderr') && lines.some((l) => l.startsWith('state: failed'))
+            ? lines
+            : undefined;
+        },
+        { what: 'its own log', every: 100 },
+      );
       assert.ok(!(x.upstreamLogs.recent.get('up') ?? []).includes('boom on stderr'), 'nothing of it in the log of up');
       assert.ok(own.length > 1);
       await vscode.commands.executeCommand('mcpx.showUpstreamLog', node);
@@ -79,6 +90,9 @@ export const failedUpstream =
       await shotTaken('status-warning', t0);
     } finally {
       await cfg.update('servers', undefined, vscode.ConfigurationTarget.Global);
-      await until('no warning', () => (x.status.backgroundColor === undefined ? true : undefined));
+      await until(() => (x.status.backgroundColor === undefined ? true : undefined), {
+        what: 'no warning',
+        every: 100,
+      });
     }
   });

@@ -3,134 +3,26 @@
 // revision may receive, and the process never exits. Frames that once broke a rule are replayed first.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { after, describe, test } from 'node:test';
 import fc from 'fast-check';
 import { CODE_TABLE, httpStatus, mayEmit } from '../../src/protocol/errors';
-import { HEADERLESS, MODERN, OLDEST, REVISIONS, type Revision } from '../../src/protocol/revisions';
-import { cliJs, repoRoot } from '../harness/gateway';
+import { HEADERLESS, MODERN, OLDEST, type Revision } from '../../src/protocol/revisions';
+import {
+  FIXED_SEED,
+  RANDOM_SEED,
+  PER_RUN,
+  ANSWER_WITHIN_MS,
+  CASES,
+  cli,
+  dir,
+  env,
+  type Frame,
+  bodyText,
+} from './fuzzFrames';
 
-const FIXED_SEED = 20261201;
-const RANDOM_SEED = Number(process.env.MCPX_FUZZ_SEED ?? Date.now() % 2 ** 31);
-/** Frames per transport and seed: 3 transports x 2 seeds x 3,500 = 21,000 per run. */
-const PER_RUN = Number(process.env.MCPX_FUZZ_FRAMES ?? 3500);
-const ANSWER_WITHIN_MS = 10_000;
-const CASES = join(repoRoot(), 'test', 'fuzz-cases');
-
-const cli = cliJs();
-const dir = mkdtempSync(join(tmpdir(), 'mcpx-fuzz-'));
-const env = { ...process.env, XDG_CONFIG_HOME: dir, XDG_STATE_HOME: dir, MCPX_PORT: '' };
-
-// ---- what a frame is --------------------------------------------------------------------------
-
-/** One generated frame: the body as sent (text), and the headers of an HTTP POST. */
-interface Frame {
-  body: string;
-  headers: Record<string, string>;
-}
-
-const METHODS = [
-  'initialize',
-  'ping',
-  'tools/list',
-  'tools/call',
-  'prompts/list',
-  'prompts/get',
-  'resources/list',
-  'resources/read',
-  'resources/templates/list',
-  'resources/subscribe',
-  'resources/unsubscribe',
-  'completion/complete',
-  'logging/setLevel',
-  'server/discover',
-  'subscriptions/listen',
-  'tasks/get',
-  'notifications/initialized',
-  'notifications/cancelled',
-  'notifications/progress',
-  'sampling/createMessage',
-];
-const TOOLS = ['mcpx_servers', 'mcpx_tools', 'mcpx_call', 'echo', 'nope', ''];
-
-const id = fc.oneof(
-  fc.integer({ min: -5, max: 2 ** 31 }),
-  fc.constantFrom(0, -1, 2 ** 53 - 1, 1.5),
-  fc.string({ maxLength: 12 }),
-  fc.constant(null),
-  fc.constant({}),
-  fc.constant([1]),
-  fc.boolean(),
-);
-const meta = fc.oneof(
-  fc.constant(undefined),
-  fc.record(
-    {
-      'io.modelcontextprotocol/protocolVersion': fc.constantFrom(MODERN, '2025-11-25', '2099-01-01', '', 7),
-      'io.modelcontextprotocol/clientCapabilities': fc.oneof(fc.constant({}), fc.jsonValue({ maxDepth: 2 })),
-      'io.modelcontextprotocol/logLevel': fc.constantFrom('debug', 'info', 'nope'),
-      progressToken: fc.oneof(fc.string({ maxLength: 6 }), fc.integer()),
-      'dev.mcpx/session': fc.string({ maxLength: 8 }),
-    },
-    { requiredKeys: [] },
-  ),
-);
-const params = fc.oneof(
-  fc.constant(undefined),
-  fc.jsonValue({ maxDepth: 3 }),
-  fc.record(
-    {
-      name: fc.constantFrom(...TOOLS),
-      uri: fc.constantFrom('mcpx://a/b', 'x', 'mcpx://nope/x'),
-      arguments: fc.jsonValue({ maxDepth: 3 }),
-      cursor: fc.string({ maxLength: 8 }),
-      protocolVersion: fc.constantFrom(...REVISIONS, '1999-01-01'),
-      capabilities: fc.jsonValue({ maxDepth: 2 }),
-      clientInfo: fc.constant({ name: 'fuzz', version: '1' }),
-      level: fc.constantFrom('debug', 'error', 'nope'),
-      requestId: id,
-      notifications: fc.jsonValue({ maxDepth: 2 }),
-      _meta: meta,
-    },
-    { requiredKeys: [] },
-  ),
-);
-const message = fc.record(
-  {
-    jsonrpc: fc.constantFrom('2.0', '2.0', '2.0', '1.0', 2),
-    id,
-    method: fc.oneof(fc.constantFrom(...METHODS), fc.string({ maxLength: 10 })),
-    params,
-    result: fc.jsonValue({ maxDepth: 1 }),
-    error: fc.constant({ code: -1, message: 'x' }),
-  },
-  { requiredKeys: ['jsonrpc'] },
-);
-/** Deep nesting, huge ids, long strings: the shapes a hostile peer sends. */
-const hostile = fc.oneof(
-  fc
-    .integer({ min: 50, max: 3000 })
-    .map(
-      (n) =>
-        `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":${'['.repeat(n)}${']'.repeat(n)}}}`,
-    ),
-  fc
-    .constantFrom('9007199254740993', '1e400', '-0', '12345678901234567890')
-    .map((n) => `{"jsonrpc":"2.0","id":${n},"method":"ping"}`),
-  fc
-    .integer({ min: 1, max: 64 })
-    .map((n) => JSON.stringify(Array.from({ length: n }, (_, i) => ({ jsonrpc: '2.0', id: i, method: 'ping' })))),
-);
-const bodyText = fc.oneof(
-  { weight: 8, arbitrary: message.map((m) => JSON.stringify(m)) },
-  { weight: 2, arbitrary: fc.array(message, { maxLength: 5 }).map((ms) => JSON.stringify(ms)) },
-  { weight: 1, arbitrary: hostile },
-  { weight: 1, arbitrary: fc.string({ maxLength: 40 }) },
-  { weight: 1, arbitrary: message.map((m) => JSON.stringify(m).slice(0, -3)) },
-);
 interface Sent {
   /** The revision the reply must be spelled for, when the fuzzer can tell. */
   rev: Revision;

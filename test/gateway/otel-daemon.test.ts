@@ -4,92 +4,27 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { type Server, type ServerResponse, createServer } from 'node:http';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { type ServerResponse, createServer } from 'node:http';
 import { createInterface } from 'node:readline';
 import { join } from 'node:path';
-import { after, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { build } from 'esbuild';
 import { tracing } from '../../src/telemetry/trace';
 import { cliJs, repoRoot } from '../harness/gateway';
-import { fixtureCommand, gatewayFor, killAll } from '../harness/upstreams';
+import { fixtureCommand, gatewayFor } from '../harness/upstreams';
 import { HttpClient, type Json, StdioClient } from '../harness/wire';
-
-const dir = mkdtempSync(join(tmpdir(), 'mcpx-otel-'));
-after(() => {
-  killAll();
-  rmSync(dir, { recursive: true, force: true });
-});
-
-const CLIENT_TRACE = '0af7651916cd43dd8448eb211c80319c';
-const CLIENT_SPAN = 'b7ad6b7169203331';
-const TRACEPARENT = `00-${CLIENT_TRACE}-${CLIENT_SPAN}-01`;
-const META_CALL = {
-  name: 'mcpx_call',
-  arguments: { server: 'up', tool: 'meta', arguments: { secret: 'do-not-export' } },
-};
-
-interface OtlpSpan {
-  traceId: string;
-  spanId: string;
-  parentSpanId?: string;
-  name: string;
-  kind: number;
-  attributes: Array<{ key: string; value: Record<string, unknown> }>;
-  status?: { code?: number; message?: string };
-}
-interface Receiver {
-  url: string;
-  requests: Array<{ path: string; contentType: string; body: string }>;
-  spans(): OtlpSpan[];
-  close(): Promise<void>;
-}
-
-/** An OTLP/HTTP receiver: every POST recorded, answered 200 with an empty ExportTraceServiceResponse. */
-async function receiver(): Promise<Receiver> {
-  const requests: Receiver['requests'] = [];
-  const server: Server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      requests.push({
-        path: req.url ?? '',
-        contentType: String(req.headers['content-type']),
-        body: Buffer.concat(chunks).toString('utf8'),
-      });
-      res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
-    });
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const port = (server.address() as { port: number }).port;
-  return {
-    url: `http://127.0.0.1:${port}`,
-    requests,
-    spans: () =>
-      requests.flatMap((r) => {
-        const body = JSON.parse(r.body) as {
-          resourceSpans: Array<{
-            resource: { attributes: OtlpSpan['attributes'] };
-            scopeSpans: Array<{ spans: OtlpSpan[] }>;
-          }>;
-        };
-        return body.resourceSpans.flatMap((rs) => rs.scopeSpans.flatMap((s) => s.spans));
-      }),
-    close: () =>
-      new Promise<void>((r) => {
-        server.closeAllConnections();
-        server.close(() => r());
-      }),
-  };
-}
-
-const attr = (s: OtlpSpan, key: string): unknown => {
-  const v = s.attributes.find((a) => a.key === key)?.value;
-  return v === undefined ? undefined : Object.values(v)[0];
-};
-const SERVER_KIND = 2;
-const CLIENT_KIND = 3;
+import {
+  dir,
+  CLIENT_TRACE,
+  CLIENT_SPAN,
+  TRACEPARENT,
+  META_CALL,
+  receiver,
+  attr,
+  SERVER_KIND,
+  CLIENT_KIND,
+} from './otelKit';
 
 /** The `_meta` the upstream received, as its `meta` tool returns it. */
 const upstreamMeta = (result: Json): Json => JSON.parse(String((result.content as Json[])[0]!.text)) as Json;

@@ -5,90 +5,24 @@
 // upstream got stays valid for its revision. Without the setting nothing reaches the receiver and
 // dist/otel.js is never loaded; a receiver that is down fails no call, and the drops are logged once.
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { type Server, createServer } from 'node:http';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { after, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { tracing } from '../../src/telemetry/trace';
 import type { Revision } from '../harness/schema';
-import { checkRecorded, fixtureCommand, gatewayFor, killAll, startHttpFixture } from '../harness/upstreams';
+import { checkRecorded, fixtureCommand, gatewayFor, startHttpFixture } from '../harness/upstreams';
 import { HttpClient, type Json } from '../harness/wire';
-
-const dir = mkdtempSync(join(tmpdir(), 'mcpx-otel-'));
-after(() => {
-  killAll();
-  rmSync(dir, { recursive: true, force: true });
-});
-
-const CLIENT_TRACE = '0af7651916cd43dd8448eb211c80319c';
-const CLIENT_SPAN = 'b7ad6b7169203331';
-const TRACEPARENT = `00-${CLIENT_TRACE}-${CLIENT_SPAN}-01`;
-const META_CALL = {
-  name: 'mcpx_call',
-  arguments: { server: 'up', tool: 'meta', arguments: { secret: 'do-not-export' } },
-};
-
-interface OtlpSpan {
-  traceId: string;
-  spanId: string;
-  parentSpanId?: string;
-  name: string;
-  kind: number;
-  attributes: Array<{ key: string; value: Record<string, unknown> }>;
-  status?: { code?: number; message?: string };
-}
-interface Receiver {
-  url: string;
-  requests: Array<{ path: string; contentType: string; body: string }>;
-  spans(): OtlpSpan[];
-  close(): Promise<void>;
-}
-
-/** An OTLP/HTTP receiver: every POST recorded, answered 200 with an empty ExportTraceServiceResponse. */
-async function receiver(): Promise<Receiver> {
-  const requests: Receiver['requests'] = [];
-  const server: Server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      requests.push({
-        path: req.url ?? '',
-        contentType: String(req.headers['content-type']),
-        body: Buffer.concat(chunks).toString('utf8'),
-      });
-      res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
-    });
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const port = (server.address() as { port: number }).port;
-  return {
-    url: `http://127.0.0.1:${port}`,
-    requests,
-    spans: () =>
-      requests.flatMap((r) => {
-        const body = JSON.parse(r.body) as {
-          resourceSpans: Array<{
-            resource: { attributes: OtlpSpan['attributes'] };
-            scopeSpans: Array<{ spans: OtlpSpan[] }>;
-          }>;
-        };
-        return body.resourceSpans.flatMap((rs) => rs.scopeSpans.flatMap((s) => s.spans));
-      }),
-    close: () =>
-      new Promise<void>((r) => {
-        server.closeAllConnections();
-        server.close(() => r());
-      }),
-  };
-}
-
-const attr = (s: OtlpSpan, key: string): unknown => {
-  const v = s.attributes.find((a) => a.key === key)?.value;
-  return v === undefined ? undefined : Object.values(v)[0];
-};
-const SERVER_KIND = 2;
-const CLIENT_KIND = 3;
+import {
+  dir,
+  CLIENT_TRACE,
+  CLIENT_SPAN,
+  TRACEPARENT,
+  META_CALL,
+  type OtlpSpan,
+  receiver,
+  attr,
+  SERVER_KIND,
+  CLIENT_KIND,
+} from './otelKit';
 
 /** Whether this process has loaded dist/otel.js. */
 const otelLoaded = () => Object.keys(require.cache).some((f) => /[\\/]dist[\\/]otel\.js$/.test(f));

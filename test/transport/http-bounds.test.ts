@@ -7,48 +7,9 @@ import { describe, test } from 'node:test';
 import { startTestServer } from '../harness/gateway';
 import { HttpClient, type Json } from '../harness/wire';
 import { until } from '../harness/wait';
+import { PING, type RawReply, parseReply, exchange, request, MCP_HEADERS, errorOf } from './rawHttp';
 
 const LEGACY = '2025-11-25';
-const PING = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' });
-
-interface RawReply {
-  status: number;
-  head: string;
-  body: string;
-}
-
-function parseReply(text: string): RawReply {
-  const at = text.indexOf('\r\n\r\n');
-  const head = at < 0 ? text : text.slice(0, at);
-  return {
-    status: Number(/^HTTP\/1\.[01] (\d{3})/.exec(head)?.[1] ?? 0),
-    head,
-    body: at < 0 ? '' : text.slice(at + 4),
-  };
-}
-
-/** Writes `text` on a connection of its own and reads until the server closes it. */
-function exchange(port: number, text: string): Promise<RawReply> {
-  return new Promise((resolve, reject) => {
-    const s = connect(port, '127.0.0.1');
-    let got = '';
-    s.on('data', (d) => (got += d.toString('latin1')));
-    s.on('error', reject);
-    s.on('close', () => resolve(parseReply(got)));
-    s.write(text);
-  });
-}
-
-/** A request head and body as an attacker writes it: `lines` are the header lines, Host among them. */
-function request(method: string, target: string, lines: string[], body = '', version = '1.1'): string {
-  const length = body || method === 'POST' ? [`Content-Length: ${Buffer.byteLength(body)}`] : [];
-  return `${method} ${target} HTTP/${version}\r\n${[...lines, ...length, 'Connection: close'].join('\r\n')}\r\n\r\n${body}`;
-}
-
-const MCP_HEADERS = ['Content-Type: application/json', 'Accept: application/json, text/event-stream'];
-
-const errorOf = (r: RawReply): Json => (JSON.parse(r.body) as Json).error as Json;
-
 describe('connection bounds', () => {
   test('half-sent requests are closed after transport.headersTimeout / requestTimeout; an SSE stream and a long call are not', async () => {
     const gw = await startTestServer({

@@ -4,7 +4,6 @@
 // connections are held, and legacy sessions that a flood of initialize cannot hold. Raw sockets
 // (node:net) where fetch cannot say what an attacker sends.
 import assert from 'node:assert/strict';
-import { connect } from 'node:net';
 import { describe, test } from 'node:test';
 import { listen } from '../../src/app/app';
 import { Settings } from '../../src/config/settings';
@@ -12,46 +11,7 @@ import { readHead } from '../../src/transport/head';
 import { testProvider } from '../fixtures/provider';
 import { startTestServer } from '../harness/gateway';
 import type { Json } from '../harness/wire';
-
-const PING = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' });
-
-interface RawReply {
-  status: number;
-  head: string;
-  body: string;
-}
-
-function parseReply(text: string): RawReply {
-  const at = text.indexOf('\r\n\r\n');
-  const head = at < 0 ? text : text.slice(0, at);
-  return {
-    status: Number(/^HTTP\/1\.[01] (\d{3})/.exec(head)?.[1] ?? 0),
-    head,
-    body: at < 0 ? '' : text.slice(at + 4),
-  };
-}
-
-/** Writes `text` on a connection of its own and reads until the server closes it. */
-function exchange(port: number, text: string): Promise<RawReply> {
-  return new Promise((resolve, reject) => {
-    const s = connect(port, '127.0.0.1');
-    let got = '';
-    s.on('data', (d) => (got += d.toString('latin1')));
-    s.on('error', reject);
-    s.on('close', () => resolve(parseReply(got)));
-    s.write(text);
-  });
-}
-
-/** A request head and body as an attacker writes it: `lines` are the header lines, Host among them. */
-function request(method: string, target: string, lines: string[], body = '', version = '1.1'): string {
-  const length = body || method === 'POST' ? [`Content-Length: ${Buffer.byteLength(body)}`] : [];
-  return `${method} ${target} HTTP/${version}\r\n${[...lines, ...length, 'Connection: close'].join('\r\n')}\r\n\r\n${body}`;
-}
-
-const MCP_HEADERS = ['Content-Type: application/json', 'Accept: application/json, text/event-stream'];
-
-const errorOf = (r: RawReply): Json => (JSON.parse(r.body) as Json).error as Json;
+import { PING, exchange, request, MCP_HEADERS, errorOf } from './rawHttp';
 
 describe('refusals never echo the path', () => {
   test('404, 401, 405, a wrong Host and a route under /v1: no body and no log line holds the secret', async () => {

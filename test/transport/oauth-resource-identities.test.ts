@@ -5,49 +5,10 @@ import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { after, before, describe, test } from 'node:test';
 import { cliJs } from '../harness/gateway';
-import { TestIssuer } from '../harness/issuer';
-import { type TestGateway, fixtureCommand, gatewayFor, killAll } from '../harness/upstreams';
+import { type TestGateway, fixtureCommand, gatewayFor } from '../harness/upstreams';
 import { HttpClient, type Json } from '../harness/wire';
 import { stays, until } from '../harness/wait';
-
-const LEGACY = '2025-11-25';
-const MODERN = '2026-07-28';
-const up = () => fixtureCommand(['--rev', LEGACY, '--name', 'up']);
-
-let issuer: TestIssuer;
-before(async () => {
-  issuer = await new TestIssuer().start();
-});
-after(async () => {
-  await issuer.close();
-  killAll();
-});
-
-const PERMISSIONS = {
-  rules: [
-    { server: 'up', tool: 'add', client: { claims: { groups: 'admins' } }, action: 'allow' },
-    { server: 'up', tool: 'add', action: 'deny' },
-    { server: 'up', tool: 'echo', action: 'ask' },
-  ],
-};
-const PROFILES = {
-  ops: { servers: ['up'], mode: 'passthrough', access: { claims: { groups: 'admins' }, scopes: ['ops'] } },
-};
-
-async function protectedGateway(values: Record<string, unknown> = {}, log?: (l: string) => void): Promise<TestGateway> {
-  return gatewayFor(
-    { up: up() },
-    { 'auth.issuer': issuer.url, 'auth.scopes': ['mcp'], 'mcp.passthrough': ['up'], ...values },
-    { permissions: PERMISSIONS, profiles: PROFILES },
-    log ? { log } : {},
-  );
-}
-
-const bearer = (t: string) => ({ Authorization: `Bearer ${t}` });
-const PING = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' });
-const JSON_TYPE = { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' };
-const post = (url: string, h: Record<string, string> = {}) =>
-  fetch(url, { method: 'POST', headers: { ...JSON_TYPE, ...h }, body: PING });
+import { LEGACY, MODERN, issuer, protectedGateway, bearer, post } from './protectedGateway';
 
 /** The parameters of a Bearer challenge. */
 function challenge(res: Response): Record<string, string> {

@@ -2,44 +2,13 @@
 // "Hostile shapes"): questions without end, forked children, and responses nobody asked for or nobody can
 // read — through real clients of the gateway, asserted by errors, counts and bytes, never by durations.
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { after, describe, test } from 'node:test';
-import { repoRoot } from '../harness/gateway';
-import { events, hostile, httpHostile, killHostiles } from '../harness/hostile';
+import { describe, test } from 'node:test';
+import { events, hostile, httpHostile } from '../harness/hostile';
 import { alive } from '../harness/process';
-import { fixtureCommand, gatewayFor, killAll } from '../harness/upstreams';
-import { HttpClient, type Json, StdioClient } from '../harness/wire';
+import { fixtureCommand, gatewayFor } from '../harness/upstreams';
+import { HttpClient } from '../harness/wire';
 import { until } from '../harness/wait';
-
-const dir = mkdtempSync(join(tmpdir(), 'mcpx-hostile-'));
-after(() => {
-  killAll();
-  killHostiles();
-  rmSync(dir, { recursive: true, force: true });
-});
-
-const LEGACY = '2025-11-25';
-const MODERN = '2026-07-28';
-const text = (r: Json | undefined) => String(((r?.content as Json[]) ?? [])[0]?.text ?? '');
-const call = (c: HttpClient, server: string, tool: string, args: Json = {}, meta: Json = {}) =>
-  c.request('tools/call', { name: 'mcpx_call', arguments: { server, tool, arguments: args } }, { meta });
-let n = 0;
-const record = () => join(dir, `r${++n}.jsonl`);
-
-/** `mcpx serve --transport stdio --standalone` over `servers`, as a stdio client of `rev` sees it. */
-function standalone(servers: Record<string, unknown>, settings: Json = {}, capabilities: Json = {}): StdioClient {
-  const config = join(dir, `c${++n}.json`);
-  writeFileSync(config, JSON.stringify({ servers, settings }));
-  const cli = join(repoRoot(), 'dist', 'cli.js');
-  return new StdioClient(
-    process.execPath,
-    [cli, 'serve', '--transport', 'stdio', '--standalone', '--config', config],
-    LEGACY,
-    capabilities,
-  );
-}
+import { LEGACY, MODERN, text, call, record, standalone } from './hostileKit';
 
 describe('questions without end', () => {
   test('an upstream that asks again after every answer: the call ends after proto.askRounds questions, naming the setting', async () => {

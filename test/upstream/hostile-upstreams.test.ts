@@ -3,43 +3,14 @@
 // answers to, forked children, responses nobody asked for or nobody can read (docs/security.md
 // "Bounds", "Hostile shapes"). Asserted by errors, counts and bytes, never by durations.
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, describe, test } from 'node:test';
-import { repoRoot } from '../harness/gateway';
-import { events, hostile, httpHostile, killHostiles, memoryInUse } from '../harness/hostile';
-import { gatewayFor, killAll } from '../harness/upstreams';
-import { HttpClient, type Json, StdioClient } from '../harness/wire';
+import { describe, test } from 'node:test';
+import { events, hostile, httpHostile, memoryInUse } from '../harness/hostile';
+import { gatewayFor } from '../harness/upstreams';
+import { HttpClient, type Json } from '../harness/wire';
 import { until } from '../harness/wait';
-
-const dir = mkdtempSync(join(tmpdir(), 'mcpx-hostile-'));
-after(() => {
-  killAll();
-  killHostiles();
-  rmSync(dir, { recursive: true, force: true });
-});
-
-const LEGACY = '2025-11-25';
-const MODERN = '2026-07-28';
-const text = (r: Json | undefined) => String(((r?.content as Json[]) ?? [])[0]?.text ?? '');
-const call = (c: HttpClient, server: string, tool: string, args: Json = {}, meta: Json = {}) =>
-  c.request('tools/call', { name: 'mcpx_call', arguments: { server, tool, arguments: args } }, { meta });
-let n = 0;
-const record = () => join(dir, `r${++n}.jsonl`);
-
-/** `mcpx serve --transport stdio --standalone` over `servers`, as a stdio client of `rev` sees it. */
-function standalone(servers: Record<string, unknown>, settings: Json = {}, capabilities: Json = {}): StdioClient {
-  const config = join(dir, `c${++n}.json`);
-  writeFileSync(config, JSON.stringify({ servers, settings }));
-  const cli = join(repoRoot(), 'dist', 'cli.js');
-  return new StdioClient(
-    process.execPath,
-    [cli, 'serve', '--transport', 'stdio', '--standalone', '--config', config],
-    LEGACY,
-    capabilities,
-  );
-}
+import { dir, LEGACY, MODERN, text, call, record, standalone } from './hostileKit';
 
 describe('a result of 100 MB', () => {
   test('stdio: refused at transport.maxLineBytes before it is read; the connection restarts and the next call works', async () => {

@@ -2,34 +2,15 @@
 // answers checked like any other (role, content, model, within maxTokens) before the upstream sees them, a
 // client not yet initialized asked nothing, and a declined sampling to a 2026-07-28 upstream.
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { after, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { answerProblem } from '../../src/gateway/inbox/broker';
 import { HttpPeer } from '../fixtures/upstream/client';
 import type { Revision } from '../harness/schema';
-import { killHostiles } from '../harness/hostile';
-import { checkRecorded, fixtureCommand, gatewayFor, killAll } from '../harness/upstreams';
+import { checkRecorded, fixtureCommand, gatewayFor } from '../harness/upstreams';
 import { HttpClient, type Json } from '../harness/wire';
 import { until } from '../harness/wait';
-
-const dir = mkdtempSync(join(tmpdir(), 'mcpx-q-'));
-after(() => {
-  killAll();
-  killHostiles();
-  rmSync(dir, { recursive: true, force: true });
-});
-
-const ALL = { elicitation: {}, sampling: {}, roots: {} };
-const answers = (req: Json): Json => {
-  if (req.method === 'elicitation/create') return { action: 'accept', content: { answer: 'forty-two' } };
-  if (req.method === 'sampling/createMessage')
-    return { role: 'assistant', content: { type: 'text', text: 'sampled!' }, model: 'test-model' };
-  return { roots: [{ uri: 'file:///client/root', name: 'client root' }] };
-};
-const textOf = (r: Json) =>
-  String(((((r.result as Json)?.content as Json[]) ?? [])[0] as Json)?.text ?? JSON.stringify(r.error));
+import { dir, ALL, answers, textOf } from './questionsKit';
 
 describe('answers the client gets wrong, or never gives', () => {
   test('an invalid answer is refused with the reason and asked again; it never reaches the upstream', async () => {

@@ -2,33 +2,14 @@
 // elicitation per revision; no question ever reaching a client that did not declare the capability; and
 // the host port, where the person answers what the calling client cannot.
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { after, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { HttpPeer } from '../fixtures/upstream/client';
 import type { Revision } from '../harness/schema';
-import { hostile, killHostiles } from '../harness/hostile';
-import { fixtureCommand, gatewayFor, killAll } from '../harness/upstreams';
+import { hostile } from '../harness/hostile';
+import { fixtureCommand, gatewayFor } from '../harness/upstreams';
 import { HttpClient, type Json } from '../harness/wire';
 import { until } from '../harness/wait';
-
-const dir = mkdtempSync(join(tmpdir(), 'mcpx-q-'));
-after(() => {
-  killAll();
-  killHostiles();
-  rmSync(dir, { recursive: true, force: true });
-});
-
-const ALL = { elicitation: {}, sampling: {}, roots: {} };
-const answers = (req: Json): Json => {
-  if (req.method === 'elicitation/create') return { action: 'accept', content: { answer: 'forty-two' } };
-  if (req.method === 'sampling/createMessage')
-    return { role: 'assistant', content: { type: 'text', text: 'sampled!' }, model: 'test-model' };
-  return { roots: [{ uri: 'file:///client/root', name: 'client root' }] };
-};
-const textOf = (r: Json) =>
-  String(((((r.result as Json)?.content as Json[]) ?? [])[0] as Json)?.text ?? JSON.stringify(r.error));
+import { ALL, answers, textOf } from './questionsKit';
 
 describe('who answers, and when nobody may', () => {
   test('an upstream that withdraws its own question (notifications/cancelled): the client is told, with the upstream’s reason', async () => {

@@ -5,16 +5,8 @@ import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
 import { describe, test } from 'node:test';
 import { alive } from '../harness/process';
-import {
-  authorizeRequest,
-  consent,
-  fixtureFor,
-  type OAuthFixture,
-  pkce,
-  postForm,
-  REDIRECT,
-  registerClient,
-} from '../harness/oauth';
+import { authorizeRequest, consent, fixtureFor, pkce, postForm, REDIRECT, registerClient } from '../harness/oauth';
+import { rpc, session, toolNames } from './oauthFixtureKit';
 
 type Json = Record<string, unknown>;
 const getJson = async (url: string): Promise<{ status: number; body: Json }> => {
@@ -23,41 +15,6 @@ const getJson = async (url: string): Promise<{ status: number; body: Json }> => 
 };
 
 /** One JSON-RPC POST to the MCP server (2025-06-18 Streamable HTTP). */
-async function rpc(fx: OAuthFixture, token: string | undefined, body: Json, session?: string): Promise<Response> {
-  const headers: Record<string, string> = {
-    'Content-Type': 'application/json',
-    Accept: 'application/json, text/event-stream',
-  };
-  if (token !== undefined) headers.Authorization = `Bearer ${token}`;
-  if (session !== undefined) {
-    headers['Mcp-Session-Id'] = session;
-    headers['MCP-Protocol-Version'] = '2025-06-18';
-  }
-  return fetch(fx.mcp, { method: 'POST', headers, body: JSON.stringify({ jsonrpc: '2.0', ...body }) });
-}
-
-/** initialize + initialized with the bearer: the session id. */
-async function session(fx: OAuthFixture, token: string): Promise<string> {
-  const init = await rpc(fx, token, {
-    id: 1,
-    method: 'initialize',
-    params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } },
-  });
-  assert.equal(init.status, 200);
-  const sid = init.headers.get('mcp-session-id')!;
-  assert.ok(sid);
-  await init.text();
-  assert.equal((await rpc(fx, token, { method: 'notifications/initialized' }, sid)).status, 202);
-  return sid;
-}
-
-async function toolNames(fx: OAuthFixture, token: string, sid: string): Promise<string[]> {
-  const r = await rpc(fx, token, { id: 2, method: 'tools/list' }, sid);
-  assert.equal(r.status, 200);
-  const body = (await r.json()) as { result: { tools: Array<{ name: string }> } };
-  return body.result.tools.map((t) => t.name);
-}
-
 describe('OAuth fixture', () => {
   test('discovery: 401 with resource_metadata and scope, protected resource metadata, AS metadata', async (t) => {
     const fx = await fixtureFor(t);

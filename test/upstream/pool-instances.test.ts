@@ -2,34 +2,16 @@
 // idle upstreams stopped, the entries of identities and legacy sessions — against real fixture upstreams.
 import assert from 'node:assert/strict';
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { after, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { repoRoot } from '../harness/gateway';
-import { fixtureCommand, gatewayFor, killAll, startHttpFixture } from '../harness/upstreams';
+import { fixtureCommand, gatewayFor, startHttpFixture } from '../harness/upstreams';
 import { HttpClient, type Json } from '../harness/wire';
 import { alive } from '../harness/process';
 import { until } from '../harness/wait';
-
-const dir = mkdtempSync(join(tmpdir(), 'mcpx-pool-'));
-after(() => {
-  killAll();
-  rmSync(dir, { recursive: true, force: true });
-});
-
-const fx = (...args: string[]) => fixtureCommand(['--rev', '2025-11-25', '--name', 'up', ...args]);
-const text = (r: Json | undefined) => String(((r?.content as Json[]) ?? [])[0]?.text ?? '');
-
-async function client(url: string, session?: string): Promise<HttpClient> {
-  const c = new HttpClient(url, '2025-11-25');
-  await c.initialize();
-  if (session) c.opts.headers = { ...c.opts.headers };
-  return c;
-}
-const call = (c: HttpClient, server: string, tool: string, args: Json = {}, extra: Json = {}, meta: Json = {}) =>
-  c.request('tools/call', { name: 'mcpx_call', arguments: { server, tool, arguments: args, ...extra } }, { meta });
+import { dir, fx, text, client, call } from './poolKit';
 
 describe('pass-through', () => {
   test('a name two upstreams offer fails the list naming both; errors relay with their status; unlisted names are forwarded', async () => {

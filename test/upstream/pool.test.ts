@@ -1,32 +1,14 @@
 // The pool against fixture upstreams that misbehave: crashes mid-call, hangs, never answers the
 // handshake, writes garbage, exits at once. And scope, auth, filters, and no child left behind.
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { RESTART_POLICY } from '../../src/upstream/pool';
-import { fixtureCommand, gatewayFor, killAll, startHttpFixture } from '../harness/upstreams';
+import { gatewayFor, startHttpFixture } from '../harness/upstreams';
 import { HttpClient, type Json } from '../harness/wire';
 import { until } from '../harness/wait';
-
-const dir = mkdtempSync(join(tmpdir(), 'mcpx-pool-'));
-after(() => {
-  killAll();
-  rmSync(dir, { recursive: true, force: true });
-});
-
-const fx = (...args: string[]) => fixtureCommand(['--rev', '2025-11-25', '--name', 'up', ...args]);
-const text = (r: Json | undefined) => String(((r?.content as Json[]) ?? [])[0]?.text ?? '');
-
-async function client(url: string, session?: string): Promise<HttpClient> {
-  const c = new HttpClient(url, '2025-11-25');
-  await c.initialize();
-  if (session) c.opts.headers = { ...c.opts.headers };
-  return c;
-}
-const call = (c: HttpClient, server: string, tool: string, args: Json = {}, extra: Json = {}, meta: Json = {}) =>
-  c.request('tools/call', { name: 'mcpx_call', arguments: { server, tool, arguments: args, ...extra } }, { meta });
+import { dir, fx, text, client, call } from './poolKit';
 
 describe('failure modes', () => {
   test('a crash mid-call fails that call at once, naming the server; the next call restarts it', async () => {

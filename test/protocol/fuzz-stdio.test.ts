@@ -3,13 +3,12 @@
 // revision may receive, and the process never exits. Frames that once broke a rule are replayed first.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { readFileSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { after, describe, test } from 'node:test';
 import fc from 'fast-check';
-import { CODE_TABLE, httpStatus, mayEmit } from '../../src/protocol/errors';
-import { HEADERLESS, MODERN, OLDEST, type Revision } from '../../src/protocol/revisions';
+import { OLDEST } from '../../src/protocol/revisions';
 import {
   FIXED_SEED,
   RANDOM_SEED,
@@ -21,62 +20,12 @@ import {
   env,
   type Frame,
   bodyText,
+  parsed,
+  checkError,
+  keep,
 } from './fuzzFrames';
 
-interface Sent {
-  /** The revision the reply must be spelled for, when the fuzzer can tell. */
-  rev: Revision;
-  /** Ids of the requests in the frame that must each be answered. */
-  ids: unknown[];
-  /** Every id a message of the frame carried. */
-  seen?: unknown[];
-  batch: boolean;
-}
-
-function parsed(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
-}
-
-/** Statuses with which the transport refuses a request before any JSON-RPC handling. */
-const REFUSALS = new Set([400, 401, 403, 404, 405, 406, 413, 415, 429, 503]);
-
-function checkError(err: unknown, status: number | undefined, sent: Sent, where: string): void {
-  const e = err as { code?: unknown; message?: unknown };
-  assert.equal(typeof e.code, 'number', `${where}: error without a numeric code`);
-  const code = e.code as number;
-  assert.ok(CODE_TABLE[code], `${where}: unknown error code ${code}`);
-  assert.doesNotMatch(
-    String(e.message),
-    /call stack|Cannot read|undefined is not|is not a function/i,
-    `${where}: an internal failure leaked`,
-  );
-  // A modern request may get a modern code, a legacy one a legacy code; which of the two the gateway
-  // read the frame as is the era's to decide, so the code must fit one of them.
-  assert.ok(
-    mayEmit(code, sent.rev) || mayEmit(code, MODERN) || mayEmit(code, OLDEST),
-    `${where}: ${code} to ${sent.rev}`,
-  );
-  if (status !== undefined && status !== 200 && !REFUSALS.has(status)) {
-    assert.fail(`${where}: HTTP ${status} for ${code}`);
-  }
-  if (status !== undefined && status !== 200 && !sent.batch) {
-    const legal = [httpStatus(code, sent.rev), httpStatus(code, MODERN), httpStatus(code, HEADERLESS)];
-    assert.ok(legal.includes(status) || REFUSALS.has(status), `${where}: HTTP ${status} for ${code}`);
-  }
-}
-
-// ---- the gateway under test ---------------------------------------------------------------------
-
-/** A frame that broke a rule is written out, so that it can be kept under test/fuzz-cases/. */
-function keep(kind: string, f: Frame): void {
-  const file = join(dir, `failed-${kind}-${Date.now()}.json`);
-  writeFileSync(file, JSON.stringify({ kind, ...f }, null, 2));
-  process.stderr.write(`fuzz: a failing frame is in ${file}; copy it to test/fuzz-cases/ to keep it\n`);
-}
+// ---- the gateway under test// ---- the gateway under test ---------------------------------------------------------------------
 
 after(() => rmSync(dir, { recursive: true, force: true }));
 

@@ -5,14 +5,13 @@
 // memory after a warm-up. Frames that once broke a rule are replayed first (test/fuzz-cases/).
 import assert from 'node:assert/strict';
 import { type ChildProcess, spawn } from 'node:child_process';
-import { readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { readFileSync, readdirSync, rmSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { after, before, describe, test } from 'node:test';
 import fc from 'fast-check';
-import { CODE_TABLE, httpStatus, mayEmit } from '../../src/protocol/errors';
-import { HEADERLESS, MODERN, OLDEST, REVISIONS, type Revision, isRevision } from '../../src/protocol/revisions';
+import { HEADERLESS, MODERN, REVISIONS, type Revision, isRevision } from '../../src/protocol/revisions';
 import { until } from '../harness/wait';
 import {
   FIXED_SEED,
@@ -28,6 +27,11 @@ import {
   TOOLS,
   message,
   bodyText,
+  type Sent,
+  parsed,
+  checkError,
+  keep,
+  REFUSALS,
 } from './fuzzFrames';
 
 const modernHeaders = fc.record(
@@ -68,26 +72,8 @@ const frames: Record<'legacy' | 'modern', fc.Arbitrary<Frame>> = {
 
 // ---- the oracle --------------------------------------------------------------------------------
 
-interface Sent {
-  /** The revision the reply must be spelled for, when the fuzzer can tell. */
-  rev: Revision;
-  /** Ids of the requests in the frame that must each be answered. */
-  ids: unknown[];
-  /** Every id a message of the frame carried. */
-  seen?: unknown[];
-  batch: boolean;
-}
-
-function parsed(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
-}
-
 /** What a frame asks for, read the way a peer that follows the spec would read it. */
-function expectation(frame: Frame, era: 'legacy' | 'modern' | 'stdio'): Sent {
+function expectation(frame: Frame, era: 'legacy' | 'modern'): Sent {
   const v = parsed(frame.body);
   const items = Array.isArray(v) ? v : [v];
   const ids = items
@@ -99,43 +85,8 @@ function expectation(frame: Frame, era: 'legacy' | 'modern' | 'stdio'): Sent {
     .filter((m) => typeof m === 'object' && m !== null && 'id' in m)
     .map((m) => (m as { id: unknown }).id);
   const header = frame.headers['MCP-Protocol-Version'];
-  const rev: Revision =
-    era === 'stdio'
-      ? OLDEST
-      : era === 'modern' && header === MODERN
-        ? MODERN
-        : isRevision(header)
-          ? header
-          : HEADERLESS;
+  const rev: Revision = era === 'modern' && header === MODERN ? MODERN : isRevision(header) ? header : HEADERLESS;
   return { rev, ids, seen, batch: Array.isArray(v) };
-}
-
-/** Statuses with which the transport refuses a request before any JSON-RPC handling. */
-const REFUSALS = new Set([400, 401, 403, 404, 405, 406, 413, 415, 429, 503]);
-
-function checkError(err: unknown, status: number | undefined, sent: Sent, where: string): void {
-  const e = err as { code?: unknown; message?: unknown };
-  assert.equal(typeof e.code, 'number', `${where}: error without a numeric code`);
-  const code = e.code as number;
-  assert.ok(CODE_TABLE[code], `${where}: unknown error code ${code}`);
-  assert.doesNotMatch(
-    String(e.message),
-    /call stack|Cannot read|undefined is not|is not a function/i,
-    `${where}: an internal failure leaked`,
-  );
-  // A modern request may get a modern code, a legacy one a legacy code; which of the two the gateway
-  // read the frame as is the era's to decide, so the code must fit one of them.
-  assert.ok(
-    mayEmit(code, sent.rev) || mayEmit(code, MODERN) || mayEmit(code, OLDEST),
-    `${where}: ${code} to ${sent.rev}`,
-  );
-  if (status !== undefined && status !== 200 && !REFUSALS.has(status)) {
-    assert.fail(`${where}: HTTP ${status} for ${code}`);
-  }
-  if (status !== undefined && status !== 200 && !sent.batch) {
-    const legal = [httpStatus(code, sent.rev), httpStatus(code, MODERN), httpStatus(code, HEADERLESS)];
-    assert.ok(legal.includes(status) || REFUSALS.has(status), `${where}: HTTP ${status} for ${code}`);
-  }
 }
 
 // ---- the gateway under test ---------------------------------------------------------------------
@@ -244,13 +195,6 @@ async function runHttp(era: 'legacy' | 'modern', seed: number, n: number): Promi
   };
   await Promise.all([worker(), worker(), worker(), worker()]);
   assert.equal(daemon.exitCode, null, 'the gateway is still running');
-}
-
-/** A frame that broke a rule is written out, so that it can be kept under test/fuzz-cases/. */
-function keep(kind: string, f: Frame): void {
-  const file = join(dir, `failed-${kind}-${Date.now()}.json`);
-  writeFileSync(file, JSON.stringify({ kind, ...f }, null, 2));
-  process.stderr.write(`fuzz: a failing frame is in ${file}; copy it to test/fuzz-cases/ to keep it\n`);
 }
 
 before(async () => {

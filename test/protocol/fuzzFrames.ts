@@ -1,10 +1,13 @@
 // The fuzz tests' frames (fuzz.test.ts over HTTP and stdio, fuzz-stdio.test.ts): the seeds, the bounds, the
-// state directory of the gateway under test, and fast-check's arbitraries of hostile JSON-RPC frames.
-import { mkdtempSync } from 'node:fs';
+// state directory of the gateway under test, fast-check's arbitraries of hostile JSON-RPC frames, what an
+// error in reply to one must be, and a failing frame kept.
+import assert from 'node:assert/strict';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
-import { MODERN, REVISIONS } from '../../src/protocol/revisions';
+import { CODE_TABLE, httpStatus, mayEmit } from '../../src/protocol/errors';
+import { HEADERLESS, MODERN, OLDEST, REVISIONS, type Revision } from '../../src/protocol/revisions';
 import { cliJs, repoRoot } from '../harness/gateway';
 
 export const FIXED_SEED = 20261201;
@@ -125,3 +128,58 @@ export const bodyText = fc.oneof(
   { weight: 1, arbitrary: fc.string({ maxLength: 40 }) },
   { weight: 1, arbitrary: message.map((m) => JSON.stringify(m).slice(0, -3)) },
 );
+
+// ---- what a reply must be ---------------------------------------------------------------------
+
+export interface Sent {
+  /** The revision the reply must be spelled for, when the fuzzer can tell. */
+  rev: Revision;
+  /** Ids of the requests in the frame that must each be answered. */
+  ids: unknown[];
+  /** Every id a message of the frame carried. */
+  seen?: unknown[];
+  batch: boolean;
+}
+
+export function parsed(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Statuses with which the transport refuses a request before any JSON-RPC handling. */
+export const REFUSALS = new Set([400, 401, 403, 404, 405, 406, 413, 415, 429, 503]);
+
+export function checkError(err: unknown, status: number | undefined, sent: Sent, where: string): void {
+  const e = err as { code?: unknown; message?: unknown };
+  assert.equal(typeof e.code, 'number', `${where}: error without a numeric code`);
+  const code = e.code as number;
+  assert.ok(CODE_TABLE[code], `${where}: unknown error code ${code}`);
+  assert.doesNotMatch(
+    String(e.message),
+    /call stack|Cannot read|undefined is not|is not a function/i,
+    `${where}: an internal failure leaked`,
+  );
+  // A modern request may get a modern code, a legacy one a legacy code; which of the two the gateway
+  // read the frame as is the era's to decide, so the code must fit one of them.
+  assert.ok(
+    mayEmit(code, sent.rev) || mayEmit(code, MODERN) || mayEmit(code, OLDEST),
+    `${where}: ${code} to ${sent.rev}`,
+  );
+  if (status !== undefined && status !== 200 && !REFUSALS.has(status)) {
+    assert.fail(`${where}: HTTP ${status} for ${code}`);
+  }
+  if (status !== undefined && status !== 200 && !sent.batch) {
+    const legal = [httpStatus(code, sent.rev), httpStatus(code, MODERN), httpStatus(code, HEADERLESS)];
+    assert.ok(legal.includes(status) || REFUSALS.has(status), `${where}: HTTP ${status} for ${code}`);
+  }
+}
+
+/** A frame that broke a rule is written out, so that it can be kept under test/fuzz-cases/. */
+export function keep(kind: string, f: Frame): void {
+  const file = join(dir, `failed-${kind}-${Date.now()}.json`);
+  writeFileSync(file, JSON.stringify({ kind, ...f }, null, 2));
+  process.stderr.write(`fuzz: a failing frame is in ${file}; copy it to test/fuzz-cases/ to keep it\n`);
+}

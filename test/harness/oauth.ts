@@ -168,12 +168,14 @@ export async function admin<T = unknown>(fx: OAuthFixture, path: string, method 
   return (await res.json()) as T;
 }
 
-/** `mcpx ARGS` (dist/cli.js) in `env`; what every run printed is kept in `printed`, for the grep at the end. */
+/** `mcpx ARGS` (dist/cli.js) in `env`; what every run printed is kept in `printed`, for the grep at the end.
+ *  `daemon(config)` is `mcpx daemon` on that config once it listens, its log kept in `printed` as it exits. */
 export function cliRunner(
   cli: string,
   env: NodeJS.ProcessEnv,
 ): {
   run(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }>;
+  daemon(config: string): Promise<ChildProcess>;
   printed: string[];
 } {
   const printed: string[] = [];
@@ -189,5 +191,19 @@ export function cliRunner(
         resolve({ code, stdout, stderr });
       });
     });
-  return { run, printed };
+  const daemon = async (config: string): Promise<ChildProcess> => {
+    const child = spawn(process.execPath, [cli, 'daemon', '--port', '0', '--config', config], {
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let err = '';
+    child.stderr!.on('data', (d) => (err += d));
+    child.once('exit', () => printed.push(err));
+    const line = await new Promise<string>((resolve) =>
+      createInterface({ input: child.stdout! }).once('line', resolve),
+    );
+    assert.match(line, /mcpx listening on /);
+    return child;
+  };
+  return { run, daemon, printed };
 }

@@ -11,11 +11,11 @@ import { createHash } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 import { after, before, describe, test } from 'node:test';
 import { type JWK, calculateJwkThumbprint, decodeJwt, decodeProtectedHeader } from 'jose';
 import type { SignInPort } from '../../src/upstream/auth/authorizer';
 import { cliJs } from '../harness/gateway';
+import { stopChild } from '../harness/paths';
 import {
   type AdminLog,
   type Logged,
@@ -46,7 +46,7 @@ const idTokenFile = join(fxDir, 'id-token');
 const record = join(fxDir, 'frames.jsonl');
 const ENTERPRISE_SECRET = 'enterprise-client-secret-0123456789';
 /** Every mcpx run of this file, with what it printed (the daemon's log and the sign-ins' added). */
-const { run, printed } = cliRunner(cli, env);
+const { run, daemon: startDaemon, printed } = cliRunner(cli, env);
 
 let fx: OAuthFixture;
 let daemon: ChildProcess | undefined;
@@ -115,25 +115,11 @@ before(async () => {
     },
   });
   writeFileSync(config, configText);
-  daemon = spawn(process.execPath, [cli, 'daemon', '--port', '0', '--config', config], {
-    env,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let err = '';
-  daemon.stderr!.on('data', (d) => (err += d));
-  daemon.once('exit', () => printed.push(err));
-  const line = await new Promise<string>((resolve) =>
-    createInterface({ input: daemon!.stdout! }).once('line', resolve),
-  );
-  assert.match(line, /mcpx listening on /);
+  daemon = await startDaemon(config);
 });
 
 after(async () => {
-  if (daemon && daemon.exitCode === null) {
-    const exited = new Promise((r) => daemon!.once('exit', r));
-    daemon.kill('SIGTERM');
-    await exited;
-  }
+  if (daemon) await stopChild(daemon);
   await fx?.stop();
   rmSync(dir, { recursive: true, force: true });
   rmSync(fxDir, { recursive: true, force: true });

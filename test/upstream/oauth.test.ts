@@ -8,10 +8,10 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 import { after, before, describe, test } from 'node:test';
 import type { SignInPort } from '../../src/upstream/auth/authorizer';
 import { cliJs } from '../harness/gateway';
+import { stopChild } from '../harness/paths';
 import { type AdminLog, type OAuthFixture, admin, cliRunner, consent, startOAuthFixture } from '../harness/oauth';
 import { checkRecorded, gatewayFor } from '../harness/upstreams';
 import { HttpClient } from '../harness/wire';
@@ -32,7 +32,7 @@ const config = join(dir, 'mcp.json');
 const fxDir = mkdtempSync(join(tmpdir(), 'mcpx-oauth-fx-'));
 const record = join(fxDir, 'frames.jsonl');
 /** Every mcpx run of this file; everything the processes printed, for the grep at the end. */
-const { run, printed } = cliRunner(cli, env);
+const { run, daemon: startDaemon, printed } = cliRunner(cli, env);
 
 let fx: OAuthFixture;
 let daemon: ChildProcess | undefined;
@@ -55,25 +55,11 @@ before(async () => {
   mkdirSync(join(dir, 'mcpx'), { recursive: true });
   // No auth block: the server's 401 with a Bearer challenge starts discovery on its own.
   writeFileSync(config, JSON.stringify({ servers: { fx: { type: 'http', url: fx.mcp } } }));
-  daemon = spawn(process.execPath, [cli, 'daemon', '--port', '0', '--config', config], {
-    env,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let err = '';
-  daemon.stderr!.on('data', (d) => (err += d));
-  daemon.once('exit', () => printed.push(err));
-  const line = await new Promise<string>((resolve) =>
-    createInterface({ input: daemon!.stdout! }).once('line', resolve),
-  );
-  assert.match(line, /mcpx listening on /);
+  daemon = await startDaemon(config);
 });
 
 after(async () => {
-  if (daemon && daemon.exitCode === null) {
-    const exited = new Promise((r) => daemon!.once('exit', r));
-    daemon.kill('SIGTERM');
-    await exited;
-  }
+  if (daemon) await stopChild(daemon);
   await fx?.stop();
   rmSync(dir, { recursive: true, force: true });
   rmSync(fxDir, { recursive: true, force: true });

@@ -3,13 +3,46 @@
 import { PassThrough } from 'node:stream';
 import { policyFrom } from '../../src/config/policy';
 import { Settings } from '../../src/config/settings';
-import type { JsonObject, Notification, Request } from '../../src/protocol/jsonrpc';
+import assert from 'node:assert/strict';
+import type {
+  ErrorResponse,
+  Id,
+  JsonObject,
+  Notification,
+  Request,
+  Response,
+  ResultResponse,
+} from '../../src/protocol/jsonrpc';
 import { Conn, type TransportKind } from '../../src/server/conn';
 import type { CallContext, ListKind, Provider } from '../../src/server/provider';
 import { toolsOf } from '../fixtures/provider';
 import { type Channel, Runner } from '../../src/server/runner';
 import { McpServer, type ServerInfo } from '../../src/server/server';
 import { StdioTransport } from '../../src/transport/stdio';
+
+/** A request as a client writes it. */
+export const req = (id: Id, method: string, params?: JsonObject): Request =>
+  params ? { jsonrpc: '2.0', id, method, params } : { jsonrpc: '2.0', id, method };
+/** A well-formed 2026-07-28 request: version and capabilities in `_meta`. */
+export const modern = (id: Id, method: string, params: JsonObject = {}, meta: JsonObject = {}): Request =>
+  req(id, method, {
+    ...params,
+    _meta: {
+      'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+      'io.modelcontextprotocol/clientCapabilities': {},
+      ...meta,
+    },
+  });
+/** The result of an answer, asserted to be one. */
+export const result = (r: Response | undefined): JsonObject => {
+  assert.ok(r && 'result' in r, `expected a result, got ${JSON.stringify(r)}`);
+  return (r as ResultResponse).result;
+};
+/** The error of an answer, asserted to be one. */
+export const error = (r: Response | undefined) => {
+  assert.ok(r && 'error' in r, `expected an error, got ${JSON.stringify(r)}`);
+  return (r as ErrorResponse).error;
+};
 
 export const TEST_SERVER_INFO: ServerInfo = { name: 'mcpx-memory', title: 'mcpx in memory', version: '9.9.9' };
 

@@ -2,16 +2,14 @@
 // batches, and initialize as a barrier.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import type { ErrorResponse, Id, JsonObject, Request, Response, ResultResponse } from '../../src/protocol/jsonrpc';
-import { deferred, heldProvider, memoryServer } from '../harness/memory';
+import type { ErrorResponse, Id, JsonObject, Response, ResultResponse } from '../../src/protocol/jsonrpc';
+import { deferred, heldProvider, memoryServer, req } from '../harness/memory';
 import { CLIENT_INFO } from '../harness/wire';
 import { turn } from '../harness/wait';
 
 const LEGACY = '2025-11-25';
 const BATCH_REV = '2025-03-26';
 
-const req = (id: Id, method: string, params?: JsonObject): Request =>
-  params ? { jsonrpc: '2.0', id, method, params } : { jsonrpc: '2.0', id, method };
 const hold = (id: Id, key: string) => req(id, 'tools/call', { name: 'hold', arguments: { key } });
 const isError = (r: Response | undefined): r is ErrorResponse => r !== undefined && 'error' in r;
 const textOf = (r: Response | undefined) => ((r as ResultResponse).result.content as Array<{ text: string }>)[0]!.text;

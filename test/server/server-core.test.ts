@@ -3,10 +3,10 @@
 // listen streams.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import type { ErrorResponse, Id, JsonObject, Request, Response, ResultResponse } from '../../src/protocol/jsonrpc';
+import type { JsonObject } from '../../src/protocol/jsonrpc';
 import { Conn } from '../../src/server/conn';
 import { testProvider } from '../fixtures/provider';
-import { TEST_SERVER_INFO, memoryServer } from '../harness/memory';
+import { TEST_SERVER_INFO, memoryServer, req, modern, result, error } from '../harness/memory';
 import { REVISIONS, type Revision, assertServerFrame } from '../harness/schema';
 import { CLIENT_INFO } from '../harness/wire';
 
@@ -16,19 +16,6 @@ const PV = 'io.modelcontextprotocol/protocolVersion';
 const CAPS = 'io.modelcontextprotocol/clientCapabilities';
 const SERVER_INFO_KEY = 'io.modelcontextprotocol/serverInfo';
 
-const req = (id: Id, method: string, params?: JsonObject): Request =>
-  params ? { jsonrpc: '2.0', id, method, params } : { jsonrpc: '2.0', id, method };
-/** A well-formed 2026-07-28 request: version and capabilities in `_meta`. */
-const modern = (id: Id, method: string, params: JsonObject = {}, meta: JsonObject = {}): Request =>
-  req(id, method, { ...params, _meta: { [PV]: MODERN, [CAPS]: {}, ...meta } });
-const result = (r: Response | undefined): JsonObject => {
-  assert.ok(r && 'result' in r, `expected a result, got ${JSON.stringify(r)}`);
-  return (r as ResultResponse).result;
-};
-const error = (r: Response | undefined) => {
-  assert.ok(r && 'error' in r, `expected an error, got ${JSON.stringify(r)}`);
-  return (r as ErrorResponse).error;
-};
 describe('McpServer: the revision of each request', () => {
   test('a request whose _meta names 2026-07-28 is handled as modern, whatever the transport settled on', async () => {
     const mem = memoryServer(testProvider());

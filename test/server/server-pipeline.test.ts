@@ -2,26 +2,12 @@
 // whatever strategy runs it.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import type { ErrorResponse, Id, JsonObject, Request, Response, ResultResponse } from '../../src/protocol/jsonrpc';
+import type { JsonObject } from '../../src/protocol/jsonrpc';
 import type { CallContext } from '../../src/server/provider';
 import { testProvider } from '../fixtures/provider';
-import { memoryServer } from '../harness/memory';
+import { memoryServer, req, modern, result, error } from '../harness/memory';
 
 const MODERN = '2026-07-28';
-const req = (id: Id, method: string, params: JsonObject): Request => ({ jsonrpc: '2.0', id, method, params });
-const modern = (id: Id, method: string, params: JsonObject): Request =>
-  req(id, method, {
-    ...params,
-    _meta: { 'io.modelcontextprotocol/protocolVersion': MODERN, 'io.modelcontextprotocol/clientCapabilities': {} },
-  });
-const result = (r: Response | undefined): JsonObject => {
-  assert.ok(r && 'result' in r, `expected a result, got ${JSON.stringify(r)}`);
-  return (r as ResultResponse).result;
-};
-const error = (r: Response | undefined) => {
-  assert.ok(r && 'error' in r, `expected an error, got ${JSON.stringify(r)}`);
-  return (r as ErrorResponse).error;
-};
 
 describe('McpServer: a tool is looked up once per call', () => {
   test('one resolveTool per tools/call, whatever the path: inline, task-capable, headers checked, the 2026-07-28 round', async () => {

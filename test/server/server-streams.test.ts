@@ -4,39 +4,16 @@
 import assert from 'node:assert/strict';
 import { getEventListeners } from 'node:events';
 import { describe, test } from 'node:test';
-import type {
-  ErrorResponse,
-  Id,
-  JsonObject,
-  Notification,
-  Request,
-  Response,
-  ResultResponse,
-} from '../../src/protocol/jsonrpc';
+import type { JsonObject, Notification, Request } from '../../src/protocol/jsonrpc';
 import { Conn } from '../../src/server/conn';
 import { testProvider } from '../fixtures/provider';
-import { heldProvider, memoryServer } from '../harness/memory';
+import { heldProvider, memoryServer, req, modern, result, error } from '../harness/memory';
 import { type Revision, assertServerFrame } from '../harness/schema';
 import { CLIENT_INFO } from '../harness/wire';
 import { turn } from '../harness/wait';
 
 const MODERN: Revision = '2026-07-28';
-const PV = 'io.modelcontextprotocol/protocolVersion';
-const CAPS = 'io.modelcontextprotocol/clientCapabilities';
 const SUB = 'io.modelcontextprotocol/subscriptionId';
-const req = (id: Id, method: string, params?: JsonObject): Request =>
-  params ? { jsonrpc: '2.0', id, method, params } : { jsonrpc: '2.0', id, method };
-/** A well-formed 2026-07-28 request: version and capabilities in `_meta`. */
-const modern = (id: Id, method: string, params: JsonObject = {}, meta: JsonObject = {}): Request =>
-  req(id, method, { ...params, _meta: { [PV]: MODERN, [CAPS]: {}, ...meta } });
-const result = (r: Response | undefined): JsonObject => {
-  assert.ok(r && 'result' in r, `expected a result, got ${JSON.stringify(r)}`);
-  return (r as ResultResponse).result;
-};
-const error = (r: Response | undefined) => {
-  assert.ok(r && 'error' in r, `expected an error, got ${JSON.stringify(r)}`);
-  return (r as ErrorResponse).error;
-};
 
 describe('McpServer: progress and log messages ride the request channel', () => {
   test('2026-07-28: progress when a token is given, log messages at the level asked for in _meta, each valid', async () => {

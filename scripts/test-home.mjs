@@ -1,0 +1,12 @@
+// Loaded into every test process (`node --test --import`, package.json "test"): each gets XDG config and state
+// homes of its own, removed when it exits. A gateway, daemon or standalone stdio server that a test starts
+// without naming its own folders keeps its pins, task journal and activity there: never in the person's
+// home, where they would outlive the run, and never shared with a test file running beside it.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+const home = mkdtempSync(join(tmpdir(), 'mcpx-test-home-'));
+process.env.XDG_STATE_HOME = join(home, 'state');
+process.env.XDG_CONFIG_HOME = join(home, 'config');
+process.on('exit', () => rmSync(home, { recursive: true, force: true }));

@@ -49,8 +49,17 @@ export interface Passing {
   readonly request: () => Omit<ApprovalRequest, 'id' | 'rule' | 'deadline' | 'screened'>;
 }
 
-/** What the listed tool or prompt is screened as: its text a model reads before it calls it. */
-const DESCRIBED: Partial<Record<ListKind, true>> = { tools: true, prompts: true };
+/** What a listed item is screened as, and what of it: a tool's or prompt's text a model reads before it
+ *  calls it (all but its name), a skill's frontmatter (what a client shows the model to choose it by).
+ *  Its key — a rule's `tool` glob, and the log's name — is a tool's or prompt's name, a skill's SKILL.md
+ *  URI (as permission rules match a skill). */
+const DESCRIBED: Partial<
+  Record<ListKind, { what: string; key(item: JsonObject): string; text(item: JsonObject): JsonObject }>
+> = {
+  tools: { what: 'tool', key: (i) => String(i.name), text: ({ name: _name, ...text }) => text },
+  prompts: { what: 'prompt', key: (i) => String(i.name), text: ({ name: _name, ...text }) => text },
+  skills: { what: 'skill', key: (i) => String(i.uri), text: (i) => ({ frontmatter: i.frontmatter }) },
+};
 
 const named = (f: Finding) => `${f.detector}/${f.kind}`;
 
@@ -143,35 +152,36 @@ export class Guards {
     }
   }
 
-  /** A server's list as it is fetched, each tool's and prompt's text screened by the top-level rules for
-   *  `descriptions` (a profile's lists are the same fetch; config/guardrails.ts keeps such rules at the top
-   *  level): one a rule blocks is withheld, one it redacts is listed with its hidden text replaced by a
-   *  marker; each logged. */
+  /** A server's list as it is fetched, each tool's, prompt's and skill's text screened by the top-level rules
+   *  for `descriptions` (a profile's lists are the same fetch; config/guardrails.ts keeps such rules at the
+   *  top level): one a rule blocks is withheld, a tool or prompt it redacts is listed with its hidden text
+   *  replaced by a marker; each logged. A skill a rule redacts is withheld too: its frontmatter is checked
+   *  against its SKILL.md when the file is read, which a redacted copy would fail. */
   async listed(server: string, kind: ListKind, items: JsonObject[]): Promise<JsonObject[]> {
     const screen = this.of();
-    if (screen.off || !DESCRIBED[kind]) return items;
+    const described = DESCRIBED[kind];
+    if (screen.off || !described) return items;
+    const { what } = described;
     const out: JsonObject[] = [];
     for (const item of items) {
-      const name = String(item.name);
-      const plan = screen.plan({ on: 'descriptions', server, target: name });
+      const key = described.key(item);
+      const plan = screen.plan({ on: 'descriptions', server, target: key });
       if (!plan) {
         out.push(item);
         continue;
       }
-      // Its name is the catalogue's key, checked apart (catalogue/screen.ts): the rest is its text.
-      const { name: _name, ...text } = item;
-      const what = kind === 'tools' ? 'tool' : 'prompt';
-      const s = await screen.screen(text, plan, what);
+      // A tool's or prompt's name is the catalogue's key, checked apart (catalogue/screen.ts).
+      const s = await screen.screen(described.text(item), plan, what);
       for (const note of s.notes) this.d.log(`[${server}] ${note}`);
       if (!s.findings.length) {
         out.push(item);
         continue;
       }
-      const withheld = s.verdict === 'block';
+      const withheld = s.verdict === 'block' || (kind === 'skills' && s.verdict === 'redact');
       this.d.log(
-        `[${server}] guardrails: ${what} ${name} ${withheld ? 'withheld' : s.verdict === 'redact' ? 'listed redacted' : 'listed'}: ${summary(s.findings)}`,
+        `[${server}] guardrails: ${what} ${key} ${withheld ? 'withheld' : s.verdict === 'redact' ? 'listed redacted' : 'listed'}: ${summary(s.findings)}`,
       );
-      if (!withheld) out.push(s.verdict === 'redact' ? { name, ...(s.value as JsonObject) } : item);
+      if (!withheld) out.push(s.verdict === 'redact' ? { ...item, ...(s.value as JsonObject) } : item);
     }
     return out;
   }

@@ -91,20 +91,6 @@ export class Dispatch {
     return this.running.get(identity) === 0 && !this.waiting.has(identity);
   }
 
-  /** `run` once the call may run (at once, or after its turn came), then the next call dispatched. */
-  async run<T>(
-    call: { server: string; identity: string; limits: DispatchLimits; abort?: Aborts },
-    run: () => Promise<T>,
-  ): Promise<T> {
-    const turn = this.enter(call.server, call.identity, call.limits, call.abort);
-    if (turn) await turn;
-    try {
-      return await run();
-    } finally {
-      this.done(call.identity, call.limits);
-    }
-  }
-
   /** `identity` starts its oldest waiting call, and goes to the back of the turns. */
   private start(identity: string): void {
     const queue = this.waiting.get(identity)!;

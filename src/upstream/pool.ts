@@ -255,7 +255,9 @@ export class Pool {
     const limits = dispatchLimits(this.o.settings);
     e.calls++;
     try {
-      return await e.dispatch.run({ server, identity, limits, abort: o.signal }, async () => {
+      const turn = e.dispatch.enter(server, identity, limits, o.signal);
+      if (turn) await turn;
+      try {
         // A running client is used as it is: client() would look the entry up again, and its await costs
         // a promise and a turn per call.
         const client =
@@ -271,7 +273,9 @@ export class Pool {
           if (e.client === client) await this.stopEntry(e);
           return await (await this.client(server, identity, o.ext)).request(method, params, opts);
         }
-      });
+      } finally {
+        e.dispatch.done(identity, limits);
+      }
     } finally {
       e.calls--;
       e.lastUsed = Date.now();

@@ -15,6 +15,7 @@ import { turn, until } from '../harness/wait';
 
 after(() => killAll());
 
+const MODERN = '2026-07-28';
 const text = (r: Json | undefined) => String(((r?.content as Json[]) ?? [])[0]?.text ?? '');
 /** The tools/call frames the upstream received, in order, as the tool's name and its text argument. */
 const calls = (file: string) =>
@@ -76,6 +77,47 @@ describe('limits.upstreamInflight: calls dispatched in turn per identity', () =>
       const refused = replies.find((f) => f.id === 111)?.error as { code: number; message: string } | undefined;
       assert.equal(refused?.code, -32603);
       assert.match(refused!.message, /upstream up: this client has 8 calls waiting .*limits\.upstreamQueuePerIdentity/);
+    } finally {
+      await gw.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  test("the same on other paths: an mcpx_exec script's backlog waits, another client's mcpx_call goes ahead; every call sent is cancelled when the script's request ends", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'mcpx-fair-'));
+    const rec = join(dir, 'up.jsonl');
+    const gw = await gatewayFor(
+      { up: fixtureCommand(['--rev', '2025-11-25', '--name', 'up', '--record', rec]) },
+      { 'limits.upstreamInflight': 2 },
+    );
+    try {
+      const a = new HttpClient(gw.url, MODERN);
+      const stop = new AbortController();
+      const script = `await Promise.all([1, 2, 3, 4, 5, 6].map(() => mcpx.call('up', 'slow', { ms: 600000, steps: 1 })));`;
+      const exec = a
+        .request('tools/call', { name: 'mcpx_exec', arguments: { script } }, { signal: stop.signal })
+        .catch(() => undefined);
+      await untilCalled(rec, 'slow', 2);
+      const b = new HttpClient(gw.url, MODERN);
+      const viaTool = { name: 'mcpx_call', arguments: { server: 'up', tool: 'echo', arguments: { text: 'B' } } };
+      const answer = await b.request('tools/call', viaTool, { meta: { 'dev.mcpx/session': 'client-b' } });
+      assert.equal(text(answer.result), 'B');
+      assert.deepEqual(calls(rec), ['slow', 'slow', 'echo B']);
+      stop.abort();
+      await exec;
+      const received = (m: string) => receivedBy(rec).filter((f) => f.method === m).length;
+      await until(() => received('notifications/cancelled') >= 2, { what: "the script's calls cancelled upstream" });
+      const c = new HttpClient(gw.url, MODERN);
+      const after = await c.request('tools/call', {
+        ...viaTool,
+        arguments: { ...viaTool.arguments, arguments: { text: 'C' } },
+      });
+      assert.equal(text(after.result), 'C');
+      const slow = calls(rec).filter((n) => n === 'slow').length;
+      assert.ok(slow >= 2 && slow <= 6, `the script's calls the upstream received: ${slow}`);
+      await until(() => received('notifications/cancelled') === slow, {
+        what: 'a cancellation for every call of the script the upstream received',
+      });
     } finally {
       await gw.close();
       rmSync(dir, { recursive: true, force: true });

@@ -8,6 +8,7 @@ import type { ServerDef } from '../config/servers';
 import { CODES, ProtocolError } from '../protocol/errors';
 import type { JsonObject } from '../protocol/jsonrpc';
 import type { UpstreamClient } from './client';
+import { Dispatch } from './dispatch';
 
 /** When to restart, and when to give up with a visible error. */
 export const RESTART_POLICY = {
@@ -56,6 +57,8 @@ export class Entry {
   /** Subscriptions (and the like) that keep it from being reaped. */
   holds = 0;
   calls = 0;
+  /** Its calls beyond limits.upstreamInflight, dispatched in turn per identity. */
+  readonly dispatch = new Dispatch();
   readonly failures: number[] = [];
   /** Left the pool when the configuration changed (Pool.retire): it finishes its calls, then stops,
    *  and says nothing of its state (the server's name now means its new instance, or nothing). */
@@ -127,6 +130,19 @@ export class InstanceCap {
     this.evictions.set(e.def.name, said);
     return victim;
   }
+}
+
+/** How many times `e` failed within RESTART_POLICY.windowMs; past RESTART_POLICY.maxCrashes it is given
+ *  up on for now (thrown, with its last error). */
+export function recentFailures(e: Entry): number {
+  const now = Date.now();
+  const recent = e.failures.filter((t) => now - t < RESTART_POLICY.windowMs).length;
+  if (recent >= RESTART_POLICY.maxCrashes)
+    throw new ProtocolError(
+      CODES.InternalError,
+      `upstream ${e.def.name} failed ${recent} times within ${RESTART_POLICY.windowMs / 1000} s and is given up on for now: ${e.lastError ?? 'no error recorded'}`,
+    );
+  return recent;
 }
 
 /** Resolves once nothing uses `e` (its calls and requests in flight ended), or after `maxMs`. Polled: a

@@ -25,7 +25,9 @@ import {
   type UpstreamStatus,
   entryKey,
   extScope,
+  recentFailures,
 } from './instances';
+import { dispatchLimits } from './dispatch';
 import { connect } from './probe';
 
 export interface PoolOptions {
@@ -121,21 +123,12 @@ export class Pool {
     e.lastUsed = Date.now();
     if (e.client && e.state === 'running') return e.client;
     if (e.starting) return e.starting;
-    const now = Date.now();
-    const recent = e.failures.filter((t) => now - t < RESTART_POLICY.windowMs);
-    if (recent.length >= RESTART_POLICY.maxCrashes) {
-      throw new ProtocolError(
-        CODES.InternalError,
-        `upstream ${server} failed ${recent.length} times within ${RESTART_POLICY.windowMs / 1000} s and is given up on for now: ${e.lastError ?? 'no error recorded'}`,
-      );
-    }
+    const recent = recentFailures(e);
     // A scope: identity instance, or an extension set's, starts only within limits.instancesPerServer;
     // the instance stopped to make room has exited before this one is spawned (entry `e` counts as
     // starting meanwhile, so no other identity takes the room).
     const victim = def.scope === 'identity' || e.ext ? this.makeRoom(e) : undefined;
-    e.starting = victim
-      ? this.stopEntry(victim).then(() => this.start(e, recent.length))
-      : this.start(e, recent.length);
+    e.starting = victim ? this.stopEntry(victim).then(() => this.start(e, recent)) : this.start(e, recent);
     try {
       return await e.starting;
     } finally {
@@ -259,22 +252,29 @@ export class Pool {
       maxTotalMs: this.o.settings.duration('pool.maxCallTime'),
       askRounds: this.o.settings.get<number>('proto.askRounds'),
     };
+    const limits = dispatchLimits(this.o.settings);
     e.calls++;
     try {
-      // A running client is used as it is: client() would look the entry up again, and its await costs
-      // a promise and a turn per call.
-      const client =
-        !this.closed && e.client && e.state === 'running' ? e.client : await this.client(server, identity, o.ext);
+      const turn = e.dispatch.enter(server, identity, limits, o.signal);
+      if (turn) await turn;
       try {
-        return await client.request(method, params, opts);
-      } catch (err) {
-        redactError(err, def);
-        // A legacy session the server no longer knows (HTTP 404): it did not see the request, so the
-        // client initializes again and sends it once more (2025-03-26..2025-11-25 transports).
-        if (!(err instanceof SessionExpired)) throw err;
-        this.o.log(`[${server}] ${err.message}; initializing again`);
-        if (e.client === client) await this.stopEntry(e);
-        return await (await this.client(server, identity, o.ext)).request(method, params, opts);
+        // A running client is used as it is: client() would look the entry up again, and its await costs
+        // a promise and a turn per call.
+        const client =
+          !this.closed && e.client && e.state === 'running' ? e.client : await this.client(server, identity, o.ext);
+        try {
+          return await client.request(method, params, opts);
+        } catch (err) {
+          redactError(err, def);
+          // A legacy session the server no longer knows (HTTP 404): it did not see the request, so the
+          // client initializes again and sends it once more (2025-03-26..2025-11-25 transports).
+          if (!(err instanceof SessionExpired)) throw err;
+          this.o.log(`[${server}] ${err.message}; initializing again`);
+          if (e.client === client) await this.stopEntry(e);
+          return await (await this.client(server, identity, o.ext)).request(method, params, opts);
+        }
+      } finally {
+        e.dispatch.done(identity, limits);
       }
     } finally {
       e.calls--;

@@ -88,6 +88,20 @@ export const LIMITS: readonly SettingDef[] = [
     },
   ),
   D(
+    'limits.upstreamInflight',
+    'integer',
+    32,
+    'Most calls running at once on one upstream instance before calls wait; the waiting calls are sent in turn, one client at a time (a client with none running on it never waits).',
+    { min: 1 },
+  ),
+  D(
+    'limits.upstreamQueuePerIdentity',
+    'integer',
+    256,
+    'Most calls one client identity may have waiting for one upstream instance (limits.upstreamInflight); beyond, a new call is refused (-32603).',
+    { min: 1 },
+  ),
+  D(
     'limits.inflight',
     'integer',
     2048,

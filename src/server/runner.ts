@@ -99,6 +99,13 @@ export class Runner {
     // The transports' parseJson refuses it as it reads it; this holds for any other caller.
     const maxLength = this.server.opts.settings.get<number>('limits.batchLength');
     if (items.length > maxLength) return { refused: batchTooLong(items.length, maxLength) };
+    // One listener on the request's signal for the whole batch (not one per item, which past ten trips
+    // Node's MaxListenersExceededWarning): it aborts every item still running.
+    const running = new Set<Abort>();
+    const onAbort = () => {
+      for (const ctl of running) ctl.abort(signal!.reason);
+    };
+    signal?.addEventListener('abort', onAbort, { once: true });
     const out = await Promise.all(
       items.map(async (item): Promise<Serialized | undefined> => {
         const c = classify(item);
@@ -110,16 +117,15 @@ export class Runner {
           return serialize(errorResponse(c.msg.id, e.toWire()), rev);
         }
         const ctl = new Abort();
-        const onAbort = () => ctl.abort(signal!.reason);
-        signal?.addEventListener('abort', onAbort, { once: true });
+        running.add(ctl);
         try {
           const { response, text } = await this.request(c.msg, rev, channel, ctl);
           return response && text !== undefined ? { response, text } : undefined;
         } finally {
-          signal?.removeEventListener('abort', onAbort);
+          running.delete(ctl);
         }
       }),
-    );
+    ).finally(() => signal?.removeEventListener('abort', onAbort));
     // The responses together stay within limits.responseBytes: in the batch's order, a response
     // that would take the total past it is replaced by an error saying so.
     const max = this.maxResponseBytes;

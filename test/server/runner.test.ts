@@ -1,6 +1,7 @@
 // The request runner (src/server/runner.ts) driven in memory: ids in flight, cancellation by id,
 // batches, and initialize as a barrier.
 import assert from 'node:assert/strict';
+import { getEventListeners } from 'node:events';
 import { describe, test } from 'node:test';
 import type { ErrorResponse, Id, JsonObject, Response, ResultResponse } from '../../src/protocol/jsonrpc';
 import { deferred, heldProvider, memoryServer, req } from '../harness/memory';
@@ -189,6 +190,26 @@ describe('Runner: batches', () => {
     }
     assert.deepEqual((byId.get(3) as ResultResponse).result, {});
     assert.equal(conn.inflight.size, 0);
+  });
+
+  test('a batch of many requests puts one listener on the signal, and its abort still reaches each', async () => {
+    const { provider, runner, channel } = setup();
+    const ctl = new AbortController();
+    const names = Array.from({ length: 24 }, (_, i) => `h${i}`);
+    const pending = runner.batch(
+      names.map((n, i) => hold(i + 1, n)),
+      BATCH_REV,
+      channel,
+      ctl.signal,
+    );
+    await Promise.all(names.map((n) => provider.whenStarted(n)));
+    assert.equal(getEventListeners(ctl.signal, 'abort').length, 1, 'one listener for the whole batch');
+    ctl.abort(new Error('the client went away'));
+    await pending;
+    assert.deepEqual(provider.aborted.sort(), [...names].sort());
+    const kept = new AbortController();
+    await runner.batch([req(100, 'ping'), req(101, 'ping')], BATCH_REV, channel, kept.signal);
+    assert.equal(getEventListeners(kept.signal, 'abort').length, 0, 'removed when a batch ends');
   });
 
   test('a cancellation by id reaches a request inside a batch, which then has no response', async () => {

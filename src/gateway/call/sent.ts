@@ -3,6 +3,7 @@
 // pass-through server's relayed as written (its URIs checked: screen.ts), a gateway-mode server's with its
 // URIs made mcpx:// ones. A completion goes to its server where that server completes; a watch becomes an
 // upstream subscription (subscriptions.ts).
+import { OWN_SKILLS } from '../../config/skills';
 import { CODES, McpxError, ProtocolError, resourceNotFound } from '../../protocol/errors';
 import { UI_SCHEME } from '../../protocol/extensions';
 import { type JsonObject, isObject } from '../../protocol/jsonrpc';
@@ -72,6 +73,10 @@ const SEND: { readonly [K in ChainKind]: (call: Call, d: SentDeps) => Promise<un
       if (target.startsWith(UI_SCHEME)) d.pins.screenApp(server, target, result);
       verifySkillRead(server, target, skills, result);
     } catch (e) {
+      // mcpx's own folders announce no change: a file that no longer matches drops their listing, so the
+      // next one reads them again (docs/gateway.md "Skills").
+      if (server === OWN_SKILLS && e instanceof McpxError && e.code === 'skills.unverified')
+        d.catalogue.invalidate(server, ['skills']);
       if (e instanceof UpstreamError && (e.code === CODES.ResourceNotFoundLegacy || e.code === CODES.InvalidParams))
         throw resourceNotFound(uri, `Resource not found (${server} said: ${e.message})`);
       if (e instanceof UpstreamError || e instanceof McpxError) throw e;

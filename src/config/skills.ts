@@ -40,7 +40,7 @@ export function parseSkills(
       issues: parsed.error.issues.map((i) => ({
         path: ['skills', ...i.path].join('.'),
         message:
-          i.path.length === 0
+          i.path.length === 0 && i.code === 'invalid_type'
             ? 'expected {"dirs": [directories], "pins"?} or a list of directories'
             : i.message.toLowerCase(),
       })),

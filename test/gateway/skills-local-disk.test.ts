@@ -125,6 +125,11 @@ describe('what is read is what the listing promised', { timeout: 90_000 }, () =>
     assert.equal(got.error?.code, -32602);
     assert.match(String(got.error?.message), /mcpx pins/);
     assert.ok(!uris((await c.request('skills/list')).result).includes('skill://notes/SKILL.md'));
+    // Accepted (`mcpx pins accept mcpx`): listed again as it is now, and its file reads.
+    assert.deepEqual(gw.g.acceptPins('mcpx'), ['skill://notes/SKILL.md']);
+    assert.ok(uris((await c.request('skills/list')).result).includes('skill://notes/SKILL.md'));
+    const r = await c.request('resources/read', { uri: 'skill://notes/references/guide.md' });
+    assert.equal(contentOf(r.result).text, 'rewritten by someone\n');
   });
 
   test('a reload reads the folders again: a new directory and a new skill folder are listed', async () => {

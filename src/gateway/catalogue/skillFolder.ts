@@ -34,13 +34,13 @@ export interface BuiltSkill {
 }
 
 /** Whether `p` is under `root` (both real paths). */
-export function inside(root: string, p: string): boolean {
+function inside(root: string, p: string): boolean {
   const r = relative(root, p);
   return r !== '' && !r.startsWith('..') && !isAbsolute(r);
 }
 
 /** A skill file's URI: its path under the folder, each segment percent-encoded. */
-export const fileUri = (name: string, rel: readonly string[]): string =>
+const fileUri = (name: string, rel: readonly string[]): string =>
   `${SKILL_SCHEME}${[name, ...rel].map(encodeURIComponent).join('/')}`;
 
 class Skip extends Error {}

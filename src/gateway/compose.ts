@@ -24,7 +24,7 @@ import { Skills } from './surface/skills';
 import { MCPX_CAPABILITIES, extensionSet } from './call/capabilities';
 import { ClientSignIns } from './call/signIn';
 import { Catalogue } from './catalogue/catalogue';
-import { LocalSkillSource } from './catalogue/localSkills';
+import { type OwnSkills, ownSkills } from './catalogue/localSkills';
 import { OWN_SKILLS } from '../config/skills';
 import { EventBus } from './events';
 import { Exec } from './exec/exec';
@@ -138,12 +138,8 @@ export function composeGateway(
   const upstreams = upstreamsOf(b, defs, (): UpstreamInbox => inbox!);
   const { pool, authorizers } = upstreams;
   // mcpx's own skills, listed by the catalogue and asked by the calls as a server's are.
-  const ownSkills = new LocalSkillSource({
-    dirs: () => config.skills?.dirs ?? [],
-    maxFileBytes: () => settings.get<number>('skills.maxFileBytes'),
-    log,
-  });
-  const own = { name: OWN_SKILLS, list: () => ownSkills.list(), request: ownSkills.request.bind(ownSkills) };
+  const maxFileBytes = () => settings.get<number>('skills.maxFileBytes');
+  const own = ownSkills({ dirs: () => config.skills?.dirs ?? [], maxFileBytes, log });
   const listing = listingOf(b, { defs, passthrough, pool, guards, own });
   const calls = new Calls({
     pool,
@@ -263,22 +259,14 @@ function upstreamsOf(
 /** What the servers list, screened and pinned, and what each endpoint offers of it. */
 function listingOf(
   { config, settings, opts, log, events }: Base,
-  d: {
-    defs: Map<string, ServerDef>;
-    passthrough: string[];
-    pool: Pool;
-    guards: Guards;
-    own: ConstructorParameters<typeof Catalogue>[2];
-  },
+  d: { defs: Map<string, ServerDef>; passthrough: string[]; pool: Pool; guards: Guards; own: OwnSkills },
 ) {
   const { defs, passthrough } = d;
   const pins = new Pins({
     store: opts.pins ?? (opts.stateDir ? FilePinStore.inState(opts.stateDir) : new MemoryPinStore()),
     // Read per fetch: a reload changes both.
     mode: (server) =>
-      defs.get(server)?.pins ??
-      (server === OWN_SKILLS ? config.skills?.pins : undefined) ??
-      settings.get<PinMode>('pins.mode'),
+      (server === OWN_SKILLS ? config.skills : defs.get(server))?.pins ?? settings.get<PinMode>('pins.mode'),
     newTools: () => settings.get<'allow' | 'hold'>('pins.newTools'),
     log,
     held: (server, names) => events.emit({ type: 'pins.held', server, ...names }),

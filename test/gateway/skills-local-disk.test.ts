@@ -31,11 +31,17 @@ describe('what is read stays in the directory', { timeout: 90_000 }, () => {
     symlinkSync(join(outside, 'secret.txt'), join(own, 'notes', 'leak.txt'));
     symlinkSync(outside, join(own, 'notes', 'elsewhere'));
     execFileSync('mkfifo', [join(own, 'notes', 'pipe')]);
+    // A whole skill folder that is a link out of the directory.
+    writeSkill(outside, 'away', 'A skill outside the directory');
+    symlinkSync(join(outside, 'away'), join(own, 'away'));
     const lines: string[] = [];
-    const gw = await gatewayWith(gatewayOf, up, [own], { lines });
+    // pins off: the skill listed again after the swap below is not held.
+    const gw = await gatewayWith(gatewayOf, up, { dirs: [own], pins: 'off' }, { lines });
     for (const rev of ERAS) {
       const c = await client(gw.url, rev);
-      const notes = entryOf((await c.request('skills/list')).result, 'skill://notes/SKILL.md')!;
+      const listed = (await c.request('skills/list')).result;
+      assert.ok(!uris(listed).includes('skill://away/SKILL.md'), 'the folder linked out is not listed');
+      const notes = entryOf(listed, 'skill://notes/SKILL.md')!;
       assert.deepEqual(
         (notes.resources as Json[]).map((f) => f.uri),
         ['skill://notes/SKILL.md', 'skill://notes/assets/logo.bin', 'skill://notes/references/guide.md'],
@@ -49,6 +55,7 @@ describe('what is read stays in the directory', { timeout: 90_000 }, () => {
         'skill://notes/references/../../../secret.txt',
         'skill://mcpx/mcpx/notes/../../secret.txt',
         'skill://mcpx/mcpx/notes/leak.txt',
+        'skill://away/SKILL.md',
       ]) {
         const r = await c.request('resources/read', { uri });
         assert.ok(r.error, `${uri} is refused: ${said(r.result)}`);
@@ -57,6 +64,7 @@ describe('what is read stays in the directory', { timeout: 90_000 }, () => {
     }
     assert.ok(lines.some((l) => /notes: leak\.txt leads out of the skills directory; left out/.test(l)));
     assert.ok(lines.some((l) => /notes: pipe is not a regular file; left out/.test(l)));
+    assert.ok(lines.some((l) => /away: left out: it leads out of the skills directory/.test(l)));
     // A listed file replaced by a link out after the listing: refused at the read.
     const c = await client(gw.url, MODERN);
     await c.request('skills/list');
@@ -66,7 +74,9 @@ describe('what is read stays in the directory', { timeout: 90_000 }, () => {
     assert.equal(swapped.error?.code, -32603);
     assert.match(String(swapped.error?.message), /leads out of its skills directory; it is not read/);
     assert.ok(!said(swapped).includes('TOP-SECRET'));
-    // The same with a FIFO swapped in: refused at once, not waited on.
+    // The same with a FIFO swapped in (after the listing the failed read made mcpx read again): refused at
+    // once, not waited on.
+    await c.request('skills/list');
     rmSync(join(own, 'notes', 'assets', 'logo.bin'));
     execFileSync('mkfifo', [join(own, 'notes', 'assets', 'logo.bin')]);
     const fifo = await c.request('resources/read', { uri: 'skill://notes/assets/logo.bin' });
@@ -113,6 +123,21 @@ describe('what is read is what the listing promised', { timeout: 90_000 }, () =>
       const again = await c.request('resources/read', { uri: 'skill://notes/references/guide.md' });
       assert.equal(contentOf(again.result).text, body);
     }
+  });
+
+  test('a file removed after the listing is not found, and the next listing no longer lists it', async () => {
+    const { own, up } = folders(root);
+    const gw = await gatewayWith(gatewayOf, up, { dirs: [own], pins: 'off' });
+    const c = await client(gw.url, MODERN);
+    await c.request('skills/list');
+    rmSync(join(own, 'notes', 'assets'), { recursive: true });
+    const r = await c.request('resources/read', { uri: 'skill://notes/assets/logo.bin' });
+    assert.ok(r.error, 'not read');
+    const notes = entryOf((await c.request('skills/list')).result, 'skill://notes/SKILL.md')!;
+    assert.deepEqual(
+      (notes.resources as Json[]).map((f) => f.uri),
+      ['skill://notes/SKILL.md', 'skill://notes/references/guide.md'],
+    );
   });
 
   test('under pins.mode hold a changed local skill is held: withheld, and skills/get refused naming the review', async () => {

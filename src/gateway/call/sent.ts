@@ -73,10 +73,6 @@ const SEND: { readonly [K in ChainKind]: (call: Call, d: SentDeps) => Promise<un
       if (target.startsWith(UI_SCHEME)) d.pins.screenApp(server, target, result);
       verifySkillRead(server, target, skills, result);
     } catch (e) {
-      // mcpx's own folders announce no change: a file that no longer matches drops their listing, so the
-      // next one reads them again (docs/gateway.md "Skills").
-      if (server === OWN_SKILLS && e instanceof McpxError && e.code === 'skills.unverified')
-        d.catalogue.invalidate(server, ['skills']);
       if (e instanceof UpstreamError && (e.code === CODES.ResourceNotFoundLegacy || e.code === CODES.InvalidParams))
         throw resourceNotFound(uri, `Resource not found (${server} said: ${e.message})`);
       if (e instanceof UpstreamError || e instanceof McpxError) throw e;
@@ -129,7 +125,17 @@ const SEND: { readonly [K in ChainKind]: (call: Call, d: SentDeps) => Promise<un
   },
 };
 
-export const sent = (d: SentDeps): Step => step('sent', (call) => SEND[call.kind](call, d));
+export const sent = (d: SentDeps): Step =>
+  step('sent', (call) => {
+    const answer = SEND[call.kind](call, d);
+    if (call.server !== OWN_SKILLS) return answer;
+    // mcpx's own folders announce no change: a read or a get that fails there (a file changed, removed, grown)
+    // drops their listing, so the next one reads them again (docs/gateway.md "Skills").
+    return answer.catch((e: unknown) => {
+      d.catalogue.invalidate(OWN_SKILLS, ['skills']);
+      throw e;
+    });
+  });
 
 /** A read's result with the contents at `inner` (the upstream's URI) shown at `uri` (the one read). */
 function shownAs(result: JsonObject, inner: string, uri: string): JsonObject {

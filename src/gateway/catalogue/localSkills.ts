@@ -9,6 +9,7 @@ import { readdir, realpath, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { NotReadable } from '../../config/regularFile';
 import { CODES, ProtocolError, invalidParams, resourceNotFound } from '../../protocol/errors';
+import { OWN_SKILLS } from '../../config/skills';
 import type { JsonObject } from '../../protocol/jsonrpc';
 import { type BuiltSkill, type SkillFileAt, buildSkill, readSkillFile } from './skillFolder';
 
@@ -40,16 +41,11 @@ function content(uri: string, bytes: Buffer): JsonObject {
   }
 }
 
-export class LocalSkillSource {
+class LocalSkillSource {
   private files = new Map<string, SkillFileAt>();
   private folders = new Map<string, Folder>();
 
   constructor(private readonly d: LocalSkillsDeps) {}
-
-  /** Whether any directory is configured. */
-  configured(): boolean {
-    return this.d.dirs().length > 0;
-  }
 
   /** Answer a request as a server of skills would. */
   request(method: string, params: JsonObject): Promise<JsonObject> {
@@ -71,7 +67,11 @@ export class LocalSkillSource {
         this.d.log(`[mcpx] skills: ${dir} is not a directory (it does not exist?); no skills from it`);
         continue;
       }
-      for (const e of await readdir(realRoot, { withFileTypes: true })) {
+      const entries = await readdir(realRoot, { withFileTypes: true }).catch((e: NodeJS.ErrnoException) => {
+        this.d.log(`[mcpx] skills: ${dir} could not be read (${e.code ?? e.message}); no skills from it`);
+        return [];
+      });
+      for (const e of entries) {
         if (e.name.startsWith('.') || !(e.isDirectory() || e.isSymbolicLink())) continue;
         const at: Folder = { realRoot, folder: join(realRoot, e.name), name: e.name };
         const built = await this.build(at);
@@ -132,4 +132,16 @@ export class LocalSkillSource {
     }
     return { contents: [content(uri, bytes)] };
   }
+}
+
+/** mcpx's own skills as the catalogue lists them and the calls ask them: a source named OWN_SKILLS. */
+export interface OwnSkills {
+  readonly name: string;
+  list(): Promise<JsonObject[]>;
+  request(method: string, params: JsonObject): Promise<JsonObject>;
+}
+
+export function ownSkills(d: LocalSkillsDeps): OwnSkills {
+  const source = new LocalSkillSource(d);
+  return { name: OWN_SKILLS, list: () => source.list(), request: (m, p) => source.request(m, p) };
 }

@@ -113,6 +113,7 @@ export async function buildSkill(
 ): Promise<BuiltSkill | { problem: string }> {
   if (!NAME.test(name))
     return { problem: 'its folder name is not a skill name (1 to 64 of a-z, 0-9 and single hyphens)' };
+  if (!inside(realRoot, await realpath(folder))) return { problem: 'it leads out of the skills directory' };
   let found: Awaited<ReturnType<typeof filesOf>>;
   try {
     found = await filesOf(realRoot, folder, note);

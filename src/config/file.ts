@@ -10,6 +10,7 @@ import { type Profiles, parseProfiles } from './profiles';
 import { jsonSyntaxError } from './jsonSyntax';
 import { NotReadable, readRegularFileSync } from './regularFile';
 import { type ConfigIssue, type ServerDef, parseServers } from './servers';
+import { type LocalSkills, OWN_SKILLS, parseSkills } from './skills';
 import { type SubstitutionContext, substitute } from './substitute';
 
 export { defaultStateDir } from './paths';
@@ -26,6 +27,8 @@ export interface Config {
   guardrails?: Guardrails;
   /** The `profiles` block (docs/gateway.md "Profiles"): named tool sets, each at its own endpoint. */
   profiles?: Profiles;
+  /** The `skills` block (docs/gateway.md "Skills"): skill folders mcpx serves itself. */
+  skills?: LocalSkills;
   /** Where it came from: a path, or "embedded default". */
   source: string;
 }
@@ -73,9 +76,13 @@ export function parseConfig(value: unknown, source: string, ctx: SubstitutionCon
   issues.push(...permissionIssues);
   const { guardrails, issues: guardrailIssues } = parseGuardrails(file.guardrails);
   issues.push(...guardrailIssues);
+  const names = servers.map((s) => s.name);
+  const { skills, issues: skillIssues } = parseSkills(file.skills, names, ctx);
+  issues.push(...skillIssues);
+  // A profile may offer mcpx's own skills as it offers a server's (by the source's name).
   const { profiles, issues: profileIssues } = parseProfiles(
     file.profiles,
-    servers.map((s) => s.name),
+    skills ? [...names, OWN_SKILLS] : names,
     guardrails?.detectors,
   );
   issues.push(...profileIssues);
@@ -88,6 +95,7 @@ export function parseConfig(value: unknown, source: string, ctx: SubstitutionCon
     ...(permissions ? { permissions } : {}),
     ...(guardrails ? { guardrails } : {}),
     ...(profiles.size ? { profiles } : {}),
+    ...(skills ? { skills } : {}),
   };
 }
 

@@ -5,6 +5,7 @@
 import { type Config, type SubstitutionContext, parseConfig } from './file';
 import { parseProfiles } from './profiles';
 import type { ConfigIssue, ServerDef } from './servers';
+import { OWN_SKILLS } from './skills';
 
 export interface Source {
   /** Shown in messages: a file path, or "settings (mcpx.servers)". */
@@ -34,6 +35,7 @@ export function mergeSources(sources: Source[], ctx: SubstitutionContext & { tru
   const roots: Config['roots'] = [];
   let permissions: Config['permissions'];
   let guardrails: Config['guardrails'];
+  let skills: Config['skills'];
   let profilesFrom: Source | undefined;
   // Later sources win: the caller passes the user setting first, the workspace file last.
   for (const src of sources) {
@@ -49,6 +51,9 @@ export function mergeSources(sources: Source[], ctx: SubstitutionContext & { tru
     if (c.permissions) permissions = c.permissions;
     // So is a `guardrails` block (the workspace's over the setting mcpx.guardrails), for the same reason.
     if (c.guardrails) guardrails = c.guardrails;
+    // And `skills`, but a workspace's only once it is trusted: the directories it names are read and served
+    // to every agent (docs/gateway.md "Skills").
+    if (c.skills && (!src.workspace || ctx.trusted)) skills = c.skills;
     for (const def of c.servers) {
       // Workspace Trust: a workspace's stdio server is a command the workspace chose; it is not spawned
       // until the person trusts the workspace (the user's own definition of that name stays in use).
@@ -64,12 +69,17 @@ export function mergeSources(sources: Source[], ctx: SubstitutionContext & { tru
       byName.set(def.name, { def, from: src });
     }
   }
+  // A server named like mcpx's own skills, in another source than the skills block (one source says so itself).
+  const own = skills && byName.get(OWN_SKILLS);
+  const clash = own && `${own.from.label}: servers.${OWN_SKILLS}: "${OWN_SKILLS}" names mcpx's own skills`;
+  if (own && !problems.some((p) => p.startsWith(clash!)))
+    problems.push(`${clash} (the skills block); choose another name for this server`);
   // Profiles, like permissions, whole from the last source that has a block; they may name a server of
-  // either source.
+  // either source (and mcpx's own skills where a skills block is in use).
   const parsed = profilesFrom
     ? parseProfiles(
         (profilesFrom.value as { profiles: unknown }).profiles,
-        [...byName.keys(), ...untrusted],
+        [...byName.keys(), ...untrusted, ...(skills ? [OWN_SKILLS] : [])],
         guardrails?.detectors,
       )
     : undefined;
@@ -84,6 +94,7 @@ export function mergeSources(sources: Source[], ctx: SubstitutionContext & { tru
     ...(permissions ? { permissions } : {}),
     ...(guardrails ? { guardrails } : {}),
     ...(profiles ? { profiles } : {}),
+    ...(skills ? { skills } : {}),
   };
   const fromWorkspace = new Set([
     ...[...byName.values()].filter((e) => e.from.workspace).map((e) => e.def.name),

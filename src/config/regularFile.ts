@@ -61,12 +61,26 @@ export function readRegularFileSync(path: string, maxBytes: number): string {
 
 /** readRegularFileSync off the event loop. */
 export async function readRegularFile(path: string, maxBytes: number): Promise<string> {
-  const h = await open(path, FLAGS);
+  return (await readRegularBytes(path, maxBytes)).toString('utf8');
+}
+
+/** The file's bytes, off the event loop, as readRegularFile reads them. `noFollow`: a symbolic link at the
+ *  path itself is refused (ELOOP) rather than followed, where the platform can say so. */
+export async function readRegularBytes(path: string, maxBytes: number, noFollow = false): Promise<Buffer> {
+  const h = await open(path, FLAGS | (noFollow ? (constants.O_NOFOLLOW ?? 0) : 0));
   try {
     check(path, await h.stat(), maxBytes);
-    const text = await h.readFile('utf8');
-    if (Buffer.byteLength(text) > maxBytes) throw new NotReadable(path, `grew past the ${maxBytes} bytes read`);
-    return text;
+    // It may grow while it is read: read until its end, or until it is past the bound.
+    const chunks: Buffer[] = [];
+    let total = 0;
+    for (;;) {
+      const { bytesRead, buffer } = await h.read(Buffer.alloc(64 * 1024), 0, 64 * 1024, null);
+      if (bytesRead === 0) break;
+      chunks.push(buffer.subarray(0, bytesRead));
+      total += bytesRead;
+      if (total > maxBytes) throw new NotReadable(path, `grew past the ${maxBytes} bytes read`);
+    }
+    return Buffer.concat(chunks);
   } finally {
     await h.close();
   }

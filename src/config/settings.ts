@@ -12,6 +12,7 @@ import { PROTO } from './settings/proto';
 import { REGISTRY } from './settings/registry';
 import { RESULTS } from './settings/results';
 import { SERVE } from './settings/serve';
+import { SKILLS } from './settings/skills';
 import { STORE } from './settings/store';
 import { TELEMETRY } from './settings/telemetry';
 import { UPSTREAMS } from './settings/upstreams';
@@ -32,6 +33,7 @@ export const SETTINGS: readonly SettingDef[] = [
   ...TELEMETRY,
   ...ACTIVITY,
   ...PINS,
+  ...SKILLS,
   ...RESULTS,
   ...REGISTRY,
   ...STORE,

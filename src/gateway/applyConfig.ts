@@ -6,6 +6,7 @@
 import type { Config } from '../config/file';
 import type { ServerDef } from '../config/servers';
 import type { Settings } from '../config/settings';
+import { OWN_SKILLS } from '../config/skills';
 import { CODES, ProtocolError } from '../protocol/errors';
 import type { ListKind } from '../server/provider';
 import type { Pool } from '../upstream/pool';
@@ -53,6 +54,7 @@ export async function applyConfig(g: Running, config: Config, settings: Settings
   const toolsBefore = parts.profiles.listingTools();
   const profilesBefore = g.config.profiles;
   const guardrailsChanged = JSON.stringify(g.config.guardrails) !== JSON.stringify(config.guardrails);
+  const skillsChanged = JSON.stringify(g.config.skills) !== JSON.stringify(config.skills);
   const named = g.settings.get<string[]>('mcp.passthrough');
   passthrough.splice(0, passthrough.length, ...named.filter((n) => defs.has(n)));
   g.settings.adopt(settings, AT_NEXT_START);
@@ -69,6 +71,8 @@ export async function applyConfig(g: Running, config: Config, settings: Settings
     profiles: config.profiles,
     // Read per call too (gateway/guardrails/guards.ts): the next call is screened by the new rules.
     guardrails: config.guardrails,
+    // The directories of mcpx's own skills, read at their next listing.
+    skills: config.skills,
   });
   parts.profiles.reset();
   const profilesChanged = !sameProfiles(profilesBefore, config.profiles);
@@ -77,6 +81,14 @@ export async function applyConfig(g: Running, config: Config, settings: Settings
     subscriptions.removed(name);
   }
   for (const name of [...diff.removed, ...diff.changed, ...diff.added]) catalogue.invalidate(name);
+  // mcpx's own skills are read from their folders again at every reload, changed or not: nothing else
+  // tells mcpx a folder changed (docs/gateway.md "Skills").
+  catalogue.invalidate(OWN_SKILLS);
+  if (skillsChanged) {
+    log(`configuration ${config.source} applied: skills directories changed`);
+    // A skill's files are resources: the extension has no list_changed of its own (SEP-2640).
+    g.changed('resources');
+  }
   await pool.retire();
   for (const name of diff.changed) subscriptions.replaced(name);
   if (rootsChanged) g.setRoots(roots);

@@ -24,6 +24,8 @@ import { Skills } from './surface/skills';
 import { MCPX_CAPABILITIES, extensionSet } from './call/capabilities';
 import { ClientSignIns } from './call/signIn';
 import { Catalogue } from './catalogue/catalogue';
+import { type OwnSkills, ownSkills } from './catalogue/localSkills';
+import { OWN_SKILLS } from '../config/skills';
 import { EventBus } from './events';
 import { Exec } from './exec/exec';
 import { UpstreamInbox } from './inbox/inbox';
@@ -135,11 +137,15 @@ export function composeGateway(
   let inbox: UpstreamInbox | undefined;
   const upstreams = upstreamsOf(b, defs, (): UpstreamInbox => inbox!);
   const { pool, authorizers } = upstreams;
-  const listing = listingOf(b, { defs, passthrough, pool, guards });
+  // mcpx's own skills, listed by the catalogue and asked by the calls as a server's are.
+  const maxFileBytes = () => settings.get<number>('skills.maxFileBytes');
+  const own = ownSkills({ dirs: () => config.skills?.dirs ?? [], maxFileBytes, log });
+  const listing = listingOf(b, { defs, passthrough, pool, guards, own });
   const calls = new Calls({
     pool,
     settings,
     passthrough,
+    own,
     ask,
     signIns: new ClientSignIns({ authorizers, pool, log }),
   });
@@ -154,7 +160,7 @@ export function composeGateway(
     notified: (server, scope, n) => inbox!.notified(server, scope, n, pool.def(server)),
   });
   const calling = callingOf(b, { ...listing, ...approval, guards, defs, passthrough, pool, calls, subscriptions });
-  const own = ownToolsOf(b, { ...listing, defs, passthrough, pool, entries: calling.entries });
+  const ownTools = ownToolsOf(b, { ...listing, defs, passthrough, pool, entries: calling.entries });
   inbox = new UpstreamInbox({
     events: b.events,
     catalogue: listing.catalogue,
@@ -182,7 +188,7 @@ export function composeGateway(
     subscriptions,
     ...calling,
     approver: approval.approver,
-    ...own,
+    ...ownTools,
     inbox,
   };
 }
@@ -253,24 +259,28 @@ function upstreamsOf(
 /** What the servers list, screened and pinned, and what each endpoint offers of it. */
 function listingOf(
   { config, settings, opts, log, events }: Base,
-  d: { defs: Map<string, ServerDef>; passthrough: string[]; pool: Pool; guards: Guards },
+  d: { defs: Map<string, ServerDef>; passthrough: string[]; pool: Pool; guards: Guards; own: OwnSkills },
 ) {
   const { defs, passthrough } = d;
   const pins = new Pins({
     store: opts.pins ?? (opts.stateDir ? FilePinStore.inState(opts.stateDir) : new MemoryPinStore()),
     // Read per fetch: a reload changes both.
-    mode: (server) => defs.get(server)?.pins ?? settings.get<PinMode>('pins.mode'),
+    mode: (server) =>
+      (server === OWN_SKILLS ? config.skills : defs.get(server))?.pins ?? settings.get<PinMode>('pins.mode'),
     newTools: () => settings.get<'allow' | 'hold'>('pins.newTools'),
     log,
     held: (server, names) => events.emit({ type: 'pins.held', server, ...names }),
   });
   // Screened as fetched, then the guardrails' descriptions (a withheld tool is never pinned), then pinned.
-  const catalogue = new Catalogue(d.pool, async (server, kind, items) =>
-    pins.apply(
-      server,
-      kind,
-      await d.guards.listed(server, kind, screenList(server, kind, items, passthrough.includes(server), log)),
-    ),
+  const catalogue = new Catalogue(
+    d.pool,
+    async (server, kind, items) =>
+      pins.apply(
+        server,
+        kind,
+        await d.guards.listed(server, kind, screenList(server, kind, items, passthrough.includes(server), log)),
+      ),
+    d.own,
   );
   const profiles = new Profiles({ config, defs, passthrough, catalogue, log });
   return { pins, catalogue, profiles };

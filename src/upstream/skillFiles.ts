@@ -18,7 +18,7 @@ function bytesOf(result: JsonObject, uri: string): Buffer | undefined {
 }
 
 /** A SKILL.md's frontmatter: the YAML between a leading `---` line and the next; undefined without one. */
-function frontmatterOf(text: string): JsonObject | undefined {
+export function frontmatterOf(text: string): JsonObject | undefined {
   const m = /^---\r?\n([\s\S]*?)\r?\n---(?:\r?\n|$)/.exec(text);
   if (!m) return undefined;
   try {

@@ -128,6 +128,33 @@ describe("the editor's server sources (mcpx.servers, then .vscode/mcp.json)", ()
   });
 });
 
+describe("the editor's sources and mcpx's own skills", () => {
+  test("a workspace's skills block is taken once the workspace is trusted; a server named mcpx beside it is a problem", async () => {
+    const { mergeSources } = await import('../../src/config/merge');
+    const user = { label: 'settings (mcpx.servers)', workspace: false, value: { servers: { mcpx: { command: 'x' } } } };
+    const ws = {
+      label: '/w/.vscode/mcp.json',
+      workspace: true,
+      value: {
+        servers: {},
+        skills: ['/w/.skills'],
+        profiles: { p: { servers: { mcpx: { skills: ['a*'] } }, mode: 'passthrough' } },
+      },
+    };
+    const trusted = mergeSources([user, ws], { env: {}, trusted: true });
+    assert.deepEqual(trusted.config.skills, { dirs: ['/w/.skills'] });
+    assert.deepEqual(trusted.problems, [
+      `settings (mcpx.servers): servers.mcpx: "mcpx" names mcpx's own skills (the skills block); choose another name for this server`,
+    ]);
+    assert.ok(trusted.config.profiles?.get('p'), 'a profile may name mcpx beside a skills block');
+    const untrusted = mergeSources([ws], { env: {}, trusted: false });
+    assert.equal(untrusted.config.skills, undefined, "an untrusted workspace's directories are not served");
+    assert.deepEqual(untrusted.problems, [
+      '/w/.vscode/mcp.json: profiles.p.servers.mcpx: no server named "mcpx" is configured',
+    ]);
+  });
+});
+
 describe('${secret:NAME} in server definitions', () => {
   test('resolved from the given secrets; a missing one is an issue naming the field; headless it is an unknown variable', async () => {
     const { parseConfig, secretNames } = await import('../../src/config/file');

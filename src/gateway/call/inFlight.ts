@@ -30,6 +30,9 @@ export interface CallDeps {
   ask(q: Asked): Promise<JsonObject>;
   /** Signing in through the calling client, where nobody here can (signInClient.ts). */
   signIns?: ClientSignIns;
+  /** mcpx's own skills (catalogue/localSkills.ts): the requests of a call of theirs are answered here,
+   *  in the process, as their server. */
+  own?: { readonly name: string; request(method: string, params: JsonObject): Promise<JsonObject> };
 }
 
 /** One upstream request on behalf of a call. */
@@ -73,6 +76,7 @@ export class Calls {
   async request<M extends string>(r: CallRequest<M>): Promise<ResultOf<M>> {
     const { server, ctx, method, params, taskSupport } = r;
     const { pool, settings, passthrough } = this.d;
+    if (server === this.d.own?.name) return (await this.d.own.request(method, params)) as ResultOf<M>;
     const def = pool.def(server);
     // A pass-through server sees the client's extensions (docs/protocol.md "Extensions across the gateway").
     const ext = passthrough.includes(server) ? extensionSet(ctx) : undefined;

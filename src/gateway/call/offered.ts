@@ -3,6 +3,7 @@
 // tools filter), a prompt by the name the client sees, a resource where its URI is read or watched, a
 // completion at the server of what it completes. What is not offered is refused as unknown, before
 // anything is decided or recorded.
+import { OWN_SKILLS } from '../../config/skills';
 import { UI_SCHEME } from '../../protocol/extensions';
 import { CODES, ProtocolError, invalidParams, resourceNotFound } from '../../protocol/errors';
 import type { JsonObject } from '../../protocol/jsonrpc';
@@ -148,8 +149,8 @@ function heldSkill(
 ): { server: string; uri: string; entry?: undefined } | undefined {
   const { view } = d.profiles.of(ctx);
   const q = parseQualifiedSkillUri(uri);
-  const at = (q ? [q] : d.passthrough.map((server) => ({ server, uri }))).find(
-    (c) => view.has(c.server) && d.pins.heldOf(c.server, 'skills', c.uri),
+  const at = (q ? [q] : [...d.passthrough, OWN_SKILLS].map((server) => ({ server, uri }))).find(
+    (c) => view.skillServers().includes(c.server) && d.pins.heldOf(c.server, 'skills', c.uri),
   );
   const name = skillNameOf(uri);
   return at && name !== undefined && view.offersSkill(at.server, name) ? at : undefined;

@@ -3,6 +3,7 @@
 // pass-through server's relayed as written (its URIs checked: screen.ts), a gateway-mode server's with its
 // URIs made mcpx:// ones. A completion goes to its server where that server completes; a watch becomes an
 // upstream subscription (subscriptions.ts).
+import { OWN_SKILLS } from '../../config/skills';
 import { CODES, McpxError, ProtocolError, resourceNotFound } from '../../protocol/errors';
 import { UI_SCHEME } from '../../protocol/extensions';
 import { type JsonObject, isObject } from '../../protocol/jsonrpc';
@@ -124,7 +125,17 @@ const SEND: { readonly [K in ChainKind]: (call: Call, d: SentDeps) => Promise<un
   },
 };
 
-export const sent = (d: SentDeps): Step => step('sent', (call) => SEND[call.kind](call, d));
+export const sent = (d: SentDeps): Step =>
+  step('sent', (call) => {
+    const answer = SEND[call.kind](call, d);
+    if (call.server !== OWN_SKILLS) return answer;
+    // mcpx's own folders announce no change: a read or a get that fails there (a file changed, removed, grown)
+    // drops their listing, so the next one reads them again (docs/gateway.md "Skills").
+    return answer.catch((e: unknown) => {
+      d.catalogue.invalidate(OWN_SKILLS, ['skills']);
+      throw e;
+    });
+  });
 
 /** A read's result with the contents at `inner` (the upstream's URI) shown at `uri` (the one read). */
 function shownAs(result: JsonObject, inner: string, uri: string): JsonObject {

@@ -45,6 +45,9 @@ export class Catalogue {
       kind: ListKind,
       items: JsonObject[],
     ) => JsonObject[] | Promise<JsonObject[]> = (_s, _k, i) => i,
+    /** A source of skills mcpx serves itself (catalogue/localSkills.ts), listed under its name as a
+     *  server's are, one list for everyone. */
+    private readonly own?: { readonly name: string; list(): Promise<JsonObject[]> },
   ) {}
 
   private key(server: string, kind: ListKind, scope: string): string {
@@ -56,21 +59,32 @@ export class Catalogue {
    *  upstream's era — what a server offers may depend on them (docs/protocol.md "Extensions across the
    *  gateway"). */
   list(server: string, kind: ListKind, identity: string, ext?: ExtensionSet): Promise<JsonObject[]> {
+    if (server === this.own?.name) return this.cached(this.key(server, kind, ''), () => this.ownList(kind));
     const def = this.pool.def(server);
     const k = this.key(server, kind, `${this.pool.scopeOf(def, identity)}${ext ? `\u0000${ext.key}` : ''}`);
+    return this.cached(k, async () => {
+      const client = await this.pool.client(server, identity, ext);
+      if (!DECLARES[kind](client.negotiated.capabilities)) return [];
+      // Declared per request where the upstream reads them so (else its instance declared them).
+      const clientCapabilities = ext && { ...client.defaultCapabilities, extensions: ext.extensions };
+      return await this.screen(
+        server,
+        kind,
+        await client.listAll(METHOD[kind], kind, { timeoutMs: this.pool.callTimeout(), clientCapabilities }),
+      );
+    });
+  }
+
+  /** The own source's list: its skills, screened as a server's are; nothing of any other kind. */
+  private async ownList(kind: ListKind): Promise<JsonObject[]> {
+    const own = this.own!;
+    return kind === 'skills' ? await this.screen(own.name, kind, await own.list()) : [];
+  }
+
+  private cached(k: string, fetch: () => Promise<JsonObject[]>): Promise<JsonObject[]> {
     let p = this.cache.get(k);
     if (!p) {
-      p = (async () => {
-        const client = await this.pool.client(server, identity, ext);
-        if (!DECLARES[kind](client.negotiated.capabilities)) return [];
-        // Declared per request where the upstream reads them so (else its instance declared them).
-        const clientCapabilities = ext && { ...client.defaultCapabilities, extensions: ext.extensions };
-        return await this.screen(
-          server,
-          kind,
-          await client.listAll(METHOD[kind], kind, { timeoutMs: this.pool.callTimeout(), clientCapabilities }),
-        );
-      })();
+      p = fetch();
       this.cache.set(k, p);
       // A failed fetch is not kept: the next call tries again.
       p.catch(() => this.cache.get(k) === p && this.cache.delete(k));

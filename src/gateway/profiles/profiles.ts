@@ -78,8 +78,11 @@ export class Profiles {
   private readonly byName = new Map<string, Offered>();
 
   constructor(private readonly d: ProfilesDeps) {
-    this.default = new Offered(defaultView(d.defs, d.passthrough), d.catalogue, d.log);
+    this.default = new Offered(defaultView(d.defs, d.passthrough, this.own), d.catalogue, d.log);
   }
+
+  /** Whether mcpx serves skills of its own now (the config's `skills` block). */
+  private readonly own = () => this.d.config.skills !== undefined;
 
   /** The profiles configured now, by name. */
   get configured(): ReadonlyMap<string, Profile> {
@@ -112,7 +115,7 @@ export class Profiles {
     // Made again when the block holding it was replaced (a reload; the editor's chat gateway reads the
     // main one's block through).
     if (!o || o.view.profile !== p) {
-      o = new Offered(profileView(p, this.d.defs), this.d.catalogue, this.d.log);
+      o = new Offered(profileView(p, this.d.defs, this.own), this.d.catalogue, this.d.log);
       this.byName.set(name, o);
     }
     return o;

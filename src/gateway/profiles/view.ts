@@ -6,6 +6,7 @@
 // and resources agree.
 import type { Profile } from '../../config/profiles';
 import type { ServerDef } from '../../config/servers';
+import { OWN_SKILLS } from '../../config/skills';
 import { globMatches } from '../../kit/globs';
 import { CODES, ProtocolError, invalidParams } from '../../protocol/errors';
 import type { JsonObject } from '../../protocol/jsonrpc';
@@ -22,8 +23,11 @@ export interface ToolView {
   /** Whether the upstream tool `name` of `server` is offered (its server's filter and the profile's). */
   allows(server: string, name: string): boolean;
   /** Whether the skill `name` of `server` is offered (SEP-2640 skills: the server offered, and the
-   *  profile's `skills` globs where it has them). */
+   *  profile's `skills` globs where it has them); `server` may be mcpx's own source (OWN_SKILLS). */
   offersSkill(server: string, name: string): boolean;
+  /** The servers whose skills are offered: the servers, and mcpx's own source where it is configured and
+   *  offered (every endpoint's, a profile's that names it). */
+  skillServers(): string[];
   /** The servers whose tools tools/list shows under their own (shown) names. */
   listed(): readonly string[];
   /** Whether tools/list shows this offered tool (search mode: only the pinned ones). */
@@ -36,17 +40,22 @@ export interface ToolView {
   readonly gatewayTools?: ReadonlySet<string>;
 }
 
-/** The default endpoint: what mcpx offered before profiles. `passthrough` is read live (a reload
- *  changes it in place). */
-export function defaultView(defs: ReadonlyMap<string, ServerDef>, passthrough: readonly string[]): ToolView {
+/** The default endpoint: what mcpx offered before profiles. `passthrough` and `own` (whether mcpx serves
+ *  skills of its own) are read live (a reload changes them). */
+export function defaultView(
+  defs: ReadonlyMap<string, ServerDef>,
+  passthrough: readonly string[],
+  own: () => boolean = () => false,
+): ToolView {
   return {
     servers: () => [...defs.keys()],
     has: (server) => defs.has(server),
+    skillServers: () => [...defs.keys(), ...(own() ? [OWN_SKILLS] : [])],
     allows: (server, name) => {
       const def = defs.get(server);
       return def !== undefined && toolAllowed(name, def.tools);
     },
-    offersSkill: (server) => defs.has(server),
+    offersSkill: (server) => defs.has(server) || (server === OWN_SKILLS && own()),
     listed: () => passthrough,
     lists: () => true,
     shown: (server, name) => (passthrough.includes(server) ? safeName(name) : safeName(`${server}_${name}`)),
@@ -62,10 +71,15 @@ const GATEWAY_TOOLS_OF: Record<Profile['mode'], ReadonlySet<string> | undefined>
   search: new Set(SEARCH_MODE_TOOLS),
 };
 
-/** A profile's view over the configured servers (`defs`, read live). */
-export function profileView(p: Profile, defs: ReadonlyMap<string, ServerDef>): ToolView {
+/** A profile's view over the configured servers (`defs`, read live) and mcpx's own skills (`own`). */
+export function profileView(
+  p: Profile,
+  defs: ReadonlyMap<string, ServerDef>,
+  own: () => boolean = () => false,
+): ToolView {
   const servers = () => [...p.servers.keys()].filter((s) => defs.has(s));
   const has = (server: string) => p.servers.has(server) && defs.has(server);
+  const ownOffered = () => p.servers.has(OWN_SKILLS) && own();
   const listsTools = p.mode === 'passthrough' || p.mode === 'both';
   const pinned = new Set(p.pinned.map((x) => `${x.server}\u0000${x.tool}`));
   // Each tool's presented form, made once per tool object the catalogue holds.
@@ -83,8 +97,10 @@ export function profileView(p: Profile, defs: ReadonlyMap<string, ServerDef>): T
     },
     offersSkill: (server, name) => {
       const skills = p.servers.get(server)?.skills;
-      return has(server) && (!skills || skills.some((g) => globMatches(g, name)));
+      const offered = server === OWN_SKILLS ? ownOffered() : has(server);
+      return offered && (!skills || skills.some((g) => globMatches(g, name)));
     },
+    skillServers: () => [...servers(), ...(ownOffered() ? [OWN_SKILLS] : [])],
     listed: () => (listsTools ? servers() : p.mode === 'search' ? [...new Set(p.pinned.map((x) => x.server))] : []),
     lists: (server, name) => listsTools || pinned.has(`${server}\u0000${name}`),
     shown: (server, name) => {

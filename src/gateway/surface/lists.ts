@@ -18,9 +18,11 @@ export class Lists {
     },
   ) {}
 
-  /** Each offered server with its list; a server that cannot be reached is logged and left out. */
+  /** Each offered server with its list (skills: mcpx's own source too, where offered); a server that
+   *  cannot be reached is logged and left out. */
   async all(kind: Kind, ctx: CallContext): Promise<Array<[string, JsonObject[]]>> {
-    const servers = this.d.profiles.of(ctx).view.servers();
+    const { view } = this.d.profiles.of(ctx);
+    const servers = kind === 'skills' ? view.skillServers() : view.servers();
     const lists = await Promise.all(servers.map((s) => this.of(kind, s, ctx)));
     return servers.map((s, i) => [s, lists[i]!]);
   }

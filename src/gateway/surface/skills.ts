@@ -3,6 +3,7 @@
 // their URIs as the client sees them — a pass-through server's as written unless another offered server
 // serves the same URI, every other one qualified by its server (catalogue/skillUris.ts) — and where a
 // skill URI a client names is read.
+import { OWN_SKILLS } from '../../config/skills';
 import type { JsonObject } from '../../protocol/jsonrpc';
 import { SKILL_SCHEME, skillFiles, skillName, withSkillUris } from '../../protocol/skills';
 import type { CallContext } from '../../server/provider';
@@ -77,10 +78,9 @@ export class Skills {
     const all = await this.all(ctx);
     const skills = all.filter((s) => s.offered);
     const { view } = this.d.profiles.of(ctx);
-    const uris = SkillUris.of(
-      skills,
-      this.d.passthrough.filter((s) => view.has(s)),
-    );
+    // mcpx's own skills are shown as written where no offered server serves the same URI, as a
+    // pass-through server's are.
+    const uris = SkillUris.of(skills, [...this.d.passthrough.filter((s) => view.has(s)), OWN_SKILLS]);
     // The URIs of a skill the endpoint does not offer: invisible there, read or named (docs/gateway.md "Skills").
     const hidden = new Set(
       all.filter((s) => !s.offered).flatMap((s) => [String(s.entry.uri), ...skillFiles(s.entry).map((f) => f.uri)]),
@@ -119,7 +119,7 @@ export class Skills {
    *  listing only, so a read starts no other server. */
   async listing(server: string, uri: string, ctx: CallContext): Promise<JsonObject[]> {
     const { view } = this.d.profiles.of(ctx);
-    if (!view.has(server)) return [];
+    if (!view.skillServers().includes(server)) return [];
     return (await this.d.lists.of('skills', server, ctx)).filter(
       (e) => view.offersSkill(server, skillName(e)) && skillFiles(e).some((f) => f.uri === uri),
     );

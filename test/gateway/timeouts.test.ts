@@ -118,6 +118,7 @@ describe('_meta["dev.mcpx/timeoutMs"]', () => {
 
   test('never raises pool.callTimeout; the shorter of _meta and timeoutSec holds', async () => {
     const c = await legacy();
+    const before = cancelled(hungRecord).length;
     // Twice the configured bound: the configured 5 s holds, named as pool.callTimeout.
     const t0 = Date.now();
     const r = await c.request(
@@ -134,6 +135,8 @@ describe('_meta["dev.mcpx/timeoutMs"]', () => {
         { meta: { [TIMEOUT]: 200 } },
       ),
     );
+    // Its cancellation arrives before the next test counts the upstream's.
+    await until(() => cancelled(hungRecord).length >= before + 1, { what: 'the cancellation upstream' });
   });
 
   test('a bad value is -32602 naming the key, in both eras, before the upstream is asked', async () => {
@@ -166,6 +169,7 @@ describe('_meta["dev.mcpx/timeoutMs"]', () => {
 describe('the gateway tools', () => {
   test("mcpx_call's timeoutSec", async () => {
     const c = new HttpClient(gw.url, MODERN);
+    const before = cancelled(hungRecord).length;
     const r = await timesOut(300, () =>
       c.request('tools/call', {
         name: 'mcpx_call',
@@ -179,6 +183,8 @@ describe('the gateway tools', () => {
     });
     assert.equal(bad.result?.isError, true, '2026-07-28: invalid arguments are an isError result');
     assert.match(text(bad.result), /timeoutSec/);
+    await until(() => cancelled(hungRecord).length >= before + 1, { what: 'the cancellation upstream' });
+    assert.deepEqual(cancelled(hungRecord).slice(before), ['tools/call']);
   });
 
   test("an mcpx_exec script's per-call options.timeoutSec; a bad one is the script's error", async () => {

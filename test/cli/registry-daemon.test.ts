@@ -80,6 +80,8 @@ function filesUnder(root: string): Array<{ path: string; text: string }> {
 }
 
 test('a daemon started without a config file says where servers go, and picks up the file install creates', async () => {
+  // The line after "listening on", written apart from it: it may be read a moment later.
+  await until(() => /^mcpx servers: /m.test(stdout), { what: "the daemon's servers line" });
   assert.match(
     stdout,
     new RegExp(

@@ -214,7 +214,8 @@ describe('results.artifactBytes and proto.askTTL', () => {
   test('an artifact expires after proto.askTTL: no longer read or listed', async () => {
     const gw = await gatewayFor(servers, {
       'results.artifactOver': OVER,
-      'proto.askTTL': '400ms',
+      // Long enough for the call and the whole read to come before it ends, on a loaded machine.
+      'proto.askTTL': '2s',
       'mcp.passthrough': ['pt'],
     });
     try {

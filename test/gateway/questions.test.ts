@@ -131,14 +131,15 @@ describe('declaring one is not declaring the other; the broker takes the rest', 
   test('pool.callTimeout does not run while a question is pending', async () => {
     const gw = await gatewayFor(
       { up: fixtureCommand(['--rev', '2025-11-25', '--name', 'up']) },
-      { 'pool.callTimeout': '300ms' },
+      // The call's own steps (asking, answering) well within it on a loaded machine; the person's wait past it.
+      { 'pool.callTimeout': '1s' },
     );
     try {
       const peer = new HttpPeer('2025-11-25', gw.url);
       let ended = false;
       peer.answer = async (req: Json) => {
         // The person takes longer than the call timeout to answer: the call stays open all that time.
-        await stays(() => !ended, { for: 700, what: 'the call open while its question is pending' });
+        await stays(() => !ended, { for: 1500, what: 'the call open while its question is pending' });
         return answers(req);
       };
       await peer.initialize(ALL);

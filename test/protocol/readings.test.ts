@@ -146,7 +146,8 @@ describe('readings where behaviour follows', { timeout: 60_000 }, () => {
 
   test('a request from a 2026-07-28 upstream is not answered while 2026-07-28 is strict; spec.lenient lets it be', async () => {
     // A 2026-07-28 server that breaks the rule: during a call it sends roots/list, a request no server of
-    // its revision may send, waits half a second for an answer and says whether one came.
+    // its revision may send, and says whether an answer came: as soon as one does, or after half a second
+    // without one (the window only bounds the unanswered case, so a slow answer is never read as none).
     const script = join(dir, 'asks-2026.js');
     const { writeFileSync } = await import('node:fs');
     writeFileSync(
@@ -154,17 +155,22 @@ describe('readings where behaviour follows', { timeout: 60_000 }, () => {
       `const rl = require('node:readline').createInterface({ input: process.stdin });
 const send = (m) => process.stdout.write(JSON.stringify(m) + '\\n');
 const meta = { 'io.modelcontextprotocol/serverInfo': { name: 'asks', version: '1' } };
-let answered = false;
+let report;
 rl.on('line', (line) => {
   const m = JSON.parse(line);
-  if (m.id === 'up-1' && !m.method) { answered = 'result' in m; return; }
+  if (m.id === 'up-1' && !m.method) return report?.('result' in m ? 'answered' : 'unanswered');
   if (m.id === undefined) return;
   const ok = (result) => send({ jsonrpc: '2.0', id: m.id, result: { resultType: 'complete', _meta: meta, ...result } });
   if (m.method === 'server/discover') return ok({ supportedVersions: ['2026-07-28'], capabilities: { tools: {} }, ttlMs: 0, cacheScope: 'public' });
   if (m.method === 'tools/list') return ok({ tools: [{ name: 'probe', inputSchema: { type: 'object' } }], ttlMs: 0, cacheScope: 'public' });
   if (m.method === 'tools/call') {
-    send({ jsonrpc: '2.0', id: 'up-1', method: 'roots/list' });
-    return setTimeout(() => ok({ content: [{ type: 'text', text: answered ? 'answered' : 'unanswered' }] }), 500);
+    const timer = setTimeout(() => report('unanswered'), 500);
+    report = (text) => {
+      clearTimeout(timer);
+      report = undefined;
+      ok({ content: [{ type: 'text', text }] });
+    };
+    return send({ jsonrpc: '2.0', id: 'up-1', method: 'roots/list' });
   }
   send({ jsonrpc: '2.0', id: m.id, error: { code: -32601, message: 'Method not found' } });
 });`,

@@ -155,7 +155,9 @@ class KeepAlive {
 
 describe('legacy sessions a flood cannot hold', () => {
   test('sessions initialized and never used end after transport.sessionInitIdle: the lock-out ends by itself; used ones and one with its GET stream stay', async () => {
-    const gw = await startTestServer({ 'limits.sessions': 4, 'transport.sessionInitIdle': '300ms' });
+    // Long enough that no session here is swept before the steps that need it (a real client's first use,
+    // the late initialize refused while the flood holds every place) on a loaded machine.
+    const gw = await startTestServer({ 'limits.sessions': 4, 'transport.sessionInitIdle': '2s' });
     const ctl = new AbortController();
     try {
       // Two real clients: one that calls, one that holds its GET stream and then sits idle.

@@ -176,9 +176,7 @@ export const execScript = test(
   async (x) => {
     const client = await legacyClient(x.endpoint()!, 'exec-agent');
     const script =
-      "await mcpx.call('up', 'echo', { text: 'a' }); await mcpx.servers.up.slow({ ms: 500 }); return 'script done';";
-    // The slow call is held running (HOLD) until the view has been seen with it working.
-    writeFileSync(HOLD(), '');
+      "await mcpx.call('up', 'echo', { text: 'a' }); await mcpx.servers.up.slow({ ms: 4000 }); return 'script done';";
     const pending = client('tools/call', { name: 'mcpx_exec', arguments: { script } });
     const rows = async () => (await x.tasks.getChildren()) as TaskRow[];
     const callsOf = async (r: TaskRow) => ((await x.tasks.getChildren(r)) ?? []) as TaskRow[];
@@ -199,7 +197,6 @@ export const execScript = test(
         ['up/slow', 'working'],
       ],
     );
-    rmSync(HOLD());
     const result = await pending;
     assert.equal((result.structuredContent as Json).result, 'script done', JSON.stringify(result));
     await until(async () => ((await rows()).some((r) => r.kind === 'exec') ? undefined : true), {

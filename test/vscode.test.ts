@@ -72,9 +72,6 @@ async function runSuite(name: string, o: { installVsix?: string; suite?: 'smoke'
             join(ws, 'up.jsonl'),
             '--skills-dir',
             join(dir, 'skills'),
-            // A `slow` call outlasts its time while the suite holds it (test/vscode/harness.ts HOLD).
-            '--hold-file',
-            join(ws, 'hold-slow'),
           ],
         },
       },

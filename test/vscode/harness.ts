@@ -89,9 +89,6 @@ export async function driven(...actions: Action[]): Promise<void> {
 
 export const WORKSPACE = () => vscode.workspace.workspaceFolders![0]!.uri.fsPath;
 export const RECORD = () => join(WORKSPACE(), 'up.jsonl');
-/** While this file exists the workspace's `up` answers no `slow` call (its --hold-file): one looked at while it
- *  runs stays running however long the looking takes on a busy machine. */
-export const HOLD = () => join(WORKSPACE(), 'hold-slow');
 /** The frames a fixture upstream received: the workspace's `up`, or the one recording to `file`. */
 export const recorded = (file = RECORD()): Json[] => {
   try {

@@ -6,7 +6,6 @@
 // not through an API call. The tests share one window and one fixture upstream, so they run in the
 // order below (what one leaves, the next may count on).
 import * as assert from 'node:assert/strict';
-import { rmSync } from 'node:fs';
 import * as vscode from 'vscode';
 import * as acrossChange from './acrossChange';
 import * as activation from './activation';
@@ -28,7 +27,7 @@ import * as tasks from './tasks';
 import * as toolCalls from './toolCalls';
 import * as upstreams from './upstreams';
 import * as walkthrough from './walkthrough';
-import { DESKTOP, type EditorTest, type Exports, HOLD } from './harness';
+import { DESKTOP, type EditorTest, type Exports } from './harness';
 
 const ORDER: readonly EditorTest[] = [
   activation.activates,
@@ -104,9 +103,6 @@ export async function run(): Promise<void> {
     } catch (e) {
       failed++;
       console.log(`mcpx-test: FAILED ${t.name}: ${(e as Error).stack ?? String(e)}`);
-    } finally {
-      // A test that failed while it held `slow` calls (HOLD) does not hold the next one's.
-      rmSync(HOLD(), { force: true });
     }
   }
   if (failed) throw new Error(`${failed} of ${runnable.length} editor tests failed`);

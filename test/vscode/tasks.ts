@@ -2,8 +2,7 @@
 // the background, an mcpx_exec script with its calls.
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
-import { rmSync, writeFileSync } from 'node:fs';
-import { HOLD, drive, driven, type Json, legacyClient, newId, pageTest, recorded, type TaskRow, test } from './harness';
+import { drive, driven, type Json, legacyClient, newId, pageTest, recorded, type TaskRow, test } from './harness';
 import { until } from '../harness/wait';
 
 export const backgroundCall = pageTest(
@@ -93,15 +92,13 @@ export const legacyTasks = pageTest(
     const failed = await until(rowOf(broken, 'failed'), { what: 'the failing task failed', every: 100 });
     assert.equal(await icon(failed), 'error');
 
-    // A palette call sent to the background from its progress notification's "Run in background". It is
-    // held running (HOLD) until the view has been seen with it working, however long that takes.
-    writeFileSync(HOLD(), '');
+    // A palette call sent to the background from its progress notification's "Run in background".
     const palette = vscode.commands.executeCommand('mcpx.callTool', 'up', 'slow');
-    drive({ fill: '2000' }, { fill: '' }, { pick: 'Accept' }, { pick: 'Allow once' });
+    drive({ fill: '15000' }, { fill: '' }, { pick: 'Accept' }, { pick: 'Allow once' });
     await until(
       () =>
         recorded().some(
-          (f) => f.method === 'tools/call' && ((f.params as Json).arguments as Json | undefined)?.ms === 2000,
+          (f) => f.method === 'tools/call' && ((f.params as Json).arguments as Json | undefined)?.ms === 15000,
         ),
       { what: 'the palette call upstream', every: 100 },
     );
@@ -138,7 +135,6 @@ export const legacyTasks = pageTest(
       { row: ['legacy-agent', 'cancelled'] },
       { shot: 'tasks-view' },
     );
-    rmSync(HOLD());
     for (let i = 0; i < 3; i++) await vscode.commands.executeCommand('workbench.action.decreaseViewSize');
 
     // Show Task Result on the completed task: the result in a read-only editor, as from the palette.
@@ -159,7 +155,7 @@ export const legacyTasks = pageTest(
     });
     await vscode.commands.executeCommand('mcpx.showTaskResult', done);
     await until(
-      () => (vscode.window.activeTextEditor?.document.getText().includes('slept 2000ms') ? true : undefined),
+      () => (vscode.window.activeTextEditor?.document.getText().includes('slept 15000ms') ? true : undefined),
       { what: 'the palette call result', every: 100 },
     );
     // The contributed command on a row, as its context menu runs it.

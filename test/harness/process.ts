@@ -8,6 +8,12 @@ export function alive(pid: number): boolean {
   } catch {
     return false;
   }
-  const stat = existsSync(`/proc/${pid}/stat`) ? readFileSync(`/proc/${pid}/stat`, 'utf8') : '';
+  let stat: string;
+  try {
+    stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  } catch {
+    // Gone between the signal and the read: not running. Without /proc at all, the signal is the answer.
+    return !existsSync('/proc/self/stat');
+  }
   return !/^\d+ \(.*\) Z/.test(stat);
 }

@@ -150,7 +150,11 @@ async function gone(child: ChildProcess, pid: number | undefined): Promise<void>
   // the wrapper would leave it to be reaped by whoever adopts it); then the rest of the group.
   if (pid !== undefined && reachable(pid)) {
     const exited = new Promise<void>((r) => (child.exitCode !== null ? r() : child.once('exit', () => r())));
-    process.kill(pid, 'SIGKILL');
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {
+      // it ended between the check and the signal: nothing left to end
+    }
     await Promise.race([exited, new Promise((r) => setTimeout(r, 1000))]);
   }
   await system.killTree(child, 200);
